@@ -1,0 +1,93 @@
+"""Delivering events to observers without ever delaying or failing a call.
+
+Events go into a bounded queue (PicoClaw buffers 64; we default to 1024) and one
+dispatcher thread hands each to the observers in chain order, each under the
+observer budget. A full queue drops the event and counts the drop: an observer
+must not be able to slow the agent down by being slow.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any
+
+from policy._invoke import Invoker
+from policy.chain import Registration, Step
+from policy.model import Event
+
+__all__ = ["ObserverDispatcher"]
+
+log = logging.getLogger("policy.observers")
+
+_STOP = object()
+
+Entries = tuple[tuple[Registration, Any, bool], ...]
+
+
+class ObserverDispatcher:
+    def __init__(self, invoker: Invoker, budget: float, queue_size: int) -> None:
+        self._invoker = invoker
+        self._budget = budget
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.dropped = 0
+        self.failures = 0
+
+    def emit(self, entries: Entries, event: Event) -> None:
+        """Queue `event` for `entries`; never blocks, never raises."""
+        if not entries or self._closed:
+            return
+        if self._thread is None:
+            self._start()
+        try:
+            self._queue.put_nowait((entries, event))
+        except queue.Full:
+            with self._lock:
+                self.dropped += 1
+                dropped = self.dropped
+            if dropped == 1 or dropped % 1000 == 0:
+                log.warning("observer queue full: %d events dropped so far", dropped)
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="policy-observers", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            entries, event = item
+            for reg, method, coroutine in entries:
+                budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else self._budget
+                _, failure = self._invoker.run(Step(reg, method, (event,), budget, coroutine))
+                if failure is not None:
+                    with self._lock:
+                        self.failures += 1
+                    log.warning(
+                        "observer %r %s on %s: %s",
+                        reg.name,
+                        "timed out" if failure.kind == "timeout" else "failed",
+                        event.kind,
+                        failure.message,
+                    )
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Deliver what is queued (up to `timeout`), then stop."""
+        self._closed = True
+        thread = self._thread
+        if thread is None:
+            return
+        try:
+            self._queue.put(_STOP, timeout=timeout)
+        except queue.Full:
+            return
+        thread.join(timeout)

@@ -1,0 +1,462 @@
+"""The hook chain: registration, ordering, and what each point does with answers.
+
+Semantics follow PicoClaw's HookManager (pkg/agent/hooks.go) except where
+docs/concepts.md says we differ on purpose (failure policy, invalid actions,
+duplicate names, respond without a result).
+
+The per-point logic is written once, as generators ("plans") that yield each hook
+invocation and receive its outcome. The sync and async drivers in `_invoke` run
+the same plans, so the two APIs cannot drift apart, and a plan never touches
+threads, clocks or I/O itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+from policy.errors import HookRegistrationError
+from policy.hooks import METHOD_AT, FailurePolicy, HookSource
+from policy.model import (
+    ACTIONS_AT,
+    TERMINAL,
+    Action,
+    ApprovalDecision,
+    Decision,
+    HookPoint,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
+)
+
+__all__ = [
+    "Chain",
+    "Failure",
+    "Outcome",
+    "Registration",
+    "Step",
+    "Timeouts",
+    "approval_plan",
+    "intercept_plan",
+]
+
+log = logging.getLogger("policy.chain")
+
+_FAILURE_POLICIES: Final = ("fail", "ignore")
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Budgets in seconds (settings hold milliseconds, PicoClaw's names)."""
+
+    observer: float = 0.5
+    interceptor: float = 5.0
+    approval: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a hook produced no usable answer."""
+
+    kind: str  # "error" | "timeout" | "invalid"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """One hook in the chain, with everything resolved at `register` time."""
+
+    name: str
+    hook: object
+    priority: int
+    source: HookSource
+    failure_policy: FailurePolicy
+    inline: bool
+    timeout_ms: int | None
+    methods: Mapping[HookPoint, Callable[..., Any]]
+    coroutine: frozenset[HookPoint]
+    covers: Callable[[ToolCall], bool] | None = field(default=None)
+
+    @property
+    def sort_key(self) -> tuple[int, int, str]:
+        return (int(self.source), self.priority, self.name)
+
+    @property
+    def points(self) -> tuple[HookPoint, ...]:
+        return tuple(self.methods)
+
+    def covers_call(self, call: ToolCall) -> bool:
+        """Whether this approver wants `call`; an error counts as yes (fail closed)."""
+        if self.covers is None:
+            return True
+        try:
+            return bool(self.covers(call))
+        except Exception:
+            log.warning(
+                "covers() of approver %r raised; asking it anyway", self.name, exc_info=True
+            )
+            return True
+
+
+class Step(NamedTuple):
+    """One hook invocation a plan asks its driver to perform."""
+
+    registration: Registration
+    method: Callable[..., Any]
+    args: tuple[Any, ...]
+    timeout: float
+    coroutine: bool
+
+
+#: (value returned by the hook, None) or (None, Failure).
+Outcome = tuple[Any, Failure | None]
+
+
+def make_registration(
+    hook: object,
+    *,
+    name: str | None,
+    priority: int | None,
+    failure_policy: FailurePolicy | None,
+    default_failure_policy: FailurePolicy,
+    inline: bool | None,
+    timeout_ms: int | None,
+    source: HookSource | None,
+) -> Registration:
+    """Resolve a hook object and options into a Registration, or say what is wrong."""
+    resolved_name = name if name is not None else getattr(hook, "name", None)
+    if not isinstance(resolved_name, str) or not resolved_name:
+        raise HookRegistrationError(
+            f"hook {hook!r} has no name: give it a `name` attribute or pass name=..."
+        )
+    methods: dict[HookPoint, Callable[..., Any]] = {}
+    coroutine: set[HookPoint] = set()
+    for point, method_name in METHOD_AT.items():
+        method = getattr(hook, method_name, None)
+        if method is None:
+            continue
+        if not callable(method):
+            raise HookRegistrationError(f"hook {resolved_name!r}: {method_name} is not callable")
+        methods[point] = method
+        if inspect.iscoroutinefunction(method):
+            coroutine.add(point)
+    if not methods:
+        raise HookRegistrationError(
+            f"hook {resolved_name!r} implements none of: {', '.join(METHOD_AT.values())}"
+        )
+    prio = priority if priority is not None else getattr(hook, "priority", 0)
+    if not isinstance(prio, int) or isinstance(prio, bool):
+        raise HookRegistrationError(
+            f"hook {resolved_name!r}: priority must be an int, not {prio!r}"
+        )
+    policy = failure_policy or getattr(hook, "failure_policy", None) or default_failure_policy
+    if policy not in _FAILURE_POLICIES:
+        raise HookRegistrationError(
+            f"hook {resolved_name!r}: failure_policy must be 'fail' or 'ignore', not {policy!r}"
+        )
+    run_inline = inline if inline is not None else bool(getattr(hook, "inline", False))
+    tmo = timeout_ms if timeout_ms is not None else getattr(hook, "timeout_ms", None)
+    if tmo is not None and (not isinstance(tmo, int) or isinstance(tmo, bool) or tmo <= 0):
+        raise HookRegistrationError(
+            f"hook {resolved_name!r}: timeout_ms must be a positive int, not {tmo!r}"
+        )
+    src = source if source is not None else getattr(hook, "source", HookSource.IN_PROCESS)
+    try:
+        src = HookSource(src)
+    except ValueError:
+        raise HookRegistrationError(f"hook {resolved_name!r}: unknown source {src!r}") from None
+    covers = getattr(hook, "covers", None)
+    if covers is not None and not callable(covers):
+        raise HookRegistrationError(f"hook {resolved_name!r}: covers is not callable")
+    return Registration(
+        name=resolved_name,
+        hook=hook,
+        priority=prio,
+        source=src,
+        failure_policy=policy,
+        inline=run_inline,
+        timeout_ms=tmo,
+        methods=methods,
+        coroutine=frozenset(coroutine),
+        covers=covers,
+    )
+
+
+class _Snapshot:
+    """An immutable ordered view of the chain; readers never lock."""
+
+    __slots__ = ("at", "ordered")
+
+    def __init__(self, registrations: list[Registration]) -> None:
+        ordered = tuple(sorted(registrations, key=lambda r: r.sort_key))
+        self.ordered = ordered
+        self.at: dict[HookPoint, tuple[tuple[Registration, Callable[..., Any], bool], ...]] = {
+            point: tuple(
+                (reg, reg.methods[point], point in reg.coroutine)
+                for reg in ordered
+                if point in reg.methods
+            )
+            for point in HookPoint
+        }
+
+
+class Chain:
+    """The registered hooks. Copy-on-write: `register` swaps in a new snapshot."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_name: dict[str, Registration] = {}
+        self.snapshot = _Snapshot([])
+
+    def add(self, registration: Registration, *, replace: bool = False) -> Registration | None:
+        """Add a hook; returns the one it replaced (only with replace=True)."""
+        with self._lock:
+            old = self._by_name.get(registration.name)
+            if old is not None and not replace:
+                raise HookRegistrationError(
+                    f"a hook named {registration.name!r} is already registered "
+                    "(pass replace=True to swap it)"
+                )
+            self._by_name[registration.name] = registration
+            self.snapshot = _Snapshot(list(self._by_name.values()))
+            return old
+
+    def remove(self, name: str) -> Registration | None:
+        with self._lock:
+            old = self._by_name.pop(name, None)
+            if old is not None:
+                self.snapshot = _Snapshot(list(self._by_name.values()))
+            return old
+
+    def clear(self) -> list[Registration]:
+        with self._lock:
+            old = list(self._by_name.values())
+            self._by_name.clear()
+            self.snapshot = _Snapshot([])
+            return old
+
+
+# --------------------------------------------------------------------------- plans
+
+
+class _PointSpec(NamedTuple):
+    field: str  # Decision attribute carrying this point's payload
+    payload_type: type
+    fail_action: Action  # what a failing hook under policy "fail" turns into
+
+
+_SPECS: dict[HookPoint, _PointSpec] = {
+    HookPoint.BEFORE_TOOL: _PointSpec("call", ToolCall, Action.DENY_TOOL),
+    HookPoint.AFTER_TOOL: _PointSpec("result", ToolResult, Action.ABORT_TURN),
+    HookPoint.BEFORE_LLM: _PointSpec("request", LLMRequest, Action.ABORT_TURN),
+    HookPoint.AFTER_LLM: _PointSpec("response", LLMResponse, Action.ABORT_TURN),
+    HookPoint.USER_PROMPT: _PointSpec("prompt", Prompt, Action.ABORT_TURN),
+}
+
+Normalizer = Callable[[Any, Any, str], tuple[Any, str | None]]
+
+
+def _validate(
+    point: HookPoint, spec: _PointSpec, value: Any
+) -> tuple[Decision | None, Action, Failure | None]:
+    """Check a hook's answer against the point; invalid answers are failures."""
+    if value is None:
+        return None, Action.CONTINUE, None
+    if not isinstance(value, Decision):
+        return (
+            None,
+            Action.CONTINUE,
+            Failure("invalid", f"returned {type(value).__name__}, expected Decision or None"),
+        )
+    try:
+        action = Action(value.action)
+    except ValueError:
+        return (
+            None,
+            Action.CONTINUE,
+            Failure("invalid", f"returned unknown action {value.action!r}"),
+        )
+    if action not in ACTIONS_AT[point]:
+        return (
+            None,
+            action,
+            Failure("invalid", f"action {action.value!r} is not valid at {point.value}"),
+        )
+    payload = getattr(value, spec.field)
+    if payload is not None and not isinstance(payload, spec.payload_type):
+        return (
+            None,
+            action,
+            Failure(
+                "invalid",
+                f"{spec.field} must be a {spec.payload_type.__name__}, "
+                f"not {type(payload).__name__}",
+            ),
+        )
+    if action is Action.MODIFY and payload is None:
+        return None, action, Failure("invalid", f"modify without a {spec.field}")
+    if action is Action.RESPOND and not isinstance(value.result, ToolResult):
+        return None, action, Failure("invalid", "respond without a ToolResult in result")
+    return value, action, None
+
+
+def failure_reason(name: str, failure: Failure, timeout: float) -> str:
+    if failure.kind == "timeout":
+        return f"hook {name!r} timed out after {round(timeout * 1000)} ms"
+    if failure.kind == "invalid":
+        return f"hook {name!r} returned an invalid decision: {failure.message}"
+    return f"hook {name!r} failed: {failure.message}"
+
+
+def intercept_plan(
+    snapshot: _Snapshot,
+    point: HookPoint,
+    payload: Any,
+    context: tuple[Any, ...],
+    timeout: float,
+    normalize: Normalizer | None = None,
+    *,
+    extra: Mapping[str, Any] | None = None,
+) -> Generator[Step, Outcome, Decision]:
+    """Run the interceptors of `point` in order over `payload`.
+
+    `context` are leading arguments every hook receives before the payload
+    (`after_tool` hooks get the call, then the result). `normalize(old, new,
+    hook_name)` may adjust a modified payload and return a warning. `extra`
+    fields (decision_id, the call at after_tool) go into the returned Decision.
+    """
+    extra = extra or {}
+    spec = _SPECS[point]
+    current = payload
+    rule_ids: list[str] = []
+    ignored: list[str] = []
+    needs_approval = False
+    would: Action | None = None
+    modified_by: str | None = None
+    for reg, method, coroutine in snapshot.at[point]:
+        budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
+        value, failure = yield Step(reg, method, (*context, current), budget, coroutine)
+        decision: Decision | None = None
+        action = Action.CONTINUE
+        if failure is None:
+            decision, action, failure = _validate(point, spec, value)
+        if failure is not None:
+            reason = failure_reason(reg.name, failure, budget)
+            if reg.failure_policy == "ignore":
+                log.warning("%s (failure_policy=ignore: skipped)", reason)
+                ignored.append(reason)
+                continue
+            log.warning("%s (failure_policy=fail: %s)", reason, spec.fail_action.value)
+            return Decision(
+                spec.fail_action,
+                reason,
+                rule_ids=tuple(rule_ids),
+                hook=reg.name,
+                failure=failure.kind,
+                ignored=tuple(ignored),
+                would_action=would,
+                **extra,
+                **{spec.field: current},
+            )
+        if decision is None:
+            continue
+        if decision.rule_ids:
+            rule_ids.extend(decision.rule_ids)
+        if would is None and decision.would_action is not None:
+            would = Action(decision.would_action)
+        if action not in TERMINAL:
+            new = getattr(decision, spec.field)
+            if new is not None and new is not current:
+                if normalize is not None:
+                    new, warning = normalize(current, new, reg.name)
+                    if warning:
+                        ignored.append(warning)
+                current = new
+                modified_by = reg.name
+            needs_approval = needs_approval or decision.needs_approval
+            continue
+        fields: dict[str, Any] = {**extra, spec.field: current}
+        if action is Action.RESPOND:
+            fields["result"] = decision.result
+        return Decision(
+            action,
+            decision.reason,
+            rule_ids=tuple(rule_ids),
+            hook=reg.name,
+            would_action=would,
+            ignored=tuple(ignored),
+            **fields,
+        )
+    return Decision(
+        Action.MODIFY if modified_by is not None else Action.CONTINUE,
+        rule_ids=tuple(rule_ids),
+        hook=modified_by,
+        needs_approval=needs_approval,
+        would_action=would,
+        ignored=tuple(ignored),
+        **extra,
+        **{spec.field: current},
+    )
+
+
+def approvers_for(
+    snapshot: _Snapshot, call: ToolCall
+) -> list[tuple[Registration, Callable[..., Any], bool]]:
+    return [entry for entry in snapshot.at[HookPoint.APPROVE_TOOL] if entry[0].covers_call(call)]
+
+
+def approval_plan(
+    snapshot: _Snapshot,
+    call: ToolCall,
+    timeout: float | None,
+    default_timeout: float,
+    required: bool,
+) -> Generator[Step, Outcome, ApprovalDecision]:
+    """Ask each covering approver in order; the first denial wins.
+
+    An approver that errors, times out or answers something other than an
+    ApprovalDecision denies, whatever its failure policy (PicoClaw does the same
+    for errors and timeouts).
+    """
+    approvers = approvers_for(snapshot, call)
+    if not approvers:
+        if required:
+            return ApprovalDecision(
+                False, f"approval required but no approver covers tool {call.tool!r}"
+            )
+        return ApprovalDecision(True, "no approver covers this call")
+    last: ApprovalDecision | None = None
+    for reg, method, coroutine in approvers:
+        if timeout is not None:
+            budget = timeout
+        elif reg.timeout_ms is not None:
+            budget = reg.timeout_ms / 1000
+        else:
+            budget = default_timeout
+        value, failure = yield Step(reg, method, (call,), budget, coroutine)
+        if failure is None and not isinstance(value, ApprovalDecision):
+            failure = Failure(
+                "invalid", f"returned {type(value).__name__}, expected ApprovalDecision"
+            )
+        if failure is not None:
+            if failure.kind == "timeout":
+                reason = (
+                    f"tool approval hook {reg.name!r} timed out after {round(budget * 1000)} ms"
+                )
+            else:
+                reason = f"tool approval hook {reg.name!r} failed: {failure.message}"
+            log.warning("%s: denied", reason)
+            return ApprovalDecision(False, reason, hook=reg.name)
+        assert isinstance(value, ApprovalDecision)
+        answer = value if value.hook else value.replace(hook=reg.name)
+        if not answer.approved:
+            return answer
+        last = answer
+    assert last is not None
+    return last

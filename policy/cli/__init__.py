@@ -1,0 +1,92 @@
+"""The `policy` command.
+
+This module builds the argument parser with the standard library only and
+imports a subcommand's module when that subcommand runs: `policy --version` and
+`policy audit verify` never import pydantic, structlog or the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from policy._version import __version__
+
+__all__ = ["main"]
+
+_POINTS = ("before_tool", "approve_tool", "after_tool", "before_llm", "after_llm", "user_prompt")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="policy",
+        description="Policy-as-configuration governance for AI-agent hooks.",
+    )
+    parser.add_argument("--version", action="version", version=f"hookpolicy {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ev = commands.add_parser(
+        "eval",
+        help="decide calls given as JSON and print the decisions",
+        description=(
+            "Run calls through the chain and print one Decision per line as JSON. INPUT is "
+            "JSON text, @FILE, or - for stdin: one object, an array, or JSON lines. An object "
+            "is a bare call for --point, or {point, call, result, request, response, prompt}."
+        ),
+    )
+    ev.add_argument("input", nargs="?", default="-", metavar="INPUT")
+    ev.add_argument("--point", choices=_POINTS, default="before_tool", help="default hook point")
+    ev.add_argument(
+        "--hook",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="register a code hook: path/to/file.py:Name or package.module:Name (repeatable)",
+    )
+    ev.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    ev.add_argument("--audit-log", metavar="FILE", help="decision-log file (overrides audit_path)")
+    ev.add_argument("--pretty", action="store_true", help="indent the JSON output")
+    ev.set_defaults(module="eval_cmd")
+
+    audit = commands.add_parser("audit", help="read and prove the decision log")
+    audit_commands = audit.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
+    verify = audit_commands.add_parser(
+        "verify",
+        help="prove a decision log's hash chain; name the first broken line",
+        description="Exit 0 when every line's hash and prev link hold, 1 at the first broken line.",
+    )
+    verify.add_argument("file", metavar="FILE")
+    verify.add_argument(
+        "--key-env",
+        metavar="VAR",
+        help="environment variable holding the HMAC key (as audit_key was set)",
+    )
+    verify.add_argument("--anchor", metavar="HASH", help="prev of the first line (rotated logs)")
+    verify.add_argument("--expect-head", metavar="HASH", help="hash the last line must have")
+    verify.add_argument("--format", choices=("text", "json"), default="text")
+    verify.set_defaults(module="audit_cmd")
+    tail = audit_commands.add_parser("tail", help="print the last decisions of a log")
+    tail.add_argument("file", nargs="?", metavar="FILE", help="default: the audit_path setting")
+    tail.add_argument("-n", "--lines", type=int, default=10, metavar="N")
+    tail.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    tail.add_argument("--format", choices=("text", "json"), default="text")
+    tail.set_defaults(module="audit_cmd")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "module", None):
+        parser.print_help(sys.stderr)
+        return 2
+    module = importlib.import_module(f"policy.cli.{args.module}")
+    try:
+        code: int = module.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    return code

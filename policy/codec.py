@@ -1,0 +1,170 @@
+"""Plain JSON objects <-> model values, for `policy eval`, tests and the HTTP API.
+
+Input is checked field by field: an unknown field or a wrong type is an
+InputError naming it (`call.args: expected an object, got list`), never a
+silently dropped key. Host wire formats live in `policy.hosts`, not here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from policy.errors import InputError
+from policy.model import (
+    ApprovalDecision,
+    Decision,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
+)
+
+__all__ = ["from_dict", "to_dict"]
+
+T = TypeVar("T")
+
+_JSON_NAMES = {"async_": "async"}
+_PY_NAMES = {v: k for k, v in _JSON_NAMES.items()}
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _expect(kind: str, value: Any, where: str) -> None:
+    ok = {
+        "str": isinstance(value, str),
+        "bool": isinstance(value, bool),
+        "number": isinstance(value, int | float) and not isinstance(value, bool),
+        "object": isinstance(value, Mapping),
+        "array": isinstance(value, list | tuple),
+        "strings": isinstance(value, list | tuple) and all(isinstance(v, str) for v in value),
+        "objects": isinstance(value, list | tuple) and all(isinstance(v, Mapping) for v in value),
+    }[kind]
+    if not ok:
+        wanted = {
+            "str": "a string",
+            "bool": "a boolean",
+            "number": "a number",
+            "object": "an object",
+            "array": "an array",
+            "strings": "an array of strings",
+            "objects": "an array of objects",
+        }[kind]
+        raise InputError(f"{where}: expected {wanted}, got {_type_name(value)}")
+
+
+_FIELD_KINDS: dict[str, str] = {
+    "sender": "str",
+    "channel": "str",
+    "chat_id": "str",
+    "session": "str",
+    "agent": "str",
+    "turn": "str",
+    "cwd": "str",
+    "host": "str",
+    "meta": "object",
+    "tool": "str",
+    "tool_raw": "str",
+    "args": "object",
+    "call_id": "str",
+    "for_llm": "str",
+    "for_user": "str",
+    "silent": "bool",
+    "is_error": "bool",
+    "async_": "bool",
+    "media": "strings",
+    "artifact_tags": "strings",
+    "response_handled": "bool",
+    "duration": "number",
+    "model": "str",
+    "messages": "objects",
+    "tools": "objects",
+    "options": "object",
+    "content": "str",
+    "reasoning": "str",
+    "tool_calls": "objects",
+    "finish_reason": "str",
+    "usage": "object",
+    "text": "str",
+}
+
+
+def from_dict(cls: type[T], data: Any, where: str = "input") -> T:
+    """Build a ToolCall, ToolResult, LLMRequest, LLMResponse or Prompt from JSON data."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"{where}: expected an object, got {_type_name(data)}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _PY_NAMES.get(key, key)
+        if name not in fields or name not in _FIELD_KINDS:
+            known = ", ".join(sorted(_JSON_NAMES.get(n, n) for n in fields if n in _FIELD_KINDS))
+            raise InputError(f"{where}.{key}: unknown field (known: {known})")
+        if value is None:
+            continue
+        _expect(_FIELD_KINDS[name], value, f"{where}.{key}")
+        values[name] = value
+    missing = [
+        n
+        for n, f in fields.items()
+        if f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+        and n not in values
+    ]
+    if missing:
+        raise InputError(f"{where}: missing required field {missing[0]!r}")
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_dict(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def to_dict(value: Any) -> dict[str, Any]:
+    """A JSON-ready dict of a model value; fields at their defaults are left out,
+    except the ones a reader always needs (a decision's action and reason)."""
+    out: dict[str, Any] = {}
+    always = (
+        {"action", "reason", "approved"}
+        if isinstance(value, Decision | ApprovalDecision)
+        else set()
+    )
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        if f.name not in always:
+            default = f.default if f.default is not dataclasses.MISSING else None
+            if item is None or item == default or (isinstance(item, tuple | Mapping) and not item):
+                continue
+        out[_JSON_NAMES.get(f.name, f.name)] = _jsonable(item)
+    return out
+
+
+# Re-exported for callers that want the types alongside the codec.
+MODEL_TYPES: Mapping[str, type] = {
+    "call": ToolCall,
+    "result": ToolResult,
+    "request": LLMRequest,
+    "response": LLMResponse,
+    "prompt": Prompt,
+}

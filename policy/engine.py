@@ -1,0 +1,586 @@
+"""The public entry point: an Engine decides calls through the chain and logs each decision.
+
+Every public method is one decision: it canonicalises the input, runs the plan
+for its point (see `chain`), writes one decision-log line and tells observers.
+A decision that cannot be logged is turned into a denial (no decision without a
+log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from os import PathLike
+from pathlib import Path
+from typing import IO, Any
+
+from policy._invoke import Invoker
+from policy._observers import ObserverDispatcher
+from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
+from policy.audit import DecisionLog, new_decision_id
+from policy.chain import (
+    Chain,
+    Registration,
+    Timeouts,
+    approval_plan,
+    approvers_for,
+    intercept_plan,
+    make_registration,
+)
+from policy.errors import (
+    AuditError,
+    EngineClosedError,
+    HardAborted,
+    SettingsError,
+    TurnAborted,
+)
+from policy.hooks import FailurePolicy, HookSource
+from policy.model import (
+    Action,
+    ApprovalDecision,
+    CallContext,
+    Decision,
+    Event,
+    HookPoint,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
+)
+from policy.settings import Settings, load_settings
+
+__all__ = ["Engine"]
+
+log = logging.getLogger("policy.engine")
+
+_IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
+
+ToolExecutor = Callable[[ToolCall], "ToolResult | str"]
+AsyncToolExecutor = Callable[[ToolCall], "Awaitable[ToolResult | str] | ToolResult | str"]
+
+
+def _denied_content(prefix: str, reason: str) -> str:
+    """PicoClaw's wording of a denial, as the model sees it."""
+    return f"{prefix}: {reason}" if reason else prefix
+
+
+class Engine:
+    """Hooks, packs and builtins in one chain, with the decision log.
+
+    `Engine()` reads settings from the environment and `$POLICY_CONFIG`;
+    `Engine(settings=Settings(...))` takes them as given. Close it (or use it
+    as a context manager) to flush the log and stop its threads.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        audit_stream: IO[Any] | None = None,
+    ) -> None:
+        self.settings = settings if settings is not None else load_settings()
+        s = self.settings
+        self._timeouts = Timeouts(
+            observer=s.observer_timeout_ms / 1000,
+            interceptor=s.interceptor_timeout_ms / 1000,
+            approval=s.approval_timeout_ms / 1000,
+        )
+        try:
+            self._aliases = DEFAULT_ALIASES.extend(s.aliases)
+        except AliasConflictError as exc:
+            raise SettingsError(f"invalid settings:\n  aliases: {exc}") from None
+        if s.packs:
+            raise SettingsError(
+                "invalid settings:\n  packs: this version of hookpolicy cannot load rule packs yet"
+            )
+        self._packs: dict[str, str] = {}
+        self._chain = Chain()
+        self._invoker = Invoker(s.hook_workers)
+        self._observers = ObserverDispatcher(
+            self._invoker, self._timeouts.observer, s.observer_queue_size
+        )
+        if audit_stream is None and s.audit_path is None:
+            audit_stream = sys.stdout if s.audit_stream == "stdout" else sys.stderr
+        self._audit = DecisionLog(
+            path=s.audit_path,
+            stream=audit_stream,
+            capture_args=s.audit_capture_args,
+            key=s.audit_key_bytes,
+        )
+        self._closed = False
+
+    @classmethod
+    def from_paths(
+        cls,
+        paths: Iterable[str | PathLike[str]],
+        settings: Settings | None = None,
+        **kwargs: Any,
+    ) -> Engine:
+        """An engine with the rule packs at `paths` (files or directories)."""
+        base = settings if settings is not None else load_settings()
+        merged = base.model_copy(update={"packs": [Path(p) for p in paths]})
+        return cls(merged, **kwargs)
+
+    # ------------------------------------------------------------ registration
+
+    def register(
+        self,
+        hook: object,
+        *,
+        name: str | None = None,
+        priority: int | None = None,
+        failure_policy: FailurePolicy | None = None,
+        inline: bool | None = None,
+        timeout_ms: int | None = None,
+        source: HookSource | None = None,
+        replace: bool = False,
+    ) -> str:
+        """Add a code hook to the chain; returns its name.
+
+        Keyword arguments override the hook's own attributes of the same name.
+        A name already in the chain is an error unless `replace=True`, which
+        closes the old hook (if it has `close()`) as PicoClaw does.
+        """
+        self._check_open()
+        registration = make_registration(
+            hook,
+            name=name,
+            priority=priority,
+            failure_policy=failure_policy,
+            default_failure_policy=self.settings.failure_policy,
+            inline=inline,
+            timeout_ms=timeout_ms,
+            source=source,
+        )
+        old = self._chain.add(registration, replace=replace)
+        if old is not None and old.hook is not hook:
+            _close_hook(old)
+        return registration.name
+
+    def unregister(self, name: str) -> bool:
+        """Remove a hook (closing it if it has `close()`); False if none had that name."""
+        old = self._chain.remove(name)
+        if old is None:
+            return False
+        _close_hook(old)
+        return True
+
+    def chain_order(self, point: HookPoint | str) -> tuple[str, ...]:
+        """Names of the hooks that run at `point`, in the order they run."""
+        return tuple(reg.name for reg, _, _ in self._chain.snapshot.at[HookPoint(point)])
+
+    @property
+    def aliases(self) -> AliasTable:
+        return self._aliases
+
+    @property
+    def audit_head(self) -> str:
+        """Hash of the last decision-log line (to anchor the log elsewhere)."""
+        return self._audit.head
+
+    @property
+    def observer_stats(self) -> Mapping[str, int]:
+        return {"dropped": self._observers.dropped, "failures": self._observers.failures}
+
+    # ----------------------------------------------------------------- helpers
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EngineClosedError("this engine was closed")
+
+    def _canonical(self, call: ToolCall) -> ToolCall:
+        if self._aliases is DEFAULT_ALIASES:
+            return call
+        tool = self._aliases.canonical(call.tool)
+        if tool == call.tool:
+            return call
+        return call.replace(tool=tool, tool_raw=call.tool_raw)
+
+    def _keep_identity(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
+        """A modify may change what is asked, never who asks or where."""
+        warning = None
+        if any(getattr(old, f) != getattr(new, f) for f in _IDENTITY) or (
+            isinstance(old, ToolCall) and old.call_id != new.call_id
+        ):
+            keep = {f: getattr(old, f) for f in _IDENTITY}
+            if isinstance(old, ToolCall):
+                keep["call_id"] = old.call_id
+            new = dataclasses.replace(new, **keep)
+            warning = (
+                f"hook {hook!r} tried to change the caller's identity fields; kept the originals"
+            )
+        return new, warning
+
+    def _normalize_call(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
+        new, warning = self._keep_identity(old, new, hook)
+        return self._canonical(new), warning
+
+    def _normalize_request(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
+        new, warning = self._keep_identity(old, new, hook)
+        if _system_messages(old.messages) != _system_messages(new.messages):
+            new = new.replace(messages=old.messages)
+            warning = f"hook {hook!r} tried to change the system prompt; original messages kept"
+            log.warning(warning)
+        if old.tools != new.tools:
+            new = new.replace(tools=old.tools)
+            warning = f"hook {hook!r} tried to change tool definitions; original tools kept"
+            log.warning(warning)
+        return new, warning
+
+    def _emit_decision(
+        self, point: HookPoint, decision: Decision | ApprovalDecision, call: ToolCall | None
+    ) -> None:
+        entries = self._chain.snapshot.at[HookPoint.EVENT]
+        if entries:
+            self._observers.emit(
+                entries,
+                Event(kind="policy.decision", point=point, call=call, decision=decision),
+            )
+
+    def _logged(
+        self,
+        point: HookPoint,
+        decision: Decision,
+        subject: ToolCall | LLMRequest | LLMResponse | Prompt,
+        start: int,
+        result: ToolResult | None = None,
+    ) -> Decision:
+        try:
+            self._audit.decision(
+                point,
+                decision,
+                subject=subject,
+                result=result,
+                latency_ns=time.perf_counter_ns() - start,
+                packs=self._packs,
+            )
+        except AuditError as exc:
+            log.error("decision not logged, failing closed: %s", exc)  # noqa: TRY400
+            action = Action.DENY_TOOL if point is HookPoint.BEFORE_TOOL else Action.ABORT_TURN
+            decision = dataclasses.replace(
+                decision,
+                action=action,
+                reason=f"decision log unavailable: {exc}",
+                failure="audit",
+                needs_approval=False,
+            )
+        self._emit_decision(point, decision, subject if isinstance(subject, ToolCall) else None)
+        return decision
+
+    # -------------------------------------------------------------- tool calls
+
+    def _before_tool_plan(self, call: ToolCall) -> Any:
+        return intercept_plan(
+            self._chain.snapshot,
+            HookPoint.BEFORE_TOOL,
+            call,
+            (),
+            self._timeouts.interceptor,
+            self._normalize_call,
+            extra={"decision_id": new_decision_id()},
+        )
+
+    def _after_before_tool(self, decision: Decision, start: int) -> Decision:
+        final_call = decision.call
+        assert final_call is not None
+        if (
+            decision.action in (Action.CONTINUE, Action.MODIFY)
+            and not decision.needs_approval
+            and approvers_for(self._chain.snapshot, final_call)
+        ):
+            decision = dataclasses.replace(decision, needs_approval=True)
+        return self._logged(HookPoint.BEFORE_TOOL, decision, final_call, start)
+
+    def before_tool(self, call: ToolCall) -> Decision:
+        """Run the before_tool interceptors over `call`.
+
+        `decision.call` is the call to execute; `decision.needs_approval` says
+        whether `approve_tool` must run first; `respond` carries the result.
+        """
+        start = time.perf_counter_ns()
+        self._check_open()
+        decision = self._invoker.drive(self._before_tool_plan(self._canonical(call)))
+        return self._after_before_tool(decision, start)
+
+    async def abefore_tool(self, call: ToolCall) -> Decision:
+        start = time.perf_counter_ns()
+        self._check_open()
+        decision = await self._invoker.adrive(self._before_tool_plan(self._canonical(call)))
+        return self._after_before_tool(decision, start)
+
+    def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
+        return approval_plan(self._chain.snapshot, call, timeout, self._timeouts.approval, required)
+
+    def _after_approval(
+        self, call: ToolCall, answer: ApprovalDecision, start: int
+    ) -> ApprovalDecision:
+        elapsed = time.perf_counter_ns() - start
+        answer = dataclasses.replace(answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id())
+        try:
+            self._audit.approval(call, answer, latency_ns=elapsed, packs=self._packs)
+        except AuditError as exc:
+            log.error("approval not logged, failing closed: %s", exc)  # noqa: TRY400
+            answer = dataclasses.replace(
+                answer, approved=False, reason=f"decision log unavailable: {exc}"
+            )
+        self._emit_decision(HookPoint.APPROVE_TOOL, answer, call)
+        return answer
+
+    def approve_tool(
+        self, call: ToolCall, *, timeout: float | None = None, required: bool = False
+    ) -> ApprovalDecision:
+        """Ask the approvers that cover `call`; the first denial wins.
+
+        `timeout` (seconds) overrides every approver's budget for this call. With
+        no covering approver the call is approved, unless `required` is set (as
+        `run_tool` does when `before_tool` said `needs_approval`): then it is
+        denied, since nobody can approve it.
+        """
+        start = time.perf_counter_ns()
+        self._check_open()
+        call = self._canonical(call)
+        answer = self._invoker.drive(self._approval_plan(call, timeout, required))
+        return self._after_approval(call, answer, start)
+
+    async def aapprove_tool(
+        self, call: ToolCall, *, timeout: float | None = None, required: bool = False
+    ) -> ApprovalDecision:
+        start = time.perf_counter_ns()
+        self._check_open()
+        call = self._canonical(call)
+        answer = await self._invoker.adrive(self._approval_plan(call, timeout, required))
+        return self._after_approval(call, answer, start)
+
+    def _after_tool_plan(self, call: ToolCall, result: ToolResult) -> Any:
+        return intercept_plan(
+            self._chain.snapshot,
+            HookPoint.AFTER_TOOL,
+            result,
+            (call,),
+            self._timeouts.interceptor,
+            extra={"decision_id": new_decision_id(), "call": call},
+        )
+
+    def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
+        """Run the after_tool interceptors; `decision.result` is what the model sees."""
+        start = time.perf_counter_ns()
+        self._check_open()
+        call = self._canonical(call)
+        decision = self._invoker.drive(self._after_tool_plan(call, result))
+        return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
+
+    async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
+        start = time.perf_counter_ns()
+        self._check_open()
+        call = self._canonical(call)
+        decision = await self._invoker.adrive(self._after_tool_plan(call, result))
+        return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
+
+    # ------------------------------------------------------------ full cycle
+
+    def _pre_execute(self, decision: Decision) -> ToolResult | None:
+        """What run_tool returns without executing (or raises), or None to execute."""
+        call = decision.call
+        assert call is not None
+        if decision.action is Action.RESPOND:
+            assert decision.result is not None
+            return decision.result
+        if decision.action is Action.DENY_TOOL:
+            content = _denied_content("Tool execution denied by hook", decision.reason)
+            self._emit_tool_event("agent.tool.exec_skipped", call, reason=content)
+            return ToolResult(for_llm=content, is_error=True)
+        if decision.action is Action.ABORT_TURN:
+            raise TurnAborted(decision)
+        if decision.action is Action.HARD_ABORT:
+            raise HardAborted(decision)
+        return None
+
+    def _approval_denied(self, call: ToolCall, answer: ApprovalDecision) -> ToolResult:
+        content = _denied_content("Tool execution denied by approval hook", answer.reason)
+        self._emit_tool_event("agent.tool.exec_skipped", call, reason=content)
+        return ToolResult(for_llm=content, is_error=True)
+
+    def _finish_after(self, decision: Decision) -> ToolResult:
+        if decision.action is Action.ABORT_TURN:
+            raise TurnAborted(decision)
+        if decision.action is Action.HARD_ABORT:
+            raise HardAborted(decision)
+        assert decision.result is not None
+        return decision.result
+
+    def run_tool(self, call: ToolCall, executor: ToolExecutor) -> ToolResult:
+        """before_tool -> approval (when needed) -> executor -> after_tool.
+
+        A denial comes back as an `is_error` result with its reason (PicoClaw's
+        wording); `abort_turn` and `hard_abort` raise TurnAborted / HardAborted.
+        An executor that raises gives an error result, and after_tool still runs.
+        """
+        decision = self.before_tool(call)
+        early = self._pre_execute(decision)
+        if early is not None:
+            return early
+        call = decision.call or call
+        if decision.needs_approval:
+            answer = self.approve_tool(call, required=True)
+            if not answer.approved:
+                return self._approval_denied(call, answer)
+        self._emit_tool_event("agent.tool.exec_start", call)
+        started = time.perf_counter()
+        try:
+            output: Any = executor(call)
+        except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
+            output = exc
+        result = _as_result(output, time.perf_counter() - started)
+        self._emit_tool_event("agent.tool.exec_end", call, result=result)
+        return self._finish_after(self.after_tool(call, result))
+
+    async def arun_tool(self, call: ToolCall, executor: AsyncToolExecutor) -> ToolResult:
+        """The async twin of `run_tool`; `executor` may be sync or async."""
+        decision = await self.abefore_tool(call)
+        early = self._pre_execute(decision)
+        if early is not None:
+            return early
+        call = decision.call or call
+        if decision.needs_approval:
+            answer = await self.aapprove_tool(call, required=True)
+            if not answer.approved:
+                return self._approval_denied(call, answer)
+        self._emit_tool_event("agent.tool.exec_start", call)
+        started = time.perf_counter()
+        try:
+            output: Any = executor(call)
+            if inspect.isawaitable(output):
+                output = await output
+        except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
+            output = exc
+        result = _as_result(output, time.perf_counter() - started)
+        self._emit_tool_event("agent.tool.exec_end", call, result=result)
+        return self._finish_after(await self.aafter_tool(call, result))
+
+    def _emit_tool_event(
+        self, kind: str, call: ToolCall, *, result: ToolResult | None = None, reason: str = ""
+    ) -> None:
+        entries = self._chain.snapshot.at[HookPoint.EVENT]
+        if entries:
+            payload = {"tool": call.tool, "reason": reason} if reason else {"tool": call.tool}
+            self._observers.emit(
+                entries, Event(kind=kind, payload=payload, call=call, result=result)
+            )
+
+    # ---------------------------------------------------------- LLM and prompt
+
+    def _llm_plan(self, point: HookPoint, payload: Any) -> Any:
+        normalize = (
+            self._normalize_request if point is HookPoint.BEFORE_LLM else self._keep_identity
+        )
+        return intercept_plan(
+            self._chain.snapshot,
+            point,
+            payload,
+            (),
+            self._timeouts.interceptor,
+            normalize,
+            extra={"decision_id": new_decision_id()},
+        )
+
+    def before_llm(self, request: LLMRequest) -> Decision:
+        """Run before_llm interceptors; `decision.request` is what goes to the model."""
+        return self._around(HookPoint.BEFORE_LLM, request, "request")
+
+    def after_llm(self, response: LLMResponse) -> Decision:
+        """Run after_llm interceptors; `decision.response` is what the agent sees."""
+        return self._around(HookPoint.AFTER_LLM, response, "response")
+
+    def user_prompt(self, prompt: Prompt) -> Decision:
+        """Run user_prompt interceptors; `decision.prompt` is what the agent sees."""
+        return self._around(HookPoint.USER_PROMPT, prompt, "prompt")
+
+    async def abefore_llm(self, request: LLMRequest) -> Decision:
+        return await self._aaround(HookPoint.BEFORE_LLM, request, "request")
+
+    async def aafter_llm(self, response: LLMResponse) -> Decision:
+        return await self._aaround(HookPoint.AFTER_LLM, response, "response")
+
+    async def auser_prompt(self, prompt: Prompt) -> Decision:
+        return await self._aaround(HookPoint.USER_PROMPT, prompt, "prompt")
+
+    def _around(self, point: HookPoint, payload: Any, field: str) -> Decision:
+        start = time.perf_counter_ns()
+        self._check_open()
+        decision = self._invoker.drive(self._llm_plan(point, payload))
+        return self._logged(point, decision, getattr(decision, field), start)
+
+    async def _aaround(self, point: HookPoint, payload: Any, field: str) -> Decision:
+        start = time.perf_counter_ns()
+        self._check_open()
+        decision = await self._invoker.adrive(self._llm_plan(point, payload))
+        return self._logged(point, decision, getattr(decision, field), start)
+
+    # ------------------------------------------------------------------ events
+
+    def emit(self, event: Event) -> None:
+        """Hand a host runtime event to the observers (never blocks, never raises)."""
+        entries = self._chain.snapshot.at[HookPoint.EVENT]
+        self._observers.emit(entries, event)
+
+    # --------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        """Deliver queued events, stop threads, close hooks and the log. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._observers.close()
+        for registration in self._chain.clear():
+            _close_hook(registration)
+        self._invoker.close()
+        self._audit.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _system_messages(
+    messages: tuple[Mapping[str, Any], ...],
+) -> list[tuple[int, Mapping[str, Any]]]:
+    return [(i, m) for i, m in enumerate(messages) if m.get("role") == "system"]
+
+
+def _as_result(output: Any, duration: float) -> ToolResult:
+    if isinstance(output, ToolResult):
+        return output if output.duration else output.replace(duration=duration)
+    if isinstance(output, str):
+        return ToolResult(for_llm=output, duration=duration)
+    if isinstance(output, BaseException):
+        text = str(output)
+        name = type(output).__name__
+        return ToolResult(
+            for_llm=f"Tool execution failed: {name}: {text}"
+            if text
+            else f"Tool execution failed: {name}",
+            is_error=True,
+            duration=duration,
+        )
+    return ToolResult(
+        for_llm=f"Tool execution failed: executor returned {type(output).__name__}, "
+        "expected ToolResult or str",
+        is_error=True,
+        duration=duration,
+    )
+
+
+def _close_hook(registration: Registration) -> None:
+    close = getattr(registration.hook, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            log.warning("closing hook %r failed", registration.name, exc_info=True)

@@ -1,0 +1,53 @@
+"""Typed exceptions.
+
+Every error a caller can act on has its own class, so hosts can tell a broken
+configuration (fix the file) from an aborted turn (end the agent's turn) without
+parsing messages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from policy.model import Decision
+
+
+class PolicyError(Exception):
+    """Base class of every error hookpolicy raises on purpose."""
+
+
+class SettingsError(PolicyError):
+    """Settings are invalid; the message names the field and where it came from."""
+
+
+class HookRegistrationError(PolicyError):
+    """A hook cannot join the chain (no hook methods, duplicate name, bad option)."""
+
+
+class InputError(PolicyError):
+    """A call, result or request given as JSON does not describe a valid value."""
+
+
+class AuditError(PolicyError):
+    """The decision log cannot be written or read."""
+
+
+class EngineClosedError(PolicyError):
+    """The engine was closed; it decides nothing more."""
+
+
+class ChainStopped(PolicyError):
+    """Base of the two aborts `Engine.run_tool` raises; `decision` says who and why."""
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__(decision.reason or decision.action.value)
+        self.decision = decision
+
+
+class TurnAborted(ChainStopped):
+    """A hook returned `abort_turn`: the host must end the current turn."""
+
+
+class HardAborted(ChainStopped):
+    """A hook returned `hard_abort`: the host must stop the agent loop."""

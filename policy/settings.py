@@ -1,0 +1,258 @@
+"""One Settings object: defaults < YAML file < `POLICY_*` environment < arguments.
+
+Invalid settings stop the engine at start with the field named and where the bad
+value came from (env variable, or file:line:col). An unknown `POLICY_*` variable
+is an error too: a typo such as `POLICY_PAKCS` would otherwise start an engine
+with no rule packs, which allows everything.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from policy._yaml import YamlDocument, YamlError, load_yaml
+from policy.errors import SettingsError
+
+__all__ = ["ENV_PREFIX", "Settings", "default_data_dir", "load_settings"]
+
+ENV_PREFIX = "POLICY_"
+CONFIG_ENV = "POLICY_CONFIG"
+
+_LIMITS_SCHEMES = (
+    "memory",
+    "redis",
+    "rediss",
+    "redis+unix",
+    "redis+cluster",
+    "redis+sentinel",
+    "memcached",
+    "mongodb",
+)
+_APPROVAL_SCHEMES = ("memory", "sqlite", "redis", "rediss")
+
+# The YAML file of the Settings being built on this thread/task.
+_config_file: ContextVar[Path | None] = ContextVar("policy_config_file", default=None)
+_config_doc: ContextVar[YamlDocument | None] = ContextVar("policy_config_doc", default=None)
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "hookpolicy"
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Settings from the strict YAML loader (duplicate keys rejected, positions kept)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path | None) -> None:
+        super().__init__(settings_cls)
+        self._data: dict[str, Any] = {}
+        if path is None:
+            return
+        try:
+            text = path.read_bytes()
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot read settings file: {exc.strerror}") from None
+        try:
+            doc = load_yaml(text, path)
+        except YamlError as exc:
+            raise SettingsError(str(exc)) from None
+        _config_doc.set(doc)
+        if doc.data is None:
+            return
+        if not isinstance(doc.data, dict):
+            raise SettingsError(f"{path}:1:1: a settings file must be a mapping of field: value")
+        self._data = doc.data
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+class Settings(BaseSettings):
+    """Everything the engine reads at start. Fields are documented in docs/settings.md."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
+        validate_default=True,
+    )
+
+    packs: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list, description="Rule pack files or directories."
+    )
+    observer_timeout_ms: int = Field(500, gt=0, description="Budget of one observer call.")
+    interceptor_timeout_ms: int = Field(5000, gt=0, description="Budget of one interceptor call.")
+    approval_timeout_ms: int = Field(60000, gt=0, description="Budget of one approver call.")
+    failure_policy: Literal["fail", "ignore"] = Field(
+        "fail", description="Failure policy of hooks that do not set their own."
+    )
+    hook_workers: int = Field(32, ge=1, le=4096, description="Threads for hooks run with timeouts.")
+    observer_queue_size: int = Field(1024, ge=1, description="Events buffered for observers.")
+    data_dir: Path = Field(default_factory=default_data_dir, description="State directory.")
+    audit_path: Path | None = Field(None, description="Decision-log file (JSON lines).")
+    audit_stream: Literal["stdout", "stderr"] = Field(
+        "stderr", description="Where the decision log goes when audit_path is unset."
+    )
+    audit_capture_args: bool = Field(
+        False, description="Log arguments verbatim instead of masked and truncated."
+    )
+    audit_key: SecretStr | None = Field(
+        None, description="HMAC key for the log's hash chain (plain SHA-256 when unset)."
+    )
+    limits_storage_uri: str = Field("memory://", description="Rate-limit counter storage.")
+    approvals_store: str | None = Field(
+        None, description="Approval store URI; default sqlite under data_dir."
+    )
+    cel_engine: Literal["cel-expr-python", "cel-python"] = Field(
+        "cel-expr-python", description="CEL implementation for rule conditions."
+    )
+    aliases: dict[str, str] = Field(
+        default_factory=dict, description="Extra tool spellings: {host_name: canonical_name}."
+    )
+
+    _reserved_env: ClassVar[frozenset[str]] = frozenset({CONFIG_ENV})
+
+    def __init__(self, config_file: Path | str | None = None, **values: Any) -> None:
+        path = Path(config_file) if config_file is not None else _env_config_file()
+        token = _config_file.set(path)
+        doc_token = _config_doc.set(None)
+        try:
+            _check_unknown_env()
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise SettingsError(_describe(exc, _config_doc.get(), set(values))) from None
+        finally:
+            _config_file.reset(token)
+            _config_doc.reset(doc_token)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _YamlSource(settings_cls, _config_file.get()))
+
+    @field_validator("packs", mode="before")
+    @classmethod
+    def _split_paths(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [p for p in text.replace(os.pathsep, ",").split(",") if p.strip()]
+        return value
+
+    @field_validator("limits_storage_uri")
+    @classmethod
+    def _limits_scheme(cls, value: str) -> str:
+        scheme = value.split("://", 1)[0] if "://" in value else ""
+        if scheme not in _LIMITS_SCHEMES:
+            raise ValueError(
+                f"scheme must be one of {', '.join(s + '://' for s in _LIMITS_SCHEMES)}"
+            )
+        return value
+
+    @field_validator("approvals_store")
+    @classmethod
+    def _approvals_scheme(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        scheme = value.split("://", 1)[0] if "://" in value else ""
+        if scheme not in _APPROVAL_SCHEMES:
+            raise ValueError(
+                f"scheme must be one of {', '.join(s + '://' for s in _APPROVAL_SCHEMES)}"
+            )
+        if scheme == "sqlite" and not value.startswith("sqlite:///"):
+            raise ValueError("sqlite stores are written sqlite:///PATH")
+        return value
+
+    @field_validator("aliases")
+    @classmethod
+    def _no_empty_alias(cls, value: dict[str, str]) -> dict[str, str]:
+        for spelling, canonical in value.items():
+            if not spelling or not canonical:
+                raise ValueError("tool aliases need a non-empty name and target")
+        return value
+
+    @property
+    def approvals_store_uri(self) -> str:
+        """The approval store to use: the setting, or a SQLite file in data_dir."""
+        return self.approvals_store or f"sqlite:///{self.data_dir / 'approvals.db'}"
+
+    @property
+    def audit_key_bytes(self) -> bytes | None:
+        return self.audit_key.get_secret_value().encode() if self.audit_key else None
+
+
+def _env_config_file() -> Path | None:
+    value = os.environ.get(CONFIG_ENV)
+    return Path(value) if value else None
+
+
+def _env_names() -> dict[str, str]:
+    """Known top-level env names -> field names."""
+    return {ENV_PREFIX + name.upper(): name for name in Settings.model_fields}
+
+
+def _check_unknown_env() -> None:
+    known = _env_names()
+    for var in os.environ:
+        upper = var.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in Settings._reserved_env:
+            continue
+        top = upper.split("__", 1)[0]
+        if top in known:
+            continue
+        guess = difflib.get_close_matches(top, list(known), n=1)
+        hint = f" (did you mean {guess[0]}?)" if guess else ""
+        raise SettingsError(f"unknown setting in environment: {var}{hint}")
+
+
+def _describe(exc: ValidationError, doc: YamlDocument | None, given: set[str]) -> str:
+    lines = ["invalid settings:"]
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        field = ".".join(str(p) for p in loc) or "(settings)"
+        message = error["msg"]
+        top_var = ENV_PREFIX + str(loc[0]).upper() if loc else ""
+        from_env = bool(top_var) and any(
+            v.upper() == top_var or v.upper().startswith(top_var + "__") for v in os.environ
+        )
+        if loc and loc[0] in given:
+            where = f"{field} (from arguments)"
+        elif from_env:
+            where = f"{field} (from environment {top_var})"
+        elif doc is not None and loc and (loc in doc.values or loc[:1] in doc.values):
+            mark = doc.key_mark(loc) if error["type"] == "extra_forbidden" else doc.mark(loc)
+            where = f"{doc.source}:{mark.line}:{mark.col}: {field}" if mark else field
+        else:
+            where = field
+        lines.append(f"  {where}: {message}")
+    return "\n".join(lines)
+
+
+def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
+    """Settings from `config_file` (or $POLICY_CONFIG), the environment and overrides."""
+    return Settings(config_file, **overrides)
