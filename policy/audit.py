@@ -156,7 +156,14 @@ class _ChainedSink:
                 raise AuditError(f"{path}: cannot open decision log: {exc.strerror}") from None
             self._fd = self._file.fileno()
             self._path = path
-            self._size = -1  # forces a read of the file's last hash on first write
+            self._size = -1
+            # Read the chain's head now, so a damaged log stops the engine at start.
+            try:
+                with self._lock:
+                    self._write_file(None)
+            except AuditError:
+                self._file.close()
+                raise
         else:
             self._stream = stream if stream is not None else sys.stderr
 
@@ -169,7 +176,8 @@ class _ChainedSink:
 
     info = msg
 
-    def _write_file(self, body: bytes) -> None:
+    def _write_file(self, body: bytes | None) -> None:
+        """Append `body` sealed into the chain (None: only catch up with the file)."""
         fd = self._fd
         assert fd is not None
         try:
@@ -185,6 +193,9 @@ class _ChainedSink:
                             f"{self._path}: cannot continue the hash chain: {exc}; "
                             "run `policy audit verify` and move the damaged file aside"
                         ) from None
+                if body is None:
+                    self._size = size
+                    return
                 line, line_hash = seal(body, self.head, self._digest)
                 data = line + b"\n"
                 written = os.write(fd, data)

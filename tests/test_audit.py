@@ -1,0 +1,329 @@
+"""The decision log: one chained line per decision, secrets masked, edits detected."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from policy import Action, ApprovalDecision, Decision, Engine, ToolCall, ToolResult
+from policy.audit import MASK, mask_args, mask_text
+from policy.audit_chain import GENESIS, verify_file
+from policy.digest import args_digest
+from policy.errors import AuditError
+from tests.conftest import make_engine
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+class Guard:
+    name = "guard"
+
+    def before_tool(self, call: ToolCall) -> Decision | None:
+        if "sudo" in call.args.get("command", ""):
+            return Decision(Action.DENY_TOOL, reason="no sudo", rule_ids=("guard/no-sudo",))
+        return None
+
+    def approve_tool(self, call: ToolCall) -> ApprovalDecision:
+        return ApprovalDecision(True, reason="ok", approver="secops-alice")
+
+
+def decide_some(engine: Engine) -> None:
+    engine.register(Guard())
+    call = ToolCall(
+        tool="exec",
+        args={"command": "ls"},
+        sender="alice",
+        session="s1",
+        channel="telegram",
+        host="picoclaw",
+    )
+    engine.before_tool(call)
+    engine.before_tool(call.replace(args={"command": "sudo reboot"}))
+    engine.approve_tool(call)
+    engine.after_tool(call, ToolResult(for_llm="a\nb", duration=0.25))
+
+
+def test_every_decision_is_one_line_with_the_fields_an_auditor_needs(
+    engine: Engine, audit_log: Path
+) -> None:
+    decide_some(engine)
+    allowed, denied, approval, after = lines(audit_log)
+
+    for record in (allowed, denied, approval, after):
+        for field in (
+            "ts", "event", "decision_id", "point", "host", "session", "sender", "channel",
+            "tool", "args_digest", "action", "reason", "rule_ids", "hook", "packs",
+            "latency_us", "enforcement", "prev", "hash",
+        ):  # fmt: skip
+            assert field in record, f"{field} missing from {record['point']}"
+        assert record["event"] == "decision"
+        assert record["host"] == "picoclaw"
+        assert record["tool"] == "bash" and record["tool_raw"] == "exec"
+        assert record["enforcement"] == "enforce"
+    assert allowed["point"] == "before_tool" and allowed["action"] == "continue"
+    assert allowed["needs_approval"] is True and allowed["respond"] is False
+    assert denied["action"] == "deny_tool"
+    assert denied["reason"] == "no sudo"
+    assert denied["rule_ids"] == ["guard/no-sudo"]
+    assert denied["hook"] == "guard"
+    assert denied["args_digest"] == args_digest({"command": "sudo reboot"})
+    assert approval["point"] == "approve_tool"
+    assert approval["approval"]["approved"] is True
+    assert approval["approval"]["approver"] == "secops-alice"
+    assert approval["approval"]["waited_ms"] >= 0
+    assert after["point"] == "after_tool"
+    assert after["result"] == {
+        "is_error": False,
+        "for_llm_chars": 3,
+        "for_user_chars": 0,
+        "duration_ms": 250.0,
+    }
+    assert allowed["prev"] == GENESIS
+    assert denied["prev"] == allowed["hash"]
+    assert len({r["decision_id"] for r in (allowed, denied, approval, after)}) == 4
+
+
+def test_decision_ids_match_the_log(engine: Engine, audit_log: Path) -> None:
+    decision = engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+    (record,) = lines(audit_log)
+    assert decision.decision_id == record["decision_id"]
+    assert engine.audit_head == record["hash"]
+
+
+def test_audit_mode_decisions_are_marked(engine: Engine, audit_log: Path) -> None:
+    class WouldDeny:
+        name = "rollout"
+
+        def before_tool(self, call: ToolCall) -> Decision:
+            return Decision(Action.CONTINUE, would_action=Action.DENY_TOOL, rule_ids=("p/r",))
+
+    engine.register(WouldDeny())
+    decision = engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+    assert decision.action is Action.CONTINUE
+    assert decision.would_action is Action.DENY_TOOL
+    (record,) = lines(audit_log)
+    assert record["enforcement"] == "audit"
+    assert record["would_action"] == "deny_tool"
+
+
+# ------------------------------------------------------------------ masking
+
+SECRETS = [
+    ("AKIAABCDEFGHIJKLMNOP", "aws access key"),
+    ("ghp_" + "a" * 36, "github token"),
+    ("sk-ant-" + "b" * 40, "anthropic/openai key"),
+    ("xoxb-1234567890-abcdefghij", "slack token"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk", "jwt"),
+]
+
+
+@pytest.mark.parametrize(("secret", "kind"), SECRETS, ids=[k for _, k in SECRETS])
+def test_secret_values_are_masked_wherever_they_appear(secret: str, kind: str) -> None:
+    text = f"curl -d token={secret} https://x"
+    assert secret not in mask_text(text)
+    assert secret not in mask_text(f"echo {secret}")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mysql -u root --password=hunter2 db", "mysql -u root --password=*** db"),
+        ("export API_KEY=abc123; run", "export API_KEY=***; run"),
+        (
+            "git clone https://bob:pa55w0rd@github.com/x.git",
+            "git clone https://bob:***@github.com/x.git",
+        ),
+        ("curl -H 'Authorization: Bearer abcdefghij123'", "curl -H 'Authorization: Bearer ***'"),
+        ("DB_PASSWORD='s p a c e' ./start", "DB_PASSWORD=*** ./start"),
+        ("ls -la /srv", "ls -la /srv"),
+    ],
+)
+def test_secrets_in_commands_keep_their_context(text: str, expected: str) -> None:
+    assert mask_text(text) == expected
+
+
+def test_private_keys_are_masked_whole() -> None:
+    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\nBBBB\n-----END OPENSSH PRIVATE KEY-----"
+    assert mask_text(f"write {pem} done") == f"write {MASK} done"
+
+
+def test_secret_looking_keys_are_masked_and_long_values_cut() -> None:
+    masked = mask_args(
+        {
+            "url": "https://example.com",
+            "headers": {"Authorization": "Basic abc", "Accept": "json"},
+            "password": "hunter2",
+            "content": "x" * 1000,
+            "items": list(range(100)),
+        }
+    )
+    assert masked["headers"] == {"Authorization": MASK, "Accept": "json"}
+    assert masked["password"] == MASK
+    assert masked["content"].startswith("x" * 256) and masked["content"].endswith("(+744 chars)")
+    assert len(masked["items"]) == 65 and masked["items"][-1] == "…(+36 items)"
+
+
+def test_the_log_masks_by_default_and_captures_verbatim_when_asked(tmp_path: Path) -> None:
+    args = {"command": "deploy --token=ghp_" + "z" * 36, "api_key": "k-123"}
+    for capture in (False, True):
+        log = tmp_path / f"capture-{capture}.log"
+        with make_engine(log, audit_capture_args=capture) as engine:
+            engine.before_tool(ToolCall(tool="bash", args=args))
+        (record,) = lines(log)
+        assert record["args_digest"] == args_digest(args)
+        if capture:
+            assert record["args"] == args
+        else:
+            assert "z" * 36 not in log.read_text()
+            assert record["args"] == {"command": "deploy --token=***", "api_key": MASK}
+
+
+# ----------------------------------------------------------- the hash chain
+
+
+@pytest.fixture
+def real_log(engine: Engine, audit_log: Path) -> Path:
+    decide_some(engine)
+    for n in range(6):
+        engine.before_tool(ToolCall(tool="bash", args={"command": f"echo {n}"}, sender="bob"))
+    return audit_log
+
+
+def test_verify_passes_on_a_real_log(real_log: Path) -> None:
+    report = verify_file(real_log)
+    assert report.ok
+    assert report.lines == 10
+    assert report.head == lines(real_log)[-1]["hash"]
+
+
+@pytest.mark.parametrize("line_number", [1, 5, 10])
+@pytest.mark.parametrize("where", ["reason", "hash", "prev", "json"])
+def test_editing_one_byte_names_the_line(real_log: Path, line_number: int, where: str) -> None:
+    raw = real_log.read_bytes().splitlines(keepends=True)
+    line = raw[line_number - 1]
+    anchor = {
+        "reason": b'"reason":"',
+        "hash": b'"hash":"',
+        "prev": b'"prev":"',
+        "json": b'"point"',
+    }[where]
+    index = line.index(anchor) + len(anchor)
+    edited = bytearray(line)
+    edited[index] = ord("X") if edited[index] != ord("X") else ord("Y")
+    if where == "json":
+        edited[line.index(anchor)] = ord("{")
+    raw[line_number - 1] = bytes(edited)
+    real_log.write_bytes(b"".join(raw))
+
+    report = verify_file(real_log)
+    assert not report.ok
+    assert report.broken_line == line_number, report.problem
+
+
+def test_removed_and_reordered_lines_are_found(real_log: Path) -> None:
+    raw = real_log.read_bytes().splitlines(keepends=True)
+    real_log.write_bytes(b"".join(raw[:3] + raw[4:]))
+    report = verify_file(real_log)
+    assert (report.ok, report.broken_line) == (False, 4)
+    assert "removed or reordered" in report.problem
+
+    real_log.write_bytes(b"".join([raw[1], raw[0], *raw[2:]]))
+    assert verify_file(real_log).broken_line == 1
+
+
+def test_lines_cut_from_the_end_are_found_against_a_recorded_head(real_log: Path) -> None:
+    head = verify_file(real_log).head
+    raw = real_log.read_bytes().splitlines(keepends=True)
+    real_log.write_bytes(b"".join(raw[:-2]))
+    assert verify_file(real_log).ok  # the file alone cannot tell
+    report = verify_file(real_log, expect_head=head)
+    assert not report.ok
+    assert "lines removed at the end" in report.problem
+
+
+def test_a_keyed_chain_needs_the_key(tmp_path: Path) -> None:
+    log = tmp_path / "keyed.log"
+    with make_engine(log, audit_key="correct horse") as engine:
+        engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+    assert verify_file(log, key=b"correct horse").ok
+    assert not verify_file(log).ok
+    assert not verify_file(log, key=b"wrong").ok
+
+
+def test_a_new_engine_continues_the_chain_of_an_existing_file(audit_log: Path) -> None:
+    for _ in range(3):
+        with make_engine(audit_log) as engine:
+            engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+    report = verify_file(audit_log)
+    assert report.ok and report.lines == 3
+
+
+def _append_from_another_process(path: str, sender: str, count: int) -> None:
+    from policy import Engine, ToolCall
+    from policy.settings import Settings
+
+    with Engine(Settings(audit_path=Path(path))) as engine:
+        for n in range(count):
+            engine.before_tool(ToolCall(tool="bash", args={"n": n}, sender=sender))
+
+
+def test_several_processes_append_to_one_chain(audit_log: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_append_from_another_process, args=(str(audit_log), f"p{i}", 200))
+        for i in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    report = verify_file(audit_log)
+    assert report.ok, report
+    assert report.lines == 800
+
+
+def test_a_damaged_log_stops_the_engine_at_start(audit_log: Path) -> None:
+    audit_log.write_bytes(b'{"half a line')
+    with pytest.raises(AuditError, match="cannot continue the hash chain"):
+        make_engine(audit_log)
+
+
+def test_a_decision_that_cannot_be_logged_is_a_denial(tmp_path: Path) -> None:
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("/dev/full is not available on this system")
+    with make_engine(full) as engine:
+        decision = engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+        assert decision.action is Action.DENY_TOOL
+        assert decision.reason.startswith("decision log unavailable:")
+        assert decision.failure == "audit"
+        answer = engine.approve_tool(ToolCall(tool="bash"))
+        assert not answer.approved
+        after = engine.after_tool(ToolCall(tool="bash"), ToolResult(for_llm="x"))
+        assert after.action is Action.ABORT_TURN
+
+
+def test_the_decision_log_goes_to_stderr_when_no_file_is_set(tmp_path: Path) -> None:
+    script = (
+        "from policy import Engine, ToolCall\n"
+        "with Engine() as e:\n"
+        "    e.before_tool(ToolCall(tool='Bash', args={'command': 'ls'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path)},
+    )
+    assert done.stdout == b""
+    (record,) = [orjson.loads(line) for line in done.stderr.splitlines()]
+    assert record["tool"] == "bash" and record["prev"] == GENESIS
