@@ -6,15 +6,33 @@ that means a reviewer reads one value and the engine enforces another.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["Mark", "YamlDocument", "YamlError", "load_yaml"]
+__all__ = ["Mark", "PathKey", "Scalar", "YamlDocument", "YamlError", "load_yaml"]
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """YAML 1.2 booleans: only true/false. In YAML 1.1 a rule's `on:` key, or a
+    value `no` (Norway's country code), silently becomes a boolean."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in _Base.yaml_implicit_resolvers.items()
+    }
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
 
 PathKey = tuple[str | int, ...]
 
@@ -39,6 +57,15 @@ class YamlError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Scalar:
+    """Where a scalar's text sits in the source, and how it was written."""
+
+    start: int  # character offset of the node (indicator or quote included)
+    end: int
+    style: str  # "" plain, "'" or '"' quoted, "|" literal, ">" folded
+
+
+@dataclass(frozen=True, slots=True)
 class YamlDocument:
     """Parsed data plus the position of every value and every mapping key, by path."""
 
@@ -46,6 +73,8 @@ class YamlDocument:
     data: Any
     values: dict[PathKey, Mark]
     keys: dict[PathKey, Mark]
+    scalars: dict[PathKey, Scalar]
+    text: str
 
     def mark(self, path: PathKey) -> Mark | None:
         """The closest known position for `path` (walks up to a parent if needed)."""
@@ -57,6 +86,64 @@ class YamlDocument:
 
     def key_mark(self, path: PathKey) -> Mark | None:
         return self.keys.get(path) or self.mark(path)
+
+    def locate(self, path: PathKey, line: int, col: int) -> Mark | None:
+        """Map a 1-based line:col inside the string value at `path` to the file.
+
+        Walks the scalar's source text and its value side by side, skipping what
+        the value does not contain (quotes, escapes, block indentation, folded
+        line breaks), so an error in a `>-` block or a quoted string lands on the
+        character the user wrote.
+        """
+        scalar = self.scalars.get(path)
+        value = self._value_at(path)
+        if scalar is None or not isinstance(value, str):
+            return self.mark(path)
+        lines = value.split("\n")
+        line = max(1, min(line, len(lines)))
+        offset = sum(len(text) + 1 for text in lines[: line - 1]) + max(col, 1) - 1
+        offset = min(offset, max(len(value) - 1, 0))
+        text = self.text
+        j = scalar.start
+        if scalar.style in ("|", ">"):
+            newline = text.find("\n", scalar.start, scalar.end)
+            j = newline + 1 if newline != -1 else scalar.start
+        elif scalar.style in ("'", '"'):
+            j += 1
+        i = 0
+        while i < offset and j < scalar.end:
+            wanted, have = value[i], text[j]
+            if have == wanted:
+                i += 1
+                j += 1
+            elif scalar.style == '"' and have == "\\":
+                j += {"x": 4, "u": 6, "U": 10}.get(text[j + 1 : j + 2], 2)
+                i += 1
+            elif scalar.style == "'" and text[j : j + 2] == "''":
+                j += 2
+                i += 1
+            elif wanted == " " and have in "\r\n":
+                j += 1  # a folded line break; the next line's indentation follows
+                while j < scalar.end and text[j] in " \t":
+                    j += 1
+                i += 1
+            else:
+                j += 1  # indentation and other source-only characters
+        while (
+            j < scalar.end and text[j] in " \t\r\n" and i < len(value) and value[i] not in " \t\r\n"
+        ):
+            j += 1
+        line_no = text.count("\n", 0, j) + 1
+        return Mark(line_no, j - (text.rfind("\n", 0, j) + 1) + 1)
+
+    def _value_at(self, path: PathKey) -> Any:
+        value = self.data
+        for part in path:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return value
 
 
 def _mark(node: yaml.Node) -> Mark:
@@ -70,9 +157,12 @@ def _walk(
     source: str,
     values: dict[PathKey, Mark],
     keys: dict[PathKey, Mark],
+    scalars: dict[PathKey, Scalar],
 ) -> None:
     values[path] = _mark(node)
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, yaml.ScalarNode):
+        scalars[path] = Scalar(node.start_mark.index, node.end_mark.index, node.style or "")
+    elif isinstance(node, yaml.MappingNode):
         seen: dict[Any, Mark] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
@@ -90,24 +180,30 @@ def _walk(
             seen[key] = _mark(key_node)
             child = (*path, key if isinstance(key, str | int) else str(key))
             keys[child] = _mark(key_node)
-            _walk(loader, value_node, child, source, values, keys)
+            _walk(loader, value_node, child, source, values, keys, scalars)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(loader, item, (*path, index), source, values, keys)
+            _walk(loader, item, (*path, index), source, values, keys, scalars)
 
 
 def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
     """Parse one YAML document; raise YamlError naming source:line:col."""
     name = str(source)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise YamlError(name, None, f"not UTF-8 text (byte {exc.start})") from None
     loader = _Loader(text)
     try:
         try:
             node = loader.get_single_node()
             if node is None:
-                return YamlDocument(name, None, {}, {})
+                return YamlDocument(name, None, {}, {}, {}, text)
             values: dict[PathKey, Mark] = {}
             keys: dict[PathKey, Mark] = {}
-            _walk(loader, node, (), name, values, keys)
+            scalars: dict[PathKey, Scalar] = {}
+            _walk(loader, node, (), name, values, keys, scalars)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -118,4 +214,4 @@ def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
         raise YamlError(name, where, message) from None
     except yaml.YAMLError as exc:
         raise YamlError(name, None, str(exc)) from None
-    return YamlDocument(name, data, values, keys)
+    return YamlDocument(name, data, values, keys, scalars, text)

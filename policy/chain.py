@@ -337,6 +337,8 @@ def intercept_plan(
     rule_ids: list[str] = []
     ignored: list[str] = []
     needs_approval = False
+    allowed = False
+    reason = ""  # why approval is needed, or why the payload was changed
     would: Action | None = None
     modified_by: str | None = None
     for reg, method, coroutine in snapshot.at[point]:
@@ -379,7 +381,12 @@ def intercept_plan(
                         ignored.append(warning)
                 current = new
                 modified_by = reg.name
+            if decision.reason and (
+                (decision.needs_approval and not needs_approval) or not (reason or needs_approval)
+            ):
+                reason = decision.reason
             needs_approval = needs_approval or decision.needs_approval
+            allowed = allowed or decision.allowed
             continue
         fields: dict[str, Any] = {**extra, spec.field: current}
         if action is Action.RESPOND:
@@ -395,9 +402,11 @@ def intercept_plan(
         )
     return Decision(
         Action.MODIFY if modified_by is not None else Action.CONTINUE,
+        reason,
         rule_ids=tuple(rule_ids),
         hook=modified_by,
         needs_approval=needs_approval,
+        allowed=allowed and not needs_approval,
         would_action=would,
         ignored=tuple(ignored),
         **extra,

@@ -94,12 +94,18 @@ class Engine:
             self._aliases = DEFAULT_ALIASES.extend(s.aliases)
         except AliasConflictError as exc:
             raise SettingsError(f"invalid settings:\n  aliases: {exc}") from None
-        if s.packs:
-            raise SettingsError(
-                "invalid settings:\n  packs: this version of hookpolicy cannot load rule packs yet"
-            )
         self._packs: dict[str, str] = {}
         self._chain = Chain()
+        pack_hooks: list[object] = []
+        if s.packs:
+            from policy.packs import load_packs
+
+            loaded = load_packs(s.packs, cel_engine=s.cel_engine, aliases=self._aliases)
+            self._aliases = loaded.aliases
+            self._packs = loaded.revisions
+            pack_hooks = loaded.hooks
+            for warning in loaded.warnings:
+                log.warning("%s", warning)
         self._invoker = Invoker(s.hook_workers)
         self._observers = ObserverDispatcher(
             self._invoker, self._timeouts.observer, s.observer_queue_size
@@ -113,6 +119,8 @@ class Engine:
             key=s.audit_key_bytes,
         )
         self._closed = False
+        for hook in pack_hooks:
+            self.register(hook)
 
     @classmethod
     def from_paths(

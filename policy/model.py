@@ -296,7 +296,8 @@ class Decision(_Value):
     at before_tool, `result` for respond or modify at after_tool, `request`,
     `response` or `prompt` at the LLM and prompt points). From the chain: the
     payload fields carry the final values, `hook` names the hook that decided,
-    and `decision_id` matches the decision-log line.
+    and `decision_id` matches the decision-log line. `allowed` says an `allow`
+    rule matched (it exempts the call from approval gates, never from a denial).
     """
 
     action: Action
@@ -310,6 +311,7 @@ class Decision(_Value):
     rule_ids: tuple[str, ...] = ()
     hook: str | None = None
     needs_approval: bool = False
+    allowed: bool = False
     would_action: Action | None = None
     failure: str | None = None
     ignored: tuple[str, ...] = ()

@@ -46,9 +46,33 @@ def _parser() -> argparse.ArgumentParser:
         help="register a code hook: path/to/file.py:Name or package.module:Name (repeatable)",
     )
     ev.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    ev.add_argument(
+        "--packs",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="rule pack file or directory (repeatable; default: the packs setting)",
+    )
     ev.add_argument("--audit-log", metavar="FILE", help="decision-log file (overrides audit_path)")
     ev.add_argument("--pretty", action="store_true", help="indent the JSON output")
     ev.set_defaults(module="eval_cmd")
+
+    check = commands.add_parser(
+        "check",
+        help="validate and lint rule packs (the CI gate)",
+        description=(
+            "Check rule packs: schema, CEL syntax and types, lint. Exit 0 when clean (warnings "
+            "allowed), 1 on errors (or warnings with --strict), 2 on usage errors."
+        ),
+    )
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: packs setting)"
+    )
+    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
+    check.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    check.set_defaults(module="check_cmd")
 
     audit = commands.add_parser("audit", help="read and prove the decision log")
     audit_commands = audit.add_subparsers(dest="audit_command", metavar="ACTION", required=True)

@@ -123,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         overrides: dict[str, Any] = {}
         if args.audit_log:
             overrides["audit_path"] = Path(args.audit_log)
+        if args.packs:
+            overrides["packs"] = [Path(p) for p in args.packs]
         settings = load_settings(args.config, **overrides)
         documents = list(_documents(_read_input(args.input)))
         hooks = [load_hook(spec) for spec in args.hook]

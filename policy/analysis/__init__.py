@@ -1,0 +1,1 @@
+"""Pure helpers with no policy knowledge: shell commands and paths."""

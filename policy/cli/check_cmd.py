@@ -1,0 +1,134 @@
+"""`policy check`: validate and lint rule packs; the CI gate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from policy._version import __version__
+from policy.cli._output import error
+from policy.errors import PolicyError
+from policy.packs.diagnostics import Diagnostic
+
+
+def _github_escape(text: str, *, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def _text(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    lines = [str(d) for d in diagnostics]
+    errors = sum(d.severity == "error" for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    lines.append(f"{files} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines) + "\n"
+
+
+def _github(diagnostics: Sequence[Diagnostic]) -> str:
+    return "".join(
+        f"::{d.severity} file={_github_escape(d.path, prop=True)},line={d.line},col={d.col},"
+        f"title={_github_escape(d.code, prop=True)}::{_github_escape(d.message)}\n"
+        for d in diagnostics
+    )
+
+
+def _json(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
+    payload = {
+        "files": list(files),
+        "errors": sum(d.severity == "error" for d in diagnostics),
+        "warnings": sum(d.severity == "warning" for d in diagnostics),
+        "diagnostics": [
+            {
+                "path": d.path,
+                "line": d.line,
+                "col": d.col,
+                "severity": d.severity,
+                "code": d.code,
+                "message": d.message,
+            }
+            for d in diagnostics
+        ],
+    }
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
+    codes = sorted({d.code for d in diagnostics})
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "hookpolicy",
+                "version": __version__,
+                "informationUri": "https://github.com/hookpolicy/hookpolicy",
+                "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
+            }
+        },
+        "results": [
+            {
+                "ruleId": d.code,
+                "level": d.severity,
+                "message": {"text": d.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": d.path},
+                            "region": {"startLine": d.line, "startColumn": d.col},
+                        }
+                    }
+                ],
+            }
+            for d in diagnostics
+        ],
+    }
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from policy.aliases import DEFAULT_ALIASES, AliasConflictError
+    from policy.packs.diagnostics import PackError
+    from policy.packs.lint import check_paths
+    from policy.settings import load_settings
+
+    try:
+        settings = load_settings(args.config)
+        paths = args.paths or [str(p) for p in settings.packs]
+        if not paths:
+            error("no PATHS given and the packs setting is empty")
+            return 2
+        aliases = DEFAULT_ALIASES.extend(settings.aliases)
+        report = check_paths(
+            paths, cel_engine=args.cel_engine or settings.cel_engine, aliases=aliases
+        )
+    except PackError as exc:
+        for diagnostic in exc.diagnostics:
+            error(f"{diagnostic.path}: {diagnostic.message}")
+        return 2
+    except (PolicyError, AliasConflictError) as exc:
+        error(str(exc))
+        return 2
+    if not report.files:
+        error(f"no rule packs (*.yaml, *.yml) found in {', '.join(paths)}")
+        return 2
+    diagnostics = report.diagnostics
+    if args.strict:
+        diagnostics = [replace(d, severity="error") for d in diagnostics]
+    output = {
+        "text": lambda: _text(diagnostics, len(report.files)),
+        "json": lambda: _json(diagnostics, report.files),
+        "github": lambda: _github(diagnostics),
+        "sarif": lambda: _sarif(diagnostics),
+    }[args.format]()
+    sys.stdout.write(output)
+    return 1 if any(d.severity == "error" for d in diagnostics) else 0

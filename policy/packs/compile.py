@@ -1,0 +1,1064 @@
+"""Rule packs -> hooks in the chain.
+
+Each pack becomes one inline hook (`pack:<name>`, the pack's priority) with a
+method per hook point it has rules for, so chain semantics apply unchanged.
+
+Inside a hook, a call only evaluates rules that can apply to it:
+
+1. an index by hook point and canonical tool name — exact names in a dict, globs
+   resolved once per distinct tool name and memoised;
+2. sender / channel / session globs (wcmatch, compiled once);
+3. CEL: the conditions of the remaining rules run as one program (one
+   activation, one evaluation), with the pack's variables bound once.
+
+Combination at one point: the strongest action wins
+(`hard_abort > abort_turn > deny > ask > respond > modify > allow`); several
+modify rules apply in file order; `allow` only exempts from approval; `ask` sets
+`needs_approval`; `log` rules only log; rules in audit mode record
+`would_action` and change nothing. A CEL runtime error follows the pack's
+`on_error`: `deny` (default) counts the rule as a denying match, `skip` ignores
+the rule and notes it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import graphlib
+import logging
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from policy.aliases import AliasConflictError, AliasTable
+from policy.model import (
+    Action,
+    Decision,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
+)
+from policy.packs.cel import (
+    VARIABLES_AT,
+    CelCompileError,
+    CelEngine,
+    CelEvalError,
+    CelProgram,
+    Checker,
+)
+from policy.packs.diagnostics import Diagnostic
+from policy.packs.load import LoadedPack
+from policy.packs.schema import ACTION_POINTS, RESPOND_FIELDS, SET_TARGETS, Node, Rule
+
+__all__ = [
+    "STRENGTH",
+    "CompiledPack",
+    "CompiledRule",
+    "compile_packs",
+    "is_glob",
+    "var_references",
+]
+
+log = logging.getLogger("policy.packs")
+
+#: Strength of each rule action; the strongest matching action wins.
+STRENGTH: dict[str, int] = {
+    "log": -1,
+    "allow": 1,
+    "modify": 2,
+    "respond": 3,
+    "ask": 4,
+    "deny": 5,
+    "abort_turn": 6,
+    "hard_abort": 7,
+}
+_TO_ACTION = {
+    "allow": Action.CONTINUE,
+    "modify": Action.MODIFY,
+    "respond": Action.RESPOND,
+    "ask": Action.CONTINUE,
+    "deny": Action.DENY_TOOL,
+    "abort_turn": Action.ABORT_TURN,
+    "hard_abort": Action.HARD_ABORT,
+}
+_GLOB_CHARS = frozenset("*?[{!")
+_VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
+_MEMO_LIMIT = 4096
+
+
+def is_glob(pattern: str) -> bool:
+    return any(c in _GLOB_CHARS for c in pattern)
+
+
+def var_references(source: str) -> list[tuple[str, int]]:
+    """(name, offset) of every `vars.name` / `vars["name"]` in a CEL source."""
+    return [(m.group(1) or m.group(2), m.start()) for m in _VAR_REF.finditer(source)]
+
+
+def _matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+    from wcmatch import fnmatch as wfnmatch
+
+    compiled = wfnmatch.compile(list(patterns), flags=wfnmatch.BRACE | wfnmatch.NEGATE)
+    match: Callable[[str], bool] = compiled.match
+    return match
+
+
+def _offset_to_line_col(source: str, offset: int) -> tuple[int, int]:
+    line = source.count("\n", 0, offset) + 1
+    return line, offset - (source.rfind("\n", 0, offset) + 1) + 1
+
+
+# ------------------------------------------------------------------ compiled
+
+
+@dataclass(eq=False)
+class CompiledRule:
+    """A rule ready to run; `model` keeps its source position."""
+
+    pack: str
+    id: str
+    index: int
+    point: str
+    action: str
+    audit: bool
+    tools: tuple[str, ...] | None
+    senders: Callable[[str], bool] | None
+    channels: Callable[[str], bool] | None
+    sessions: Callable[[str], bool] | None
+    condition: str | None
+    message: str
+    message_expr: str | None
+    sets: tuple[tuple[str, str], ...]
+    respond: tuple[tuple[str, str], ...]
+    var_deps: frozenset[str]
+    model: Rule
+    programs: dict[str, CelProgram] = field(default_factory=dict)
+
+    @property
+    def full_id(self) -> str:
+        return f"{self.pack}/{self.id}"
+
+    @property
+    def strength(self) -> int:
+        return STRENGTH[self.action]
+
+    @property
+    def filtered(self) -> bool:
+        return self.senders is not None or self.channels is not None or self.sessions is not None
+
+    def admits(self, subject: Any) -> bool:
+        if self.senders is not None and not self.senders(subject.sender):
+            return False
+        if self.channels is not None and not self.channels(subject.channel):
+            return False
+        return self.sessions is None or self.sessions(subject.session)
+
+
+class _Candidates:
+    """The rules that can apply to one tool name at one point, and their batch program."""
+
+    __slots__ = ("cond_rules", "filtered", "program", "rules")
+
+    def __init__(self, rules: tuple[CompiledRule, ...], program: CelProgram | None) -> None:
+        self.rules = rules
+        self.cond_rules = tuple(r for r in rules if r.condition is not None)
+        self.program = program
+        self.filtered = any(r.filtered for r in rules)
+
+
+_NO_CANDIDATES = _Candidates((), None)
+
+
+class _PointIndex:
+    def __init__(self, rules: Sequence[CompiledRule], tool_point: bool) -> None:
+        self.tool_point = tool_point
+        self.exact: dict[str, list[CompiledRule]] = {}
+        self.globbed: list[tuple[Callable[[str], bool], CompiledRule]] = []
+        self.every: list[CompiledRule] = []
+        for rule in rules:
+            if not tool_point or rule.tools is None or "*" in rule.tools:
+                self.every.append(rule)
+                continue
+            literal = [p for p in rule.tools if not is_glob(p)]
+            patterns = [p for p in rule.tools if is_glob(p)]
+            for name in literal:
+                self.exact.setdefault(name, []).append(rule)
+            if patterns:
+                self.globbed.append((_matcher(patterns), rule))
+        self.memo: dict[str, _Candidates] = {}
+
+    def rules_for(self, tool: str) -> tuple[CompiledRule, ...]:
+        found = {id(r): r for r in self.exact.get(tool, ())}
+        for match, rule in self.globbed:
+            if id(rule) not in found and match(tool):
+                found[id(rule)] = rule
+        for rule in self.every:
+            found.setdefault(id(rule), rule)
+        return tuple(sorted(found.values(), key=lambda r: r.index))
+
+
+class CompiledPack:
+    """One pack as a chain hook. Attributes the chain reads: name, priority, inline."""
+
+    inline = True
+    failure_policy = "fail"
+
+    def __init__(
+        self,
+        loaded: LoadedPack,
+        rules: Sequence[CompiledRule],
+        engine: CelEngine,
+        var_sources: Mapping[str, str],
+        var_graph: Mapping[str, frozenset[str]],
+    ) -> None:
+        pack = loaded.model
+        self.name = f"pack:{pack.name}"
+        self.pack_name = pack.name
+        self.priority = pack.priority
+        self.revision = pack.revision
+        self.digest = loaded.digest
+        self.on_error = pack.on_error
+        self.rules = tuple(rules)
+        self._engine = engine
+        self._var_sources = dict(var_sources)
+        self._var_graph = dict(var_graph)
+        self._lock = threading.Lock()
+        self._mode = ""
+        self._index: dict[str, _PointIndex] = {}
+        for point in VARIABLES_AT:
+            at_point = [r for r in rules if r.point == point]
+            if at_point:
+                self._index[point] = _PointIndex(at_point, point in ("before_tool", "after_tool"))
+        # Join only the stages that have rules.
+        for point, method in (
+            ("before_tool", self._before_tool),
+            ("after_tool", self._after_tool),
+            ("before_llm", self._before_llm),
+            ("after_llm", self._after_llm),
+            ("user_prompt", self._user_prompt),
+        ):
+            if point in self._index:
+                setattr(self, point, method)
+
+    @property
+    def label(self) -> str:
+        """`revision@digest` as the decision log records it."""
+        return f"{self.revision}@{self.digest[:12]}" if self.revision else self.digest[:12]
+
+    # ------------------------------------------------------------ programs
+
+    def layers(self, names: frozenset[str]) -> list[dict[str, str]]:
+        """The variables `names` need (transitively), grouped by dependency depth."""
+        needed: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            if name in needed or name not in self._var_sources:
+                continue
+            needed.add(name)
+            stack.extend(self._var_graph.get(name, ()))
+        depth: dict[str, int] = {}
+
+        def depth_of(name: str) -> int:
+            if name not in depth:
+                deps = [d for d in self._var_graph.get(name, ()) if d in needed]
+                depth[name] = 1 + max((depth_of(d) for d in deps), default=-1)
+            return depth[name]
+
+        layers: list[dict[str, str]] = []
+        for name in sorted(needed, key=lambda n: (depth_of(n), n)):
+            level = depth_of(name)
+            while len(layers) <= level:
+                layers.append({})
+            layers[level][name] = self._var_sources[name]
+        return layers
+
+    def program(
+        self, point: str, sources: Sequence[str], deps: Sequence[frozenset[str]]
+    ) -> CelProgram:
+        union = frozenset().union(*deps) if deps else frozenset()
+        return self._engine.program(
+            point, sources, self.layers(union), [self.layers(d) for d in deps]
+        )
+
+    def _rule_program(self, rule: CompiledRule, key: str, source: str) -> CelProgram:
+        program = rule.programs.get(key)
+        if program is None:
+            deps = frozenset(name for name, _ in var_references(source))
+            program = self.program(rule.point, [source], [deps])
+            rule.programs[key] = program
+        return program
+
+    def _candidates(self, point: str, tool: str) -> _Candidates:
+        index = self._index[point]
+        found = index.memo.get(tool)
+        if found is not None:
+            return found
+        rules = index.rules_for(tool)
+        if not rules:
+            found = _NO_CANDIDATES
+        else:
+            conds = [r for r in rules if r.condition is not None]
+            program = (
+                self.program(
+                    point,
+                    [r.condition for r in conds if r.condition is not None],
+                    [r.var_deps for r in conds],
+                )
+                if conds
+                else None
+            )
+            found = _Candidates(rules, program)
+        if len(index.memo) < _MEMO_LIMIT:
+            index.memo[tool] = found
+        return found
+
+    # ------------------------------------------------------------- hooks
+
+    def _before_tool(self, call: ToolCall) -> Decision | None:
+        return self._decide("before_tool", call.tool, call, call, None)
+
+    def _after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
+        return self._decide("after_tool", call.tool, call, result, call)
+
+    def _before_llm(self, request: LLMRequest) -> Decision | None:
+        return self._decide("before_llm", "", request, request, None)
+
+    def _after_llm(self, response: LLMResponse) -> Decision | None:
+        return self._decide("after_llm", "", response, response, None)
+
+    def _user_prompt(self, prompt: Prompt) -> Decision | None:
+        return self._decide("user_prompt", "", prompt, prompt, None)
+
+    # ----------------------------------------------------------- deciding
+
+    def _data(
+        self, point: str, needs: frozenset[str], subject: Any, payload: Any
+    ) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name in needs:
+            data[name] = _VALUE_OF[name](subject, payload, self)
+        return data
+
+    def _decide(
+        self, point: str, tool: str, subject: Any, payload: Any, call: ToolCall | None
+    ) -> Decision | None:
+        candidates = self._candidates(point, tool)
+        rules = candidates.rules
+        if not rules:
+            return None
+        admitted = [r.admits(subject) for r in rules] if candidates.filtered else None
+        results: list[Any] = []
+        program = candidates.program
+        if program is not None and (
+            admitted is None
+            or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
+        ):
+            results = program.run(self._data(point, program.needs, subject, payload))
+        matched: list[CompiledRule] = []
+        failed: list[tuple[CompiledRule, str]] = []
+        position = 0
+        for number, rule in enumerate(rules):
+            value: Any = True
+            if rule.condition is not None:
+                value = results[position] if results else False
+                position += 1
+            if admitted is not None and not admitted[number]:
+                continue
+            if value is True:
+                matched.append(rule)
+            elif value is False:
+                continue
+            elif isinstance(value, CelEvalError):
+                failed.append((rule, str(value)))
+            else:
+                failed.append((rule, f"condition gave {type(value).__name__}, not bool"))
+        if not matched and not failed:
+            return None
+        return self._combine(point, subject, payload, call, matched, failed)
+
+    def _combine(
+        self,
+        point: str,
+        subject: Any,
+        payload: Any,
+        call: ToolCall | None,
+        matched: list[CompiledRule],
+        failed: list[tuple[CompiledRule, str]],
+    ) -> Decision | None:
+        notes: list[str] = []
+        errors: list[tuple[CompiledRule, str]] = []
+        for rule, message in failed:
+            text = f"rule {rule.full_id}: condition failed: {message}"
+            log.warning(text)
+            if rule.audit or self.on_error == "skip":
+                notes.append(f"{text} (skipped)")
+            else:
+                errors.append((rule, text))
+        enforced = [r for r in matched if not r.audit]
+        audited = [r for r in matched if r.audit and r.action != "log"]
+        logged = [r.full_id for r in matched if r.action == "log"]
+        acting = [r for r in enforced if r.action != "log"]
+        would: Action | None = None
+        if audited:
+            top = max(audited, key=lambda r: r.strength)
+            would = _would_action(point, top.action)
+        audit_ids = [r.full_id for r in audited]
+
+        blocked = Action.DENY_TOOL if point == "before_tool" else Action.ABORT_TURN
+        strength = max((r.strength for r in acting), default=0)
+        if errors and STRENGTH["deny"] >= strength:
+            # A condition that cannot be evaluated denies (on_error: deny).
+            rule, text = errors[0]
+            return Decision(
+                blocked,
+                text,
+                rule_ids=(rule.full_id, *audit_ids, *logged),
+                would_action=would,
+                failure="cel",
+                ignored=tuple(notes),
+            )
+        if not acting:
+            if not (audit_ids or logged or notes):
+                return None
+            return Decision(
+                Action.CONTINUE,
+                rule_ids=(*audit_ids, *logged),
+                would_action=would,
+                ignored=tuple(notes),
+            )
+        winners = [r for r in acting if r.strength == strength]
+        top = winners[0]
+        ids = [r.full_id for r in winners]
+        reason = self._message(top, subject, payload, notes)
+        tail = (*audit_ids, *logged)
+        if top.action in ("hard_abort", "abort_turn", "deny"):
+            return Decision(
+                _TO_ACTION[top.action],
+                reason,
+                rule_ids=(*ids, *tail),
+                would_action=would,
+                ignored=tuple(notes),
+            )
+        if top.action == "ask":
+            return Decision(
+                Action.CONTINUE,
+                reason,
+                rule_ids=(*ids, *tail),
+                needs_approval=True,
+                would_action=would,
+                ignored=tuple(notes),
+            )
+        allowed = any(r.action == "allow" for r in acting)
+        if top.action == "respond":
+            try:
+                result = self._respond_result(top, subject, payload)
+            except _RuleError as exc:
+                return self._rule_failed(blocked, exc, tail, would, notes)
+            return Decision(
+                Action.RESPOND,
+                reason,
+                result=result,
+                rule_ids=(*ids, *tail),
+                would_action=would,
+                ignored=tuple(notes),
+                allowed=allowed,
+            )
+        if top.action == "modify":
+            try:
+                new = self._apply_sets(point, winners, subject, payload)
+            except _RuleError as exc:
+                return self._rule_failed(blocked, exc, tail, would, notes)
+            fields: dict[str, Any] = {_PAYLOAD_FIELD[point]: new}
+            return Decision(
+                Action.MODIFY,
+                reason,
+                rule_ids=(*ids, *tail),
+                would_action=would,
+                ignored=tuple(notes),
+                allowed=allowed,
+                **fields,
+            )
+        return Decision(
+            Action.CONTINUE,
+            reason,
+            rule_ids=(*ids, *tail),
+            would_action=would,
+            ignored=tuple(notes),
+            allowed=True,
+        )
+
+    def _rule_failed(
+        self,
+        blocked: Action,
+        exc: _RuleError,
+        tail: tuple[str, ...],
+        would: Action | None,
+        notes: list[str],
+    ) -> Decision:
+        if self.on_error == "skip":
+            notes.append(f"{exc} (skipped)")
+            return Decision(
+                Action.CONTINUE, rule_ids=tail, would_action=would, ignored=tuple(notes)
+            )
+        return Decision(
+            blocked,
+            str(exc),
+            rule_ids=(exc.rule.full_id, *tail),
+            would_action=would,
+            failure="cel",
+            ignored=tuple(notes),
+        )
+
+    def _eval_one(
+        self, rule: CompiledRule, key: str, source: str, subject: Any, payload: Any
+    ) -> Any:
+        program = self._rule_program(rule, key, source)
+        (value,) = program.run(self._data(rule.point, program.needs, subject, payload))
+        return value
+
+    def _message(self, rule: CompiledRule, subject: Any, payload: Any, notes: list[str]) -> str:
+        if rule.message_expr is None:
+            return rule.message
+        value = self._eval_one(rule, "message_expr", rule.message_expr, subject, payload)
+        if isinstance(value, str):
+            return value
+        notes.append(f"rule {rule.full_id}: message_expr failed ({value}); used message")
+        return rule.message
+
+    def _respond_result(self, rule: CompiledRule, subject: Any, payload: Any) -> ToolResult:
+        fields: dict[str, Any] = {}
+        for name, source in rule.respond:
+            value = self._eval_one(rule, f"respond.{name}", source, subject, payload)
+            fields[name] = _typed(rule, f"respond.{name}", value, RESPOND_FIELDS[name])
+        return ToolResult(**fields)
+
+    def _apply_sets(
+        self, point: str, rules: Sequence[CompiledRule], subject: Any, payload: Any
+    ) -> Any:
+        current = payload
+        for rule in rules:
+            updates: list[tuple[str, Any]] = []
+            for target, source in rule.sets:
+                value = self._eval_one(
+                    rule,
+                    f"set.{target}",
+                    source,
+                    subject if point != "before_tool" else current,
+                    current,
+                )
+                updates.append(
+                    (target, _typed(rule, f"set.{target}", value, _target_type(point, target)))
+                )
+            current = _apply(point, current, updates)
+        return current
+
+
+class _RuleError(Exception):
+    def __init__(self, rule: CompiledRule, message: str) -> None:
+        super().__init__(f"rule {rule.full_id}: {message}")
+        self.rule = rule
+
+
+def _would_action(point: str, action: str) -> Action:
+    if action == "deny" and point != "before_tool":
+        return Action.ABORT_TURN
+    return _TO_ACTION.get(action, Action.CONTINUE)
+
+
+def _typed(rule: CompiledRule, where: str, value: Any, kind: str) -> Any:
+    if isinstance(value, CelEvalError):
+        raise _RuleError(rule, f"{where} failed: {value}")
+    ok = {
+        "string": isinstance(value, str),
+        "bool": isinstance(value, bool),
+        "map": isinstance(value, Mapping),
+        "any": True,
+    }[kind]
+    if not ok:
+        raise _RuleError(rule, f"{where} gave {type(value).__name__}, expected {kind}")
+    return value
+
+
+def _target_type(point: str, target: str) -> str:
+    targets = SET_TARGETS[point]
+    if target in targets:
+        return targets[target]
+    prefix = target.rsplit(".", 1)[0]
+    while prefix:
+        if f"{prefix}.*" in targets:
+            return targets[f"{prefix}.*"]
+        if "." not in prefix:
+            break
+        prefix = prefix.rsplit(".", 1)[0]
+    return "any"
+
+
+def _set_in(mapping: Mapping[str, Any], keys: list[str], value: Any) -> dict[str, Any]:
+    out = dict(mapping)
+    head, rest = keys[0], keys[1:]
+    if rest:
+        inner = out.get(head)
+        out[head] = _set_in(inner if isinstance(inner, Mapping) else {}, rest, value)
+    else:
+        out[head] = value
+    return out
+
+
+def _apply(point: str, payload: Any, updates: list[tuple[str, Any]]) -> Any:
+    if point == "before_tool":
+        args: Mapping[str, Any] = payload.args
+        for target, value in updates:
+            keys = target.split(".")[1:]
+            args = dict(value) if not keys else _set_in(args, keys, value)
+        return payload.replace(args=args)
+    if point == "before_llm":
+        changes: dict[str, Any] = {}
+        options: Mapping[str, Any] = payload.options
+        for target, value in updates:
+            keys = target.split(".")[1:]
+            if keys == ["model"]:
+                changes["model"] = value
+            elif keys == ["options"]:
+                options = dict(value)
+            else:
+                options = _set_in(options, keys[1:], value)
+        return payload.replace(options=options, **changes)
+    if point == "user_prompt":
+        return payload.replace(text=updates[-1][1])
+    changes = {target.split(".", 1)[1]: value for target, value in updates}
+    return payload.replace(**changes)
+
+
+_PAYLOAD_FIELD = {
+    "before_tool": "call",
+    "after_tool": "result",
+    "before_llm": "request",
+    "after_llm": "response",
+    "user_prompt": "prompt",
+}
+
+
+def _result_map(result: ToolResult) -> dict[str, Any]:
+    return {
+        "for_llm": result.for_llm,
+        "for_user": result.for_user,
+        "is_error": result.is_error,
+        "silent": result.silent,
+        "media": list(result.media),
+        "artifact_tags": list(result.artifact_tags),
+    }
+
+
+def _request_map(request: LLMRequest) -> dict[str, Any]:
+    return {
+        "model": request.model,
+        "messages": request.messages,
+        "tools": request.tools,
+        "options": request.options,
+    }
+
+
+def _response_map(response: LLMResponse) -> dict[str, Any]:
+    return {
+        "model": response.model,
+        "content": response.content,
+        "reasoning": response.reasoning,
+        "tool_calls": response.tool_calls,
+        "finish_reason": response.finish_reason,
+        "usage": response.usage,
+    }
+
+
+def _now(*_: Any) -> _dt.datetime:
+    return _dt.datetime.now(_dt.UTC)
+
+
+_VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
+    "tool": lambda s, p, _: s.tool,
+    "tool_raw": lambda s, p, _: s.tool_raw,
+    "args": lambda s, p, _: s.args,
+    "sender": lambda s, p, _: s.sender,
+    "channel": lambda s, p, _: s.channel,
+    "chat_id": lambda s, p, _: s.chat_id,
+    "session": lambda s, p, _: s.session,
+    "agent": lambda s, p, _: s.agent,
+    "turn": lambda s, p, _: s.turn,
+    "cwd": lambda s, p, _: s.cwd,
+    "host": lambda s, p, _: s.host,
+    "now": _now,
+    "mode": lambda s, p, pack: pack._mode,
+    "result": lambda s, p, _: _result_map(p),
+    "duration": lambda s, p, _: _dt.timedelta(seconds=p.duration),
+    "request": lambda s, p, _: _request_map(p),
+    "response": lambda s, p, _: _response_map(p),
+    "prompt": lambda s, p, _: p.text,
+}
+
+
+# ----------------------------------------------------------------- compiling
+
+
+class _Compiler:
+    """Checks one pack (schema is already valid) and builds its CompiledPack."""
+
+    def __init__(
+        self, loaded: LoadedPack, engine: CelEngine, checker: Checker, aliases: AliasTable
+    ) -> None:
+        self.loaded = loaded
+        self.pack = loaded.model
+        self.engine = engine
+        self.checker = checker
+        self.aliases = aliases
+        self.diagnostics: list[Diagnostic] = []
+
+    def error(
+        self, node: Node, code: str, message: str, *field: str | int, key: bool = False
+    ) -> None:
+        mark = node.key_mark(str(field[0])) if key and field else node.mark(*field)
+        self.diagnostics.append(
+            Diagnostic(self.loaded.doc.source, mark.line, mark.col, "error", code, message)
+        )
+
+    def error_at(
+        self, path: tuple[str | int, ...], line: int, col: int, code: str, message: str
+    ) -> None:
+        mark = self.loaded.doc.locate(path, line, col) or self.loaded.doc.mark(path)
+        line_no, col_no = (mark.line, mark.col) if mark else (1, 1)
+        self.diagnostics.append(
+            Diagnostic(self.loaded.doc.source, line_no, col_no, "error", code, message)
+        )
+
+    # -- CEL
+
+    def check_expr(
+        self,
+        node: Node,
+        field_path: tuple[str | int, ...],
+        point: str,
+        source: str,
+        *,
+        want: str | None,
+        what: str,
+    ) -> bool:
+        path = (*node.path, *field_path)
+        ok = True
+        for name, offset in var_references(source):
+            if name not in self.pack.variables:
+                line, col = _offset_to_line_col(source, offset)
+                known = ", ".join(sorted(self.pack.variables)) or "none declared"
+                self.error_at(
+                    path,
+                    line,
+                    col,
+                    "undeclared-variable",
+                    f"undeclared variable 'vars.{name}' (variables: {known})",
+                )
+                ok = False
+        result = self.checker.check(point, source)
+        for issue in result.issues:
+            code = "cel-undeclared" if "undeclared reference" in issue.message else "cel-error"
+            self.error_at(path, issue.line, issue.col, code, f"{what}: {issue.message}")
+            ok = False
+        if (
+            ok
+            and want is not None
+            and result.type_name != want
+            and not (want != "bool" and result.type_name == "dyn")
+            and want != "any"
+        ):
+            code = "non-bool-condition" if want == "bool" else "wrong-expression-type"
+            hint = (
+                " (compare it, e.g. `... == true`)"
+                if want == "bool" and result.type_name == "dyn"
+                else ""
+            )
+            self.error_at(path, 1, 1, code, f"{what} has type {result.type_name}, not {want}{hint}")
+            ok = False
+        if ok and self.engine.name != "cel-expr-python":
+            try:
+                self.engine.program(point, [source], [])
+            except CelCompileError as exc:
+                for issue in exc.issues:
+                    self.error_at(
+                        path,
+                        issue.line,
+                        issue.col,
+                        "cel-error",
+                        f"{what} ({self.engine.name}): {issue.message}",
+                    )
+                ok = False
+        return ok
+
+    # -- variables
+
+    def variables(self) -> dict[str, frozenset[str]]:
+        graph: dict[str, frozenset[str]] = {}
+        for name, source in self.pack.variables.items():
+            graph[name] = frozenset(ref for ref, _ in var_references(source))
+        sorter = graphlib.TopologicalSorter(graph)
+        try:
+            sorter.prepare()
+        except graphlib.CycleError as exc:
+            cycle = " -> ".join(exc.args[1])
+            self.error(
+                self.pack,
+                "variable-cycle",
+                f"variables refer to each other in a cycle: {cycle}",
+                "variables",
+                key=True,
+            )
+        return graph
+
+    def points_using(self, graph: Mapping[str, frozenset[str]]) -> dict[str, set[str]]:
+        used: dict[str, set[str]] = {name: set() for name in graph}
+        for rule in self.pack.rules:
+            sources = [rule.when or "", rule.message_expr or ""]
+            sources += list((rule.set_ or {}).values()) + list((rule.respond or {}).values())
+            stack = [name for s in sources for name, _ in var_references(s)]
+            seen: set[str] = set()
+            while stack:
+                name = stack.pop()
+                if name in seen or name not in graph:
+                    continue
+                seen.add(name)
+                used[name].add(rule.on)
+                stack.extend(graph[name])
+        return used
+
+    # -- rules
+
+    def compile(self) -> CompiledPack | None:
+        pack = self.pack
+        try:
+            self.aliases = self.aliases.extend(pack.aliases)
+        except AliasConflictError as exc:
+            self.error(pack, "alias-conflict", str(exc), "aliases")
+        for name in pack.builtins:
+            self.error(
+                pack,
+                "unknown-builtin",
+                f"builtin {name!r} is not available in this version of hookpolicy",
+                "builtins",
+                name,
+                key=True,
+            )
+        graph = self.variables()
+        for name, points in self.points_using(graph).items():
+            for point in sorted(points) or ["before_tool"]:
+                self.check_expr(
+                    pack,
+                    ("variables", name),
+                    point,
+                    pack.variables[name],
+                    want=None,
+                    what=f"variable {name}",
+                )
+        seen_ids: dict[str, Rule] = {}
+        compiled: list[CompiledRule] = []
+        for index, rule in enumerate(pack.rules):
+            first = seen_ids.get(rule.id)
+            if first is not None:
+                self.error(
+                    rule,
+                    "duplicate-id",
+                    f"duplicate rule id {rule.id!r} (first at line {first.mark('id').line})",
+                    "id",
+                )
+                continue
+            seen_ids[rule.id] = rule
+            built = self.rule(index, rule)
+            if built is not None:
+                compiled.append(built)
+        if any(d.severity == "error" for d in self.diagnostics):
+            return None
+        return CompiledPack(self.loaded, compiled, self.engine, pack.variables, graph)
+
+    def rule(self, index: int, rule: Rule) -> CompiledRule | None:
+        ok = True
+        point = rule.on
+        if point not in ACTION_POINTS[rule.action]:
+            where = ", ".join(sorted(ACTION_POINTS[rule.action]))
+            self.error(
+                rule,
+                "invalid-action",
+                f"action {rule.action!r} is not valid at {point} (valid at: {where})",
+                "action",
+            )
+            ok = False
+        if rule.tools is not None and point not in ("before_tool", "after_tool"):
+            self.error(
+                rule,
+                "invalid-filter",
+                f"tools: applies to tool points only, not {point}",
+                "tools",
+                key=True,
+            )
+            ok = False
+        if rule.action == "modify" and not rule.set_:
+            self.error(rule, "missing-key", "a modify rule needs `set:`", "action")
+            ok = False
+        if rule.set_ and rule.action != "modify":
+            self.error(rule, "invalid-key", "`set:` is only used by modify rules", "set", key=True)
+            ok = False
+        if rule.action == "respond" and not rule.respond:
+            self.error(
+                rule, "missing-key", "a respond rule needs `respond:` (for_llm, ...)", "action"
+            )
+            ok = False
+        if rule.respond and rule.action != "respond":
+            self.error(
+                rule, "invalid-key", "`respond:` is only used by respond rules", "respond", key=True
+            )
+            ok = False
+        if rule.when is not None:
+            ok &= self.check_expr(rule, ("when",), point, rule.when, want="bool", what="condition")
+        if rule.message_expr is not None:
+            ok &= self.check_expr(
+                rule,
+                ("message_expr",),
+                point,
+                rule.message_expr,
+                want="string",
+                what="message_expr",
+            )
+        for target, source in (rule.set_ or {}).items():
+            kind = self.set_target(rule, point, target)
+            if kind is None:
+                ok = False
+                continue
+            ok &= self.check_expr(
+                rule, ("set", target), point, source, want=_cel_kind(kind), what=f"set {target}"
+            )
+        for name, source in (rule.respond or {}).items():
+            if name not in RESPOND_FIELDS:
+                self.error(
+                    rule,
+                    "invalid-key",
+                    f"respond.{name}: unknown field (known: {', '.join(RESPOND_FIELDS)})",
+                    "respond",
+                    name,
+                    key=True,
+                )
+                ok = False
+                continue
+            ok &= self.check_expr(
+                rule,
+                ("respond", name),
+                point,
+                source,
+                want=_cel_kind(RESPOND_FIELDS[name]),
+                what=f"respond {name}",
+            )
+        if not ok:
+            return None
+        deps = frozenset(name for name, _ in var_references(rule.when or ""))
+        return CompiledRule(
+            pack=self.pack.name,
+            id=rule.id,
+            index=index,
+            point=point,
+            action=rule.action,
+            audit=(rule.enforcement or self.pack.enforcement) == "audit",
+            tools=self.tool_patterns(rule.tools),
+            senders=_filter(rule.senders),
+            channels=_filter(rule.channels),
+            sessions=_filter(rule.sessions),
+            condition=rule.when,
+            message=rule.message or f"{rule.action} by rule {self.pack.name}/{rule.id}",
+            message_expr=rule.message_expr,
+            sets=tuple((rule.set_ or {}).items()),
+            respond=tuple((rule.respond or {}).items()),
+            var_deps=deps,
+            model=rule,
+        )
+
+    def set_target(self, rule: Rule, point: str, target: str) -> str | None:
+        kind = _target_type(point, target) if _valid_target(point, target) else None
+        if kind is None:
+            known = ", ".join(SET_TARGETS[point])
+            self.error(
+                rule,
+                "invalid-set-target",
+                f"cannot set {target!r} at {point} (can set: {known})",
+                "set",
+                target,
+                key=True,
+            )
+        return kind
+
+    def tool_patterns(self, tools: list[str] | None) -> tuple[str, ...] | None:
+        if tools is None:
+            return None
+        return tuple(p if is_glob(p) else self.aliases.canonical(p) for p in tools)
+
+
+def _valid_target(point: str, target: str) -> bool:
+    targets = SET_TARGETS[point]
+    if target in targets:
+        return True
+    parts = target.split(".")
+    return any(f"{'.'.join(parts[:n])}.*" in targets for n in range(1, len(parts)))
+
+
+def _cel_kind(kind: str) -> str:
+    return {"string": "string", "bool": "bool", "map": "map", "any": "any"}[kind]
+
+
+def _filter(patterns: list[str] | None) -> Callable[[str], bool] | None:
+    if patterns is None or ("*" in patterns and not any(p.startswith("!") for p in patterns)):
+        return None
+    return _matcher(patterns)
+
+
+def compile_packs(
+    packs: Sequence[LoadedPack],
+    engine: CelEngine,
+    aliases: AliasTable,
+    checker: Checker | None = None,
+) -> tuple[list[CompiledPack], list[Diagnostic], AliasTable]:
+    """Compile packs; returns (compiled packs, diagnostics, alias table with pack aliases).
+
+    Packs with errors are left out of the first list; callers that enforce must
+    refuse to start when any diagnostic is an error.
+    """
+    checker = checker or Checker()
+    diagnostics: list[Diagnostic] = []
+    names: dict[str, LoadedPack] = {}
+    table = aliases
+    for loaded in packs:
+        first = names.get(loaded.name)
+        if first is not None:
+            mark = loaded.model.mark("name")
+            diagnostics.append(
+                Diagnostic(
+                    str(loaded.path),
+                    mark.line,
+                    mark.col,
+                    "error",
+                    "duplicate-pack",
+                    f"pack name {loaded.name!r} is already used by {first.path}",
+                )
+            )
+            continue
+        names[loaded.name] = loaded
+        try:
+            table = table.extend(loaded.model.aliases)
+        except AliasConflictError as exc:
+            mark = loaded.model.mark("aliases")
+            diagnostics.append(
+                Diagnostic(
+                    str(loaded.path), mark.line, mark.col, "error", "alias-conflict", str(exc)
+                )
+            )
+    compiled: list[CompiledPack] = []
+    for loaded in names.values():
+        compiler = _Compiler(loaded, engine, checker, table)
+        pack = compiler.compile()
+        diagnostics.extend(compiler.diagnostics)
+        if pack is not None:
+            compiled.append(pack)
+    return compiled, diagnostics, table

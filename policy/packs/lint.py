@@ -1,0 +1,276 @@
+"""`policy check`: everything that stops a pack from loading, plus lint.
+
+Errors (exit 1): YAML and schema errors, CEL syntax and type errors at the
+expression's own line:col, undeclared variables, non-bool conditions, duplicate
+ids, actions used at the wrong point, regexes that do not compile.
+
+Warnings (errors with `--strict`): rules no call can reach, tool names and globs
+that match no known tool, respond rules that skip an approval another pack asks for.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from os import PathLike
+
+from policy.aliases import DEFAULT_ALIASES, AliasTable
+from policy.packs.cel import Checker, get_engine
+from policy.packs.compile import STRENGTH, CompiledPack, CompiledRule, compile_packs, is_glob
+from policy.packs.diagnostics import Diagnostic
+from policy.packs.load import LoadedPack, read_packs
+
+__all__ = ["CheckReport", "check_paths", "lint"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    files: list[str]
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")
+
+
+def check_paths(
+    paths: Iterable[str | PathLike[str]],
+    *,
+    cel_engine: str = "cel-expr-python",
+    aliases: AliasTable = DEFAULT_ALIASES,
+) -> CheckReport:
+    """Load, compile and lint every pack under `paths` (PackError if a path is missing)."""
+    loaded, diagnostics = read_packs(paths)
+    files = sorted({str(p.path) for p in loaded} | {d.path for d in diagnostics})
+    compiled, problems, table = compile_packs(loaded, get_engine(cel_engine), aliases, Checker())
+    diagnostics.extend(problems)
+    diagnostics.extend(lint(loaded, compiled, table))
+    return CheckReport(files, sorted(set(diagnostics)))
+
+
+# ----------------------------------------------------------------------- lint
+
+
+def lint(
+    loaded: Sequence[LoadedPack], compiled: Sequence[CompiledPack], aliases: AliasTable
+) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for source in loaded:
+        out.extend(_regexes(source))
+    for pack in compiled:
+        out.extend(_unreachable(pack))
+        out.extend(_unknown_tools(pack, aliases))
+    out.extend(_respond_bypass(compiled))
+    return out
+
+
+def _at(
+    rule: CompiledRule, code: str, message: str, severity: str = "warning", field: str = "id"
+) -> Diagnostic:
+    mark = rule.model.mark(field)
+    return Diagnostic(rule.model.source, mark.line, mark.col, severity, code, message)  # type: ignore[arg-type]
+
+
+# -- unreachable rules
+
+
+def _covers(outer: Sequence[str] | None, inner: Sequence[str] | None) -> bool:
+    """True when every name `inner` admits is admitted by `outer` (None = everything)."""
+    if outer is None or ("*" in outer and not any(p.startswith("!") for p in outer)):
+        return True
+    if inner is None:
+        return False
+    if any(p.startswith("!") for p in (*outer, *inner)):
+        return list(outer) == list(inner)
+    from wcmatch import fnmatch as wfnmatch
+
+    for pattern in inner:
+        if is_glob(pattern):
+            if pattern not in outer:
+                return False
+        elif not wfnmatch.fnmatch(pattern, list(outer), flags=wfnmatch.BRACE):
+            return False
+    return True
+
+
+def _dominated(later: CompiledRule, earlier: CompiledRule) -> bool:
+    """Can `earlier`, matching every call `later` sees, keep `later` from ever acting?"""
+    if later.action == "log" or later.audit or earlier.audit or earlier.action == "log":
+        return False
+    if later.action == "allow":
+        return earlier.strength >= STRENGTH["ask"]
+    if earlier.strength > later.strength:
+        return True
+    return (
+        earlier.strength == later.strength
+        and earlier.index < later.index
+        and earlier.action in ("deny", "respond", "abort_turn", "hard_abort")
+    )
+
+
+def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    rules = pack.rules
+    for later in rules:
+        for earlier in rules:
+            if earlier is later or earlier.point != later.point or earlier.condition is not None:
+                continue
+            if not _dominated(later, earlier):
+                continue
+            scopes = (
+                (earlier.tools, later.tools),
+                (earlier.model.senders, later.model.senders),
+                (earlier.model.channels, later.model.channels),
+                (earlier.model.sessions, later.model.sessions),
+            )
+            if all(_covers(outer, inner) for outer, inner in scopes):
+                line = earlier.model.mark("id").line
+                out.append(
+                    _at(
+                        later,
+                        "unreachable-rule",
+                        f"rule {later.id!r} can never act: rule {earlier.id!r} (line {line}) "
+                        f"always matches first with {earlier.action!r} on all of its calls",
+                    )
+                )
+                break
+    return out
+
+
+# -- tool names
+
+
+def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
+    known = sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
+    out: list[Diagnostic] = []
+    for rule in pack.rules:
+        for index, pattern in enumerate(rule.model.tools or ()):
+            if pattern == "*":
+                continue
+            if is_glob(pattern):
+                from wcmatch import fnmatch as wfnmatch
+
+                flags = wfnmatch.BRACE | wfnmatch.NEGATE
+                if any(wfnmatch.fnmatch(name, pattern, flags=flags) for name in known):
+                    continue
+                message = f"tool glob {pattern!r} matches no known tool or alias"
+            else:
+                if aliases.knows(pattern):
+                    continue
+                guess = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
+                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+                message = (
+                    f"tool {pattern!r} is no known tool or alias{hint}; declare custom tools "
+                    f"in the pack's aliases (e.g. `aliases: {{{pattern}: {pattern}}}`)"
+                )
+            mark = rule.model.mark("tools", index)
+            out.append(
+                Diagnostic(
+                    rule.model.source, mark.line, mark.col, "warning", "unknown-tool", message
+                )
+            )
+    return out
+
+
+# -- regexes
+
+_REGEX_CALL = re.compile(
+    r"""(?P<call>\.matches|\bmatches|\bregex\.replace)\s*\(\s*(?:[^,()"']+,\s*)?"""
+    r"""(?P<raw>[rR]?)(?P<lit>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+)
+_RE2_UNSUPPORTED = re.compile(r"\(\?[=!]|\(\?<[=!]|\\[1-9]")
+
+
+def _decode(literal: str, raw: bool) -> str:
+    body = literal[1:-1]
+    if raw:
+        return body
+    try:
+        return codecs.decode(body, "unicode_escape")
+    except UnicodeDecodeError:
+        return body
+
+
+def _regexes(pack: LoadedPack) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    doc = pack.doc
+    model = pack.model
+    for index, rule in enumerate(model.rules):
+        sources: list[tuple[tuple[str | int, ...], str]] = []
+        if rule.when:
+            sources.append((("rules", index, "when"), rule.when))
+        if rule.message_expr:
+            sources.append((("rules", index, "message_expr"), rule.message_expr))
+        for target, src in (rule.set_ or {}).items():
+            sources.append((("rules", index, "set", target), src))
+        for name, src in (rule.respond or {}).items():
+            sources.append((("rules", index, "respond", name), src))
+        for path, source in sources:
+            for match in _REGEX_CALL.finditer(source):
+                pattern = _decode(match["lit"], bool(match["raw"]))
+                problem = None
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    problem = f"regular expression {pattern!r} does not compile: {exc}"
+                if problem is None and match["call"] != "regex.replace":
+                    unsupported = _RE2_UNSUPPORTED.search(pattern)
+                    if unsupported:
+                        problem = (
+                            f"regular expression {pattern!r} uses {unsupported.group(0)!r}, "
+                            "which RE2 (CEL's matches) does not support"
+                        )
+                if problem:
+                    offset = match.start("lit")
+                    line = source.count("\n", 0, offset) + 1
+                    col = offset - (source.rfind("\n", 0, offset) + 1) + 1
+                    mark = doc.locate(path, line, col) or doc.mark(path)
+                    where = (mark.line, mark.col) if mark else (1, 1)
+                    out.append(
+                        Diagnostic(doc.source, where[0], where[1], "error", "bad-regex", problem)
+                    )
+    return out
+
+
+# -- respond bypassing approval
+
+
+def _respond_bypass(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
+    """A respond rule ends the chain; an `ask` in a pack that runs later never sees the call."""
+    order = sorted(packs, key=lambda p: (p.priority, p.name))
+    out: list[Diagnostic] = []
+    for position, pack in enumerate(order):
+        later = order[position + 1 :]
+        for rule in pack.rules:
+            if rule.action != "respond" or rule.audit:
+                continue
+            for other in later:
+                asking = next(
+                    (
+                        r
+                        for r in other.rules
+                        if r.action == "ask"
+                        and r.point == "before_tool"
+                        and (_covers(r.tools, rule.tools) or _covers(rule.tools, r.tools))
+                    ),
+                    None,
+                )
+                if asking is not None:
+                    out.append(
+                        _at(
+                            rule,
+                            "respond-bypasses-approval",
+                            f"respond rule {rule.id!r} answers calls that rule "
+                            f"{asking.full_id!r} sends to approval; {pack.pack_name} runs "
+                            "first, so approval is skipped",
+                        )
+                    )
+                    break
+    return out

@@ -1,0 +1,195 @@
+"""The rule-pack format (apiVersion `hookpolicy/v1`, kind `RulePack`) as pydantic models.
+
+Models are strict (a string where a list belongs is an error, not a one-item
+list), forbid unknown keys, and remember where in the YAML file they came from:
+`node.mark("when")` is the line:col of that field's value, so errors found later
+(CEL, lint) point at the right place.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator
+
+from policy._yaml import Mark, PathKey, YamlDocument
+
+__all__ = [
+    "ACTION_POINTS",
+    "RULE_POINTS",
+    "SET_TARGETS",
+    "Expect",
+    "Node",
+    "PackTest",
+    "Rule",
+    "RulePack",
+    "attach_sources",
+]
+
+RulePoint = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt"]
+RuleAction = Literal["allow", "deny", "ask", "modify", "respond", "abort_turn", "hard_abort", "log"]
+RULE_POINTS: tuple[str, ...] = (
+    "before_tool",
+    "after_tool",
+    "before_llm",
+    "after_llm",
+    "user_prompt",
+)
+
+#: Where each rule action may be used.
+ACTION_POINTS: dict[str, frozenset[str]] = {
+    "allow": frozenset({"before_tool"}),
+    "deny": frozenset({"before_tool"}),
+    "ask": frozenset({"before_tool"}),
+    "respond": frozenset({"before_tool"}),
+    "modify": frozenset(RULE_POINTS),
+    "abort_turn": frozenset(RULE_POINTS),
+    "hard_abort": frozenset(RULE_POINTS),
+    "log": frozenset(RULE_POINTS),
+}
+
+#: `set:` targets per point: a path prefix and the type the value must have.
+#: A trailing `.*` accepts any key below (`args.command`, `args.env.PATH`).
+SET_TARGETS: dict[str, dict[str, str]] = {
+    "before_tool": {"args": "map", "args.*": "any"},
+    "after_tool": {
+        "result.for_llm": "string",
+        "result.for_user": "string",
+        "result.is_error": "bool",
+        "result.silent": "bool",
+    },
+    "before_llm": {"request.model": "string", "request.options": "map", "request.options.*": "any"},
+    "after_llm": {"response.content": "string", "response.reasoning": "string"},
+    "user_prompt": {"prompt": "string"},
+}
+
+RESPOND_FIELDS: dict[str, str] = {
+    "for_llm": "string",
+    "for_user": "string",
+    "is_error": "bool",
+    "silent": "bool",
+}
+
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=100)]
+RuleId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
+Pattern = Annotated[str, StringConstraints(min_length=1)]
+
+
+class Node(BaseModel):
+    """Base of every pack model: strict, closed, and aware of its source position."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+    _doc: YamlDocument | None = PrivateAttr(default=None)
+    _path: PathKey = PrivateAttr(default=())
+
+    @property
+    def path(self) -> PathKey:
+        return self._path
+
+    @property
+    def source(self) -> str:
+        return self._doc.source if self._doc is not None else "<memory>"
+
+    def mark(self, *field: str | int) -> Mark:
+        """Position of this node, or of one of its fields' values."""
+        if self._doc is None:
+            return Mark(1, 1)
+        return self._doc.mark((*self._path, *field)) or Mark(1, 1)
+
+    def key_mark(self, field: str) -> Mark:
+        if self._doc is None:
+            return Mark(1, 1)
+        return self._doc.key_mark((*self._path, field)) or self.mark()
+
+
+class Expect(Node):
+    """What a pack test expects of the decision."""
+
+    action: (
+        Literal["allow", "deny", "ask", "modify", "respond", "abort_turn", "hard_abort", "continue"]
+        | None
+    ) = None
+    rule: str | None = None
+    rules: list[str] | None = None
+    approval: bool | None = None
+    reason: str | None = None
+    args: dict[str, Any] | None = None
+    result: str | None = None  # text the final tool result (for_llm) must contain
+
+
+class PackTest(Node):
+    """One test case of a pack (run by `policy test`)."""
+
+    name: Annotated[str, StringConstraints(min_length=1)]
+    on: RulePoint = "before_tool"
+    call: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    request: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
+    prompt: dict[str, Any] | None = None
+    expect: Expect
+
+
+class Rule(Node):
+    """One rule: filters, a CEL condition, and the action taken when it holds."""
+
+    id: RuleId
+    on: RulePoint = "before_tool"
+    tools: list[Pattern] | None = None
+    senders: list[Pattern] | None = None
+    channels: list[Pattern] | None = None
+    sessions: list[Pattern] | None = None
+    when: str | None = None
+    action: RuleAction
+    message: str = ""
+    message_expr: str | None = None
+    set_: dict[str, str] | None = Field(default=None, alias="set")
+    respond: dict[str, str] | None = None
+    enforcement: Literal["enforce", "audit"] | None = None
+
+
+class RulePack(Node):
+    """A whole pack file."""
+
+    api_version: Literal["hookpolicy/v1"] = Field(alias="apiVersion")
+    kind: Literal["RulePack"]
+    name: Name
+    revision: str = ""
+    priority: int = 100
+    enforcement: Literal["enforce", "audit"] = "enforce"
+    on_error: Literal["deny", "skip"] = "deny"
+    variables: dict[Identifier, str] = Field(default_factory=dict)
+    aliases: dict[Pattern, Pattern] = Field(default_factory=dict)
+    builtins: dict[str, Any] = Field(default_factory=dict)
+    rules: list[Rule] = Field(default_factory=list)
+    tests: list[PackTest] = Field(default_factory=list)
+
+    @field_validator("revision", mode="before")
+    @classmethod
+    def _revision_text(cls, value: Any) -> Any:
+        # `revision: 2026-11-30` unquoted is a YAML date; it is meant as text.
+        if isinstance(value, _dt.date | int) and not isinstance(value, bool):
+            return value.isoformat() if isinstance(value, _dt.date) else str(value)
+        return value
+
+
+def attach_sources(pack: RulePack, doc: YamlDocument) -> None:
+    """Tell every node of `pack` where it sits in `doc`."""
+
+    def attach(node: Node, path: PathKey) -> None:
+        node._doc = doc
+        node._path = path
+        for name, field in type(node).model_fields.items():
+            key = field.alias or name
+            value = getattr(node, name)
+            if isinstance(value, Node):
+                attach(value, (*path, key))
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, Node):
+                        attach(item, (*path, key, index))
+
+    attach(pack, ())
