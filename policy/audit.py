@@ -14,6 +14,7 @@ them verbatim instead. The args digest is always of the real arguments.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import logging
 import os
 import re
@@ -116,19 +117,13 @@ def mask_args(args: Mapping[str, Any]) -> dict[str, Any]:
     return masked
 
 
-_id_lock = threading.Lock()
-_id_last = 0
+_id_counter = itertools.count()
+_id_prefix = os.urandom(3).hex()
 
 
 def new_decision_id() -> str:
-    """Time-ordered and unique in this process: 16 hex digits of ns, 8 random."""
-    global _id_last
-    now = time.time_ns()
-    with _id_lock:
-        if now <= _id_last:
-            now = _id_last + 1
-        _id_last = now
-    return f"{now:016x}{os.urandom(4).hex()}"
+    """Time-ordered, unique: ns timestamp, a per-process random prefix, a counter."""
+    return f"{time.time_ns():016x}{_id_prefix}{next(_id_counter) & 0xFFFFFF:06x}"
 
 
 def _fallback(value: Any) -> Any:

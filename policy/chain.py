@@ -370,6 +370,8 @@ def intercept_plan(
             continue
         if decision.rule_ids:
             rule_ids.extend(decision.rule_ids)
+        if decision.ignored:
+            ignored.extend(decision.ignored)
         if would is None and decision.would_action is not None:
             would = Action(decision.would_action)
         if action not in TERMINAL:
@@ -397,6 +399,7 @@ def intercept_plan(
             rule_ids=tuple(rule_ids),
             hook=reg.name,
             would_action=would,
+            failure=decision.failure,
             ignored=tuple(ignored),
             **fields,
         )

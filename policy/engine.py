@@ -293,7 +293,8 @@ class Engine:
             extra={"decision_id": new_decision_id()},
         )
 
-    def _after_before_tool(self, decision: Decision, start: int) -> Decision:
+    def _with_approvers(self, decision: Decision) -> Decision:
+        """needs_approval also when an approver in the chain covers the final call."""
         final_call = decision.call
         assert final_call is not None
         if (
@@ -302,7 +303,12 @@ class Engine:
             and approvers_for(self._chain.snapshot, final_call)
         ):
             decision = dataclasses.replace(decision, needs_approval=True)
-        return self._logged(HookPoint.BEFORE_TOOL, decision, final_call, start)
+        return decision
+
+    def _decide_before_tool(self, call: ToolCall) -> Decision:
+        """The decision alone, without the log line (benchmarks measure this part)."""
+        plan = self._before_tool_plan(self._canonical(call))
+        return self._with_approvers(self._invoker.drive(plan))
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -312,14 +318,15 @@ class Engine:
         """
         start = time.perf_counter_ns()
         self._check_open()
-        decision = self._invoker.drive(self._before_tool_plan(self._canonical(call)))
-        return self._after_before_tool(decision, start)
+        decision = self._decide_before_tool(call)
+        return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
 
     async def abefore_tool(self, call: ToolCall) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
-        decision = await self._invoker.adrive(self._before_tool_plan(self._canonical(call)))
-        return self._after_before_tool(decision, start)
+        plan = self._before_tool_plan(self._canonical(call))
+        decision = self._with_approvers(await self._invoker.adrive(plan))
+        return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
 
     def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
         return approval_plan(self._chain.snapshot, call, timeout, self._timeouts.approval, required)

@@ -32,9 +32,11 @@ from typing import Any, NamedTuple
 
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
+from policy.model import FrozenDict
 
 __all__ = [
     "ENGINES",
+    "FUNCTION_NAMES",
     "VARIABLES_AT",
     "CelCompileError",
     "CelEngine",
@@ -144,16 +146,90 @@ def fn_regex_replace(value: str, pattern: str, replacement: str) -> str:
     return _regex(pattern).sub(replacement, value)
 
 
-# (name, parameter types, return type, implementation)
-_FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any]], ...] = (
-    ("glob", ("string", "string"), "bool", fn_glob),
-    ("path.normalize", ("string",), "string", fn_path_normalize),
-    ("path.within", ("string", "string"), "bool", fn_path_within),
-    ("shell.commands", ("string",), "list_of_maps", fn_shell_commands),
-    ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution),
-    ("shell.parse_error", ("string",), "string", fn_shell_parse_error),
-    ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace),
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def fn_lower_ascii(value: str) -> str:
+    return value.translate(_ASCII_LOWER)
+
+
+def fn_upper_ascii(value: str) -> str:
+    return value.translate(_ASCII_UPPER)
+
+
+def fn_trim(value: str) -> str:
+    return value.strip()
+
+
+def fn_split(value: str, separator: str, limit: int = -1) -> list[str]:
+    if limit == 0:
+        return []
+    if separator == "":
+        parts = list(value)
+        return parts if limit < 0 else [*parts[: limit - 1], "".join(parts[limit - 1 :])]
+    return value.split(separator, limit - 1 if limit > 0 else -1)
+
+
+def fn_replace(value: str, old: str, new: str, limit: int = -1) -> str:
+    return value.replace(old, new, limit)
+
+
+def fn_substring(value: str, start: int, end: int | None = None) -> str:
+    stop = len(value) if end is None else end
+    if start < 0 or stop < start or stop > len(value):
+        raise ValueError(f"substring({start}, {stop}) out of range for a string of {len(value)}")
+    return value[start:stop]
+
+
+def fn_index_of(value: str, needle: str) -> int:
+    return value.find(needle)
+
+
+def fn_last_index_of(value: str, needle: str) -> int:
+    return value.rfind(needle)
+
+
+def fn_char_at(value: str, index: int) -> str:
+    if index < 0 or index > len(value):
+        raise ValueError(f"charAt({index}) out of range for a string of {len(value)}")
+    return value[index : index + 1]
+
+
+def fn_join(values: list[str], separator: str = "") -> str:
+    return separator.join(values)
+
+
+# (name, parameter types, return type, implementation, member function?)
+# Member functions take their receiver as the first parameter. The string helpers
+# mirror cel-go's strings extension; both engines get these same implementations,
+# so no expression can mean one thing on one engine and another on the other.
+_FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ...] = (
+    ("glob", ("string", "string"), "bool", fn_glob, False),
+    ("path.normalize", ("string",), "string", fn_path_normalize, False),
+    ("path.within", ("string", "string"), "bool", fn_path_within, False),
+    ("shell.commands", ("string",), "list_of_maps", fn_shell_commands, False),
+    ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
+    ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
+    ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace, False),
+    ("lowerAscii", ("string",), "string", fn_lower_ascii, True),
+    ("upperAscii", ("string",), "string", fn_upper_ascii, True),
+    ("trim", ("string",), "string", fn_trim, True),
+    ("split", ("string", "string"), "list_of_strings", fn_split, True),
+    ("split", ("string", "string", "int"), "list_of_strings", fn_split, True),
+    ("replace", ("string", "string", "string"), "string", fn_replace, True),
+    ("replace", ("string", "string", "string", "int"), "string", fn_replace, True),
+    ("substring", ("string", "int"), "string", fn_substring, True),
+    ("substring", ("string", "int", "int"), "string", fn_substring, True),
+    ("indexOf", ("string", "string"), "int", fn_index_of, True),
+    ("lastIndexOf", ("string", "string"), "int", fn_last_index_of, True),
+    ("charAt", ("string", "int"), "string", fn_char_at, True),
+    ("join", ("list_of_strings",), "string", fn_join, True),
+    ("join", ("list_of_strings", "string"), "string", fn_join, True),
 )
+
+#: Names of the custom functions, for documentation and lint.
+FUNCTION_NAMES = tuple(dict.fromkeys(name for name, *_ in _FUNCTIONS))
 
 
 def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
@@ -231,21 +307,21 @@ class _ExprEnvs:
             "duration": t.DURATION,
             "bool": t.BOOL,
             "list_of_maps": t.List(t.Map(t.STRING, t.DYN)),
+            "list_of_strings": t.List(t.STRING),
+            "int": t.INT,
         }
-        decls = [
-            cel.FunctionDecl(
-                name,
-                [
-                    cel.Overload(
-                        f"{name.replace('.', '_')}_{'_'.join(params)}",
-                        types[ret],
-                        [types[p] for p in params],
-                        impl=impl,
-                    )
-                ],
+        overloads: dict[str, list[Any]] = {}
+        for name, params, ret, impl, member in _FUNCTIONS:
+            overloads.setdefault(name, []).append(
+                cel.Overload(
+                    f"{name.replace('.', '_')}_{'_'.join(params)}",
+                    types[ret],
+                    [types[p] for p in params],
+                    is_member=member,
+                    impl=impl,
+                )
             )
-            for name, params, ret, impl in _FUNCTIONS
-        ]
+        decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
         self.envs = {
             point: cel.NewEnv(
                 variables={name: types[kind] for name, kind in variables.items()},
@@ -276,15 +352,21 @@ def _expr_envs() -> _ExprEnvs:
     return _ExprEnvs()
 
 
+_PLAIN = frozenset({str, bool, int, float, type(None)})
+
+
 def _to_expr_value(value: Any) -> Any:
-    """cel-expr-python takes dict subclasses but only plain lists (not tuples)."""
-    if isinstance(value, str | bool | int | float) or value is None:
+    """cel-expr-python takes plain dicts and lists only (no tuples, no subclasses
+    below the top level), so frozen values are copied into plain ones."""
+    kind = type(value)
+    if kind in _PLAIN:
         return value
-    if isinstance(value, Mapping):
-        if all(isinstance(v, str | bool | int | float) or v is None for v in value.values()):
-            return value
-        return {str(k): _to_expr_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
+        for item in value.values():
+            if type(item) not in _PLAIN:
+                return {str(k): _to_expr_value(v) for k, v in value.items()}
+        return dict(value)
+    if kind is tuple or kind is list:
         return [_to_expr_value(v) for v in value]
     return value
 
@@ -312,16 +394,16 @@ class _ExprProgram(CelProgram):
         self._singles: list[Any] | None = None
         self._lock = threading.Lock()
 
-    def _activation(self, data: Mapping[str, Any]) -> Any:
-        return self._env.Activation({k: _to_expr_value(v) for k, v in data.items()})
-
     def run(self, data: Mapping[str, Any]) -> list[Any]:
-        activation = self._activation(data)
-        value = self._program.eval(activation)
-        if value.type() != self._envs.error_type:
-            result: list[Any] = value.plain_value()
+        converted = {k: _to_expr_value(v) for k, v in data.items()}
+        # The program is a list literal: a list back means success. An error comes
+        # back as a Value of type ERROR whose plain value is its message (a str),
+        # which must never be read as a result.
+        result = self._program.eval(data=converted).plain_value()
+        if type(result) is list:
             return result
         # Some expression failed: evaluate each alone to say which.
+        activation = self._env.Activation(converted)
         return [self._run_single(i, activation) for i in range(len(self._exprs))]
 
     def _run_single(self, index: int, activation: Any) -> Any:
@@ -334,14 +416,13 @@ class _ExprProgram(CelProgram):
         program = singles[index]
         if program is None:
             layers = self._expr_layers[index] if self._expr_layers is not None else []
-            program = self._envs.compile(
-                self._point, _var_layers_source(layers, self._exprs[index])
-            )
+            source = _var_layers_source(layers, f"[({self._exprs[index]})]")
+            program = self._envs.compile(self._point, source)
             singles[index] = program
-        value = program.eval(activation)
-        if value.type() == self._envs.error_type:
-            return CelEvalError(str(value.value()))
-        return value.plain_value()
+        value = program.eval(activation).plain_value()
+        if type(value) is list:
+            return value[0]
+        return CelEvalError(str(value))
 
 
 class ExprEngine(CelEngine):
@@ -387,16 +468,32 @@ class _PyRuntime:
         self.env = celpy.Environment()
         self.functions: dict[str, Callable[..., Any]] = {"glob": self._wrap(fn_glob)}
         by_namespace: dict[str, dict[str, Callable[..., Any]]] = {}
-        for name, _params, _ret, impl in _FUNCTIONS:
-            if "." in name:
-                namespace, member = name.split(".", 1)
-                by_namespace.setdefault(member, {})[namespace] = impl
-        for member, impls in by_namespace.items():
-            self.functions[member] = self._dispatch(member, impls)
+        members: dict[str, Callable[..., Any]] = {}
+        for name, _params, _ret, impl, member in _FUNCTIONS:
+            if member:
+                members[name] = impl
+            elif "." in name:
+                namespace, function = name.split(".", 1)
+                by_namespace.setdefault(function, {})[namespace] = impl
+        for name in {*by_namespace, *members}:
+            self.functions[name] = self._dispatch(
+                name, by_namespace.get(name, {}), members.get(name)
+            )
+        self.functions["string"] = self._string
         self.namespaces = {
             ns: celtypes.MapType({celtypes.StringType("__namespace__"): celtypes.StringType(ns)})
             for ns in ("shell", "path", "regex")
         }
+
+    def _string(self, value: Any) -> Any:
+        """cel-python's string() gives 'True' for true and 'None' for null; CEL says
+        'true', and no string(null) overload exists."""
+        celtypes = self.celtypes
+        if isinstance(value, celtypes.BoolType):
+            return celtypes.StringType("true" if value else "false")
+        if value is None or isinstance(value, celtypes.NullType):
+            raise TypeError("no matching overload for string(null)")
+        return celtypes.StringType(value)
 
     def _wrap(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
@@ -404,16 +501,26 @@ class _PyRuntime:
 
         return call
 
-    def _dispatch(self, member: str, impls: Mapping[str, Callable[..., Any]]) -> Callable[..., Any]:
+    def _dispatch(
+        self,
+        name: str,
+        namespaced: Mapping[str, Callable[..., Any]],
+        member: Callable[..., Any] | None,
+    ) -> Callable[..., Any]:
+        """cel-python sees `shell.commands(x)` and `s.split(",")` alike: a member
+        call on the receiver. A namespace marker tells the two apart."""
+        celtypes = self.celtypes
+        marker_key = celtypes.StringType("__namespace__")
+
         def call(target: Any, *args: Any) -> Any:
-            namespace = None
-            if isinstance(target, self.celtypes.MapType):
-                marker = target.get(self.celtypes.StringType("__namespace__"))
-                namespace = str(marker) if marker is not None else None
-            impl = impls.get(namespace or "")
-            if impl is None:
-                raise TypeError(f"no function {member}() on {type(target).__name__}")
-            return self.to_cel(impl(*(self.to_python(a) for a in args)))
+            if isinstance(target, celtypes.MapType) and marker_key in target:
+                impl = namespaced.get(str(target[marker_key]))
+                if impl is None:
+                    raise TypeError(f"no function {target[marker_key]}.{name}()")
+                return self.to_cel(impl(*(self.to_python(a) for a in args)))
+            if member is None:
+                raise TypeError(f"no function {name}() on {type(target).__name__}")
+            return self.to_cel(member(self.to_python(target), *(self.to_python(a) for a in args)))
 
         return call
 

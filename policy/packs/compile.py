@@ -136,18 +136,17 @@ class CompiledRule:
     var_deps: frozenset[str]
     model: Rule
     programs: dict[str, CelProgram] = field(default_factory=dict)
+    # Derived once: read on every decision.
+    full_id: str = field(init=False)
+    strength: int = field(init=False)
+    filtered: bool = field(init=False)
 
-    @property
-    def full_id(self) -> str:
-        return f"{self.pack}/{self.id}"
-
-    @property
-    def strength(self) -> int:
-        return STRENGTH[self.action]
-
-    @property
-    def filtered(self) -> bool:
-        return self.senders is not None or self.channels is not None or self.sessions is not None
+    def __post_init__(self) -> None:
+        self.full_id = f"{self.pack}/{self.id}"
+        self.strength = STRENGTH[self.action]
+        self.filtered = not (
+            self.senders is None and self.channels is None and self.sessions is None
+        )
 
     def admits(self, subject: Any) -> bool:
         if self.senders is not None and not self.senders(subject.sender):
@@ -389,71 +388,70 @@ class CompiledPack:
         matched: list[CompiledRule],
         failed: list[tuple[CompiledRule, str]],
     ) -> Decision | None:
+        # One pass: the strongest enforced action and its rules, audit-mode and log rules.
+        winners: list[CompiledRule] = []
+        strength = 0
+        allowed = False
+        audit_ids: list[str] = []
+        audit_top: CompiledRule | None = None
+        logged: list[str] = []
+        for rule in matched:
+            if rule.action == "log":
+                logged.append(rule.full_id)
+            elif rule.audit:
+                audit_ids.append(rule.full_id)
+                if audit_top is None or rule.strength > audit_top.strength:
+                    audit_top = rule
+            else:
+                if rule.strength > strength:
+                    strength = rule.strength
+                    winners = [rule]
+                elif rule.strength == strength:
+                    winners.append(rule)
+                allowed = allowed or rule.action == "allow"
+        would = _would_action(point, audit_top.action) if audit_top is not None else None
+        tail = (*audit_ids, *logged)
         notes: list[str] = []
-        errors: list[tuple[CompiledRule, str]] = []
+        blocked = Action.DENY_TOOL if point == "before_tool" else Action.ABORT_TURN
         for rule, message in failed:
             text = f"rule {rule.full_id}: condition failed: {message}"
             log.warning(text)
             if rule.audit or self.on_error == "skip":
                 notes.append(f"{text} (skipped)")
-            else:
-                errors.append((rule, text))
-        enforced = [r for r in matched if not r.audit]
-        audited = [r for r in matched if r.audit and r.action != "log"]
-        logged = [r.full_id for r in matched if r.action == "log"]
-        acting = [r for r in enforced if r.action != "log"]
-        would: Action | None = None
-        if audited:
-            top = max(audited, key=lambda r: r.strength)
-            would = _would_action(point, top.action)
-        audit_ids = [r.full_id for r in audited]
-
-        blocked = Action.DENY_TOOL if point == "before_tool" else Action.ABORT_TURN
-        strength = max((r.strength for r in acting), default=0)
-        if errors and STRENGTH["deny"] >= strength:
-            # A condition that cannot be evaluated denies (on_error: deny).
-            rule, text = errors[0]
-            return Decision(
-                blocked,
-                text,
-                rule_ids=(rule.full_id, *audit_ids, *logged),
-                would_action=would,
-                failure="cel",
-                ignored=tuple(notes),
-            )
-        if not acting:
-            if not (audit_ids or logged or notes):
+            elif strength <= STRENGTH["deny"]:
+                # A condition that cannot be evaluated denies (on_error: deny).
+                return Decision(
+                    blocked,
+                    text,
+                    rule_ids=(rule.full_id, *tail),
+                    would_action=would,
+                    failure="cel",
+                    ignored=tuple(notes),
+                )
+        if not winners:
+            if not (tail or notes):
                 return None
             return Decision(
-                Action.CONTINUE,
-                rule_ids=(*audit_ids, *logged),
-                would_action=would,
-                ignored=tuple(notes),
+                Action.CONTINUE, rule_ids=tail, would_action=would, ignored=tuple(notes)
             )
-        winners = [r for r in acting if r.strength == strength]
         top = winners[0]
-        ids = [r.full_id for r in winners]
-        reason = self._message(top, subject, payload, notes)
-        tail = (*audit_ids, *logged)
-        if top.action in ("hard_abort", "abort_turn", "deny"):
+        ids = (*(r.full_id for r in winners), *tail)
+        reason = self._message(top, subject, payload, notes) if top.message_expr else top.message
+        action = top.action
+        if action in ("hard_abort", "abort_turn", "deny"):
             return Decision(
-                _TO_ACTION[top.action],
-                reason,
-                rule_ids=(*ids, *tail),
-                would_action=would,
-                ignored=tuple(notes),
+                _TO_ACTION[action], reason, rule_ids=ids, would_action=would, ignored=tuple(notes)
             )
-        if top.action == "ask":
+        if action == "ask":
             return Decision(
                 Action.CONTINUE,
                 reason,
-                rule_ids=(*ids, *tail),
+                rule_ids=ids,
                 needs_approval=True,
                 would_action=would,
                 ignored=tuple(notes),
             )
-        allowed = any(r.action == "allow" for r in acting)
-        if top.action == "respond":
+        if action == "respond":
             try:
                 result = self._respond_result(top, subject, payload)
             except _RuleError as exc:
@@ -462,12 +460,12 @@ class CompiledPack:
                 Action.RESPOND,
                 reason,
                 result=result,
-                rule_ids=(*ids, *tail),
+                rule_ids=ids,
                 would_action=would,
                 ignored=tuple(notes),
                 allowed=allowed,
             )
-        if top.action == "modify":
+        if action == "modify":
             try:
                 new = self._apply_sets(point, winners, subject, payload)
             except _RuleError as exc:
@@ -476,7 +474,7 @@ class CompiledPack:
             return Decision(
                 Action.MODIFY,
                 reason,
-                rule_ids=(*ids, *tail),
+                rule_ids=ids,
                 would_action=would,
                 ignored=tuple(notes),
                 allowed=allowed,
@@ -485,7 +483,7 @@ class CompiledPack:
         return Decision(
             Action.CONTINUE,
             reason,
-            rule_ids=(*ids, *tail),
+            rule_ids=ids,
             would_action=would,
             ignored=tuple(notes),
             allowed=True,

@@ -1,0 +1,135 @@
+"""Decision cost as rule packs grow: 10, 100, 1,000 and 10,000 rules.
+
+    .venv/bin/python tests/bench/bench_packs.py [--calls N] [--cel-engine NAME]
+
+Each generated pack has rules on distinct tools (`tool_00042`, ...) plus a handful
+of rules on `bash`, some of which match the measured call (`bash`, `ls -la`), so
+the cost should follow the rules that can apply, not the pack's size.
+
+Rows: `decide` is the chain and packs alone (what DESIGN §9 bounds at 10 µs p50 for
+1,000 rules); `+ log` adds the hash-chained decision-log line written to a file
+(bound: 20 µs p50). The baseline, measured in the same process, is a dict lookup
+plus one precompiled CEL evaluation — the least a rule engine can do per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from policy import Engine, ToolCall
+from policy.packs.cel import get_engine
+from policy.settings import Settings
+
+SIZES = (10, 100, 1000, 10000)
+MATCHING = """
+  - id: deny-rm-root
+    tools: [bash]
+    when: vars.cmd.startsWith("rm ") && vars.cmd.contains(" /")
+    action: deny
+    message: recursive delete of the root is blocked
+  - id: ask-push
+    tools: [bash]
+    when: vars.cmd.startsWith("git push")
+    action: ask
+  - id: allow-readonly
+    tools: [bash]
+    when: vars.cmd.split(" ")[0] in ["ls", "cat", "pwd", "rg"]
+    action: allow
+  - id: log-bash
+    tools: [bash]
+    action: log
+"""
+
+
+def write_pack(directory: Path, size: int) -> Path:
+    lines = [
+        "apiVersion: hookpolicy/v1",
+        "kind: RulePack",
+        f"name: generated-{size}",
+        "variables:",
+        "  cmd: 'has(args.command) ? string(args.command) : \"\"'",
+        "aliases:",
+    ]
+    others = size - 4
+    lines += [f"  tool_{i:05d}: tool_{i:05d}" for i in range(others)]
+    lines.append("rules:")
+    for i in range(others):
+        lines += [
+            f"  - id: rule-{i:05d}",
+            f"    tools: [tool_{i:05d}]",
+            f'    when: has(args.x) && string(args.x).contains("{i}")',
+            "    action: deny",
+        ]
+    path = directory / f"generated-{size}.yaml"
+    path.write_text("\n".join(lines) + "\n" + MATCHING)
+    return path
+
+
+def measure(fn: Callable[[], object], calls: int) -> tuple[float, float]:
+    for _ in range(min(2000, calls)):
+        fn()
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter_ns()
+        fn()
+        samples.append(time.perf_counter_ns() - start)
+    samples.sort()
+    return samples[len(samples) // 2] / 1000, samples[int(len(samples) * 0.99)] / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--cel-engine", default="cel-expr-python")
+    options = parser.parse_args()
+    call = ToolCall(tool="Bash", args={"command": "ls -la"}, sender="alice", session="s1")
+
+    program = get_engine(options.cel_engine).program(
+        "before_tool", ['string(args.command).startsWith("ls")'], []
+    )
+    index = {"bash": program}
+    data = {"args": dict(call.args)}
+    base50, base99 = measure(lambda: index["bash"].run(data), options.calls)
+    print(
+        f"engine {options.cel_engine}; baseline (dict lookup + one CEL evaluation): "
+        f"p50 {base50:.2f} µs, p99 {base99:.2f} µs\n"
+    )
+    print(
+        f"{'rules':>6}  {'load s':>7}  {'decide p50':>10}  {'p99':>7}  {'+ log p50':>9}  {'p99':>7}  "
+        f"{'decide/base':>11}  decision"
+    )
+    first: float | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        for size in SIZES:
+            pack = write_pack(directory, size)
+            started = time.perf_counter()
+            engine = Engine(
+                Settings(
+                    packs=[pack],
+                    audit_path=directory / f"log-{size}",
+                    cel_engine=options.cel_engine,
+                )
+            )
+            load = time.perf_counter() - started
+            decision = engine.before_tool(call)
+            d50, d99 = measure(lambda e=engine: e._decide_before_tool(call), options.calls)  # type: ignore[misc]
+            l50, l99 = measure(lambda e=engine: e.before_tool(call), options.calls)  # type: ignore[misc]
+            engine.close()
+            first = first or d50
+            print(
+                f"{size:>6}  {load:>7.2f}  {d50:>10.2f}  {d99:>7.2f}  {l50:>9.2f}  {l99:>7.2f}  "
+                f"{d50 / base50:>11.1f}  {decision.action.value} {list(decision.rule_ids)}"
+            )
+    assert first is not None
+    print(f"\ngrowth 10 -> 10,000 rules (decide p50): {d50 / first:.2f}x")
+    print(f"python {sys.version.split()[0]}, {options.calls} calls per row")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""One corpus of CEL expressions; both engines must give the expected result."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from policy.packs.cel import Checker, CelEvalError, get_engine
+
+CORPUS = yaml.safe_load((Path(__file__).parent / "cel_corpus.yaml").read_text())["cases"]
+NOW = dt.datetime(2026, 11, 30, 12, 0, 0, tzinfo=dt.UTC)
+DATA: dict[str, Any] = {
+    "tool": "bash",
+    "tool_raw": "Bash",
+    "args": {
+        "command": "sudo rm -rf /tmp/x",
+        "n": 5,
+        "flag": True,
+        "list": ["a", "b"],
+        "nested": {"k": "v"},
+        "path": "/srv/work/../work/a.txt",
+    },
+    "sender": "alice",
+    "channel": "cli",
+    "chat_id": "c1",
+    "session": "s1",
+    "agent": "main",
+    "turn": "t1",
+    "cwd": "/srv/work",
+    "host": "picoclaw",
+    "mode": "supervised",
+    "now": NOW,
+    "result": {"for_llm": "all done", "for_user": "", "is_error": False, "silent": False},
+    "duration": dt.timedelta(seconds=2),
+    "request": {"model": "gpt", "messages": [{"role": "user", "content": "hi"}], "tools": []},
+    "response": {"model": "gpt", "content": "hello there"},
+    "prompt": "Please help",
+}
+
+
+def _layers(expr: str, variables: dict[str, str]) -> list[dict[str, str]]:
+    """The variables `expr` reads (transitively), grouped by dependency depth,
+    as the pack compiler binds them."""
+    from policy.packs.compile import var_references
+
+    needed: set[str] = set()
+    stack = [name for name, _ in var_references(expr)]
+    while stack:
+        name = stack.pop()
+        if name in variables and name not in needed:
+            needed.add(name)
+            stack.extend(n for n, _ in var_references(variables[name]))
+    variables = {name: variables[name] for name in needed}
+    depth: dict[str, int] = {}
+
+    def of(name: str) -> int:
+        if name not in depth:
+            deps = [n for n, _ in var_references(variables[name]) if n in variables]
+            depth[name] = 1 + max((of(d) for d in deps), default=-1)
+        return depth[name]
+
+    layers: list[dict[str, str]] = []
+    for name in sorted(variables, key=of):
+        while len(layers) <= of(name):
+            layers.append({})
+        layers[of(name)][name] = variables[name]
+    return layers
+
+
+def _run(engine_name: str, case: dict[str, Any]) -> Any:
+    point = case.get("point", "before_tool")
+    layers = _layers(case["expr"], case.get("vars", {}))
+    program = get_engine(engine_name).program(point, [case["expr"]], layers, [layers])
+    (value,) = program.run({k: v for k, v in DATA.items() if k in program.needs})
+    return value
+
+
+def test_the_corpus_is_big_enough() -> None:
+    assert len(CORPUS) >= 100
+
+
+@pytest.mark.parametrize("engine_name", ["cel-expr-python", "cel-python"])
+@pytest.mark.parametrize("case", CORPUS, ids=[c["expr"][:60] for c in CORPUS])
+def test_engines_agree_with_the_corpus(engine_name: str, case: dict[str, Any]) -> None:
+    if case["expect"] == "compile_error":
+        pytest.skip("checked by test_compile_errors_are_found_at_load")
+    value = _run(engine_name, case)
+    if case["expect"] == "error":
+        assert isinstance(value, CelEvalError), f"expected an error, got {value!r}"
+    else:
+        assert not isinstance(value, CelEvalError), f"unexpected error: {value}"
+        assert value == case["expect"]
+        assert type(value) is type(case["expect"]) or isinstance(case["expect"], list)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[c["expr"][:60] for c in CORPUS])
+def test_compile_errors_are_found_at_load(case: dict[str, Any]) -> None:
+    """Whatever engine runs, the checker decides what loads: `compile_error` cases
+    never reach an engine, and every other case type-checks."""
+    result = Checker().check(case.get("point", "before_tool"), case["expr"])
+    if case["expect"] == "compile_error":
+        assert result.issues, case["expr"]
+    else:
+        assert result.issues == [], result.issues
+
+
+def test_the_error_value_is_never_read_as_truthy() -> None:
+    """cel-expr-python returns errors as a Value of type ERROR; it must surface as an error."""
+    program = get_engine("cel-expr-python").program("before_tool", ["args.missing == 1"], [])
+    (value,) = program.run({"args": {}})
+    assert isinstance(value, CelEvalError)
+    assert "missing" in str(value)
