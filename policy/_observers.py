@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from policy._invoke import Invoker
-from policy.chain import Registration, Step
+from policy.chain import Registration
 from policy.model import Event
 
 __all__ = ["ObserverDispatcher"]
@@ -68,7 +68,7 @@ class ObserverDispatcher:
             entries, event = item
             for reg, method, coroutine in entries:
                 budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else self._budget
-                _, failure = self._invoker.run(Step(reg, method, (event,), budget, coroutine))
+                _, failure = self._invoker.run((reg, method, (event,), budget, coroutine))
                 if failure is not None:
                     with self._lock:
                         self.failures += 1

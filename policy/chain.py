@@ -104,14 +104,10 @@ class Registration:
             return True
 
 
-class Step(NamedTuple):
-    """One hook invocation a plan asks its driver to perform."""
-
-    registration: Registration
-    method: Callable[..., Any]
-    args: tuple[Any, ...]
-    timeout: float
-    coroutine: bool
+#: One hook invocation a plan asks its driver to perform:
+#: (registration, method, args, budget in seconds, is a coroutine function).
+#: A plain tuple: one is built per hook per call.
+Step = tuple[Registration, Callable[..., Any], tuple[Any, ...], float, bool]
 
 
 #: (value returned by the hook, None) or (None, Failure).
@@ -249,14 +245,18 @@ class _PointSpec(NamedTuple):
     field: str  # Decision attribute carrying this point's payload
     payload_type: type
     fail_action: Action  # what a failing hook under policy "fail" turns into
+    valid: frozenset[Action]
 
 
 _SPECS: dict[HookPoint, _PointSpec] = {
-    HookPoint.BEFORE_TOOL: _PointSpec("call", ToolCall, Action.DENY_TOOL),
-    HookPoint.AFTER_TOOL: _PointSpec("result", ToolResult, Action.ABORT_TURN),
-    HookPoint.BEFORE_LLM: _PointSpec("request", LLMRequest, Action.ABORT_TURN),
-    HookPoint.AFTER_LLM: _PointSpec("response", LLMResponse, Action.ABORT_TURN),
-    HookPoint.USER_PROMPT: _PointSpec("prompt", Prompt, Action.ABORT_TURN),
+    point: _PointSpec(field, payload_type, fail, ACTIONS_AT[point])
+    for point, field, payload_type, fail in (
+        (HookPoint.BEFORE_TOOL, "call", ToolCall, Action.DENY_TOOL),
+        (HookPoint.AFTER_TOOL, "result", ToolResult, Action.ABORT_TURN),
+        (HookPoint.BEFORE_LLM, "request", LLMRequest, Action.ABORT_TURN),
+        (HookPoint.AFTER_LLM, "response", LLMResponse, Action.ABORT_TURN),
+        (HookPoint.USER_PROMPT, "prompt", Prompt, Action.ABORT_TURN),
+    )
 }
 
 Normalizer = Callable[[Any, Any, str], tuple[Any, str | None]]
@@ -274,15 +274,17 @@ def _validate(
             Action.CONTINUE,
             Failure("invalid", f"returned {type(value).__name__}, expected Decision or None"),
         )
-    try:
-        action = Action(value.action)
-    except ValueError:
-        return (
-            None,
-            Action.CONTINUE,
-            Failure("invalid", f"returned unknown action {value.action!r}"),
-        )
-    if action not in ACTIONS_AT[point]:
+    action = value.action
+    if type(action) is not Action:
+        try:
+            action = Action(action)
+        except ValueError:
+            return (
+                None,
+                Action.CONTINUE,
+                Failure("invalid", f"returned unknown action {value.action!r}"),
+            )
+    if action not in spec.valid:
         return (
             None,
             action,
@@ -343,7 +345,7 @@ def intercept_plan(
     modified_by: str | None = None
     for reg, method, coroutine in snapshot.at[point]:
         budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
-        value, failure = yield Step(reg, method, (*context, current), budget, coroutine)
+        value, failure = yield (reg, method, (*context, current), budget, coroutine)
         decision: Decision | None = None
         action = Action.CONTINUE
         if failure is None:
@@ -451,7 +453,7 @@ def approval_plan(
             budget = reg.timeout_ms / 1000
         else:
             budget = default_timeout
-        value, failure = yield Step(reg, method, (call,), budget, coroutine)
+        value, failure = yield (reg, method, (call,), budget, coroutine)
         if failure is None and not isinstance(value, ApprovalDecision):
             failure = Failure(
                 "invalid", f"returned {type(value).__name__}, expected ApprovalDecision"

@@ -132,7 +132,9 @@ def from_dict(cls: type[T], data: Any, where: str = "input") -> T:
 
 
 def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Decision) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
         return to_dict(value)
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -150,13 +152,22 @@ def to_dict(value: Any) -> dict[str, Any]:
         if isinstance(value, Decision | ApprovalDecision)
         else set()
     )
-    for f in dataclasses.fields(value):
-        item = getattr(value, f.name)
-        if f.name not in always:
-            default = f.default if f.default is not dataclasses.MISSING else None
-            if item is None or item == default or (isinstance(item, tuple | Mapping) and not item):
-                continue
-        out[_JSON_NAMES.get(f.name, f.name)] = _jsonable(item)
+    if isinstance(value, Decision):
+        names: list[str] = list(Decision._fields)
+        defaults: dict[str, Any] = dict(Decision._field_defaults)
+    else:
+        fields = dataclasses.fields(value)
+        names = [f.name for f in fields]
+        defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    for name in names:
+        item = getattr(value, name)
+        if name not in always and (
+            item is None
+            or item == defaults.get(name)
+            or (isinstance(item, tuple | Mapping) and not item)
+        ):
+            continue
+        out[_JSON_NAMES.get(name, name)] = _jsonable(item)
     return out
 
 

@@ -270,8 +270,7 @@ class Engine:
         except AuditError as exc:
             log.error("decision not logged, failing closed: %s", exc)  # noqa: TRY400
             action = Action.DENY_TOOL if point is HookPoint.BEFORE_TOOL else Action.ABORT_TURN
-            decision = dataclasses.replace(
-                decision,
+            decision = decision.replace(
                 action=action,
                 reason=f"decision log unavailable: {exc}",
                 failure="audit",
@@ -302,7 +301,7 @@ class Engine:
             and not decision.needs_approval
             and approvers_for(self._chain.snapshot, final_call)
         ):
-            decision = dataclasses.replace(decision, needs_approval=True)
+            decision = decision.replace(needs_approval=True)
         return decision
 
     def _decide_before_tool(self, call: ToolCall) -> Decision:
