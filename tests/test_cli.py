@@ -51,7 +51,7 @@ def test_eval_prints_one_decision_per_call_and_logs_each(tmp_path: Path) -> None
         str(log),
         "--hook",
         "examples/hooks/guard.py:Guard",
-        "@examples/calls.jsonl",
+        "@examples/hooks/calls.jsonl",
     )
     assert done.returncode == 0, done.stderr
     results = decisions(done.stdout)
@@ -140,7 +140,7 @@ def real_log(tmp_path: Path) -> Path:
         str(log),
         "--hook",
         "examples/hooks/guard.py:Guard",
-        "@examples/calls.jsonl",
+        "@examples/hooks/calls.jsonl",
     )
     assert done.returncode == 0, done.stderr
     return log

@@ -1,7 +1,7 @@
 """An example code hook: the kind of guard people write by hand today.
 
 Run it through the chain with
-    policy eval --hook examples/hooks/guard.py:Guard @examples/calls.jsonl
+    policy eval --hook examples/hooks/guard.py:Guard @examples/hooks/calls.jsonl
 """
 
 from __future__ import annotations
