@@ -405,24 +405,28 @@ def intercept_plan(
             ignored=tuple(ignored),
             **fields,
         )
+    fields = dict(extra)
+    fields[spec.field] = current
     return Decision(
         Action.MODIFY if modified_by is not None else Action.CONTINUE,
         reason,
-        rule_ids=tuple(rule_ids),
+        rule_ids=tuple(rule_ids) if rule_ids else (),
         hook=modified_by,
         needs_approval=needs_approval,
         allowed=allowed and not needs_approval,
         would_action=would,
-        ignored=tuple(ignored),
-        **extra,
-        **{spec.field: current},
+        ignored=tuple(ignored) if ignored else (),
+        **fields,
     )
 
 
 def approvers_for(
     snapshot: _Snapshot, call: ToolCall
 ) -> list[tuple[Registration, Callable[..., Any], bool]]:
-    return [entry for entry in snapshot.at[HookPoint.APPROVE_TOOL] if entry[0].covers_call(call)]
+    entries = snapshot.at[HookPoint.APPROVE_TOOL]
+    if not entries:
+        return []
+    return [entry for entry in entries if entry[0].covers_call(call)]
 
 
 def approval_plan(

@@ -215,3 +215,25 @@ def test_all_errors_of_a_file_are_reported(tmp_path: Path) -> None:
     out = check(str(pack)).stdout
     for position in ("1:13", "3:7", "4:11", "7:13", "10:5"):
         assert f"{pack}:{position}: error:" in out, position
+
+
+def test_functions_only_one_engine_has_are_refused(tmp_path: Path) -> None:
+    pack = tmp_path / "unportable.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\n"
+        "kind: RulePack\n"
+        "name: unportable\n"
+        "rules:\n"
+        "  - id: r\n"
+        "    tools: [bash]\n"
+        "    when: string(args.command).reverse() == 'sl'\n"
+        "    action: deny\n"
+    )
+    done = check(str(pack))
+    assert done.returncode == 1
+    assert f"{pack}:7:32: error: condition: reverse() runs on cel-expr-python only" in done.stdout
+
+
+def test_the_cel_python_engine_checks_too() -> None:
+    done = check("--cel-engine", "cel-python", "--strict", "rules")
+    assert done.returncode == 0, done.stdout

@@ -37,6 +37,7 @@ from policy.model import FrozenDict
 __all__ = [
     "ENGINES",
     "FUNCTION_NAMES",
+    "UNPORTABLE",
     "VARIABLES_AT",
     "CelCompileError",
     "CelEngine",
@@ -182,12 +183,18 @@ def fn_substring(value: str, start: int, end: int | None = None) -> str:
     return value[start:stop]
 
 
-def fn_index_of(value: str, needle: str) -> int:
-    return value.find(needle)
+def fn_index_of(value: str, needle: str, start: int = 0) -> int:
+    if start < 0 or start > len(value):
+        raise ValueError(f"indexOf start {start} out of range for a string of {len(value)}")
+    return value.find(needle, start)
 
 
-def fn_last_index_of(value: str, needle: str) -> int:
-    return value.rfind(needle)
+def fn_last_index_of(value: str, needle: str, end: int | None = None) -> int:
+    if end is None:
+        return value.rfind(needle)
+    if end < 0 or end >= len(value) + 1:
+        raise ValueError(f"lastIndexOf end {end} out of range for a string of {len(value)}")
+    return value.rfind(needle, 0, end + len(needle))
 
 
 def fn_char_at(value: str, index: int) -> str:
@@ -201,9 +208,7 @@ def fn_join(values: list[str], separator: str = "") -> str:
 
 
 # (name, parameter types, return type, implementation, member function?)
-# Member functions take their receiver as the first parameter. The string helpers
-# mirror cel-go's strings extension; both engines get these same implementations,
-# so no expression can mean one thing on one engine and another on the other.
+# Member functions take their receiver as the first parameter.
 _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ...] = (
     ("glob", ("string", "string"), "bool", fn_glob, False),
     ("path.normalize", ("string",), "string", fn_path_normalize, False),
@@ -212,24 +217,30 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
     ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
     ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace, False),
-    ("lowerAscii", ("string",), "string", fn_lower_ascii, True),
-    ("upperAscii", ("string",), "string", fn_upper_ascii, True),
-    ("trim", ("string",), "string", fn_trim, True),
-    ("split", ("string", "string"), "list_of_strings", fn_split, True),
-    ("split", ("string", "string", "int"), "list_of_strings", fn_split, True),
-    ("replace", ("string", "string", "string"), "string", fn_replace, True),
-    ("replace", ("string", "string", "string", "int"), "string", fn_replace, True),
-    ("substring", ("string", "int"), "string", fn_substring, True),
-    ("substring", ("string", "int", "int"), "string", fn_substring, True),
-    ("indexOf", ("string", "string"), "int", fn_index_of, True),
-    ("lastIndexOf", ("string", "string"), "int", fn_last_index_of, True),
-    ("charAt", ("string", "int"), "string", fn_char_at, True),
-    ("join", ("list_of_strings",), "string", fn_join, True),
-    ("join", ("list_of_strings", "string"), "string", fn_join, True),
 )
 
+# cel-go's strings extension: native in cel-expr-python (ExtStrings, no Python
+# callback), emulated for cel-python by the functions below. The shared corpus
+# checks that both agree. ExtStrings' other functions (format, quote, reverse)
+# have no emulation, so `policy check` refuses them (see `UNPORTABLE`).
+_STRING_MEMBERS: dict[str, Callable[..., Any]] = {
+    "lowerAscii": fn_lower_ascii,
+    "upperAscii": fn_upper_ascii,
+    "trim": fn_trim,
+    "split": fn_split,
+    "replace": fn_replace,
+    "substring": fn_substring,
+    "indexOf": fn_index_of,
+    "lastIndexOf": fn_last_index_of,
+    "charAt": fn_char_at,
+    "join": fn_join,
+}
+
+#: Functions cel-expr-python knows that the cel-python engine cannot run.
+UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(")
+
 #: Names of the custom functions, for documentation and lint.
-FUNCTION_NAMES = tuple(dict.fromkeys(name for name, *_ in _FUNCTIONS))
+FUNCTION_NAMES = (*dict.fromkeys(name for name, *_ in _FUNCTIONS), *_STRING_MEMBERS)
 
 
 def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
@@ -294,7 +305,7 @@ class _ExprEnvs:
 
     def __init__(self) -> None:
         cel = _cel_module()
-        from cel_expr_python.ext import ext_bindings
+        from cel_expr_python.ext import ext_bindings, ext_strings
 
         self.cel = cel
         t = cel.Type
@@ -326,7 +337,7 @@ class _ExprEnvs:
             point: cel.NewEnv(
                 variables={name: types[kind] for name, kind in variables.items()},
                 functions=decls,
-                extensions=[ext_bindings.ExtBindings()],
+                extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
             )
             for point, variables in VARIABLES_AT.items()
         }
@@ -468,11 +479,9 @@ class _PyRuntime:
         self.env = celpy.Environment()
         self.functions: dict[str, Callable[..., Any]] = {"glob": self._wrap(fn_glob)}
         by_namespace: dict[str, dict[str, Callable[..., Any]]] = {}
-        members: dict[str, Callable[..., Any]] = {}
-        for name, _params, _ret, impl, member in _FUNCTIONS:
-            if member:
-                members[name] = impl
-            elif "." in name:
+        members: dict[str, Callable[..., Any]] = dict(_STRING_MEMBERS)
+        for name, _params, _ret, impl, _member in _FUNCTIONS:
+            if "." in name:
                 namespace, function = name.split(".", 1)
                 by_namespace.setdefault(function, {})[namespace] = impl
         for name in {*by_namespace, *members}:

@@ -42,6 +42,7 @@ from policy.model import (
     ToolResult,
 )
 from policy.packs.cel import (
+    UNPORTABLE,
     VARIABLES_AT,
     CelCompileError,
     CelEngine,
@@ -87,6 +88,7 @@ _TO_ACTION = {
 _GLOB_CHARS = frozenset("*?[{!")
 _VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
 _MEMO_LIMIT = 4096
+_OUTCOME_LIMIT = 256
 
 
 def is_glob(pattern: str) -> bool:
@@ -140,6 +142,7 @@ class CompiledRule:
     full_id: str = field(init=False)
     strength: int = field(init=False)
     filtered: bool = field(init=False)
+    static: bool = field(init=False)  # its outcome needs no evaluation beyond matching
 
     def __post_init__(self) -> None:
         self.full_id = f"{self.pack}/{self.id}"
@@ -147,6 +150,7 @@ class CompiledRule:
         self.filtered = not (
             self.senders is None and self.channels is None and self.sessions is None
         )
+        self.static = self.message_expr is None and self.action not in ("modify", "respond")
 
     def admits(self, subject: Any) -> bool:
         if self.senders is not None and not self.senders(subject.sender):
@@ -157,15 +161,20 @@ class CompiledRule:
 
 
 class _Candidates:
-    """The rules that can apply to one tool name at one point, and their batch program."""
+    """The rules that can apply to one tool name at one point, and their batch program.
 
-    __slots__ = ("cond_rules", "filtered", "program", "rules")
+    `outcomes` memoises the Decision for each set of matched rules whose outcome
+    is static (no message_expr, set or respond to evaluate).
+    """
+
+    __slots__ = ("cond_rules", "filtered", "outcomes", "program", "rules")
 
     def __init__(self, rules: tuple[CompiledRule, ...], program: CelProgram | None) -> None:
         self.rules = rules
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
         self.program = program
         self.filtered = any(r.filtered for r in rules)
+        self.outcomes: dict[tuple[int, ...], Decision | None] = {}
 
 
 _NO_CANDIDATES = _Candidates((), None)
@@ -377,7 +386,17 @@ class CompiledPack:
                 failed.append((rule, f"condition gave {type(value).__name__}, not bool"))
         if not matched and not failed:
             return None
-        return self._combine(point, subject, payload, call, matched, failed)
+        if failed or not all(r.static for r in matched):
+            return self._combine(point, subject, payload, call, matched, failed)
+        # The outcome depends only on which rules matched: decide each set once.
+        key = tuple(r.index for r in matched)
+        outcomes = candidates.outcomes
+        if key in outcomes:
+            return outcomes[key]
+        decision = self._combine(point, subject, payload, call, matched, failed)
+        if len(outcomes) < _OUTCOME_LIMIT:
+            outcomes[key] = decision
+        return decision
 
     def _combine(
         self,
@@ -756,6 +775,17 @@ class _Compiler:
                     f"undeclared variable 'vars.{name}' (variables: {known})",
                 )
                 ok = False
+        for match in UNPORTABLE.finditer(source):
+            line, col = _offset_to_line_col(source, match.start() + 1)
+            self.error_at(
+                path,
+                line,
+                col,
+                "unportable-function",
+                f"{what}: {match.group(1) or 'quote'}() runs on cel-expr-python only; "
+                "packs must run on both CEL engines",
+            )
+            ok = False
         result = self.checker.check(point, source)
         for issue in result.issues:
             code = "cel-undeclared" if "undeclared reference" in issue.message else "cel-error"
