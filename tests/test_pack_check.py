@@ -237,3 +237,39 @@ def test_functions_only_one_engine_has_are_refused(tmp_path: Path) -> None:
 def test_the_cel_python_engine_checks_too() -> None:
     done = check("--cel-engine", "cel-python", "--strict", "rules")
     assert done.returncode == 0, done.stdout
+
+
+def test_set_respond_and_message_expressions_are_type_checked(tmp_path: Path) -> None:
+    pack = tmp_path / "types.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\n"
+        "kind: RulePack\n"
+        "name: types\n"
+        "rules:\n"
+        "  - id: replace-args\n"
+        "    tools: [bash]\n"
+        "    action: modify\n"
+        '    set: {args: \'{"command": "echo replaced"}\'}\n'
+        "  - id: bad-bool\n"
+        "    on: after_tool\n"
+        "    action: modify\n"
+        "    set: {result.is_error: '\"yes\"'}\n"
+        "  - id: bad-message\n"
+        "    tools: [read_file]\n"
+        "    action: deny\n"
+        "    message_expr: '42'\n"
+        "  - id: bad-target\n"
+        "    tools: [read_file]\n"
+        "    action: modify\n"
+        "    set: {sender: '\"root\"'}\n"
+    )
+    out = check(str(pack)).stdout
+    assert (
+        f"{pack}:12:29: error: set result.is_error has type string, not bool [wrong-expression-type]"
+        in out
+    )
+    assert (
+        f"{pack}:16:20: error: message_expr has type int, not string [wrong-expression-type]" in out
+    )
+    assert f"{pack}:20:11: error: cannot set 'sender' at before_tool" in out
+    assert ":8:" not in out  # a map literal is a valid value for args

@@ -735,7 +735,9 @@ class _Compiler:
     def error(
         self, node: Node, code: str, message: str, *field: str | int, key: bool = False
     ) -> None:
-        mark = node.key_mark(str(field[0])) if key and field else node.mark(*field)
+        doc = self.loaded.doc
+        found = doc.key_mark((*node.path, *field)) if key and field else None
+        mark = found or node.mark(*field)
         self.diagnostics.append(
             Diagnostic(self.loaded.doc.source, mark.line, mark.col, "error", code, message)
         )
@@ -794,11 +796,11 @@ class _Compiler:
         if (
             ok
             and want is not None
-            and result.type_name != want
+            and result.type_name.split("<", 1)[0] != want
             and not (want != "bool" and result.type_name == "dyn")
             and want != "any"
         ):
-            code = "non-bool-condition" if want == "bool" else "wrong-expression-type"
+            code = "non-bool-condition" if what == "condition" else "wrong-expression-type"
             hint = (
                 " (compare it, e.g. `... == true`)"
                 if want == "bool" and result.type_name == "dyn"
