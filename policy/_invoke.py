@@ -107,8 +107,9 @@ class Invoker:
         reg, method, args, budget, coroutine = step
         if not coroutine and reg.inline:
             return self.run(step)
+        scope = asyncio.timeout(budget)
         try:
-            async with asyncio.timeout(budget) as scope:
+            async with scope:
                 if coroutine:
                     value = await method(*args)
                 else:
@@ -120,6 +121,9 @@ class Invoker:
             return None, Failure("error", _describe(exc))
         except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
             return None, Failure("error", _describe(exc))
+        if scope.expired():
+            # The hook swallowed its cancellation and answered late: not an answer.
+            return None, _timeout(budget)
         return value, None
 
     async def adrive(self, plan: Generator[Step, Outcome, T]) -> T:

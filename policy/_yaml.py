@@ -113,12 +113,18 @@ class YamlDocument:
         i = 0
         while i < offset and j < scalar.end:
             wanted, have = value[i], text[j]
-            if have == wanted:
+            if scalar.style == '"' and have == "\\":
+                following = text[j + 1 : j + 2]
+                if following in ("\n", "\r"):
+                    j += 2  # an escaped line break: nothing in the value
+                    while j < scalar.end and text[j] in " \t\r\n":
+                        j += 1
+                    continue
+                j += {"x": 4, "u": 6, "U": 10}.get(following, 2)
+                i += 1
+            elif have == wanted:
                 i += 1
                 j += 1
-            elif scalar.style == '"' and have == "\\":
-                j += {"x": 4, "u": 6, "U": 10}.get(text[j + 1 : j + 2], 2)
-                i += 1
             elif scalar.style == "'" and text[j : j + 2] == "''":
                 j += 2
                 i += 1
@@ -158,7 +164,16 @@ def _walk(
     values: dict[PathKey, Mark],
     keys: dict[PathKey, Mark],
     scalars: dict[PathKey, Scalar],
+    seen_nodes: set[int],
 ) -> None:
+    if id(node) in seen_nodes:
+        raise YamlError(
+            source,
+            _mark(node),
+            "anchors and aliases (&name / *name) are not allowed: "
+            "write each value where it is used",
+        )
+    seen_nodes.add(id(node))
     values[path] = _mark(node)
     if isinstance(node, yaml.ScalarNode):
         scalars[path] = Scalar(node.start_mark.index, node.end_mark.index, node.style or "")
@@ -180,10 +195,10 @@ def _walk(
             seen[key] = _mark(key_node)
             child = (*path, key if isinstance(key, str | int) else str(key))
             keys[child] = _mark(key_node)
-            _walk(loader, value_node, child, source, values, keys, scalars)
+            _walk(loader, value_node, child, source, values, keys, scalars, seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(loader, item, (*path, index), source, values, keys, scalars)
+            _walk(loader, item, (*path, index), source, values, keys, scalars, seen_nodes)
 
 
 def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
@@ -203,7 +218,7 @@ def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
             values: dict[PathKey, Mark] = {}
             keys: dict[PathKey, Mark] = {}
             scalars: dict[PathKey, Scalar] = {}
-            _walk(loader, node, (), name, values, keys, scalars)
+            _walk(loader, node, (), name, values, keys, scalars, set())
             data = loader.construct_document(node)
         finally:
             loader.dispose()

@@ -28,7 +28,7 @@ from typing import IO, Any
 import orjson
 
 from policy.audit_chain import GENESIS, last_hash_of_open, make_digest, seal
-from policy.digest import args_digest
+from policy.digest import args_digest, json_safe
 from policy.errors import AuditError
 from policy.model import (
     Action,
@@ -142,6 +142,7 @@ class _ChainedSink:
         self._digest = make_digest(key)
         self._fd: int | None = None
         self._stream: IO[Any] | None = None
+        self._closed = False
         self.head = GENESIS
         if path is not None:
             try:
@@ -164,6 +165,8 @@ class _ChainedSink:
 
     def msg(self, body: bytes) -> None:
         with self._lock:
+            if self._closed:
+                raise AuditError("the decision log is closed")
             if self._fd is not None:
                 self._write_file(body)
             else:
@@ -221,6 +224,7 @@ class _ChainedSink:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._fd is not None:
                 self._file.close()
                 self._fd = None
@@ -231,7 +235,12 @@ def _render(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> b
     record = event_dict.pop("record", None) or {}
     ts = event_dict.pop("ts", None)
     event = event_dict.pop("event", None)
-    return orjson.dumps({"ts": ts, "event": event, **record, **event_dict}, default=_fallback)
+    document = {"ts": ts, "event": event, **record, **event_dict}
+    try:
+        return orjson.dumps(document, default=_fallback)
+    except (TypeError, orjson.JSONEncodeError):
+        # Integers beyond 64 bits, lone surrogates, non-string keys: log them anyway.
+        return orjson.dumps(json_safe(document))
 
 
 class DecisionLog:

@@ -284,6 +284,9 @@ def _validate(
                 Action.CONTINUE,
                 Failure("invalid", f"returned unknown action {value.action!r}"),
             )
+    problem = _field_problem(value)
+    if problem is not None:
+        return None, action, Failure("invalid", problem)
     if action not in spec.valid:
         return (
             None,
@@ -306,6 +309,34 @@ def _validate(
     if action is Action.RESPOND and not isinstance(value.result, ToolResult):
         return None, action, Failure("invalid", "respond without a ToolResult in result")
     return value, action, None
+
+
+def _field_problem(value: Decision) -> str | None:
+    """Why a hook's Decision has a malformed field, or None.
+
+    Hooks are other people's code and the types are not enforced at run time:
+    a malformed field must become an invalid answer, not an exception.
+    """
+    fields: Any = value
+    rule_ids = fields.rule_ids
+    if isinstance(rule_ids, str) or not isinstance(rule_ids, tuple | list):
+        return f"rule_ids must be a tuple of strings, not {type(rule_ids).__name__}"
+    if not all(isinstance(r, str) for r in rule_ids):
+        return "rule_ids must hold strings only"
+    if fields.would_action is not None and fields.would_action not in _ACTIONS:
+        return f"would_action {fields.would_action!r} is not an action"
+    ignored = fields.ignored
+    if isinstance(ignored, str) or not isinstance(ignored, tuple | list):
+        return f"ignored must be a tuple of strings, not {type(ignored).__name__}"
+    for flag in ("needs_approval", "allowed"):
+        if type(getattr(fields, flag)) is not bool:
+            return f"{flag} must be a bool"
+    if not isinstance(fields.reason, str):
+        return f"reason must be a string, not {type(fields.reason).__name__}"
+    return None
+
+
+_ACTIONS = frozenset(Action) | frozenset(a.value for a in Action)
 
 
 def failure_reason(name: str, failure: Failure, timeout: float) -> str:
@@ -461,6 +492,10 @@ def approval_plan(
         if failure is None and not isinstance(value, ApprovalDecision):
             failure = Failure(
                 "invalid", f"returned {type(value).__name__}, expected ApprovalDecision"
+            )
+        elif failure is None and type(value.approved) is not bool:
+            failure = Failure(
+                "invalid", f"approved must be a bool, not {type(value.approved).__name__}"
             )
         if failure is not None:
             if failure.kind == "timeout":

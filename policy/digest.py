@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["args_digest", "canonical_json"]
+__all__ = ["args_digest", "canonical_json", "json_safe"]
 
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -26,9 +26,28 @@ def _fallback(value: Any) -> Any:
     return repr(value)
 
 
+def json_safe(value: Any) -> Any:
+    """`value` with what orjson refuses made representable: integers beyond 64 bits
+    as strings, lone surrogates escaped, keys as strings, other objects by repr."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else str(value)
+    if isinstance(value, Mapping):
+        return {json_safe(str(k)): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return json_safe(_fallback(value))
+
+
 def canonical_json(value: Any) -> bytes:
-    """Sorted keys, no whitespace, UTF-8; unknown objects by `repr` (never an error)."""
-    return orjson.dumps(value, option=_OPTIONS, default=_fallback)
+    """Sorted keys, no whitespace, UTF-8; never an error for any input."""
+    try:
+        return orjson.dumps(value, option=_OPTIONS, default=_fallback)
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(json_safe(value), option=_OPTIONS)
 
 
 def args_digest(args: Mapping[str, Any]) -> str:

@@ -32,7 +32,6 @@ from policy.chain import (
     make_registration,
 )
 from policy.errors import (
-    AuditError,
     EngineClosedError,
     HardAborted,
     SettingsError,
@@ -267,7 +266,7 @@ class Engine:
                 latency_ns=time.perf_counter_ns() - start,
                 packs=self._packs,
             )
-        except AuditError as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
             log.error("decision not logged, failing closed: %s", exc)  # noqa: TRY400
             action = Action.DENY_TOOL if point is HookPoint.BEFORE_TOOL else Action.ABORT_TURN
             decision = decision.replace(
@@ -337,7 +336,7 @@ class Engine:
         answer = dataclasses.replace(answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id())
         try:
             self._audit.approval(call, answer, latency_ns=elapsed, packs=self._packs)
-        except AuditError as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
             log.error("approval not logged, failing closed: %s", exc)  # noqa: TRY400
             answer = dataclasses.replace(
                 answer, approved=False, reason=f"decision log unavailable: {exc}"
@@ -346,14 +345,15 @@ class Engine:
         return answer
 
     def approve_tool(
-        self, call: ToolCall, *, timeout: float | None = None, required: bool = False
+        self, call: ToolCall, *, timeout: float | None = None, required: bool = True
     ) -> ApprovalDecision:
         """Ask the approvers that cover `call`; the first denial wins.
 
-        `timeout` (seconds) overrides every approver's budget for this call. With
-        no covering approver the call is approved, unless `required` is set (as
-        `run_tool` does when `before_tool` said `needs_approval`): then it is
-        denied, since nobody can approve it.
+        Call it when `before_tool` said `needs_approval`. `timeout` (seconds)
+        overrides every approver's budget for this call. With no covering approver
+        the call is denied, since nobody can approve it — unless `required=False`,
+        for hosts that ask about every call (PicoClaw's loop): then it is approved,
+        as PicoClaw approves when no approver is registered.
         """
         start = time.perf_counter_ns()
         self._check_open()
@@ -362,7 +362,7 @@ class Engine:
         return self._after_approval(call, answer, start)
 
     async def aapprove_tool(
-        self, call: ToolCall, *, timeout: float | None = None, required: bool = False
+        self, call: ToolCall, *, timeout: float | None = None, required: bool = True
     ) -> ApprovalDecision:
         start = time.perf_counter_ns()
         self._check_open()

@@ -358,6 +358,19 @@ def test_approval_passes_when_every_approver_approves(engine: Engine) -> None:
     assert answer.approved and answer.hook == "yes"
 
 
+def test_approved_must_be_a_real_bool(engine: Engine) -> None:
+    class Sloppy:
+        name = "sloppy"
+
+        def approve_tool(self, call: ToolCall) -> ApprovalDecision:
+            return ApprovalDecision("false", reason="a string is not a verdict")  # type: ignore[arg-type]
+
+    engine.register(Sloppy())
+    answer = engine.approve_tool(bash("ls"))
+    assert not answer.approved
+    assert answer.reason == "tool approval hook 'sloppy' failed: approved must be a bool, not str"
+
+
 @pytest.mark.parametrize("policy", ["fail", "ignore"])
 def test_an_approver_that_raises_denies_whatever_its_failure_policy(
     engine: Engine, policy: str
@@ -399,9 +412,24 @@ def test_approvers_join_only_calls_they_cover(engine: Engine) -> None:
 
     engine.register(PushGate())
     assert engine.before_tool(bash("ls")).needs_approval is False
-    assert engine.approve_tool(bash("ls")).approved
+    assert engine.approve_tool(bash("ls"), required=False).approved  # PicoClaw-style hosts
     assert engine.before_tool(bash("git push")).needs_approval is True
     assert not engine.approve_tool(bash("git push")).approved
+
+
+def test_approval_with_no_approver_is_denied_unless_not_required(engine: Engine) -> None:
+    """Hosts call approve_tool when before_tool said needs_approval; nobody can approve."""
+
+    @before_tool
+    def ask(call: ToolCall) -> Decision:
+        return Decision(Action.CONTINUE, needs_approval=True, reason="ask a human")
+
+    engine.register(ask)
+    decision = engine.before_tool(bash("rm -rf build"))
+    answer = engine.approve_tool(decision.call)
+    assert not answer.approved
+    assert answer.reason == "approval required but no approver covers tool 'bash'"
+    assert engine.approve_tool(decision.call, required=False).approved
 
 
 def test_needs_approval_without_an_approver_denies_in_run_tool(engine: Engine) -> None:
@@ -569,8 +597,22 @@ def test_an_invalid_action_under_ignore_is_skipped_but_recorded(engine: Engine) 
         ("deny", "returned str, expected Decision or None"),
         (Decision("explode"), "returned unknown action 'explode'"),  # type: ignore[arg-type]
         (Decision(Action.MODIFY, call="rm"), "call must be a ToolCall, not str"),  # type: ignore[arg-type]
+        (Decision(Action.CONTINUE, rule_ids=5), "rule_ids must be a tuple of strings, not int"),  # type: ignore[arg-type]
+        (Decision(Action.CONTINUE, rule_ids="r1"), "rule_ids must be a tuple of strings, not str"),  # type: ignore[arg-type]
+        (Decision(Action.CONTINUE, would_action="nope"), "would_action 'nope' is not an action"),  # type: ignore[arg-type]
+        (Decision(Action.CONTINUE, needs_approval="yes"), "needs_approval must be a bool"),  # type: ignore[arg-type]
     ],
-    ids=["modify-without-call", "respond-without-result", "not-a-decision", "unknown", "bad-call"],
+    ids=[
+        "modify-without-call",
+        "respond-without-result",
+        "not-a-decision",
+        "unknown",
+        "bad-call",
+        "rule-ids-int",
+        "rule-ids-str",
+        "would-action",
+        "needs-approval",
+    ],
 )
 def test_malformed_answers_at_before_tool_deny(engine: Engine, answer: Any, message: str) -> None:
     engine.register(FixedAnswer(answer))

@@ -248,3 +248,26 @@ print(engine.before_tool(ToolCall(tool="bash", args={{}})).action.value)
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, check=True
     )
     assert done.stdout.strip() == "deny_tool"
+
+
+def test_a_coroutine_that_answers_after_its_cancellation_is_still_a_timeout(
+    audit_log: Path,
+) -> None:
+    class Stubborn:
+        name = "stubborn"
+
+        async def approve_tool(self, call: ToolCall) -> ApprovalDecision:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                return ApprovalDecision(True, reason="approved on the way out")
+            return ApprovalDecision(False)
+
+    async def main() -> ApprovalDecision:
+        with make_engine(audit_log) as engine:
+            engine.register(Stubborn(), timeout_ms=100)
+            return await engine.aapprove_tool(call())
+
+    answer = asyncio.run(main())
+    assert not answer.approved
+    assert answer.reason == "tool approval hook 'stubborn' timed out after 100 ms"

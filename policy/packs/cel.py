@@ -410,12 +410,16 @@ class _ExprProgram(CelProgram):
         # The program is a list literal: a list back means success. An error comes
         # back as a Value of type ERROR whose plain value is its message (a str),
         # which must never be read as a result.
-        result = self._program.eval(data=converted).plain_value()
-        if type(result) is list:
-            return result
-        # Some expression failed: evaluate each alone to say which.
-        activation = self._env.Activation(converted)
-        return [self._run_single(i, activation) for i in range(len(self._exprs))]
+        try:
+            result = self._program.eval(data=converted).plain_value()
+            if type(result) is list:
+                return result
+            # Some expression failed: evaluate each alone to say which.
+            activation = self._env.Activation(converted)
+            return [self._run_single(i, activation) for i in range(len(self._exprs))]
+        except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression
+            error = CelEvalError(f"cannot evaluate: {type(exc).__name__}: {exc}")
+            return [error] * len(self._exprs)
 
     def _run_single(self, index: int, activation: Any) -> Any:
         singles = self._singles
@@ -622,6 +626,13 @@ class _PyProgram(CelProgram):
         self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
 
     def run(self, data: Mapping[str, Any]) -> list[Any]:
+        try:
+            return self._run(data)
+        except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression
+            error = CelEvalError(f"cannot evaluate: {type(exc).__name__}: {exc}")
+            return [error] * len(self._exprs)
+
+    def _run(self, data: Mapping[str, Any]) -> list[Any]:
         rt = self._rt
         activation: dict[str, Any] = {k: rt.to_cel(v) for k, v in data.items()}
         activation.update(rt.namespaces)

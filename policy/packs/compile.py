@@ -100,12 +100,34 @@ def var_references(source: str) -> list[tuple[str, int]]:
     return [(m.group(1) or m.group(2), m.start()) for m in _VAR_REF.finditer(source)]
 
 
-def _matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+def _matcher(
+    patterns: Sequence[str], spellings: Callable[[str], Sequence[str]] | None = None
+) -> Callable[[str], bool]:
+    """A name filter: matches any positive glob and no `!negated` one.
+
+    A list of only negations admits everything but what it names. With
+    `spellings`, a tool also matches through any host spelling of its name
+    (`Web*` covers web_fetch through WebFetch).
+    """
     from wcmatch import fnmatch as wfnmatch
 
-    compiled = wfnmatch.compile(list(patterns), flags=wfnmatch.BRACE | wfnmatch.NEGATE)
-    match: Callable[[str], bool] = compiled.match
+    positive = [p for p in patterns if not p.startswith("!")]
+    negative = [p[1:] for p in patterns if p.startswith("!")]
+    flags = wfnmatch.BRACE
+    include = wfnmatch.compile(positive, flags=flags).match if positive else None
+    exclude = wfnmatch.compile(negative, flags=flags).match if negative else None
+
+    def match(name: str) -> bool:
+        names = (name, *spellings(name)) if spellings is not None else (name,)
+        if include is not None and not any(include(n) for n in names):
+            return False
+        return exclude is None or not any(exclude(n) for n in names)
+
     return match
+
+
+def has_negation(patterns: Sequence[str] | None) -> bool:
+    return patterns is not None and any(p.startswith("!") for p in patterns)
 
 
 def _offset_to_line_col(source: str, offset: int) -> tuple[int, int]:
@@ -181,21 +203,26 @@ _NO_CANDIDATES = _Candidates((), None)
 
 
 class _PointIndex:
-    def __init__(self, rules: Sequence[CompiledRule], tool_point: bool) -> None:
+    def __init__(
+        self, rules: Sequence[CompiledRule], tool_point: bool, aliases: AliasTable
+    ) -> None:
         self.tool_point = tool_point
         self.exact: dict[str, list[CompiledRule]] = {}
         self.globbed: list[tuple[Callable[[str], bool], CompiledRule]] = []
         self.every: list[CompiledRule] = []
+        spellings = aliases.spellings
         for rule in rules:
-            if not tool_point or rule.tools is None or "*" in rule.tools:
+            tools = rule.tools
+            if not tool_point or tools is None or ("*" in tools and not has_negation(tools)):
                 self.every.append(rule)
-                continue
-            literal = [p for p in rule.tools if not is_glob(p)]
-            patterns = [p for p in rule.tools if is_glob(p)]
-            for name in literal:
-                self.exact.setdefault(name, []).append(rule)
-            if patterns:
-                self.globbed.append((_matcher(patterns), rule))
+            elif has_negation(tools):
+                self.globbed.append((_matcher(tools, spellings), rule))
+            else:
+                for name in (p for p in tools if not is_glob(p)):
+                    self.exact.setdefault(name, []).append(rule)
+                patterns = [p for p in tools if is_glob(p)]
+                if patterns:
+                    self.globbed.append((_matcher(patterns, spellings), rule))
         self.memo: dict[str, _Candidates] = {}
 
     def rules_for(self, tool: str) -> tuple[CompiledRule, ...]:
@@ -221,6 +248,7 @@ class CompiledPack:
         engine: CelEngine,
         var_sources: Mapping[str, str],
         var_graph: Mapping[str, frozenset[str]],
+        aliases: AliasTable,
     ) -> None:
         pack = loaded.model
         self.name = f"pack:{pack.name}"
@@ -239,7 +267,8 @@ class CompiledPack:
         for point in VARIABLES_AT:
             at_point = [r for r in rules if r.point == point]
             if at_point:
-                self._index[point] = _PointIndex(at_point, point in ("before_tool", "after_tool"))
+                tool_point = point in ("before_tool", "after_tool")
+                self._index[point] = _PointIndex(at_point, tool_point, aliases)
         # Join only the stages that have rules.
         for point, method in (
             ("before_tool", self._before_tool),
@@ -474,7 +503,9 @@ class CompiledPack:
             try:
                 result = self._respond_result(top, subject, payload)
             except _RuleError as exc:
-                return self._rule_failed(blocked, exc, tail, would, notes)
+                return self._rule_failed(
+                    blocked, exc, tail, would, notes, matched, point, subject, payload, call
+                )
             return Decision(
                 Action.RESPOND,
                 reason,
@@ -488,7 +519,9 @@ class CompiledPack:
             try:
                 new = self._apply_sets(point, winners, subject, payload)
             except _RuleError as exc:
-                return self._rule_failed(blocked, exc, tail, would, notes)
+                return self._rule_failed(
+                    blocked, exc, tail, would, notes, matched, point, subject, payload, call
+                )
             fields: dict[str, Any] = {_PAYLOAD_FIELD[point]: new}
             return Decision(
                 Action.MODIFY,
@@ -515,20 +548,30 @@ class CompiledPack:
         tail: tuple[str, ...],
         would: Action | None,
         notes: list[str],
+        matched: list[CompiledRule],
+        point: str,
+        subject: Any,
+        payload: Any,
+        call: ToolCall | None,
     ) -> Decision:
-        if self.on_error == "skip":
-            notes.append(f"{exc} (skipped)")
+        """A set/respond expression failed: deny, or (on_error: skip) decide without that rule."""
+        if self.on_error != "skip":
+            return Decision(
+                blocked,
+                str(exc),
+                rule_ids=(exc.rule.full_id, *tail),
+                would_action=would,
+                failure="cel",
+                ignored=tuple(notes),
+            )
+        notes.append(f"{exc} (skipped)")
+        remaining = [rule for rule in matched if rule is not exc.rule]
+        retry = self._combine(point, subject, payload, call, remaining, [])
+        if retry is None:
             return Decision(
                 Action.CONTINUE, rule_ids=tail, would_action=would, ignored=tuple(notes)
             )
-        return Decision(
-            blocked,
-            str(exc),
-            rule_ids=(exc.rule.full_id, *tail),
-            would_action=would,
-            failure="cel",
-            ignored=tuple(notes),
-        )
+        return retry._replace(ignored=(*notes, *retry.ignored))
 
     def _eval_one(
         self, rule: CompiledRule, key: str, source: str, subject: Any, payload: Any
@@ -905,7 +948,7 @@ class _Compiler:
                 compiled.append(built)
         if any(d.severity == "error" for d in self.diagnostics):
             return None
-        return CompiledPack(self.loaded, compiled, self.engine, pack.variables, graph)
+        return CompiledPack(self.loaded, compiled, self.engine, pack.variables, graph, self.aliases)
 
     def rule(self, index: int, rule: Rule) -> CompiledRule | None:
         ok = True
@@ -1023,7 +1066,15 @@ class _Compiler:
     def tool_patterns(self, tools: list[str] | None) -> tuple[str, ...] | None:
         if tools is None:
             return None
-        return tuple(p if is_glob(p) else self.aliases.canonical(p) for p in tools)
+
+        def canonical(pattern: str) -> str:
+            negated = pattern.startswith("!")
+            body = pattern[1:] if negated else pattern
+            if not is_glob(body):
+                body = self.aliases.canonical(body)
+            return f"!{body}" if negated else body
+
+        return tuple(canonical(p) for p in tools)
 
 
 def _valid_target(point: str, target: str) -> bool:
@@ -1039,7 +1090,7 @@ def _cel_kind(kind: str) -> str:
 
 
 def _filter(patterns: list[str] | None) -> Callable[[str], bool] | None:
-    if patterns is None or ("*" in patterns and not any(p.startswith("!") for p in patterns)):
+    if patterns is None or ("*" in patterns and not has_negation(patterns)):
         return None
     return _matcher(patterns)
 

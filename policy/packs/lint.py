@@ -151,14 +151,14 @@ def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
     known = sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
     out: list[Diagnostic] = []
     for rule in pack.rules:
-        for index, pattern in enumerate(rule.model.tools or ()):
+        for index, raw in enumerate(rule.model.tools or ()):
+            pattern = raw[1:] if raw.startswith("!") else raw
             if pattern == "*":
                 continue
             if is_glob(pattern):
                 from wcmatch import fnmatch as wfnmatch
 
-                flags = wfnmatch.BRACE | wfnmatch.NEGATE
-                if any(wfnmatch.fnmatch(name, pattern, flags=flags) for name in known):
+                if any(wfnmatch.fnmatch(name, pattern, flags=wfnmatch.BRACE) for name in known):
                     continue
                 message = f"tool glob {pattern!r} matches no known tool or alias"
             else:

@@ -150,6 +150,28 @@ class Rule(Node):
     respond: dict[str, str] | None = None
     enforcement: Literal["enforce", "audit"] | None = None
 
+    @field_validator(
+        "tools",
+        "senders",
+        "channels",
+        "sessions",
+        "when",
+        "message_expr",
+        "set_",
+        "respond",
+        "enforcement",
+        mode="before",
+    )
+    @classmethod
+    def _no_empty_values(cls, value: Any) -> Any:
+        # `when:` with nothing after it is YAML null: an unconditional rule nobody
+        # meant to write; `tools: []` a rule that never applies. Both are errors.
+        if value is None:
+            raise ValueError("empty value: give one, or remove the key")
+        if isinstance(value, list | dict | str) and len(value) == 0:
+            raise ValueError("empty value: give one, or remove the key")
+        return value
+
 
 class RulePack(Node):
     """A whole pack file."""

@@ -1,0 +1,227 @@
+"""Inputs that once slipped through: each must be refused, or decided and logged."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from policy import Action, Engine, ToolCall, ToolResult
+from policy.audit_chain import verify_file
+from policy.errors import SettingsError
+from policy.packs import PackError
+from policy.settings import Settings, load_settings
+
+HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\n"
+
+
+@pytest.fixture(params=["cel-expr-python", "cel-python"])
+def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    engines: list[Engine] = []
+
+    def build(body: str) -> Engine:
+        path = tmp_path / "pack.yaml"
+        path.write_text(HEADER + textwrap.dedent(body))
+        engine = Engine(
+            Settings(packs=[path], audit_path=tmp_path / "log", cel_engine=request.param)
+        )
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.close()
+
+
+def test_a_failing_modify_under_skip_keeps_the_other_modifies(make: Any) -> None:
+    engine = make(
+        """
+        name: redact
+        on_error: skip
+        rules:
+          - id: redact-aws-keys
+            on: after_tool
+            when: result.for_llm.contains("AKIA")
+            action: modify
+            set: {result.for_llm: 'regex.replace(result.for_llm, "AKIA[0-9A-Z]{16}", "AKIA***")'}
+          - id: truncate
+            on: after_tool
+            action: modify
+            set: {result.for_llm: 'result.for_llm.substring(0, 500)'}
+        """
+    )
+    decision = engine.after_tool(
+        ToolCall(tool="bash"), ToolResult(for_llm="key=AKIAABCDEFGHIJKLMNOP")
+    )
+    assert decision.action is Action.MODIFY
+    assert decision.result is not None and decision.result.for_llm == "key=AKIA***"
+    assert any("truncate" in note and "(skipped)" in note for note in decision.ignored)
+
+
+def test_a_failing_modify_denies_by_default(make: Any) -> None:
+    engine = make(
+        """
+        name: redact
+        rules:
+          - id: truncate
+            on: after_tool
+            action: modify
+            set: {result.for_llm: 'result.for_llm.substring(0, 500)'}
+        """
+    )
+    decision = engine.after_tool(ToolCall(tool="bash"), ToolResult(for_llm="short"))
+    assert decision.action is Action.ABORT_TURN
+    assert decision.reason.startswith("rule redact/truncate: set.result.for_llm failed")
+
+
+def test_tool_globs_match_host_spellings_too(make: Any) -> None:
+    engine = make(
+        """
+        name: spellings
+        rules:
+          - id: no-shell-or-writes
+            tools: ["{Bash,Write}"]
+            action: deny
+          - id: no-web
+            tools: ["Web*"]
+            action: deny
+        """
+    )
+    for tool in ("Bash", "exec", "Write", "WebFetch", "web_search"):
+        assert engine.before_tool(ToolCall(tool=tool)).blocked, tool
+    assert not engine.before_tool(ToolCall(tool="Read")).blocked
+
+
+def test_negated_filters(make: Any) -> None:
+    engine = make(
+        """
+        name: negation
+        rules:
+          - id: only-admin-may-write
+            tools: [write_file]
+            senders: ["!admin"]
+            action: deny
+          - id: everything-but-reads-on-prod
+            tools: ["*", "!Read"]
+            sessions: ["prod-*"]
+            action: ask
+        """
+    )
+    write = ToolCall(tool="Write", args={"file_path": "x"})
+    assert engine.before_tool(write.replace(sender="mallory")).blocked
+    assert not engine.before_tool(write.replace(sender="admin")).blocked
+    assert not engine.before_tool(ToolCall(tool="read_file", session="prod-1")).needs_approval
+    assert engine.before_tool(ToolCall(tool="bash", session="prod-1")).needs_approval
+    assert not engine.before_tool(ToolCall(tool="bash", session="dev-1")).needs_approval
+
+
+def test_values_cel_cannot_take_are_rule_errors_not_crashes(make: Any) -> None:
+    engine = make(
+        """
+        name: big
+        enforcement: audit
+        on_error: skip
+        rules:
+          - id: count
+            tools: [bash]
+            when: has(args.n) && args.n > 3
+            action: deny
+        """
+    )
+    decision = engine.before_tool(ToolCall(tool="bash", args={"n": 2**63}))
+    assert decision.action is Action.CONTINUE
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"n": 2**70},
+        json.loads('{"command": "\\udcff"}'),
+        {1: "non-string key"},
+        {"nested": [{"deep": 2**80}]},
+    ],
+    ids=["huge-int", "lone-surrogate", "int-key", "nested-huge-int"],
+)
+@pytest.mark.parametrize("capture", [False, True])
+def test_odd_arguments_are_decided_and_logged(
+    tmp_path: Path, args: dict[Any, Any], capture: bool
+) -> None:
+    log = tmp_path / "log"
+    with Engine(Settings(audit_path=log, audit_capture_args=capture)) as engine:
+        decision = engine.before_tool(ToolCall(tool="bash", args=args))
+    assert decision.action is Action.CONTINUE
+    assert verify_file(log).ok
+    (record,) = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    assert record["decision_id"] == decision.decision_id
+
+
+def test_a_closed_log_denies_instead_of_crashing(tmp_path: Path) -> None:
+    with Engine(Settings(audit_path=tmp_path / "log")) as engine:
+        engine._audit.close()  # what a concurrent close() does to a call in flight
+        decision = engine.before_tool(ToolCall(tool="bash"))
+    assert decision.action is Action.DENY_TOOL
+    assert decision.reason == "decision log unavailable: the decision log is closed"
+
+
+ALIASES = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: aliases
+rules:
+  - &deny
+    id: a
+    action: deny
+  - *deny
+"""
+
+
+def test_yaml_aliases_are_refused_in_packs_and_settings(tmp_path: Path) -> None:
+    pack = tmp_path / "aliases.yaml"
+    pack.write_text(ALIASES)
+    with pytest.raises(PackError, match=r"aliases.yaml:5:5: error: anchors and aliases"):
+        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("aliases: &a {x: *a}\n")
+    with pytest.raises(SettingsError, match="anchors and aliases"):
+        load_settings(bomb)
+
+
+@pytest.mark.parametrize(
+    ("rule", "where"),
+    [("    when:\n", "7:10"), ("    tools: []\n", "7:12"), ("    senders: []\n", "7:14")],
+    ids=["null-when", "no-tools", "no-senders"],
+)
+def test_empty_values_are_errors(tmp_path: Path, rule: str, where: str) -> None:
+    pack = tmp_path / "empty.yaml"
+    pack.write_text(HEADER + "name: empty\nrules:\n  - id: r\n    action: deny\n" + rule)
+    with pytest.raises(PackError) as error:
+        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
+    assert f"empty.yaml:{where}: error:" in str(error.value)
+    assert "empty value: give one, or remove the key" in str(error.value)
+
+
+def test_error_positions_survive_escapes_in_double_quoted_strings(tmp_path: Path) -> None:
+    pack = tmp_path / "escapes.yaml"
+    pack.write_text(
+        HEADER
+        + "name: escapes\n"
+        + "rules:\n"
+        + "  - id: r\n"
+        + '    when: "tool == \\"\\u00e9\\u00e9\\" && args.command == \\"\\\\\\\\\\" && third_bogus"\n'
+        + "    action: deny\n"
+        + "  - id: s\n"
+        + '    when: "tool == \\"x\\" \\\n'
+        + '      && other_bogus"\n'
+        + "    action: deny\n"
+    )
+    with pytest.raises(PackError) as error:
+        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
+    text = str(error.value)
+    line = pack.read_text().splitlines()[5]
+    assert f"escapes.yaml:6:{line.index('third_bogus') + 1}: error:" in text
+    assert "escapes.yaml:10:10: error:" in text
