@@ -37,12 +37,15 @@ def load_packs(
     from policy.packs.cel import get_engine
     from policy.packs.compile import compile_packs
     from policy.packs.load import read_packs
+    from policy.packs.schema import detach_sources
 
     loaded, diagnostics = read_packs(paths)
     compiled, problems, table = compile_packs(loaded, get_engine(cel_engine), aliases)
     diagnostics.extend(problems)
     if any(d.severity == "error" for d in diagnostics):
         raise PackError(diagnostics)
+    for pack in loaded:
+        detach_sources(pack.model)
     return LoadedPacks(
         hooks=list(compiled),
         aliases=table,

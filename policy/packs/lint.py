@@ -118,9 +118,10 @@ def _dominated(later: CompiledRule, earlier: CompiledRule) -> bool:
 def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     rules = pack.rules
+    unconditional = [r for r in rules if r.condition is None and not r.audit]
     for later in rules:
-        for earlier in rules:
-            if earlier is later or earlier.point != later.point or earlier.condition is not None:
+        for earlier in unconditional:
+            if earlier is later or earlier.point != later.point:
                 continue
             if not _dominated(later, earlier):
                 continue

@@ -25,6 +25,7 @@ __all__ = [
     "Rule",
     "RulePack",
     "attach_sources",
+    "detach_sources",
 ]
 
 RulePoint = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt"]
@@ -215,3 +216,21 @@ def attach_sources(pack: RulePack, doc: YamlDocument) -> None:
                         attach(item, (*path, key, index))
 
     attach(pack, ())
+
+
+def detach_sources(pack: RulePack) -> None:
+    """Forget source positions once a pack has compiled (they are only needed for
+    diagnostics); for 10,000 rules they hold tens of megabytes."""
+
+    def detach(node: Node) -> None:
+        node._doc = None
+        for name in type(node).model_fields:
+            value = getattr(node, name)
+            if isinstance(value, Node):
+                detach(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Node):
+                        detach(item)
+
+    detach(pack)
