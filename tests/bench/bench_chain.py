@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import measure
 
 from policy import Action, Decision, Engine, ToolCall
 from policy.settings import Settings
@@ -28,18 +28,6 @@ class Guard:
         if "sudo" in str(call.args.get("command", "")):
             return Decision(Action.DENY_TOOL, reason="no sudo")
         return None
-
-
-def measure(fn: Callable[[], object], calls: int) -> tuple[float, float]:
-    for _ in range(min(1000, calls)):
-        fn()
-    samples = []
-    for _ in range(calls):
-        start = time.perf_counter_ns()
-        fn()
-        samples.append(time.perf_counter_ns() - start)
-    samples.sort()
-    return samples[len(samples) // 2] / 1000, samples[int(len(samples) * 0.99)] / 1000
 
 
 def engine_row(tmp: Path, name: str, hooks: int, inline: bool) -> Engine:

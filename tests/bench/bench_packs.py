@@ -18,8 +18,9 @@ import argparse
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import measure
 
 from policy import Engine, ToolCall
 from policy.packs.cel import get_engine
@@ -68,18 +69,6 @@ def write_pack(directory: Path, size: int) -> Path:
     path = directory / f"generated-{size}.yaml"
     path.write_text("\n".join(lines) + "\n" + MATCHING)
     return path
-
-
-def measure(fn: Callable[[], object], calls: int) -> tuple[float, float]:
-    for _ in range(min(2000, calls)):
-        fn()
-    samples = []
-    for _ in range(calls):
-        start = time.perf_counter_ns()
-        fn()
-        samples.append(time.perf_counter_ns() - start)
-    samples.sort()
-    return samples[len(samples) // 2] / 1000, samples[int(len(samples) * 0.99)] / 1000
 
 
 def main() -> None:
