@@ -21,7 +21,6 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 import orjson
@@ -29,7 +28,6 @@ import orjson
 __all__ = [
     "GENESIS",
     "VerifyReport",
-    "last_hash",
     "last_hash_of_open",
     "make_digest",
     "seal",
@@ -135,23 +133,6 @@ def verify_file(
         return verify_lines(handle, key=key, anchor=anchor, expect_head=expect_head)
 
 
-def last_hash(path: Path, *, block: int = 65536) -> str:
-    """The hash of the file's last line (GENESIS for a missing or empty file).
-
-    Raises ValueError when the last line carries no hash: appending after a
-    damaged line would hide the damage inside a valid-looking chain.
-    """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, after seeking
-    except FileNotFoundError:
-        return GENESIS
-    with handle:
-        size = handle.seek(0, os.SEEK_END)
-        if size == 0:
-            return GENESIS
-        return _last_hash_of_open(handle, size, block)
-
-
 def _last_hash_of_open(fh: BinaryIO, size: int, block: int) -> str:
     start = size
     tail = b""
@@ -171,7 +152,11 @@ def _last_hash_of_open(fh: BinaryIO, size: int, block: int) -> str:
 
 
 def last_hash_of_open(handle: BinaryIO, size: int) -> str:
-    """`last_hash` for a file already open for reading and appending."""
+    """The hash of the last line of an open log (GENESIS for an empty one).
+
+    Raises ValueError when the last line carries no hash: appending after a
+    damaged line would hide the damage inside a valid-looking chain.
+    """
     if size == 0:
         return GENESIS
     return _last_hash_of_open(handle, size, 65536)

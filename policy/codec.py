@@ -15,11 +15,6 @@ from policy.errors import InputError
 from policy.model import (
     ApprovalDecision,
     Decision,
-    LLMRequest,
-    LLMResponse,
-    Prompt,
-    ToolCall,
-    ToolResult,
 )
 
 __all__ = ["from_dict", "to_dict"]
@@ -169,13 +164,3 @@ def to_dict(value: Any) -> dict[str, Any]:
             continue
         out[_JSON_NAMES.get(name, name)] = _jsonable(item)
     return out
-
-
-# Re-exported for callers that want the types alongside the codec.
-MODEL_TYPES: Mapping[str, type] = {
-    "call": ToolCall,
-    "result": ToolResult,
-    "request": LLMRequest,
-    "response": LLMResponse,
-    "prompt": Prompt,
-}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, NoReturn, Self
@@ -366,6 +366,3 @@ class Event(_Value):
         if type(self.payload) is not FrozenDict:
             object.__setattr__(self, "payload", _frozen_mapping(self.payload))
 
-
-#: Type of an executor passed to `Engine.run_tool`.
-Executor = Callable[[ToolCall], "ToolResult | str"]

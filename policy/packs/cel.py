@@ -36,7 +36,6 @@ from policy.model import FrozenDict
 
 __all__ = [
     "ENGINES",
-    "FUNCTION_NAMES",
     "UNPORTABLE",
     "VARIABLES_AT",
     "CelCompileError",
@@ -239,8 +238,6 @@ _STRING_MEMBERS: dict[str, Callable[..., Any]] = {
 #: Functions cel-expr-python knows that the cel-python engine cannot run.
 UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(")
 
-#: Names of the custom functions, for documentation and lint.
-FUNCTION_NAMES = (*dict.fromkeys(name for name, *_ in _FUNCTIONS), *_STRING_MEMBERS)
 
 
 def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
@@ -705,9 +702,6 @@ class Checker:
         except CelCompileError as exc:
             return CheckResult(exc.issues, "")
         return CheckResult([], _type_name(expr.return_type()))
-
-    def is_bool(self, type_name: str) -> bool:
-        return type_name == "bool"
 
 
 def _type_name(cel_type: Any) -> str:
