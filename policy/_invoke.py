@@ -68,7 +68,11 @@ class Invoker:
     def run(self, step: Step) -> Outcome:
         reg, method, args, budget, coroutine = step
         if coroutine:
-            return self._wait(self._get_loop().submit(method(*args)), budget)
+            try:
+                awaitable = method(*args)  # a wrong signature raises here, not in the loop
+            except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
+                return None, Failure("error", _describe(exc))
+            return self._wait(self._get_loop().submit(awaitable), budget)
         if reg.inline:
             start = time.perf_counter()
             try:

@@ -696,3 +696,25 @@ def test_aliases_from_settings_reach_the_hooks(audit_log: Path) -> None:
         eng.register(record)
         eng.before_tool(ToolCall(tool="run_in_terminal", args={"command": "ls"}))
     assert seen == ["bash<-run_in_terminal"]
+
+
+def test_a_hook_with_the_wrong_signature_fails_like_any_other_error(engine: Engine) -> None:
+    class Sync:
+        name = "sync-wrong"
+
+        def before_tool(self) -> None:  # forgot the call
+            return None
+
+    class Async:
+        name = "async-wrong"
+
+        async def before_tool(self) -> None:
+            return None
+
+    for hook in (Sync(), Async()):
+        engine.register(hook)
+        decision = engine.before_tool(bash("ls"))
+        assert decision.action is Action.DENY_TOOL
+        assert decision.failure == "error"
+        assert "TypeError" in decision.reason
+        engine.unregister(hook.name)
