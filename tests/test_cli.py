@@ -31,6 +31,14 @@ def decisions(out: bytes) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in out.splitlines()]
 
 
+def eval_guard_calls(log: Path) -> subprocess.CompletedProcess[bytes]:
+    """The example calls through the example guard hook, logged to `log`."""
+    return policy(
+        "eval", "--audit-log", str(log), "--hook", "examples/hooks/guard.py:Guard",
+        "@examples/hooks/calls.jsonl",
+    )  # fmt: skip
+
+
 def test_version() -> None:
     done = policy("--version")
     assert done.returncode == 0
@@ -45,14 +53,7 @@ def test_no_command_prints_help_and_exits_2() -> None:
 
 def test_eval_prints_one_decision_per_call_and_logs_each(tmp_path: Path) -> None:
     log = tmp_path / "d.log"
-    done = policy(
-        "eval",
-        "--audit-log",
-        str(log),
-        "--hook",
-        "examples/hooks/guard.py:Guard",
-        "@examples/hooks/calls.jsonl",
-    )
+    done = eval_guard_calls(log)
     assert done.returncode == 0, done.stderr
     results = decisions(done.stdout)
     actions = [r.get("action", r.get("approved")) for r in results]
@@ -134,14 +135,7 @@ def test_eval_refuses_bad_settings_with_the_field_name() -> None:
 @pytest.fixture
 def real_log(tmp_path: Path) -> Path:
     log = tmp_path / "decisions.log"
-    done = policy(
-        "eval",
-        "--audit-log",
-        str(log),
-        "--hook",
-        "examples/hooks/guard.py:Guard",
-        "@examples/hooks/calls.jsonl",
-    )
+    done = eval_guard_calls(log)
     assert done.returncode == 0, done.stderr
     return log
 
