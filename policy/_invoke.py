@@ -15,14 +15,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from policy._workers import DaemonPool, LoopThread
 from policy.chain import Failure, Outcome, Step
 
-__all__ = ["Invoker"]
+__all__ = ["Invoker", "call_inline"]
 
 T = TypeVar("T")
 
@@ -34,6 +34,18 @@ def _describe(exc: BaseException) -> str:
 
 def _timeout(budget: float) -> Failure:
     return Failure("timeout", f"no answer within {round(budget * 1000)} ms")
+
+
+def call_inline(method: Callable[..., Any], args: tuple[Any, ...], budget: float) -> Outcome:
+    """Run a hook on this thread; an answer later than `budget` is a timeout."""
+    start = time.perf_counter()
+    try:
+        value = method(*args)
+    except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
+        return None, Failure("error", _describe(exc))
+    if time.perf_counter() - start > budget:
+        return None, _timeout(budget)
+    return value, None
 
 
 class Invoker:
@@ -74,14 +86,7 @@ class Invoker:
                 return None, Failure("error", _describe(exc))
             return self._wait(self._get_loop().submit(awaitable), budget)
         if reg.inline:
-            start = time.perf_counter()
-            try:
-                value = method(*args)
-            except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
-                return None, Failure("error", _describe(exc))
-            if time.perf_counter() - start > budget:
-                return None, _timeout(budget)
-            return value, None
+            return call_inline(method, args, budget)
         return self._wait(self._get_pool().submit(method, *args), budget)
 
     @staticmethod

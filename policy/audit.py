@@ -119,11 +119,13 @@ def mask_args(args: Mapping[str, Any]) -> dict[str, Any]:
 
 _id_counter = itertools.count()
 _id_prefix = os.urandom(3).hex()
+_next_id = _id_counter.__next__
+_time_ns = time.time_ns
 
 
 def new_decision_id() -> str:
     """Time-ordered, unique: ns timestamp, a per-process random prefix, a counter."""
-    return f"{time.time_ns():016x}{_id_prefix}{next(_id_counter) & 0xFFFFFF:06x}"
+    return "%016x%s%06x" % (_time_ns(), _id_prefix, _next_id() & 0xFFFFFF)  # noqa: UP031 - faster
 
 
 def _fallback(value: Any) -> Any:

@@ -38,11 +38,13 @@ from policy.model import (
 __all__ = [
     "Chain",
     "Failure",
+    "Fold",
     "Outcome",
     "Registration",
     "Step",
     "Timeouts",
     "approval_plan",
+    "intercept_inline",
     "intercept_plan",
 ]
 
@@ -82,6 +84,9 @@ class Registration:
     methods: Mapping[HookPoint, Callable[..., Any]]
     coroutine: frozenset[HookPoint]
     covers: Callable[[ToolCall], bool] | None = field(default=None)
+    #: Decisions built by our own compilers (packs, builtins): their fields are
+    #: correct by construction, so only the action's point is checked per call.
+    trusted: bool = False
 
     @property
     def sort_key(self) -> tuple[int, int, str]:
@@ -124,6 +129,7 @@ def make_registration(
     inline: bool | None,
     timeout_ms: int | None,
     source: HookSource | None,
+    trusted: bool = False,
 ) -> Registration:
     """Resolve a hook object and options into a Registration, or say what is wrong."""
     resolved_name = name if name is not None else getattr(hook, "name", None)
@@ -181,13 +187,14 @@ def make_registration(
         methods=methods,
         coroutine=frozenset(coroutine),
         covers=covers,
+        trusted=trusted,
     )
 
 
 class _Snapshot:
     """An immutable ordered view of the chain; readers never lock."""
 
-    __slots__ = ("at", "ordered")
+    __slots__ = ("at", "inline_only", "ordered")
 
     def __init__(self, registrations: list[Registration]) -> None:
         ordered = tuple(sorted(registrations, key=lambda r: r.sort_key))
@@ -199,6 +206,11 @@ class _Snapshot:
                 if point in reg.methods
             )
             for point in HookPoint
+        }
+        #: Points whose every hook runs inline, synchronously: `intercept_inline` applies.
+        self.inline_only: dict[HookPoint, bool] = {
+            point: all(reg.inline and not coroutine for reg, _, coroutine in entries)
+            for point, entries in self.at.items()
         }
 
 
@@ -246,10 +258,11 @@ class _PointSpec(NamedTuple):
     payload_type: type
     fail_action: Action  # what a failing hook under policy "fail" turns into
     valid: frozenset[Action]
+    slot: int  # the index of `field` in a Decision
 
 
 _SPECS: dict[HookPoint, _PointSpec] = {
-    point: _PointSpec(field, payload_type, fail, ACTIONS_AT[point])
+    point: _PointSpec(field, payload_type, fail, ACTIONS_AT[point], Decision._fields.index(field))
     for point, field, payload_type, fail in (
         (HookPoint.BEFORE_TOOL, "call", ToolCall, Action.DENY_TOOL),
         (HookPoint.AFTER_TOOL, "result", ToolResult, Action.ABORT_TURN),
@@ -347,6 +360,164 @@ def failure_reason(name: str, failure: Failure, timeout: float) -> str:
     return f"hook {name!r} failed: {failure.message}"
 
 
+_CONTINUE: Final = Action.CONTINUE
+_MODIFY: Final = Action.MODIFY
+_RESPOND: Final = Action.RESPOND
+#: Decision built positionally: `Decision._make` skips the keyword-argument
+#: handling of NamedTuple.__new__, which is most of a Decision's cost.
+_SLOT: Final = {name: index for index, name in enumerate(Decision._fields)}
+_BLANK: Final = [Decision._field_defaults.get(name) for name in Decision._fields]
+_make_decision = Decision._make
+
+
+class Fold:
+    """What the interceptors at one point have said so far.
+
+    Both ways of running a point feed it, one hook outcome at a time: the plan
+    (any hook, either driver) and `intercept_inline` (inline hooks only), so the
+    two cannot disagree on what an answer means. Built once per call, so it
+    keeps tuples rather than lists and touches no enum attributes.
+    """
+
+    __slots__ = (
+        "allowed",
+        "current",
+        "extra",
+        "ignored",
+        "modified_by",
+        "needs_approval",
+        "normalize",
+        "point",
+        "reason",
+        "rule_ids",
+        "spec",
+        "would",
+    )
+
+    def __init__(
+        self,
+        point: HookPoint,
+        payload: Any,
+        normalize: Normalizer | None,
+        extra: Mapping[str, Any] | None,
+    ) -> None:
+        self.point = point
+        self.spec = _SPECS[point]
+        self.normalize = normalize
+        self.extra = extra
+        self.current = payload
+        self.rule_ids: tuple[str, ...] = ()
+        self.ignored: tuple[str, ...] = ()
+        self.needs_approval = False
+        self.allowed = False
+        self.reason = ""  # why approval is needed, or why the payload was changed
+        self.would: Action | None = None
+        self.modified_by: str | None = None
+
+    def take(
+        self, reg: Registration, value: Any, failure: Failure | None, budget: float
+    ) -> Decision | None:
+        """Fold in one hook's outcome; a Decision back ends the chain with it."""
+        spec = self.spec
+        decision: Decision | None = None
+        action = _CONTINUE
+        if failure is None:
+            if reg.trusted and value is not None:
+                # Built by our own compiler from checked rules: only the point is checked.
+                decision, action = value, value.action
+                if action not in spec.valid:
+                    decision, failure = (
+                        None,
+                        Failure(
+                            "invalid", f"action {action.value!r} is not valid at {self.point.value}"
+                        ),
+                    )
+            else:
+                decision, action, failure = _validate(self.point, spec, value)
+        if failure is not None:
+            reason = failure_reason(reg.name, failure, budget)
+            if reg.failure_policy == "ignore":
+                log.warning("%s (failure_policy=ignore: skipped)", reason)
+                self.ignored += (reason,)
+                return None
+            log.warning("%s (failure_policy=fail: %s)", reason, spec.fail_action.value)
+            return self._decision(spec.fail_action, reason, hook=reg.name, failure=failure.kind)
+        if decision is None:
+            return None
+        if decision.rule_ids:
+            self.rule_ids += tuple(decision.rule_ids)
+        if decision.ignored:
+            self.ignored += tuple(decision.ignored)
+        if self.would is None and decision.would_action is not None:
+            self.would = Action(decision.would_action)
+        if action not in TERMINAL:
+            new = getattr(decision, spec.field)
+            if new is not None and new is not self.current:
+                if self.normalize is not None:
+                    new, warning = self.normalize(self.current, new, reg.name)
+                    if warning:
+                        self.ignored += (warning,)
+                self.current = new
+                self.modified_by = reg.name
+            if decision.reason and (
+                (decision.needs_approval and not self.needs_approval)
+                or not (self.reason or self.needs_approval)
+            ):
+                self.reason = decision.reason
+            self.needs_approval = self.needs_approval or decision.needs_approval
+            self.allowed = self.allowed or decision.allowed
+            return None
+        return self._decision(
+            action,
+            decision.reason,
+            hook=reg.name,
+            failure=decision.failure,
+            result=decision.result if action is _RESPOND else None,
+        )
+
+    def result(self) -> Decision:
+        """The decision when every interceptor let the payload through."""
+        needs_approval = self.needs_approval
+        values = self._values(_MODIFY if self.modified_by is not None else _CONTINUE, self.reason)
+        values[_HOOK] = self.modified_by
+        values[_NEEDS_APPROVAL] = needs_approval
+        values[_ALLOWED] = self.allowed and not needs_approval
+        return _make_decision(values)
+
+    def _values(self, action: Action, reason: str) -> list[Any]:
+        values = _BLANK.copy()
+        values[0] = action
+        values[1] = reason
+        if self.extra:
+            for name, value in self.extra.items():
+                values[_SLOT[name]] = value
+        values[self.spec.slot] = self.current
+        values[_RULE_IDS] = self.rule_ids
+        values[_WOULD] = self.would
+        values[_IGNORED] = self.ignored
+        return values
+
+    def _decision(self, action: Action, reason: str, **fields: Any) -> Decision:
+        """A decision that ends the chain, with what the earlier hooks said."""
+        values = self._values(action, reason)
+        for name, value in fields.items():
+            if value is not None:
+                values[_SLOT[name]] = value
+        return _make_decision(values)
+
+
+_HOOK: Final = _SLOT["hook"]
+_NEEDS_APPROVAL: Final = _SLOT["needs_approval"]
+_ALLOWED: Final = _SLOT["allowed"]
+_RULE_IDS: Final = _SLOT["rule_ids"]
+_WOULD: Final = _SLOT["would_action"]
+_IGNORED: Final = _SLOT["ignored"]
+
+
+def _budget(reg: Registration, timeout: float) -> float:
+    return reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
+
+
 def intercept_plan(
     snapshot: _Snapshot,
     point: HookPoint,
@@ -364,91 +535,40 @@ def intercept_plan(
     hook_name)` may adjust a modified payload and return a warning. `extra`
     fields (decision_id, the call at after_tool) go into the returned Decision.
     """
-    extra = extra or {}
-    spec = _SPECS[point]
-    current = payload
-    rule_ids: list[str] = []
-    ignored: list[str] = []
-    needs_approval = False
-    allowed = False
-    reason = ""  # why approval is needed, or why the payload was changed
-    would: Action | None = None
-    modified_by: str | None = None
+    fold = Fold(point, payload, normalize, extra)
     for reg, method, coroutine in snapshot.at[point]:
-        budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
-        value, failure = yield (reg, method, (*context, current), budget, coroutine)
-        decision: Decision | None = None
-        action = Action.CONTINUE
-        if failure is None:
-            decision, action, failure = _validate(point, spec, value)
-        if failure is not None:
-            reason = failure_reason(reg.name, failure, budget)
-            if reg.failure_policy == "ignore":
-                log.warning("%s (failure_policy=ignore: skipped)", reason)
-                ignored.append(reason)
-                continue
-            log.warning("%s (failure_policy=fail: %s)", reason, spec.fail_action.value)
-            return Decision(
-                spec.fail_action,
-                reason,
-                rule_ids=tuple(rule_ids),
-                hook=reg.name,
-                failure=failure.kind,
-                ignored=tuple(ignored),
-                would_action=would,
-                **extra,
-                **{spec.field: current},
-            )
-        if decision is None:
-            continue
-        if decision.rule_ids:
-            rule_ids.extend(decision.rule_ids)
-        if decision.ignored:
-            ignored.extend(decision.ignored)
-        if would is None and decision.would_action is not None:
-            would = Action(decision.would_action)
-        if action not in TERMINAL:
-            new = getattr(decision, spec.field)
-            if new is not None and new is not current:
-                if normalize is not None:
-                    new, warning = normalize(current, new, reg.name)
-                    if warning:
-                        ignored.append(warning)
-                current = new
-                modified_by = reg.name
-            if decision.reason and (
-                (decision.needs_approval and not needs_approval) or not (reason or needs_approval)
-            ):
-                reason = decision.reason
-            needs_approval = needs_approval or decision.needs_approval
-            allowed = allowed or decision.allowed
-            continue
-        fields: dict[str, Any] = {**extra, spec.field: current}
-        if action is Action.RESPOND:
-            fields["result"] = decision.result
-        return Decision(
-            action,
-            decision.reason,
-            rule_ids=tuple(rule_ids),
-            hook=reg.name,
-            would_action=would,
-            failure=decision.failure,
-            ignored=tuple(ignored),
-            **fields,
-        )
-    fields = dict(extra)
-    fields[spec.field] = current
-    return Decision(
-        Action.MODIFY if modified_by is not None else Action.CONTINUE,
-        reason,
-        rule_ids=tuple(rule_ids) if rule_ids else (),
-        hook=modified_by,
-        needs_approval=needs_approval,
-        allowed=allowed and not needs_approval,
-        would_action=would,
-        ignored=tuple(ignored) if ignored else (),
-        **fields,
-    )
+        budget = _budget(reg, timeout)
+        value, failure = yield (reg, method, (*context, fold.current), budget, coroutine)
+        done = fold.take(reg, value, failure, budget)
+        if done is not None:
+            return done
+    return fold.result()
+
+
+def intercept_inline(
+    snapshot: _Snapshot,
+    point: HookPoint,
+    payload: Any,
+    context: tuple[Any, ...],
+    timeout: float,
+    normalize: Normalizer | None,
+    extra: Mapping[str, Any],
+    run: Callable[[Callable[..., Any], tuple[Any, ...], float], Outcome],
+) -> Decision:
+    """`intercept_plan` without a generator, for points where every hook is inline.
+
+    Only valid when `snapshot.inline_only[point]`; `run(method, args, budget)`
+    calls one hook and times it. This is the hot path of compiled packs and
+    builtins: no generator, no driver, one call per hook.
+    """
+    fold = Fold(point, payload, normalize, extra)
+    for reg, method, _ in snapshot.at[point]:
+        budget = _budget(reg, timeout)
+        value, failure = run(method, (*context, fold.current), budget)
+        done = fold.take(reg, value, failure, budget)
+        if done is not None:
+            return done
+    return fold.result()
 
 
 def approvers_for(

@@ -18,16 +18,18 @@ from os import PathLike
 from pathlib import Path
 from typing import IO, Any
 
-from policy._invoke import Invoker
+from policy._invoke import Invoker, call_inline
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.audit import DecisionLog, new_decision_id
 from policy.chain import (
     Chain,
+    Normalizer,
     Registration,
     Timeouts,
     approval_plan,
     approvers_for,
+    intercept_inline,
     intercept_plan,
     make_registration,
 )
@@ -58,6 +60,10 @@ __all__ = ["Engine"]
 log = logging.getLogger("policy.engine")
 
 _IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
+# Enum attribute lookups cost ~0.1 µs each; the hot path reads these instead.
+_BEFORE_TOOL = HookPoint.BEFORE_TOOL
+_APPROVE_TOOL = HookPoint.APPROVE_TOOL
+_PASSED = frozenset({Action.CONTINUE, Action.MODIFY})
 
 ToolExecutor = Callable[[ToolCall], "ToolResult | str"]
 AsyncToolExecutor = Callable[[ToolCall], "Awaitable[ToolResult | str] | ToolResult | str"]
@@ -119,7 +125,7 @@ class Engine:
         )
         self._closed = False
         for hook in pack_hooks:
-            self.register(hook)
+            self._add(hook, trusted=True)
 
     @classmethod
     def from_paths(
@@ -154,6 +160,31 @@ class Engine:
         closes the old hook (if it has `close()`) as PicoClaw does.
         """
         self._check_open()
+        return self._add(
+            hook,
+            name=name,
+            priority=priority,
+            failure_policy=failure_policy,
+            inline=inline,
+            timeout_ms=timeout_ms,
+            source=source,
+            replace=replace,
+        )
+
+    def _add(
+        self,
+        hook: object,
+        *,
+        name: str | None = None,
+        priority: int | None = None,
+        failure_policy: FailurePolicy | None = None,
+        inline: bool | None = None,
+        timeout_ms: int | None = None,
+        source: HookSource | None = None,
+        replace: bool = False,
+        trusted: bool = False,
+    ) -> str:
+        """`register`, plus `trusted` for the hooks our compilers built (see Registration)."""
         registration = make_registration(
             hook,
             name=name,
@@ -163,6 +194,7 @@ class Engine:
             inline=inline,
             timeout_ms=timeout_ms,
             source=source,
+            trusted=trusted,
         )
         old = self._chain.add(registration, replace=replace)
         if old is not None and old.hook is not hook:
@@ -280,33 +312,65 @@ class Engine:
 
     # -------------------------------------------------------------- tool calls
 
-    def _before_tool_plan(self, call: ToolCall) -> Any:
-        return intercept_plan(
-            self._chain.snapshot,
-            HookPoint.BEFORE_TOOL,
-            call,
-            (),
-            self._timeouts.interceptor,
-            self._normalize_call,
-            extra={"decision_id": new_decision_id()},
-        )
+    def _intercept(
+        self,
+        point: HookPoint,
+        payload: Any,
+        context: tuple[Any, ...],
+        normalize: Normalizer | None,
+        extra: Mapping[str, Any],
+    ) -> Decision:
+        snapshot = self._chain.snapshot
+        timeout = self._timeouts.interceptor
+        if snapshot.inline_only[point]:
+            return intercept_inline(
+                snapshot, point, payload, context, timeout, normalize, extra, call_inline
+            )
+        plan = intercept_plan(snapshot, point, payload, context, timeout, normalize, extra=extra)
+        return self._invoker.drive(plan)
+
+    async def _aintercept(
+        self,
+        point: HookPoint,
+        payload: Any,
+        context: tuple[Any, ...],
+        normalize: Normalizer | None,
+        extra: Mapping[str, Any],
+    ) -> Decision:
+        snapshot = self._chain.snapshot
+        timeout = self._timeouts.interceptor
+        if snapshot.inline_only[point]:
+            # Inline hooks run on the caller's thread in both APIs.
+            return intercept_inline(
+                snapshot, point, payload, context, timeout, normalize, extra, call_inline
+            )
+        plan = intercept_plan(snapshot, point, payload, context, timeout, normalize, extra=extra)
+        return await self._invoker.adrive(plan)
 
     def _with_approvers(self, decision: Decision) -> Decision:
         """needs_approval also when an approver in the chain covers the final call."""
         final_call = decision.call
         assert final_call is not None
+        snapshot = self._chain.snapshot
         if (
-            decision.action in (Action.CONTINUE, Action.MODIFY)
+            snapshot.at[_APPROVE_TOOL]
+            and decision.action in _PASSED
             and not decision.needs_approval
-            and approvers_for(self._chain.snapshot, final_call)
+            and approvers_for(snapshot, final_call)
         ):
             decision = decision.replace(needs_approval=True)
         return decision
 
     def _decide_before_tool(self, call: ToolCall) -> Decision:
         """The decision alone, without the log line (benchmarks measure this part)."""
-        plan = self._before_tool_plan(self._canonical(call))
-        return self._with_approvers(self._invoker.drive(plan))
+        decision = self._intercept(
+            _BEFORE_TOOL,
+            self._canonical(call),
+            (),
+            self._normalize_call,
+            {"decision_id": new_decision_id()},
+        )
+        return self._with_approvers(decision)
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -322,8 +386,14 @@ class Engine:
     async def abefore_tool(self, call: ToolCall) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
-        plan = self._before_tool_plan(self._canonical(call))
-        decision = self._with_approvers(await self._invoker.adrive(plan))
+        decision = await self._aintercept(
+            HookPoint.BEFORE_TOOL,
+            self._canonical(call),
+            (),
+            self._normalize_call,
+            {"decision_id": new_decision_id()},
+        )
+        decision = self._with_approvers(decision)
         return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
 
     def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
@@ -370,29 +440,21 @@ class Engine:
         answer = await self._invoker.adrive(self._approval_plan(call, timeout, required))
         return self._after_approval(call, answer, start)
 
-    def _after_tool_plan(self, call: ToolCall, result: ToolResult) -> Any:
-        return intercept_plan(
-            self._chain.snapshot,
-            HookPoint.AFTER_TOOL,
-            result,
-            (call,),
-            self._timeouts.interceptor,
-            extra={"decision_id": new_decision_id(), "call": call},
-        )
-
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         """Run the after_tool interceptors; `decision.result` is what the model sees."""
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        decision = self._invoker.drive(self._after_tool_plan(call, result))
+        extra = {"decision_id": new_decision_id(), "call": call}
+        decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, extra)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        decision = await self._invoker.adrive(self._after_tool_plan(call, result))
+        extra = {"decision_id": new_decision_id(), "call": call}
+        decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, extra)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     # ------------------------------------------------------------ full cycle
@@ -488,19 +550,8 @@ class Engine:
 
     # ---------------------------------------------------------- LLM and prompt
 
-    def _llm_plan(self, point: HookPoint, payload: Any) -> Any:
-        normalize = (
-            self._normalize_request if point is HookPoint.BEFORE_LLM else self._keep_identity
-        )
-        return intercept_plan(
-            self._chain.snapshot,
-            point,
-            payload,
-            (),
-            self._timeouts.interceptor,
-            normalize,
-            extra={"decision_id": new_decision_id()},
-        )
+    def _llm_normalizer(self, point: HookPoint) -> Normalizer:
+        return self._normalize_request if point is HookPoint.BEFORE_LLM else self._keep_identity
 
     def before_llm(self, request: LLMRequest) -> Decision:
         """Run before_llm interceptors; `decision.request` is what goes to the model."""
@@ -526,13 +577,17 @@ class Engine:
     def _around(self, point: HookPoint, payload: Any, field: str) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
-        decision = self._invoker.drive(self._llm_plan(point, payload))
+        normalize = self._llm_normalizer(point)
+        extra = {"decision_id": new_decision_id()}
+        decision = self._intercept(point, payload, (), normalize, extra)
         return self._logged(point, decision, getattr(decision, field), start)
 
     async def _aaround(self, point: HookPoint, payload: Any, field: str) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
-        decision = await self._invoker.adrive(self._llm_plan(point, payload))
+        normalize = self._llm_normalizer(point)
+        extra = {"decision_id": new_decision_id()}
+        decision = await self._aintercept(point, payload, (), normalize, extra)
         return self._logged(point, decision, getattr(decision, field), start)
 
     # ------------------------------------------------------------------ events

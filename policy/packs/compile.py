@@ -89,6 +89,8 @@ _GLOB_CHARS = frozenset("*?[{!")
 _VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
 _MEMO_LIMIT = 4096
 _OUTCOME_LIMIT = 256
+_BOOL = frozenset({bool})
+_MISS = object()
 
 
 def is_glob(pattern: str) -> bool:
@@ -186,17 +188,22 @@ class _Candidates:
     """The rules that can apply to one tool name at one point, and their batch program.
 
     `outcomes` memoises the Decision for each set of matched rules whose outcome
-    is static (no message_expr, set or respond to evaluate).
+    is static (no message_expr, set or respond to evaluate). When every rule is
+    static and none is filtered by sender/channel/session (`fixed`), the outcome
+    is a function of the conditions' values alone: `by_results` memoises it by
+    the tuple of those values, so a repeated shape of call skips the matching.
     """
 
-    __slots__ = ("cond_rules", "filtered", "outcomes", "program", "rules")
+    __slots__ = ("by_results", "cond_rules", "filtered", "fixed", "outcomes", "program", "rules")
 
     def __init__(self, rules: tuple[CompiledRule, ...], program: CelProgram | None) -> None:
         self.rules = rules
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
         self.program = program
         self.filtered = any(r.filtered for r in rules)
+        self.fixed = not self.filtered and all(r.static for r in rules)
         self.outcomes: dict[tuple[int, ...], Decision | None] = {}
+        self.by_results: dict[tuple[Any, ...], Decision | None] = {}
 
 
 _NO_CANDIDATES = _Candidates((), None)
@@ -387,14 +394,45 @@ class CompiledPack:
         rules = candidates.rules
         if not rules:
             return None
+        if candidates.fixed:
+            program = candidates.program
+            values = (
+                tuple(program.run(self._data(point, program.needs, subject, payload)))
+                if program is not None
+                else ()
+            )
+            # Only all-bool values are keys: 1 == True, and an error must never hit.
+            if {*map(type, values)} <= _BOOL:
+                found = candidates.by_results.get(values, _MISS)
+                if found is not _MISS:
+                    return found  # type: ignore[return-value]
+                decision = self._match(point, candidates, values, None, subject, payload, call)
+                if len(candidates.by_results) < _OUTCOME_LIMIT:
+                    candidates.by_results[values] = decision
+                return decision
+            return self._match(point, candidates, values, None, subject, payload, call)
         admitted = [r.admits(subject) for r in rules] if candidates.filtered else None
-        results: list[Any] = []
+        results: Sequence[Any] = ()
         program = candidates.program
         if program is not None and (
             admitted is None
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
             results = program.run(self._data(point, program.needs, subject, payload))
+        return self._match(point, candidates, results, admitted, subject, payload, call)
+
+    def _match(
+        self,
+        point: str,
+        candidates: _Candidates,
+        results: Sequence[Any],
+        admitted: list[bool] | None,
+        subject: Any,
+        payload: Any,
+        call: ToolCall | None,
+    ) -> Decision | None:
+        """Which rules matched (or failed), then their combined outcome."""
+        rules = candidates.rules
         matched: list[CompiledRule] = []
         failed: list[tuple[CompiledRule, str]] = []
         position = 0
