@@ -118,14 +118,16 @@ def mask_args(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _id_counter = itertools.count()
-_id_prefix = os.urandom(3).hex()
+_id_prefix = int.from_bytes(os.urandom(3)) << 24
 _next_id = _id_counter.__next__
 _time_ns = time.time_ns
 
 
 def new_decision_id() -> str:
     """Time-ordered, unique: ns timestamp, a per-process random prefix, a counter."""
-    return "%016x%s%06x" % (_time_ns(), _id_prefix, _next_id() & 0xFFFFFF)  # noqa: UP031 - faster
+    # 28 hex digits: 16 of time, 6 of prefix, 6 of counter; as one int, since
+    # int -> bytes -> hex costs 0.3 µs where string formatting costs 0.5.
+    return ((_time_ns() << 48) | _id_prefix | (_next_id() & 0xFFFFFF)).to_bytes(14).hex()
 
 
 def _fallback(value: Any) -> Any:

@@ -368,6 +368,14 @@ _RESPOND: Final = Action.RESPOND
 _SLOT: Final = {name: index for index, name in enumerate(Decision._fields)}
 _BLANK: Final = [Decision._field_defaults.get(name) for name in Decision._fields]
 _make_decision = Decision._make
+_CALL: Final = _SLOT["call"]
+_HOOK: Final = _SLOT["hook"]
+_NEEDS_APPROVAL: Final = _SLOT["needs_approval"]
+_ALLOWED: Final = _SLOT["allowed"]
+_RULE_IDS: Final = _SLOT["rule_ids"]
+_WOULD: Final = _SLOT["would_action"]
+_IGNORED: Final = _SLOT["ignored"]
+_DECISION_ID: Final = _SLOT["decision_id"]
 
 
 class Fold:
@@ -377,42 +385,32 @@ class Fold:
     (any hook, either driver) and `intercept_inline` (inline hooks only), so the
     two cannot disagree on what an answer means. Built once per call, so it
     keeps tuples rather than lists and touches no enum attributes.
+    `decision_id` and `call` (the call at after_tool) go into the Decision.
     """
 
-    __slots__ = (
-        "allowed",
-        "current",
-        "extra",
-        "ignored",
-        "modified_by",
-        "needs_approval",
-        "normalize",
-        "point",
-        "reason",
-        "rule_ids",
-        "spec",
-        "would",
-    )
+    # Defaults live on the class: a call's Fold sets only what its hooks change.
+    rule_ids: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    needs_approval = False
+    allowed = False
+    reason = ""  # why approval is needed, or why the payload was changed
+    would: Action | None = None
+    modified_by: str | None = None
 
     def __init__(
         self,
         point: HookPoint,
         payload: Any,
         normalize: Normalizer | None,
-        extra: Mapping[str, Any] | None,
+        decision_id: str,
+        call: ToolCall | None,
     ) -> None:
         self.point = point
         self.spec = _SPECS[point]
         self.normalize = normalize
-        self.extra = extra
+        self.decision_id = decision_id
+        self.call = call
         self.current = payload
-        self.rule_ids: tuple[str, ...] = ()
-        self.ignored: tuple[str, ...] = ()
-        self.needs_approval = False
-        self.allowed = False
-        self.reason = ""  # why approval is needed, or why the payload was changed
-        self.would: Action | None = None
-        self.modified_by: str | None = None
 
     def take(
         self, reg: Registration, value: Any, failure: Failure | None, budget: float
@@ -426,12 +424,8 @@ class Fold:
                 # Built by our own compiler from checked rules: only the point is checked.
                 decision, action = value, value.action
                 if action not in spec.valid:
-                    decision, failure = (
-                        None,
-                        Failure(
-                            "invalid", f"action {action.value!r} is not valid at {self.point.value}"
-                        ),
-                    )
+                    message = f"action {action.value!r} is not valid at {self.point.value}"
+                    decision, failure = None, Failure("invalid", message)
             else:
                 decision, action, failure = _validate(self.point, spec, value)
         if failure is not None:
@@ -464,8 +458,10 @@ class Fold:
                 or not (self.reason or self.needs_approval)
             ):
                 self.reason = decision.reason
-            self.needs_approval = self.needs_approval or decision.needs_approval
-            self.allowed = self.allowed or decision.allowed
+            if decision.needs_approval:
+                self.needs_approval = True
+            if decision.allowed:
+                self.allowed = True
             return None
         return self._decision(
             action,
@@ -477,24 +473,25 @@ class Fold:
 
     def result(self) -> Decision:
         """The decision when every interceptor let the payload through."""
-        needs_approval = self.needs_approval
         values = self._values(_MODIFY if self.modified_by is not None else _CONTINUE, self.reason)
         values[_HOOK] = self.modified_by
-        values[_NEEDS_APPROVAL] = needs_approval
-        values[_ALLOWED] = self.allowed and not needs_approval
+        if self.needs_approval:
+            values[_NEEDS_APPROVAL] = True
+        elif self.allowed:
+            values[_ALLOWED] = True
         return _make_decision(values)
 
     def _values(self, action: Action, reason: str) -> list[Any]:
         values = _BLANK.copy()
         values[0] = action
         values[1] = reason
-        if self.extra:
-            for name, value in self.extra.items():
-                values[_SLOT[name]] = value
+        if self.call is not None:
+            values[_CALL] = self.call
         values[self.spec.slot] = self.current
         values[_RULE_IDS] = self.rule_ids
         values[_WOULD] = self.would
         values[_IGNORED] = self.ignored
+        values[_DECISION_ID] = self.decision_id
         return values
 
     def _decision(self, action: Action, reason: str, **fields: Any) -> Decision:
@@ -506,18 +503,6 @@ class Fold:
         return _make_decision(values)
 
 
-_HOOK: Final = _SLOT["hook"]
-_NEEDS_APPROVAL: Final = _SLOT["needs_approval"]
-_ALLOWED: Final = _SLOT["allowed"]
-_RULE_IDS: Final = _SLOT["rule_ids"]
-_WOULD: Final = _SLOT["would_action"]
-_IGNORED: Final = _SLOT["ignored"]
-
-
-def _budget(reg: Registration, timeout: float) -> float:
-    return reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
-
-
 def intercept_plan(
     snapshot: _Snapshot,
     point: HookPoint,
@@ -526,18 +511,18 @@ def intercept_plan(
     timeout: float,
     normalize: Normalizer | None = None,
     *,
-    extra: Mapping[str, Any] | None = None,
+    decision_id: str = "",
+    call: ToolCall | None = None,
 ) -> Generator[Step, Outcome, Decision]:
     """Run the interceptors of `point` in order over `payload`.
 
     `context` are leading arguments every hook receives before the payload
     (`after_tool` hooks get the call, then the result). `normalize(old, new,
-    hook_name)` may adjust a modified payload and return a warning. `extra`
-    fields (decision_id, the call at after_tool) go into the returned Decision.
+    hook_name)` may adjust a modified payload and return a warning.
     """
-    fold = Fold(point, payload, normalize, extra)
+    fold = Fold(point, payload, normalize, decision_id, call)
     for reg, method, coroutine in snapshot.at[point]:
-        budget = _budget(reg, timeout)
+        budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
         value, failure = yield (reg, method, (*context, fold.current), budget, coroutine)
         done = fold.take(reg, value, failure, budget)
         if done is not None:
@@ -552,7 +537,8 @@ def intercept_inline(
     context: tuple[Any, ...],
     timeout: float,
     normalize: Normalizer | None,
-    extra: Mapping[str, Any],
+    decision_id: str,
+    call: ToolCall | None,
     run: Callable[[Callable[..., Any], tuple[Any, ...], float], Outcome],
 ) -> Decision:
     """`intercept_plan` without a generator, for points where every hook is inline.
@@ -561,9 +547,9 @@ def intercept_inline(
     calls one hook and times it. This is the hot path of compiled packs and
     builtins: no generator, no driver, one call per hook.
     """
-    fold = Fold(point, payload, normalize, extra)
+    fold = Fold(point, payload, normalize, decision_id, call)
     for reg, method, _ in snapshot.at[point]:
-        budget = _budget(reg, timeout)
+        budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
         value, failure = run(method, (*context, fold.current), budget)
         done = fold.take(reg, value, failure, budget)
         if done is not None:

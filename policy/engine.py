@@ -318,15 +318,33 @@ class Engine:
         payload: Any,
         context: tuple[Any, ...],
         normalize: Normalizer | None,
-        extra: Mapping[str, Any],
+        call: ToolCall | None = None,
     ) -> Decision:
         snapshot = self._chain.snapshot
         timeout = self._timeouts.interceptor
+        decision_id = new_decision_id()
         if snapshot.inline_only[point]:
             return intercept_inline(
-                snapshot, point, payload, context, timeout, normalize, extra, call_inline
+                snapshot,
+                point,
+                payload,
+                context,
+                timeout,
+                normalize,
+                decision_id,
+                call,
+                call_inline,
             )
-        plan = intercept_plan(snapshot, point, payload, context, timeout, normalize, extra=extra)
+        plan = intercept_plan(
+            snapshot,
+            point,
+            payload,
+            context,
+            timeout,
+            normalize,
+            decision_id=decision_id,
+            call=call,
+        )
         return self._invoker.drive(plan)
 
     async def _aintercept(
@@ -335,16 +353,34 @@ class Engine:
         payload: Any,
         context: tuple[Any, ...],
         normalize: Normalizer | None,
-        extra: Mapping[str, Any],
+        call: ToolCall | None = None,
     ) -> Decision:
         snapshot = self._chain.snapshot
         timeout = self._timeouts.interceptor
+        decision_id = new_decision_id()
         if snapshot.inline_only[point]:
             # Inline hooks run on the caller's thread in both APIs.
             return intercept_inline(
-                snapshot, point, payload, context, timeout, normalize, extra, call_inline
+                snapshot,
+                point,
+                payload,
+                context,
+                timeout,
+                normalize,
+                decision_id,
+                call,
+                call_inline,
             )
-        plan = intercept_plan(snapshot, point, payload, context, timeout, normalize, extra=extra)
+        plan = intercept_plan(
+            snapshot,
+            point,
+            payload,
+            context,
+            timeout,
+            normalize,
+            decision_id=decision_id,
+            call=call,
+        )
         return await self._invoker.adrive(plan)
 
     def _with_approvers(self, decision: Decision) -> Decision:
@@ -368,9 +404,10 @@ class Engine:
             self._canonical(call),
             (),
             self._normalize_call,
-            {"decision_id": new_decision_id()},
         )
-        return self._with_approvers(decision)
+        if self._chain.snapshot.at[_APPROVE_TOOL]:
+            decision = self._with_approvers(decision)
+        return decision
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -391,7 +428,6 @@ class Engine:
             self._canonical(call),
             (),
             self._normalize_call,
-            {"decision_id": new_decision_id()},
         )
         decision = self._with_approvers(decision)
         return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
@@ -445,16 +481,14 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        extra = {"decision_id": new_decision_id(), "call": call}
-        decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, extra)
+        decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        extra = {"decision_id": new_decision_id(), "call": call}
-        decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, extra)
+        decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     # ------------------------------------------------------------ full cycle
@@ -578,16 +612,14 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         normalize = self._llm_normalizer(point)
-        extra = {"decision_id": new_decision_id()}
-        decision = self._intercept(point, payload, (), normalize, extra)
+        decision = self._intercept(point, payload, (), normalize)
         return self._logged(point, decision, getattr(decision, field), start)
 
     async def _aaround(self, point: HookPoint, payload: Any, field: str) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         normalize = self._llm_normalizer(point)
-        extra = {"decision_id": new_decision_id()}
-        decision = await self._aintercept(point, payload, (), normalize, extra)
+        decision = await self._aintercept(point, payload, (), normalize)
         return self._logged(point, decision, getattr(decision, field), start)
 
     # ------------------------------------------------------------------ events

@@ -42,6 +42,9 @@ __all__ = [
 _SCALARS = (str, int, float, bool, type(None))
 
 
+_FLAT = frozenset({str, bool, int, float, type(None)})
+
+
 class FrozenDict(dict[str, Any]):
     """A `dict` that refuses mutation and whose values are frozen too.
 
@@ -49,13 +52,17 @@ class FrozenDict(dict[str, Any]):
     CEL engines accept it without conversion, which a `MappingProxyType` would not.
     """
 
-    __slots__ = ()
+    __slots__ = ("flat",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         dict.__init__(self, *args, **kwargs)
+        #: Every value is a str, bool, int, float or None: CEL engines take it as is.
+        self.flat = True
         for key, value in dict.items(self):
-            if not isinstance(value, _SCALARS) and not _is_frozen(value):
-                dict.__setitem__(self, key, freeze(value))
+            if type(value) not in _FLAT:
+                self.flat = False
+                if not isinstance(value, _SCALARS) and not _is_frozen(value):
+                    dict.__setitem__(self, key, freeze(value))
 
     def _refuse(self, *_args: Any, **_kwargs: Any) -> NoReturn:
         raise TypeError("FrozenDict is immutable; build a new mapping instead")

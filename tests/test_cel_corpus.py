@@ -98,6 +98,33 @@ def test_engines_agree_with_the_corpus(engine_name: str, case: dict[str, Any]) -
         assert type(value) is type(case["expect"]) or isinstance(case["expect"], list)
 
 
+CONDITIONS = [c for c in RUNTIME if c["expect"] in (True, False, "error")]
+
+
+@pytest.mark.parametrize("engine_name", ["cel-expr-python", "cel-python"])
+def test_the_condition_mask_agrees_with_each_result(engine_name: str) -> None:
+    """Packs read conditions as one int mask first; it must say what `run` says.
+
+    Every boolean case of the corpus runs as one batch (cel-expr-python sums
+    them into a single mask program only up to 62 conditions, so the batch is
+    split to exercise both its mask program and the list fallback).
+    """
+    engine = get_engine(engine_name)
+    for batch in (CONDITIONS[:40], CONDITIONS[40:]):
+        exprs = [c["expr"] for c in batch if not c.get("vars") and "point" not in c]
+        program = engine.program("before_tool", exprs, [])
+        data = {k: v for k, v in DATA.items() if k in program.needs}
+        results = program.run(data)
+        mask = program.run_mask(data)
+        if any(not isinstance(r, bool) for r in results):
+            assert mask is None
+            good = [e for e, r in zip(exprs, results, strict=True) if isinstance(r, bool)]
+            program = engine.program("before_tool", good, [])
+            data = {k: v for k, v in DATA.items() if k in program.needs}
+            results, mask = program.run(data), program.run_mask(data)
+        assert mask == sum(1 << i for i, r in enumerate(results) if r is True)
+
+
 @pytest.mark.parametrize("case", CORPUS, ids=[c["expr"][:60] for c in CORPUS])
 def test_compile_errors_are_found_at_load(case: dict[str, Any]) -> None:
     """Whatever engine runs, the checker decides what loads: `compile_error` cases

@@ -225,3 +225,70 @@ def test_error_positions_survive_escapes_in_double_quoted_strings(tmp_path: Path
     line = pack.read_text().splitlines()[5]
     assert f"escapes.yaml:6:{line.index('third_bogus') + 1}: error:" in text
     assert "escapes.yaml:10:10: error:" in text
+
+
+def test_vars_as_a_whole_map_is_refused_at_its_position(tmp_path: Path) -> None:
+    """Rules bind only the variables they name; `"x" in vars` would read nothing."""
+    pack = tmp_path / "whole.yaml"
+    pack.write_text(
+        HEADER
+        + "name: whole\n"
+        + "variables:\n"
+        + "  cmd: string(args.command)\n"
+        + "rules:\n"
+        + "  - id: r\n"
+        + "    when: has(vars.cmd) && 'cmd' in vars\n"
+        + "    action: deny\n"
+        + "  - id: fine\n"
+        + "    when: vars.cmd.contains(\"vars\") && vars[\"cmd\"] != 'vars'\n"
+        + "    action: deny\n"
+    )
+    with pytest.raises(PackError) as error:
+        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
+    text = str(error.value)
+    assert "whole.yaml:8:37: error: condition: read variables one by one" in text
+    assert text.count("error:") == 1, text
+
+
+def test_conditions_that_fail_are_never_memoised(make: Any) -> None:
+    """A repeated shape of call is decided from memory, but a failing condition
+    is decided afresh each time (it denies under on_error: deny)."""
+    engine = make(
+        """
+        name: memo
+        rules:
+          - id: big
+            tools: [bash]
+            when: int(args.n) > 3
+            action: deny
+          - id: readonly
+            tools: [bash]
+            when: args.command == "ls"
+            action: allow
+        """
+    )
+    for _ in range(3):
+        fine = engine.before_tool(ToolCall(tool="bash", args={"n": "1", "command": "ls"}))
+        assert (fine.action, fine.allowed) == (Action.CONTINUE, True)
+        broken = engine.before_tool(ToolCall(tool="bash", args={"n": "x", "command": "ls"}))
+        assert broken.action is Action.DENY_TOOL
+        assert broken.failure == "cel"
+        big = engine.before_tool(ToolCall(tool="bash", args={"n": "9", "command": "ls"}))
+        assert (big.action, big.rule_ids) == (Action.DENY_TOOL, ("memo/big",))
+
+
+def test_more_conditions_than_one_mask_holds(make: Any) -> None:
+    """cel-expr-python sums up to 62 conditions into one int; beyond that the
+    pack reads the results one by one, with the same outcome."""
+    rules = "".join(
+        f"  - id: r{i:02d}\n    tools: [bash]\n    when: args.command == 'c{i}'\n"
+        f"    action: {'deny' if i % 2 else 'ask'}\n"
+        for i in range(70)
+    )
+    engine = make("name: wide\nrules:\n" + rules)
+    for i in (0, 1, 61, 62, 63, 69):
+        decision = engine.before_tool(ToolCall(tool="bash", args={"command": f"c{i}"}))
+        assert decision.rule_ids == (f"wide/r{i:02d}",)
+        assert decision.blocked is bool(i % 2)
+        assert decision.needs_approval is not bool(i % 2)
+    assert engine.before_tool(ToolCall(tool="bash", args={"command": "c70"})).rule_ids == ()

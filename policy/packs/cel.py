@@ -22,6 +22,7 @@ Python, lazily, before the expressions that need them.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import re
@@ -243,6 +244,9 @@ UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quot
 def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
     """Wrap `body` in `cel.bind(vars, {...}, ...)`, one bind per dependency layer.
 
+    Values are bound as `dyn(...)`: a map literal of one double would otherwise
+    type as map(string, double), stricter than the checker's map(string, dyn).
+
     Layer 0 holds variables that read no other variable; each later layer re-binds
     the names of the layers outside it, so `vars.a` stays visible further in.
     """
@@ -250,8 +254,85 @@ def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
     for index in range(len(layers) - 1, -1, -1):
         outer = [name for layer in layers[:index] for name in layer]
         entries = [f'"{name}": vars.{name}' for name in outer]
-        entries += [f'"{name}": ({source})' for name, source in layers[index].items()]
+        entries += [f'"{name}": dyn({source})' for name, source in layers[index].items()]
         wrapped = f"cel.bind(vars, {{{', '.join(entries)}}}, {wrapped})"
+    return wrapped
+
+
+#: What `_named_vars` must tell apart in a CEL source: string literals (skipped),
+#: `has(vars.x)` (a presence test, not a read), `x.vars` (someone else's field),
+#: `vars.x` / `vars["x"]`, and any other use of `vars` (the whole map).
+_VARS_TOKENS = re.compile(
+    r"""
+    (?P<string>[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
+        |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+    | (?P<has>\bhas\s*\(\s*vars\b)
+    | (?P<field>\.\s*vars\b)
+    | (?P<ref>\bvars\s*(?:\.\s*(?P<n1>[A-Za-z_][A-Za-z0-9_]*)
+        |\[\s*(?P<q>["'])(?P<n2>[A-Za-z_][A-Za-z0-9_]*)(?P=q)\s*\]))
+    | (?P<whole>\bvars\b)
+    """,
+    re.VERBOSE,
+)
+
+
+def _named_vars(source: str) -> str | None:
+    """`source` with each `vars.x` read as the identifier `_var_x`, or None.
+
+    None when the source uses `vars` in a way a plain identifier cannot stand
+    for (`has(vars.x)`, `vars` as a map), or holds a raw string with a
+    backslash, whose end the scanner cannot be sure of.
+    """
+    out: list[str] = []
+    last = 0
+    for match in _VARS_TOKENS.finditer(source):
+        kind = match.lastgroup
+        if kind == "string":
+            text = match.group("string")
+            if "r" in text[:2].lower() and "\\" in text:
+                return None
+            continue
+        if kind == "field":
+            continue
+        if match.group("ref") is None:
+            return None
+        out.append(source[last : match.start()])
+        out.append(f"_var_{match.group('n1') or match.group('n2')}")
+        last = match.end()
+    out.append(source[last:])
+    return "".join(out)
+
+
+def whole_vars_offset(source: str) -> int | None:
+    """Where `source` uses `vars` as a whole map (`"x" in vars`), or None.
+
+    Packs bind only the variables an expression names, so such a use would
+    read an unbound `vars` at run time: the checker refuses it at load.
+    """
+    for match in _VARS_TOKENS.finditer(source):
+        if match.lastgroup == "whole":
+            return match.start()
+    return None
+
+
+def _named_source(layers: Sequence[Mapping[str, str]], body: str) -> str | None:
+    """`body` under one `cel.bind` per variable, outermost first; None if it cannot be.
+
+    Cheaper to evaluate than the map of `_var_layers_source` (no map built per
+    call, no map lookup per read), so the hot path compiles this form when every
+    source allows it, and falls back to the map form otherwise. Both forms bind
+    `dyn(...)`, as the checker types `vars.x`: without it, a variable's static
+    type would refuse programs the checker accepted (`vars.half > 2` on a double).
+    """
+    wrapped = _named_vars(body)
+    if wrapped is None:
+        return None
+    binds = [(name, src) for layer in layers for name, src in layer.items()]
+    for name, source in reversed(binds):
+        named = _named_vars(source)
+        if named is None:
+            return None
+        wrapped = f"cel.bind(_var_{name}, dyn({named}), {wrapped})"
     return wrapped
 
 
@@ -266,6 +347,21 @@ class CelProgram(ABC):
     @abstractmethod
     def run(self, data: Mapping[str, Any]) -> list[Any]:
         """One result per expression: a plain Python value, or a CelEvalError."""
+
+    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+        """Bit i set when expression i is true; None when any is not a bool.
+
+        The hot path of a pack asks for this first: an int is cheaper to get
+        out of an engine than a list, and is itself the key of the memoised
+        outcome. None sends the caller to `run` for each expression's result.
+        """
+        mask = 0
+        for index, value in enumerate(self.run(data)):
+            if value is True:
+                mask |= 1 << index
+            elif value is not False:
+                return None
+        return mask
 
 
 class CelEngine(ABC):
@@ -361,6 +457,8 @@ def _expr_envs() -> _ExprEnvs:
 
 
 _PLAIN = frozenset({str, bool, int, float, type(None)})
+#: Expressions per int mask: CEL ints are signed 64-bit.
+_MASK_BITS = 62
 
 
 def _to_expr_value(value: Any) -> Any:
@@ -394,13 +492,46 @@ class _ExprProgram(CelProgram):
         self._exprs = list(exprs)
         self._expr_layers = list(expr_layers) if expr_layers is not None else None
         body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
-        self._program = envs.compile(point, _var_layers_source(var_layers, body))
+        self._program = self._compile(var_layers, body)
+        self._mask: Any = None
+        if len(exprs) <= _MASK_BITS:
+            # The same expressions summed into one int: `(e) ? 1 : 0` fails, and so
+            # fails the whole sum, when `e` errors or is not a bool.
+            terms = " + ".join(f"(({e}) ? {1 << i} : 0)" for i, e in enumerate(exprs))
+            # An expression that is not a condition does not compile: `run` alone serves.
+            with contextlib.suppress(CelCompileError):
+                self._mask = self._compile(var_layers, terms or "0")
         names: set[str] = set()
         for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
             names |= referenced_names(source)
         self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
         self._singles: list[Any] | None = None
         self._lock = threading.Lock()
+
+    def _compile(self, layers: Sequence[Mapping[str, str]], body: str) -> Any:
+        """The named-binding form when it compiles, else the map form."""
+        named = _named_source(layers, body)
+        if named is not None:
+            with contextlib.suppress(CelCompileError):  # the map form then says why
+                return self._envs.compile(self._point, named)
+        return self._envs.compile(self._point, _var_layers_source(layers, body))
+
+    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+        if self._mask is None:
+            return super().run_mask(data)
+        converted = {}
+        for name, value in data.items():
+            kind = type(value)
+            # A FrozenDict of scalars is taken as is one level down (not deeper).
+            if kind not in _PLAIN and not (kind is FrozenDict and value.flat):
+                value = _to_expr_value(value)
+            converted[name] = value
+        try:
+            mask = self._mask.eval(data=converted).plain_value()
+        except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
+            return None
+        # An ERROR Value's plain value is its message, a str: never a mask.
+        return mask if type(mask) is int else None
 
     def run(self, data: Mapping[str, Any]) -> list[Any]:
         converted = {k: _to_expr_value(v) for k, v in data.items()}
@@ -428,8 +559,7 @@ class _ExprProgram(CelProgram):
         program = singles[index]
         if program is None:
             layers = self._expr_layers[index] if self._expr_layers is not None else []
-            source = _var_layers_source(layers, f"[({self._exprs[index]})]")
-            program = self._envs.compile(self._point, source)
+            program = self._compile(layers, f"[({self._exprs[index]})]")
             singles[index] = program
         value = program.eval(activation).plain_value()
         if type(value) is list:

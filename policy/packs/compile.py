@@ -49,6 +49,7 @@ from policy.packs.cel import (
     CelEvalError,
     CelProgram,
     Checker,
+    whole_vars_offset,
 )
 from policy.packs.diagnostics import Diagnostic
 from policy.packs.load import LoadedPack
@@ -89,8 +90,6 @@ _GLOB_CHARS = frozenset("*?[{!")
 _VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
 _MEMO_LIMIT = 4096
 _OUTCOME_LIMIT = 256
-_BOOL = frozenset({bool})
-_MISS = object()
 
 
 def is_glob(pattern: str) -> bool:
@@ -191,7 +190,7 @@ class _Candidates:
     is static (no message_expr, set or respond to evaluate). When every rule is
     static and none is filtered by sender/channel/session (`fixed`), the outcome
     is a function of the conditions' values alone: `by_results` memoises it by
-    the tuple of those values, so a repeated shape of call skips the matching.
+    the bit mask of those values, so a repeated shape of call skips the matching.
     """
 
     __slots__ = ("by_results", "cond_rules", "filtered", "fixed", "outcomes", "program", "rules")
@@ -203,7 +202,7 @@ class _Candidates:
         self.filtered = any(r.filtered for r in rules)
         self.fixed = not self.filtered and all(r.static for r in rules)
         self.outcomes: dict[tuple[int, ...], Decision | None] = {}
-        self.by_results: dict[tuple[Any, ...], Decision | None] = {}
+        self.by_results: dict[int, Decision | None] = {}
 
 
 _NO_CANDIDATES = _Candidates((), None)
@@ -390,27 +389,28 @@ class CompiledPack:
     def _decide(
         self, point: str, tool: str, subject: Any, payload: Any, call: ToolCall | None
     ) -> Decision | None:
-        candidates = self._candidates(point, tool)
+        candidates = self._index[point].memo.get(tool) or self._candidates(point, tool)
         rules = candidates.rules
         if not rules:
             return None
         if candidates.fixed:
             program = candidates.program
-            values = (
-                tuple(program.run(self._data(point, program.needs, subject, payload)))
-                if program is not None
-                else ()
-            )
-            # Only all-bool values are keys: 1 == True, and an error must never hit.
-            if {*map(type, values)} <= _BOOL:
-                found = candidates.by_results.get(values, _MISS)
-                if found is not _MISS:
-                    return found  # type: ignore[return-value]
-                decision = self._match(point, candidates, values, None, subject, payload, call)
-                if len(candidates.by_results) < _OUTCOME_LIMIT:
-                    candidates.by_results[values] = decision
-                return decision
-            return self._match(point, candidates, values, None, subject, payload, call)
+            mask = 0
+            if program is not None:
+                data = self._data(point, program.needs, subject, payload)
+                got = program.run_mask(data)
+                if got is None:  # some condition failed: `run` says which
+                    each = program.run(data)
+                    return self._match(point, candidates, each, None, subject, payload, call)
+                mask = got
+            if mask in candidates.by_results:
+                return candidates.by_results[mask]
+            count = len(candidates.cond_rules)
+            bits = [bool(mask & (1 << i)) for i in range(count)]
+            decision = self._match(point, candidates, bits, None, subject, payload, call)
+            if len(candidates.by_results) < _OUTCOME_LIMIT:
+                candidates.by_results[mask] = decision
+            return decision
         admitted = [r.admits(subject) for r in rules] if candidates.filtered else None
         results: Sequence[Any] = ()
         program = candidates.program
@@ -858,6 +858,18 @@ class _Compiler:
                     f"undeclared variable 'vars.{name}' (variables: {known})",
                 )
                 ok = False
+        whole = whole_vars_offset(source)
+        if whole is not None:
+            line, col = _offset_to_line_col(source, whole)
+            self.error_at(
+                path,
+                line,
+                col,
+                "whole-vars",
+                f"{what}: read variables one by one, as vars.NAME or vars[\"NAME\"]; "
+                "`vars` as a whole map is not bound",
+            )
+            ok = False
         for match in UNPORTABLE.finditer(source):
             line, col = _offset_to_line_col(source, match.start() + 1)
             self.error_at(

@@ -83,8 +83,7 @@ def _floor(engine: Engine, call: ToolCall, calls: int) -> tuple[float, float]:
 
     def unavoidable() -> Decision:
         candidates = index.memo[call.tool]
-        candidates.program.run({"args": call.args})
-        outcome = next(iter(candidates.outcomes.values()))
+        outcome = candidates.by_results[candidates.program.run_mask({"args": call.args})]
         return Decision(
             Action.CONTINUE,
             outcome.reason,
