@@ -1,37 +1,227 @@
-"""Path normalisation and containment, lexically (no file system access).
+"""Is this path inside that directory? Asked two ways, because the answers differ.
 
-Symlink resolution and per-call working directories arrive with issue C; until
-then `normalize` resolves `~`, `.`, `..` and repeated slashes, and `within` is not
-fooled by prefixes (`/srv/work2` is not inside `/srv/work`).
+A rule that compares path strings is fooled by prefixes (`/srv/work2` starts with
+`/srv/work`), by `..`, by `~`, by repeated slashes; `normalize` and `within` remove
+those tricks without touching the file system, so they are cheap, deterministic and
+safe to call from CEL on every tool call.
+
+A lexical answer is still wrong once symlinks exist: `/srv/work/link/x` is lexically
+inside `/srv/work` but the OS opens wherever `link` points, and the kernel applies
+`..` *after* following a link (`link/..` is the parent of the link's target, not the
+workspace). `resolve` walks the path the way the kernel does, and `contained` asks the
+question a sandbox really needs answered with it.
+
+Everything fails closed: a path that cannot be judged (NUL byte, symlink loop, too
+many links, over `MAX_PATH_BYTES`, a component we may not inspect) raises
+`UnsafePathError` rather than returning a guess, and callers deny.
+
+Paths are POSIX strings compared exactly: no case folding and no Unicode
+normalisation (`café` composed and decomposed are two different names on Linux), and
+a backslash is an ordinary character.
 """
 
 from __future__ import annotations
 
 import os
-import posixpath
+import stat
 
-__all__ = ["normalize", "within"]
+__all__ = ["MAX_PATH_BYTES", "UnsafePathError", "contained", "normalize", "resolve", "within"]
+
+MAX_PATH_BYTES = 4096
+"""Linux's PATH_MAX: the kernel refuses longer paths, so we refuse to judge them."""
 
 
-def normalize(path: str, cwd: str = "") -> str:
-    """An absolute, normalised form of `path` (relative paths against `cwd`, if given)."""
+class UnsafePathError(ValueError):
+    """A path whose meaning cannot be established safely; treat it as a denial.
+
+    A `ValueError` so that callers which already guard path helpers against bad
+    input (such as the CEL functions) keep failing closed without changes.
+    """
+
+
+def normalize(path: str, cwd: str = "", *, home: str | None = None) -> str:
+    """The one spelling of `path` that rules can compare, computed without any I/O.
+
+    `~` and `~/...` use `home` (default: the current user's, as `os.path.expanduser`
+    finds it) so that a policy can be evaluated for an agent whose home differs from
+    ours. `~user` is looked up with `os.path.expanduser`; an unknown user is left as an
+    ordinary relative name, as a shell would leave it, so it can never be mistaken for
+    somebody's home. Only a leading `~` is special.
+
+    A relative path is joined to `cwd` when one is given (a relative or `~` cwd is
+    normalised first); without one it stays relative, because inventing the process's
+    own working directory would judge the wrong path. `..` cannot climb above `/`, but
+    in a relative path that has nowhere to climb it is kept (`../x`).
+
+    The empty string stays empty (even with a `cwd`): it names no file, and turning it
+    into the working directory would let `""` pass as "inside the workspace".
+    """
+    if path == "":
+        return ""
+    return _collapse(_expand(path, cwd, home))
+
+
+def within(path: str, root: str, cwd: str = "") -> bool:
+    """True when `path` is `root` or below it, judged lexically after `normalize`.
+
+    Compared component by component, so `/srv/work2` is not inside `/srv/work`. A
+    relative `root` is joined to `cwd` like `path` is. When one side is absolute and
+    the other relative (e.g. a relative path and no `cwd`) the answer is False: where
+    the path lands is unknown, so it is not known to be inside. Two relative paths are
+    compared as if against the same unknown directory. Symlinks are not followed;
+    use `contained` when they matter.
+    """
+    return _inside(normalize(path, cwd), normalize(root, cwd))
+
+
+def resolve(path: str, cwd: str = "", *, home: str | None = None, max_links: int = 40) -> str:
+    """The absolute path the OS would reach for `path`, following symlinks as it goes.
+
+    Like `os.path.realpath` but with kernel semantics and no guessing: each `..` is
+    applied to the physical directory reached so far, so `/a/link/..` with
+    `link -> /x/y` is `/x`, not `/a`. A relative link target is taken from the link's
+    own directory. Components that do not exist (yet) are kept as written, because a
+    file about to be created must still be judged by where it would appear; any later
+    component that does exist is still inspected.
+
+    More than `max_links` link expansions (the kernel allows 40), a link loop, or a
+    component that cannot be inspected (permission denied, name too long, ...) raises
+    `UnsafePathError`. So does a path that is still relative after joining `cwd`,
+    because resolving it against this process's working directory would judge some
+    other file.
+    """
+    raw = _expand(path, cwd, home) if path else ""
+    if not raw.startswith("/"):
+        raise UnsafePathError(
+            f"cannot resolve {path!r}: it is not absolute and there is no absolute cwd"
+        )
+    done: list[str] = []
+    todo = raw.split("/")[::-1]  # a stack: the next component is at the end
+    links = 0
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if done:
+                done.pop()
+            continue
+        here = "/" + "/".join([*done, name])
+        try:
+            mode = os.lstat(here).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            done.append(name)
+            continue
+        except OSError as exc:
+            raise UnsafePathError(
+                f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
+            ) from exc
+        if not stat.S_ISLNK(mode):
+            done.append(name)
+            continue
+        links += 1
+        if links > max_links:
+            raise UnsafePathError(
+                f"too many symbolic links (more than {max_links}) resolving {path!r}"
+            )
+        # (link, what is left to walk) fixes the rest of the walk; seeing it twice
+        # means the walk can never end.
+        state = (here, tuple(todo))
+        if state in seen:
+            raise UnsafePathError(f"symbolic link loop at {here!r} resolving {path!r}")
+        seen.add(state)
+        try:
+            target = os.readlink(here)
+        except OSError as exc:
+            raise UnsafePathError(
+                f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
+            ) from exc
+        if target.startswith("/"):
+            done = []
+        todo.extend(target.split("/")[::-1])
+    result = "/" + "/".join(done)
+    _check(result)
+    return result
+
+
+def contained(
+    path: str,
+    root: str,
+    cwd: str = "",
+    *,
+    follow_symlinks: bool = True,
+    home: str | None = None,
+) -> bool:
+    """Would the OS, opening `path`, stay inside `root`? The question a sandbox asks.
+
+    With `follow_symlinks` both sides are `resolve`d, so a link in the workspace that
+    points outside is caught, and a workspace that is itself reached through a link
+    (`/tmp` on macOS) still contains its own files. Without it the answer is the
+    lexical `within`, for callers that know no links are involved or that open with
+    `O_NOFOLLOW`. `UnsafePathError` propagates: a path that cannot be judged is not
+    contained, and the caller should deny.
+    """
+    if follow_symlinks:
+        return _inside(resolve(path, cwd, home=home), resolve(root, cwd, home=home))
+    return _inside(normalize(path, cwd, home=home), normalize(root, cwd, home=home))
+
+
+def _check(path: str) -> None:
+    """Refuse what the kernel would refuse, before any answer is built on it."""
     if "\x00" in path:
-        raise ValueError("path contains a NUL byte")
-    if path.startswith("~"):
-        path = os.path.expanduser(path)
-    if not path.startswith("/") and cwd:
-        path = posixpath.join(cwd, path)
-    normal = posixpath.normpath(path) if path else ""
-    if normal.startswith("//"):
-        normal = "/" + normal.lstrip("/")
-    return normal
+        raise UnsafePathError(f"path contains a NUL byte: {path!r}")
+    try:
+        size = len(os.fsencode(path))
+    except UnicodeEncodeError as exc:
+        raise UnsafePathError(f"path cannot be encoded for the OS: {path!r}") from exc
+    if size > MAX_PATH_BYTES:
+        raise UnsafePathError(f"path is {size} bytes, longer than {MAX_PATH_BYTES}")
 
 
-def within(path: str, root: str) -> bool:
-    """True when `path` is `root` or below it, after normalising both."""
-    p, r = normalize(path), normalize(root)
-    if not p or not r:
+def _expand(path: str, cwd: str, home: str | None) -> str:
+    """`path` with `~` expanded and `cwd` prefixed, but `..` untouched.
+
+    `..` is left alone because `resolve` must apply it physically, after links.
+    """
+    _check(path)
+    if path == "~" or path.startswith("~/"):
+        base = os.path.expanduser("~") if home is None else home
+        if base != "~":  # no home could be found: keep `~` as a plain name
+            path = (base.rstrip("/") + path[1:]) or "/"
+    elif path.startswith("~"):
+        path = os.path.expanduser(path)  # unchanged when the user is unknown
+    if cwd and not path.startswith("/"):
+        base = _expand(cwd, "", home)
+        path = base + "/" + path
+    _check(path)
+    return path
+
+
+def _collapse(path: str) -> str:
+    """Lexical `.`, `..` and `//` removal; unlike `posixpath.normpath`, `//x` -> `/x`."""
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for name in path.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not absolute:
+                parts.append(name)
+            continue
+        parts.append(name)
+    if absolute:
+        return "/" + "/".join(parts)
+    return "/".join(parts) or "."
+
+
+def _inside(path: str, root: str) -> bool:
+    """Component-wise containment of two already normalised (or resolved) paths."""
+    if not path or not root or path.startswith("/") != root.startswith("/"):
         return False
-    if r == "/":
-        return p.startswith("/")
-    return p == r or p.startswith(r + "/")
+    p = [name for name in path.split("/") if name not in ("", ".")]
+    r = [name for name in root.split("/") if name not in ("", ".")]
+    # Below a relative root made only of `..`, a further `..` climbs out of it.
+    return p[: len(r)] == r and ".." not in p[len(r) :]

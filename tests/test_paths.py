@@ -1,0 +1,413 @@
+"""Path containment: what `normalize`, `within`, `resolve` and `contained` promise.
+
+The tables are the lexical contract rules rely on (no file system involved); the
+symlink tests build real links in `tmp_path` and show where lexical answers stop
+being enough.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from policy.analysis import paths
+from policy.analysis.paths import (
+    MAX_PATH_BYTES,
+    UnsafePathError,
+    contained,
+    normalize,
+    resolve,
+    within,
+)
+
+HOME = "/home/agent"
+
+# --------------------------------------------------------------------------- normalize
+
+NORMALIZE_CASES = [
+    # (path, cwd, expected)
+    ("/srv/work/a.txt", "", "/srv/work/a.txt"),
+    ("/a//b/./c/../d", "", "/a/b/d"),
+    ("//etc/passwd", "", "/etc/passwd"),
+    ("///etc//passwd", "", "/etc/passwd"),
+    ("/./etc/./passwd", "", "/etc/passwd"),
+    ("/srv/work/", "", "/srv/work"),
+    ("/srv/work///", "", "/srv/work"),
+    ("/", "", "/"),
+    ("//", "", "/"),
+    ("/..", "", "/"),
+    ("/../../etc/shadow", "", "/etc/shadow"),
+    ("/srv/work/../../../../root/.ssh", "", "/root/.ssh"),
+    ("/srv/work/./../work2/x", "", "/srv/work2/x"),
+    ("/srv/wörk/naïve café.txt", "", "/srv/wörk/naïve café.txt"),
+    ("/srv/日本語/../ファイル", "", "/srv/ファイル"),
+    ("/srv/my documents/ a b /c", "", "/srv/my documents/ a b /c"),
+    ("/srv/work/...", "", "/srv/work/..."),
+    ("/srv/work/..hidden", "", "/srv/work/..hidden"),
+    ("/srv/work\\..\\etc", "", "/srv/work\\..\\etc"),
+    ("/srv/a~b/~", "", "/srv/a~b/~"),
+    ("notes.txt", "", "notes.txt"),
+    ("./src//main.py", "", "src/main.py"),
+    ("src/../../secret", "", "../secret"),
+    ("../../x", "", "../../x"),
+    ("a/..", "", "."),
+    (".", "", "."),
+    ("src/", "", "src"),
+    ("notes.txt", "/srv/work", "/srv/work/notes.txt"),
+    ("../work2/x", "/srv/work", "/srv/work2/x"),
+    ("../../../../../etc", "/srv/work", "/etc"),
+    ("./a/./b/", "/srv/work/", "/srv/work/a/b"),
+    ("/etc/hosts", "/srv/work", "/etc/hosts"),
+    ("x", "/srv/../tmp//w", "/tmp/w/x"),
+    ("x", "sub/../other", "other/x"),
+    ("x", "~/proj", f"{HOME}/proj/x"),
+    ("~", "", HOME),
+    ("~/", "", HOME),
+    ("~/.ssh/id_rsa", "", f"{HOME}/.ssh/id_rsa"),
+    ("~/../../etc/passwd", "", "/etc/passwd"),
+    ("~/x", "/srv/work", f"{HOME}/x"),
+    ("~~/x", "", "~~/x"),
+    ("", "", ""),
+    ("", "/srv/work", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "cwd", "expected"), NORMALIZE_CASES)
+def test_normalize(path: str, cwd: str, expected: str) -> None:
+    assert normalize(path, cwd, home=HOME) == expected
+
+
+def test_normalize_keeps_the_old_positional_call_shape() -> None:
+    """`path.normalize(p)` in CEL calls `normalize(p)`, with no cwd and no home."""
+    assert normalize("/srv/work/../work/a.txt") == "/srv/work/a.txt"
+
+
+def test_tilde_defaults_to_the_current_users_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    assert normalize("~/x") == "/home/someone/x"
+    assert normalize("~") == "/home/someone"
+
+
+def test_an_explicit_home_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    assert normalize("~/x", home="/home/agent/") == "/home/agent/x"
+
+
+def test_tilde_user_expands_to_that_users_home() -> None:
+    root_home = pwd.getpwnam("root").pw_dir.rstrip("/")
+    assert normalize("~root/.ssh/../.bashrc") == f"{root_home}/.bashrc"
+
+
+def test_tilde_of_an_unknown_user_is_an_ordinary_relative_name() -> None:
+    user = "no-such-user-hookpolicy"
+    with pytest.raises(KeyError):
+        pwd.getpwnam(user)
+    assert normalize(f"~{user}/x") == f"~{user}/x"
+    assert normalize(f"~{user}/x", "/srv/work") == f"/srv/work/~{user}/x"
+    assert not within(f"~{user}/x", "/")
+
+
+def test_a_nul_byte_is_refused_not_truncated() -> None:
+    with pytest.raises(UnsafePathError, match="NUL"):
+        normalize("/srv/work/ok.txt\x00/../../etc/passwd")
+    with pytest.raises(UnsafePathError):
+        normalize("x", "/srv/wo\x00rk")
+    with pytest.raises(UnsafePathError):
+        within("/srv/work/a\x00", "/srv/work")
+    # Callers that already catch ValueError (the CEL functions) stay fail-closed.
+    assert issubclass(UnsafePathError, ValueError)
+
+
+def test_paths_longer_than_the_kernel_allows_are_refused() -> None:
+    fits = "/" + "a" * (MAX_PATH_BYTES - 1)
+    assert normalize(fits) == fits
+    with pytest.raises(UnsafePathError, match="longer"):
+        normalize(fits + "b")
+    # Bytes, not characters: "é" is two bytes in UTF-8.
+    with pytest.raises(UnsafePathError):
+        normalize("/" + "é" * (MAX_PATH_BYTES // 2))
+    # The joined path counts, not just the argument.
+    with pytest.raises(UnsafePathError):
+        normalize("a" * 100, "/" + "w" * (MAX_PATH_BYTES - 50))
+
+
+# ------------------------------------------------------------------------------ within
+
+WITHIN_CASES = [
+    # (path, root, cwd, expected)
+    ("/srv/work", "/srv/work", "", True),
+    ("/srv/work/", "/srv/work", "", True),
+    ("/srv/work", "/srv/work/", "", True),
+    ("/srv/work/a/b/c.txt", "/srv/work", "", True),
+    ("/srv/work2", "/srv/work", "", False),
+    ("/srv/work2/a", "/srv/work", "", False),
+    ("/srv/work.bak/a", "/srv/work", "", False),
+    ("/srv/work/../work2", "/srv/work", "", False),
+    ("/srv/work/../work/x", "/srv/work", "", True),
+    ("/etc/../srv/work/x", "/srv/work", "", True),
+    ("/srv/work/../../etc/passwd", "/srv/work", "", False),
+    ("//srv/work/x", "/srv/work", "", True),
+    ("/srv", "/srv/work", "", False),
+    ("/", "/srv/work", "", False),
+    ("/etc/passwd", "/", "", True),
+    ("/", "/", "", True),
+    ("/../..", "/", "", True),
+    ("/srv/wörk/café", "/srv/wörk", "", True),
+    ("/srv/wörk/café", "/srv/work", "", False),
+    ("/srv/my work/x", "/srv/my", "", False),
+    ("notes.txt", "/srv/work", "", False),
+    ("notes.txt", "/", "", False),
+    ("notes.txt", "/srv/work", "/srv/work", True),
+    ("../work2/notes.txt", "/srv/work", "/srv/work", False),
+    ("sub/../../work/x", "/srv/work", "/srv/work", True),
+    ("/srv/work/x", "work", "/srv", True),
+    ("/srv/work/x", "work", "", False),
+    ("src/a.py", "src", "", True),
+    ("src2/a.py", "src", "", False),
+    ("../x", ".", "", False),
+    ("x", ".", "", True),
+    ("../../x", "..", "", False),
+    ("../a/b", "../a", "", True),
+    ("", "/srv/work", "", False),
+    ("", "/", "/srv/work", False),
+    ("/srv/work/x", "", "", False),
+]
+
+
+@pytest.mark.parametrize(("path", "root", "cwd", "expected"), WITHIN_CASES)
+def test_within(path: str, root: str, cwd: str, expected: bool) -> None:
+    assert within(path, root, cwd) is expected
+
+
+def test_within_keeps_the_old_positional_call_shape() -> None:
+    """`path.within(p, root)` in CEL calls `within(p, root)`."""
+    assert within("/srv/work/../work/a.txt", "/srv/work")
+    assert not within("/srv/work2/a", "/srv/work")
+
+
+def test_every_table_path_is_distinct_and_there_are_enough() -> None:
+    seen = {c[0] for c in NORMALIZE_CASES} | {c[0] for c in WITHIN_CASES}
+    assert len(seen) >= 40
+
+
+# ---------------------------------------------------------------- symlinks on disk
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """tmp/ws is the workspace; tmp/outside and tmp/etc are not."""
+    (tmp_path / "ws" / "sub").mkdir(parents=True)
+    (tmp_path / "ws" / "sub" / "file.txt").write_text("in")
+    (tmp_path / "outside" / "deep" / "dir").mkdir(parents=True)
+    (tmp_path / "outside" / "secret").write_text("out")
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "passwd").write_text("root:x:0:0")
+    return tmp_path.resolve()
+
+
+def test_a_link_in_the_workspace_pointing_outside_is_an_escape(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside", ws / "out")
+    escape = str(ws / "out" / "secret")
+    assert within(escape, str(ws)), "lexically it looks inside..."
+    assert resolve(escape) == str(tree / "outside" / "secret")
+    assert not contained(escape, str(ws)), "...but the OS opens a file outside"
+    assert contained(escape, str(ws), follow_symlinks=False), "lexical mode cannot see links"
+
+
+def test_a_link_that_stays_inside_is_contained(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(ws / "sub", ws / "alias")
+    assert resolve(str(ws / "alias" / "file.txt")) == str(ws / "sub" / "file.txt")
+    assert contained(str(ws / "alias" / "file.txt"), str(ws))
+
+
+def test_a_relative_link_is_resolved_from_the_links_directory(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink("../../etc", ws / "sub" / "etc")
+    path = str(ws / "sub" / "etc" / "passwd")
+    assert resolve(path) == str(tree / "etc" / "passwd")
+    assert not contained(path, str(ws))
+    assert contained("sub/etc/passwd", str(tree), str(ws))
+
+
+def test_a_chain_of_links_is_followed_to_its_end(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink("b", ws / "a")
+    os.symlink("sub/../c", ws / "b")
+    os.symlink(tree / "outside", ws / "c")
+    assert resolve(str(ws / "a" / "secret")) == str(tree / "outside" / "secret")
+    assert not contained(str(ws / "a" / "secret"), str(ws))
+
+    os.symlink("y", ws / "x")
+    os.symlink("sub", ws / "y")
+    assert contained(str(ws / "x" / "file.txt"), str(ws))
+
+
+def test_dotdot_after_a_link_climbs_from_the_links_target(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside" / "deep" / "dir", ws / "deep")
+    path = f"{ws}/deep/.."
+    assert normalize(path) == str(ws)
+    assert resolve(path) == str(tree / "outside" / "deep")
+    assert within(path, str(ws))
+    assert not contained(path, str(ws))
+
+
+def test_dotdot_from_a_cwd_that_is_a_link_is_physical(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside" / "deep", ws / "deep")
+    assert resolve("../secret", str(ws / "deep")) == str(tree / "outside" / "secret")
+    assert not contained("../secret", str(ws), str(ws / "deep"))
+
+
+def test_a_link_loop_is_refused(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink("b", ws / "a")
+    os.symlink("a", ws / "b")
+    with pytest.raises(UnsafePathError, match="loop") as info:
+        resolve(str(ws / "a" / "x"))
+    assert str(ws / "a" / "x") in str(info.value)
+    with pytest.raises(UnsafePathError):
+        contained(str(ws / "a"), str(ws))
+
+
+def test_a_link_to_itself_is_refused(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink("self", ws / "self")
+    with pytest.raises(UnsafePathError, match="loop"):
+        resolve(str(ws / "self"))
+
+
+def test_a_loop_through_dotdot_is_refused(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink("sub/../round", ws / "round")
+    with pytest.raises(UnsafePathError, match="loop"):
+        resolve(str(ws / "round"))
+
+
+def _chain(directory: Path, length: int) -> Path:
+    """l0 -> l1 -> ... -> l{length-1} -> sub: `length` links to reach `sub`."""
+    for i in range(length):
+        target = f"l{i + 1}" if i + 1 < length else "sub"
+        os.symlink(target, directory / f"l{i}")
+    return directory / "l0"
+
+
+def test_more_links_than_max_links_are_refused(tree: Path) -> None:
+    ws = tree / "ws"
+    start = str(_chain(ws, 5))
+    assert resolve(start, max_links=5) == str(ws / "sub")
+    with pytest.raises(UnsafePathError, match="too many") as info:
+        resolve(start, max_links=4)
+    assert start in str(info.value)
+
+
+def test_the_default_link_limit_is_the_kernels_forty(tree: Path) -> None:
+    ws = tree / "ws"
+    forty = str(_chain(ws, 40))
+    assert resolve(forty) == str(ws / "sub")
+    os.symlink("l0", ws / "one-more")
+    with pytest.raises(UnsafePathError, match="too many"):
+        resolve(str(ws / "one-more"))
+
+
+def test_the_same_link_may_be_crossed_more_than_once(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(ws / "sub", ws / "s")
+    assert resolve(f"{ws}/s/../s/../s/file.txt") == str(ws / "sub" / "file.txt")
+
+
+def test_a_dangling_link_pointing_outside_counts_as_outside(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside" / "not-yet", ws / "dangle")
+    assert not (ws / "dangle").exists()
+    assert resolve(str(ws / "dangle")) == str(tree / "outside" / "not-yet")
+    assert not contained(str(ws / "dangle"), str(ws)), "writing to it creates a file outside"
+
+
+def test_a_missing_tail_keeps_the_direction_of_the_link_before_it(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside", ws / "out")
+    new = str(ws / "out" / "new-dir" / "new.txt")
+    assert resolve(new) == str(tree / "outside" / "new-dir" / "new.txt")
+    assert not contained(new, str(ws))
+    assert contained(str(ws / "sub" / "new-dir" / "new.txt"), str(ws))
+
+
+def test_an_existing_link_after_a_missing_component_is_still_followed(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside", ws / "out")
+    path = f"{ws}/missing/../out/secret"
+    assert resolve(path) == str(tree / "outside" / "secret")
+    assert not contained(path, str(ws))
+
+
+def test_a_workspace_reached_through_a_link_contains_its_files(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(ws, tree / "ws-link")
+    assert contained(str(ws / "sub" / "file.txt"), str(tree / "ws-link"))
+    assert contained(str(tree / "ws-link" / "sub"), str(ws))
+    assert not within(str(ws / "sub" / "file.txt"), str(tree / "ws-link"))
+
+
+def test_relative_paths_resolve_against_cwd_only(tree: Path) -> None:
+    ws = tree / "ws"
+    assert resolve("sub/file.txt", str(ws)) == str(ws / "sub" / "file.txt")
+    with pytest.raises(UnsafePathError, match="not absolute"):
+        resolve("sub/file.txt")
+    with pytest.raises(UnsafePathError):
+        contained("sub/file.txt", str(ws))
+    with pytest.raises(UnsafePathError):
+        resolve("")
+    assert not contained("sub/file.txt", str(ws), follow_symlinks=False)
+
+
+def test_tilde_is_resolved_with_the_given_home(tree: Path) -> None:
+    ws = tree / "ws"
+    os.symlink(tree / "outside", ws / "out")
+    assert resolve("~/out/secret", home=str(ws)) == str(tree / "outside" / "secret")
+    assert contained("~/sub/file.txt", "~", home=str(ws))
+    assert not contained("~/out/secret", "~", home=str(ws))
+
+
+def test_a_nul_byte_is_refused_before_touching_the_disk(tree: Path) -> None:
+    with pytest.raises(UnsafePathError, match="NUL"):
+        resolve(f"{tree}/ws/sub/file.txt\x00")
+    with pytest.raises(UnsafePathError, match="NUL"):
+        contained(f"{tree}/ws\x00/../etc", str(tree / "ws"))
+
+
+def test_a_component_that_cannot_be_inspected_is_refused(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = str(tree / "ws" / "locked")
+    real_lstat: Callable[..., os.stat_result] = os.lstat
+
+    def lstat(path: str) -> os.stat_result:
+        if path == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real_lstat(path)
+
+    monkeypatch.setattr(paths.os, "lstat", lstat)
+    with pytest.raises(UnsafePathError, match="cannot inspect"):
+        resolve(f"{locked}/x")
+    with pytest.raises(UnsafePathError):
+        contained(f"{locked}/x", str(tree / "ws"))
+    assert resolve(str(tree / "ws" / "sub")) == str(tree / "ws" / "sub")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root is never denied permission")
+def test_an_unreadable_directory_is_refused(tree: Path) -> None:
+    locked = tree / "ws" / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        with pytest.raises(UnsafePathError, match="cannot inspect"):
+            resolve(str(locked / "x"))
+    finally:
+        locked.chmod(0o700)
