@@ -1,33 +1,74 @@
-"""Shell commands -> the simple commands they would run.
+"""Shell commands -> the simple commands they would run, parsed by tree-sitter-bash.
 
-This is the minimal splitter that rule packs use until the tree-sitter-bash parser
-lands (issue C). It tokenises with `shlex` (POSIX rules, operators as tokens) and
-splits on `;`, `&&`, `||`, `|`, `&`, newlines and parentheses. Wrapper programs
-(`sudo`, `env`, `timeout`, `nohup`, `xargs`, ...) are unwrapped so the real program
-is reported. It does NOT look inside `$(...)`, backticks, `bash -c` strings or
-`eval`; `has_substitution` flags those so a rule can refuse what it cannot see
-(`shell.has_substitution(cmd)`).
+A rule that matches a command line as one string is fooled by `git status && rm -rf /`;
+one that matches each simple command is not. `analyze` walks the whole syntax tree:
+pipes, lists, subshells, groups, functions, loops, `$(...)`, backticks, process
+substitution, here-documents, and the scripts of `bash -c` / `sh -c` / `su -c` / `eval` /
+`find -exec` and of a shell fed a here-document or here-string (parsed again, to a
+bounded depth). Wrapper programs (`sudo`, `env`, `timeout`, `xargs`, `busybox`, ...) are
+unwrapped so the real program is reported.
+
+What cannot be known without running the shell is marked, never guessed: a command
+whose name, arguments, redirect targets or script come from a variable or a
+substitution is `dynamic`; so is a shell that reads its script from a pipe or a file
+(`curl x | sh`), and a program run by `xargs` (its arguments come from standard input).
+Variables are followed only through plain assignments earlier in the same line
+(`X=rm; $X -rf /` -> `rm`, still `dynamic`), with bash's field splitting on `IFS`.
+Brace expansion (`{rm,-rf,/}`, `{r..r}m`), ANSI-C quoting (`$'\\x72m'`), backslashes
+and quotes are resolved the way bash would.
+
+Where tree-sitter-bash reads bash wrongly, the source is rewritten into an equivalent
+it reads right and parsed again (`{rm,-rf,/}` in command position, backquotes that
+follow one another or nest), and here-document bodies are parsed apart (tree-sitter
+misses backquotes and indented substitutions in them).
+
+Bounded on hostile input: at most `MAX_INPUT` bytes, `MAX_NODES` syntax nodes,
+`MAX_DEPTH` nested scripts, and a time budget per line (tree-sitter-bash recovers from
+some errors in quadratic time); past any bound the result carries a parse error, which
+rules treat as "cannot be understood". Never raises on any string.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import posixpath
+import re
 import shlex
+import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["SimpleCommand", "commands", "has_substitution", "parse_error"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INPUT",
+    "MAX_NODES",
+    "Analysis",
+    "SimpleCommand",
+    "analyze",
+    "commands",
+    "has_substitution",
+    "parse_error",
+]
 
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "\n"})
-_REDIRECT_OPS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", ">|", "&>", "&>>"})
-_MAX_INPUT = 1 << 20
-# Prefix programs that run another program; the real program is reported.
+MAX_INPUT = 1 << 20  # bytes of one command line
+MAX_NODES = 200_000  # syntax nodes visited, over all nested scripts
+MAX_DEPTH = 8  # nested `bash -c` / `eval` / `$(...)` scripts
+_MAX_NESTING = 100  # words inside words (`${a:-${b:-...}}`), to bound Python recursion
+# tree-sitter-bash's error recovery takes time quadratic in the input for many shapes
+# (`"a|" * 16000` alone takes 8 s); one analysis gets this long, then is cut short.
+_TIME_BUDGET_S = 3.0
+_MAX_PIPES = 5_000  # a long pipeline with an error stalls the parser in one step
+
+# Programs that run another program given in their arguments.
 _WRAPPERS = frozenset(
     {
         "sudo",
         "doas",
         "env",
         "command",
+        "builtin",
         "exec",
         "nohup",
         "nice",
@@ -37,23 +78,91 @@ _WRAPPERS = frozenset(
         "stdbuf",
         "ionice",
         "setsid",
+        "chrt",
+        "taskset",
+        "chroot",
+        "coproc",
+        "busybox",
     }
 )
 # Options of wrappers that take a value in the next word.
 _WRAPPER_OPTION_ARGS = {
-    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"}),
+    "sudo": frozenset(
+        {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-R", "-U", "--user", "--group"}
+    ),
     "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S"}),
-    "nice": frozenset({"-n"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
+    "exec": frozenset({"-a"}),
+    "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    # -i and -l take their value attached (`-i{}`), never in the next word.
     "xargs": frozenset({"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"}),
     "ionice": frozenset({"-c", "-n", "-p"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
 }
+# Wrappers whose first operand is not the program (`timeout 5 rm`, `chroot /srv rm`).
+_MAX_WRAPPERS = 16  # unwrapped from one command
+_LEADING_OPERAND = frozenset({"timeout", "chrt", "taskset", "chroot"})
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
+# Options of a shell that take a value in the next word (`bash -o pipefail script`).
+_SHELL_OPTION_ARGS = frozenset({"--rcfile", "--init-file"})
+_SU = frozenset({"su", "runuser"})
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_ANSI_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_ANSI = re.compile(
+    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
+)
+_BRACE = re.compile(r"\{([^{},]*(?:,[^{},]*)+)\}")
+_SEQUENCE = re.compile(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-?\d{1,9}))?\}")
+_MAX_EXPANSION = 256  # words one brace expansion may produce
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# A `{` where a word starts: bash reads `{rm,-rf,/}` as a word, tree-sitter as a group.
+_BRACE_WORD = re.compile(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
+# An expansion a here-document performs: an unescaped `$` that starts one, or a backtick.
+_HEREDOC_EXPANSION = re.compile(r"(?:^|[^\\])(?:\\\\)*(?:\$[({A-Za-z0-9_@*#?$!-]|`)")
+# An operator that starts a here-document (not a here-string).
+_HEREDOC_OPERATOR = re.compile(rb"(?<!<)<<(?!<)")
+_PIPE = re.compile(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
+_MAX_HEREDOC_COST = 50_000_000  # sum over lines of (expansions on the line) squared
+_MAX_REWRITES = 4096  # places one rewrite of the source may change
+_SMALL_SOURCE = 4096  # bytes parsed without a deadline: they are fast whatever they hold
+_DEFAULT_IFS = " \t\n"
+_UNKNOWN = "$?"  # how a word whose value cannot be known appears in argv
 
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:
-    """One program invocation: `name` is the program's base name (`/bin/rm` -> `rm`)."""
+    """One program invocation.
+
+    `name` is the program's base name (`/usr/bin/rm` -> `rm`), "" when it cannot be
+    known (and for a bare redirection like `> file`, which runs no program); `argv` the
+    words with quotes removed, starting with the program as written, `$?` standing for
+    a word whose value cannot be known; `args` the words after it; `flags` its options
+    split (`-rf` -> r, f; `--recursive` -> recursive); `redirects` like `>out.txt`,
+    `2>/dev/null`, `<<EOF`. `dynamic`: something in it comes from a variable or a
+    substitution, or it runs a script or arguments that cannot be seen. `via` says how
+    it is reached: "" at top level, "$()", "<()", "bash -c" (also `su -c` and a shell
+    fed a here-document or here-string), "eval", "find -exec". `wrappers` are the
+    programs it was unwrapped from.
+    """
 
     name: str
     argv: tuple[str, ...]
@@ -61,6 +170,9 @@ class SimpleCommand:
     flags: tuple[str, ...]
     redirects: tuple[str, ...] = field(default=())
     raw: str = ""
+    dynamic: bool = False
+    via: str = ""
+    wrappers: tuple[str, ...] = field(default=())
 
     def to_cel(self) -> dict[str, Any]:
         return {
@@ -70,14 +182,1099 @@ class SimpleCommand:
             "flags": list(self.flags),
             "redirects": list(self.redirects),
             "raw": self.raw,
+            "dynamic": self.dynamic,
+            "via": self.via,
+            "wrappers": list(self.wrappers),
         }
 
 
-def _tokens(command: str) -> list[str]:
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    return list(lexer)
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Everything a rule may ask about one command line."""
+
+    commands: tuple[SimpleCommand, ...]
+    #: "" when the line parsed cleanly; otherwise what and where (1-based line:col).
+    parse_error: str = ""
+    #: Code whose output becomes data, or a script run from a string:
+    #: `$(...)`, backticks, `<(...)`, `eval`, `bash -c`, `curl x | sh`, `find -exec`.
+    has_substitution: bool = False
+
+    @property
+    def dynamic(self) -> bool:
+        """True when some command cannot be known without running the shell."""
+        return bool(self.parse_error) or any(c.dynamic for c in self.commands)
+
+
+def commands(command: str) -> list[SimpleCommand]:
+    """The simple commands `command` would run, in source order (nested ones too)."""
+    return list(analyze(command).commands)
+
+
+def has_substitution(command: str) -> bool:
+    return analyze(command).has_substitution
+
+
+def parse_error(command: str) -> str:
+    return analyze(command).parse_error
+
+
+@functools.lru_cache(maxsize=2048)
+def analyze(command: str) -> Analysis:
+    """The analysis of one command line; memoised, since rules ask about the same
+    line several times per call."""
+    given: object = command  # callers outside Python's type checks may pass anything
+    if not isinstance(given, str):
+        return Analysis((), f"not a string: {type(given).__name__}", False)
+    source = given.encode("utf-8", "surrogatepass")
+    if len(source) > MAX_INPUT:
+        return Analysis((), f"command longer than {MAX_INPUT} bytes", False)
+    walker = _Walker()
+    try:
+        walker.script(source, 0, "")
+    except _TooComplex as exc:
+        walker.error = walker.error or str(exc)
+    except Exception as exc:  # noqa: BLE001 - never raise on input; report it instead
+        walker.error = walker.error or f"cannot analyse: {type(exc).__name__}: {exc}"
+    return Analysis(tuple(walker.found), walker.error, walker.substitution)
+
+
+# ------------------------------------------------------------------ internals
+
+
+class _TooComplex(Exception):
+    pass
+
+
+_local = threading.local()
+
+
+def _parser() -> Any:
+    """One tree-sitter parser per thread (parsers are not thread-safe); imported lazily."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        _local.parser = parser
+    return parser
+
+
+def _parse(source: bytes, deadline: float) -> tuple[Any, bytes]:
+    """The syntax tree of `source`, with two misreadings of tree-sitter-bash undone by
+    rewriting the source into an equivalent that it reads as bash does, then parsing
+    again: a `{` that starts a word taken for a group (`{rm,-rf,/}`), and backquotes
+    (`` `a` `b` `` read as one substitution, `` `a \\`b\\`` `` with b unseen).
+    Returns the tree and the source it was parsed from."""
+    if source.count(b"|") > _MAX_PIPES and len(_PIPE.findall(source)) > _MAX_PIPES:
+        # No progress callback fires while tree-sitter recovers from an error in a
+        # long pipeline, and that recovery is quadratic in the pipeline's length.
+        raise _TooComplex(f"more than {_MAX_PIPES} pipes")
+    if _HEREDOC_OPERATOR.search(source) and source.count(b"$") ** 2 > _MAX_HEREDOC_COST:
+        # tree-sitter-bash reads a here-document line in time quadratic in its expansions.
+        cost = sum(line.count(b"$") ** 2 for line in source.split(b"\n"))
+        if cost > _MAX_HEREDOC_COST:
+            raise _TooComplex("a here-document line with too many expansions")
+    tree = _parse_once(source, deadline)
+    for fix in (_brace_edits, _backquote_edits):
+        edits = fix(tree.root_node, source)
+        if edits:
+            pieces: list[bytes] = []
+            last = 0
+            for start, end, replacement in edits:
+                pieces += (source[last:start], replacement)
+                last = end
+            pieces.append(source[last:])
+            source = b"".join(pieces)
+            tree = _parse_once(source, deadline)
+    return tree, source
+
+
+def _parse_once(source: bytes, deadline: float) -> Any:
+    parser = _parser()
+    if len(source) <= _SMALL_SOURCE:
+        return parser.parse(source)
+
+    def read(offset: int, _point: Any) -> bytes:
+        return source[offset : offset + 65536]
+
+    def late(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    # The progress callback is only honoured when the source comes from `read`; the
+    # nodes of such a tree then read their text through it, so the walker slices its
+    # own copy of the source instead (`_Walker.text`).
+    try:
+        return parser.parse(read, progress_callback=late)
+    except ValueError:  # cancelled by `late`
+        parser.reset()
+        raise _TooComplex(f"took longer than {_TIME_BUDGET_S:g} s to parse") from None
+
+
+def _brace_edits(root: Any, source: bytes) -> list[tuple[int, int, bytes]]:
+    """`""` before a `{` that starts a word but that tree-sitter takes for a group's
+    (bash requires a blank after a group's `{`); bash expands `""` to nothing."""
+    if b"{" not in source:
+        return []
+    edits: list[tuple[int, int, bytes]] = []
+    for count, match in enumerate(_BRACE_WORD.finditer(source)):
+        if count >= _MAX_REWRITES:
+            break
+        token = root.descendant_for_byte_range(match.start(), match.start() + 1)
+        if token is not None and token.type == "{" and not token.is_named:
+            edits.append((match.start(), match.start(), b'""'))
+    return edits
+
+
+def _backquote_edits(root: Any, source: bytes) -> list[tuple[int, int, bytes]]:
+    """`$(...)` for a backquoted substitution that holds another backquote: bash ends
+    one at the first unescaped backquote and runs `\\`...\\`` inside as a nested one."""
+    if source.count(b"`") < 3:
+        return []
+    edits: list[tuple[int, int, bytes]] = []
+    stack = [root]
+    while stack and len(edits) < _MAX_REWRITES:
+        node = stack.pop()
+        if node.type == "command_substitution":
+            start, end = node.start_byte, node.end_byte
+            if source[start : start + 1] == b"`" and b"`" in source[start + 1 : end - 1]:
+                edits.append((start, end, _dollar_parens(source[start:end])))
+                continue
+        stack.extend(node.children)
+    return sorted(edits)
+
+
+def _dollar_parens(text: bytes) -> bytes:
+    """`` `a` `b \\`c\\`` `` -> `$(a) $(b $(c))`, the way bash pairs backquotes."""
+    out = bytearray()
+    index, size = 0, len(text)
+    opened = -1
+    while index < size:
+        char = text[index]
+        if char == 0x5C:  # a backslash quotes the next byte
+            if opened < 0:
+                out += text[index : index + 2]
+            index += 2
+            continue
+        if char == 0x60:
+            if opened < 0:
+                opened = index + 1
+            else:
+                inner = re.sub(rb"\\([$`\\])", rb"\1", text[opened:index])
+                out += b"$(" + _dollar_parens(inner) + b"\n)"
+                opened = -1
+        elif opened < 0:
+            out.append(char)
+        index += 1
+    if opened >= 0:
+        out += text[opened - 1 :]
+    return bytes(out)
+
+
+class _Word:
+    """A word after expansion: its fields (None where unknown), whether a variable or
+    substitution went into it, and its template: the word with every unknown part
+    replaced by `$?` (what a nested script such as `bash -c "..."` is parsed from).
+    `split_before` / `split_after`: an unquoted expansion began / ended with a field
+    separator, so it does not join the text next to it."""
+
+    __slots__ = ("dynamic", "split_after", "split_before", "template", "values")
+
+    def __init__(
+        self,
+        values: list[str] | None,
+        dynamic: bool,
+        template: str | None = None,
+        split_before: bool = False,
+        split_after: bool = False,
+    ) -> None:
+        self.values = values
+        self.dynamic = dynamic
+        if template is None:
+            template = _UNKNOWN if values is None else " ".join(values)
+        self.template = template
+        self.split_before = split_before
+        self.split_after = split_after
+
+
+class _Unknown(str):
+    """`$?` in a word list, remembering the template of the word it stands for."""
+
+    template: str
+
+    def __new__(cls, template: str) -> _Unknown:
+        word = super().__new__(cls, _UNKNOWN)
+        word.template = template
+        return word
+
+
+class _Redirect(NamedTuple):
+    text: str  # as reported: `>out`, `2>&1`, `<<EOF`, `<<<text`
+    stdin: bool  # replaces standard input
+    script: str | None  # the text it feeds to standard input, when known
+    dynamic: bool  # its target (a file) comes from an expansion
+    expands: bool = False  # the text it feeds comes partly from expansions
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.found: list[SimpleCommand] = []
+        self.error = ""
+        self.substitution = False
+        self.nodes = 0
+        self.variables: dict[str, str | None] = {}
+        self.level = 0  # words being expanded inside one another
+        #: byte ranges of the here-document bodies of the script being walked, which
+        #: are parsed apart: tree-sitter's errors inside them do not count
+        self.bodies: list[tuple[int, int]] = []
+        self.deadline = time.monotonic() + _TIME_BUDGET_S
+        self.source = b""  # of the tree being walked
+
+    def text(self, node: Any) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+
+    def count(self) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _TooComplex(f"more than {MAX_NODES} syntax nodes")
+        if not self.nodes & 1023 and time.monotonic() > self.deadline:
+            raise _TooComplex(f"took longer than {_TIME_BUDGET_S:g} s to analyse")
+
+    # -- scripts and statements
+
+    def script(self, source: bytes, depth: int, via: str) -> None:
+        if depth > MAX_DEPTH:
+            raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+        tree, parsed = _parse(source, self.deadline)
+        root = tree.root_node
+        outer = self.bodies, self.source
+        self.bodies, self.source = [], parsed
+        try:
+            self.walk(root, depth, via, ())
+        finally:
+            if root.has_error and not self.error:
+                self.error = _describe_error(root, self.bodies, self.source)
+            self.bodies, self.source = outer
+
+    def walk(self, node: Any, depth: int, via: str, redirects: tuple[_Redirect, ...]) -> None:
+        """Visit `node` and its statements in source order, without recursion in Python
+        for plain nesting (a 10,000-deep `$(` must not exhaust the stack). `redirects`
+        apply to every command inside (`{ a; b; } > out`)."""
+        # (node, via, redirects, redirects for the last command of a list only)
+        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool]] = [(node, via, redirects, False)]
+        while stack:
+            current, where, pending, last_only = stack.pop()
+            self.count()
+            kind = current.type
+            if kind == "command":
+                self.command(current, depth, where, pending, ())
+                continue
+            if kind == "variable_assignment":
+                self.assign(current, depth, where)
+                continue
+            if kind in _DECLARATIONS:
+                self.declaration(current, depth, where, pending)
+                continue
+            if kind == "redirected_statement":
+                self.redirected(current, depth, where, pending, stack)
+                continue
+            if kind == "for_statement":
+                variable = current.child_by_field_name("variable")
+                if variable is not None:
+                    self.variables[self.text(variable)] = None
+            if kind in _SUBSTITUTIONS:
+                self.substitution = True
+                where = "<()" if kind == "process_substitution" else "$()"
+            children = current.children
+            if not children:
+                continue
+            if last_only and kind in ("list", "pipeline"):
+                # tree-sitter hangs `a && b > out` on the list; bash on `b` alone.
+                last = len(children) - 1
+                for index in range(last, -1, -1):
+                    mine = index == last
+                    stack.append((children[index], where, pending if mine else (), mine))
+            else:
+                for index in range(len(children) - 1, -1, -1):
+                    stack.append((children[index], where, pending, False))
+
+    def redirected(
+        self,
+        node: Any,
+        depth: int,
+        via: str,
+        pending: tuple[_Redirect, ...],
+        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool]],
+    ) -> None:
+        """`body > out`: the redirects apply to the body; what tree-sitter put inside a
+        here-document redirect (`cat <<EOF | sh`, `cat <<EOF file`) is sorted out."""
+        body = node.child_by_field_name("body")
+        redirects: list[_Redirect] = []
+        extra: list[_Word] = []
+        trailing: list[Any] = []
+        for index, child in enumerate(node.children):
+            if body is not None and child.id == body.id:
+                continue
+            if child.type in _REDIRECTS or node.field_name_for_child(index) == "redirect":
+                found, words, after = self.redirect(child, depth, via)
+                redirects += found
+                extra += words
+                trailing += after
+            elif child.is_named:
+                trailing.append(child)
+        for child in reversed(trailing):
+            stack.append((child, via, (), False))
+        every = pending + tuple(redirects)
+        if body is None:
+            # `> file` alone runs no program but creates or truncates the file.
+            if redirects:
+                dynamic = any(r.dynamic for r in redirects)
+                self.emit([], every, dynamic, depth, via)
+        elif body.type == "command":
+            self.command(body, depth, via, every, tuple(extra))
+        else:
+            stack.append((body, via, every, True))
+
+    def assign(self, node: Any, depth: int, via: str, *, track: bool = True) -> _Word:
+        """`X=value`: walk the value (and an index: `a[$(id)]=1`); remember a plain
+        value for later `$X` in the same line."""
+        name_node = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name_node is not None and name_node.type != "variable_name":
+            self.word(name_node, depth, via)
+        word = (
+            self.word(value, depth, via, quoted=True) if value is not None else _Word([""], False)
+        )
+        if not track or name_node is None:
+            return word
+        plain = name_node.type == "variable_name" and (value is None or value.type != "array")
+        base = name_node if plain or not name_node.children else name_node.children[0]
+        name = self.text(base)
+        known: str | None = None
+        if plain and word.values is not None:
+            known = " ".join(word.values)
+        if known is not None and any(child.type == "+=" for child in node.children):
+            previous = self.variables.get(name)
+            known = None if previous is None else previous + known
+        self.variables[name] = known
+        return word
+
+    def declaration(
+        self, node: Any, depth: int, via: str, redirects: tuple[_Redirect, ...]
+    ) -> None:
+        """`export A=1`, `declare -x B`, `local c`, `unset d`: reported as commands."""
+        words: list[str] = []
+        dynamic = False
+        named: list[str] = []
+        own = list(redirects)
+        for index, child in enumerate(node.children):
+            kind = child.type
+            if not child.is_named:
+                if not words:
+                    words.append(self.text(child))  # the keyword
+                continue
+            if kind == "variable_assignment":
+                word = self.assign(child, depth, via)
+                target = child.child_by_field_name("name")
+                label = self.text(target) if target is not None else ""
+                named.append(label.split("[", 1)[0])
+                if word.values is None:
+                    words.append(_Unknown(f"{label}={word.template}"))
+                    dynamic = True
+                else:
+                    words.append(f"{label}={' '.join(word.values)}")
+                    dynamic = dynamic or word.dynamic
+            elif kind in _REDIRECTS or node.field_name_for_child(index) == "redirect":
+                found, _, after = self.redirect(child, depth, via)
+                own += found
+                for statement in after:
+                    self.walk(statement, depth, via, ())
+            else:
+                word = self.word(child, depth, via)
+                if kind == "variable_name":
+                    named.append(self.text(child))
+                dynamic = _add(words, word) or dynamic
+        if not words:
+            return
+        options = "".join(w[1:] for w in words[1:] if w.startswith("-"))
+        if words[0] == "unset" or (words[0] in ("declare", "typeset", "local") and "n" in options):
+            for name in named:  # unset, or a name reference: value no longer known
+                self.variables[name] = None
+        self.emit(words, tuple(own), dynamic, depth, via, declaration=True)
+
+    # -- redirects
+
+    def redirect(
+        self, node: Any, depth: int, via: str
+    ) -> tuple[list[_Redirect], list[_Word], list[Any]]:
+        """A redirect -> (redirects, words that are really arguments of the command,
+        statements that follow it)."""
+        if node.type == "heredoc_redirect":
+            return self.heredoc(node, depth, via)
+        operator = ""
+        target: _Word | None = None
+        extra: list[_Word] = []
+        trailing: list[Any] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "file_descriptor" or not child.is_named:
+                operator += self.text(child)
+            elif kind == "ERROR":
+                trailing.append(child)
+            elif target is None:
+                target = self.word(child, depth, via)
+            else:
+                extra.append(self.word(child, depth, via))  # `ls > out x`: x is ls's
+        descriptor, op = _split_operator(operator)
+        stdin = op in ("<", "<>", "<&", "<<<") and descriptor in ("", "0")
+        dynamic = target is not None and (target.values is None or target.dynamic)
+        if target is None:
+            shown, script = "", None
+        elif target.values is None:
+            shown, script = _UNKNOWN, target.template
+        else:
+            shown = script = " ".join(target.values)
+        if op == "<<<":  # a here-string is data, not a target
+            found = _Redirect(f"{operator}{shown}", stdin, script, False, dynamic)
+        else:
+            found = _Redirect(f"{operator}{shown}", stdin, None, dynamic)
+        return [found], extra, trailing
+
+    def heredoc(
+        self, node: Any, depth: int, via: str
+    ) -> tuple[list[_Redirect], list[_Word], list[Any]]:
+        """`<<EOF ... EOF`. tree-sitter-bash misses substitutions in many bodies
+        (backticks, a line starting with blanks), so the body is cut out of the source
+        and its expansions parsed as those of a double-quoted string."""
+        operator = ""
+        start = end = None
+        redirects: list[_Redirect] = []
+        extra: list[_Word] = []
+        trailing: list[Any] = []
+        raw = self.source[node.start_byte : node.end_byte]
+        line_end = -1  # where the line of `<<EOF` ends and the body begins (absolute)
+        for index, child in enumerate(node.children):
+            kind = child.type
+            field_name = node.field_name_for_child(index)
+            if kind == "heredoc_start":
+                start = child
+                newline = raw.find(b"\n", child.end_byte - node.start_byte)
+                line_end = node.end_byte if newline < 0 else node.start_byte + newline
+            elif kind == "heredoc_end":
+                end = child
+            elif kind == "heredoc_body" or (start is not None and child.start_byte >= line_end):
+                continue  # the body (tree-sitter sometimes reads its first line as words)
+            elif kind == "file_descriptor" or (not child.is_named and start is None):
+                operator += self.text(child)
+            elif not child.is_named:
+                continue
+            elif field_name == "argument":
+                extra.append(self.word(child, depth, via))
+            elif kind in _REDIRECTS or field_name == "redirect":
+                found, words, after = self.redirect(child, depth, via)
+                redirects += found
+                extra += words
+                trailing += after
+            else:
+                trailing.append(child)  # `cat <<EOF | sh`, `cat <<EOF && ls`
+        delimiter = self.text(start) if start is not None else ""
+        body = ""
+        if start is not None and line_end < node.end_byte:
+            begin = line_end + 1 - node.start_byte
+            stop = end.start_byte - node.start_byte if end is not None else len(raw)
+            body = raw[begin : max(begin, stop)].decode("utf-8", "surrogateescape")
+            self.bodies.append((node.start_byte + begin, node.start_byte + max(begin, stop)))
+        descriptor, op = _split_operator(operator)
+        if op == "<<-":
+            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+        expands = False
+        if not any(quote in delimiter for quote in "'\"\\"):
+            expands = _HEREDOC_EXPANSION.search(body) is not None
+            if expands:
+                self.heredoc_expansions(body, node, depth, via)
+            body = _unescape_heredoc(body)
+        stdin = descriptor in ("", "0")
+        redirects.insert(0, _Redirect(f"{operator}{delimiter}", stdin, body, False, expands))
+        return redirects, extra, trailing
+
+    def heredoc_expansions(self, body: str, node: Any, depth: int, via: str) -> None:
+        """Walk the substitutions of an unquoted here-document body."""
+        source = f': "{_double_quoted(body)}"'.encode("utf-8", "surrogatepass")
+        tree, parsed = _parse(source, self.deadline)
+        root = tree.root_node
+        statement = root.named_children[0] if root.named_child_count else None
+        argument = None
+        if statement is not None and statement.type == "command":
+            argument = statement.child_by_field_name("argument")
+        if (root.has_error or argument is None) and not self.error:
+            row, col = node.start_point
+            self.error = f"cannot parse the here-document at {row + 1}:{col + 1}"
+        outer, self.source = self.source, parsed
+        try:
+            if argument is None:
+                self.walk(root, depth, via, ())
+            else:
+                self.word(argument, depth, via, quoted=True)
+        finally:
+            self.source = outer
+
+    # -- simple commands
+
+    def command(
+        self,
+        node: Any,
+        depth: int,
+        via: str,
+        redirects: tuple[_Redirect, ...],
+        extra: tuple[_Word, ...],
+    ) -> None:
+        words: list[str] = []
+        dynamic = False
+        own = list(redirects)
+        more = list(extra)
+        trailing: list[Any] = []
+        seen_name = False
+        for index, child in enumerate(node.children):
+            field_name = node.field_name_for_child(index)
+            kind = child.type
+            if kind == "variable_assignment":
+                # `X=1 cmd`: for cmd only; but substitutions in it still run.
+                self.assign(child, depth, via, track=False)
+                continue
+            if kind in _REDIRECTS or field_name == "redirect":
+                found, words_after, after = self.redirect(child, depth, via)
+                own += found
+                more += words_after
+                trailing += after
+                continue
+            if kind == "command_name":
+                seen_name = True
+                target = child.children[0] if child.children else child
+                word = self.word(target, depth, via)
+            elif not child.is_named:
+                continue
+            else:
+                word = self.word(child, depth, via)
+            dynamic = _add(words, word) or dynamic
+        for word in more:
+            dynamic = _add(words, word) or dynamic
+        dynamic = dynamic or any(r.dynamic for r in own)
+        if seen_name or words:
+            self.emit(words, tuple(own), dynamic, depth, via)
+        for statement in trailing:
+            self.walk(statement, depth, via, ())
+
+    def emit(
+        self,
+        words: list[str],
+        redirects: tuple[_Redirect, ...],
+        dynamic: bool,
+        depth: int,
+        via: str,
+        *,
+        declaration: bool = False,
+    ) -> None:
+        words, wrappers = _unwrap(_expand_braces(words))
+        if not words and not redirects:
+            return
+        program = words[0] if words else ""
+        name = "" if program in ("", _UNKNOWN) else posixpath.basename(program) or program
+        args = words[1:]
+        flags = _flags(args)
+        if "xargs" in wrappers:
+            dynamic = True  # more arguments come from standard input
+        if len(wrappers) >= _MAX_WRAPPERS:
+            dynamic = True  # `sudo sudo sudo ... rm`: not unwrapped to the end
+        argv = tuple(str(word) for word in words)
+        index = len(self.found)
+        self.found.append(
+            SimpleCommand(
+                name=name,
+                argv=argv,
+                args=argv[1:],
+                flags=flags,
+                redirects=tuple(r.text for r in redirects),
+                raw=" ".join(argv),
+                dynamic=dynamic,
+                via=via,
+                wrappers=tuple(wrappers),
+            )
+        )
+        if not declaration:
+            self.forget(args)
+        self.nested(index, name, args, redirects, depth)
+
+    def forget(self, args: list[str]) -> None:
+        """A command may set a variable it names (`read X`, `printf -v X`, `let X=1`)."""
+        if not self.variables:
+            return
+        for arg in args:
+            name = arg.split("=", 1)[0].split("[", 1)[0]
+            if name in self.variables:
+                self.variables[name] = None
+
+    def nested(
+        self,
+        index: int,
+        name: str,
+        args: list[str],
+        redirects: tuple[_Redirect, ...],
+        depth: int,
+    ) -> None:
+        """Scripts a command runs from its arguments or its standard input: `bash -c`,
+        `sh <<EOF`, `su -c`, `eval`, `find -exec`."""
+        if name in _SHELLS:
+            mode, script = _shell_script(args)
+            if mode == "file":
+                return
+            self.substitution = True
+            if mode == "stdin":
+                stdin = next((r for r in reversed(redirects) if r.stdin), None)
+                if stdin is None or stdin.script is None:
+                    self.mark_dynamic(index)  # `curl x | sh`, `sh < file`
+                    return
+                if stdin.expands:
+                    self.mark_dynamic(index)
+                self.script(stdin.script.encode("utf-8", "surrogatepass"), depth + 1, "bash -c")
+                return
+            self.run_string(index, script, depth, "bash -c")
+        elif name in _SU:
+            found, script = _su_script(args)
+            if found:
+                self.substitution = True
+                self.run_string(index, script, depth, "bash -c")
+        elif name == "eval":
+            self.substitution = True
+            if any(isinstance(arg, _Unknown) for arg in args):
+                self.mark_dynamic(index)
+            text = " ".join(_template(arg) for arg in args)
+            if text.strip() and text.strip() != _UNKNOWN:
+                self.script(text.encode("utf-8", "surrogatepass"), depth + 1, "eval")
+        elif name in ("source", "."):
+            self.substitution = True
+            for variable in self.variables:
+                self.variables[variable] = None
+        elif name == "find":
+            for start, arg in enumerate(args):
+                if arg in _FIND_EXEC:
+                    self.substitution = True
+                    if depth + 1 > MAX_DEPTH:
+                        raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+                    inner: list[str] = []
+                    for word in args[start + 1 :]:
+                        if word in (";", "+"):
+                            break
+                        inner.append(word)
+                    if inner:
+                        unknown = any(isinstance(word, _Unknown) for word in inner)
+                        self.emit(inner, (), unknown, depth + 1, "find -exec")
+
+    def run_string(self, index: int, script: str | None, depth: int, via: str) -> None:
+        """The script of `sh -c SCRIPT`: parsed when known, its unknown parts as `$?`."""
+        if script is None:
+            self.mark_dynamic(index)
+            return
+        if isinstance(script, _Unknown):
+            self.mark_dynamic(index)
+            script = script.template
+            if script.strip() == _UNKNOWN:
+                return
+        self.script(script.encode("utf-8", "surrogatepass"), depth + 1, via)
+
+    def mark_dynamic(self, index: int) -> None:
+        self.found[index] = dataclasses.replace(self.found[index], dynamic=True)
+
+    # -- words
+
+    def word(self, node: Any, depth: int, via: str, *, quoted: bool = False) -> _Word:
+        """A word's fields (brace expansion aside), with substitutions walked.
+        `quoted`: inside double quotes or an assignment, where no field splitting happens."""
+        if node is None:
+            return _Word([""], False)
+        self.count()
+        if self.level >= _MAX_NESTING:  # `${a:-${a:-...}}`: bound the recursion
+            raise _TooComplex(f"words nested deeper than {_MAX_NESTING}")
+        self.level += 1
+        try:
+            return self.expand(node, depth, via, quoted)
+        finally:
+            self.level -= 1
+
+    def expand(self, node: Any, depth: int, via: str, quoted: bool) -> _Word:
+        kind = node.type
+        if kind in ("word", "number", "variable_name", "file_descriptor"):
+            return _Word([_unescape(self.text(node))], False)
+        if kind == "raw_string":
+            return _Word([self.text(node)[1:-1]], False)
+        if kind == "ansi_c_string":
+            return _Word([_ansi_c(self.text(node)[2:-1])], False)
+        if kind == "string_content":
+            return _Word([_unescape_double(self.text(node))], False)
+        if kind == "heredoc_content":
+            return _Word([self.text(node)], False)
+        if kind in ("string", "translated_string"):
+            return self.concat(node, depth, via, quoted=True)
+        if kind == "concatenation":
+            return self.concat(node, depth, via, quoted=quoted)
+        if kind in ("simple_expansion", "expansion"):
+            return self.expansion(node, depth, via, quoted=quoted)
+        if kind in _SUBSTITUTIONS:
+            self.substitution = True
+            if depth + 1 > MAX_DEPTH:
+                raise _TooComplex(f"substitutions nested deeper than {MAX_DEPTH}")
+            self.walk(node, depth + 1, via, ())
+            return _Word(None, True)
+        # Arithmetic, arrays, globs with expansions...: walk for commands, value unknown.
+        self.walk(node, depth, via, ())
+        if any(True for _ in _descendants_of_kind(node, _DYNAMIC_KINDS)):
+            return _Word(None, True)
+        return _Word([self.text(node)], False)
+
+    def concat(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
+        """Adjacent parts of one word (`"r"m`, `a$X`); a quoted string is one field,
+        an unquoted concatenation joins the split fields of its expansions."""
+        fields: list[str] = []
+        joinable = False
+        dynamic = False
+        unknown = False
+        template: list[str] = []
+        for child in node.children:
+            if not child.is_named:
+                if quoted:
+                    continue  # the quotes themselves
+                part = _Word([self.text(child)], False)
+            else:
+                part = self.word(child, depth, via, quoted=quoted)
+            template.append(part.template)
+            dynamic = dynamic or part.dynamic
+            if part.values is None:
+                unknown = True  # keep walking: later parts may hold substitutions
+                continue
+            if unknown:
+                continue
+            if quoted:
+                fields = ["".join(fields) + " ".join(part.values)]
+                continue
+            if not part.values:
+                joinable = joinable and not (part.split_before or part.split_after)
+                continue
+            if fields and joinable and not part.split_before:
+                fields[-1] += part.values[0]
+                fields.extend(part.values[1:])
+            else:
+                fields.extend(part.values)
+            joinable = not part.split_after
+        if unknown:
+            return _Word(None, True, "".join(template))
+        if quoted and not fields:
+            fields = [""]
+        return _Word(fields, dynamic, "".join(template))
+
+    def expansion(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
+        names = [c for c in node.children if c.type == "variable_name"]
+        plain = len(node.children) == (2 if node.type == "simple_expansion" else 3)
+        for child in node.children:  # `${X:-$(id)}`: the default may run
+            if child.type in _SUBSTITUTIONS or child.child_count:
+                self.word(child, depth, via, quoted=True)
+        if not (plain and names):
+            return _Word(None, True)
+        value = self.variables.get(self.text(names[0]))
+        if value is None:
+            return _Word(None, True)
+        if quoted:
+            return _Word([value], True, value)
+        ifs = self.variables.get("IFS", _DEFAULT_IFS)
+        if ifs is None:
+            return _Word(None, True)
+        fields, before, after = _split_fields(value, ifs)
+        return _Word(fields, True, value, before, after)
+
+
+_DYNAMIC_KINDS = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "process_substitution"}
+)
+
+
+def _add(words: list[str], word: _Word) -> bool:
+    """Append a word's fields (or `$?`) to `words`; True when it is dynamic."""
+    if word.values is None:
+        words.append(_Unknown(word.template))
+        return True
+    words.extend(word.values)
+    return word.dynamic
+
+
+def _template(word: str) -> str:
+    return word.template if isinstance(word, _Unknown) else word
+
+
+def _descendants_of_kind(node: Any, kinds: frozenset[str]) -> Any:
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        if current.type in kinds:
+            yield current
+        stack.extend(current.children)
+
+
+def _split_operator(operator: str) -> tuple[str, str]:
+    """`2>` -> ("2", ">"); `<<-` -> ("", "<<-")."""
+    digits = len(operator) - len(operator.lstrip("0123456789"))
+    return operator[:digits], operator[digits:]
+
+
+def _describe_error(root: Any, bodies: list[tuple[int, int]], source: bytes) -> str:
+    """The first ERROR or MISSING node, as "what at line:col"; "" when every one lies
+    inside a here-document body (those are parsed apart)."""
+    stack = [root]
+    skipped = False
+    while stack:
+        node = stack.pop()
+        if node.is_missing or node.type == "ERROR":
+            start, end = node.start_byte, node.end_byte
+            if any(low <= start and end <= high for low, high in bodies):
+                skipped = True
+                continue
+            row, col = node.start_point
+            if node.is_missing:
+                return f"missing {node.type!r} at {row + 1}:{col + 1}"
+            snippet = source[start : min(end, start + 80)].decode("utf-8", "surrogateescape")[:20]
+            return f"cannot parse {snippet!r} at {row + 1}:{col + 1}"
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return "" if skipped else "cannot parse the command"
+
+
+def _unescape(text: str) -> str:
+    """An unquoted word: a backslash quotes the next character; a backslash-newline vanishes."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            following = next(chars, "")
+            if following != "\n":
+                out.append(following)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _unescape_double(text: str) -> str:
+    """Inside double quotes a backslash quotes only $ ` " \\ and newline."""
+    if "\\" not in text:
+        return text
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _unescape_heredoc(text: str) -> str:
+    """An unquoted here-document: a backslash quotes only $ ` \\ and newline."""
+    if "\\" not in text:
+        return text
+    return re.sub(r"\\([$`\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _double_quoted(text: str) -> str:
+    """A here-document body as the inside of a double-quoted string with the same
+    expansions. A `"` of the body itself is quoted (`\\"` there is a backslash and a
+    quote); quotes inside `$(...)` and backticks are left alone, they are code."""
+    out: list[str] = []
+    stack: list[str] = []  # ")" in $(...), "`" in backticks, '"' in a string inside them
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        context = stack[-1] if stack else ""
+        if char == "\\":
+            pair = text[index : index + 2]
+            if len(pair) == 1:
+                out.append("\\\\")
+            elif not context and pair == '\\"':
+                out.append('\\\\\\"')
+            else:
+                out.append(pair)
+            index += 2
+            continue
+        if text.startswith("$(", index):
+            stack.append(")")
+            out.append("$(")
+            index += 2
+            continue
+        if char == "`":
+            if context == "`":
+                stack.pop()
+            else:
+                stack.append("`")
+        elif not context:
+            if char == '"':
+                char = '\\"'
+        elif context == '"':
+            if char == '"':
+                stack.pop()
+        elif char == "'":
+            close = text.find("'", index + 1)
+            close = size - 1 if close < 0 else close
+            out.append(text[index : close + 1])
+            index = close + 1
+            continue
+        elif char == '"':
+            stack.append('"')
+        elif char == "(" and context == ")":
+            stack.append(")")
+        elif char == ")" and context == ")":
+            stack.pop()
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _ansi_c(body: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        escape = match.group(1)
+        head = escape[0]
+        if head in "xuU" and len(escape) > 1:
+            return chr(min(int(escape[1:], 16), 0x10FFFF))
+        if head in "01234567":
+            return chr(int(escape, 8) & 0xFF)
+        if head == "c" and len(escape) == 2:
+            return chr(ord(escape[1]) & 0x1F)
+        return _ANSI_ESCAPES.get(escape, "\\" + escape)
+
+    return _ANSI.sub(replace, body)
+
+
+def _split_fields(value: str, ifs: str) -> tuple[list[str], bool, bool]:
+    """Bash field splitting of an unquoted expansion -> (fields, starts with a
+    separator, ends with one)."""
+    if not value:
+        return [], False, False
+    if not ifs:
+        return [value], False, False
+    white = "".join(c for c in _DEFAULT_IFS if c in ifs)
+    other = "".join(c for c in ifs if c not in _DEFAULT_IFS)
+    stripped = value.strip(white) if white else value
+    before = bool(white) and value[0] in white
+    after = bool(white) and value[-1] in white
+    if not stripped:
+        return [], True, True
+    blank = f"[{re.escape(white)}]" if white else ""
+    if other:
+        separator = f"{blank}*[{re.escape(other)}]{blank}*" if white else f"[{re.escape(other)}]"
+        if white:
+            separator += f"|{blank}+"
+    else:
+        separator = f"{blank}+"
+    fields = re.split(separator, stripped)
+    if len(fields) > 1 and fields[-1] == "":
+        fields.pop()  # a trailing separator ends the last field, it opens no new one
+        after = True
+    return fields, before, after
+
+
+def _brace_choices(word: str) -> tuple[int, int, list[str]] | None:
+    """The first brace expansion in `word`: (start, end, alternatives)."""
+    best: tuple[int, int, list[str]] | None = None
+    match = _BRACE.search(word)
+    if match is not None:
+        best = (match.start(), match.end(), match.group(1).split(","))
+    sequence = _SEQUENCE.search(word)
+    if sequence is not None and (best is None or sequence.start() < best[0]):
+        items = _sequence(*sequence.groups())
+        if items is not None:
+            best = (sequence.start(), sequence.end(), items)
+    return best
+
+
+def _sequence(first: str, last: str, step: str | None) -> list[str] | None:
+    """`{a..e}`, `{1..10..2}`; None when bash would leave it alone or it is too long."""
+    increment = abs(int(step)) if step else 1
+    increment = increment or 1
+    letters = first.isalpha() and last.isalpha()
+    if not letters and (first.isalpha() or last.isalpha()):
+        return None
+    low, high = (ord(first), ord(last)) if letters else (int(first), int(last))
+    if abs(high - low) // increment >= _MAX_EXPANSION:
+        return None
+    direction = 1 if high >= low else -1
+    numbers = range(low, high + direction, increment * direction)
+    return [chr(n) if letters else str(n) for n in numbers]
+
+
+def _expand_braces(words: list[str]) -> list[str]:
+    """Bash brace expansion (`{rm,-rf,/}` -> rm -rf /; `a{b,c}` -> ab ac;
+    `{r..r}m` -> rm), bounded."""
+    out: list[str] = []
+    for word in words:
+        if "{" not in word or isinstance(word, _Unknown):
+            out.append(word)
+            continue
+        pending = [word]
+        done: list[str] = []
+        while pending and len(done) + len(pending) < _MAX_EXPANSION:
+            current = pending.pop(0)
+            choice = _brace_choices(current)
+            if choice is None:
+                done.append(current)
+                continue
+            start, end, items = choice
+            head, tail = current[:start], current[end:]
+            pending[:0] = [head + item + tail for item in items]
+        out.extend(done + pending)
+    return out
+
+
+def _split_string(value: str) -> list[str]:
+    """`env -S 'rm -rf /'`: env splits the string into words itself."""
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return value.split()
+
+
+def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
+    """Drop leading assignments and wrapper programs (`sudo -u x env A=1 rm` -> `rm`)."""
+    wrappers: list[str] = []
+    for _ in range(_MAX_WRAPPERS):
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        if not words:
+            return words, wrappers
+        wrapper = posixpath.basename(words[0])
+        if wrapper not in _WRAPPERS:
+            return words, wrappers
+        takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
+        rest = list(words[1:])
+        options: list[str] = []
+        split: list[str] = []
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            option = rest.pop(0)
+            if option == "--":
+                break
+            options.append(option)
+            value = None
+            if option in takes_value and rest:
+                value = rest.pop(0)
+            if wrapper == "env":
+                if option in ("-S", "--split-string"):
+                    split += _split_string(value or "")
+                elif option.startswith("--split-string="):
+                    split += _split_string(option.partition("=")[2])
+                elif option.startswith("-S"):
+                    split += _split_string(option[2:])
+        if wrapper == "command" and any(
+            not o.startswith("--") and ("v" in o or "V" in o) for o in options
+        ):
+            return words, wrappers  # `command -v rm` looks rm up, runs nothing
+        rest = split + rest
+        if wrapper in _LEADING_OPERAND and rest:
+            rest = rest[1:]
+        while rest and _ASSIGNMENT.match(rest[0]):
+            rest = rest[1:]
+        if not rest:
+            return words, wrappers  # the wrapper alone (`sudo -v`, `env`) is the command
+        wrappers.append(wrapper)
+        words = rest
+    return words, wrappers
 
 
 def _flags(args: list[str]) -> tuple[str, ...]:
@@ -92,122 +1289,40 @@ def _flags(args: list[str]) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _is_assignment(word: str) -> bool:
-    name, eq, _ = word.partition("=")
-    return bool(eq) and name.isidentifier()
-
-
-def _unwrap(words: list[str]) -> list[str]:
-    """Drop leading assignments and wrapper programs (`sudo -u x env A=1 rm` -> `rm`)."""
-    for _ in range(16):
-        while words and _is_assignment(words[0]):
-            words = words[1:]
-        if not words:
-            return words
-        wrapper = posixpath.basename(words[0])
-        if wrapper not in _WRAPPERS:
-            return words
-        takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
-        rest = words[1:]
-        while rest and rest[0].startswith("-") and rest[0] != "-":
-            option = rest.pop(0)
-            if option == "--":
-                break
-            if option in takes_value and rest:
-                rest.pop(0)
-        if wrapper == "timeout" and rest:
-            rest = rest[1:]  # the duration
-        if not rest:
-            return words  # the wrapper alone (`sudo -v`, `env`) is the command
-        words = rest
-    return words
-
-
-def _build(words: list[str], redirects: list[str]) -> SimpleCommand | None:
-    words = _unwrap(words)
-    if not words:
-        return None
-    name = posixpath.basename(words[0]) or words[0]
-    args = words[1:]
-    return SimpleCommand(
-        name=name,
-        argv=tuple(words),
-        args=tuple(args),
-        flags=_flags(args),
-        redirects=tuple(redirects),
-        raw=" ".join(words),
-    )
-
-
-def commands(command: str) -> list[SimpleCommand]:
-    """The simple commands in `command`, in order. Never raises; unparsable input gives []."""
-    if len(command) > _MAX_INPUT:
-        return []
-    try:
-        tokens = _tokens(command)
-    except ValueError:
-        return []
-    out: list[SimpleCommand] = []
-    words: list[str] = []
-    redirects: list[str] = []
-    pending_redirect: str | None = None
-    for token in tokens:
-        if pending_redirect is not None:
-            redirects.append(f"{pending_redirect}{token}")
-            pending_redirect = None
+def _shell_script(args: list[str]) -> tuple[str, str | None]:
+    """How a shell gets its script: ("c", SCRIPT or None) for `sh -c SCRIPT`,
+    ("file", PATH) for `sh PATH`, ("stdin", None) when it reads standard input."""
+    command = stdin = skip = operands = False
+    for arg in args:
+        if skip:
+            skip = False
             continue
-        if token in _SEPARATORS:
-            built = _build(words, redirects)
-            if built is not None:
-                out.append(built)
-            words, redirects = [], []
-        elif token in _REDIRECT_OPS:
-            fd = words.pop() if words and words[-1].isdigit() else ""
-            pending_redirect = fd + token
-        else:
-            words.append(token)
-    built = _build(words, redirects)
-    if built is not None:
-        out.append(built)
-    return out
+        if not operands and not isinstance(arg, _Unknown):
+            if arg in ("-", "--"):
+                operands = True
+                continue
+            if len(arg) > 1 and arg[0] in "-+":
+                if arg.startswith("--"):
+                    skip = arg in _SHELL_OPTION_ARGS
+                    continue
+                letters = arg[1:]
+                command = command or (arg[0] == "-" and "c" in letters)
+                stdin = stdin or "s" in letters
+                skip = "o" in letters or "O" in letters
+                continue
+        if command:
+            return "c", arg
+        return ("stdin", None) if stdin else ("file", arg)
+    return ("c", None) if command else ("stdin", None)
 
 
-def has_substitution(command: str) -> bool:
-    """True when the command runs code this splitter cannot see: `$(...)`, backticks,
-    process substitution, `${...}` expansions, `eval` or a `-c` script."""
-    in_single = False
-    escaped = False
-    for index, char in enumerate(command):
-        if escaped:
-            escaped = False
-            continue
-        if char == "\\" and not in_single:
-            escaped = True
-            continue
-        if char == "'":
-            in_single = not in_single
-            continue
-        if in_single:
-            continue
-        if char == "`":
-            return True
-        if char == "$" and command[index + 1 : index + 2] in ("(", "{"):
-            return True
-        if char in "<>" and command[index + 1 : index + 2] == "(":
-            return True
-    return any(
-        c.name in ("eval", "source", ".")
-        or (c.name in ("bash", "sh", "zsh", "dash") and "c" in c.flags)
-        for c in commands(command)
-    )
-
-
-def parse_error(command: str) -> str:
-    """Why the command cannot be tokenised (`No closing quotation`), or ''."""
-    if len(command) > _MAX_INPUT:
-        return "command longer than 1 MiB"
-    try:
-        _tokens(command)
-    except ValueError as exc:
-        return str(exc)
-    return ""
+def _su_script(args: list[str]) -> tuple[bool, str | None]:
+    """`su -c SCRIPT [user]`, `su user --command=SCRIPT` -> (has -c, SCRIPT or None)."""
+    for index, arg in enumerate(args):
+        if arg.startswith("--command="):
+            return True, arg.partition("=")[2]
+        if arg == "--command" or (
+            arg.startswith("-") and not arg.startswith("--") and arg.endswith("c")
+        ):
+            return True, args[index + 1] if index + 1 < len(args) else None
+    return False, None
