@@ -16,12 +16,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from policy._invoke import Invoker, call_inline
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.audit import DecisionLog, new_decision_id
+from policy.builtins.registry import ContractRegistry
 from policy.chain import (
     Chain,
     Normalizer,
@@ -54,6 +55,9 @@ from policy.model import (
     ToolResult,
 )
 from policy.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from policy.builtins import BuiltinSpec
 
 __all__ = ["Engine"]
 
@@ -102,6 +106,7 @@ class Engine:
         self._packs: dict[str, str] = {}
         self._chain = Chain()
         pack_hooks: list[object] = []
+        builtin_specs: list[BuiltinSpec] = []
         if s.packs:
             from policy.packs import load_packs
 
@@ -109,6 +114,7 @@ class Engine:
             self._aliases = loaded.aliases
             self._packs = loaded.revisions
             pack_hooks = loaded.hooks
+            builtin_specs = loaded.builtins
             for warning in loaded.warnings:
                 log.warning("%s", warning)
         self._invoker = Invoker(s.hook_workers)
@@ -124,8 +130,13 @@ class Engine:
             key=s.audit_key_bytes,
         )
         self._closed = False
+        #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
+        self.contracts = ContractRegistry()
         for hook in pack_hooks:
-            self._add(hook, trusted=True)
+            if getattr(hook, "has_rules", True):  # a pack of builtins only joins no stage
+                self._add(hook, trusted=True)
+        if builtin_specs:
+            self._add_builtins(builtin_specs)
 
     @classmethod
     def from_paths(
@@ -200,6 +211,28 @@ class Engine:
         if old is not None and old.hook is not hook:
             _close_hook(old)
         return registration.name
+
+    def _add_builtins(self, specs: list[BuiltinSpec]) -> None:
+        """Build and register the packs' builtins; a storage that cannot be reached
+        (`limits_storage_uri`) stops the engine, as a bad pack does."""
+        from policy.builtins import BuiltinContext, build
+
+        context = BuiltinContext(
+            aliases=self._aliases,
+            log=self._audit,
+            contracts=self.contracts,
+            limits_storage_uri=self.settings.limits_storage_uri,
+        )
+        for spec in specs:
+            try:
+                hook = build(spec, context)
+            except Exception as exc:
+                self.close()
+                raise SettingsError(
+                    f"builtin {spec.name!r} of pack {spec.pack!r} cannot start: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            self._add(hook, trusted=True)
 
     def unregister(self, name: str) -> bool:
         """Remove a hook (closing it if it has `close()`); False if none had that name."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import orjson
 import pytest
 
 from policy import Action, ApprovalDecision, Decision, ToolCall, ToolResult
@@ -127,4 +128,7 @@ def test_shipped_packs_decide_right_under_threads(audit_log: Path, engine_name: 
         for thread in threads:
             thread.join()
     assert errors == []
-    assert verify_file(audit_log).lines == 800
+    # 800 decisions, plus the gate pack's audit record for each of the 400 admitted calls.
+    assert verify_file(audit_log).lines == 800 + 400
+    events = [orjson.loads(line)["event"] for line in audit_log.read_bytes().splitlines()]
+    assert events.count("decision") == 800

@@ -8,11 +8,15 @@ loaded.hooks                             # one chain hook per pack
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
+from typing import TYPE_CHECKING
 
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.diagnostics import Diagnostic, PackError
+
+if TYPE_CHECKING:
+    from policy.builtins import BuiltinSpec
 
 __all__ = ["Diagnostic", "LoadedPacks", "PackError", "load_packs"]
 
@@ -25,6 +29,8 @@ class LoadedPacks:
     aliases: AliasTable
     revisions: dict[str, str]
     warnings: list[Diagnostic]
+    #: Builtins the packs configure; an engine builds them (policy.builtins.build).
+    builtins: list[BuiltinSpec] = field(default_factory=list)
 
 
 def load_packs(
@@ -44,6 +50,9 @@ def load_packs(
     diagnostics.extend(problems)
     if any(d.severity == "error" for d in diagnostics):
         raise PackError(diagnostics)
+    from policy.builtins import specs_of
+
+    builtins = [spec for pack in loaded for spec in specs_of(pack.name, pack.model.builtins)]
     for pack in loaded:
         detach_sources(pack.model)
     return LoadedPacks(
@@ -51,4 +60,5 @@ def load_packs(
         aliases=table,
         revisions={pack.pack_name: pack.label for pack in compiled},
         warnings=[d for d in diagnostics if d.severity == "warning"],
+        builtins=builtins,
     )

@@ -240,7 +240,6 @@ _STRING_MEMBERS: dict[str, Callable[..., Any]] = {
 UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(")
 
 
-
 def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
     """Wrap `body` in `cel.bind(vars, {...}, ...)`, one bind per dependency layer.
 

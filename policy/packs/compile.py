@@ -287,6 +287,11 @@ class CompiledPack:
                 setattr(self, point, method)
 
     @property
+    def has_rules(self) -> bool:
+        """False for a pack that only configures builtins: it joins no stage."""
+        return bool(self._index)
+
+    @property
     def label(self) -> str:
         """`revision@digest` as the decision log records it."""
         return f"{self.revision}@{self.digest[:12]}" if self.revision else self.digest[:12]
@@ -866,7 +871,7 @@ class _Compiler:
                 line,
                 col,
                 "whole-vars",
-                f"{what}: read variables one by one, as vars.NAME or vars[\"NAME\"]; "
+                f'{what}: read variables one by one, as vars.NAME or vars["NAME"]; '
                 "`vars` as a whole map is not bound",
             )
             ok = False
@@ -952,6 +957,47 @@ class _Compiler:
                 stack.extend(graph[name])
         return used
 
+    # -- builtins
+
+    def check_builtins(self) -> None:
+        """What the builtins' schema cannot say: limits notation, absolute workspaces."""
+        config = self.pack.builtins
+        for name in ("approval", "respond_guard"):
+            if getattr(config, name) is not None:
+                self.error(
+                    config,
+                    "unknown-builtin",
+                    f"builtin {name!r} is not available in this version of hookpolicy",
+                    name,
+                    key=True,
+                )
+        policy = config.tool_policy
+        if policy is not None:
+            from policy.builtins.tool_policy import parse_limits
+
+            for limit in policy.rate_limits:
+                try:
+                    parse_limits(limit.limit)
+                except ValueError as exc:
+                    self.error(limit, "bad-rate-limit", f"rate limit: {exc}", "limit")
+        autonomy = config.autonomy
+        if autonomy is not None:
+            workspace = autonomy.workspace
+            if workspace is not None and not workspace.startswith(("/", "~")):
+                self.error(
+                    autonomy,
+                    "relative-workspace",
+                    f"workspace {workspace!r} must be an absolute path (or start with ~)",
+                    "workspace",
+                )
+            if autonomy.workspace_only and workspace is None:
+                self.error(
+                    autonomy,
+                    "missing-workspace",
+                    "workspace_only needs a workspace",
+                    "workspace_only",
+                )
+
     # -- rules
 
     def compile(self) -> CompiledPack | None:
@@ -960,15 +1006,7 @@ class _Compiler:
             self.aliases = self.aliases.extend(pack.aliases)
         except AliasConflictError as exc:
             self.error(pack, "alias-conflict", str(exc), "aliases")
-        for name in pack.builtins:
-            self.error(
-                pack,
-                "unknown-builtin",
-                f"builtin {name!r} is not available in this version of hookpolicy",
-                "builtins",
-                name,
-                key=True,
-            )
+        self.check_builtins()
         graph = self.variables()
         for name, points in self.points_using(graph).items():
             for point in sorted(points) or ["before_tool"]:

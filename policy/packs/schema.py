@@ -11,9 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
-from policy._yaml import Mark, PathKey, YamlDocument
+from policy._yaml import PathKey, YamlDocument
+from policy.builtins.config import BuiltinsConfig
+from policy.packs.node import Node
 
 __all__ = [
     "ACTION_POINTS",
@@ -76,34 +78,6 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=100)]
 RuleId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 Pattern = Annotated[str, StringConstraints(min_length=1)]
-
-
-class Node(BaseModel):
-    """Base of every pack model: strict, closed, and aware of its source position."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
-
-    _doc: YamlDocument | None = PrivateAttr(default=None)
-    _path: PathKey = PrivateAttr(default=())
-
-    @property
-    def path(self) -> PathKey:
-        return self._path
-
-    @property
-    def source(self) -> str:
-        return self._doc.source if self._doc is not None else "<memory>"
-
-    def mark(self, *field: str | int) -> Mark:
-        """Position of this node, or of one of its fields' values."""
-        if self._doc is None:
-            return Mark(1, 1)
-        return self._doc.mark((*self._path, *field)) or Mark(1, 1)
-
-    def key_mark(self, field: str) -> Mark:
-        if self._doc is None:
-            return Mark(1, 1)
-        return self._doc.key_mark((*self._path, field)) or self.mark()
 
 
 class Expect(Node):
@@ -186,7 +160,7 @@ class RulePack(Node):
     on_error: Literal["deny", "skip"] = "deny"
     variables: dict[Identifier, str] = Field(default_factory=dict)
     aliases: dict[Pattern, Pattern] = Field(default_factory=dict)
-    builtins: dict[str, Any] = Field(default_factory=dict)
+    builtins: BuiltinsConfig = Field(default_factory=BuiltinsConfig)
     rules: list[Rule] = Field(default_factory=list)
     tests: list[PackTest] = Field(default_factory=list)
 
@@ -214,6 +188,10 @@ def attach_sources(pack: RulePack, doc: YamlDocument) -> None:
                 for index, item in enumerate(value):
                     if isinstance(item, Node):
                         attach(item, (*path, key, index))
+            elif isinstance(value, dict):
+                for name_key, item in value.items():
+                    if isinstance(item, Node):
+                        attach(item, (*path, key, name_key))
 
     attach(pack, ())
 
@@ -228,8 +206,8 @@ def detach_sources(pack: RulePack) -> None:
             value = getattr(node, name)
             if isinstance(value, Node):
                 detach(value)
-            elif isinstance(value, list):
-                for item in value:
+            elif isinstance(value, list | dict):
+                for item in value.values() if isinstance(value, dict) else value:
                     if isinstance(item, Node):
                         detach(item)
 

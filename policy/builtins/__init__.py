@@ -1,0 +1,86 @@
+"""Built-in hooks configured under a pack's `builtins:` (DESIGN §6).
+
+A pack validates its `builtins:` section with the rest of the file; the engine
+then builds one hook per configured builtin (`builtin:<pack>/<name>`) and
+registers it in the same chain as packs and code hooks, inline and trusted, at
+the builtin's priority (`config.DEFAULT_PRIORITY` unless the pack says
+otherwise). Building needs what only an engine has — its alias table, decision
+log, contract registry and rate-limit storage — hence `BuiltinContext`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]
+
+if TYPE_CHECKING:
+    from policy.aliases import AliasTable
+    from policy.audit import DecisionLog
+    from policy.builtins.config import BuiltinsConfig
+    from policy.builtins.contract import ContractRegistry
+
+#: Builtins this version enforces, in the order a pack's section is read.
+BUILTIN_NAMES = ("autonomy", "contract_scope", "tool_policy", "audit_hook")
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinSpec:
+    """One configured builtin of one pack, waiting for an engine to build it."""
+
+    pack: str
+    name: str
+    config: Any
+
+
+@dataclass(slots=True)
+class BuiltinContext:
+    aliases: AliasTable
+    log: DecisionLog
+    contracts: ContractRegistry
+    limits_storage_uri: str = "memory://"
+    home: str | None = None
+    _limiters: dict[str, Any] = field(default_factory=dict)
+
+    def limiter(self, strategy: str) -> Any:
+        """One limiter per strategy per engine, over the configured storage."""
+        found = self._limiters.get(strategy)
+        if found is None:
+            from policy.builtins.tool_policy import limiter_for
+
+            found = self._limiters[strategy] = limiter_for(self.limits_storage_uri, strategy)
+        return found
+
+
+def specs_of(pack: str, config: BuiltinsConfig) -> list[BuiltinSpec]:
+    return [
+        BuiltinSpec(pack, name, getattr(config, name))
+        for name in BUILTIN_NAMES
+        if getattr(config, name) is not None
+    ]
+
+
+def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
+    """The hook for `spec` (imports only the builtin it needs)."""
+    if spec.name == "autonomy":
+        from policy.builtins.autonomy import Autonomy
+
+        return Autonomy(spec.pack, spec.config, context.aliases, context.home)
+    if spec.name == "contract_scope":
+        from policy.builtins.contract import ContractScope
+
+        return ContractScope(
+            spec.pack, spec.config, context.aliases, context.contracts, context.home
+        )
+    if spec.name == "tool_policy":
+        from policy.builtins.tool_policy import ToolPolicy
+
+        return ToolPolicy(
+            spec.pack, spec.config, context.aliases, context.limiter(spec.config.strategy)
+        )
+    if spec.name == "audit_hook":
+        from policy.builtins.audit_hook import AuditHook
+
+        return AuditHook(spec.pack, spec.config, context.log)
+    raise ValueError(f"unknown builtin {spec.name!r}")

@@ -1,0 +1,280 @@
+"""The autonomy gate: how much an agent may do on its own (DESIGN §6.1).
+
+OpenClaw's AutonomyHook, with its holes closed: it matched `allowed_commands`
+against the whole command line (so `git *` admitted `git status && rm -rf /`),
+read one path argument per tool, and hard-coded tool names. Here every simple
+command of a shell line (parsed by tree-sitter, see analysis.shell) must be
+admitted on its own, every path the call touches is checked after `..` and
+symlinks, and the tool lists are canonical names extendable from the pack.
+
+Deny wins: forbidden paths, workspace escapes and shell refusals deny before the
+mode is consulted. Then `readonly` denies a mutating call, `supervised` sends it
+to approval, `full` lets it through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from policy.aliases import AliasTable
+from policy.analysis import paths, shell
+from policy.builtins._match import PathGlobs, ToolSet
+from policy.builtins._touch import (
+    path_arguments,
+    redirect_file,
+    redirect_writes,
+    shell_command,
+    shell_paths,
+)
+from policy.builtins.config import DEFAULT_PRIORITY, ActionTool, AutonomyConfig
+from policy.model import Action, Decision, ToolCall
+
+__all__ = ["MUTATING_TOOLS", "READONLY_COMMANDS", "Autonomy"]
+
+#: OpenClaw's always-write tools, plus the editing tools of Claude Code and Agentao.
+MUTATING_TOOLS: Final = (
+    "write_file",
+    "edit_file",
+    "MultiEdit",
+    "NotebookEdit",
+    "apply_patch",
+    "bash",
+    "code_exec",
+    "home_assistant_write",
+    "mqtt_publish",
+    "inbox_zero",
+    "delegate_agent",
+    "database",
+)
+
+#: Tools that mutate or not depending on one argument.
+ACTION_TOOLS: Final = {
+    "git": ActionTool(
+        arg="action",
+        readonly=["status", "log", "diff", "show", "blame", "branch", "remote", "ls-files"],
+    ),
+    "email": ActionTool(arg="action", readonly=["list", "read", "search", "get"]),
+    "calendar": ActionTool(arg="action", readonly=["list", "get", "search", "freebusy"]),
+    "home_assistant": ActionTool(arg="action", readonly=["get_state", "list", "get_history"]),
+}
+
+#: Shell commands that only read, for `readonly` mode (each simple command must match).
+READONLY_COMMANDS: Final = (
+    "ls",
+    "ls *",
+    "cat *",
+    "head *",
+    "tail *",
+    "wc *",
+    "grep *",
+    "rg *",
+    "pwd",
+    "echo *",
+    "stat *",
+    "file *",
+    "du *",
+    "df *",
+    "which *",
+    "git status*",
+    "git log*",
+    "git diff*",
+    "git show*",
+)
+
+_DEVICES: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+class CommandPatterns:
+    """Shell command patterns (`git *`), matched against `name args...` of one command."""
+
+    __slots__ = ("_match", "patterns")
+
+    def __init__(self, patterns: tuple[str, ...] | list[str]) -> None:
+        from wcmatch import fnmatch as wfnmatch
+
+        self.patterns = tuple(patterns)
+        # `git *` also admits a bare `git`.
+        expanded = [*self.patterns, *(p[:-2] for p in self.patterns if p.endswith(" *"))]
+        matcher = wfnmatch.compile(expanded, flags=wfnmatch.BRACE | wfnmatch.DOTMATCH)
+        self._match: Callable[[str], bool] = matcher.match
+
+    def admits(self, command: shell.SimpleCommand) -> bool:
+        text = " ".join((command.name, *command.args))
+        if not self._match(text):
+            return False
+        # A wrapper runs the command with its own powers (sudo): it must be admitted too.
+        return all(self._match(f"{wrapper} {text}") for wrapper in command.wrappers)
+
+
+class Autonomy:
+    """One pack's autonomy gate, as an inline, trusted before_tool hook."""
+
+    inline = True
+    failure_policy = "fail"
+
+    def __init__(
+        self, pack: str, config: AutonomyConfig, aliases: AliasTable, home: str | None = None
+    ) -> None:
+        self.name = f"builtin:{pack}/autonomy"
+        self.rule_id = f"{pack}/autonomy"
+        self.priority = (
+            config.priority if config.priority is not None else DEFAULT_PRIORITY["autonomy"]
+        )
+        self.mode = config.mode
+        self.home = home
+        self.workspace = paths.normalize(config.workspace, home=home) if config.workspace else ""
+        self.workspace_only = config.workspace_only
+        self._resolved_workspace: str | None = None
+        self.follow_symlinks = config.follow_symlinks
+        self.forbidden = PathGlobs(config.forbidden_paths, home)
+        self.shell_enabled = config.shell.enabled
+        self.shell_tools = ToolSet(config.shell.tools, aliases)
+        self.allowed = (
+            CommandPatterns(config.shell.allowed_commands)
+            if config.shell.allowed_commands is not None
+            else None
+        )
+        self.readonly_commands = CommandPatterns(
+            config.readonly_commands
+            if config.readonly_commands is not None
+            else list(READONLY_COMMANDS)
+        )
+        self.mutating = ToolSet((*MUTATING_TOOLS, *config.mutating_tools), aliases)
+        self.harmless = ToolSet(config.readonly_tools, aliases)
+        self.action_tools = {
+            aliases.canonical(tool): spec
+            for tool, spec in {**ACTION_TOOLS, **config.action_tools}.items()
+        }
+        self.path_args = {aliases.canonical(t): names for t, names in config.path_args.items()}
+
+    # ------------------------------------------------------------------ hook
+
+    def before_tool(self, call: ToolCall) -> Decision | None:
+        analysis: shell.Analysis | None = None
+        refusal: str | None = None
+        if call.tool in self.shell_tools:
+            command = shell_command(call)
+            if command is not None:
+                analysis = shell.analyze(command)
+            elif not self.shell_enabled:
+                refusal = "the shell is disabled by autonomy"
+            elif self.allowed is not None:
+                # A list, a number, nothing: no command line whose commands can be checked.
+                refusal = "the shell call has no command string to check against allowed_commands"
+        refusal = refusal or self._refusal(call, analysis)
+        if refusal is not None:
+            return Decision(Action.DENY_TOOL, refusal, rule_ids=(self.rule_id,))
+        if self.mode == "full" or not self._mutates(call, analysis):
+            return None
+        if self.mode == "readonly":
+            return Decision(
+                Action.DENY_TOOL,
+                f"autonomy is readonly: {call.tool!r} can change things",
+                rule_ids=(self.rule_id,),
+            )
+        return Decision(
+            Action.CONTINUE,
+            f"autonomy is supervised: {call.tool!r} can change things, a person must approve",
+            rule_ids=(self.rule_id,),
+            needs_approval=True,
+        )
+
+    # -------------------------------------------------------------- refusals
+
+    def _refusal(self, call: ToolCall, analysis: shell.Analysis | None) -> str | None:
+        if analysis is not None:
+            refusal = self._shell_refusal(analysis)
+            if refusal is not None:
+                return refusal
+        if not self.forbidden.patterns and not self.workspace_only:
+            return None  # no path policy: nothing to resolve
+        touched = path_arguments(call, self.path_args)
+        if analysis is not None:
+            touched += shell_paths(analysis)
+        base = call.cwd or self.workspace
+        for raw in touched:
+            refusal = self._path_refusal(raw, base)
+            if refusal is not None:
+                return refusal
+        return None
+
+    def _shell_refusal(self, analysis: shell.Analysis) -> str | None:
+        if not self.shell_enabled:
+            return "the shell is disabled by autonomy"
+        if self.allowed is None:
+            return None
+        if analysis.parse_error:
+            return f"the command cannot be checked: {analysis.parse_error}"
+        for command in analysis.commands:
+            if command.dynamic:
+                return (
+                    f"the command cannot be checked: {command.raw!r} depends on a "
+                    "variable or substitution"
+                )
+            if not self.allowed.admits(command):
+                return f"shell command {command.raw!r} is not in allowed_commands"
+        return None
+
+    def _path_refusal(self, raw: str, base: str) -> str | None:
+        try:
+            lexical = paths.normalize(raw, base, home=self.home)
+            # A relative word with no cwd and no workspace has no place on disk to
+            # resolve: its globs are matched as written (`**/.env` still matches `.env`).
+            located = lexical.startswith("/")
+            real = (
+                paths.resolve(raw, base, home=self.home)
+                if self.follow_symlinks and located
+                else lexical
+            )
+        except paths.UnsafePathError as exc:
+            return f"path {raw!r} cannot be checked: {exc}"
+        pattern = self.forbidden.match(lexical) or (
+            self.forbidden.match(real) if real != lexical else None
+        )
+        if pattern is not None:
+            return f"path {raw!r} is forbidden by {pattern!r}"
+        if self.workspace_only and self.workspace:
+            inside = paths.within(real, self._real_workspace()) and paths.within(
+                lexical, self.workspace
+            )
+            if not inside:
+                return f"path {raw!r} is outside the workspace {self.workspace}"
+        return None
+
+    def _real_workspace(self) -> str:
+        """The workspace as the OS sees it, resolved once (it is not expected to move)."""
+        if self._resolved_workspace is None:
+            resolved = self.workspace
+            if self.follow_symlinks:
+                try:
+                    resolved = paths.resolve(self.workspace)
+                except paths.UnsafePathError:
+                    resolved = self.workspace
+            self._resolved_workspace = resolved
+        return self._resolved_workspace
+
+    # ------------------------------------------------------------- mutation
+
+    def _mutates(self, call: ToolCall, analysis: shell.Analysis | None) -> bool:
+        tool = call.tool
+        if tool in self.harmless:
+            return False
+        spec = self.action_tools.get(tool)
+        if spec is not None:
+            value = call.args.get(spec.arg)
+            return not (isinstance(value, str) and value in spec.readonly)
+        if analysis is not None:
+            return not self._reads_only(analysis)
+        return tool in self.mutating
+
+    def _reads_only(self, analysis: shell.Analysis) -> bool:
+        if analysis.dynamic or not analysis.commands:
+            return False
+        for command in analysis.commands:
+            if not self.readonly_commands.admits(command):
+                return False
+            for redirect in command.redirects:
+                if redirect_writes(redirect) and redirect_file(redirect) not in _DEVICES:
+                    return False
+        return True

@@ -1,0 +1,219 @@
+"""What a pack may write under `builtins:` (DESIGN §6), as strict pydantic models.
+
+Validated with the rest of the pack, so `policy check` reports a wrong key or type
+at its file:line:col; checks pydantic cannot express (a rate-limit string `limits`
+cannot parse, a workspace that is not absolute) are made by the pack compiler,
+at the same positions.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, field_validator
+
+from policy.packs.node import Node
+
+__all__ = [
+    "DEFAULT_PRIORITY",
+    "ActionTool",
+    "AuditHookConfig",
+    "AutonomyConfig",
+    "BuiltinsConfig",
+    "Contract",
+    "ContractScopeConfig",
+    "RateLimit",
+    "Scope",
+    "ShellConfig",
+    "ToolPolicyConfig",
+    "parse_duration",
+]
+
+Pattern = Annotated[str, StringConstraints(min_length=1)]
+ContractId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+
+#: Where each builtin sits in the chain unless its `priority:` says otherwise.
+#: Lower runs first; packs default to 100, so the gates decide before any rule.
+DEFAULT_PRIORITY = {
+    "autonomy": 10,
+    "contract_scope": 20,
+    "tool_policy": 30,
+    "audit_hook": 1000,
+}
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str | int | float) -> float:
+    """Seconds in `60s`, `15m`, `1h`, `2d`, `500ms` (a bare number is seconds)."""
+    if isinstance(text, bool):
+        raise ValueError("a duration, like 60s or 1h, not a bool")  # noqa: TRY004 - pydantic reports ValueError only
+    if isinstance(text, int | float):
+        seconds = float(text)
+    else:
+        match = _DURATION.match(text)
+        if match is None:
+            raise ValueError(f"{text!r} is not a duration (like 500ms, 60s, 15m, 1h, 2d)")
+        seconds = float(match[1]) * _UNIT_SECONDS[match[2]]
+    if seconds <= 0:
+        raise ValueError("a duration must be positive")
+    return seconds
+
+
+def _one_or_many(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+class _Builtin(Node):
+    priority: int | None = None
+
+
+# ------------------------------------------------------------------ autonomy
+
+
+class ShellConfig(Node):
+    """Which shell commands may run: each simple command must match a pattern."""
+
+    enabled: bool = True
+    #: `git *` admits `git status`, never `git status && rm -rf /`; None admits any.
+    allowed_commands: list[Pattern] | None = None
+    #: Tools whose `command` argument is a shell command line.
+    tools: list[Pattern] = Field(default_factory=lambda: ["bash"])
+
+
+class ActionTool(Node):
+    """A tool that mutates or not depending on one argument (`git` status vs push)."""
+
+    arg: str = "action"
+    readonly: list[str]
+
+
+class AutonomyConfig(_Builtin):
+    mode: Literal["readonly", "supervised", "full"] = "supervised"
+    workspace: str | None = None
+    workspace_only: bool = False
+    forbidden_paths: list[Pattern] = Field(default_factory=list)
+    shell: ShellConfig = Field(default_factory=ShellConfig)
+    #: Added to the built-in list of mutating tools.
+    mutating_tools: list[Pattern] = Field(default_factory=list)
+    #: Taken off that list (a tool this deployment knows to be harmless).
+    readonly_tools: list[Pattern] = Field(default_factory=list)
+    #: Added to (or overriding) the built-in action-aware tools.
+    action_tools: dict[str, ActionTool] = Field(default_factory=dict)
+    #: In readonly mode, shell commands that count as reading (each simple command).
+    readonly_commands: list[Pattern] | None = None
+    #: Which arguments hold paths, per tool (canonical name); `*` is every tool.
+    path_args: dict[str, list[str]] = Field(default_factory=dict)
+    follow_symlinks: bool = True
+
+    @field_validator("path_args", mode="before")
+    @classmethod
+    def _path_args(cls, value: Any) -> Any:
+        # `path_args: {git: cwd}` names one argument; a list names several.
+        if isinstance(value, dict):
+            return {tool: _one_or_many(names) for tool, names in value.items()}
+        return value
+
+
+# ------------------------------------------------------------ contract_scope
+
+
+class Scope(Node):
+    tool: Pattern
+    #: Globs the tool's paths must stay inside (after `..` and symlinks); None: any path.
+    paths: list[Pattern] | None = None
+
+
+class Contract(Node):
+    """What one session may do: tools, where, how often, for how long."""
+
+    id: ContractId
+    sessions: list[Pattern] = Field(default_factory=list)
+    tools: list[Pattern]
+    scopes: list[Scope] = Field(default_factory=list)
+    max_tool_calls: int | None = Field(default=None, gt=0)
+    max_runtime: str | int | None = None
+    expires_at: _dt.datetime | None = None
+
+    @field_validator("max_runtime")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        if value is not None:
+            parse_duration(value)
+        return value
+
+    @field_validator("expires_at", mode="before")
+    @classmethod
+    def _timestamp(cls, value: Any) -> Any:
+        # YAML reads an unquoted timestamp as a datetime already; a string is parsed.
+        if isinstance(value, str):
+            return _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return value
+
+    @property
+    def runtime_seconds(self) -> float | None:
+        return None if self.max_runtime is None else parse_duration(self.max_runtime)
+
+
+class ContractScopeConfig(_Builtin):
+    contracts: list[Contract] = Field(default_factory=list)
+    follow_symlinks: bool = True
+    #: Which arguments hold paths, per tool, as in autonomy.
+    path_args: dict[str, list[str]] = Field(default_factory=dict)
+
+    _path_args = AutonomyConfig._path_args
+
+
+# --------------------------------------------------------------- tool_policy
+
+
+class RateLimit(Node):
+    tools: list[Pattern]
+    limit: Pattern  # "30/minute", "5 per second", "100/hour;1000/day"
+    per_channel: bool = False
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tools(cls, value: Any) -> Any:
+        return _one_or_many(value)  # `tools: "sk_search_*"` as DESIGN writes it
+
+
+class ToolPolicyConfig(_Builtin):
+    applies_to: list[Pattern] = Field(default_factory=lambda: ["*"])
+    #: None admits every governed tool; an empty list admits none (DESIGN §6.3).
+    allow: list[Pattern] | None = None
+    deny: list[Pattern] = Field(default_factory=list)
+    rate_limits: list[RateLimit] = Field(default_factory=list)
+    strategy: Literal["fixed-window", "moving-window", "sliding-window-counter"] = "moving-window"
+    #: Whether a call the limiter refuses still uses up the budget.
+    count_denied: bool = False
+
+
+# ---------------------------------------------------------------- audit_hook
+
+
+AuditPoint = Literal["before_tool", "after_tool"]
+
+
+def _both_points() -> list[AuditPoint]:
+    return ["before_tool", "after_tool"]
+
+
+class AuditHookConfig(_Builtin):
+    #: Points recorded: a record per call (before_tool) and per result (after_tool).
+    points: list[AuditPoint] = Field(default_factory=_both_points)
+
+
+class BuiltinsConfig(Node):
+    """The `builtins:` section of a pack."""
+
+    autonomy: AutonomyConfig | None = None
+    contract_scope: ContractScopeConfig | None = None
+    tool_policy: ToolPolicyConfig | None = None
+    audit_hook: AuditHookConfig | None = None
+    # Named by DESIGN §6 and arriving with the approvals issue; refused until then.
+    approval: dict[str, Any] | None = None
+    respond_guard: dict[str, Any] | None = None

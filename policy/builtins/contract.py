@@ -1,0 +1,150 @@
+"""Contract scope: what one session may do — tools, where, how often, how long (DESIGN §6.2).
+
+OpenClaw's ContractScopeHook checked scoped paths but not the contract's tool list;
+here a tool outside the list is denied on every call, paths are judged after `..`
+and symlinks, and every denial names the limit that was hit.
+
+Contracts come from packs (matched by session glob, first match wins) or are
+attached to one session at run time through `engine.contracts`, which wins over
+the packs. Counters (calls made, first call) live in memory per engine.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+
+from policy.aliases import AliasTable
+from policy.analysis import paths, shell
+from policy.builtins._match import PathGlobs, ToolSet
+from policy.builtins._touch import path_arguments, shell_command, shell_paths
+from policy.builtins.config import DEFAULT_PRIORITY, Contract, ContractScopeConfig
+from policy.builtins.registry import ContractRegistry
+from policy.model import Action, Decision, ToolCall
+
+__all__ = ["ContractRegistry", "ContractScope"]  # the registry lives in policy.builtins.registry
+
+
+_RUNTIME_LIMIT = 1024  # compiled run-time contracts kept (their globs cost ~50 µs to build)
+
+
+def _never(_session: str) -> bool:
+    return False
+
+
+class _Compiled:
+    """One contract with its globs compiled."""
+
+    __slots__ = ("contract", "scopes", "sessions", "tools")
+
+    def __init__(self, contract: Contract, aliases: AliasTable, home: str | None) -> None:
+        from wcmatch import fnmatch as wfnmatch
+
+        self.contract = contract
+        flags = wfnmatch.BRACE | wfnmatch.NEGATE | wfnmatch.DOTMATCH
+        self.sessions: Callable[[str], bool] = (
+            wfnmatch.compile(contract.sessions, flags=flags).match if contract.sessions else _never
+        )
+        self.tools = ToolSet(contract.tools, aliases)
+        self.scopes = [
+            (ToolSet([scope.tool], aliases), PathGlobs(scope.paths, home) if scope.paths else None)
+            for scope in contract.scopes
+        ]
+
+
+class ContractScope:
+    """One pack's contracts, as an inline, trusted before_tool hook."""
+
+    inline = True
+    failure_policy = "fail"
+
+    def __init__(
+        self,
+        pack: str,
+        config: ContractScopeConfig,
+        aliases: AliasTable,
+        registry: ContractRegistry,
+        home: str | None = None,
+        now: Callable[[], _dt.datetime] = lambda: _dt.datetime.now(_dt.UTC),
+    ) -> None:
+        self.name = f"builtin:{pack}/contract_scope"
+        self.rule_id = f"{pack}/contract_scope"
+        self.priority = (
+            config.priority if config.priority is not None else DEFAULT_PRIORITY["contract_scope"]
+        )
+        self._aliases = aliases
+        self._home = home
+        self._registry = registry
+        self._now = now
+        self._follow = config.follow_symlinks
+        self._path_args = {aliases.canonical(t): names for t, names in config.path_args.items()}
+        self._contracts = [_Compiled(c, aliases, home) for c in config.contracts]
+        self._runtime: dict[int, _Compiled] = {}
+
+    def _contract_for(self, session: str) -> _Compiled | None:
+        attached = self._registry.attached(session)
+        if attached is not None:
+            compiled = self._runtime.get(id(attached))
+            if compiled is None or compiled.contract is not attached:
+                compiled = _Compiled(attached, self._aliases, self._home)
+                if len(self._runtime) >= _RUNTIME_LIMIT:
+                    self._runtime.clear()
+                self._runtime[id(attached)] = compiled
+            return compiled
+        for compiled in self._contracts:
+            if compiled.sessions(session):
+                return compiled
+        return None
+
+    def before_tool(self, call: ToolCall) -> Decision | None:
+        compiled = self._contract_for(call.session)
+        if compiled is None:
+            return None
+        contract = compiled.contract
+        reason = self._refusal(call, compiled)
+        if reason is None:
+            reason = self._registry.admit(call.session, contract)
+        if reason is None:
+            return None
+        return Decision(Action.DENY_TOOL, reason, rule_ids=(f"{self.rule_id}/{contract.id}",))
+
+    def _refusal(self, call: ToolCall, compiled: _Compiled) -> str | None:
+        contract = compiled.contract
+        if contract.expires_at is not None:
+            expires = contract.expires_at
+            if expires.tzinfo is None:
+                expires = expires.replace(tzinfo=_dt.UTC)
+            if self._now() >= expires:
+                return f"contract {contract.id!r} expired at {expires.isoformat()}"
+        if call.tool not in compiled.tools:
+            return (
+                f"contract {contract.id!r}: tool {call.tool!r} is not in its tools "
+                f"({', '.join(contract.tools)})"
+            )
+        scopes = [globs for tools, globs in compiled.scopes if call.tool in tools]
+        if not scopes or any(globs is None for globs in scopes):
+            return None  # no scope for this tool, or one without paths: any path
+        allowed = [globs for globs in scopes if globs is not None]
+        touched = path_arguments(call, self._path_args)
+        command = shell_command(call) if call.tool == "bash" else None
+        if command is not None:
+            analysis = shell.analyze(command)
+            if analysis.dynamic:
+                return f"contract {contract.id!r}: the command cannot be checked against its scope"
+            touched += shell_paths(analysis)
+        for raw in touched:
+            try:
+                real = (
+                    paths.resolve(raw, call.cwd, home=self._home)
+                    if self._follow
+                    else paths.normalize(raw, call.cwd, home=self._home)
+                )
+            except paths.UnsafePathError as exc:
+                return f"contract {contract.id!r}: path {raw!r} cannot be checked: {exc}"
+            if all(globs.match(real) is None for globs in allowed):
+                patterns = ", ".join(p for globs in allowed for p in globs.patterns)
+                return (
+                    f"contract {contract.id!r}: path {raw!r} is outside the scope of "
+                    f"{call.tool!r} ({patterns})"
+                )
+        return None
