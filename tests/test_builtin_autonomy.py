@@ -289,3 +289,23 @@ def test_autonomy_runs_before_the_packs_rules(make: Make, tmp_path: Path) -> Non
         assert engine.chain_order("before_tool") == ("builtin:gate/autonomy", "pack:gate")
         decision = engine.before_tool(ToolCall(tool="Write", args={"file_path": "/x"}))
         assert decision.blocked  # allow exempts from approval, never from a denial
+
+
+def test_follow_symlinks_false_judges_paths_as_written(make: Make, tmp_path: Path) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    link = tmp_path / "innocent"
+    link.symlink_to(secrets)
+    engine = make(
+        f"autonomy: {{mode: full, follow_symlinks: false, forbidden_paths: ['{secrets}/**']}}\n"
+    )
+    assert not engine.before_tool(ToolCall(tool="Read", args={"file_path": f"{link}/key"})).blocked
+    assert engine.before_tool(ToolCall(tool="Read", args={"file_path": f"{secrets}/key"})).blocked
+
+
+def test_readonly_commands_can_be_replaced_by_the_pack(make: Make) -> None:
+    engine = make("autonomy: {mode: readonly, readonly_commands: ['make -n *', 'ls']}\n")
+    assert engine.before_tool(bash("make -n all")).action is Action.CONTINUE
+    assert engine.before_tool(bash("ls")).action is Action.CONTINUE
+    assert engine.before_tool(bash("ls -la")).blocked  # `ls` only, as the pack says
+    assert engine.before_tool(bash("cat x")).blocked  # the default list no longer applies

@@ -164,3 +164,28 @@ def test_a_bad_contract_is_refused_when_attached(make: Make) -> None:
         engine.contracts.attach("s", {"id": "x", "tools": ["*"], "max_runtime": "soon"})
     with pytest.raises(ValueError, match="session"):
         engine.contracts.attach("", {"id": "x", "tools": ["*"]})
+
+
+def test_path_args_and_follow_symlinks_are_configurable(make: Make, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "out").symlink_to("/etc")
+    engine = make(
+        f"""
+        contract_scope:
+          follow_symlinks: false
+          path_args: {{publish: [target]}}
+          contracts:
+            - id: pub
+              sessions: ["*"]
+              tools: [publish]
+              scopes: [{{tool: publish, paths: ["{docs}/**"]}}]
+        """
+    )
+    inside = ToolCall(tool="publish", args={"target": f"{docs}/a.md"}, session="s")
+    assert engine.before_tool(inside).action is Action.CONTINUE
+    outside = ToolCall(tool="publish", args={"target": "/srv/www/a.md"}, session="s")
+    assert engine.before_tool(outside).blocked
+    # Judged as written: the link out of the scope is not followed.
+    via_link = ToolCall(tool="publish", args={"target": f"{docs}/out/passwd"}, session="s")
+    assert engine.before_tool(via_link).action is Action.CONTINUE
