@@ -8,7 +8,7 @@
   runner gives wrong results under threads), no type checker.
 
 Both see the same variables (`VARIABLES_AT`) and the same custom functions
-(`glob`, `path.normalize`, `path.within`, `shell.commands`,
+(`glob`, `path.normalize`, `path.within`, `path.resolve`, `path.contained`, `shell.commands`,
 `shell.has_substitution`, `shell.parse_error`, `regex.replace`). Whatever engine
 runs the rules, `Checker` type-checks every expression with cel-expr-python, so
 nothing loads that cannot be evaluated.
@@ -126,6 +126,16 @@ def fn_path_within(path: str, root: str) -> bool:
     return _paths.within(path, root)
 
 
+def fn_path_resolve(path: str) -> str:
+    # Reads the file system (lstat/readlink per component); an UnsafePathError (a
+    # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
+    return _paths.resolve(path)
+
+
+def fn_path_contained(path: str, root: str) -> bool:
+    return _paths.contained(path, root)
+
+
 def fn_shell_commands(command: str) -> list[dict[str, Any]]:
     return [c.to_cel() for c in _shell.commands(command)]
 
@@ -213,6 +223,8 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("glob", ("string", "string"), "bool", fn_glob, False),
     ("path.normalize", ("string",), "string", fn_path_normalize, False),
     ("path.within", ("string", "string"), "bool", fn_path_within, False),
+    ("path.resolve", ("string",), "string", fn_path_resolve, False),
+    ("path.contained", ("string", "string"), "bool", fn_path_contained, False),
     ("shell.commands", ("string",), "list_of_maps", fn_shell_commands, False),
     ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
     ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
