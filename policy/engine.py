@@ -57,6 +57,7 @@ from policy.model import (
 from policy.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from policy.approvals.store import ApprovalStore
     from policy.builtins import BuiltinSpec
 
 __all__ = ["Engine"]
@@ -68,6 +69,7 @@ _IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
 _BEFORE_TOOL = HookPoint.BEFORE_TOOL
 _APPROVE_TOOL = HookPoint.APPROVE_TOOL
 _PASSED = frozenset({Action.CONTINUE, Action.MODIFY})
+_RESPOND = Action.RESPOND
 
 ToolExecutor = Callable[[ToolCall], "ToolResult | str"]
 AsyncToolExecutor = Callable[[ToolCall], "Awaitable[ToolResult | str] | ToolResult | str"]
@@ -132,6 +134,13 @@ class Engine:
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
         self.contracts = ContractRegistry()
+        self._approvals: ApprovalStore | None = None
+        # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
+        self._guard_pack: str | None = None
+        self._guard_mode = "flag"
+        self._guard_trusted: tuple[str, ...] = ()
+        #: Responds seen by the guard (the metric of `mode: flag`).
+        self.respond_bypasses = 0
         for hook in pack_hooks:
             if getattr(hook, "has_rules", True):  # a pack of builtins only joins no stage
                 self._add(hook, trusted=True)
@@ -222,8 +231,13 @@ class Engine:
             log=self._audit,
             contracts=self.contracts,
             limits_storage_uri=self.settings.limits_storage_uri,
+            approval_timeout=self._timeouts.approval,
+            open_approvals=lambda: self.approvals,
         )
         for spec in specs:
+            if spec.name == "respond_guard":
+                self._set_respond_guard(spec)
+                continue
             try:
                 hook = build(spec, context)
             except Exception as exc:
@@ -233,6 +247,17 @@ class Engine:
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
             self._add(hook, trusted=True)
+
+    def _set_respond_guard(self, spec: BuiltinSpec) -> None:
+        if self._guard_pack is not None:
+            self.close()
+            raise SettingsError(
+                f"respond_guard is configured by packs {self._guard_pack!r} and {spec.pack!r}; "
+                "configure it in one pack"
+            )
+        self._guard_pack = spec.pack
+        self._guard_mode = spec.config.mode
+        self._guard_trusted = tuple(spec.config.trusted)
 
     def unregister(self, name: str) -> bool:
         """Remove a hook (closing it if it has `close()`); False if none had that name."""
@@ -440,7 +465,60 @@ class Engine:
         )
         if self._chain.snapshot.at[_APPROVE_TOOL]:
             decision = self._with_approvers(decision)
+        if decision.action is _RESPOND:
+            decision = self._guard_respond(decision)
         return decision
+
+    def _guard_respond(self, decision: Decision) -> Decision:
+        """Every respond skipped approval by design; the guard records it, and in
+        `deny` or `approve` mode refuses it or holds it for a person."""
+        from wcmatch import fnmatch as wfnmatch
+
+        call = decision.call
+        assert call is not None
+        hook = decision.hook or ""
+        trusted = bool(self._guard_trusted) and wfnmatch.fnmatch(
+            hook, list(self._guard_trusted), flags=wfnmatch.BRACE
+        )
+        gated = bool(approvers_for(self._chain.snapshot, call))
+        self.respond_bypasses += 1
+        try:
+            self._audit.write(
+                "respond_bypass",
+                {
+                    "decision_id": decision.decision_id,
+                    "hook": hook,
+                    "tool": call.tool,
+                    "call_id": call.call_id,
+                    "session": call.session,
+                    "sender": call.sender,
+                    "approval_gated": gated,
+                    "trusted": trusted,
+                    "mode": self._guard_mode,
+                },
+            )
+        except Exception as exc:  # noqa: BLE001 - an unrecorded bypass is refused
+            log.error("respond_bypass not logged, failing closed: %s", exc)  # noqa: TRY400
+            return decision.replace(
+                action=Action.DENY_TOOL,
+                reason=f"decision log unavailable: {exc}",
+                failure="audit",
+                result=None,
+            )
+        if trusted or self._guard_mode == "flag":
+            return decision
+        if self._guard_mode == "deny":
+            return decision.replace(
+                action=Action.DENY_TOOL,
+                reason=f"respond by hook {hook!r} on tool {call.tool!r} would skip approval; "
+                "refused by respond_guard",
+                result=None,
+            )
+        return decision.replace(
+            needs_approval=True,
+            reason=f"respond by hook {hook!r} on tool {call.tool!r} is held until approved "
+            "(respond_guard)",
+        )
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -463,6 +541,8 @@ class Engine:
             self._normalize_call,
         )
         decision = self._with_approvers(decision)
+        if decision.action is _RESPOND:
+            decision = self._guard_respond(decision)
         return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
 
     def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
@@ -564,6 +644,10 @@ class Engine:
         An executor that raises gives an error result, and after_tool still runs.
         """
         decision = self.before_tool(call)
+        if decision.action is _RESPOND and decision.needs_approval:
+            answer = self.approve_tool(decision.call or call, required=True)
+            if not answer.approved:
+                return self._approval_denied(decision.call or call, answer)
         early = self._pre_execute(decision)
         if early is not None:
             return early
@@ -585,6 +669,10 @@ class Engine:
     async def arun_tool(self, call: ToolCall, executor: AsyncToolExecutor) -> ToolResult:
         """The async twin of `run_tool`; `executor` may be sync or async."""
         decision = await self.abefore_tool(call)
+        if decision.action is _RESPOND and decision.needs_approval:
+            answer = await self.aapprove_tool(decision.call or call, required=True)
+            if not answer.approved:
+                return self._approval_denied(decision.call or call, answer)
         early = self._pre_execute(decision)
         if early is not None:
             return early
@@ -673,7 +761,19 @@ class Engine:
         for registration in self._chain.clear():
             _close_hook(registration)
         self._invoker.close()
+        if self._approvals is not None:
+            self._approvals.close()
         self._audit.close()
+
+    @property
+    def approvals(self) -> ApprovalStore:
+        """The approval store named by `approvals_store` (SQLite under data_dir by
+        default), opened on first use: where approval requests wait and decisions land."""
+        if self._approvals is None:
+            from policy.approvals import open_store
+
+            self._approvals = open_store(self.settings.approvals_store_uri)
+        return self._approvals
 
     def __enter__(self) -> Engine:
         return self

@@ -50,7 +50,6 @@ COMPILE_ERRORS = (
   tool_policy:
     rate_limits:
       - {tools: sk_x, limit: "30/minit"}
-  approval: {tools: [bash]}
 """
 )
 
@@ -72,13 +71,11 @@ def test_what_the_schema_cannot_say_is_reported_too(tmp_path: Path) -> None:
     pack.write_text(COMPILE_ERRORS)
     done = check(pack, "--format", "github")
     assert done.returncode == 1
-    assert done.stdout.splitlines()[:3] == [
+    assert done.stdout.splitlines() == [
         f"::error file={pack},line=6,col=16,title=relative-workspace::workspace "
         "'relative/dir' must be an absolute path (or start with ~)",
         f"::error file={pack},line=12,col=30,title=bad-rate-limit::rate limit: "
         "no granularity matched for minit",
-        f"::error file={pack},line=13,col=3,title=unknown-builtin::builtin 'approval' is not "
-        "available in this version of hookpolicy",
     ]
     with pytest.raises(PackError, match="relative-workspace"):
         Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
@@ -163,3 +160,48 @@ def test_the_audit_hook_records_every_call_and_result(tmp_path: Path) -> None:
         250.0,
     )
     assert verify_file(log).ok
+
+
+def test_approval_and_respond_guard_settings_are_checked(tmp_path: Path) -> None:
+    pack = tmp_path / "b.yaml"
+    pack.write_text(
+        HEADER
+        + """builtins:
+  approval: {tools: [bash], timeout: soon, grants: [once, forever]}
+  respond_guard: {mode: block}
+"""
+    )
+    done = check(pack)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[:3] == [
+        f"{pack}:5:38: error: builtins.approval.timeout: Value error, 'soon' is not a "
+        "duration (like 500ms, 60s, 15m, 1h, 2d) [wrong-type]",
+        f"{pack}:5:52: error: builtins.approval.grants: Value error, 'forever' is not a grant "
+        "(once, session, window, window=15m) [wrong-type]",
+        f"{pack}:6:25: error: builtins.respond_guard.mode: Input should be 'flag', 'deny' or "
+        "'approve' [invalid-value]",
+    ]
+
+
+def test_check_warns_of_respond_rules_on_approval_gated_tools(tmp_path: Path) -> None:
+    gate = tmp_path / "gate.yaml"
+    gate.write_text(HEADER + "builtins:\n  approval: {tools: [Bash, 'deploy_*']}\n")
+    cache = tmp_path / "cache.yaml"
+    cache.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: cache\n"
+        "aliases: {deploy_app: deploy_app, lookup: lookup}\n"
+        "rules:\n"
+        "  - {id: canned, tools: [exec], action: respond, respond: {for_llm: '\"ok\"'}}\n"
+        "  - {id: fake-deploy, tools: [deploy_app], action: respond, respond: {for_llm: '\"ok\"'}}\n"
+        "  - {id: lookup, tools: [lookup], action: respond, respond: {for_llm: '\"ok\"'}}\n"
+    )
+    done = check(tmp_path, "--format", "json")
+    assert done.returncode == 0  # warnings; --strict would fail
+    found = [
+        (d["line"], d["message"])
+        for d in orjson.loads(done.stdout)["diagnostics"]
+        if d["code"] == "respond-bypasses-approval"
+    ]
+    assert [line for line, _ in found] == [6, 7]
+    assert "approval builtin of pack 'b' gates (bash, deploy_*)" in found[0][1]
+    assert check(tmp_path, "--strict").returncode == 1

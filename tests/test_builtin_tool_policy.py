@@ -6,12 +6,7 @@ the tests start on a free loopback port, where two engines share one budget.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +14,7 @@ import pytest
 
 from policy import Action, Engine, ToolCall
 from policy.settings import Settings
+from tests.conftest import free_port
 
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\nname: sk\n"
 
@@ -152,56 +148,6 @@ def test_several_limits_in_one_string_all_apply(make: Make) -> None:
 # ------------------------------------------------------------------ redis
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def redis_uri(tmp_path: Path) -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is not installed (.ci/run installs it)")
-        pytest.skip("redis-server is not installed")
-    port = _free_port()
-    process = subprocess.Popen(
-        [
-            server,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
 @pytest.mark.parametrize("strategy", ["moving-window", "fixed-window", "sliding-window-counter"])
 def test_two_engines_share_one_budget_through_redis(
     make: Make, redis_uri: str, strategy: str
@@ -222,7 +168,7 @@ def test_an_unreachable_redis_denies_the_calls_it_governs(make: Make) -> None:
     """Fail closed: no counter, no call; the engine keeps deciding other calls."""
     engine = make(
         RATE.replace("{strategy}", "moving-window"),
-        limits_storage_uri=f"redis://127.0.0.1:{_free_port()}",
+        limits_storage_uri=f"redis://127.0.0.1:{free_port()}",
     )
     decision = engine.before_tool(sk("sk_search_web"))
     assert decision.action is Action.DENY_TOOL

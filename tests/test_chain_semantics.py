@@ -314,10 +314,15 @@ def test_respond_skips_approval_execution_and_after_tool_and_is_logged(
 
     assert result.for_llm == "from cache"
     assert seen == []
-    (line,) = log_lines(audit_log)
+    # The respond guard (default mode: flag) records the bypass before the decision line.
+    flagged, line = log_lines(audit_log)
+    assert flagged["event"] == "respond_bypass"
+    assert (flagged["hook"], flagged["tool"], flagged["approval_gated"]) == ("cache", "bash", True)
+    assert flagged["decision_id"] == line["decision_id"]
     assert line["action"] == "respond"
     assert line["respond"] is True
     assert line["hook"] == "cache"
+    assert engine.respond_bypasses == 1
 
 
 # ------------------------------------------------------------------ approval

@@ -64,7 +64,9 @@ def test_eval_prints_one_decision_per_call_and_logs_each(tmp_path: Path) -> None
     assert results[3]["call"]["args"]["path"] == "/srv/work/scratch/notes.md"
     assert results[4]["needs_approval"] is True
     assert results[5]["reason"] == "pushes to main need a pull request"
-    assert len(log.read_bytes().splitlines()) == len(results)
+    events = [orjson.loads(line)["event"] for line in log.read_bytes().splitlines()]
+    assert events.count("decision") == len(results)
+    assert events.count("respond_bypass") == 1  # the guard's get_weather answer, flagged
     assert "sk-live-0123456789abcdef0123" not in log.read_text()
 
 
@@ -143,7 +145,7 @@ def real_log(tmp_path: Path) -> Path:
 def test_audit_verify_passes_on_a_real_log(real_log: Path) -> None:
     done = policy("audit", "verify", str(real_log))
     assert done.returncode == 0, done.stdout
-    assert done.stdout.decode().startswith(f"{real_log}: OK, 7 lines, head ")
+    assert done.stdout.decode().startswith(f"{real_log}: OK, 8 lines, head ")
 
 
 def test_audit_verify_names_the_line_after_one_byte_is_edited(real_log: Path) -> None:

@@ -16,13 +16,23 @@ from typing import TYPE_CHECKING, Any
 __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from policy.aliases import AliasTable
+    from policy.approvals.store import ApprovalStore
     from policy.audit import DecisionLog
     from policy.builtins.config import BuiltinsConfig
     from policy.builtins.contract import ContractRegistry
 
 #: Builtins this version enforces, in the order a pack's section is read.
-BUILTIN_NAMES = ("autonomy", "contract_scope", "tool_policy", "audit_hook")
+BUILTIN_NAMES = (
+    "autonomy",
+    "contract_scope",
+    "tool_policy",
+    "approval",
+    "audit_hook",
+    "respond_guard",  # not a hook: the engine applies it to every respond
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +51,15 @@ class BuiltinContext:
     contracts: ContractRegistry
     limits_storage_uri: str = "memory://"
     home: str | None = None
+    approval_timeout: float = 60.0
+    #: Opens the approval store on first use (an engine owns and closes it).
+    open_approvals: Callable[[], ApprovalStore] | None = None
     _limiters: dict[str, Any] = field(default_factory=dict)
+
+    def approval_store(self) -> ApprovalStore:
+        if self.open_approvals is None:
+            raise ValueError("this engine has no approval store")
+        return self.open_approvals()
 
     def limiter(self, strategy: str) -> Any:
         """One limiter per strategy per engine, over the configured storage."""
@@ -78,6 +96,16 @@ def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
 
         return ToolPolicy(
             spec.pack, spec.config, context.aliases, context.limiter(spec.config.strategy)
+        )
+    if spec.name == "approval":
+        from policy.builtins.approval import Approval
+
+        return Approval(
+            spec.pack,
+            spec.config,
+            context.aliases,
+            context.approval_store(),
+            default_timeout=context.approval_timeout,
         )
     if spec.name == "audit_hook":
         from policy.builtins.audit_hook import AuditHook

@@ -19,12 +19,14 @@ from policy.packs.node import Node
 __all__ = [
     "DEFAULT_PRIORITY",
     "ActionTool",
+    "ApprovalConfig",
     "AuditHookConfig",
     "AutonomyConfig",
     "BuiltinsConfig",
     "Contract",
     "ContractScopeConfig",
     "RateLimit",
+    "RespondGuardConfig",
     "Scope",
     "ShellConfig",
     "ToolPolicyConfig",
@@ -40,6 +42,7 @@ DEFAULT_PRIORITY = {
     "autonomy": 10,
     "contract_scope": 20,
     "tool_policy": 30,
+    "approval": 40,
     "audit_hook": 1000,
 }
 
@@ -192,6 +195,63 @@ class ToolPolicyConfig(_Builtin):
     count_denied: bool = False
 
 
+# ------------------------------------------------------------------ approval
+
+_GRANT = re.compile(r"^(once|session|window(=\S+)?)$")
+
+
+class ApprovalConfig(_Builtin):
+    """Which calls wait for a person, who may answer, and for how long (DESIGN §6.4)."""
+
+    tools: list[Pattern]
+    #: How long a call waits; unanswered, it is denied. Default: approval_timeout_ms.
+    timeout: str | int | None = None
+    #: Identity globs of the people who may decide; empty: anyone.
+    approvers: list[Pattern] = Field(default_factory=list)
+    self_approval: bool = False
+    #: What an approver may grant: once, session, window (window=15m caps the window).
+    grants: list[str] = Field(default_factory=lambda: ["once"])
+    #: After this many denials of the same call in a session, deny without asking.
+    max_denials: int | None = Field(default=None, gt=0)
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: Any) -> Any:
+        if value is not None:
+            parse_duration(value)
+        return value
+
+    @field_validator("grants")
+    @classmethod
+    def _grants(cls, value: list[str]) -> list[str]:
+        for grant in value:
+            if not _GRANT.match(grant):
+                raise ValueError(f"{grant!r} is not a grant (once, session, window, window=15m)")
+            if grant.startswith("window="):
+                parse_duration(grant.split("=", 1)[1])
+        return value
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        return None if self.timeout is None else parse_duration(self.timeout)
+
+
+# ------------------------------------------------------------- respond_guard
+
+
+class RespondGuardConfig(Node):
+    """What happens to a `respond`, which skips approval by design (DESIGN §3, §6.5).
+
+    Not a hook (respond ends the chain): the engine hands it every respond.
+    """
+
+    #: flag: record a `respond_bypass` event and count it; deny: refuse the respond;
+    #: approve: hold its result until a person approves the call.
+    mode: Literal["flag", "deny", "approve"] = "flag"
+    #: Hooks (`pack:cache`, `my-hook`) whose responds are only flagged.
+    trusted: list[Pattern] = Field(default_factory=list)
+
+
 # ---------------------------------------------------------------- audit_hook
 
 
@@ -214,6 +274,5 @@ class BuiltinsConfig(Node):
     contract_scope: ContractScopeConfig | None = None
     tool_policy: ToolPolicyConfig | None = None
     audit_hook: AuditHookConfig | None = None
-    # Named by DESIGN §6 and arriving with the approvals issue; refused until then.
-    approval: dict[str, Any] | None = None
-    respond_guard: dict[str, Any] | None = None
+    approval: ApprovalConfig | None = None
+    respond_guard: RespondGuardConfig | None = None

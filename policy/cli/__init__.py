@@ -97,6 +97,43 @@ def _parser() -> argparse.ArgumentParser:
     tail.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
     tail.add_argument("--format", choices=("text", "json"), default="text")
     tail.set_defaults(module="audit_cmd")
+
+    approvals = commands.add_parser(
+        "approvals",
+        help="list and decide the approval requests calls are waiting on",
+        description="Work with the store the approvals_store setting names (SQLite by default).",
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
+    common.add_argument("--store", metavar="URI", help="store URI (overrides approvals_store)")
+    approval_commands = approvals.add_subparsers(
+        dest="approvals_command", metavar="ACTION", required=True
+    )
+    listing = approval_commands.add_parser("list", help="requests, oldest first", parents=[common])
+    listing.add_argument(
+        "--state", choices=("pending", "approved", "denied", "expired", "all"), default="pending"
+    )
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    show = approval_commands.add_parser("show", help="one request, whole", parents=[common])
+    show.add_argument("id", metavar="ID")
+    show.add_argument("--format", choices=("text", "json"), default="text")
+    for name, verb in (("approve", "approve"), ("deny", "deny")):
+        decision = approval_commands.add_parser(
+            name, help=f"{verb} a pending request", parents=[common]
+        )
+        decision.add_argument("id", metavar="ID")
+        decision.add_argument("--reason", metavar="TEXT", help="why (logged with the decision)")
+        decision.add_argument(
+            "--as", dest="identity", metavar="IDENTITY", help="who decides (default: $USER)"
+        )
+        if name == "approve":
+            decision.add_argument(
+                "--grant",
+                metavar="once|session|window=15m",
+                default="once",
+                help="also admit the same call later: in this session, or for a window",
+            )
+    approvals.set_defaults(module="approvals_cmd")
     return parser
 
 

@@ -962,15 +962,6 @@ class _Compiler:
     def check_builtins(self) -> None:
         """What the builtins' schema cannot say: limits notation, absolute workspaces."""
         config = self.pack.builtins
-        for name in ("approval", "respond_guard"):
-            if getattr(config, name) is not None:
-                self.error(
-                    config,
-                    "unknown-builtin",
-                    f"builtin {name!r} is not available in this version of hookpolicy",
-                    name,
-                    key=True,
-                )
         policy = config.tool_policy
         if policy is not None:
             from policy.builtins.tool_policy import parse_limits

@@ -68,6 +68,7 @@ def lint(
         out.extend(_unreachable(pack))
         out.extend(_unknown_tools(pack, aliases))
     out.extend(_respond_bypass(compiled))
+    out.extend(_respond_on_gated_tools(loaded, compiled, aliases))
     return out
 
 
@@ -271,6 +272,43 @@ def _respond_bypass(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
                             f"respond rule {rule.id!r} answers calls that rule "
                             f"{asking.full_id!r} sends to approval; {pack.pack_name} runs "
                             "first, so approval is skipped",
+                        )
+                    )
+                    break
+    return out
+
+
+def _respond_on_gated_tools(
+    loaded: Sequence[LoadedPack], compiled: Sequence[CompiledPack], aliases: AliasTable
+) -> list[Diagnostic]:
+    """A respond rule on a tool an `approval` builtin gates: the respond skips approval."""
+    gates = [
+        (
+            source.name,
+            [
+                t if is_glob(t) else aliases.canonical(t)
+                for t in source.model.builtins.approval.tools
+            ],
+        )
+        for source in loaded
+        if source.model.builtins.approval is not None
+    ]
+    out: list[Diagnostic] = []
+    if not gates:
+        return out
+    for pack in compiled:
+        for rule in pack.rules:
+            if rule.action != "respond" or rule.audit or rule.point != "before_tool":
+                continue
+            for gate_pack, tools in gates:
+                if _covers(tools, rule.tools) or _covers(rule.tools, tools):
+                    out.append(
+                        _at(
+                            rule,
+                            "respond-bypasses-approval",
+                            f"respond rule {rule.id!r} answers calls the approval builtin of "
+                            f"pack {gate_pack!r} gates ({', '.join(tools)}); a respond skips "
+                            "approval (see respond_guard)",
                         )
                     )
                     break

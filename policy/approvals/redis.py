@@ -1,0 +1,368 @@
+"""`redis://` and `rediss://`: approvals shared by engines on several machines.
+
+The call waiting for a person and the person answering are often on different hosts,
+so the request has to live where both can reach it, and must outlive either process.
+Layout under the key prefix (the `prefix` query parameter, default
+`hookpolicy:approvals`, stripped before the URI goes to redis-py):
+
+* `{prefix}:req:{id}` — the request, one JSON string (the fields of ApprovalRequest);
+* `{prefix}:index` and `{prefix}:index:{state}` — sorted sets of ids scored by
+  `created`, so `list` reads requests oldest first without scanning the keyspace;
+* `{prefix}:grants:{digest}` — a list of grants for one call, as JSON;
+* `{prefix}:decided:{id}` — the pub/sub channel a decision is announced on.
+
+A decision is a Lua script, so it is atomic in Redis: it replaces the request only if
+the stored bytes are still exactly the pending request the caller read (a
+compare-and-set; a pending request never changes in place), moves the id between
+the state indexes and publishes on the request's channel, all in one step. Of two
+approvers answering at once, exactly one script sees the pending bytes.
+
+Floats go through orjson, which writes the shortest repr that reads back to the
+same value, so `created`, `deadline` and the arguments round-trip exactly; the Lua
+side never decodes JSON (cjson would round numbers to 14 digits).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dataclasses
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import orjson
+
+from policy.approvals.store import (
+    AlreadyDecided,
+    ApprovalRequest,
+    ApprovalStore,
+    Grant,
+    RequestNotFound,
+    State,
+    StoreError,
+)
+from policy.digest import json_safe
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.commands.core import Script
+
+__all__ = ["RedisStore"]
+
+DEFAULT_PREFIX = "hookpolicy:approvals"
+
+# Connect and command timeouts unless the URI sets its own (`?socket_timeout=...`):
+# a store that does not answer must turn into a StoreError (and a denial), not a hang.
+SOCKET_TIMEOUT = 5.0
+
+# `wait` re-reads the request at least this often even without a message, in case a
+# notification was lost (pub/sub is fire-and-forget: a reconnect drops messages).
+RECHECK_SECONDS = 1.0
+
+# How many times `_transition` retries when the stored bytes changed but the request
+# is still pending — only possible if something outside this store rewrote it.
+_CAS_ATTEMPTS = 5
+
+# KEYS: request, index of all, index of the request's state.
+# ARGV: request JSON, created (score), id.
+_CREATE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+# KEYS: request, index of pending, index of the new state.
+# ARGV: the pending JSON the caller read, the decided JSON, id, created (score), channel.
+# Returns nil when the request is gone, {1, decided} when this call decided it, and
+# {0, current} when the stored request is no longer the pending one the caller read.
+_TRANSITION = """
+local current = redis.call('GET', KEYS[1])
+if not current then
+  return false
+end
+if current ~= ARGV[1] then
+  return {0, current}
+end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+redis.call('PUBLISH', ARGV[5], ARGV[2])
+return {1, ARGV[2]}
+"""
+
+
+class _PubSub(Protocol):
+    """The part of redis-py's PubSub that `wait` uses (redis-py leaves it untyped)."""
+
+    def subscribe(self, *channels: str) -> Any: ...
+
+    def get_message(
+        self, ignore_subscribe_messages: bool = False, timeout: float = 0.0
+    ) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...
+
+
+# MGET in slices, so listing a large history does not build one huge reply.
+_MGET_CHUNK = 500
+
+
+def _split_uri(uri: str) -> tuple[str, str]:
+    """The URI for redis-py (without `prefix`) and the key prefix."""
+    parts = urlsplit(uri)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    prefix = DEFAULT_PREFIX
+    kept: list[tuple[str, str]] = []
+    for name, value in query:
+        if name == "prefix":
+            prefix = value or DEFAULT_PREFIX
+        else:
+            kept.append((name, value))
+    return urlunsplit(parts._replace(query=urlencode(kept))), prefix
+
+
+def _display(uri: str) -> str:
+    """`uri` for error messages: the password replaced, since messages reach logs."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _dumps(value: Any) -> bytes:
+    """JSON bytes; what orjson refuses (huge ints, odd keys) is made representable,
+    since stored arguments are for a person to read and the digest binds the real ones."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(json_safe(value))
+
+
+class RedisStore(ApprovalStore):
+    """Requests, grants and decision notifications in Redis."""
+
+    def __init__(self, uri: str) -> None:
+        try:
+            import redis
+        except ImportError as exc:
+            raise StoreError(
+                "redis:// approval store needs the 'redis' package: pip install hookpolicy[redis]"
+            ) from exc
+        self.uri = uri
+        self._where = _display(uri)
+        self._redis_error: type[Exception] = redis.RedisError
+        client_uri, self.prefix = _split_uri(uri)
+        try:
+            self._client: Redis = redis.Redis.from_url(
+                client_uri,
+                socket_connect_timeout=SOCKET_TIMEOUT,
+                socket_timeout=SOCKET_TIMEOUT,
+            )
+        except (ValueError, redis.RedisError) as exc:
+            raise StoreError(f"approval store {self._where}: {exc}") from exc
+        # Scripts are loaded lazily (EVALSHA, falling back to EVAL), so no round trip here.
+        self._create_script: Script = self._client.register_script(_CREATE)
+        self._transition_script: Script = self._client.register_script(_TRANSITION)
+
+    # ------------------------------------------------------------ helpers
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    def _channel(self, request_id: str) -> str:
+        return self._key("decided", request_id)
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Redis failures (connection refused, timeouts, wrong type...) as StoreError,
+        so a caller that cannot reach the store denies with a message naming it."""
+        try:
+            yield
+        except self._redis_error as exc:
+            raise StoreError(f"approval store {self._where}: {exc}") from exc
+
+    def _decode(self, raw: bytes | str, what: str) -> dict[str, Any]:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise StoreError(f"approval store {self._where}: {what} is not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise StoreError(f"approval store {self._where}: {what} is not a JSON object")
+        return data
+
+    def _request(self, raw: bytes | str, request_id: str) -> ApprovalRequest:
+        data = self._decode(raw, f"request {request_id!r}")
+        try:
+            return ApprovalRequest.from_dict(data)
+        except TypeError as exc:
+            raise StoreError(
+                f"approval store {self._where}: request {request_id!r} is unreadable: {exc}"
+            ) from exc
+
+    def _read_raw(self, request_id: str) -> bytes | str:
+        with self._errors():
+            raw = cast("bytes | str | None", self._client.get(self._key("req", request_id)))
+        if raw is None:
+            raise RequestNotFound(f"no approval request {request_id!r}")
+        return raw
+
+    # ------------------------------------------------------------ requests
+
+    def create(self, request: ApprovalRequest) -> None:
+        """Store a new request and index it, atomically; an id already taken is refused
+        rather than overwritten, so a decided request can never become pending again."""
+        with self._errors():
+            created = self._create_script(
+                keys=[
+                    self._key("req", request.id),
+                    self._key("index"),
+                    self._key("index", request.state),
+                ],
+                args=[_dumps(request.to_dict()), repr(request.created), request.id],
+            )
+        if created != 1:
+            raise StoreError(f"approval store {self._where}: request {request.id!r} already exists")
+
+    def get(self, request_id: str) -> ApprovalRequest:
+        return self._request(self._read_raw(request_id), request_id)
+
+    def list(self, state: State | None = "pending") -> list[ApprovalRequest]:
+        index = self._key("index") if state is None else self._key("index", state)
+        found: list[ApprovalRequest] = []
+        with self._errors():
+            ids = cast("builtins.list[bytes | str]", self._client.zrange(index, 0, -1))
+            for start in range(0, len(ids), _MGET_CHUNK):
+                chunk = [_text(i) for i in ids[start : start + _MGET_CHUNK]]
+                values = cast(
+                    "builtins.list[bytes | str | None]",
+                    self._client.mget([self._key("req", i) for i in chunk]),
+                )
+                for request_id, raw in zip(chunk, values, strict=True):
+                    if raw is None:  # deleted behind our back; the index entry is stale
+                        continue
+                    request = self._request(raw, request_id)
+                    if state is None or request.state == state:
+                        found.append(request)
+        return found
+
+    def _transition(
+        self, request_id: str, state: State, by: str, reason: str, grant: str, now: float
+    ) -> ApprovalRequest:
+        """Compare-and-set on the stored bytes of the pending request, in one Lua script."""
+        for _ in range(_CAS_ATTEMPTS):
+            raw = self._read_raw(request_id)
+            current = self._request(raw, request_id)
+            if current.state != "pending":
+                raise AlreadyDecided(current)
+            decided = dataclasses.replace(
+                current, state=state, decided_by=by, decided_at=now, reason=reason, grant=grant
+            )
+            with self._errors():
+                result: list[Any] | None = self._transition_script(
+                    keys=[
+                        self._key("req", request_id),
+                        self._key("index", "pending"),
+                        self._key("index", state),
+                    ],
+                    args=[
+                        raw,
+                        _dumps(decided.to_dict()),
+                        request_id,
+                        repr(current.created),
+                        self._channel(request_id),
+                    ],
+                )
+            if result is None:
+                raise RequestNotFound(f"no approval request {request_id!r}")
+            won, stored = result
+            if won == 1:
+                return decided
+            current = self._request(stored, request_id)
+            if current.state != "pending":
+                raise AlreadyDecided(current)
+        raise StoreError(
+            f"approval store {self._where}: request {request_id!r} keeps changing while pending"
+        )
+
+    def wait(self, request_id: str, until: float) -> ApprovalRequest:
+        """Subscribe to the request's channel, then read it, then sleep on the channel.
+
+        Subscribing before reading means a decision made after the read is announced
+        to us; one made before it is in what we read. So the call resumes as soon as
+        the message arrives (a round trip, not a polling interval), and a lost
+        message costs at most RECHECK_SECONDS.
+        """
+        current = self.get(request_id)
+        if current.state != "pending" or until <= time.time():
+            return current
+        channel = self._channel(request_id)
+        with self._errors():
+            # redis-py's pubsub() is untyped; _PubSub names what we rely on.
+            pubsub = cast(_PubSub, cast(Any, self._client).pubsub())
+            try:
+                pubsub.subscribe(channel)
+                self._await_subscribed(pubsub, channel)
+                current = self.get(request_id)
+                while current.state == "pending":
+                    left = until - time.time()
+                    if left <= 0:
+                        break
+                    pubsub.get_message(timeout=min(left, RECHECK_SECONDS))
+                    current = self.get(request_id)
+                return current
+            finally:
+                pubsub.close()
+
+    def _await_subscribed(self, pubsub: _PubSub, channel: str) -> None:
+        """Block until Redis confirms the subscription: SUBSCRIBE and the GET that
+        follows go over different connections, and only the confirmation proves the
+        server registered us before it answers the GET."""
+        give_up = time.time() + SOCKET_TIMEOUT
+        while True:
+            left = give_up - time.time()
+            if left <= 0:
+                raise StoreError(
+                    f"approval store {self._where}: subscription to {channel!r} not confirmed"
+                )
+            message = pubsub.get_message(timeout=left)
+            if message is not None and message.get("type") == "subscribe":
+                return
+
+    # ------------------------------------------------------------ grants
+
+    def add_grant(self, grant: Grant) -> None:
+        with self._errors():
+            self._client.rpush(self._key("grants", grant.digest), _dumps(dataclasses.asdict(grant)))
+
+    def grants_for(self, digest: str) -> builtins.list[Grant]:
+        with self._errors():
+            values = cast(
+                "builtins.list[bytes | str]",
+                self._client.lrange(self._key("grants", digest), 0, -1),
+            )
+        grants: list[Grant] = []
+        for raw in values:
+            data = self._decode(raw, f"grant for {digest}")
+            try:
+                grants.append(Grant(**data))
+            except TypeError as exc:
+                raise StoreError(
+                    f"approval store {self._where}: grant for {digest} is unreadable: {exc}"
+                ) from exc
+        return grants
+
+    def close(self) -> None:
+        """Close the connection pool; safe to call twice."""
+        with self._errors():
+            self._client.close()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
