@@ -222,6 +222,9 @@ def test_a_grant_admits_the_same_call_again_but_not_changed_arguments(make: Make
     assert engine.approvals.list() == []  # nobody was asked
     changed = engine.approve_tool(bash("make deploy --force", session="s1"))
     assert not changed.approved  # a new request nobody answered
+    assert changed.reason.startswith(
+        f"arguments changed since request {request.id} was approved; no approval within 1 s"
+    )
     other_session = engine.approve_tool(bash("make deploy", session="s2"))
     assert not other_session.approved
 
@@ -286,8 +289,9 @@ def store_uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return f"{redis_uri}/0?prefix=e2e{uuid.uuid4().hex[:8]}"
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+    env.update(extra_env)
     return subprocess.run([POLICY, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -304,11 +308,25 @@ def test_another_process_approves_with_the_cli_and_the_call_proceeds(
     (request,) = pending(engine)
     listed = cli("approvals", "list", "--store", store_uri, "--format", "json")
     assert [r["id"] for r in orjson.loads(listed.stdout)] == [request.id]
+    refusals = engine.settings.audit_path.with_name("refusals.log")  # type: ignore[union-attr]
     self_approved = cli(
-        "approvals", "approve", request.id, "--as", "secops-7", "--store", store_uri
+        "approvals",
+        "approve",
+        request.id,
+        "--as",
+        "secops-7",
+        "--store",
+        store_uri,
+        POLICY_AUDIT_PATH=str(refusals),
     )
     assert self_approved.returncode == 1
     assert "self-approval refused: 'secops-7' asked for this call" in self_approved.stderr
+    (refused,) = [orjson.loads(line) for line in refusals.read_bytes().splitlines()]
+    assert (refused["event"], refused["request_id"], refused["identity"]) == (
+        "approval.refused",
+        request.id,
+        "secops-7",
+    )
     outsider = cli("approvals", "approve", request.id, "--as", "alice", "--store", store_uri)
     assert outsider.returncode == 1
     assert "'alice' may not decide this request" in outsider.stderr

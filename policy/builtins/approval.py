@@ -44,6 +44,7 @@ log = logging.getLogger("policy.approvals")
 #: The chain's own budget for this approver exceeds its wait by this much, so the
 #: builtin's answer (with the request id and a clear reason) is the one that lands.
 _GRACE_MS = 2000
+_REMEMBERED = 4096  # sessions whose last approval is kept, to report changed arguments
 
 
 class Approval:
@@ -72,6 +73,9 @@ class Approval:
         self._grants = tuple(config.grants)
         self._max_denials = config.max_denials
         self._store = store
+        # (session, tool) -> (digest, request id) of the last approval: to say so when
+        # the same tool comes back with other arguments. Bounded; memory only.
+        self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
 
     def covers(self, call: ToolCall) -> bool:
         return call.tool in self._tools
@@ -124,6 +128,12 @@ class Approval:
             self.timeout,
             request.id,
         )
+        previous = self._last_approved.get((call.session, call.tool))
+        changed = (
+            f"arguments changed since request {previous[1]} was approved; "
+            if previous is not None and previous[0] != digest
+            else ""
+        )
         final = self._store.wait(request.id, until=request.deadline)
         if final.state == "pending":
             final = self._store.expire(request.id)
@@ -132,21 +142,25 @@ class Approval:
             suffix = f": {final.reason}" if final.reason else ""
             return ApprovalDecision(
                 True,
-                f"approved by {final.decided_by} (request {final.id}, grant {final.grant}){suffix}",
+                f"{changed}approved by {final.decided_by} (request {final.id}, "
+                f"grant {final.grant}){suffix}",
                 approver=final.decided_by,
             )
         if final.state == "denied":
             suffix = f": {final.reason}" if final.reason else ""
             return ApprovalDecision(
                 False,
-                f"denied by {final.decided_by} (request {final.id}){suffix}",
+                f"{changed}denied by {final.decided_by} (request {final.id}){suffix}",
                 approver=final.decided_by,
             )
         return ApprovalDecision(
-            False, f"no approval within {self.timeout:g} s (request {final.id}): denied"
+            False, f"{changed}no approval within {self.timeout:g} s (request {final.id}): denied"
         )
 
     def _remember(self, request: ApprovalRequest, call: ToolCall) -> None:
+        if len(self._last_approved) >= _REMEMBERED:
+            self._last_approved.clear()
+        self._last_approved[(call.session, call.tool)] = (request.digest, request.id)
         kind = request.grant.split("=", 1)[0]
         scope: GrantScope
         if kind == "session":
