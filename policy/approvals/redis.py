@@ -208,7 +208,11 @@ class RedisStore(ApprovalStore):
 
     def _read_raw(self, request_id: str) -> bytes | str:
         with self._errors():
-            raw = cast("bytes | str | None", self._client.get(self._key("req", request_id)))
+            # redis-py's return types differ between releases (7 and 8): read through Any
+            # and check the type at run time, which holds for both.
+            raw: Any = cast(Any, self._client).get(self._key("req", request_id))
+        if raw is not None and not isinstance(raw, bytes | str):
+            raise StoreError(f"approval store {self._where}: unexpected reply {type(raw)}")
         if raw is None:
             raise RequestNotFound(f"no approval request {request_id!r}")
         return raw
@@ -237,12 +241,11 @@ class RedisStore(ApprovalStore):
         index = self._key("index") if state is None else self._key("index", state)
         found: list[ApprovalRequest] = []
         with self._errors():
-            ids = cast("builtins.list[bytes | str]", self._client.zrange(index, 0, -1))
+            ids: builtins.list[bytes | str] = list(cast(Any, self._client).zrange(index, 0, -1))
             for start in range(0, len(ids), _MGET_CHUNK):
                 chunk = [_text(i) for i in ids[start : start + _MGET_CHUNK]]
-                values = cast(
-                    "builtins.list[bytes | str | None]",
-                    self._client.mget([self._key("req", i) for i in chunk]),
+                values: builtins.list[bytes | str | None] = list(
+                    cast(Any, self._client).mget([self._key("req", i) for i in chunk])
                 )
                 for request_id, raw in zip(chunk, values, strict=True):
                     if raw is None:  # deleted behind our back; the index entry is stale
@@ -343,9 +346,8 @@ class RedisStore(ApprovalStore):
 
     def grants_for(self, digest: str) -> builtins.list[Grant]:
         with self._errors():
-            values = cast(
-                "builtins.list[bytes | str]",
-                self._client.lrange(self._key("grants", digest), 0, -1),
+            values: builtins.list[bytes | str] = list(
+                cast(Any, self._client).lrange(self._key("grants", digest), 0, -1)
             )
         grants: list[Grant] = []
         for raw in values:
