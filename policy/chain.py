@@ -469,6 +469,8 @@ class Fold:
             hook=reg.name,
             failure=decision.failure,
             result=decision.result if action is _RESPOND else None,
+            # An earlier `ask` is kept on a respond, for the respond guard to judge.
+            needs_approval=True if action is _RESPOND and self.needs_approval else None,
         )
 
     def result(self) -> Decision:

@@ -8,8 +8,10 @@ log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
+import itertools
 import logging
 import sys
 import time
@@ -139,8 +141,7 @@ class Engine:
         self._guard_pack: str | None = None
         self._guard_mode = "flag"
         self._guard_trusted: tuple[str, ...] = ()
-        #: Responds seen by the guard (the metric of `mode: flag`).
-        self.respond_bypasses = 0
+        self._bypasses = itertools.count(1)  # next() is atomic under the GIL; += is not
         for hook in pack_hooks:
             if getattr(hook, "has_rules", True):  # a pack of builtins only joins no stage
                 self._add(hook, trusted=True)
@@ -480,8 +481,9 @@ class Engine:
         trusted = bool(self._guard_trusted) and wfnmatch.fnmatch(
             hook, list(self._guard_trusted), flags=wfnmatch.BRACE
         )
-        gated = bool(approvers_for(self._chain.snapshot, call))
-        self.respond_bypasses += 1
+        # Gated: an approver covers the call, or a hook before the respond said `ask`.
+        gated = decision.needs_approval or bool(approvers_for(self._chain.snapshot, call))
+        next(self._bypasses)
         try:
             self._audit.write(
                 "respond_bypass",
@@ -504,15 +506,18 @@ class Engine:
                 reason=f"decision log unavailable: {exc}",
                 failure="audit",
                 result=None,
+                needs_approval=False,
             )
         if trusted or self._guard_mode == "flag":
-            return decision
+            # Respond skips approval by design (PicoClaw); the record above says so.
+            return decision.replace(needs_approval=False) if decision.needs_approval else decision
         if self._guard_mode == "deny":
             return decision.replace(
                 action=Action.DENY_TOOL,
                 reason=f"respond by hook {hook!r} on tool {call.tool!r} would skip approval; "
                 "refused by respond_guard",
                 result=None,
+                needs_approval=False,
             )
         return decision.replace(
             needs_approval=True,
@@ -764,6 +769,11 @@ class Engine:
         if self._approvals is not None:
             self._approvals.close()
         self._audit.close()
+
+    @property
+    def respond_bypasses(self) -> int:
+        """Responds the guard has seen (the metric of `mode: flag`)."""
+        return next(copy.copy(self._bypasses)) - 1
 
     @property
     def approvals(self) -> ApprovalStore:

@@ -141,14 +141,20 @@ def test_wait_returns_at_the_deadline(store: ApprovalStore) -> None:
 def test_grants_cover_what_their_scope_says(store: ApprovalStore) -> None:
     digest = call_digest("bash", {"command": "make deploy"})
     now = time.time()
-    store.add_grant(Grant(digest, "session", "alice", "s1", "secops-1", "r1"))
-    store.add_grant(Grant(digest, "window", "bob", "s9", "secops-1", "r2", expires=now + 60))
-    assert store.find_grant(digest, "s1", "carol", now) is not None  # same session
-    assert store.find_grant(digest, "s2", "alice", now) is None  # other session
-    assert store.find_grant(digest, "s5", "bob", now) is not None  # bob's window
-    assert store.find_grant(digest, "s5", "bob", now + 61) is None  # expired window
+    store.add_grant(Grant(digest, "ops", "session", "alice", "s1", "secops-1", "r1"))
+    store.add_grant(
+        Grant(digest, "ops", "window", "bob", "s9", "secops-1", "r2", expires=now + 60)
+    )
+    assert store.find_grant("ops", digest, "s1", "carol", now) is not None  # same session
+    assert store.find_grant("ops", digest, "s2", "alice", now) is None  # other session
+    assert store.find_grant("ops", digest, "s5", "bob", now) is not None  # bob's window
+    assert store.find_grant("ops", digest, "s5", "bob", now + 61) is None  # expired window
     other = call_digest("bash", {"command": "make deploy --force"})
-    assert store.find_grant(other, "s1", "alice", now) is None  # arguments changed
+    assert store.find_grant("ops", other, "s1", "alice", now) is None  # arguments changed
+    assert store.find_grant("strict", digest, "s1", "alice", now) is None  # another pack's
+    assert call_digest("bash", {"command": "make"}, "/srv/a") != call_digest(
+        "bash", {"command": "make"}, "/srv/b"
+    )
 
 
 def test_denials_are_counted_per_call_and_session(store: ApprovalStore) -> None:
@@ -157,9 +163,10 @@ def test_denials_are_counted_per_call_and_session(store: ApprovalStore) -> None:
         store.create(created)
         store.decide(created.id, approved=False, by="secops-1", reason="no")
     digest = call_digest("bash", {"command": "make deploy"})
-    assert store.denials(digest, "s1") == 2
-    assert store.denials(digest, "s2") == 1
-    assert store.denials(digest, "s3") == 0
+    assert store.denials("ops", digest, "s1") == 2
+    assert store.denials("ops", digest, "s2") == 1
+    assert store.denials("ops", digest, "s3") == 0
+    assert store.denials("strict", digest, "s1") == 0
 
 
 def test_another_process_decides_and_the_waiting_call_resumes(

@@ -309,3 +309,34 @@ def test_readonly_commands_can_be_replaced_by_the_pack(make: Make) -> None:
     assert engine.before_tool(bash("ls")).action is Action.CONTINUE
     assert engine.before_tool(bash("ls -la")).blocked  # `ls` only, as the pack says
     assert engine.before_tool(bash("cat x")).blocked  # the default list no longer applies
+
+
+def test_shell_words_a_path_policy_cannot_judge_are_denied(make: Make) -> None:
+    """Found in review: globs, variables, attached option values and file URLs."""
+    engine = make("autonomy: {mode: full, forbidden_paths: ['~/.ssh/**', '/etc/**']}\n")
+    cases = {
+        "cat /e*c/shadow": "is a glob the shell expands",
+        "cat ~/.ss?/id_rsa": "is a glob the shell expands",
+        "cat $HOME/.ssh/id_rsa": "depends on a variable or substitution",
+        "cat ${HOME}/.ssh/id_rsa": "depends on a variable or substitution",
+        "sort -o/etc/cron.d/x in.txt": "is forbidden by '/etc/**'",
+        "git -C/etc status": "is forbidden by '/etc/**'",
+        "curl file:///etc/shadow": "is forbidden by '/etc/**'",
+        "grep --file=/etc/shadow x": "is forbidden by '/etc/**'",
+    }
+    for command, reason in cases.items():
+        decision = engine.before_tool(bash(command))
+        assert decision.action is Action.DENY_TOOL, command
+        assert reason in decision.reason, (command, decision.reason)
+    assert engine.before_tool(bash("ls -la /srv")).action is Action.CONTINUE
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rg --pre ./evil.sh foo", "git diff --output=/home/u/.bashrc", "file -C -m magic"],
+)
+def test_reading_commands_with_acting_options_are_not_read_only(make: Make, command: str) -> None:
+    engine = make(
+        "autonomy: {mode: readonly, readonly_commands: ['rg *', 'git diff*', 'file *']}\n"
+    )
+    assert engine.before_tool(bash(command)).blocked

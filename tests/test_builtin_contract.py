@@ -189,3 +189,10 @@ def test_path_args_and_follow_symlinks_are_configurable(make: Make, tmp_path: Pa
     # Judged as written: the link out of the scope is not followed.
     via_link = ToolCall(tool="publish", args={"target": f"{docs}/out/passwd"}, session="s")
     assert engine.before_tool(via_link).action is Action.CONTINUE
+
+
+def test_a_glob_cannot_reach_around_a_scope(make: Make) -> None:
+    engine = make(DOCS)
+    decision = engine.before_tool(call("bash", command="cat /tmp/lin?/hostname"))
+    assert decision.blocked
+    assert "is a glob the shell expands" in decision.reason

@@ -43,7 +43,8 @@ def _allowed_grant(request: ApprovalRequest, grant: str) -> str:
         raise NotAllowed("a window grant needs a length: window=15m")
     if cap is not None and asked > cap:
         raise NotAllowed(f"grant {grant!r} is longer than the pack allows ({offered['window']})")
-    return f"window={asked:g}s"
+    # Whole seconds when whole (`window=1800s`); never exponent notation.
+    return f"window={int(asked)}s" if asked.is_integer() else f"window={asked:.3f}s"
 
 
 def decide(

@@ -77,6 +77,7 @@ _JSON_COLUMNS = frozenset({"args", "approvers", "grants"})
 
 _GRANT_COLUMNS = (
     "digest",
+    "pack",
     "scope",
     "requester",
     "session",
@@ -126,6 +127,7 @@ CREATE TABLE IF NOT EXISTS requests (
 CREATE INDEX IF NOT EXISTS requests_by_state ON requests ("state", "created");
 CREATE TABLE IF NOT EXISTS grants (
     "digest" TEXT NOT NULL,
+    "pack" TEXT NOT NULL,
     "scope" TEXT NOT NULL,
     "requester" TEXT NOT NULL,
     "session" TEXT NOT NULL,

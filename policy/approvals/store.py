@@ -64,9 +64,14 @@ class AlreadyDecided(PolicyError):
         self.current = current
 
 
-def call_digest(tool: str, args: Mapping[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of tool and arguments: what an approval is bound to."""
-    return hashlib.sha256(canonical_json({"tool": tool, "args": dict(args)})).hexdigest()
+def call_digest(tool: str, args: Mapping[str, Any], cwd: str = "") -> str:
+    """SHA-256 of the canonical JSON of tool, arguments and (when given) the working
+    directory: what an approval is bound to. `make deploy` in another directory runs
+    another Makefile, so it is another call."""
+    payload: dict[str, Any] = {"tool": tool, "args": dict(args)}
+    if cwd:
+        payload["cwd"] = cwd
+    return hashlib.sha256(canonical_json(payload)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +117,12 @@ class Grant:
 
     `session` grants hold for calls with the same digest in the same session;
     `window` grants for the same digest from the same requester until `expires`.
+    A grant is the pack's: another pack's approval builtin (other approvers, other
+    grant rules) never sees it, though both may share one store.
     """
 
     digest: str
+    pack: str
     scope: GrantScope
     requester: str
     session: str
@@ -123,13 +131,18 @@ class Grant:
     expires: float | None = None
     created: float = field(default_factory=time.time)
 
-    def covers(self, digest: str, session: str, requester: str, now: float) -> bool:
-        if digest != self.digest:
+    def covers(self, pack: str, digest: str, session: str, requester: str, now: float) -> bool:
+        if digest != self.digest or pack != self.pack:
             return False
         if self.scope == "session":
             return session == self.session and bool(session)
         if self.scope == "window":
-            return requester == self.requester and (self.expires is None or now < self.expires)
+            # An anonymous requester is nobody in particular: no window covers them.
+            return (
+                bool(requester)
+                and requester == self.requester
+                and (self.expires is None or now < self.expires)
+            )
         return False
 
 
@@ -200,20 +213,20 @@ class ApprovalStore(abc.ABC):
             return exc.current
 
     def find_grant(
-        self, digest: str, session: str, requester: str, now: float | None = None
+        self, pack: str, digest: str, session: str, requester: str, now: float | None = None
     ) -> Grant | None:
         now = time.time() if now is None else now
         for grant in self.grants_for(digest):
-            if grant.covers(digest, session, requester, now):
+            if grant.covers(pack, digest, session, requester, now):
                 return grant
         return None
 
-    def denials(self, digest: str, session: str) -> int:
-        """How often a person denied this exact call in this session."""
+    def denials(self, pack: str, digest: str, session: str) -> int:
+        """How often a person denied this exact call in this session, under this pack."""
         return sum(
             1
             for request in self.list("denied")
-            if request.digest == digest and request.session == session
+            if request.digest == digest and request.session == session and request.pack == pack
         )
 
 

@@ -17,6 +17,7 @@ from policy.model import ToolCall
 
 __all__ = [
     "DEFAULT_PATH_ARGS",
+    "expanded_by_the_shell",
     "path_arguments",
     "redirect_file",
     "redirect_writes",
@@ -66,25 +67,46 @@ def _may_be_path(word: str) -> bool:
     return bool(word) and word != "$?" and not word.startswith("-") and "://" not in word
 
 
+def _operand_paths(word: str) -> list[str]:
+    """The paths one word may name: itself, an option's attached value, a file URL."""
+    if word.startswith("--") and "=" in word:
+        word = word.split("=", 1)[1]  # --output=/etc/x
+    elif word.startswith("-") and not word.startswith("--") and len(word) > 2:
+        attached = word[2:]  # -o/etc/x, -C/etc
+        return [attached] if attached.startswith(("/", "~", ".")) or "/" in attached else []
+    if word.startswith("file://"):
+        return [word[len("file://") :] or "/"]
+    return [word] if _may_be_path(word) else []
+
+
 def shell_paths(analysis: shell.Analysis) -> list[str]:
     """Every word of every simple command that may name a file, and every redirect target.
 
     Any operand may be a file name (`cp .env /tmp/leak` names `.env` relative to
     the cwd, `cat escape` may follow a symlink out of the workspace), so all
-    operands count; options do not, except the value of `--opt=value`; URLs do not.
+    operands count; so do the values of `--opt=value` and of `-o/path` (a short
+    option with its value attached), and the path of a `file://` URL. Other URLs
+    and bare options do not.
     """
     found: list[str] = []
     for command in analysis.commands:
         for word in command.args:
-            if word.startswith("--") and "=" in word:
-                word = word.split("=", 1)[1]
-            if _may_be_path(word):
-                found.append(word)
+            found.extend(_operand_paths(word))
         for redirect in command.redirects:
             target = redirect_file(redirect)
             if target is not None:
                 found.append(target)
     return found
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expanded_by_the_shell(word: str) -> bool:
+    """A word with glob characters names whatever bash expands it to at run time,
+    not itself; a path policy cannot judge it ahead of time. (Quoted globs are
+    caught too: the analysis has removed the quotes. That errs on the side of no.)"""
+    return any(c in _GLOB_CHARS for c in word)
 
 
 _REDIRECT = re.compile(r"^(\d*)(&>>|&>|>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)(.*)$", re.DOTALL)

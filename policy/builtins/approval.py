@@ -32,9 +32,9 @@ from policy.approvals.store import (
     StoreError,
     call_digest,
 )
-from policy.audit import mask_args
 from policy.builtins._match import ToolSet
 from policy.builtins.config import DEFAULT_PRIORITY, ApprovalConfig
+from policy.digest import json_safe
 from policy.model import ApprovalDecision, ToolCall
 
 __all__ = ["Approval"]
@@ -81,10 +81,10 @@ class Approval:
         return call.tool in self._tools
 
     def approve_tool(self, call: ToolCall) -> ApprovalDecision:
-        digest = call_digest(call.tool, call.args)
+        digest = call_digest(call.tool, call.args, call.cwd)
         now = time.time()
         try:
-            grant = self._store.find_grant(digest, call.session, call.sender, now)
+            grant = self._store.find_grant(self.pack, digest, call.session, call.sender, now)
             if grant is not None:
                 return ApprovalDecision(
                     True,
@@ -93,7 +93,7 @@ class Approval:
                     approver=grant.approver,
                 )
             if self._max_denials is not None:
-                denied = self._store.denials(digest, call.session)
+                denied = self._store.denials(self.pack, digest, call.session)
                 if denied >= self._max_denials:
                     return ApprovalDecision(
                         False,
@@ -109,7 +109,9 @@ class Approval:
             id=secrets.token_hex(6),
             tool=call.tool,
             digest=digest,
-            args=mask_args(call.args),
+            # Verbatim: a person approves exactly what will run. Masking here let a
+            # payload hide behind something that looked like a secret (`--password=x;curl|sh`).
+            args=json_safe(call.args),
             requester=call.sender,
             session=call.session,
             pack=self.pack,
@@ -172,6 +174,7 @@ class Approval:
         self._store.add_grant(
             Grant(
                 digest=request.digest,
+                pack=self.pack,
                 scope=scope,
                 requester=call.sender,
                 session=call.session,

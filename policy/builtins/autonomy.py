@@ -21,6 +21,7 @@ from policy.aliases import AliasTable
 from policy.analysis import paths, shell
 from policy.builtins._match import PathGlobs, ToolSet
 from policy.builtins._touch import (
+    expanded_by_the_shell,
     path_arguments,
     redirect_file,
     redirect_writes,
@@ -83,6 +84,14 @@ READONLY_COMMANDS: Final = (
 )
 
 _DEVICES: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+#: Options that make a reading command run a program or write a file.
+_ACTING_OPTIONS: Final = {
+    "rg": ("--pre",),
+    "grep": ("--pre",),
+    "git": ("--output", "--ext-diff", "-c", "--exec", "--upload-pack"),
+    "file": ("-C", "--compile"),
+    "du": ("--files0-from",),
+}
 
 
 class CommandPatterns:
@@ -191,7 +200,15 @@ class Autonomy:
             return None  # no path policy: nothing to resolve
         touched = path_arguments(call, self.path_args)
         if analysis is not None:
-            touched += shell_paths(analysis)
+            if analysis.dynamic:
+                return "the command cannot be checked against the path policy: " + (
+                    analysis.parse_error or "it depends on a variable or substitution"
+                )
+            words = shell_paths(analysis)
+            globbed = next((w for w in words if expanded_by_the_shell(w)), None)
+            if globbed is not None:
+                return f"path {globbed!r} is a glob the shell expands; it cannot be checked"
+            touched += words
         base = call.cwd or self.workspace
         for raw in touched:
             refusal = self._path_refusal(raw, base)
@@ -273,6 +290,9 @@ class Autonomy:
             return False
         for command in analysis.commands:
             if not self.readonly_commands.admits(command):
+                return False
+            acting = _ACTING_OPTIONS.get(command.name)
+            if acting and any(arg.startswith(acting) for arg in command.args):
                 return False
             for redirect in command.redirects:
                 if redirect_writes(redirect) and redirect_file(redirect) not in _DEVICES:

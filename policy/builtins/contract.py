@@ -17,7 +17,12 @@ from collections.abc import Callable
 from policy.aliases import AliasTable
 from policy.analysis import paths, shell
 from policy.builtins._match import PathGlobs, ToolSet
-from policy.builtins._touch import path_arguments, shell_command, shell_paths
+from policy.builtins._touch import (
+    expanded_by_the_shell,
+    path_arguments,
+    shell_command,
+    shell_paths,
+)
 from policy.builtins.config import DEFAULT_PRIORITY, Contract, ContractScopeConfig
 from policy.builtins.registry import ContractRegistry
 from policy.model import Action, Decision, ToolCall
@@ -131,7 +136,14 @@ class ContractScope:
             analysis = shell.analyze(command)
             if analysis.dynamic:
                 return f"contract {contract.id!r}: the command cannot be checked against its scope"
-            touched += shell_paths(analysis)
+            words = shell_paths(analysis)
+            globbed = next((w for w in words if expanded_by_the_shell(w)), None)
+            if globbed is not None:
+                return (
+                    f"contract {contract.id!r}: path {globbed!r} is a glob the shell expands; "
+                    "it cannot be checked against the scope"
+                )
+            touched += words
         for raw in touched:
             try:
                 real = (

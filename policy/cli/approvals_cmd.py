@@ -26,13 +26,19 @@ def _when(epoch: float | None) -> str:
     return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")
 
 
+def _clean(text: str) -> str:
+    """Control characters escaped: a tool name or reason must not drive the terminal."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
 def _line(request: Any) -> str:
     args = orjson.dumps(dict(request.args)).decode()
     if len(args) > 80:
-        args = args[:77] + "..."
+        args = args[:60] + f"... (policy approvals show {request.id})"
     left = max(0.0, request.deadline - dt.datetime.now(dt.UTC).timestamp())
     state = request.state if request.state != "pending" else f"pending ({left:.0f} s left)"
-    return f"{request.id}  {state:22}  {request.tool:12} {request.requester or '-':12} {args}"
+    requester = _clean(request.requester or "-")
+    return _clean(f"{request.id}  {state:22}  {request.tool:12} {requester:12} ") + args
 
 
 def _show(request: Any) -> str:
@@ -58,7 +64,10 @@ def _show(request: Any) -> str:
             ("reason", request.reason or "-"),
             ("grant", request.grant or "-"),
         ]
-    return "".join(f"{key:14}{value}\n" for key, value in rows)
+    # args are JSON (already escaped); everything else is cleaned of control characters.
+    return "".join(
+        f"{key:14}{value if key == 'args' else _clean(value)}\n" for key, value in rows
+    )
 
 
 def _log_refusal(settings: Any, args: argparse.Namespace, reason: str) -> None:

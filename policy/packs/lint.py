@@ -245,11 +245,12 @@ def _regexes(pack: LoadedPack) -> list[Diagnostic]:
 
 
 def _respond_bypass(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
-    """A respond rule ends the chain; an `ask` in a pack that runs later never sees the call."""
+    """A respond rule skips approval: an `ask` in another pack on the same tools (before
+    or after it in the chain) is answered without a person unless respond_guard says so."""
     order = sorted(packs, key=lambda p: (p.priority, p.name))
     out: list[Diagnostic] = []
     for position, pack in enumerate(order):
-        later = order[position + 1 :]
+        later = order[:position] + order[position + 1 :]
         for rule in pack.rules:
             if rule.action != "respond" or rule.audit:
                 continue
@@ -270,8 +271,8 @@ def _respond_bypass(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
                             rule,
                             "respond-bypasses-approval",
                             f"respond rule {rule.id!r} answers calls that rule "
-                            f"{asking.full_id!r} sends to approval; {pack.pack_name} runs "
-                            "first, so approval is skipped",
+                            f"{asking.full_id!r} sends to approval; a respond skips approval "
+                            "(see respond_guard)",
                         )
                     )
                     break
