@@ -613,7 +613,7 @@ def approval_plan(
             else:
                 reason = f"tool approval hook {reg.name!r} failed: {failure.message}"
             log.warning("%s: denied", reason)
-            return ApprovalDecision(False, reason, hook=reg.name)
+            return ApprovalDecision(False, reason, hook=reg.name, failure=failure.kind)
         assert isinstance(value, ApprovalDecision)
         answer = value if value.hook else value.replace(hook=reg.name)
         if not answer.approved:

@@ -553,6 +553,22 @@ class Engine:
     def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
         return approval_plan(self._chain.snapshot, call, timeout, self._timeouts.approval, required)
 
+    def _abandon(self, call: ToolCall, answer: ApprovalDecision) -> None:
+        """The chain stopped waiting for an approver (its budget, or the caller's
+        `timeout`, ran out): an approver with `abandon(call)` withdraws what it asked,
+        so a person cannot approve a call that was already denied."""
+        if answer.failure != "timeout" or answer.hook is None:
+            return
+        for registration in self._chain.snapshot.ordered:
+            if registration.name == answer.hook:
+                abandon = getattr(registration.hook, "abandon", None)
+                if callable(abandon):
+                    try:
+                        abandon(call)
+                    except Exception:  # the call is denied either way
+                        log.warning("abandon() of %r failed", answer.hook, exc_info=True)
+                return
+
     def _after_approval(
         self, call: ToolCall, answer: ApprovalDecision, start: int
     ) -> ApprovalDecision:
@@ -583,6 +599,7 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         answer = self._invoker.drive(self._approval_plan(call, timeout, required))
+        self._abandon(call, answer)
         return self._after_approval(call, answer, start)
 
     async def aapprove_tool(
@@ -592,6 +609,7 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         answer = await self._invoker.adrive(self._approval_plan(call, timeout, required))
+        self._abandon(call, answer)
         return self._after_approval(call, answer, start)
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:

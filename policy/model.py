@@ -341,7 +341,8 @@ class ApprovalDecision(_Value):
     """An approver's verdict; the chain's first denial wins.
 
     `hook` is the approver that decided, `approver` the identity of the person
-    (when a human answered), `waited_ms` how long the approval stage took.
+    (when a human answered), `waited_ms` how long the approval stage took,
+    `failure` why an approver gave no answer ("error", "timeout", "invalid").
     """
 
     approved: bool
@@ -351,6 +352,7 @@ class ApprovalDecision(_Value):
     approver: str | None = None
     waited_ms: float = 0.0
     decision_id: str = ""
+    failure: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -372,4 +374,3 @@ class Event(_Value):
     def __post_init__(self) -> None:
         if type(self.payload) is not FrozenDict:
             object.__setattr__(self, "payload", _frozen_mapping(self.payload))
-

@@ -142,9 +142,7 @@ def test_grants_cover_what_their_scope_says(store: ApprovalStore) -> None:
     digest = call_digest("bash", {"command": "make deploy"})
     now = time.time()
     store.add_grant(Grant(digest, "ops", "session", "alice", "s1", "secops-1", "r1"))
-    store.add_grant(
-        Grant(digest, "ops", "window", "bob", "s9", "secops-1", "r2", expires=now + 60)
-    )
+    store.add_grant(Grant(digest, "ops", "window", "bob", "s9", "secops-1", "r2", expires=now + 60))
     assert store.find_grant("ops", digest, "s1", "carol", now) is not None  # same session
     assert store.find_grant("ops", digest, "s2", "alice", now) is None  # other session
     assert store.find_grant("ops", digest, "s5", "bob", now) is not None  # bob's window
@@ -199,3 +197,16 @@ def test_pending_requests_survive_a_restart(store: ApprovalStore, uri: str) -> N
         assert reopened.decide(created.id, approved=True, by="secops-1").state == "approved"
     finally:
         reopened.close()
+
+
+def test_an_answer_that_commits_after_the_deadline_loses(store: ApprovalStore) -> None:
+    """The deadline is judged inside the compare-and-set, not before it: an approver
+    whose answer is checked just in time but lands late gets `expired`."""
+    created = request(deadline_in=0.3)
+    store.create(created)
+    too_late = time.time() - 1  # `decide`'s own early check sees a deadline far ahead
+    time.sleep(0.35)
+    with pytest.raises(AlreadyDecided) as error:
+        store._transition(created.id, "approved", "secops-1", "", "once", too_late)
+    assert error.value.current.state == "expired"
+    assert store.get(created.id).state == "expired"

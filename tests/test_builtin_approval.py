@@ -531,3 +531,18 @@ def test_a_respond_after_an_ask_is_known_to_skip_approval(make: Make, tmp_path: 
             assert decision.needs_approval is False  # flag: respond skips approval by design
             (flag,) = guard_lines(engine)
             assert flag["approval_gated"] is True  # the earlier ask counts
+
+
+def test_a_caller_that_stops_waiting_withdraws_the_request(make: Make) -> None:
+    """approve_tool(timeout=...) shorter than the builtin's: the call is denied, and its
+    request expires with it, so a later answer grants nothing."""
+    engine = make(timeout="30s")
+    started = time.monotonic()
+    answer = engine.approve_tool(bash(), timeout=0.5)
+    assert time.monotonic() - started < 2
+    assert not answer.approved
+    assert "timed out after 500 ms" in answer.reason
+    (request,) = engine.approvals.list("expired")
+    with pytest.raises(AlreadyDecided):
+        decide(engine.approvals, request.id, approved=True, by="secops-1", grant="session")
+    assert engine.approvals.list() == []

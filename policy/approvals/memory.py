@@ -57,6 +57,18 @@ class MemoryStore(ApprovalStore):
                 raise RequestNotFound(f"no approval request {request_id!r}")
             if current.state != "pending":
                 raise AlreadyDecided(current)
+            if state != "expired" and time.time() >= current.deadline:
+                # Judged under the lock: no answer lands after the deadline.
+                expired = dataclasses.replace(
+                    current,
+                    state="expired",
+                    decided_at=now,
+                    reason="no answer before the deadline",
+                    grant="",
+                )
+                self._requests[request_id] = expired
+                self._changed.notify_all()
+                raise AlreadyDecided(expired)
             decided = dataclasses.replace(
                 current, state=state, decided_by=by, decided_at=now, reason=reason, grant=grant
             )

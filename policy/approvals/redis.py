@@ -64,6 +64,7 @@ RECHECK_SECONDS = 1.0
 # How many times `_transition` retries when the stored bytes changed but the request
 # is still pending — only possible if something outside this store rewrote it.
 _CAS_ATTEMPTS = 5
+_EXPIRED_REASON = "no answer before the deadline"
 
 # KEYS: request, index of all, index of the request's state.
 # ARGV: request JSON, created (score), id.
@@ -76,10 +77,13 @@ end
 return 0
 """
 
-# KEYS: request, index of pending, index of the new state.
-# ARGV: the pending JSON the caller read, the decided JSON, id, created (score), channel.
-# Returns nil when the request is gone, {1, decided} when this call decided it, and
-# {0, current} when the stored request is no longer the pending one the caller read.
+# KEYS: request, index of pending, index of the new state, index of expired.
+# ARGV: the pending JSON the caller read, the decided JSON, id, created (score), channel,
+# the deadline ('' for an expiry), the expired JSON.
+# Returns nil when the request is gone, {1, decided} when this call decided it,
+# {0, current} when the stored request is no longer the pending one the caller read, and
+# {2, expired} when the deadline had passed by the server's clock: it expires instead,
+# inside the same atomic step, so no answer lands after the deadline.
 _TRANSITION = """
 local current = redis.call('GET', KEYS[1])
 if not current then
@@ -88,11 +92,18 @@ end
 if current ~= ARGV[1] then
   return {0, current}
 end
-redis.call('SET', KEYS[1], ARGV[2])
+local stored, target, outcome = ARGV[2], KEYS[3], 1
+if ARGV[6] ~= '' then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) + tonumber(t[2]) / 1000000 >= tonumber(ARGV[6]) then
+    stored, target, outcome = ARGV[7], KEYS[4], 2
+  end
+end
+redis.call('SET', KEYS[1], stored)
 redis.call('ZREM', KEYS[2], ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-redis.call('PUBLISH', ARGV[5], ARGV[2])
-return {1, ARGV[2]}
+redis.call('ZADD', target, ARGV[4], ARGV[3])
+redis.call('PUBLISH', ARGV[5], stored)
+return {outcome, stored}
 """
 
 
@@ -267,12 +278,16 @@ class RedisStore(ApprovalStore):
             decided = dataclasses.replace(
                 current, state=state, decided_by=by, decided_at=now, reason=reason, grant=grant
             )
+            expired = dataclasses.replace(
+                current, state="expired", decided_at=now, reason=_EXPIRED_REASON, grant=""
+            )
             with self._errors():
                 result: list[Any] | None = self._transition_script(
                     keys=[
                         self._key("req", request_id),
                         self._key("index", "pending"),
                         self._key("index", state),
+                        self._key("index", "expired"),
                     ],
                     args=[
                         raw,
@@ -280,6 +295,8 @@ class RedisStore(ApprovalStore):
                         request_id,
                         repr(current.created),
                         self._channel(request_id),
+                        "" if state == "expired" else repr(current.deadline),
+                        _dumps(expired.to_dict()),
                     ],
                 )
             if result is None:
@@ -287,6 +304,8 @@ class RedisStore(ApprovalStore):
             won, stored = result
             if won == 1:
                 return decided
+            if won == 2:
+                raise AlreadyDecided(expired)
             current = self._request(stored, request_id)
             if current.state != "pending":
                 raise AlreadyDecided(current)

@@ -313,11 +313,22 @@ class SqliteStore(ApprovalStore):
         """Compare-and-set in one UPDATE guarded by `state = 'pending'`: the row changes
         for exactly one caller; everybody else reads the row the winner wrote."""
         with self._write() as conn:
+            # The deadline is judged inside the write lock: an answer that commits after
+            # it loses to the expiry, however long it waited for the lock.
+            guard = "" if state == "expired" else " AND deadline > ?"
+            params: tuple[float, ...] = () if state == "expired" else (time.time(),)
             changed = conn.execute(
                 "UPDATE requests SET state = ?, decided_by = ?, decided_at = ?, reason = ?, "
-                "\"grant\" = ? WHERE id = ? AND state = 'pending'",
-                (state, by, now, reason, grant, request_id),
+                "\"grant\" = ? WHERE id = ? AND state = 'pending'" + guard,
+                (state, by, now, reason, grant, request_id, *params),
             ).rowcount
+            if changed != 1 and state != "expired":
+                conn.execute(
+                    "UPDATE requests SET state = 'expired', decided_by = '', decided_at = ?, "
+                    "reason = 'no answer before the deadline', \"grant\" = '' "
+                    "WHERE id = ? AND state = 'pending'",
+                    (now, request_id),
+                )
             current = self._read(conn, request_id)
         if changed != 1:
             raise AlreadyDecided(current)

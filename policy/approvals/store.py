@@ -7,7 +7,8 @@ is where the two meet. What every store guarantees:
 * a request is decided exactly once: `decide` and `expire` are compare-and-set on
   the `pending` state, so two approvers answering at once give one decision and the
   loser gets `AlreadyDecided` with the winner's answer;
-* a request past its deadline can no longer be approved (`expire` wins);
+* a request past its deadline can no longer be approved: every store judges the
+  deadline inside its atomic step, so an answer committed late expires the request;
 * `wait` returns as soon as the request leaves `pending` (or at the deadline).
 
 Stores: `memory://` (one process, tests), `sqlite:///PATH` (the embedded default,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 
 from policy.aliases import AliasTable
@@ -76,6 +77,9 @@ class Approval:
         # (session, tool) -> (digest, request id) of the last approval: to say so when
         # the same tool comes back with other arguments. Bounded; memory only.
         self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
+        # Requests being waited on, by call: what `abandon` withdraws.
+        self._waiting: dict[tuple[str, str, str], str] = {}
+        self._lock = threading.Lock()
 
     def covers(self, call: ToolCall) -> bool:
         return call.tool in self._tools
@@ -136,7 +140,15 @@ class Approval:
             if previous is not None and previous[0] != digest
             else ""
         )
-        final = self._store.wait(request.id, until=request.deadline)
+        key = (digest, call.session, call.sender)
+        with self._lock:
+            self._waiting[key] = request.id
+        try:
+            final = self._store.wait(request.id, until=request.deadline)
+        finally:
+            with self._lock:
+                if self._waiting.get(key) == request.id:
+                    del self._waiting[key]
         if final.state == "pending":
             final = self._store.expire(request.id)
         if final.state == "approved":
@@ -158,6 +170,16 @@ class Approval:
         return ApprovalDecision(
             False, f"{changed}no approval within {self.timeout:g} s (request {final.id}): denied"
         )
+
+    def abandon(self, call: ToolCall) -> None:
+        """The chain gave up on this call (the caller's timeout was shorter than ours):
+        expire its request now, so nobody approves a call that was already denied and
+        the waiting thread returns."""
+        key = (call_digest(call.tool, call.args, call.cwd), call.session, call.sender)
+        with self._lock:
+            request_id = self._waiting.get(key)
+        if request_id is not None:
+            self._store.expire(request_id)
 
     def _remember(self, request: ApprovalRequest, call: ToolCall) -> None:
         if len(self._last_approved) >= _REMEMBERED:

@@ -65,9 +65,7 @@ def _show(request: Any) -> str:
             ("grant", request.grant or "-"),
         ]
     # args are JSON (already escaped); everything else is cleaned of control characters.
-    return "".join(
-        f"{key:14}{value if key == 'args' else _clean(value)}\n" for key, value in rows
-    )
+    return "".join(f"{key:14}{value if key == 'args' else _clean(value)}\n" for key, value in rows)
 
 
 def _log_refusal(settings: Any, args: argparse.Namespace, reason: str) -> None:
