@@ -15,7 +15,7 @@ import itertools
 import logging
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -28,7 +28,9 @@ from policy.builtins.registry import ContractRegistry
 from policy.chain import (
     Chain,
     Normalizer,
+    Outcome,
     Registration,
+    Step,
     Timeouts,
     approval_plan,
     approvers_for,
@@ -371,14 +373,16 @@ class Engine:
 
     # -------------------------------------------------------------- tool calls
 
-    def _intercept(
+    def _start(
         self,
         point: HookPoint,
         payload: Any,
         context: tuple[Any, ...],
         normalize: Normalizer | None,
-        call: ToolCall | None = None,
-    ) -> Decision:
+        call: ToolCall | None,
+    ) -> Decision | Generator[Step, Outcome, Decision]:
+        """The decision itself when every hook at `point` is inline (they run on the
+        caller's thread in both APIs), else the plan for a driver to run."""
         snapshot = self._chain.snapshot
         timeout = self._timeouts.interceptor
         decision_id = new_decision_id()
@@ -394,7 +398,7 @@ class Engine:
                 call,
                 call_inline,
             )
-        plan = intercept_plan(
+        return intercept_plan(
             snapshot,
             point,
             payload,
@@ -404,7 +408,19 @@ class Engine:
             decision_id=decision_id,
             call=call,
         )
-        return self._invoker.drive(plan)
+
+    def _intercept(
+        self,
+        point: HookPoint,
+        payload: Any,
+        context: tuple[Any, ...],
+        normalize: Normalizer | None,
+        call: ToolCall | None = None,
+    ) -> Decision:
+        started = self._start(point, payload, context, normalize, call)
+        if isinstance(started, Decision):
+            return started
+        return self._invoker.drive(started)
 
     async def _aintercept(
         self,
@@ -414,33 +430,10 @@ class Engine:
         normalize: Normalizer | None,
         call: ToolCall | None = None,
     ) -> Decision:
-        snapshot = self._chain.snapshot
-        timeout = self._timeouts.interceptor
-        decision_id = new_decision_id()
-        if snapshot.inline_only[point]:
-            # Inline hooks run on the caller's thread in both APIs.
-            return intercept_inline(
-                snapshot,
-                point,
-                payload,
-                context,
-                timeout,
-                normalize,
-                decision_id,
-                call,
-                call_inline,
-            )
-        plan = intercept_plan(
-            snapshot,
-            point,
-            payload,
-            context,
-            timeout,
-            normalize,
-            decision_id=decision_id,
-            call=call,
-        )
-        return await self._invoker.adrive(plan)
+        started = self._start(point, payload, context, normalize, call)
+        if isinstance(started, Decision):
+            return started
+        return await self._invoker.adrive(started)
 
     def _with_approvers(self, decision: Decision) -> Decision:
         """needs_approval also when an approver in the chain covers the final call."""
