@@ -420,7 +420,7 @@ class Fold:
         decision: Decision | None = None
         action = _CONTINUE
         if failure is None:
-            if reg.trusted and value is not None:
+            if reg.trusted and type(value) is Decision:
                 # Built by our own compiler from checked rules: only the point is checked.
                 decision, action = value, value.action
                 if action not in spec.valid:

@@ -340,3 +340,11 @@ def test_reading_commands_with_acting_options_are_not_read_only(make: Make, comm
         "autonomy: {mode: readonly, readonly_commands: ['rg *', 'git diff*', 'file *']}\n"
     )
     assert engine.before_tool(bash(command)).blocked
+
+
+def test_without_a_cwd_a_path_that_climbs_out_is_denied(make: Make) -> None:
+    engine = make("autonomy: {mode: full, forbidden_paths: ['/etc/**']}\n")
+    decision = engine.before_tool(bash("cat ../../etc/shadow"))  # no cwd, no workspace
+    assert decision.blocked
+    assert "climbs out of a working directory nobody named" in decision.reason
+    assert not engine.before_tool(bash("cat notes.txt")).blocked

@@ -723,3 +723,19 @@ def test_a_hook_with_the_wrong_signature_fails_like_any_other_error(engine: Engi
         assert decision.failure == "error"
         assert "TypeError" in decision.reason
         engine.unregister(hook.name)
+
+
+def test_a_trusted_hook_answering_garbage_is_a_failure_not_a_crash(engine: Engine) -> None:
+    """Trusted hooks skip field validation, never the type check."""
+
+    class Broken:
+        name = "broken"
+        inline = True
+
+        def before_tool(self, call: ToolCall) -> object:
+            return "not a decision"
+
+    engine._add(Broken(), trusted=True)
+    decision = engine.before_tool(bash("ls"))
+    assert decision.action is Action.DENY_TOOL
+    assert decision.failure == "invalid"

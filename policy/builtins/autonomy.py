@@ -239,6 +239,8 @@ class Autonomy:
             # A relative word with no cwd and no workspace has no place on disk to
             # resolve: its globs are matched as written (`**/.env` still matches `.env`).
             located = lexical.startswith("/")
+            if not located and (lexical == ".." or lexical.startswith("../")):
+                return f"path {raw!r} climbs out of a working directory nobody named"
             real = (
                 paths.resolve(raw, base, home=self.home)
                 if self.follow_symlinks and located
