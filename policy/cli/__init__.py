@@ -134,6 +134,36 @@ def _parser() -> argparse.ArgumentParser:
                 help="also admit the same call later: in this session, or for a window",
             )
     approvals.set_defaults(module="approvals_cmd")
+
+    hook = commands.add_parser(
+        "hook",
+        help="answer one hook event of an agent host (stdin payload, stdout answer)",
+        description=(
+            "Serve as a command hook. Every internal error is printed as an explicit JSON "
+            "refusal with exit 0, within --deadline: the hosts let the call run otherwise."
+        ),
+    )
+    hook.add_argument("host", choices=("claude", "agentao"), help="which host's wire format")
+    hook.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
+    hook.add_argument(
+        "--packs", action="append", default=[], metavar="PATH", help="rule packs (repeatable)"
+    )
+    hook.add_argument(
+        "--approval",
+        choices=("ask", "wait"),
+        default="ask",
+        help="ask: hand approval to the host's own dialog; wait: our approvals, denied at "
+        "their timeout",
+    )
+    hook.add_argument(
+        "--deadline",
+        type=float,
+        default=50.0,
+        metavar="SECONDS",
+        help="answer (a refusal if need be) within this time; keep it below the host's "
+        "hook timeout (default 50)",
+    )
+    hook.set_defaults(module="hook_cmd")
     return parser
 
 

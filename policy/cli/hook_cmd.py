@@ -1,0 +1,212 @@
+"""`policy hook claude|agentao`: answer one command-hook event, and fail closed doing it.
+
+Claude Code and Agentao start the command once per event, pipe the payload on stdin
+and read the answer on stdout. Both let the call run when a hook crashes, hangs or
+prints garbage, so this command never does any of that: whatever goes wrong — a bad
+payload, a pack that does not load, an unreachable approval store, a bug here — is
+printed as an explicit JSON refusal naming the error, with exit 0, and a watchdog
+prints one if no answer is ready by `--deadline` (keep it below the host's hook
+timeout: Claude Code's default is 60 s).
+
+The decision log goes to stderr unless `audit_path` is set: stdout is the protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from typing import Any
+
+import orjson
+
+from policy.hosts.claude import (
+    TOOL_EVENTS,
+    HookEvent,
+    answer_denied,
+    answer_post_tool,
+    answer_pre_tool,
+    answer_prompt,
+    answer_stop_turn,
+    event_of,
+)
+
+_HOSTS = {"claude": "claude-code", "agentao": "agentao"}
+
+
+class _Answer:
+    """Prints at most one answer, from the main thread or the watchdog."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self.event: str | None = None
+
+    def give(self, answer: dict[str, Any] | None) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            if answer is not None:
+                sys.stdout.buffer.write(orjson.dumps(answer) + b"\n")
+            sys.stdout.flush()
+
+    def refuse(self, reason: str) -> None:
+        self.give(answer_denied(self.event, reason))
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from pathlib import Path
+
+    from policy.engine import Engine
+    from policy.settings import load_settings
+
+    settings = load_settings(args.config)
+    if args.packs:
+        settings = settings.model_copy(update={"packs": [Path(p) for p in args.packs]})
+    return Engine(settings)
+
+
+def _call(event: HookEvent) -> Any:
+    from policy.model import ToolCall
+
+    return ToolCall(
+        tool=event.tool,
+        args=dict(event.tool_input or {}),
+        session=event.session,
+        cwd=event.cwd,
+        sender=event.sender,
+        host=_HOSTS[event.host],
+        call_id=event.tool_use_id,
+    )
+
+
+def _pre_tool(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | None:
+    from policy.codec import to_dict
+    from policy.model import Action
+
+    call = _call(event)
+    decision = engine.before_tool(call)
+    action = decision.action
+    if action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return {**answer_pre_tool("deny", decision.reason), **answer_stop_turn(decision.reason)}
+    if action is Action.DENY_TOOL:
+        return answer_pre_tool("deny", decision.reason)
+    if action is Action.RESPOND:
+        # A hook cannot hand Claude Code a tool result: the call is refused and the
+        # policy's answer travels in the reason, which the model reads.
+        text = decision.result.for_llm if decision.result is not None else ""
+        return answer_pre_tool("deny", f"answered by policy: {text}")
+    updated = None
+    if action is Action.MODIFY and decision.call is not None:
+        if event.host == "agentao":
+            return answer_pre_tool(
+                "deny",
+                f"the policy rewrites this call ({decision.reason or 'modify'}), and Agentao "
+                "cannot apply rewritten input",
+            )
+        updated = to_dict(decision.call).get("args", {})
+    if decision.needs_approval:
+        if approval == "ask":
+            return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
+        answer = engine.approve_tool(decision.call or call)
+        if not answer.approved:
+            return answer_pre_tool("deny", answer.reason)
+        return answer_pre_tool("allow", answer.reason, updated)
+    if updated is not None:
+        return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
+    if decision.allowed:
+        return answer_pre_tool("allow", decision.reason or "allowed by policy")
+    return None  # no rule decided: the host's own permission rules apply
+
+
+def _post_tool(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.model import Action, ToolResult
+
+    response = event.tool_response
+    text = response if isinstance(response, str) else orjson.dumps(response).decode()
+    result = ToolResult(for_llm=text, is_error=event.name == "PostToolUseFailure")
+    decision = engine.after_tool(_call(event), result)
+    if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return answer_stop_turn(decision.reason)
+    if decision.action is Action.MODIFY and decision.result is not None:
+        # The tool already ran and its output reached the transcript; the host cannot
+        # swap it. The rewritten output goes back to the model as the block reason.
+        return answer_post_tool(
+            event.name,
+            f"policy rewrote this tool output ({decision.reason}); use this instead: "
+            f"{decision.result.for_llm}",
+        )
+    return None
+
+
+def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.model import Action, Prompt
+
+    decision = engine.user_prompt(
+        Prompt(text=event.prompt, session=event.session, cwd=event.cwd, sender=event.sender)
+    )
+    if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return answer_prompt(decision.reason or "prompt refused by policy")
+    if decision.action is Action.MODIFY and decision.prompt is not None:
+        return answer_prompt(
+            f"policy rewrote this prompt ({decision.reason}); resend it as: {decision.prompt.text}"
+        )
+    return None
+
+
+def _observe(engine: Any, event: HookEvent) -> None:
+    from policy.model import Event
+
+    engine.emit(
+        Event(kind=f"{_HOSTS[event.host]}.{event.name}", payload=dict(event.raw or {}))
+    )
+
+
+def decide(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | None:
+    """The answer to print for `event` (None: no opinion)."""
+    if event.name == "PreToolUse":
+        return _pre_tool(engine, event, approval)
+    if event.name in TOOL_EVENTS:
+        return _post_tool(engine, event)
+    if event.name == "UserPromptSubmit":
+        return _prompt(engine, event)
+    _observe(engine, event)
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    answer = _Answer()
+
+    def too_late() -> None:
+        answer.refuse(f"policy hook gave no answer within {args.deadline:g} s (failed closed)")
+        os._exit(0)  # the main thread may be stuck; the answer is out
+
+    watchdog = threading.Timer(args.deadline, too_late)
+    watchdog.daemon = True
+    watchdog.start()
+    engine = None
+    try:
+        raw = sys.stdin.buffer.read()
+        try:
+            payload = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            answer.refuse(f"policy hook failed closed: the payload is not JSON: {exc}")
+            return 0
+        if isinstance(payload, dict):
+            name = payload.get("hook_event_name", payload.get("event"))
+            answer.event = name if isinstance(name, str) else None
+        event = event_of(payload, args.host)
+        engine = _engine(args)
+        answer.give(decide(engine, event, args.approval))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes an explicit refusal
+        answer.refuse(f"policy hook failed closed: {type(exc).__name__}: {exc}")
+    finally:
+        watchdog.cancel()
+        if engine is not None:
+            try:
+                engine.close()
+            except Exception as exc:  # noqa: BLE001 - the answer is out; say why on stderr
+                sys.stderr.write(f"policy: closing the engine failed: {exc}\n")
+    return 0

@@ -1,0 +1,1 @@
+"""Adapters between agent hosts' wire formats and the model (DESIGN §7)."""
