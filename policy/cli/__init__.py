@@ -143,7 +143,9 @@ def _parser() -> argparse.ArgumentParser:
             "refusal with exit 0, within --deadline: the hosts let the call run otherwise."
         ),
     )
-    hook.add_argument("host", choices=("claude", "agentao"), help="which host's wire format")
+    hook.add_argument(
+        "host", choices=("claude", "agentao", "picoclaw"), help="which host's wire format"
+    )
     hook.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
     hook.add_argument(
         "--packs", action="append", default=[], metavar="PATH", help="rule packs (repeatable)"

@@ -177,6 +177,10 @@ def decide(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | Non
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.host == "picoclaw":  # a long-running process hook, not one event
+        from policy.cli.picoclaw_cmd import run as serve
+
+        return serve(args)
     answer = _Answer()
 
     def too_late() -> None:
