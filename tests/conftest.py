@@ -6,9 +6,11 @@ import os
 import shutil
 import socket
 import subprocess
+import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,6 +46,33 @@ def engine(settings: Settings) -> Iterator[Engine]:
 def make_engine(audit_log: Path, **values: object) -> Engine:
     """An engine with `values` as settings, logging to `audit_log`."""
     return Engine(Settings(audit_path=audit_log, **values))
+
+
+BuiltinsEngine = Callable[..., Engine]
+
+
+@pytest.fixture
+def builtins_engine(tmp_path: Path) -> Iterator[BuiltinsEngine]:
+    """A factory: `build(pack_name, builtins_yaml, **settings)` writes a pack whose
+    `builtins:` section is the given YAML and returns an engine on it (each with its
+    own decision log, all closed at the end of the test)."""
+    engines: list[Engine] = []
+
+    def build(pack: str, builtins: str, **settings: Any) -> Engine:
+        path = tmp_path / f"{pack}.yaml"
+        section = textwrap.dedent(builtins).strip("\n") + "\n"
+        path.write_text(
+            f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: {pack}\nbuiltins:\n"
+            + textwrap.indent(section, "  ")
+        )
+        settings.setdefault("audit_path", tmp_path / f"decisions{len(engines)}.log")
+        engine = Engine(Settings(packs=[path], **settings))
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.close()
 
 
 # ------------------------------------------------------------------ redis

@@ -9,11 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from policy import Action, ApprovalDecision, Decision, Engine, ToolCall, ToolRes
 from policy.approvals import AlreadyDecided, ApprovalRequest
 from policy.approvals.rules import NotAllowed, decide
 from policy.settings import Settings
+from tests.conftest import BuiltinsEngine
 
 POLICY = str(Path(sys.executable).with_name("policy"))
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\nname: ops\n"
@@ -40,23 +40,12 @@ Make = Callable[..., Engine]
 
 
 @pytest.fixture
-def make(tmp_path: Path) -> Iterator[Make]:
-    engines: list[Engine] = []
-
+def make(builtins_engine: BuiltinsEngine) -> Make:
     def build(builtins: str = APPROVAL, *, timeout: str = "5s", **settings: Any) -> Engine:
-        pack = tmp_path / "ops.yaml"
-        section = textwrap.dedent(builtins).replace("{timeout}", timeout).strip("\n") + "\n"
-        pack.write_text(HEADER + "builtins:\n" + textwrap.indent(section, "  "))
         settings.setdefault("approvals_store", "memory://")
-        engine = Engine(
-            Settings(packs=[pack], audit_path=tmp_path / f"decisions{len(engines)}.log", **settings)
-        )
-        engines.append(engine)
-        return engine
+        return builtins_engine("ops", builtins.replace("{timeout}", timeout), **settings)
 
-    yield build
-    for engine in engines:
-        engine.close()
+    return build
 
 
 def bash(command: str = "make deploy", sender: str = "alice", session: str = "s1") -> ToolCall:

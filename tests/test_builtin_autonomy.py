@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from policy import Action, Engine, ToolCall
 from policy.settings import Settings
+from tests.conftest import BuiltinsEngine
 
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\nname: gate\n"
 
@@ -18,19 +18,8 @@ Make = Callable[[str], Engine]
 
 
 @pytest.fixture
-def make(tmp_path: Path) -> Iterator[Make]:
-    engines: list[Engine] = []
-
-    def build(builtins: str) -> Engine:
-        pack = tmp_path / "gate.yaml"
-        pack.write_text(HEADER + "builtins:\n" + textwrap.indent(textwrap.dedent(builtins), "  "))
-        engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "decisions.log"))
-        engines.append(engine)
-        return engine
-
-    yield build
-    for engine in engines:
-        engine.close()
+def make(builtins_engine: BuiltinsEngine) -> Make:
+    return lambda builtins: builtins_engine("gate", builtins)
 
 
 def bash(command: str, **context: str) -> ToolCall:

@@ -6,15 +6,12 @@ the tests start on a free loopback port, where two engines share one budget.
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from policy import Action, Engine, ToolCall
-from policy.settings import Settings
-from tests.conftest import free_port
+from tests.conftest import BuiltinsEngine, free_port
 
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\nname: sk\n"
 
@@ -22,21 +19,8 @@ Make = Callable[..., Engine]
 
 
 @pytest.fixture
-def make(tmp_path: Path) -> Iterator[Make]:
-    engines: list[Engine] = []
-
-    def build(builtins: str, **settings: object) -> Engine:
-        pack = tmp_path / "sk.yaml"
-        pack.write_text(HEADER + "builtins:\n" + textwrap.indent(textwrap.dedent(builtins), "  "))
-        engine = Engine(
-            Settings(packs=[pack], audit_path=tmp_path / f"log{len(engines)}", **settings)  # type: ignore[arg-type]
-        )
-        engines.append(engine)
-        return engine
-
-    yield build
-    for engine in engines:
-        engine.close()
+def make(builtins_engine: BuiltinsEngine) -> Make:
+    return lambda builtins, **settings: builtins_engine("sk", builtins, **settings)
 
 
 def sk(tool: str, sender: str = "alice", channel: str = "cli") -> ToolCall:

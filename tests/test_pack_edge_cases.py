@@ -240,7 +240,7 @@ def test_vars_as_a_whole_map_is_refused_at_its_position(tmp_path: Path) -> None:
         + "    when: has(vars.cmd) && 'cmd' in vars\n"
         + "    action: deny\n"
         + "  - id: fine\n"
-        + "    when: vars.cmd.contains(\"vars\") && vars[\"cmd\"] != 'vars'\n"
+        + '    when: vars.cmd.contains("vars") && vars["cmd"] != \'vars\'\n'
         + "    action: deny\n"
     )
     with pytest.raises(PackError) as error:
