@@ -1,0 +1,344 @@
+"""One child process that speaks JSON-RPC 2.0 over stdio, one message per line.
+
+This is the transport of PicoClaw process hooks, seen from the host side: start the
+command, `hook.hello` within the start budget, then requests whose answers are
+matched by integer id (several may be in flight: the chain calls hooks from worker
+threads), and notifications that get no answer. stderr lines are logged, never
+parsed. When the process dies, every waiting request fails at once, and the next
+request starts it again — but not sooner than the back-off allows (doubling up to
+a cap, reset by an answered request), so a hook that crashes on start cannot turn
+every tool call into a fork. Closing follows PicoClaw: close stdin, give the
+process 2 s to leave, then kill it (here its whole process group, so a shell
+wrapper does not leave its child behind).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from policy.errors import PolicyError
+
+__all__ = ["CLOSE_GRACE", "MAX_LINE", "ProcessHookError", "RpcProcess", "Spawn"]
+
+log = logging.getLogger("policy.hosted")
+
+#: How long a closing process may take after its stdin is closed (PicoClaw: 2 s).
+CLOSE_GRACE = 2.0
+#: Longest stdout line read (PicoClaw's scanner buffer: 1 MiB); longer lines are dropped.
+MAX_LINE = 1024 * 1024
+
+
+class ProcessHookError(PolicyError):
+    """A process hook gave no usable answer: not running, died, timed out, or replied
+    with an error or a malformed result. The chain applies the hook's failure policy."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """How to start the process, and how long it may take to say hello."""
+
+    name: str
+    command: Sequence[str]
+    dir: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    hello_params: Mapping[str, Any] = field(default_factory=dict)
+    start_timeout: float = 5.0
+    backoff: float = 0.5
+    backoff_max: float = 30.0
+
+
+class _Running:
+    """One started child: its pipes, reader threads and the answers awaited."""
+
+    def __init__(self, spawn: Spawn, on_exit: Any) -> None:
+        env = {**os.environ, **spawn.env} if spawn.env else None
+        self.proc = subprocess.Popen(
+            list(spawn.command),
+            cwd=spawn.dir,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stderr is not None
+        self.name = spawn.name
+        self.stdin: IO[bytes] = self.proc.stdin
+        self.write_lock = threading.Lock()
+        self.pending: dict[int, Future[Any]] = {}
+        self.pending_lock = threading.Lock()
+        self.exited = threading.Event()
+        self._on_exit = on_exit
+        self._stdout = threading.Thread(
+            target=self._read_stdout,
+            args=(self.proc.stdout,),
+            daemon=True,
+            name=f"hook-{spawn.name}-stdout",
+        )
+        self._stderr = threading.Thread(
+            target=self._read_stderr,
+            args=(self.proc.stderr,),
+            daemon=True,
+            name=f"hook-{spawn.name}-stderr",
+        )
+        self._stdout.start()
+        self._stderr.start()
+
+    # -- reading
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        try:
+            while True:
+                line = stream.readline(MAX_LINE + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                    log.warning(
+                        "process hook %r: a stdout line over %d bytes dropped", self.name, MAX_LINE
+                    )
+                    while line and not line.endswith(b"\n"):
+                        line = stream.readline(MAX_LINE + 1)
+                    continue
+                self._deliver(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                code = self.proc.wait(CLOSE_GRACE)
+            except subprocess.TimeoutExpired:  # stdout closed, process still there: useless
+                _kill_group(self.proc)
+                code = self.proc.wait()
+            self.exited.set()
+            self._fail_pending(f"process hook {self.name!r} exited with status {code}")
+            self._on_exit(self)
+
+    def _deliver(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            log.warning("process hook %r: stdout line is not JSON: %.200r", self.name, line)
+            return
+        if not isinstance(message, dict):
+            log.warning("process hook %r: stdout line is not a JSON object", self.name)
+            return
+        ident = message.get("id")
+        if not isinstance(ident, int) or isinstance(ident, bool):
+            return  # a notification, or an answer to one (the seed's hooks answer id null)
+        with self.pending_lock:
+            future = self.pending.pop(ident, None)
+        if future is None:
+            return  # an answer that came after its request gave up
+        error = message.get("error")
+        if error is not None:
+            text = error.get("message") if isinstance(error, dict) else error
+            future.set_exception(ProcessHookError(f"process hook {self.name!r}: {text}"))
+        elif "result" not in message:
+            future.set_exception(
+                ProcessHookError(f"process hook {self.name!r}: answer {ident} has no result")
+            )
+        else:
+            future.set_result(message["result"])
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        try:
+            for line in iter(lambda: stream.readline(MAX_LINE), b""):
+                text = line.decode("utf-8", "replace").rstrip()
+                if text:
+                    log.warning("process hook %r stderr: %s", self.name, text)
+        except (OSError, ValueError):
+            pass
+
+    def _fail_pending(self, reason: str) -> None:
+        with self.pending_lock:
+            waiting = list(self.pending.values())
+            self.pending.clear()
+        for future in waiting:
+            if not future.done():
+                future.set_exception(ProcessHookError(reason))
+
+    # -- writing
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        body = orjson.dumps(message, default=str) + b"\n"
+        with self.write_lock:
+            try:
+                self.stdin.write(body)
+                self.stdin.flush()
+            except (OSError, ValueError) as exc:
+                raise ProcessHookError(
+                    f"process hook {self.name!r}: cannot write to it: {exc}"
+                ) from None
+
+    def request(self, ident: int, method: str, params: Any, timeout: float) -> Any:
+        future: Future[Any] = Future()
+        with self.pending_lock:
+            if self.exited.is_set():
+                raise ProcessHookError(f"process hook {self.name!r} is not running")
+            self.pending[ident] = future
+        try:
+            self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+            return future.result(timeout)
+        except FutureTimeout:
+            raise ProcessHookError(
+                f"process hook {self.name!r} gave no answer to {method} "
+                f"within {round(timeout * 1000)} ms"
+            ) from None
+        finally:
+            with self.pending_lock:
+                self.pending.pop(ident, None)
+
+    # -- stopping
+
+    def stop(self, grace: float) -> None:
+        with self.write_lock, contextlib.suppress(OSError):
+            self.stdin.close()
+        if not self.exited.wait(grace):
+            _kill_group(self.proc)
+            self.exited.wait(grace)
+        self._stdout.join(grace)
+        self._stderr.join(grace)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+
+class RpcProcess:
+    """A process hook's child, restarted on death with back-off; thread-safe.
+
+    `start()` raises ProcessHookError when the first start fails (the engine then
+    refuses to start); later failures surface on the request that meets them.
+    """
+
+    def __init__(self, spawn: Spawn) -> None:
+        self._spawn = spawn
+        self._ids = itertools.count(1)  # PicoClaw's ids are uint64 from 1; 0 means none
+        self._lock = threading.Lock()
+        self._running: _Running | None = None
+        self._closed = False
+        self._delay = 0.0
+        self._not_before = 0.0
+        self.starts = 0
+        #: What the process said to hello (its dialect shows in it).
+        self.hello: Mapping[str, Any] = {}
+
+    @property
+    def name(self) -> str:
+        return self._spawn.name
+
+    @property
+    def pid(self) -> int | None:
+        running = self._running
+        return running.proc.pid if running is not None and not running.exited.is_set() else None
+
+    def start(self) -> None:
+        with self._lock:
+            self._ensure_running()
+
+    def _exited(self, running: _Running) -> None:
+        if not self._closed:
+            log.warning(
+                "process hook %r exited (status %s); it restarts on the next request",
+                self.name,
+                running.proc.returncode,
+            )
+
+    def _ensure_running(self) -> _Running:
+        """The live child, starting one if allowed; call with the lock held."""
+        if self._closed:
+            raise ProcessHookError(f"process hook {self.name!r} is closed")
+        running = self._running
+        if running is not None and not running.exited.is_set():
+            return running
+        now = time.monotonic()
+        if now < self._not_before:
+            raise ProcessHookError(
+                f"process hook {self.name!r} is down; next start in "
+                f"{round((self._not_before - now) * 1000)} ms"
+            )
+        if running is not None:
+            running.stop(0.1)
+        self._running = None
+        spawn = self._spawn
+        self._delay = min(spawn.backoff_max, self._delay * 2) if self._delay else spawn.backoff
+        self._not_before = now + self._delay
+        try:
+            running = _Running(spawn, self._exited)
+        except OSError as exc:
+            raise ProcessHookError(
+                f"process hook {self.name!r} cannot start {spawn.command[0]!r}: "
+                f"{exc.strerror or exc}"
+            ) from None
+        self.starts += 1
+        try:
+            answer = running.request(
+                next(self._ids), "hook.hello", dict(spawn.hello_params), spawn.start_timeout
+            )
+        except ProcessHookError as exc:
+            running.stop(0.1)
+            raise ProcessHookError(f"{exc} (hello failed)") from None
+        if not isinstance(answer, Mapping) or answer.get("ok") is False:
+            running.stop(0.1)
+            raise ProcessHookError(
+                f"process hook {self.name!r} refused hello: {orjson.dumps(answer, default=str)!r}"
+            )
+        self.hello = answer
+        self._running = running
+        return running
+
+    def request(self, method: str, params: Any, timeout: float) -> Any:
+        """The result of one request; ProcessHookError when there is none in `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            running = self._ensure_running()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ProcessHookError(
+                f"process hook {self.name!r}: no time left for {method} after its restart"
+            )
+        result = running.request(next(self._ids), method, params, left)
+        self._delay = 0.0
+        self._not_before = 0.0
+        return result
+
+    def notify(self, method: str, params: Any) -> None:
+        """Send a notification (no id, no answer); ProcessHookError when it cannot go."""
+        with self._lock:
+            running = self._ensure_running()
+        running.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def close(self) -> None:
+        """Close stdin, wait CLOSE_GRACE, then kill. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            running, self._running = self._running, None
+        if running is not None:
+            running.stop(CLOSE_GRACE)
