@@ -16,6 +16,9 @@ from policy._version import __version__
 
 __all__ = ["main"]
 
+#: `policy hook HOST` served by a module of its own rather than hook_cmd.
+_HOOK_SERVERS = {"openclaw": "openclaw_cmd"}
+
 _POINTS = ("before_tool", "approve_tool", "after_tool", "before_llm", "after_llm", "user_prompt")
 
 
@@ -144,7 +147,9 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     hook.add_argument(
-        "host", choices=("claude", "agentao", "picoclaw"), help="which host's wire format"
+        "host",
+        choices=("claude", "agentao", "picoclaw", "openclaw"),
+        help="which host's wire format",
     )
     hook.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
     hook.add_argument(
@@ -175,7 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "module", None):
         parser.print_help(sys.stderr)
         return 2
-    module = importlib.import_module(f"policy.cli.{args.module}")
+    name = args.module
+    if name == "hook_cmd" and args.host in _HOOK_SERVERS:
+        name = _HOOK_SERVERS[args.host]  # long-running servers with their own module
+    module = importlib.import_module(f"policy.cli.{name}")
     try:
         code: int = module.run(args)
     except KeyboardInterrupt:
