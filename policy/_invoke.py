@@ -12,7 +12,6 @@ Three ways to run a hook, chosen at registration:
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -116,6 +115,8 @@ class Invoker:
         reg, method, args, budget, coroutine = step
         if not coroutine and reg.inline:
             return self.run(step)
+        import asyncio  # not at module level: a one-event `policy hook` never loads it
+
         scope = asyncio.timeout(budget)
         try:
             async with scope:

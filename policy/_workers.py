@@ -8,7 +8,6 @@ it returns; the call it belonged to was already decided (fail closed).
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import threading
 from collections.abc import Callable, Coroutine
@@ -88,6 +87,8 @@ class LoopThread:
     """
 
     def __init__(self) -> None:
+        import asyncio  # 20-35 ms; only coroutine hooks need a loop
+
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="policy-async-hooks", daemon=True
@@ -95,6 +96,8 @@ class LoopThread:
         self._thread.start()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def close(self) -> None:

@@ -1,9 +1,11 @@
 """The decision log: one hash-chained JSON line per decision.
 
-structlog runs the record pipeline (timestamp, then orjson rendering); the sink
-seals each rendered line into the chain (see `audit_chain`) and writes it with
-one `write` under an exclusive `flock`, so several processes can append to one
-file (each `policy hook claude` is its own process) without forking the chain.
+Each record is stamped (`ts`, ISO UTC) and rendered with orjson; the sink seals
+each rendered line into the chain (see `audit_chain`) and writes it with one
+`write` under an exclusive `flock`, so several processes can append to one file
+(each `policy hook claude` is its own process) without forking the chain. The
+pipeline is written out here rather than run through structlog, whose import
+alone (≈ 75 ms) was most of a one-event hook's budget (docs/decisions/0011).
 
 Arguments are masked by default: values under secret-looking keys, and
 secret-looking substrings (tokens, keys, passwords in commands and URLs) inside
@@ -13,9 +15,9 @@ them verbatim instead. The args digest is always of the real arguments.
 
 from __future__ import annotations
 
+import datetime as _dt
 import fcntl
 import itertools
-import logging
 import os
 import re
 import sys
@@ -117,6 +119,8 @@ def mask_args(args: Mapping[str, Any]) -> dict[str, Any]:
     return masked
 
 
+_now = _dt.datetime.now
+_UTC = _dt.UTC
 _id_counter = itertools.count()
 _id_prefix = int.from_bytes(os.urandom(3)) << 24
 _next_id = _id_counter.__next__
@@ -139,7 +143,7 @@ def _fallback(value: Any) -> Any:
 
 
 class _ChainedSink:
-    """The structlog 'logger': seals each rendered record into the chain and writes it."""
+    """Seals each rendered record into the chain and writes it."""
 
     def __init__(self, path: Path | None, stream: IO[Any] | None, key: bytes | None) -> None:
         self._lock = threading.Lock()
@@ -235,7 +239,11 @@ class _ChainedSink:
 
 
 def _render(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> bytes:
-    """orjson renderer: `ts` and `event` first, then the record, then anything bound."""
+    """orjson renderer: `ts` and `event` first, then the record, then anything else.
+
+    Keeps the signature of the structlog processor it was, so the rendered bytes
+    (and so every hash in existing logs' chains) stay the same.
+    """
     record = event_dict.pop("record", None) or {}
     ts = event_dict.pop("ts", None)
     event = event_dict.pop("event", None)
@@ -258,16 +266,8 @@ class DecisionLog:
         capture_args: bool = False,
         key: bytes | None = None,
     ) -> None:
-        import structlog  # 79 ms to import; `policy audit verify` never gets here
-
         self.capture_args = capture_args
         self._sink = _ChainedSink(path, stream, key)
-        self._log = structlog.wrap_logger(
-            self._sink,
-            processors=[structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"), _render],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            cache_logger_on_first_use=True,
-        ).bind()
 
     @property
     def head(self) -> str:
@@ -277,10 +277,11 @@ class DecisionLog:
     def write(self, event: str, record: Mapping[str, Any]) -> None:
         """Append one record; raises AuditError when it cannot be written.
 
-        The record travels as one structlog key (not as keyword arguments):
-        expanding thirty keys twice cost 6 µs a decision.
+        The record is not copied into keyword arguments: expanding thirty keys
+        twice cost 6 µs a decision.
         """
-        self._log.info(event, record=record)
+        ts = _now(_UTC).isoformat().replace("+00:00", "Z")
+        self._sink.msg(_render(None, "info", {"record": record, "event": event, "ts": ts}))
 
     def close(self) -> None:
         self._sink.close()

@@ -58,11 +58,11 @@ from policy.model import (
     ToolCall,
     ToolResult,
 )
-from policy.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from policy.approvals.store import ApprovalStore
     from policy.builtins import BuiltinSpec
+    from policy.settings import Settings
 
 __all__ = ["Engine"]
 
@@ -98,7 +98,11 @@ class Engine:
         *,
         audit_stream: IO[Any] | None = None,
     ) -> None:
-        self.settings = settings if settings is not None else load_settings()
+        if settings is None:
+            from policy.settings import load_settings  # pydantic-settings: ≈ 110 ms
+
+            settings = load_settings()
+        self.settings = settings
         s = self.settings
         self._timeouts = Timeouts(
             observer=s.observer_timeout_ms / 1000,
@@ -116,7 +120,12 @@ class Engine:
         if s.packs:
             from policy.packs import load_packs
 
-            loaded = load_packs(s.packs, cel_engine=s.cel_engine, aliases=self._aliases)
+            loaded = load_packs(
+                s.packs,
+                cel_engine=s.cel_engine,
+                aliases=self._aliases,
+                cache_dir=s.data_dir / "cache" / "packs" if s.pack_cache else None,
+            )
             self._aliases = loaded.aliases
             self._packs = loaded.revisions
             pack_hooks = loaded.hooks
@@ -149,6 +158,8 @@ class Engine:
                 self._add(hook, trusted=True)
         if builtin_specs:
             self._add_builtins(builtin_specs)
+        if (s.hooks.enabled and s.hooks.processes) or s.claude_hooks:
+            self._add_hosted()
 
     @classmethod
     def from_paths(
@@ -158,7 +169,11 @@ class Engine:
         **kwargs: Any,
     ) -> Engine:
         """An engine with the rule packs at `paths` (files or directories)."""
-        base = settings if settings is not None else load_settings()
+        if settings is None:
+            from policy.settings import load_settings
+
+            settings = load_settings()
+        base = settings
         merged = base.model_copy(update={"packs": [Path(p) for p in paths]})
         return cls(merged, **kwargs)
 
@@ -250,6 +265,23 @@ class Engine:
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
             self._add(hook, trusted=True)
+
+    def _add_hosted(self) -> None:
+        """Start the process hooks and command hooks the settings name (policy.hosted).
+
+        They join as PROCESS hooks, after every in-process hook, as in PicoClaw. One
+        that cannot start stops the engine: a hook the operator configured and that
+        silently does not run would let through what it exists to stop.
+        """
+        from policy.hosted import build_hosted
+
+        try:
+            hosted = build_hosted(self.settings, self._aliases, self._timeouts)
+        except BaseException:
+            self.close()
+            raise
+        for hook in hosted:
+            self._add(hook, source=HookSource.PROCESS)
 
     def _set_respond_guard(self, spec: BuiltinSpec) -> None:
         if self._guard_pack is not None:

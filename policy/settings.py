@@ -24,8 +24,10 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from policy._default_settings import default_data_dir
 from policy._yaml import YamlDocument, YamlError, load_yaml
 from policy.errors import SettingsError
+from policy.hosted.config import HooksConfig
 
 __all__ = ["ENV_PREFIX", "Settings", "default_data_dir", "load_settings"]
 
@@ -47,11 +49,6 @@ _APPROVAL_SCHEMES = ("memory", "sqlite", "redis", "rediss")
 # The YAML file of the Settings being built on this thread/task.
 _config_file: ContextVar[Path | None] = ContextVar("policy_config_file", default=None)
 _config_doc: ContextVar[YamlDocument | None] = ContextVar("policy_config_doc", default=None)
-
-
-def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "hookpolicy"
 
 
 class _YamlSource(PydanticBaseSettingsSource):
@@ -124,8 +121,19 @@ class Settings(BaseSettings):
     cel_engine: Literal["cel-expr-python", "cel-python"] = Field(
         "cel-expr-python", description="CEL implementation for rule conditions."
     )
+    pack_cache: bool = Field(
+        True, description="Keep compiled packs under data_dir/cache/packs for the next start."
+    )
     aliases: dict[str, str] = Field(
         default_factory=dict, description="Extra tool spellings: {host_name: canonical_name}."
+    )
+    hooks: HooksConfig = Field(
+        default_factory=HooksConfig,
+        description="PicoClaw-style process hooks run in the chain (hooks.processes.<name>).",
+    )
+    claude_hooks: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="Claude Code / Agentao hooks.json files whose command hooks run in the chain.",
     )
 
     _reserved_env: ClassVar[frozenset[str]] = frozenset({CONFIG_ENV})
@@ -154,7 +162,7 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _YamlSource(settings_cls, _config_file.get()))
 
-    @field_validator("packs", mode="before")
+    @field_validator("packs", "claude_hooks", mode="before")
     @classmethod
     def _split_paths(cls, value: Any) -> Any:
         if isinstance(value, str):

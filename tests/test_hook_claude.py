@@ -143,6 +143,40 @@ def test_user_prompt_submit_and_stop(tmp_path: Path) -> None:
     assert (answer, done.returncode) == (None, 0)
 
 
+def test_agentao_flat_envelope_prompts_and_outputs_reach_the_policy(tmp_path: Path) -> None:
+    """Agentao's flat envelope names the prompt `userMessage` and the output `toolOutput`
+    (its `_payload.py`), and its flat shape reads `blockingError`, not `decision`."""
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules:\n"
+        "  - id: no-secrets-talk\n    on: user_prompt\n"
+        "    when: prompt.contains('password')\n    action: abort_turn\n"
+        "    message: prompts about passwords are refused\n"
+    )
+    prompt = {
+        "event": "UserPromptSubmit",
+        "data": {"userMessage": "what is the admin password?", "sessionId": "a1", "cwd": "/"},
+    }
+    answer, done, _ = hook("agentao", prompt, "--packs", str(pack))
+    assert done.returncode == 0
+    assert answer == {
+        "decision": "block",
+        "reason": "prompts about passwords are refused",
+        "blockingError": "prompts about passwords are refused",
+    }
+    output = {
+        "event": "PostToolUse",
+        "data": {
+            "toolName": "run_shell_command",
+            "toolInput": {"command": "cat deploy.env"},
+            "toolOutput": "AWS_ACCESS_KEY_ID=AKIAABCDEFGHIJKLMNOP",
+            "sessionId": "a1",
+        },
+    }
+    answer, _, _ = hook("agentao", output, "--packs", str(RULES))
+    assert answer["reason"].endswith("use this instead: AWS_ACCESS_KEY_ID=AKIA****************")
+
+
 def test_wait_mode_uses_our_approvals_and_denies_at_their_timeout(tmp_path: Path) -> None:
     pack = tmp_path / "p.yaml"
     pack.write_text(

@@ -17,7 +17,6 @@ permission rules still apply.
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -63,10 +62,13 @@ class HookEvent:
     tool_response: Any = None
     prompt: str = ""
     raw: Mapping[str, Any] | None = None
+    flat: bool = False  # Agentao's flat `{event, data}` envelope (its flat hooks.json)
 
     @property
     def sender(self) -> str:
         """Who is at the keyboard: the hosts send no user id, so the OS user stands in."""
+        import getpass  # here, not at the top: one import less per hook process
+
         try:
             return getpass.getuser()
         except (KeyError, OSError):
@@ -97,8 +99,10 @@ def event_of(payload: Any, host: Host) -> HookEvent:
             "tool": _text(data.get("toolName"), "data.toolName"),
             "tool_input": tool_input,
             "tool_use_id": _text(data.get("toolUseId"), "data.toolUseId"),
-            "tool_response": data.get("toolResponse", data.get("toolResult")),
-            "prompt": _text(data.get("prompt"), "data.prompt"),
+            # Agentao 0.5.17 `plugins/hooks/_payload.py`: toolOutput, userMessage.
+            "tool_response": data.get("toolOutput", data.get("toolResponse")),
+            "prompt": _text(data.get("userMessage", data.get("prompt")), "data.userMessage"),
+            "flat": True,
         }
     else:
         name = _text(payload.get("hook_event_name"), "hook_event_name")
@@ -145,19 +149,23 @@ def answer_post_tool(event: str, reason: str, context: str = "") -> dict[str, An
     return answer
 
 
-def answer_prompt(reason: str) -> dict[str, Any]:
-    return {"decision": "block", "reason": reason}
+def answer_prompt(reason: str, *, flat: bool = False) -> dict[str, Any]:
+    """Agentao's flat shape reads `blockingError` at UserPromptSubmit, not `decision`."""
+    answer: dict[str, Any] = {"decision": "block", "reason": reason}
+    if flat:
+        answer["blockingError"] = reason
+    return answer
 
 
 def answer_stop_turn(reason: str) -> dict[str, Any]:
     return {"continue": False, "stopReason": reason}
 
 
-def answer_denied(event: str | None, reason: str) -> dict[str, Any]:
+def answer_denied(event: str | None, reason: str, *, flat: bool = False) -> dict[str, Any]:
     """The refusal a failing hook prints: what blocks at `event` (a PreToolUse deny
     when the event is unknown, since that is the call most worth stopping)."""
     if event in ("PostToolUse", "PostToolUseFailure"):
         return answer_post_tool(event, reason)
     if event == "UserPromptSubmit":
-        return answer_prompt(reason)
+        return answer_prompt(reason, flat=flat)
     return answer_pre_tool("deny", reason)

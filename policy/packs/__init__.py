@@ -7,9 +7,10 @@ loaded.hooks                             # one chain hook per pack
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from policy.aliases import DEFAULT_ALIASES, AliasTable
@@ -17,6 +18,8 @@ from policy.packs.diagnostics import Diagnostic, PackError
 
 if TYPE_CHECKING:
     from policy.builtins import BuiltinSpec
+    from policy.packs.cel import CelEngine
+    from policy.packs.load import LoadedPack
 
 __all__ = ["Diagnostic", "LoadedPacks", "PackError", "load_packs"]
 
@@ -38,15 +41,51 @@ def load_packs(
     *,
     cel_engine: str = "cel-expr-python",
     aliases: AliasTable = DEFAULT_ALIASES,
+    cache_dir: Path | None = None,
 ) -> LoadedPacks:
-    """Read, check and compile every pack under `paths`; PackError on any error."""
+    """Read, check and compile every pack under `paths`; PackError on any error.
+
+    With `cache_dir`, a compile of the same files by the same code is read from
+    there instead (see policy.packs.cache): a process that decides one event
+    should not spend most of its life re-reading YAML it read a second ago.
+    """
     from policy.packs.cel import get_engine
+    from policy.packs.load import discover
+
+    files = discover(paths)
+    engine = get_engine(cel_engine)
+    if cache_dir is None:
+        return _compile([(path, None) for path in files], engine, aliases)[0]
+    from policy.packs import cache
+
+    contents = cache.read_files(files)
+    key = cache.cache_key(contents, cache.environment(cel_engine), aliases)
+    if key is not None:
+        hit = cache.load(cache_dir, key, engine, aliases)
+        if hit is not None:
+            return hit
+    result, loaded = _compile(contents, engine, aliases)
+    if key is not None:
+        cache.store(cache_dir, key, result, loaded)
+    return result
+
+
+def _compile(
+    files: Sequence[tuple[Path, bytes | None]], engine: CelEngine, aliases: AliasTable
+) -> tuple[LoadedPacks, list[LoadedPack]]:
+    """Compile `files` (with their bytes when already read); PackError on any error."""
     from policy.packs.compile import compile_packs
-    from policy.packs.load import read_packs
+    from policy.packs.load import read_pack
     from policy.packs.schema import detach_sources
 
-    loaded, diagnostics = read_packs(paths)
-    compiled, problems, table = compile_packs(loaded, get_engine(cel_engine), aliases)
+    loaded: list[LoadedPack] = []
+    diagnostics: list[Diagnostic] = []
+    for path, raw in files:
+        pack, found = read_pack(path, raw)
+        diagnostics.extend(found)
+        if pack is not None:
+            loaded.append(pack)
+    compiled, problems, table = compile_packs(loaded, engine, aliases)
     diagnostics.extend(problems)
     if any(d.severity == "error" for d in diagnostics):
         raise PackError(diagnostics)
@@ -55,10 +94,11 @@ def load_packs(
     builtins = [spec for pack in loaded for spec in specs_of(pack.name, pack.model.builtins)]
     for pack in loaded:
         detach_sources(pack.model)
-    return LoadedPacks(
+    result = LoadedPacks(
         hooks=list(compiled),
         aliases=table,
         revisions={pack.pack_name: pack.label for pack in compiled},
         warnings=[d for d in diagnostics if d.severity == "warning"],
         builtins=builtins,
     )
+    return result, loaded

@@ -31,8 +31,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from policy.analysis import paths as _paths
-from policy.analysis import shell as _shell
 from policy.model import FrozenDict
 
 __all__ = [
@@ -118,34 +116,53 @@ def fn_glob(value: str, pattern: str) -> bool:
     return _glob_matcher(pattern)(value)
 
 
+# policy.analysis is imported by the functions that use it, on their first call:
+# the shell analyser alone costs ≈ 13 ms to import, and most decisions of a
+# one-event `policy hook` never call it.
+
+
 def fn_path_normalize(path: str) -> str:
-    return _paths.normalize(path)
+    from policy.analysis import paths
+
+    return paths.normalize(path)
 
 
 def fn_path_within(path: str, root: str) -> bool:
-    return _paths.within(path, root)
+    from policy.analysis import paths
+
+    return paths.within(path, root)
 
 
 def fn_path_resolve(path: str) -> str:
     # Reads the file system (lstat/readlink per component); an UnsafePathError (a
     # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
-    return _paths.resolve(path)
+    from policy.analysis import paths
+
+    return paths.resolve(path)
 
 
 def fn_path_contained(path: str, root: str) -> bool:
-    return _paths.contained(path, root)
+    from policy.analysis import paths
+
+    return paths.contained(path, root)
 
 
 def fn_shell_commands(command: str) -> list[dict[str, Any]]:
-    return [c.to_cel() for c in _shell.commands(command)]
+    from policy.analysis import shell
+
+    return [c.to_cel() for c in shell.commands(command)]
 
 
 def fn_shell_has_substitution(command: str) -> bool:
-    return _shell.has_substitution(command)
+    from policy.analysis import shell
+
+    return shell.has_substitution(command)
 
 
 def fn_shell_parse_error(command: str) -> str:
-    return _shell.parse_error(command)
+    from policy.analysis import shell
+
+    return shell.parse_error(command)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -405,7 +422,11 @@ def _cel_module() -> Any:
 
 
 class _ExprEnvs:
-    """One cel-expr-python environment per hook point (declarations differ)."""
+    """One cel-expr-python environment per hook point (declarations differ).
+
+    Each is built when a point first needs it (≈ 1.2 ms apiece): a one-event
+    `policy hook` compiles for one point only.
+    """
 
     def __init__(self) -> None:
         cel = _cel_module()
@@ -436,19 +457,31 @@ class _ExprEnvs:
                     impl=impl,
                 )
             )
-        decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
-        self.envs = {
-            point: cel.NewEnv(
-                variables={name: types[kind] for name, kind in variables.items()},
-                functions=decls,
-                extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
-            )
-            for point, variables in VARIABLES_AT.items()
-        }
+        self._types = types
+        self._decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
+        self._extensions = (ext_bindings, ext_strings)
+        self._envs: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def env(self, point: str) -> Any:
+        found = self._envs.get(point)
+        if found is None:
+            with self._lock:
+                found = self._envs.get(point)
+                if found is None:
+                    bindings, strings = self._extensions
+                    types = self._types
+                    found = self.cel.NewEnv(
+                        variables={name: types[kind] for name, kind in VARIABLES_AT[point].items()},
+                        functions=self._decls,
+                        extensions=[bindings.ExtBindings(), strings.ExtStrings()],
+                    )
+                    self._envs[point] = found
+        return found
 
     def compile(self, point: str, source: str) -> Any:
         try:
-            return self.envs[point].compile(source)
+            return self.env(point).compile(source)
         except RuntimeError as exc:
             raise CelCompileError(parse_issues(str(exc))) from None
 
@@ -498,12 +531,14 @@ class _ExprProgram(CelProgram):
         expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
     ) -> None:
         self._envs = envs
-        self._env = envs.envs[point]
+        self._env = envs.env(point)
         self._point = point
         self._exprs = list(exprs)
         self._expr_layers = list(expr_layers) if expr_layers is not None else None
-        body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
-        self._program = self._compile(var_layers, body)
+        self._var_layers = var_layers
+        self._body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
+        self._program: Any = None
+        self._lock = threading.Lock()
         self._mask: Any = None
         if len(exprs) <= _MASK_BITS:
             # The same expressions summed into one int: `(e) ? 1 : 0` fails, and so
@@ -512,12 +547,25 @@ class _ExprProgram(CelProgram):
             # An expression that is not a condition does not compile: `run` alone serves.
             with contextlib.suppress(CelCompileError):
                 self._mask = self._compile(var_layers, terms or "0")
+        if self._mask is None:
+            # Compiled now, so that an expression that cannot compile fails here.
+            self._program = self._compile(var_layers, self._body)
+        # else the list form waits for the first `run`: the mask serves every call whose
+        # conditions all give a bool (a cold `policy hook` compiles one program, not two).
         names: set[str] = set()
         for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
             names |= referenced_names(source)
         self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
         self._singles: list[Any] | None = None
-        self._lock = threading.Lock()
+
+    def _list_program(self) -> Any:
+        program = self._program
+        if program is None:
+            with self._lock:
+                if self._program is None:
+                    self._program = self._compile(self._var_layers, self._body)
+                program = self._program
+        return program
 
     def _compile(self, layers: Sequence[Mapping[str, str]], body: str) -> Any:
         """The named-binding form when it compiles, else the map form."""
@@ -545,12 +593,15 @@ class _ExprProgram(CelProgram):
         return mask if type(mask) is int else None
 
     def run(self, data: Mapping[str, Any]) -> list[Any]:
+        # Outside the `try`: a program that cannot compile is the hook's failure (denied
+        # by the chain), as when it was compiled with the rest, never a CEL runtime error.
+        program = self._list_program()
         converted = {k: _to_expr_value(v) for k, v in data.items()}
         # The program is a list literal: a list back means success. An error comes
         # back as a Value of type ERROR whose plain value is its message (a str),
         # which must never be read as a result.
         try:
-            result = self._program.eval(data=converted).plain_value()
+            result = program.eval(data=converted).plain_value()
             if type(result) is list:
                 return result
             # Some expression failed: evaluate each alone to say which.
@@ -582,7 +633,15 @@ class ExprEngine(CelEngine):
     name = "cel-expr-python"
 
     def __init__(self) -> None:
-        self._envs = _expr_envs()
+        # Loaded with the first program: packs read from the cache compile
+        # nothing until a call needs a program.
+        self._loaded: _ExprEnvs | None = None
+
+    @property
+    def _envs(self) -> _ExprEnvs:
+        if self._loaded is None:
+            self._loaded = _expr_envs()
+        return self._loaded
 
     def program(
         self,

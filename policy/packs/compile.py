@@ -29,7 +29,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy.aliases import AliasConflictError, AliasTable
 from policy.model import (
@@ -52,8 +52,13 @@ from policy.packs.cel import (
     whole_vars_offset,
 )
 from policy.packs.diagnostics import Diagnostic
-from policy.packs.load import LoadedPack
-from policy.packs.schema import ACTION_POINTS, RESPOND_FIELDS, SET_TARGETS, Node, Rule
+from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, SET_TARGETS
+
+if TYPE_CHECKING:
+    # Only the compiler reads these (pydantic models); a pack loaded from the cache
+    # (policy.packs.cache) runs without importing them.
+    from policy.packs.load import LoadedPack
+    from policy.packs.schema import Node, Rule
 
 __all__ = [
     "STRENGTH",
@@ -141,7 +146,11 @@ def _offset_to_line_col(source: str, offset: int) -> tuple[int, int]:
 
 @dataclass(eq=False)
 class CompiledRule:
-    """A rule ready to run; `model` keeps its source position."""
+    """A rule ready to run; `model` keeps its source position.
+
+    `model` is None for a rule read from the pack cache: only diagnostics and lint
+    read it, and those run on packs compiled from their files.
+    """
 
     pack: str
     id: str
@@ -159,7 +168,7 @@ class CompiledRule:
     sets: tuple[tuple[str, str], ...]
     respond: tuple[tuple[str, str], ...]
     var_deps: frozenset[str]
-    model: Rule
+    model: Rule | None = None
     programs: dict[str, CelProgram] = field(default_factory=dict)
     # Derived once: read on every decision.
     full_id: str = field(init=False)
@@ -249,24 +258,31 @@ class CompiledPack:
 
     def __init__(
         self,
-        loaded: LoadedPack,
+        *,
+        name: str,
+        priority: int,
+        revision: str,
+        digest: str,
+        on_error: str,
         rules: Sequence[CompiledRule],
         engine: CelEngine,
         var_sources: Mapping[str, str],
         var_graph: Mapping[str, frozenset[str]],
         aliases: AliasTable,
     ) -> None:
-        pack = loaded.model
-        self.name = f"pack:{pack.name}"
-        self.pack_name = pack.name
-        self.priority = pack.priority
-        self.revision = pack.revision
-        self.digest = loaded.digest
-        self.on_error = pack.on_error
+        # Plain values, not the pack's model: the pack cache builds these too.
+        self.name = f"pack:{name}"
+        self.pack_name = name
+        self.priority = priority
+        self.revision = revision
+        self.digest = digest
+        self.on_error = on_error
         self.rules = tuple(rules)
         self._engine = engine
         self._var_sources = dict(var_sources)
         self._var_graph = dict(var_graph)
+        #: The alias table this pack's tool filters were resolved with.
+        self.aliases = aliases
         self._lock = threading.Lock()
         self._mode = ""
         self._index: dict[str, _PointIndex] = {}
@@ -285,6 +301,16 @@ class CompiledPack:
         ):
             if point in self._index:
                 setattr(self, point, method)
+
+    @property
+    def var_sources(self) -> Mapping[str, str]:
+        """The pack's variables: name -> CEL source."""
+        return self._var_sources
+
+    @property
+    def var_graph(self) -> Mapping[str, frozenset[str]]:
+        """The variables each variable reads."""
+        return self._var_graph
 
     @property
     def has_rules(self) -> bool:
@@ -1027,7 +1053,18 @@ class _Compiler:
                 compiled.append(built)
         if any(d.severity == "error" for d in self.diagnostics):
             return None
-        return CompiledPack(self.loaded, compiled, self.engine, pack.variables, graph, self.aliases)
+        return CompiledPack(
+            name=pack.name,
+            priority=pack.priority,
+            revision=pack.revision,
+            digest=self.loaded.digest,
+            on_error=pack.on_error,
+            rules=compiled,
+            engine=self.engine,
+            var_sources=pack.variables,
+            var_graph=graph,
+            aliases=self.aliases,
+        )
 
     def rule(self, index: int, rule: Rule) -> CompiledRule | None:
         ok = True

@@ -22,6 +22,7 @@ from policy.packs.cel import Checker, get_engine
 from policy.packs.compile import STRENGTH, CompiledPack, CompiledRule, compile_packs, is_glob
 from policy.packs.diagnostics import Diagnostic
 from policy.packs.load import LoadedPack, read_packs
+from policy.packs.schema import Rule
 
 __all__ = ["CheckReport", "check_paths", "lint"]
 
@@ -72,11 +73,19 @@ def lint(
     return out
 
 
+def _model(rule: CompiledRule) -> Rule:
+    """The rule as written; lint only sees packs compiled from their files, which keep it."""
+    if rule.model is None:
+        raise ValueError(f"rule {rule.full_id} has no source model to lint")
+    return rule.model
+
+
 def _at(
     rule: CompiledRule, code: str, message: str, severity: str = "warning", field: str = "id"
 ) -> Diagnostic:
-    mark = rule.model.mark(field)
-    return Diagnostic(rule.model.source, mark.line, mark.col, severity, code, message)  # type: ignore[arg-type]
+    model = _model(rule)
+    mark = model.mark(field)
+    return Diagnostic(model.source, mark.line, mark.col, severity, code, message)  # type: ignore[arg-type]
 
 
 # -- unreachable rules
@@ -128,12 +137,12 @@ def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
                 continue
             scopes = (
                 (earlier.tools, later.tools),
-                (earlier.model.senders, later.model.senders),
-                (earlier.model.channels, later.model.channels),
-                (earlier.model.sessions, later.model.sessions),
+                (_model(earlier).senders, _model(later).senders),
+                (_model(earlier).channels, _model(later).channels),
+                (_model(earlier).sessions, _model(later).sessions),
             )
             if all(_covers(outer, inner) for outer, inner in scopes):
-                line = earlier.model.mark("id").line
+                line = _model(earlier).mark("id").line
                 out.append(
                     _at(
                         later,
@@ -153,7 +162,7 @@ def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
     known = sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
     out: list[Diagnostic] = []
     for rule in pack.rules:
-        for index, raw in enumerate(rule.model.tools or ()):
+        for index, raw in enumerate(_model(rule).tools or ()):
             pattern = raw[1:] if raw.startswith("!") else raw
             if pattern == "*":
                 continue
@@ -172,10 +181,10 @@ def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
                     f"tool {pattern!r} is no known tool or alias{hint}; declare custom tools "
                     f"in the pack's aliases (e.g. `aliases: {{{pattern}: {pattern}}}`)"
                 )
-            mark = rule.model.mark("tools", index)
+            mark = _model(rule).mark("tools", index)
             out.append(
                 Diagnostic(
-                    rule.model.source, mark.line, mark.col, "warning", "unknown-tool", message
+                    _model(rule).source, mark.line, mark.col, "warning", "unknown-tool", message
                 )
             )
     return out

@@ -2,23 +2,27 @@
 
 A file's YAML errors stop that file (there is nothing to validate); otherwise every
 schema error of the file is reported, not only the first.
+
+PyYAML and pydantic are imported by the functions that read a pack, not with the
+module: finding the pack files (`discover`) is all a pack-cache hit needs.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
-from pydantic import ValidationError
-
-from policy._yaml import Mark, YamlDocument, YamlError, load_yaml
 from policy.packs.diagnostics import Diagnostic, PackError
-from policy.packs.schema import Node, RulePack, attach_sources
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from policy._yaml import YamlDocument
+    from policy.packs.schema import Node, RulePack
 
 __all__ = ["LoadedPack", "discover", "read_pack", "read_packs"]
 
@@ -80,6 +84,8 @@ _FRIENDLY = {
 
 
 def _node_type(annotation: Any) -> type[Node] | None:
+    from policy.packs.schema import Node
+
     if isinstance(annotation, type) and issubclass(annotation, Node):
         return annotation
     for arg in get_args(annotation):
@@ -91,6 +97,10 @@ def _node_type(annotation: Any) -> type[Node] | None:
 
 def _hint(loc: tuple[Any, ...]) -> str:
     """A did-you-mean for an unknown key, from the keys valid at that place."""
+    import difflib
+
+    from policy.packs.schema import RulePack
+
     model: type[Node] | None = RulePack
     for part in loc[:-1]:
         if isinstance(part, int) or model is None:
@@ -105,6 +115,8 @@ def _hint(loc: tuple[Any, ...]) -> str:
 
 
 def _schema_diagnostics(exc: ValidationError, doc: YamlDocument) -> list[Diagnostic]:
+    from policy._yaml import Mark
+
     out: list[Diagnostic] = []
     for error in exc.errors():
         loc = tuple(error["loc"])
@@ -131,13 +143,25 @@ def _schema_diagnostics(exc: ValidationError, doc: YamlDocument) -> list[Diagnos
     return out
 
 
-def read_pack(path: Path) -> tuple[LoadedPack | None, list[Diagnostic]]:
-    """Read one pack file: the validated pack, or None and the errors that stop it."""
+def read_pack(path: Path, raw: bytes | None = None) -> tuple[LoadedPack | None, list[Diagnostic]]:
+    """Read one pack file: the validated pack, or None and the errors that stop it.
+
+    `raw`, when given, is the file's content as already read (the pack cache hashes
+    the bytes it then compiles, so an edit in between cannot pair one with the other).
+    """
+    from pydantic import ValidationError
+
+    from policy._yaml import Mark, YamlError, load_yaml
+    from policy.packs.schema import RulePack, attach_sources
+
     name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return None, [Diagnostic(name, 1, 1, "error", "unreadable", f"cannot read: {exc.strerror}")]
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            return None, [
+                Diagnostic(name, 1, 1, "error", "unreadable", f"cannot read: {exc.strerror}")
+            ]
     try:
         doc = load_yaml(raw, name)
     except YamlError as exc:

@@ -6,9 +6,14 @@ and the pack schema share it without importing each other.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from policy._yaml import Mark, PathKey, YamlDocument
+if TYPE_CHECKING:
+    # Not imported at run time: PyYAML (≈ 10 ms) is needed to read a pack file, not
+    # to validate a builtins section again from the pack cache (policy.packs.cache).
+    from policy._yaml import Mark, PathKey, YamlDocument
 
 __all__ = ["Node"]
 
@@ -32,10 +37,14 @@ class Node(BaseModel):
     def mark(self, *field: str | int) -> Mark:
         """Position of this node, or of one of its fields' values."""
         if self._doc is None:
+            from policy._yaml import Mark
+
             return Mark(1, 1)
         return self._doc.mark((*self._path, *field)) or Mark(1, 1)
 
     def key_mark(self, field: str) -> Mark:
         if self._doc is None:
+            from policy._yaml import Mark
+
             return Mark(1, 1)
         return self._doc.key_mark((*self._path, field)) or self.mark()

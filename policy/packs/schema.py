@@ -16,9 +16,11 @@ from pydantic import Field, StringConstraints, field_validator
 from policy._yaml import PathKey, YamlDocument
 from policy.builtins.config import BuiltinsConfig
 from policy.packs.node import Node
+from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS
 
 __all__ = [
     "ACTION_POINTS",
+    "RESPOND_FIELDS",
     "RULE_POINTS",
     "SET_TARGETS",
     "Expect",
@@ -32,47 +34,8 @@ __all__ = [
 
 RulePoint = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt"]
 RuleAction = Literal["allow", "deny", "ask", "modify", "respond", "abort_turn", "hard_abort", "log"]
-RULE_POINTS: tuple[str, ...] = (
-    "before_tool",
-    "after_tool",
-    "before_llm",
-    "after_llm",
-    "user_prompt",
-)
-
-#: Where each rule action may be used.
-ACTION_POINTS: dict[str, frozenset[str]] = {
-    "allow": frozenset({"before_tool"}),
-    "deny": frozenset({"before_tool"}),
-    "ask": frozenset({"before_tool"}),
-    "respond": frozenset({"before_tool"}),
-    "modify": frozenset(RULE_POINTS),
-    "abort_turn": frozenset(RULE_POINTS),
-    "hard_abort": frozenset(RULE_POINTS),
-    "log": frozenset(RULE_POINTS),
-}
-
-#: `set:` targets per point: a path prefix and the type the value must have.
-#: A trailing `.*` accepts any key below (`args.command`, `args.env.PATH`).
-SET_TARGETS: dict[str, dict[str, str]] = {
-    "before_tool": {"args": "map", "args.*": "any"},
-    "after_tool": {
-        "result.for_llm": "string",
-        "result.for_user": "string",
-        "result.is_error": "bool",
-        "result.silent": "bool",
-    },
-    "before_llm": {"request.model": "string", "request.options": "map", "request.options.*": "any"},
-    "after_llm": {"response.content": "string", "response.reasoning": "string"},
-    "user_prompt": {"prompt": "string"},
-}
-
-RESPOND_FIELDS: dict[str, str] = {
-    "for_llm": "string",
-    "for_user": "string",
-    "is_error": "bool",
-    "silent": "bool",
-}
+# The point tables live in policy.packs.points (plain data the decision path reads);
+# they are re-exported here, where the schema has always offered them.
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=100)]

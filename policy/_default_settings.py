@@ -1,0 +1,317 @@
+"""Settings for a one-event process, without importing pydantic when that can be avoided.
+
+`policy hook claude` is started once per tool call, and importing pydantic-settings
+(with pydantic) costs ≈ 110 ms, several times the interpreter's own start. Two cases
+need no validation in this process:
+
+* nothing configures it — no settings file (`--config`, `$POLICY_CONFIG`) and no
+  variable whose name starts with `POLICY_`: every field has its default
+  (`unconfigured`);
+* the same file bytes and the same `POLICY_*` variables were validated before by
+  `policy.settings.Settings` and the result was kept (`cached` / `remember`), under
+  `<default data_dir>/cache/settings/`, keyed by a digest of everything validation
+  reads: the file's path and bytes, every `POLICY_*` variable, what the default
+  `data_dir` comes from (XDG_DATA_HOME, HOME, the user), the code of the settings
+  modules and the versions of pydantic, pydantic-settings and PyYAML.
+
+Either way the result is a `FastSettings`: a plain object with the fields and helpers
+(`model_copy`, `approvals_store_uri`, `audit_key_bytes`) the engine reads. Anything
+else — a file or variables not seen before, settings that do not validate, process or
+command hooks to host — goes through `Settings` itself, so strictness and error
+messages are exactly its own; only successes are kept. Settings holding a secret
+(`audit_key`, or a storage URI with credentials) are never written to the cache.
+tests/test_hook_cold_start.py holds the defaults here to `Settings()`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from policy.settings import Settings
+
+__all__ = [
+    "FastSettings",
+    "cached",
+    "default_data_dir",
+    "remember",
+    "settings_key",
+    "unconfigured",
+]
+
+ENV_PREFIX = "POLICY_"
+CONFIG_ENV = "POLICY_CONFIG"
+#: Bumped whenever the layout of a settings entry changes.
+FORMAT = 1
+
+#: Modules (relative to policy/) and libraries whose code decides what settings validate to.
+_SOURCES = ("_default_settings.py", "_version.py", "_yaml.py", "hosted/config.py", "settings.py")
+_LIBRARIES = ("pydantic", "pydantic_core", "pydantic_settings", "yaml")
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "hookpolicy"
+
+
+# Plain classes, not dataclasses: building a dataclass costs ≈ 1 ms at import,
+# a noticeable share of a one-event process.
+
+
+class NoHostedHooks:
+    """`hooks:` with no process configured (all `FastSettings` ever holds)."""
+
+    __slots__ = ("enabled",)
+    processes: Mapping[str, Any] = {}
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+
+
+class FastSettings:
+    """The fields of `Settings`, as plain attributes; class values are the defaults."""
+
+    packs: list[Path]
+    observer_timeout_ms = 500
+    interceptor_timeout_ms = 5000
+    approval_timeout_ms = 60000
+    failure_policy: Literal["fail", "ignore"] = "fail"
+    hook_workers = 32
+    observer_queue_size = 1024
+    data_dir: Path
+    audit_path: Path | None = None
+    audit_stream: Literal["stdout", "stderr"] = "stderr"
+    audit_capture_args = False
+    audit_key: None = None
+    limits_storage_uri = "memory://"
+    approvals_store: str | None = None
+    cel_engine: Literal["cel-expr-python", "cel-python"] = "cel-expr-python"
+    pack_cache = True
+    aliases: dict[str, str]
+    hooks: NoHostedHooks
+    claude_hooks: list[Path]
+
+    def __init__(self, **values: Any) -> None:
+        unknown = set(values) - set(FIELDS)
+        if unknown:
+            raise TypeError(f"not settings: {sorted(unknown)}")
+        self.packs = []
+        self.aliases = {}
+        self.hooks = NoHostedHooks()
+        self.claude_hooks = []
+        for name, value in values.items():
+            setattr(self, name, value)
+        if "data_dir" not in values:
+            self.data_dir = default_data_dir()
+
+    @property
+    def approvals_store_uri(self) -> str:
+        return self.approvals_store or f"sqlite:///{self.data_dir / 'approvals.db'}"
+
+    @property
+    def audit_key_bytes(self) -> bytes | None:
+        return None
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> FastSettings:
+        """As pydantic's: a copy with `update` applied, not validated again."""
+        values = {name: getattr(self, name) for name in FIELDS}
+        values.update(update or {})
+        return FastSettings(**values)
+
+
+#: Every field of `Settings` (the test holds the two lists together).
+FIELDS = (
+    "packs",
+    "observer_timeout_ms",
+    "interceptor_timeout_ms",
+    "approval_timeout_ms",
+    "failure_policy",
+    "hook_workers",
+    "observer_queue_size",
+    "data_dir",
+    "audit_path",
+    "audit_stream",
+    "audit_capture_args",
+    "audit_key",
+    "limits_storage_uri",
+    "approvals_store",
+    "cel_engine",
+    "pack_cache",
+    "aliases",
+    "hooks",
+    "claude_hooks",
+)
+
+#: Kept as they are in an entry (JSON scalars), with the type each must have.
+_SCALARS: dict[str, tuple[type, ...]] = {
+    "observer_timeout_ms": (int,),
+    "interceptor_timeout_ms": (int,),
+    "approval_timeout_ms": (int,),
+    "failure_policy": (str,),
+    "hook_workers": (int,),
+    "observer_queue_size": (int,),
+    "audit_stream": (str,),
+    "audit_capture_args": (bool,),
+    "limits_storage_uri": (str,),
+    "approvals_store": (str, type(None)),
+    "cel_engine": (str,),
+    "pack_cache": (bool,),
+}
+
+
+def unconfigured(config_file: str | os.PathLike[str] | None) -> FastSettings | None:
+    """The defaults when no file and no `POLICY_*` variable configure anything, else None.
+
+    Any variable whose name starts with POLICY_ in any case counts (pydantic-settings
+    reads them case-insensitively, and an unknown one must still be an error), and so
+    does `POLICY_CONFIG`, even empty.
+    """
+    if config_file is not None:
+        return None
+    if any(name.upper().startswith(ENV_PREFIX) for name in os.environ):
+        return None
+    return FastSettings()
+
+
+# ------------------------------------------------------------------ the cache
+
+
+def _cache_dir() -> Path | None:
+    """Where validated settings are kept; None when there is no home to keep them in
+    (a settings file may still name data_dir, so that is no error here)."""
+    try:
+        return default_data_dir() / "cache" / "settings"
+    except (RuntimeError, KeyError, OSError):
+        return None
+
+
+def settings_key(config_file: str | os.PathLike[str] | None) -> str | None:
+    """The digest of everything `Settings(config_file)` reads; None if it cannot be had."""
+    import hashlib
+
+    import orjson
+
+    from policy.packs.cache import code_stamps, package_stamps
+
+    if config_file is not None:
+        path: Path | None = Path(config_file)
+    else:
+        value = os.environ.get(CONFIG_ENV)  # as policy.settings reads it
+        path = Path(value) if value else None
+    try:
+        content = path.read_bytes() if path is not None else None
+        code = code_stamps(_SOURCES)
+        libraries = [package_stamps(name) for name in _LIBRARIES]
+    except (OSError, ImportError, ValueError):
+        return None
+    header = [
+        FORMAT,
+        code,
+        libraries,
+        None if path is None else os.fsdecode(path),
+        sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(ENV_PREFIX)),
+        os.environ.get("XDG_DATA_HOME"),
+        os.environ.get("HOME"),
+        os.getuid(),
+    ]
+    digest = hashlib.sha256(orjson.dumps(header))
+    if content is not None:
+        digest.update(hashlib.sha256(content).digest())
+    return digest.hexdigest()
+
+
+def cached(key: str | None) -> FastSettings | None:
+    """The settings validated before under `key` (see `settings_key`), or None."""
+    directory = _cache_dir()
+    if key is None or directory is None:
+        return None
+    from policy.packs.cache import read_entry
+
+    body = read_entry(directory, key)
+    if body is None:
+        return None
+    try:
+        return _rebuild(body, key)
+    except Exception:  # noqa: BLE001 - an entry we cannot use is a miss, whatever the reason
+        return None
+
+
+def _rebuild(body: bytes, key: str) -> FastSettings:
+    import orjson
+
+    entry = orjson.loads(body)
+    if entry["format"] != FORMAT or entry["key"] != key:
+        raise ValueError("another entry")
+    fields = entry["fields"]
+    values: dict[str, Any] = {}
+    for name, kinds in _SCALARS.items():
+        value = fields[name]
+        if type(value) not in kinds:
+            raise TypeError(f"{name}: {type(value).__name__}")
+        values[name] = value
+    packs, data_dir, audit_path, aliases = (
+        fields["packs"],
+        fields["data_dir"],
+        fields["audit_path"],
+        fields["aliases"],
+    )
+    if not (isinstance(packs, list) and all(isinstance(p, str) for p in packs)):
+        raise TypeError("packs")
+    if not isinstance(data_dir, str) or not isinstance(audit_path, str | None):
+        raise TypeError("paths")
+    if not (
+        isinstance(aliases, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in aliases.items())
+    ):
+        raise TypeError("aliases")
+    if type(fields["hooks_enabled"]) is not bool:
+        raise TypeError("hooks_enabled")
+    return FastSettings(
+        packs=[Path(p) for p in packs],
+        data_dir=Path(data_dir),
+        audit_path=None if audit_path is None else Path(audit_path),
+        aliases=dict(aliases),
+        hooks=NoHostedHooks(fields["hooks_enabled"]),
+        **values,
+    )
+
+
+def remember(
+    config_file: str | os.PathLike[str] | None, key: str | None, settings: Settings
+) -> None:
+    """Keep `settings`, just validated from `config_file` and the environment, under
+    `key` (taken before validating) for the next process.
+
+    Kept only if the inputs still give `key` (a file edited meanwhile is not paired
+    with settings read from another version of it), and never with a secret or with
+    hooks to host.
+    """
+    fields = _plain(settings)
+    directory = _cache_dir()
+    if fields is None or key is None or directory is None or settings_key(config_file) != key:
+        return
+    import orjson
+
+    from policy.packs.cache import write_entry
+
+    write_entry(directory, key, orjson.dumps({"format": FORMAT, "key": key, "fields": fields}))
+
+
+def _plain(settings: Settings) -> dict[str, Any] | None:
+    if set(type(settings).model_fields) != set(FIELDS):
+        return None  # a field this module does not know: keep nothing
+    if settings.audit_key is not None or settings.hooks.processes or settings.claude_hooks:
+        return None
+    uris = (settings.limits_storage_uri, settings.approvals_store or "")
+    if any("@" in uri for uri in uris):  # user:password@host
+        return None
+    fields: dict[str, Any] = {name: getattr(settings, name) for name in _SCALARS}
+    fields["packs"] = [os.fspath(p) for p in settings.packs]
+    fields["data_dir"] = os.fspath(settings.data_dir)
+    fields["audit_path"] = None if settings.audit_path is None else os.fspath(settings.audit_path)
+    fields["aliases"] = dict(settings.aliases)
+    fields["hooks_enabled"] = settings.hooks.enabled
+    return fields

@@ -1,0 +1,555 @@
+"""An on-disk cache of compiled rule packs, for processes that live for one event.
+
+Claude Code and Agentao start `policy hook` once per tool call. Reading a pack the
+slow way — PyYAML, pydantic validation, a CEL type check of every expression — costs
+more than the rest of the process, and gives the same result every time the same
+bytes are read by the same code. So the result of a successful compile is kept on
+disk, keyed by a digest of everything the compile depends on:
+
+* the cache format, hookpolicy's version, the Python it runs on, and the size and
+  mtime of the hookpolicy modules that read and compile packs (an edited checkout
+  must not read entries its old code wrote);
+* the CEL engine named by the settings, and the files of the CEL libraries
+  involved (cel-expr-python type-checks every pack, whatever engine evaluates);
+* the alias table the packs extend (settings' `aliases`);
+* each pack file's path, as given, and the SHA-256 of its bytes.
+
+An entry is plain data — rule fields, CEL sources, patterns, the raw `builtins:`
+sections — written as JSON, never pickled and never code: reading one builds the
+same `CompiledPack` objects the compiler builds, CEL programs are compiled from
+their sources when a call first needs them (as after a fresh compile), and the
+builtins' sections are validated again by the same pydantic models.
+
+Trust: an entry is read only when it is a regular file (not a symlink), owned by
+this process's effective user and writable by no one else, whose first line is
+the SHA-256 of the rest and whose body names its own key. Anything else — missing,
+unreadable, truncated, corrupt, foreign, from another version — is a miss, and the
+packs are compiled from their files exactly as without a cache, so a pack with
+errors fails with the same `file:line:col` diagnostics. Packs with errors are
+never cached. Writes go to a private temporary file renamed into place; a cache
+directory that cannot be written only means the next start compiles again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import logging
+import os
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from policy._version import __version__
+from policy.aliases import AliasTable
+
+if TYPE_CHECKING:
+    from policy.packs import LoadedPacks
+    from policy.packs.cel import CelEngine
+    from policy.packs.compile import CompiledPack
+    from policy.packs.load import LoadedPack
+
+__all__ = [
+    "FORMAT",
+    "cache_key",
+    "code_stamps",
+    "environment",
+    "load",
+    "package_stamps",
+    "read_entry",
+    "read_files",
+    "store",
+    "write_entry",
+]
+
+log = logging.getLogger("policy.packs.cache")
+
+#: Bumped whenever the layout of an entry changes.
+FORMAT = 1
+#: Entries kept per cache directory; older ones are removed when a new one is written.
+KEEP = 32
+#: An entry larger than this is not read (10,000 rules take about 3 MB).
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+_SUFFIX = ".entry"
+
+#: hookpolicy modules whose code decides what a compiled pack is (relative to policy/).
+_SOURCES = (
+    "_version.py",
+    "_yaml.py",
+    "aliases.py",
+    "builtins/__init__.py",
+    "builtins/config.py",
+    "packs/__init__.py",
+    "packs/cache.py",
+    "packs/cel.py",
+    "packs/compile.py",
+    "packs/diagnostics.py",
+    "packs/load.py",
+    "packs/node.py",
+    "packs/points.py",
+    "packs/schema.py",
+)
+_CEL_PACKAGES = {
+    "cel-expr-python": ("cel_expr_python",),
+    "cel-python": ("cel_expr_python", "celpy"),
+}
+
+
+class _Uncacheable(Exception):
+    """A compiled pack holds something an entry cannot represent: compile, don't cache."""
+
+
+# ------------------------------------------------------------------ the key
+
+
+def read_files(paths: Sequence[Path]) -> list[tuple[Path, bytes | None]]:
+    """Each pack file with its bytes (None when it cannot be read: the compiler says why)."""
+    out: list[tuple[Path, bytes | None]] = []
+    for path in paths:
+        try:
+            out.append((path, path.read_bytes()))
+        except OSError:
+            out.append((path, None))
+    return out
+
+
+def _stamp(path: str) -> list[Any]:
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns]
+
+
+def package_stamps(name: str) -> list[Any]:
+    """Size and mtime of a package's top-level code files (a reinstall changes them)."""
+    from importlib.util import find_spec
+
+    spec = find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise OSError(f"package {name} not found")
+    stamps: list[Any] = [name]
+    for location in spec.submodule_search_locations:
+        for entry in sorted(os.listdir(location)):
+            if entry.endswith((".so", ".py", ".pyd")):
+                stamps.append([entry, *_stamp(os.path.join(location, entry))])
+    return stamps
+
+
+def code_stamps(sources: Iterable[str]) -> list[Any]:
+    """Size and mtime of hookpolicy's own modules (paths relative to policy/)."""
+    root = Path(__file__).resolve().parent.parent
+    return [[name, *_stamp(str(root / name))] for name in sources]
+
+
+def environment(cel_engine: str) -> bytes | None:
+    """A digest of the code a compile runs: the cache format, hookpolicy's version and
+    modules, Python, the CEL engine and its libraries' files. None when it cannot be
+    told (then nothing is cached: stale code could not be told from current)."""
+    if cel_engine not in _CEL_PACKAGES:
+        return None
+    try:
+        code = code_stamps(_SOURCES)
+        libraries = [package_stamps(name) for name in _CEL_PACKAGES[cel_engine]]
+    except (OSError, ImportError, ValueError):
+        return None
+    header = [
+        FORMAT,
+        __version__,
+        sys.implementation.cache_tag,
+        sys.version,
+        cel_engine,
+        code,
+        libraries,
+    ]
+    return hashlib.sha256(orjson.dumps(header)).digest()
+
+
+def cache_key(
+    files: Sequence[tuple[Path, bytes | None]], env: bytes | None, aliases: AliasTable
+) -> str | None:
+    """The digest naming the entry for `files` compiled in `env` (see `environment`)
+    over `aliases`; None when they cannot be cached."""
+    if env is None or any(raw is None for _, raw in files):
+        return None
+    digest = hashlib.sha256(env + orjson.dumps(sorted(_table(aliases).items())))
+    for path, raw in files:
+        assert raw is not None
+        digest.update(b"\0" + os.fsencode(path) + b"\0" + hashlib.sha256(raw).digest())
+    return digest.hexdigest()
+
+
+def _table(aliases: AliasTable) -> dict[str, str]:
+    # The table's own mapping: rebuilding it through AliasTable() gives an equal table.
+    return dict(aliases._to_canonical)
+
+
+def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
+    """The table `mapping` describes: `given` itself when equal (the engine tells the
+    default table by identity), else a new one."""
+    if mapping == _table(given):
+        return given
+    if not isinstance(mapping, dict):
+        raise TypeError("alias table is not a mapping")
+    spellings: dict[str, list[str]] = {}
+    for spelling, canonical in mapping.items():
+        if not isinstance(spelling, str) or not isinstance(canonical, str):
+            raise TypeError("alias table holds a non-string")
+        spellings.setdefault(canonical, [])
+        if spelling != canonical:
+            spellings[canonical].append(spelling)
+    table = AliasTable(spellings)
+    if _table(table) != mapping:
+        raise ValueError("alias table does not rebuild to itself")
+    return table
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _entry_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / f"{key}{_SUFFIX}"
+
+
+def read_entry(cache_dir: Path, key: str) -> bytes | None:
+    """The body of entry `key`: None unless it is a private file of this user whose
+    checksum line matches (also used by the settings cache, policy._default_settings)."""
+    data = _read_trusted(_entry_path(cache_dir, key))
+    if data is None:
+        return None
+    checksum, _, body = data.partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != checksum:
+        log.debug("cache: entry %s in %s is damaged; ignored", key, cache_dir)
+        return None
+    return body
+
+
+def write_entry(cache_dir: Path, key: str, body: bytes, *, keep: int = KEEP) -> None:
+    """Write entry `key` atomically as a private file, then prune to the newest `keep`;
+    failures are ignored."""
+    data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    final = _entry_path(cache_dir, key)
+    temporary = cache_dir / f".{key}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(
+            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(temporary, final)
+    except OSError as exc:
+        log.debug("cache: cannot write %s: %s", final, exc)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return
+    _prune(cache_dir, keep)
+
+
+def _read_trusted(path: Path) -> bytes | None:
+    """The file's bytes when only this user could have written them, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            or st.st_size > MAX_ENTRY_BYTES
+        ):
+            log.debug("cache: %s is not a private file of this user; ignored", path)
+            return None
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def load(cache_dir: Path, key: str, engine: CelEngine, aliases: AliasTable) -> LoadedPacks | None:
+    """The packs cached under `key`, or None (a miss) for any reason at all."""
+    body = read_entry(cache_dir, key)
+    if body is None:
+        return None
+    try:
+        entry = orjson.loads(body)
+        if entry.get("format") != FORMAT or entry.get("key") != key:
+            return None
+        return _rebuild(entry, engine, aliases)
+    except Exception as exc:  # noqa: BLE001 - an entry we cannot use is a miss, whatever the reason
+        log.debug("pack cache: entry %s unusable (%s: %s); compiling", key, type(exc).__name__, exc)
+        return None
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _strs(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return [_str(v) for v in value]
+
+
+def _opt_strs(value: Any) -> list[str] | None:
+    return None if value is None else _strs(value)
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError(f"expected an int, got {type(value).__name__}")
+    return value
+
+
+def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list of pairs")
+    out: list[tuple[str, str]] = []
+    for pair in value:
+        first, second = _strs(pair)
+        out.append((first, second))
+    return tuple(out)
+
+
+def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> LoadedPacks:
+    from policy.packs import LoadedPacks
+    from policy.packs.cel import VARIABLES_AT
+    from policy.packs.compile import STRENGTH, CompiledPack, CompiledRule, _filter
+    from policy.packs.diagnostics import Diagnostic
+
+    table = _alias_table(entry["aliases"], aliases)
+    hooks: list[CompiledPack] = []
+    for pack in entry["packs"]:
+        name = _str(pack["name"])
+        own = pack["aliases"]
+        rules: list[CompiledRule] = []
+        for rule in pack["rules"]:
+            point, action = _str(rule["point"]), _str(rule["action"])
+            if point not in VARIABLES_AT or action not in STRENGTH:
+                raise ValueError(f"unknown point or action {point!r} / {action!r}")
+            tools = _opt_strs(rule["tools"])
+            condition, message_expr = rule["condition"], rule["message_expr"]
+            rules.append(
+                CompiledRule(
+                    pack=name,
+                    id=_str(rule["id"]),
+                    index=_int(rule["index"]),
+                    point=point,
+                    action=action,
+                    audit=rule["audit"] is True,
+                    tools=tuple(tools) if tools is not None else None,
+                    senders=_filter(_opt_strs(rule["senders"])),
+                    channels=_filter(_opt_strs(rule["channels"])),
+                    sessions=_filter(_opt_strs(rule["sessions"])),
+                    condition=None if condition is None else _str(condition),
+                    message=_str(rule["message"]),
+                    message_expr=None if message_expr is None else _str(message_expr),
+                    sets=_pairs(rule["sets"]),
+                    respond=_pairs(rule["respond"]),
+                    var_deps=frozenset(_strs(rule["var_deps"])),
+                )
+            )
+        variables = pack["variables"]
+        graph = pack["graph"]
+        if not isinstance(variables, dict) or not isinstance(graph, dict):
+            raise TypeError("variables and graph must be mappings")
+        hooks.append(
+            CompiledPack(
+                name=name,
+                priority=_int(pack["priority"]),
+                revision=_str(pack["revision"]),
+                digest=_str(pack["digest"]),
+                on_error=_str(pack["on_error"]),
+                rules=rules,
+                engine=engine,
+                var_sources={_str(k): _str(v) for k, v in variables.items()},
+                var_graph={_str(k): frozenset(_strs(v)) for k, v in graph.items()},
+                aliases=table if own is None else _alias_table(own, table),
+            )
+        )
+    builtins = _rebuild_builtins(entry["builtins"])
+    warnings = [
+        Diagnostic(_str(w[0]), _int(w[1]), _int(w[2]), "warning", _str(w[4]), _str(w[5]))
+        for w in entry["warnings"]
+    ]
+    revisions = entry["revisions"]
+    if not isinstance(revisions, dict):
+        raise TypeError("revisions must be a mapping")
+    return LoadedPacks(
+        hooks=list(hooks),
+        aliases=table,
+        revisions={_str(k): _str(v) for k, v in revisions.items()},
+        warnings=warnings,
+        builtins=builtins,
+    )
+
+
+def _rebuild_builtins(sections: Any) -> list[Any]:
+    """The packs' builtins, validated again from their raw `builtins:` sections.
+
+    pydantic is imported only here, and only when some pack configures a builtin.
+    """
+    if not isinstance(sections, list):
+        raise TypeError("builtins must be a list")
+    if not sections:
+        return []
+    from policy.builtins import specs_of
+    from policy.builtins.config import BuiltinsConfig
+
+    specs: list[Any] = []
+    for section in sections:
+        pack, raw = _str(section[0]), _decode(section[1])
+        specs.extend(specs_of(pack, BuiltinsConfig.model_validate(raw)))
+    return specs
+
+
+# ------------------------------------------------------------------ writing
+
+
+def store(cache_dir: Path, key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> None:
+    """Write the entry for `key`; any failure leaves the cache as it was."""
+    try:
+        entry = _entry(key, result, loaded)
+    except _Uncacheable as exc:
+        log.debug("pack cache: not cached: %s", exc)
+        return
+    write_entry(cache_dir, key, orjson.dumps(entry))
+
+
+def _prune(cache_dir: Path, keep: int) -> None:
+    """Keep the newest `keep` entries; every pack edit leaves one behind otherwise."""
+    try:
+        entries = []
+        with os.scandir(cache_dir) as scan:
+            for item in scan:
+                if item.name.endswith(_SUFFIX) and item.is_file(follow_symlinks=False):
+                    st = item.stat(follow_symlinks=False)
+                    if st.st_uid == os.geteuid():
+                        entries.append((st.st_mtime_ns, item.path))
+        entries.sort(reverse=True)
+        for _, path in entries[keep:]:
+            os.unlink(path)
+    except OSError as exc:
+        log.debug("cache: cannot prune %s: %s", cache_dir, exc)
+
+
+def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[str, Any]:
+    from policy.packs.compile import CompiledPack
+
+    table = _table(result.aliases)
+    packs: list[dict[str, Any]] = []
+    for hook in result.hooks:
+        if not isinstance(hook, CompiledPack):
+            raise _Uncacheable(f"{hook!r} is not a compiled pack")
+        rules: list[dict[str, Any]] = []
+        for rule in hook.rules:
+            model = rule.model
+            if model is None:
+                raise _Uncacheable(f"rule {rule.full_id} has no source")
+            rules.append(
+                {
+                    "id": rule.id,
+                    "index": rule.index,
+                    "point": rule.point,
+                    "action": rule.action,
+                    "audit": rule.audit,
+                    "tools": list(rule.tools) if rule.tools is not None else None,
+                    "senders": model.senders,
+                    "channels": model.channels,
+                    "sessions": model.sessions,
+                    "condition": rule.condition,
+                    "message": rule.message,
+                    "message_expr": rule.message_expr,
+                    "sets": [list(pair) for pair in rule.sets],
+                    "respond": [list(pair) for pair in rule.respond],
+                    "var_deps": sorted(rule.var_deps),
+                }
+            )
+        own = _table(hook.aliases)
+        packs.append(
+            {
+                "name": hook.pack_name,
+                "priority": hook.priority,
+                "revision": hook.revision,
+                "digest": hook.digest,
+                "on_error": hook.on_error,
+                "variables": dict(hook.var_sources),
+                "graph": {name: sorted(deps) for name, deps in hook.var_graph.items()},
+                "aliases": None if own == table else own,
+                "rules": rules,
+            }
+        )
+    sections: list[list[Any]] = []
+    for pack in loaded:
+        data = pack.doc.data
+        raw = data.get("builtins") if isinstance(data, dict) else None
+        if raw is not None:
+            sections.append([pack.name, _encode(raw)])
+    return {
+        "format": FORMAT,
+        "key": key,
+        "aliases": table,
+        "revisions": result.revisions,
+        "warnings": [
+            [w.path, w.line, w.col, w.severity, w.code, w.message] for w in result.warnings
+        ],
+        "builtins": sections,
+        "packs": packs,
+    }
+
+
+# YAML values in JSON: scalars and lists as themselves; mappings, dates and times
+# wrapped in a one-key object whose key says which, so no mapping can pass for one.
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**64:
+            return value
+        raise _Uncacheable("an integer beyond 64 bits")
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _Uncacheable("a float JSON cannot hold")
+        return value
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise _Uncacheable("a mapping with non-string keys")
+        return {"m": {k: _encode(v) for k, v in value.items()}}
+    if isinstance(value, _dt.datetime):
+        return {"t": value.isoformat()}
+    if isinstance(value, _dt.date):
+        return {"d": value.isoformat()}
+    raise _Uncacheable(f"a {type(value).__name__} in builtins:")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        ((tag, inner),) = value.items()
+        if tag == "m":
+            return {_str(k): _decode(v) for k, v in inner.items()}
+        if tag == "t":
+            return _dt.datetime.fromisoformat(_str(inner))
+        if tag == "d":
+            return _dt.date.fromisoformat(_str(inner))
+        raise ValueError(f"unknown tag {tag!r}")
+    return value

@@ -1,0 +1,109 @@
+"""Cold start of `policy hook claude`: process start to printed answer, 100-rule pack.
+
+    .venv/bin/python tests/bench/bench_cold_start.py [--runs N] [--pack PATH] [--env NAME=VALUE]
+
+Claude Code and Agentao start the hook once per event, so this whole process is on
+the path of every tool call (DESIGN §9: at most 4x `python3 -c pass`). The baseline
+is `python -c pass` of the same interpreter, measured in the same run, interleaved
+with the hook runs so that a noisy neighbour slows both alike.
+
+The pack is `bench_packs.write_pack(100)`: 96 rules on tools the call is not, and 4
+on `bash` reading a pack variable, one of which (`allow-readonly`) decides the
+measured call (`ls -la`). The environment has no `POLICY_*` variable and a fresh
+`XDG_DATA_HOME`, so the first hook run compiles the pack and fills the pack cache
+(reported on its own as the cold-cache run); the N runs after it read the cache.
+
+`--env POLICY_AUDIT_PATH=/tmp/d.log` (repeatable) measures a configured hook: the
+first run validates the settings with pydantic-settings and keeps them, the next
+ones read them back (policy._default_settings).
+
+`PYTHONDONTWRITEBYTECODE` is removed from the runs' environment: an installed
+package has its `.pyc` files, and without them every run would compile hookpolicy's
+sources again (the cold-cache run writes them for an editable checkout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_packs import write_pack
+
+PAYLOAD = {
+    "session_id": "bench",
+    "transcript_path": "/tmp/transcript.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "ls -la"},
+    "tool_use_id": "toolu_bench",
+}
+
+
+def _run(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    """Wall time in ms of one process, start to exit, and what it printed."""
+    start = time.perf_counter_ns()
+    done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    elapsed = (time.perf_counter_ns() - start) / 1e6
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[0]} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return elapsed, done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15, help="timed runs of each (default 15)")
+    parser.add_argument("--pack", type=Path, help="measure this pack instead of the generated one")
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="NAME=VALUE", help="set for every run"
+    )
+    options = parser.parse_args()
+    python = Path(sys.executable)
+    policy = python.with_name("policy")
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        pack = options.pack or write_pack(directory, 100)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.upper().startswith("POLICY_") and k != "PYTHONDONTWRITEBYTECODE"
+        }
+        env["XDG_DATA_HOME"] = str(directory / "xdg")
+        env.update(item.split("=", 1) for item in options.env)
+        payload = json.dumps(PAYLOAD).encode()
+        hook = [str(policy), "hook", "claude", "--packs", str(pack)]
+        baseline = [str(python), "-c", "pass"]
+
+        cold, answer = _run(hook, payload, env)
+        base_times: list[float] = []
+        hook_times: list[float] = []
+        for _ in range(options.runs):
+            base_times.append(_run(baseline, b"", env)[0])
+            elapsed, again = _run(hook, payload, env)
+            if again != answer:
+                raise SystemExit(f"the answer changed between runs: {answer!r} then {again!r}")
+            hook_times.append(elapsed)
+        base = statistics.median(base_times)
+        warm = statistics.median(hook_times)
+        print(f"pack: {pack} ({'generated, 100 rules' if options.pack is None else 'given'})")
+        print(f"answer: {answer.decode().strip() or '(none: no rule decided)'}")
+        print(f"{'run':34} {'median ms':>10} {'min ms':>8} {'x base':>7}")
+        print(f"{'python -c pass':34} {base:10.1f} {min(base_times):8.1f} {1.0:7.2f}")
+        print(f"{'policy hook claude, cold cache':34} {cold:10.1f} {cold:8.1f} {cold / base:7.2f}")
+        print(
+            f"{'policy hook claude, warm cache':34} {warm:10.1f} {min(hook_times):8.1f} "
+            f"{warm / base:7.2f}"
+        )
+        print(f"python {sys.version.split()[0]}, {options.runs} runs each; target: x base <= 4")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""What keeps `policy hook claude` cheap to start, and the same in what it answers.
+
+The timing itself is measured by tests/bench/bench_cold_start.py, never here; these
+tests hold the ingredients: the settings built without pydantic stand in for
+`Settings` exactly, and a process answering from the caches imports none of the heavy
+libraries.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from policy import _default_settings as fast
+from policy._default_settings import FastSettings, unconfigured
+from policy.settings import Settings, load_settings
+
+POLICY = str(Path(sys.executable).with_name("policy"))
+RULES = Path(__file__).resolve().parent.parent / "rules"
+PAYLOAD = {
+    "session_id": "s1",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/srv/app",
+    "permission_mode": "default",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "git status"},
+    "tool_use_id": "toolu_01",
+}
+PACK = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: small
+variables:
+  cmd: 'has(args.command) ? string(args.command) : ""'
+rules:
+  - {id: deny-rm, tools: [bash], when: 'vars.cmd.startsWith("rm ")', action: deny}
+  - {id: allow-git, tools: [bash], when: 'vars.cmd.startsWith("git ")', action: allow}
+"""
+#: Libraries a decision from the pack cache must not load (DESIGN §9 import costs).
+HEAVY = (
+    "pydantic",
+    "pydantic_settings",
+    "yaml",
+    "structlog",
+    "asyncio",
+    "tree_sitter",
+    "limits",
+    "celpy",
+    "sqlite3",
+    "policy.settings",
+    "policy.packs.schema",
+    "policy.analysis.shell",
+)
+
+
+def _same(plain: FastSettings, real: Settings) -> None:
+    assert set(fast.FIELDS) == set(Settings.model_fields)
+    for name in Settings.model_fields:
+        if name == "hooks":
+            assert (plain.hooks.enabled, dict(plain.hooks.processes)) == (
+                real.hooks.enabled,
+                dict(real.hooks.processes),
+            )
+            continue
+        assert getattr(plain, name) == getattr(real, name), name
+        assert type(getattr(plain, name)) is type(getattr(real, name)), name
+    assert plain.approvals_store_uri == real.approvals_store_uri
+    assert plain.audit_key_bytes == real.audit_key_bytes
+    packs = [Path("a.yaml")]
+    copied = plain.model_copy(update={"packs": packs})
+    assert copied.packs == real.model_copy(update={"packs": packs}).packs
+    assert copied.data_dir == real.data_dir and copied.aliases == real.aliases
+
+
+def test_the_default_settings_are_settings_defaults() -> None:
+    _same(FastSettings(), Settings())
+
+
+def test_validated_settings_come_back_from_the_cache_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "policy.yaml"
+    config.write_text(
+        "packs: [rules, /etc/more]\ninterceptor_timeout_ms: 1000\naudit_path: logs/d.log\n"
+        "aliases: {run_in_terminal: bash}\nfailure_policy: ignore\ncel_engine: cel-python\n"
+        "hooks: {enabled: false}\napprovals_store: memory://\n"
+    )
+    monkeypatch.setenv("POLICY_CONFIG", str(config))
+    monkeypatch.setenv("POLICY_AUDIT_CAPTURE_ARGS", "true")
+    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "250")
+    monkeypatch.setenv("POLICY_DATA_DIR", str(tmp_path / "state"))
+    key = fast.settings_key(None)
+    assert key is not None and fast.cached(key) is None
+    real = load_settings()
+    fast.remember(None, key, real)
+    again = fast.cached(fast.settings_key(None))
+    assert again is not None
+    _same(again, real)
+    assert again.observer_timeout_ms == 250 and again.audit_capture_args is True
+    # Another value of any input is another entry.
+    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "251")
+    assert fast.cached(fast.settings_key(None)) is None
+    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "250")
+    assert fast.cached(fast.settings_key(None)) is not None
+    config.write_text(config.read_text().replace("1000", "1001"))
+    assert fast.cached(fast.settings_key(None)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("POLICY_AUDIT_KEY", "hunter2"),
+        ("POLICY_APPROVALS_STORE", "redis://:hunter2@localhost:6379/0"),
+        ("POLICY_LIMITS_STORAGE_URI", "redis://user:hunter2@localhost:6379"),
+    ],
+)
+def test_settings_with_a_secret_are_never_cached(
+    name: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(name, value)
+    key = fast.settings_key(None)
+    fast.remember(None, key, load_settings())
+    assert fast.cached(key) is None
+    cache = tmp_path / "xdg" / "hookpolicy" / "cache" / "settings"
+    assert not cache.exists() or not any(b"hunter2" in p.read_bytes() for p in cache.iterdir())
+
+
+def test_settings_with_hooks_to_host_are_never_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = tmp_path / "hooks.json"
+    hooks.write_text("{}")
+    monkeypatch.setenv("POLICY_CLAUDE_HOOKS", str(hooks))
+    key = fast.settings_key(None)
+    fast.remember(None, key, load_settings())
+    assert fast.cached(key) is None
+
+
+def test_a_file_edited_while_validating_is_not_kept(tmp_path: Path) -> None:
+    config = tmp_path / "policy.yaml"
+    config.write_text("hook_workers: 4\n")
+    key = fast.settings_key(config)
+    real = load_settings(config)
+    config.write_text("hook_workers: 5\n")
+    fast.remember(config, key, real)
+    assert fast.cached(key) is None
+    assert fast.cached(fast.settings_key(config)) is None
+
+
+def test_anything_configured_goes_through_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert isinstance(unconfigured(None), FastSettings)
+    assert unconfigured(tmp_path / "policy.yaml") is None
+    for name in ("POLICY_CONFIG", "POLICY_AUDIT_PATH", "policy_packs", "POLICY_NO_SUCH_THING"):
+        monkeypatch.setenv(name, "")
+        assert unconfigured(None) is None, name
+        monkeypatch.delenv(name)
+
+
+def _hook(
+    payload: Any, *options: str, env: dict[str, str] | None = None, importtime: bool = False
+) -> tuple[bytes, set[str], subprocess.CompletedProcess[bytes]]:
+    clean = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+    clean.pop("PYTHONDONTWRITEBYTECODE", None)
+    clean.update(env or {})
+    argv = [POLICY, "hook", "claude", *options]
+    if importtime:
+        argv = [sys.executable, "-X", "importtime", *argv]
+    done = subprocess.run(
+        argv, input=orjson.dumps(payload), capture_output=True, env=clean, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return done.stdout, modules, done
+
+
+def test_an_answer_from_the_cache_loads_no_heavy_library(tmp_path: Path) -> None:
+    pack = tmp_path / "small.yaml"
+    pack.write_text(PACK)
+    cold, cold_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
+    warm, warm_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
+    assert orjson.loads(warm) == orjson.loads(cold)
+    assert orjson.loads(warm)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert "policy.packs.compile" in warm_modules  # the measurement saw the hook's imports
+    assert sorted(m for m in HEAVY if m in warm_modules) == []
+    # Compiling (the first start) needs YAML and pydantic, still not the rest.
+    assert "yaml" in cold_modules and "pydantic" in cold_modules
+    assert (
+        sorted(m for m in ("structlog", "asyncio", "pydantic_settings") if m in cold_modules) == []
+    )
+
+
+def test_configured_settings_give_the_same_answers_and_the_same_errors(tmp_path: Path) -> None:
+    pack = tmp_path / "small.yaml"
+    pack.write_text(PACK)
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"packs: [{pack}]\naudit_path: {tmp_path / 'decisions.log'}\n")
+    plain, _, _ = _hook(PAYLOAD, "--packs", str(pack))
+    env = {"POLICY_CONFIG": str(config), "POLICY_OBSERVER_TIMEOUT_MS": "500"}
+    first, first_modules, _ = _hook(PAYLOAD, env=env, importtime=True)
+    again, again_modules, _ = _hook(PAYLOAD, env=env, importtime=True)
+    assert "pydantic_settings" in first_modules  # validated once ...
+    assert sorted(m for m in HEAVY if m in again_modules) == []  # ... then read back
+    assert orjson.loads(first) == orjson.loads(again) == orjson.loads(plain)
+    assert len((tmp_path / "decisions.log").read_text().splitlines()) == 2
+    for _ in range(2):  # an error is never cached: the same message every time
+        refused, _, _ = _hook(
+            PAYLOAD, "--packs", str(pack), env={"POLICY_INTERCEPTOR_TIMEOUT_MS": "0"}
+        )
+        reason = orjson.loads(refused)["hookSpecificOutput"]["permissionDecisionReason"]
+        assert reason.startswith("policy hook failed closed: SettingsError: invalid settings:")
+        assert (
+            "interceptor_timeout_ms (from environment POLICY_INTERCEPTOR_TIMEOUT_MS): "
+            "Input should be greater than 0" in reason
+        )
+
+
+def test_the_shipped_rules_answer_alike_cold_and_warm() -> None:
+    payloads = [
+        PAYLOAD,
+        {**PAYLOAD, "tool_input": {"command": "rm -rf /"}},
+        {**PAYLOAD, "tool_input": {"command": "echo $(whoami)"}},
+        {**PAYLOAD, "tool_name": "WebFetch", "tool_input": {"url": "https://example.com"}},
+    ]
+    for payload in payloads:
+        cold, _, _ = _hook(payload, "--packs", str(RULES))
+        warm, _, done = _hook(payload, "--packs", str(RULES))
+        assert warm == cold, payload
+        assert b'"event":"decision"' in done.stderr  # the decision was logged

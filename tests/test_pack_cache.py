@@ -1,0 +1,417 @@
+"""The compiled-pack cache: a hit decides as a fresh compile does, and a cache that is
+missing, damaged, foreign or unwritable changes nothing but the time it takes."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from policy import Engine, LLMRequest, Prompt, ToolCall, ToolResult
+from policy.aliases import DEFAULT_ALIASES
+from policy.packs import PackError, load_packs
+from policy.packs import cache as pack_cache
+from policy.settings import Settings
+
+PACK = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: guard
+revision: "2026-11-30"
+priority: 20
+on_error: skip
+variables:
+  cmd: 'has(args.command) ? string(args.command) : ""'
+  first: 'vars.cmd.split(" ")[0]'
+aliases: {run_in_terminal: bash, deploy_tool: deploy}
+builtins:
+  autonomy: {mode: supervised, workspace: /srv/work, mutating_tools: [deploy]}
+  contract_scope:
+    contracts:
+      - {id: c, sessions: ["ci-*"], tools: [bash, read_file], expires_at: 2099-01-01T00:00:00Z}
+rules:
+  - id: deny-rm-root
+    tools: [bash]
+    when: vars.first == "rm" && vars.cmd.contains(" /")
+    action: deny
+    message_expr: '"blocked: " + vars.cmd'
+  - id: ask-push
+    tools: [bash]
+    senders: ["!root-*"]
+    when: vars.cmd.startsWith("git push")
+    action: ask
+    message: pushing needs a person
+  - id: allow-ls
+    tools: ["ba*"]
+    when: vars.first in ["ls", "pwd"]
+    action: allow
+  - id: audit-curl
+    tools: [bash]
+    enforcement: audit
+    when: vars.cmd.contains("curl")
+    action: deny
+  - id: fails
+    tools: [bash]
+    when: int(vars.cmd) > 3
+    action: deny
+  - id: rewrite-deploy
+    tools: [deploy]
+    sessions: ["prod-*"]
+    when: has(args.env)
+    action: modify
+    set: {args.env: '"staging"'}
+  - id: answer-weather
+    tools: [get_weather]
+    action: respond
+    respond: {for_llm: '"sunny in " + string(args.city)'}
+  - id: redact
+    on: after_tool
+    when: result.for_llm.contains("AKIA")
+    action: modify
+    set: {result.for_llm: 'regex.replace(result.for_llm, "AKIA[0-9A-Z]{16}", "AKIA<redacted>")'}
+  - id: model-pin
+    on: before_llm
+    when: request.model != "small"
+    action: modify
+    set: {request.model: '"small"'}
+  - id: no-secrets-prompt
+    on: user_prompt
+    channels: [cli]
+    when: prompt.contains("password")
+    action: abort_turn
+    message: no passwords in prompts
+  - id: log-everything
+    action: log
+"""
+
+CALLS = [
+    ToolCall(tool="Bash", args={"command": "rm -rf /"}, sender="alice"),
+    ToolCall(tool="exec", args={"command": "git push origin main"}, sender="alice"),
+    ToolCall(tool="run_in_terminal", args={"command": "git push"}, sender="root-ci"),
+    ToolCall(tool="Bash", args={"command": "ls -la"}, sender="bob"),
+    ToolCall(tool="Bash", args={"command": "curl https://example.com"}),
+    ToolCall(tool="Bash", args={"command": "7"}),
+    ToolCall(tool="deploy_tool", args={"env": "prod"}, session="prod-1"),
+    ToolCall(tool="deploy", args={"env": "prod"}, session="dev-1"),
+    ToolCall(tool="get_weather", args={"city": "Oslo"}),
+    ToolCall(tool="read_file", args={"file_path": "/srv/work/a.py"}, session="ci-7"),
+    ToolCall(tool="write_file", args={"file_path": "/srv/work/a.py"}, session="ci-7"),
+]
+
+
+def _decisions(engine: Engine) -> list[Any]:
+    out: list[Any] = []
+    for call in CALLS:
+        out.append(engine.before_tool(call)._replace(decision_id=""))
+    after = engine.after_tool(
+        ToolCall(tool="Bash", args={"command": "env"}), ToolResult(for_llm="AKIAABCDEFGHIJKLMNOP")
+    )
+    out.append(after._replace(decision_id=""))
+    out.append(engine.before_llm(LLMRequest(model="big"))._replace(decision_id=""))
+    out.append(
+        engine.user_prompt(Prompt(text="my password is x", channel="cli"))._replace(decision_id="")
+    )
+    out.append(engine.chain_order("before_tool"))
+    out.append(engine.aliases.canonical("run_in_terminal"))
+    return out
+
+
+def _pack_rules(engine: Engine) -> list[Any]:
+    """The compiled rules of the engine's packs (their `model` is None when cached)."""
+    return [
+        rule
+        for registration in engine._chain.snapshot.ordered
+        for rule in getattr(registration.hook, "rules", ())
+    ]
+
+
+def _from_cache(engine: Engine) -> bool:
+    rules = _pack_rules(engine)
+    assert rules
+    return all(rule.model is None for rule in rules)
+
+
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    path = tmp_path / "guard.yaml"
+    path.write_text(PACK)
+    return path
+
+
+@pytest.fixture
+def engines(tmp_path: Path) -> Iterator[Any]:
+    made: list[Engine] = []
+
+    def build(packs: list[Path], **values: Any) -> Engine:
+        values.setdefault("audit_path", tmp_path / f"decisions{len(made)}.log")
+        engine = Engine(Settings(packs=packs, **values))
+        made.append(engine)
+        return engine
+
+    yield build
+    for engine in made:
+        engine.close()
+
+
+def _cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "xdg" / "hookpolicy" / "cache" / "packs"
+
+
+def _entries(tmp_path: Path) -> list[Path]:
+    return sorted(_cache_dir(tmp_path).glob("*.entry"))
+
+
+@pytest.mark.parametrize("cel_engine", ["cel-expr-python", "cel-python"])
+def test_a_hit_decides_exactly_as_a_fresh_compile(
+    pack: Path, engines: Any, tmp_path: Path, cel_engine: str
+) -> None:
+    uncached = engines([pack], pack_cache=False, cel_engine=cel_engine)
+    assert not _entries(tmp_path)
+    first = engines([pack], cel_engine=cel_engine)  # compiles, and writes the entry
+    assert not _from_cache(first)
+    assert len(_entries(tmp_path)) == 1
+    second = engines([pack], cel_engine=cel_engine)
+    assert _from_cache(second)
+    expected = _decisions(uncached)
+    assert _decisions(first) == expected
+    assert _decisions(second) == expected
+    assert second._packs == uncached._packs  # the revision@digest labels of the log
+    assert second.aliases == uncached.aliases
+    assert second.aliases.canonical("deploy_tool") == "deploy"
+
+
+def test_the_default_alias_table_comes_back_as_itself(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules: [{id: r, action: log}]\n"
+    )
+    cache_dir = tmp_path / "c"
+    load_packs([path], cache_dir=cache_dir)
+    hit = load_packs([path], cache_dir=cache_dir)
+    assert all(rule.model is None for hook in hit.hooks for rule in hook.rules)  # type: ignore[attr-defined]
+    assert hit.aliases is DEFAULT_ALIASES
+
+
+def test_builtins_are_validated_again_from_their_section(pack: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "c"
+    fresh = load_packs([pack], cache_dir=cache_dir)
+    hit = load_packs([pack], cache_dir=cache_dir)
+    # Compared as data: a fresh config also remembers where in the file it sat.
+    assert [(s.pack, s.name, type(s.config), s.config.model_dump()) for s in hit.builtins] == [
+        (s.pack, s.name, type(s.config), s.config.model_dump()) for s in fresh.builtins
+    ]
+    contract = hit.builtins[1].config.contracts[0]
+    assert contract.expires_at.year == 2099 and contract.expires_at.tzinfo is not None
+
+
+def test_editing_a_pack_misses_the_old_entry(pack: Path, engines: Any, tmp_path: Path) -> None:
+    call = ToolCall(tool="Bash", args={"command": "rm -rf /"})
+    assert engines([pack]).before_tool(call).reason == "blocked: rm -rf /"
+    pack.write_text(PACK.replace('"blocked: " + vars.cmd', '"refused: " + vars.cmd'))
+    edited = engines([pack])
+    assert not _from_cache(edited)
+    assert edited.before_tool(call).reason == "refused: rm -rf /"
+    assert len(_entries(tmp_path)) == 2
+    assert _from_cache(engines([pack]))
+
+
+def test_a_new_file_in_a_pack_directory_misses(tmp_path: Path, engines: Any) -> None:
+    directory = tmp_path / "packs"
+    directory.mkdir()
+    (directory / "a.yaml").write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: a\nrules: [{id: r, action: log}]\n"
+    )
+    engines([directory])
+    assert _from_cache(engines([directory]))
+    (directory / "b.yaml").write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: b\n"
+        "rules: [{id: d, tools: [bash], action: deny}]\n"
+    )
+    both = engines([directory])
+    assert not _from_cache(both)
+    assert both.before_tool(ToolCall(tool="Bash", args={})).rule_ids == ("a/r", "b/d")
+
+
+def test_other_settings_aliases_are_another_entry(pack: Path, engines: Any, tmp_path: Path) -> None:
+    engines([pack])
+    other = engines([pack], aliases={"sh": "bash"})
+    assert not _from_cache(other)
+    assert other.aliases.canonical("sh") == "bash"
+    assert len(_entries(tmp_path)) == 2
+
+
+def _damage_cases() -> dict[str, Any]:
+    def truncate(path: Path) -> None:
+        path.write_bytes(path.read_bytes()[:-40])
+
+    def flip(path: Path) -> None:
+        data = bytearray(path.read_bytes())
+        data[-10] ^= 0x01
+        path.write_bytes(bytes(data))
+
+    def reseal(path: Path, body: bytes) -> None:
+        import hashlib
+
+        path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+    def foreign_key(path: Path) -> None:
+        body = path.read_bytes().partition(b"\n")[2]
+        entry = orjson.loads(body)
+        entry["key"] = "0" * 64
+        reseal(path, orjson.dumps(entry))
+
+    def old_format(path: Path) -> None:
+        entry = orjson.loads(path.read_bytes().partition(b"\n")[2])
+        entry["format"] = pack_cache.FORMAT + 1
+        reseal(path, orjson.dumps(entry))
+
+    def wrong_shape(path: Path) -> None:
+        entry = orjson.loads(path.read_bytes().partition(b"\n")[2])
+        entry["packs"][0]["rules"][0]["action"] = "obliterate"
+        reseal(path, orjson.dumps(entry))
+
+    def not_json(path: Path) -> None:
+        reseal(path, b"{not json")
+
+    def empty(path: Path) -> None:
+        path.write_bytes(b"")
+
+    def writable_by_others(path: Path) -> None:
+        path.chmod(0o666)
+
+    def symlink(path: Path) -> None:
+        real = path.with_name("elsewhere")
+        os.replace(path, real)
+        path.symlink_to(real)
+
+    def directory(path: Path) -> None:
+        path.unlink()
+        path.mkdir()
+
+    return {
+        "truncated": truncate,
+        "bit flipped": flip,
+        "another key": foreign_key,
+        "another format": old_format,
+        "unknown action": wrong_shape,
+        "not json": not_json,
+        "empty": empty,
+        "writable by others": writable_by_others,
+        "a symlink": symlink,
+        "a directory": directory,
+    }
+
+
+@pytest.mark.parametrize("damage", list(_damage_cases()))
+def test_a_damaged_or_foreign_entry_is_a_miss(
+    damage: str, pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    engines([pack])
+    (entry,) = _entries(tmp_path) or [_cache_dir(tmp_path) / "missing"]
+    _damage_cases()[damage](entry)
+    engine = engines([pack])
+    assert not _from_cache(engine)
+    assert _decisions(engine) == expected
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_an_entry_owned_by_another_user_is_a_miss(pack: Path, engines: Any, tmp_path: Path) -> None:
+    engines([pack])
+    (entry,) = _entries(tmp_path)
+    os.chown(entry, 65534, 65534)
+    assert not _from_cache(engines([pack]))
+
+
+def test_an_unwritable_cache_directory_still_decides(
+    pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the data directory should be")
+    for _ in range(2):
+        engine = engines([pack], data_dir=blocker)
+        assert not _from_cache(engine)
+        assert _decisions(engine) == expected
+    assert blocker.read_text() == "a file where the data directory should be"
+
+
+def test_pack_cache_false_writes_nothing(pack: Path, engines: Any, tmp_path: Path) -> None:
+    engines([pack], pack_cache=False)
+    assert not _cache_dir(tmp_path).exists()
+
+
+def test_a_failing_pack_reports_the_same_errors_and_is_never_cached(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        textwrap.dedent(
+            """\
+            apiVersion: hookpolicy/v1
+            kind: RulePack
+            name: bad
+            rules:
+              - id: r
+                when: args.x ==
+                action: deny
+              - {id: r, action: lol}
+            """
+        )
+    )
+    cache_dir = tmp_path / "c"
+    with pytest.raises(PackError) as uncached:
+        load_packs([bad])
+    for _ in range(2):
+        with pytest.raises(PackError) as cached:
+            load_packs([bad], cache_dir=cache_dir)
+        assert str(cached.value) == str(uncached.value)
+        assert cached.value.diagnostics == uncached.value.diagnostics
+    assert f"{bad}:8:21:" in str(uncached.value)
+    assert not list(cache_dir.glob("*.entry"))
+
+
+def test_a_cached_pack_that_breaks_fails_as_broken(pack: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "c"
+    load_packs([pack], cache_dir=cache_dir)
+    pack.write_text(PACK.replace("action: allow", "action: allowed"))
+    with pytest.raises(PackError, match=r"guard\.yaml:\d+:\d+: error: rules\.2\.action"):
+        load_packs([pack], cache_dir=cache_dir)
+
+
+def test_a_missing_pack_is_the_same_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(PackError) as uncached:
+        load_packs([missing])
+    with pytest.raises(PackError) as cached:
+        load_packs([missing], cache_dir=tmp_path / "c")
+    assert str(cached.value) == str(uncached.value)
+
+
+def test_old_entries_are_pruned(tmp_path: Path) -> None:
+    cache_dir = tmp_path / "c"
+    path = tmp_path / "p.yaml"
+    for index in range(pack_cache.KEEP + 5):
+        path.write_text(
+            f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrevision: '{index}'\n"
+            "rules: [{id: r, action: log}]\n"
+        )
+        load_packs([path], cache_dir=cache_dir)
+    assert len(list(cache_dir.glob("*.entry"))) == pack_cache.KEEP
+    assert not list(cache_dir.glob("*.tmp"))
+
+
+def test_entries_are_private_files(pack: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "c"
+    load_packs([pack], cache_dir=cache_dir)
+    (entry,) = cache_dir.glob("*.entry")
+    assert entry.stat().st_mode & 0o077 == 0
+    assert cache_dir.stat().st_mode & 0o077 == 0
+    checksum, _, body = entry.read_bytes().partition(b"\n")
+    document = orjson.loads(body)
+    assert document["format"] == pack_cache.FORMAT
+    assert document["key"] == entry.stem
+    assert len(checksum) == 64
