@@ -280,8 +280,14 @@ class Engine:
         except BaseException:
             self.close()
             raise
-        for hook in hosted:
-            self._add(hook, source=HookSource.PROCESS)
+        for index, hook in enumerate(hosted):
+            try:
+                self._add(hook, source=HookSource.PROCESS)
+            except BaseException:
+                for started in hosted[index:]:  # the registered ones close with the engine
+                    _close_object(started)
+                self.close()
+                raise
 
     def _set_respond_guard(self, spec: BuiltinSpec) -> None:
         if self._guard_pack is not None:
@@ -865,9 +871,13 @@ def _as_result(output: Any, duration: float) -> ToolResult:
 
 
 def _close_hook(registration: Registration) -> None:
-    close = getattr(registration.hook, "close", None)
+    _close_object(registration.hook, registration.name)
+
+
+def _close_object(hook: object, name: str | None = None) -> None:
+    close = getattr(hook, "close", None)
     if callable(close):
         try:
             close()
         except Exception:
-            log.warning("closing hook %r failed", registration.name, exc_info=True)
+            log.warning("closing hook %r failed", name or hook, exc_info=True)

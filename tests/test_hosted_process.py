@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from policy import Engine
-from policy.errors import SettingsError
+from policy.errors import HookRegistrationError, SettingsError
 from policy.model import Action, LLMRequest, LLMResponse, ToolCall, ToolResult
 from policy.settings import Settings
 
@@ -73,6 +74,14 @@ def process_of(engine: Engine) -> Any:
     """The child process behind the engine's one process hook."""
     (registration,) = engine._chain.snapshot.ordered
     return registration.hook.process
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def wait_for(predicate: Callable[[], bool], seconds: float = 5.0) -> bool:
@@ -407,6 +416,98 @@ def test_a_crashing_hook_is_not_restarted_in_a_loop(
     assert len(messages(received, "hook.hello")) == 1
 
 
+def test_modify_without_a_payload_is_a_failure(make_engine: MakeEngine, tmp_path: Path) -> None:
+    entry, _ = scripted(tmp_path, {"hook.before_tool": {"action": "modify"}})
+    decision = make_engine({"gate": entry}).before_tool(CALL)
+    assert decision.action is Action.DENY_TOOL
+    assert "modify without a call" in decision.reason
+
+
+def test_the_seeds_hook_result_rewrites_a_tool_result(
+    make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    answer = {"decision": {"action": "modify"}, "hook_result": {"for_llm": "[REDACTED]"}}
+    entry, _ = scripted(tmp_path, {"hook.after_tool": answer}, intercept=["after_tool"])
+    result = make_engine({"gate": entry}).run_tool(CALL, lambda call: "AWS_SECRET=abc")
+    assert result.for_llm == "[REDACTED]"
+
+
+def closes_in_time(engine: Engine) -> bool:
+    """engine.close() returns (a hang detector, not a timing measurement)."""
+    closer = threading.Thread(target=engine.close, daemon=True)
+    closer.start()
+    closer.join(15)
+    return not closer.is_alive()
+
+
+def test_a_hook_that_stops_reading_costs_one_budget_not_a_hang(
+    make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    deaf = tmp_path / "deaf.py"
+    deaf.write_text(
+        textwrap.dedent(
+            """\
+            import json, sys, time
+            line = sys.stdin.readline()
+            print(json.dumps({"jsonrpc": "2.0", "id": json.loads(line)["id"], "result": {}}), flush=True)
+            time.sleep(60)  # never reads again
+            """
+        )
+    )
+    entry = {
+        "enabled": True,
+        "command": [sys.executable, str(deaf)],
+        "intercept": ["before_tool"],
+        "timeout_ms": 500,
+        "restart_backoff_ms": 60_000,
+    }
+    engine = make_engine({"gate": entry})
+    big = CALL.replace(args={"command": "echo " + "x" * 300_000})  # more than a pipe holds
+    decision = engine.before_tool(big)
+    assert decision.action is Action.DENY_TOOL
+    assert "stopped reading its input; killed" in decision.reason
+    assert closes_in_time(engine)
+
+
+def test_a_crash_is_seen_even_when_a_grandchild_holds_stdout(
+    make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    crashy = tmp_path / "crashy.py"
+    crashy.write_text(
+        textwrap.dedent(
+            """\
+            import json, os, subprocess, sys
+            # A helper in its own session, holding our stdout open after we die.
+            subprocess.Popen(["sleep", "5"], start_new_session=True)
+            calls = 0
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message["method"] == "hook.before_tool":
+                    calls += 1
+                    if calls == 2:
+                        os._exit(3)
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+                print(json.dumps(reply), flush=True)
+            """
+        )
+    )
+    entry = {
+        "enabled": True,
+        "command": [sys.executable, str(crashy)],
+        "intercept": ["before_tool"],
+        "timeout_ms": 10_000,
+    }
+    engine = make_engine({"gate": entry})
+    process = process_of(engine)
+    assert engine.before_tool(CALL).action is Action.CONTINUE
+    crashed = engine.before_tool(CALL)
+    assert crashed.action is Action.DENY_TOOL
+    assert "exited with status 3" in crashed.reason  # not "gave no answer ... 10000 ms"
+    assert engine.before_tool(CALL).action is Action.CONTINUE  # restarted at once
+    assert process.starts == 2
+    assert closes_in_time(engine)
+
+
 # ------------------------------------------------------------ start and close
 
 
@@ -420,6 +521,32 @@ def test_a_process_that_refuses_hello_stops_the_engine(tmp_path: Path) -> None:
     entry, _ = scripted(tmp_path, {"hook.hello": {"$error": "wrong version"}})
     with pytest.raises(SettingsError, match="wrong version"):
         Engine(Settings(hooks={"processes": {"gate": entry}}))
+
+
+def test_a_process_that_never_says_hello_stops_the_engine(tmp_path: Path) -> None:
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(30)\n")
+    entry = {
+        "enabled": True,
+        "command": [sys.executable, str(mute)],
+        "intercept": ["before_tool"],
+        "start_timeout_ms": 300,
+    }
+    with pytest.raises(SettingsError, match=r"no answer to hook\.hello within 300 ms"):
+        Engine(Settings(hooks={"processes": {"gate": entry}}))
+
+
+def test_a_process_whose_name_clashes_is_stopped_with_the_engine(tmp_path: Path) -> None:
+    pack = tmp_path / "baseline.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: baseline\nrules:\n"
+        "  - {id: r, tools: [bash], action: deny}\n"
+    )
+    entry, received = scripted(tmp_path, {})
+    with pytest.raises(HookRegistrationError, match="pack:baseline"):
+        Engine(Settings(packs=[pack], hooks={"processes": {"pack:baseline": entry}}))
+    pid = int(Path(f"{received}.pid").read_text())
+    assert wait_for(lambda: not alive(pid))
 
 
 def test_a_disabled_process_does_not_start(make_engine: MakeEngine, tmp_path: Path) -> None:

@@ -18,11 +18,12 @@ import contextlib
 import itertools
 import logging
 import os
+import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -63,9 +64,16 @@ class Spawn:
 
 
 class _Running:
-    """One started child: its pipes, reader threads and the answers awaited."""
+    """One started child: its pipes, its threads and the answers awaited.
 
-    def __init__(self, spawn: Spawn, on_exit: Any) -> None:
+    Three daemon threads: stdout lines are matched to requests, stderr lines are
+    logged, and a waiter notices the exit — from the process itself, not from stdout's
+    end, which a grandchild that inherited the pipe can hold open. Writes go straight to
+    stdin's file descriptor, non-blocking, so a child that stops reading costs its
+    caller one budget, never a hang.
+    """
+
+    def __init__(self, spawn: Spawn, on_exit: Callable[[_Running], None]) -> None:
         env = {**os.environ, **spawn.env} if spawn.env else None
         self.proc = subprocess.Popen(
             list(spawn.command),
@@ -80,35 +88,42 @@ class _Running:
         assert self.proc.stdout is not None
         assert self.proc.stderr is not None
         self.name = spawn.name
-        self.stdin: IO[bytes] = self.proc.stdin
+        self._stdin = self.proc.stdin
+        self._fd = self._stdin.fileno()
+        os.set_blocking(self._fd, False)
         self.write_lock = threading.Lock()
         self.pending: dict[int, Future[Any]] = {}
         self.pending_lock = threading.Lock()
         self.exited = threading.Event()
         self._on_exit = on_exit
-        self._stdout = threading.Thread(
-            target=self._read_stdout,
-            args=(self.proc.stdout,),
-            daemon=True,
-            name=f"hook-{spawn.name}-stdout",
+        self._readers = [
+            threading.Thread(
+                target=self._read_stdout,
+                args=(self.proc.stdout,),
+                daemon=True,
+                name=f"hook-{spawn.name}-stdout",
+            ),
+            threading.Thread(
+                target=self._read_stderr,
+                args=(self.proc.stderr,),
+                daemon=True,
+                name=f"hook-{spawn.name}-stderr",
+            ),
+        ]
+        self._waiter = threading.Thread(
+            target=self._wait, daemon=True, name=f"hook-{spawn.name}-wait"
         )
-        self._stderr = threading.Thread(
-            target=self._read_stderr,
-            args=(self.proc.stderr,),
-            daemon=True,
-            name=f"hook-{spawn.name}-stderr",
-        )
-        self._stdout.start()
-        self._stderr.start()
+        for thread in (*self._readers, self._waiter):
+            thread.start()
 
     # -- reading
 
     def _read_stdout(self, stream: IO[bytes]) -> None:
-        try:
+        with contextlib.suppress(OSError, ValueError):
             while True:
                 line = stream.readline(MAX_LINE + 1)
                 if not line:
-                    break
+                    return
                 if len(line) > MAX_LINE and not line.endswith(b"\n"):
                     log.warning(
                         "process hook %r: a stdout line over %d bytes dropped", self.name, MAX_LINE
@@ -117,17 +132,12 @@ class _Running:
                         line = stream.readline(MAX_LINE + 1)
                     continue
                 self._deliver(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            try:
-                code = self.proc.wait(CLOSE_GRACE)
-            except subprocess.TimeoutExpired:  # stdout closed, process still there: useless
-                _kill_group(self.proc)
-                code = self.proc.wait()
-            self.exited.set()
-            self._fail_pending(f"process hook {self.name!r} exited with status {code}")
-            self._on_exit(self)
+
+    def _wait(self) -> None:
+        code = self.proc.wait()
+        self.exited.set()
+        self._fail_pending(f"process hook {self.name!r} exited with status {code}")
+        self._on_exit(self)
 
     def _deliver(self, line: bytes) -> None:
         if not line.strip():
@@ -159,13 +169,11 @@ class _Running:
             future.set_result(message["result"])
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        try:
+        with contextlib.suppress(OSError, ValueError):
             for line in iter(lambda: stream.readline(MAX_LINE), b""):
                 text = line.decode("utf-8", "replace").rstrip()
                 if text:
                     log.warning("process hook %r stderr: %s", self.name, text)
-        except (OSError, ValueError):
-            pass
 
     def _fail_pending(self, reason: str) -> None:
         with self.pending_lock:
@@ -177,30 +185,45 @@ class _Running:
 
     # -- writing
 
-    def send(self, message: Mapping[str, Any]) -> None:
-        body = orjson.dumps(message, default=str) + b"\n"
-        with self.write_lock:
-            try:
-                self.stdin.write(body)
-                self.stdin.flush()
-            except (OSError, ValueError) as exc:
-                raise ProcessHookError(
-                    f"process hook {self.name!r}: cannot write to it: {exc}"
-                ) from None
+    def send(self, message: Mapping[str, Any], deadline: float) -> None:
+        """Write one line before `deadline` (time.monotonic) or kill the child: one that
+        does not read its input is hung, and a half-written line cannot be taken back."""
+        body = memoryview(orjson.dumps(message, default=str) + b"\n")
+        if not self.write_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise ProcessHookError(f"process hook {self.name!r}: its input is busy")
+        try:
+            while body:
+                try:
+                    written = os.write(self._fd, body)
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([], [self._fd], [], left)[1]:
+                        _kill_group(self.proc)
+                        raise ProcessHookError(
+                            f"process hook {self.name!r} stopped reading its input; killed"
+                        ) from None
+                    continue
+                except (OSError, ValueError) as exc:
+                    raise ProcessHookError(
+                        f"process hook {self.name!r}: cannot write to it: {exc}"
+                    ) from None
+                body = body[written:]
+        finally:
+            self.write_lock.release()
 
-    def request(self, ident: int, method: str, params: Any, timeout: float) -> Any:
+    def request(self, ident: int, method: str, params: Any, deadline: float, budget: float) -> Any:
         future: Future[Any] = Future()
         with self.pending_lock:
             if self.exited.is_set():
                 raise ProcessHookError(f"process hook {self.name!r} is not running")
             self.pending[ident] = future
         try:
-            self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
-            return future.result(timeout)
+            self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}, deadline)
+            return future.result(max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             raise ProcessHookError(
                 f"process hook {self.name!r} gave no answer to {method} "
-                f"within {round(timeout * 1000)} ms"
+                f"within {round(budget * 1000)} ms"
             ) from None
         finally:
             with self.pending_lock:
@@ -209,15 +232,22 @@ class _Running:
     # -- stopping
 
     def stop(self, grace: float) -> None:
-        with self.write_lock, contextlib.suppress(OSError):
-            self.stdin.close()
+        """Close stdin, give the child `grace` to leave, then kill its process group.
+
+        Readers still blocked (a grandchild holding the pipe) are left to end on their
+        own: closing a stream another thread reads would block here instead."""
+        if self.write_lock.acquire(timeout=grace):
+            try:
+                with contextlib.suppress(OSError, ValueError):
+                    self._stdin.close()
+            finally:
+                self.write_lock.release()
         if not self.exited.wait(grace):
             _kill_group(self.proc)
             self.exited.wait(grace)
-        self._stdout.join(grace)
-        self._stderr.join(grace)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
+        for thread, stream in zip(self._readers, (self.proc.stdout, self.proc.stderr), strict=True):
+            thread.join(0.2)
+            if not thread.is_alive() and stream is not None:
                 stream.close()
 
 
@@ -233,15 +263,18 @@ class RpcProcess:
     """A process hook's child, restarted on death with back-off; thread-safe.
 
     `start()` raises ProcessHookError when the first start fails (the engine then
-    refuses to start); later failures surface on the request that meets them.
+    refuses to start); later failures surface on the request that meets them. Every
+    wait is bounded by the caller's budget: the lock a start holds, the hello, the
+    write and the answer.
     """
 
     def __init__(self, spawn: Spawn) -> None:
         self._spawn = spawn
         self._ids = itertools.count(1)  # PicoClaw's ids are uint64 from 1; 0 means none
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while a child is started
         self._running: _Running | None = None
         self._closed = False
+        self._backoff = threading.Lock()  # guards _delay and _not_before
         self._delay = 0.0
         self._not_before = 0.0
         self.starts = 0
@@ -258,8 +291,7 @@ class RpcProcess:
         return running.proc.pid if running is not None and not running.exited.is_set() else None
 
     def start(self) -> None:
-        with self._lock:
-            self._ensure_running()
+        self._live(time.monotonic() + self._spawn.start_timeout)
 
     def _exited(self, running: _Running) -> None:
         if not self._closed:
@@ -269,69 +301,94 @@ class RpcProcess:
                 running.proc.returncode,
             )
 
-    def _ensure_running(self) -> _Running:
-        """The live child, starting one if allowed; call with the lock held."""
+    def _live(self, deadline: float) -> _Running:
+        """The running child, started if need be, within `deadline`."""
+        running = self._running
+        if running is not None and not running.exited.is_set():
+            return running
+        if not self._lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise ProcessHookError(f"process hook {self.name!r} is still starting")
+        try:
+            return self._ensure_running(deadline)
+        finally:
+            self._lock.release()
+
+    def _ensure_running(self, deadline: float) -> _Running:
+        """Start a child if none runs and the back-off allows; call with _lock held."""
         if self._closed:
             raise ProcessHookError(f"process hook {self.name!r} is closed")
         running = self._running
         if running is not None and not running.exited.is_set():
             return running
         now = time.monotonic()
-        if now < self._not_before:
+        with self._backoff:
+            not_before = self._not_before
+        if now < not_before:
             raise ProcessHookError(
                 f"process hook {self.name!r} is down; next start in "
-                f"{round((self._not_before - now) * 1000)} ms"
+                f"{round((not_before - now) * 1000)} ms"
             )
         if running is not None:
             running.stop(0.1)
         self._running = None
         spawn = self._spawn
-        self._delay = min(spawn.backoff_max, self._delay * 2) if self._delay else spawn.backoff
-        self._not_before = now + self._delay
+        with self._backoff:
+            # Doubles until an answered request resets it: a child that dies before
+            # answering anything is not started again sooner than this.
+            self._delay = min(spawn.backoff_max, self._delay * 2) if self._delay else spawn.backoff
+            self._not_before = now + self._delay
         try:
             running = _Running(spawn, self._exited)
         except OSError as exc:
+            self._failed_start()
             raise ProcessHookError(
                 f"process hook {self.name!r} cannot start {spawn.command[0]!r}: "
                 f"{exc.strerror or exc}"
             ) from None
         self.starts += 1
+        hello_deadline = min(deadline, time.monotonic() + spawn.start_timeout)
         try:
             answer = running.request(
-                next(self._ids), "hook.hello", dict(spawn.hello_params), spawn.start_timeout
+                next(self._ids),
+                "hook.hello",
+                dict(spawn.hello_params),
+                hello_deadline,
+                hello_deadline - now,
             )
         except ProcessHookError as exc:
             running.stop(0.1)
+            self._failed_start()
             raise ProcessHookError(f"{exc} (hello failed)") from None
         if not isinstance(answer, Mapping) or answer.get("ok") is False:
             running.stop(0.1)
+            self._failed_start()
             raise ProcessHookError(
-                f"process hook {self.name!r} refused hello: {orjson.dumps(answer, default=str)!r}"
+                f"process hook {self.name!r} refused hello: "
+                f"{orjson.dumps(answer, default=str).decode()}"
             )
         self.hello = answer
         self._running = running
         return running
 
+    def _failed_start(self) -> None:
+        with self._backoff:
+            self._not_before = time.monotonic() + self._delay
+
     def request(self, method: str, params: Any, timeout: float) -> Any:
         """The result of one request; ProcessHookError when there is none in `timeout`."""
         deadline = time.monotonic() + timeout
-        with self._lock:
-            running = self._ensure_running()
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise ProcessHookError(
-                f"process hook {self.name!r}: no time left for {method} after its restart"
-            )
-        result = running.request(next(self._ids), method, params, left)
-        self._delay = 0.0
-        self._not_before = 0.0
+        running = self._live(deadline)
+        result = running.request(next(self._ids), method, params, deadline, timeout)
+        if self._delay:
+            with self._backoff:
+                self._delay = 0.0
+                self._not_before = 0.0
         return result
 
-    def notify(self, method: str, params: Any) -> None:
-        """Send a notification (no id, no answer); ProcessHookError when it cannot go."""
-        with self._lock:
-            running = self._ensure_running()
-        running.send({"jsonrpc": "2.0", "method": method, "params": params})
+    def notify(self, method: str, params: Any, timeout: float) -> None:
+        """Send a notification (no id, no answer) within `timeout`."""
+        deadline = time.monotonic() + timeout
+        self._live(deadline).send({"jsonrpc": "2.0", "method": method, "params": params}, deadline)
 
     def close(self) -> None:
         """Close stdin, wait CLOSE_GRACE, then kill. Idempotent."""

@@ -81,15 +81,17 @@ def _budgets(config: HooksConfig, spec: ProcessHookConfig, timeouts: Timeouts) -
     d = config.defaults
     interceptor = spec.timeout_ms or d.interceptor_timeout_ms or round(timeouts.interceptor * 1000)
     approval = d.approval_timeout_ms or round(timeouts.approval * 1000)
-    return _Budgets(interceptor / 1000, approval / 1000)
+    observer = d.observer_timeout_ms or round(timeouts.observer * 1000)
+    return _Budgets(interceptor / 1000, approval / 1000, observer / 1000)
 
 
 class _Budgets:
-    __slots__ = ("approval", "interceptor")
+    __slots__ = ("approval", "interceptor", "observer")
 
-    def __init__(self, interceptor: float, approval: float) -> None:
+    def __init__(self, interceptor: float, approval: float, observer: float) -> None:
         self.interceptor = interceptor
         self.approval = approval
+        self.observer = observer
 
 
 class ProcessHook:
@@ -175,6 +177,8 @@ class ProcessHook:
             return Decision(action, reason)
         tool, args = sent["tool"], call.args
         replacement = answer.get("call")
+        if action is Action.MODIFY and replacement is None and "args" not in answer:
+            raise ProcessHookError(f"process hook {self.name!r}: modify without a call")
         if replacement is not None:
             # PicoClaw replaces the call wholesale: what is left out is gone.
             if not isinstance(replacement, Mapping):
@@ -205,8 +209,14 @@ class ProcessHook:
         action, reason = self._action(answer, "hook.after_tool")
         if action is not Action.CONTINUE and action is not Action.MODIFY:
             return Decision(action, reason)
-        raw = _inner(answer.get("result"), "result", ("for_llm", "for_user", "is_error"))
+        raw = _inner(
+            answer.get("result", answer.get("hook_result")),
+            "result",
+            ("for_llm", "for_user", "is_error"),
+        )
         if raw is None:
+            if action is Action.MODIFY:
+                raise ProcessHookError(f"process hook {self.name!r}: modify without a result")
             return None
         new = _tool_result(raw, duration=result.duration)
         return None if new == result else Decision(Action.MODIFY, reason, result=new)
@@ -235,6 +245,8 @@ class ProcessHook:
             return Decision(action, reason)
         raw = answer.get("request")
         if raw is None:
+            if action is Action.MODIFY:
+                raise ProcessHookError(f"process hook {self.name!r}: modify without a request")
             return None
         if not isinstance(raw, Mapping):
             raise ProcessHookError(f"process hook {self.name!r}: request must be an object")
@@ -264,6 +276,8 @@ class ProcessHook:
             return Decision(action, reason)
         raw = _inner(answer.get("response"), "response", ("content", "finish_reason"))
         if raw is None:
+            if action is Action.MODIFY:
+                raise ProcessHookError(f"process hook {self.name!r}: modify without a response")
             return None
         new = response.replace(
             content=_text(raw.get("content"), response.content),
@@ -276,7 +290,11 @@ class ProcessHook:
         if self._kinds is not None and event.kind not in self._kinds:
             return
         legacy = "ok" not in self._rpc.hello and "protocol_version" in self._rpc.hello
-        self._rpc.notify("hook.event" if legacy else "hook.runtime_event", _event_params(event))
+        self._rpc.notify(
+            "hook.event" if legacy else "hook.runtime_event",
+            _event_params(event),
+            self._budgets.observer,
+        )
 
     def _action(self, answer: Mapping[str, Any], method: str) -> tuple[Action, str]:
         """The action and reason in either dialect; absent means continue."""
