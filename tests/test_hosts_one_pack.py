@@ -25,7 +25,10 @@ REASON = "recursive delete of a root or home directory is blocked"
 
 
 def run(host: str, stdin: bytes) -> list[Any]:
+    """The adapter's stdout, one JSON value per line. `audit_stream: stdout` is set on
+    purpose: stdout is the host's protocol, so the decision log must stay off it."""
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+    env["POLICY_AUDIT_STREAM"] = "stdout"
     done = subprocess.run(
         [POLICY, "hook", host, "--packs", RULES],
         input=stdin,
@@ -102,6 +105,7 @@ def test_picoclaw() -> None:
     answers = run(
         "picoclaw", lines(hello, before_tool(2, DELETE_ROOT), before_tool(3, LISTING))
     )
+    assert sorted(a["id"] for a in answers) == [1, 2, 3]
     by_id = {a["id"]: a["result"] for a in answers}
     assert by_id[2] == {"action": "deny_tool", "reason": REASON}
     assert by_id[3]["action"] == "continue"
@@ -119,6 +123,7 @@ def test_openclaw() -> None:
         "openclaw",
         lines(init, hook_before("2", DELETE_ROOT), hook_before("3", LISTING), shutdown),
     )
+    assert sorted(a["id"] for a in answers) == ["1", "2", "3", "4"]
     by_id = {a["id"]: a.get("result") for a in answers}
     assert by_id["2"]["allow"] is False
     assert by_id["3"]["allow"] is True

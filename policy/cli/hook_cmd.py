@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 import orjson
 
+from policy.cli._protocol import encode_line, engine_for_protocol
 from policy.hosts.claude import (
     TOOL_EVENTS,
     HookEvent,
@@ -46,12 +47,12 @@ class _Answer:
         self.flat = False
 
     def give(self, answer: dict[str, Any] | None) -> None:
+        line = encode_line(answer) if answer is not None else b""
         with self._lock:
             if self._done:
                 return
             self._done = True
-            if answer is not None:
-                sys.stdout.buffer.write(orjson.dumps(answer) + b"\n")
+            sys.stdout.buffer.write(line)
             sys.stdout.flush()
 
     def refuse(self, reason: str) -> None:
@@ -71,7 +72,6 @@ def _engine(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
     from policy import _default_settings as fast
-    from policy.engine import Engine
 
     # A FastSettings stands in for a Settings: it carries every attribute the engine
     # reads (tests/test_hook_cold_start.py holds it to Settings).
@@ -86,7 +86,7 @@ def _engine(args: argparse.Namespace) -> Any:
             fast.remember(args.config, key, settings)
     if args.packs:
         settings = settings.model_copy(update={"packs": [Path(p) for p in args.packs]})
-    return Engine(settings)
+    return engine_for_protocol(settings)
 
 
 def _call(event: HookEvent) -> Any:
@@ -181,9 +181,7 @@ def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
 def _observe(engine: Any, event: HookEvent) -> None:
     from policy.model import Event
 
-    engine.emit(
-        Event(kind=f"{_HOSTS[event.host]}.{event.name}", payload=dict(event.raw or {}))
-    )
+    engine.emit(Event(kind=f"{_HOSTS[event.host]}.{event.name}", payload=dict(event.raw or {})))
 
 
 def decide(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | None:
@@ -251,9 +249,11 @@ def _answer_one(args: argparse.Namespace) -> None:
     except Exception as exc:  # noqa: BLE001 - every failure becomes an explicit refusal
         answer.refuse(f"policy hook failed closed: {type(exc).__name__}: {exc}")
     finally:
-        watchdog.cancel()
+        # The watchdog keeps running through close: a host that waits past its hook
+        # timeout treats the hook as failed (and lets the call run), answer or not.
         if engine is not None:
             try:
                 engine.close()
             except Exception as exc:  # noqa: BLE001 - the answer is out; say why on stderr
                 sys.stderr.write(f"policy: closing the engine failed: {exc}\n")
+        watchdog.cancel()

@@ -35,6 +35,8 @@ from typing import Any
 
 import orjson
 
+from policy.cli._protocol import encode_line, engine_for_protocol
+
 #: The most a hook_before may take here: OpenClaw's BridgedToolHook allows at 5 s, and
 #: the answer still has to cross the JS plugin and the bridge.
 _BUDGET = 4.0
@@ -114,16 +116,9 @@ class _Server:
     # ------------------------------------------------------------------ io
 
     def send(self, message: dict[str, Any]) -> None:
-        try:
-            line = orjson.dumps(message)
-        except orjson.JSONEncodeError:
-            # A lone surrogate echoed from the request (orjson will not write one): the
-            # stdlib escapes it, and the answer still goes out.
-            import json
-
-            line = json.dumps(message, ensure_ascii=True).encode()
+        line = encode_line(message)  # a lone surrogate echoed from the request still goes
         with self._write_lock:
-            sys.stdout.buffer.write(line + b"\n")
+            sys.stdout.buffer.write(line)
             sys.stdout.flush()
 
     def error(self, ident: Any, message: str) -> None:
@@ -137,7 +132,6 @@ class _Server:
         try:
             from pathlib import Path
 
-            from policy.engine import Engine
             from policy.settings import load_settings
 
             settings = load_settings(self._args.config)
@@ -145,7 +139,7 @@ class _Server:
                 settings = settings.model_copy(
                     update={"packs": [Path(p) for p in self._args.packs]}
                 )
-            self._engine = Engine(settings)
+            self._engine = engine_for_protocol(settings)
         except Exception as exc:  # noqa: BLE001 - reported on every answer instead
             self._broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
             sys.stderr.write(f"policy: {self._broken}\n")

@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from policy.cli._protocol import encode_line, engine_for_protocol
+
 _PARSE_ERROR = -32700
 _INVALID_REQUEST = -32600
 _METHOD_NOT_FOUND = -32601
@@ -54,7 +56,7 @@ class _Server:
     # ------------------------------------------------------------------ io
 
     def send(self, message: dict[str, Any]) -> None:
-        line = orjson.dumps({"jsonrpc": "2.0", **message}) + b"\n"
+        line = encode_line({"jsonrpc": "2.0", **message})
         with self._write_lock:
             sys.stdout.buffer.write(line)
             sys.stdout.flush()
@@ -68,7 +70,6 @@ class _Server:
         try:
             from pathlib import Path
 
-            from policy.engine import Engine
             from policy.settings import load_settings
 
             settings = load_settings(self._args.config)
@@ -76,7 +77,7 @@ class _Server:
                 settings = settings.model_copy(
                     update={"packs": [Path(p) for p in self._args.packs]}
                 )
-            self._engine = Engine(settings)
+            self._engine = engine_for_protocol(settings)
         except Exception as exc:  # noqa: BLE001 - reported on every answer instead
             self._broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
             sys.stderr.write(f"policy: {self._broken}\n")
