@@ -233,15 +233,74 @@ def test_args_run_the_command_without_a_shell_with_placeholders_filled_in(
     assert (tmp_path / "argv.txt").read_text() == repr([str(tmp_path), "$HOME; rm -rf ~"])
 
 
-def test_a_failing_hook_exit_1_lets_the_call_through_like_claude_code_and_warns(
-    build: Build, tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_a_guard_that_crashes_is_a_hook_failure_and_denies_where_claude_code_would_run_it(
+    build: Build, tmp_path: Path
 ) -> None:
-    engine = build(claude("PreToolUse", "echo 'oops, a bug' >&2; exit 1"))
-    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
-        decision = engine.before_tool(bash("ls"))
-    assert decision.action is Action.CONTINUE
-    assert "exited 1" in caplog.text
-    assert "oops, a bug" in caplog.text
+    # The guard's bug (a key it expected is missing) must not wave the call through.
+    buggy = script(
+        tmp_path,
+        "buggy",
+        """
+        call = json.load(sys.stdin)
+        if "rm -rf" in call["tool_input"]["cmd"]:
+            sys.exit(2)
+        """,
+    )
+    engine = build(claude("PreToolUse", buggy, matcher="Bash"))
+    decision = engine.before_tool(bash("rm -rf ~"))
+    assert decision.action is Action.DENY_TOOL
+    assert decision.failure == "error"
+    hook = "claude:" + str(tmp_path / "hooks.json") + ":PreToolUse[0].hooks[0]"
+    assert f"hook {hook!r} failed" in decision.reason
+    assert "exited 1 at PreToolUse" in decision.reason
+    # stderr's first line and, for a traceback, its last, which names the error
+    assert "Traceback (most recent call last): … KeyError: 'cmd'" in decision.reason
+
+    ran: list[ToolCall] = []
+    result = engine.run_tool(bash("rm -rf ~"), lambda call: ran.append(call) or "gone")
+    assert ran == []
+    assert result.is_error
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        ("echo 'oops, a bug' >&2; exit 1", "exited 1"),
+        ("echo 'oops, a bug' >&2; exit 3", "exited 3"),
+        ("echo 'oops, a bug' >&2; kill -KILL $$", "killed by signal 9"),
+    ],
+)
+def test_any_exit_but_0_and_2_at_pre_tool_use_goes_to_the_failure_policy(
+    build: Build, command: str, status: str
+) -> None:
+    denied = build(claude("PreToolUse", command)).before_tool(bash("ls"))
+    assert denied.action is Action.DENY_TOOL
+    assert status in denied.reason
+    assert "oops, a bug" in denied.reason
+
+    # Only an operator's explicit `ignore` lets it through, and the decision says why.
+    skipped = build(claude("PreToolUse", command), failure_policy="ignore").before_tool(bash("ls"))
+    assert skipped.action is Action.CONTINUE
+    assert any(status in why and "oops, a bug" in why for why in skipped.ignored)
+
+
+def test_a_json_verdict_that_does_not_parse_is_a_failure_not_plain_text(
+    build: Build, tmp_path: Path
+) -> None:
+    # A deny with a missing brace: Claude Code would read it as text and run the call.
+    truncated = script(
+        tmp_path,
+        "truncated",
+        """
+        print('{"hookSpecificOutput": {"hookEventName": "PreToolUse",'
+              ' "permissionDecision": "deny"}')
+        """,
+    )
+    engine = build(claude("PreToolUse", truncated))
+    decision = engine.before_tool(bash("ls"))
+    assert decision.action is Action.DENY_TOOL
+    assert decision.failure == "error"
+    assert "starts like a JSON verdict but is not JSON" in decision.reason
 
 
 def test_output_that_is_not_json_is_ignored_like_claude_code_and_warns(
@@ -395,6 +454,156 @@ def test_arguments_are_renamed_to_claude_codes_and_a_rewrite_is_renamed_back(
     assert dict(decision.call.args) == {"path": "/srv/app/README.md"}
 
 
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        # PicoClaw's read_file opens `path`; a `file_path` beside it is a decoy.
+        (
+            {"path": "/etc/shadow", "file_path": "/tmp/notes.txt"},
+            {"file_path": "/etc/shadow"},
+        ),
+        # Both spellings, one value: no conflict, shown once.
+        ({"path": "/etc/shadow", "file_path": "/etc/shadow"}, {"file_path": "/etc/shadow"}),
+    ],
+)
+def test_a_decoy_under_the_hosts_spelling_does_not_hide_the_path_the_tool_reads(
+    build: Build, tmp_path: Path, args: dict[str, str], shown: dict[str, str]
+) -> None:
+    guard = script(
+        tmp_path,
+        "guard",
+        """
+        if payload["tool_input"].get("file_path", "").startswith("/etc/"):
+            print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "no /etc"}}))
+        """,
+        save=True,
+    )
+    engine = build(claude("PreToolUse", guard, matcher="Read"))
+    decision = engine.before_tool(ToolCall(tool="read_file", args=args, host="picoclaw"))
+    assert saved(tmp_path)["tool_input"] == shown
+    assert decision.action is Action.DENY_TOOL
+    assert decision.reason == "no /etc"
+
+
+def test_an_edit_shows_the_hook_the_text_the_tool_will_write(build: Build, tmp_path: Path) -> None:
+    capture = script(tmp_path, "capture", save=True)
+    engine = build(claude("PreToolUse", capture, matcher="Edit"))
+    call = ToolCall(
+        tool="edit_file",
+        args={
+            "path": "/srv/app.py",
+            "old_text": "check()",
+            "new_text": "pass",
+            "old_string": "x",
+            "new_string": "harmless",
+        },
+        host="picoclaw",
+    )
+    engine.before_tool(call)
+    assert saved(tmp_path)["tool_input"] == {
+        "file_path": "/srv/app.py",
+        "old_string": "check()",
+        "new_string": "pass",
+    }
+
+
+@pytest.mark.parametrize(
+    ("shape", "call", "shown"),
+    [
+        # Claude Code's own Read opens `file_path`: there `path` is the decoy.
+        (
+            "claude",
+            ToolCall(
+                tool="Read",
+                args={"file_path": "/etc/shadow", "path": "/tmp/notes.txt"},
+                host="claude-code",
+            ),
+            {"file_path": "/etc/shadow", "path": "/tmp/notes.txt"},
+        ),
+        # The same with no host named: a Claude Code tool name takes Claude's arguments.
+        (
+            "claude",
+            ToolCall(tool="Read", args={"file_path": "/etc/shadow", "path": "/tmp/notes.txt"}),
+            {"file_path": "/etc/shadow", "path": "/tmp/notes.txt"},
+        ),
+        # Agentao's replace writes `new_text`, the name its flat payload uses too.
+        (
+            "agentao",
+            ToolCall(
+                tool="replace",
+                args={"file_path": "/srv/a.py", "new_text": "rm -rf /", "new_string": "ok"},
+                host="agentao",
+            ),
+            {"file_path": "/srv/a.py", "new_text": "rm -rf /", "new_string": "ok"},
+        ),
+        # No host named, our edit_file: PicoClaw's `new_text` is the real one.
+        (
+            "agentao",
+            ToolCall(
+                tool="edit_file",
+                args={"path": "/srv/a.py", "new_text": "rm -rf /", "new_string": "ok"},
+            ),
+            {"file_path": "/srv/a.py", "new_text": "rm -rf /", "new_string": "ok"},
+        ),
+        # A Claude Code Edit shown to an Agentao hook: Claude's `new_string` is the real one.
+        (
+            "agentao",
+            ToolCall(
+                tool="Edit",
+                args={"file_path": "/srv/a.py", "new_string": "rm -rf /", "new_text": "ok"},
+                host="claude-code",
+            ),
+            {"file_path": "/srv/a.py", "new_text": "rm -rf /"},
+        ),
+    ],
+)
+def test_a_decoy_under_the_other_spelling_does_not_hide_the_value_either(
+    build: Build, tmp_path: Path, shape: str, call: ToolCall, shown: dict[str, str]
+) -> None:
+    capture = script(tmp_path, "capture", save=True)
+    engine = build(
+        claude("PreToolUse", capture) if shape == "claude" else agentao("PreToolUse", capture)
+    )
+    engine.before_tool(call)
+    payload = saved(tmp_path)
+    tool_input = payload["tool_input"] if shape == "claude" else payload["data"]["toolInput"]
+    assert tool_input == shown
+
+
+@pytest.mark.parametrize(
+    ("updated", "outcome"),
+    [
+        ({"file_path": "/srv/a.md", "path": "/etc/shadow"}, None),
+        ({"path": "/etc/shadow", "file_path": "/srv/a.md"}, None),
+        ({"file_path": "/srv/a.md", "path": "/srv/a.md"}, {"path": "/srv/a.md"}),
+    ],
+)
+def test_a_rewrite_that_spells_one_argument_twice_must_agree_with_itself(
+    build: Build, tmp_path: Path, updated: dict[str, str], outcome: dict[str, str] | None
+) -> None:
+    rewrite = script(
+        tmp_path,
+        "rewrite",
+        f"""
+        print(json.dumps({{"hookSpecificOutput": {{"hookEventName": "PreToolUse",
+            "permissionDecision": "allow", "updatedInput": {updated!r}}}}}))
+        """,
+    )
+    engine = build(claude("PreToolUse", rewrite, matcher="Read"))
+    call = ToolCall(tool="read_file", args={"path": "/srv/b.md"}, host="picoclaw")
+    decision = engine.before_tool(call)
+    if outcome is None:
+        # Whichever we kept, the tool might open a file the hook did not mean.
+        assert decision.action is Action.DENY_TOOL
+        assert decision.failure == "error"
+        assert "two spellings of the call's `path`, with different values" in decision.reason
+    else:
+        assert decision.action is Action.MODIFY
+        assert decision.call is not None
+        assert dict(decision.call.args) == outcome
+
+
 # ------------------------------------------------------------------ after the tool
 
 
@@ -429,6 +638,35 @@ def test_post_tool_use_exit_2_sends_stderr_to_the_model_after_the_output(
     decision = engine.after_tool(bash("make"), ToolResult(for_llm="built"))
     assert decision.result is not None
     assert decision.result.for_llm == "built\n\nPostToolUse hook feedback: tests now fail"
+
+
+@pytest.mark.parametrize("event", ["PostToolUse", "PostToolUseFailure"])
+@pytest.mark.parametrize("shape", ["claude", "agentao"])
+def test_after_the_tool_a_crash_is_followed_like_the_hosts_and_logged(
+    build: Build, caplog: pytest.LogCaptureFixture, event: str, shape: str
+) -> None:
+    # The tool already ran; there is nothing left to stop, so the result goes on.
+    command = "cat > /dev/null; echo 'linter crashed' >&2; exit 1"
+    hooks = claude(event, command) if shape == "claude" else agentao(event, command)
+    engine = build(hooks)
+    result = ToolResult(for_llm="done", is_error=event == "PostToolUseFailure")
+    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+        decision = engine.after_tool(bash("make"), result)
+    assert decision.action is Action.CONTINUE
+    assert decision.failure is None
+    assert f"exited 1 at {event}" in caplog.text
+    assert "linter crashed" in caplog.text
+
+
+def test_after_the_tool_a_json_verdict_that_does_not_parse_is_logged(
+    build: Build, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = build(claude("PostToolUse", """cat > /dev/null; echo '{"decision": "block"'"""))
+    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+        decision = engine.after_tool(bash("make"), ToolResult(for_llm="built"))
+    assert decision.action is Action.CONTINUE
+    assert decision.failure is None
+    assert "starts like a JSON verdict but is not JSON" in caplog.text
 
 
 def test_post_tool_use_failure_hooks_see_only_failed_calls(build: Build, tmp_path: Path) -> None:
@@ -482,6 +720,31 @@ def test_user_prompt_submit_exit_2_ends_the_turn_with_stderr(build: Build) -> No
     assert decision.reason == "off hours"
 
 
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("cat > /dev/null; echo 'gate crashed' >&2; exit 1", "exited 1 at UserPromptSubmit"),
+        ("""cat > /dev/null; echo '{"decision": "block"'""", "is not JSON"),
+    ],
+)
+def test_user_prompt_submit_crash_or_unreadable_verdict_is_a_failure_and_aborts(
+    build: Build, command: str, why: str
+) -> None:
+    engine = build(claude("UserPromptSubmit", command, matcher=None))
+    decision = engine.user_prompt(Prompt(text="my password is hunter2"))
+    assert decision.action is Action.ABORT_TURN
+    assert decision.failure == "error"
+    assert why in decision.reason
+
+
+def test_user_prompt_submit_plain_stdout_on_exit_0_is_still_context(build: Build) -> None:
+    engine = build(claude("UserPromptSubmit", "cat > /dev/null; echo 'Branch: main'", matcher=None))
+    decision = engine.user_prompt(Prompt(text="hi"))
+    assert decision.action is Action.MODIFY
+    assert decision.prompt is not None
+    assert decision.prompt.text.startswith("<user-prompt-submit-hook>\nBranch: main\n")
+
+
 # ------------------------------------------------------------- Agentao's flat shape
 
 
@@ -530,6 +793,41 @@ def test_agentao_flat_hooks_ignore_exit_2_and_block_only_by_json(
     assert decision.action is Action.DENY_TOOL
     assert decision.reason == "not in this repo"
     assert engine.before_tool(ToolCall(tool="Read", args={})).action is Action.CONTINUE
+
+
+def test_agentao_flat_hooks_that_crash_before_the_tool_or_at_a_prompt_are_failures(
+    build: Build,
+) -> None:
+    crash = "cat > /dev/null; echo 'guard crashed' >&2; exit 1"
+    denied = build(agentao("PreToolUse", crash)).before_tool(bash("ls"))
+    assert denied.action is Action.DENY_TOOL
+    assert denied.failure == "error"
+    assert "exited 1 at PreToolUse" in denied.reason
+    assert "guard crashed" in denied.reason
+
+    aborted = build(agentao("UserPromptSubmit", crash)).user_prompt(Prompt(text="hi"))
+    assert aborted.action is Action.ABORT_TURN
+    assert aborted.failure == "error"
+
+
+def test_agentao_a_refusal_printed_by_a_hook_that_then_crashed_still_stands(
+    build: Build,
+) -> None:
+    # Agentao reads the output whatever the exit; `ignore` must not undo the "no".
+    deny = (
+        "cat > /dev/null; "
+        """echo '{"hookSpecificOutput": {"permissionDecision": "deny", """
+        """"permissionDecisionReason": "not here"}}'; exit 1"""
+    )
+    engine = build(agentao("PreToolUse", deny), failure_policy="ignore")
+    decision = engine.before_tool(bash("ls"))
+    assert decision.action is Action.DENY_TOOL
+    assert decision.reason == "not here"
+
+    allow = """cat > /dev/null; echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'"""
+    failed = build(agentao("PreToolUse", allow + "; exit 1")).before_tool(bash("ls"))
+    assert failed.action is Action.DENY_TOOL
+    assert "exited 1" in failed.reason
 
 
 def test_agentao_flat_hooks_apply_no_updated_input(build: Build, tmp_path: Path) -> None:

@@ -12,17 +12,33 @@ contract is kept exactly where it is a fact (docs/hosts.md lists the sources):
   default timeout 600 s.
 * **Agentao's flat shape** `{"hooks": {"PreToolUse": [{"type": "command", ...,
   "matcher": {"toolName": "Bash"}}]}}` (Agentao 0.5.17, contract `agentao-v1`): a
-  glob over the tool name, the `{event, data}` envelope, exit codes ignored, no
+  glob over the tool name, the `{event, data}` envelope, exit 2 ignored, no
   `updatedInput`, PostToolUse output unread, `blockingError`/`preventContinuation`
   at UserPromptSubmit, and `prompt` hooks that inject their text without a model.
 
-Where we part from both hosts, on purpose: a command that cannot start or that times
-out is a hook FAILURE (the chain's failure policy decides, by default a denial) where
-the hosts let the call run; a verdict field that is malformed (an unknown
-`permissionDecision`, `continue: "no"`) is a failure too. Where the hosts fail open
-on a hook's own say-so (exit 1, output that is not JSON) we follow them and log a
-warning on the `policy.hosted` logger. Files are read strictly: anything the loader
-does not understand stops the engine from starting, naming the file and the field.
+Where we part from both hosts, on purpose: a command that cannot start, times out or
+is killed by a signal is a hook FAILURE (the chain's failure policy decides, by default
+a denial) where the hosts let the call run; a verdict field that is malformed (an
+unknown `permissionDecision`, `continue: "no"`) is a failure too. At the points where
+a hook guards, PreToolUse and UserPromptSubmit, so is a crash: both hosts call an exit
+status other than 0 and 2 a "non-blocking error" and go on, so a guard that dies on an
+input it did not expect (a traceback, exit 1) would wave through exactly the call it
+failed to read. Here that exit is a failure whose reason gives the status and stderr;
+and exit 0 with stdout that starts like a JSON verdict (`{`) but does not parse is one
+too, where the hosts take it as plain text. For Agentao's flat shape the same holds for
+statuses other than 0 and 2 (its exit 2 stays ignored, as Agentao ignores it), except
+that a refusal the hook printed still stands, as Agentao would apply it. After the tool
+(PostToolUse, PostToolUseFailure) the call has run and we follow the hosts: a bad exit
+or unreadable output is logged as a warning on the `policy.hosted` logger and the
+result goes on. Plain text on exit 0 stays what the hosts make of it (ignored before a
+tool, context at a prompt).
+
+Argument names are the host's (`Read {file_path}`), so a call that spells one argument
+both ways with different values (`{"path": "/etc/shadow", "file_path": "/tmp/x"}`)
+shows the hook the value the tool will read, not the decoy (`_HostNames.tool_input`);
+a rewritten input that spells one argument both ways with different values is a
+failure. Files are read strictly: anything the loader does not understand stops the
+engine from starting, naming the file and the field.
 """
 
 from __future__ import annotations
@@ -132,6 +148,22 @@ _INPUT_KEYS: Mapping[Shape, Mapping[str, Mapping[str, str]]] = {
         "edit_file": {"path": "file_path", "old_string": "old_text", "new_string": "new_text"},
     },
 }
+#: Which spelling of a renamed argument the file tools of a host read, by the `host`
+#: a call carries. It settles a call that gives both spellings with different values:
+#: the hook must judge the value the tool will use, and a model can add the other
+#: spelling as a decoy. A call naming no host listed here reads PicoClaw's names (our
+#: canonical tools' `read_file {path}`), unless it uses a Claude Code tool name, whose
+#: arguments are Claude's.
+_HOST_READS: Mapping[str, frozenset[str]] = {
+    "picoclaw": frozenset({"path", "old_text", "new_text"}),
+    "claude-code": frozenset({"file_path", "old_string", "new_string"}),
+    "agentao": frozenset({"file_path", "old_text", "new_text"}),
+}
+#: The events at which a hook guards: its verdict can stop the call or the prompt
+#: before anything happens, so a hook that crashes there must not count as "no".
+_GUARD_EVENTS = frozenset({"PreToolUse", "UserPromptSubmit"})
+#: Longest stderr line quoted in a failure reason or warning.
+_QUOTE_CHARS = 300
 
 #: Default per-hook timeouts in seconds: Claude Code's current one, and Agentao's
 #: for its flat shape (agentao/plugins/hooks/_parser.py).
@@ -148,8 +180,10 @@ _CONTEXT_TAG = "user-prompt-submit-hook"
 
 
 class CommandHookError(Exception):
-    """A hook command gave no usable answer: it did not start, timed out, or answered
-    a verdict field with something that is not one. The chain's failure policy decides."""
+    """A hook command gave no usable answer: it did not start, timed out, was killed,
+    crashed where it guards (an exit status other than 0 and 2), printed a JSON verdict
+    that does not parse, or answered a verdict field with something that is not one.
+    Raised rather than read as "no opinion", so the chain's failure policy decides."""
 
 
 # ----------------------------------------------------------------------------- names
@@ -180,15 +214,61 @@ class _HostNames:
 
     def tool_input(self, shape: Shape, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
         """The call's arguments under the host's key names, and {host key: our key}
-        for every key renamed (so a rewritten input can be mapped back)."""
+        for every key renamed (so a rewritten input can be mapped back).
+
+        When the call gives both spellings of one argument, the hook is shown the value
+        the tool will read (`_reads`), whichever key it came under: a guard that reads
+        `file_path` must not be shown a decoy while the tool opens `path`.
+        """
         renames = _INPUT_KEYS[shape].get(self._aliases.canonical(call.tool), {})
         tool_input = dict(call.args)
         renamed: dict[str, str] = {}
         for ours, theirs in renames.items():
-            if ours in tool_input and theirs not in tool_input:
-                tool_input[theirs] = tool_input.pop(ours)
-                renamed[theirs] = ours
+            if ours not in tool_input:
+                continue
+            if theirs in tool_input and tool_input[theirs] != tool_input[ours]:
+                read = self._reads(call, ours, theirs)
+                log.warning(
+                    "call to %r gives both %r and %r with different values; hooks are "
+                    "shown the value under %r, the one the tool reads",
+                    call.tool_raw or call.tool,
+                    ours,
+                    theirs,
+                    read,
+                )
+                if read == theirs:
+                    continue  # the tool reads the host's spelling: shown as it is
+            tool_input[theirs] = tool_input.pop(ours)
+            renamed[theirs] = ours
         return tool_input, renamed
+
+    def _reads(self, call: ToolCall, ours: str, theirs: str) -> str:
+        """Which of two spellings of one argument the call's tool reads: its host's,
+        when the call names a host we know; else Claude Code's for a Claude Code tool
+        name, PicoClaw's for any other."""
+        reads = _HOST_READS.get(call.host)
+        if reads is None:
+            claude = (call.tool_raw or call.tool) in self._claude_names
+            reads = _HOST_READS["claude-code" if claude else "picoclaw"]
+        return theirs if theirs in reads and ours not in reads else ours
+
+
+def _input_back(updated: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, Any]:
+    """A hook's `updatedInput` under the call's own key names. A key the hook returns
+    under both spellings with different values is refused: whichever one we kept, the
+    tool would run with a value the hook may not have meant."""
+    args: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, value in updated.items():
+        ours = renamed.get(key, key)
+        if ours in args and args[ours] != value:
+            raise CommandHookError(
+                f"`updatedInput` gives `{spelled[ours]}` and `{key}`, two spellings of the "
+                f"call's `{ours}`, with different values"
+            )
+        args[ours] = value
+        spelled[ours] = key
+    return args
 
 
 # -------------------------------------------------------------------------- matchers
@@ -744,7 +824,7 @@ class _CommandHook:
             )
         if code < 0:
             raise CommandHookError(
-                f"command {spec.command!r} was killed by signal {-code}: {_first_line(stderr)}"
+                f"command {spec.command!r} was killed by signal {-code}: {_stderr_quote(stderr)}"
             )
         return _Completed(code, stdout, stderr)
 
@@ -787,22 +867,49 @@ class _CommandHook:
 
     # ------------------------------------------------------------------- reading
 
-    def _warn_exit(self, done: _Completed) -> None:
+    def _warn_exit(self, done: _Completed, consequence: str) -> None:
+        """Log an exit status the chain follows the host on (after the tool, or
+        Agentao's ignored exit 2): the operator still needs to hear of it."""
         log.warning(
-            "hook %r exited %d (a non-blocking error for its host: the call goes on): %s",
+            "hook %r exited %d at %s (%s): %s",
             self.name,
             done.code,
-            _first_line(done.stderr) or "(no stderr)",
+            self.spec.event,
+            consequence,
+            _stderr_quote(done.stderr),
+        )
+
+    def _exit_failure(self, done: _Completed) -> CommandHookError:
+        """The failure for a guard that exited with neither a verdict (0) nor a block
+        (2): it most likely crashed on this very input, so its silence is no "yes"."""
+        return CommandHookError(
+            f"command {self.spec.command!r} exited {done.code} at {self.spec.event} "
+            f"(a crash, not a verdict): {_stderr_quote(done.stderr)}"
         )
 
     def _claude_json(self, done: _Completed) -> dict[str, Any] | str | None:
-        """Claude Code reads JSON on exit 0 only: a dict, plain text, or None (no output)."""
+        """The output as the hosts read it: a dict, plain text, or None (no output).
+
+        Output that starts with `{` was meant as a verdict; when it does not parse, the
+        hosts take it as text. Where the hook guards that is a failure (a deny that
+        does not parse must not read as no opinion); after the tool it is a warning.
+        """
         text = done.stdout.strip()
         if not text:
             return None
         try:
             value = json.loads(text)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as exc:
+            if not text.startswith("{"):
+                return text
+            problem = (
+                f"printed output that starts like a JSON verdict but is not JSON "
+                f"({exc.msg} at line {exc.lineno} column {exc.colno}): "
+                f"{_first_line(text)[:_QUOTE_CHARS]}"
+            )
+            if self.spec.event in _GUARD_EVENTS:
+                raise CommandHookError(f"command {self.spec.command!r} {problem}") from None
+            log.warning("hook %r %s; the tool already ran, so it is ignored", self.name, problem)
             return text
         return value if isinstance(value, dict) else text
 
@@ -859,8 +966,7 @@ class _PreToolUse(_CommandHook):
             reason = done.stderr.strip() or f"blocked by hook {self.name!r} (exit 2)"
             return Decision(Action.DENY_TOOL, reason=reason)
         if done.code != 0:
-            self._warn_exit(done)
-            return None
+            raise self._exit_failure(done)
         output = self._claude_json(done)
         if output is None:
             return None
@@ -902,7 +1008,7 @@ class _PreToolUse(_CommandHook):
         if verdict == "defer":
             reason = f"hook {self.name!r} deferred the decision: {reason}"
         if updated is not None:
-            args = {renamed.get(key, key): value for key, value in updated.items()}
+            args = _input_back(updated, renamed)
             return Decision(
                 Action.MODIFY,
                 reason=reason or f"input rewritten by hook {self.name!r}",
@@ -914,9 +1020,14 @@ class _PreToolUse(_CommandHook):
         return None
 
     def _agentao(self, done: _Completed) -> Decision | None:
-        if done.code != 0:
-            # Agentao's flat shape reads no exit code, 2 included: it only logs.
-            self._warn_exit(done)
+        if done.code in (0, 2):
+            if done.code == 2:
+                # Agentao's flat shape reads no exit code, 2 included: it only logs.
+                self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
+            return self._agentao_verdict(done)
+        return _refusal_or_failure(self._agentao_verdict, done, self._exit_failure(done))
+
+    def _agentao_verdict(self, done: _Completed) -> Decision | None:
         output = self._claude_json(done)
         if not isinstance(output, dict):
             if output is not None:
@@ -980,7 +1091,7 @@ class _PostToolUse(_CommandHook):
         if self.spec.shape == "agentao":
             # Agentao's flat shape runs PostToolUse hooks for their side effects only.
             if done.code != 0:
-                self._warn_exit(done)
+                self._warn_exit(done, "the tool already ran; Agentao goes on, and so do we")
             return None
         return self._claude(call, result, done)
 
@@ -990,7 +1101,8 @@ class _PostToolUse(_CommandHook):
             reason = done.stderr.strip() or f"hook {self.name!r} exited 2"
             return self._amend(result, feedback=reason)
         if done.code != 0:
-            self._warn_exit(done)
+            # Unlike before the tool, nothing is left to stop: follow Claude Code.
+            self._warn_exit(done, "the tool already ran; Claude Code goes on, and so do we")
             return None
         output = self._claude_json(done)
         if not isinstance(output, dict):
@@ -1057,8 +1169,7 @@ class _UserPromptSubmit(_CommandHook):
             reason = done.stderr.strip() or f"prompt blocked by hook {self.name!r} (exit 2)"
             return Decision(Action.ABORT_TURN, reason=reason)
         if done.code != 0:
-            self._warn_exit(done)
-            return None
+            raise self._exit_failure(done)
         output = self._claude_json(done)
         if output is None:
             return None
@@ -1078,11 +1189,15 @@ class _UserPromptSubmit(_CommandHook):
         return _with_context(prompt, [context] if context else [], self.name)
 
     def _agentao(self, prompt: Prompt, done: _Completed) -> Decision | None:
-        text = done.stdout.strip()
-        if done.code != 0:
-            self._warn_exit(done)
-            if not text:
-                return None
+        if done.code in (0, 2):
+            if done.code == 2:
+                self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
+            return self._agentao_verdict(prompt, done)
+        return _refusal_or_failure(
+            lambda d: self._agentao_verdict(prompt, d), done, self._exit_failure(done)
+        )
+
+    def _agentao_verdict(self, prompt: Prompt, done: _Completed) -> Decision | None:
         output = self._claude_json(done)
         if output is None:
             return None
@@ -1128,6 +1243,32 @@ def _substitute(text: str, values: Mapping[str, str]) -> str:
 def _first_line(text: str) -> str:
     stripped = text.strip()
     return stripped.splitlines()[0] if stripped else ""
+
+
+def _stderr_quote(stderr: str) -> str:
+    """Stderr for a reason or a warning: its first line, and its last when there are
+    more, since a Python traceback opens with a header and names the error last."""
+    lines = [line.strip()[:_QUOTE_CHARS] for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return "(no stderr)"
+    if len(lines) == 1:
+        return lines[0]
+    return f"{lines[0]} … {lines[-1]}"
+
+
+def _refusal_or_failure(
+    verdict: Callable[[_Completed], Decision | None], done: _Completed, failure: CommandHookError
+) -> Decision | None:
+    """For a flat-shape hook that exited with a failure status: a refusal it still
+    printed stands (Agentao reads the output whatever the exit, and a failure policy of
+    `ignore` must not undo a "no"); anything else is the failure."""
+    try:
+        decision = verdict(done)
+    except CommandHookError:
+        raise failure from None
+    if decision is not None and decision.action in (Action.DENY_TOOL, Action.ABORT_TURN):
+        return decision
+    raise failure
 
 
 def _optional_text(output: Mapping[str, Any], key: str) -> str:
