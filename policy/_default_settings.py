@@ -7,19 +7,29 @@ need no validation in this process:
 * nothing configures it — no settings file (`--config`, `$POLICY_CONFIG`) and no
   variable whose name starts with `POLICY_`: every field has its default
   (`unconfigured`);
-* the same file bytes and the same `POLICY_*` variables were validated before by
-  `policy.settings.Settings` and the result was kept (`cached` / `remember`), under
-  `<default data_dir>/cache/settings/`, keyed by a digest of everything validation
-  reads: the file's path and bytes, every `POLICY_*` variable, what the default
-  `data_dir` comes from (XDG_DATA_HOME, HOME, the user), the code of the settings
-  modules and the versions of pydantic, pydantic-settings and PyYAML.
+* the same settings file was validated before by `policy.settings.Settings` and the
+  result was kept (`cached` / `remember`), under `<default data_dir>/cache/settings/`,
+  keyed by a digest of everything validation reads: the file's path and bytes,
+  `POLICY_CONFIG`, what the default `data_dir` comes from (XDG_DATA_HOME, HOME, the
+  user), the code of the settings modules and the files of pydantic, pydantic-core,
+  pydantic-settings and PyYAML.
 
 Either way the result is a `FastSettings`: a plain object with the fields and helpers
 (`model_copy`, `approvals_store_uri`, `audit_key_bytes`) the engine reads. Anything
-else — a file or variables not seen before, settings that do not validate, process or
-command hooks to host — goes through `Settings` itself, so strictness and error
-messages are exactly its own; only successes are kept. Settings holding a secret
-(`audit_key`, or a storage URI with credentials) are never written to the cache.
+else — a file not seen before, settings that do not validate, process or command
+hooks to host — goes through `Settings` itself, so strictness and error messages are
+exactly its own; only successes are kept. Settings holding a secret (`audit_key`, or
+a storage URI with credentials) are never written to the cache.
+
+Who may stand behind an entry: it is a file of the effective user, and the agent the
+policy governs runs its tools as that user, so an entry may only stand for settings
+the user could have written itself (`cacheable_file`). The cache is used — read or
+written — only for a settings file the user may change (writable, or in a directory
+it may write; `policy.packs.cache.user_controls`) and only when no `POLICY_*`
+variable but `POLICY_CONFIG` is set: variables override the file, and who set them
+(the user, or an administrator's hook command) cannot be told from here. Settings
+from variables alone, a settings file the user may not change, and settings with
+`pack_cache: false` (or `POLICY_PACK_CACHE=false`) are validated at every start.
 tests/test_hook_cold_start.py holds the defaults here to `Settings()`'s.
 """
 
@@ -31,10 +41,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from policy.packs.cache import FileAccess
     from policy.settings import Settings
 
 __all__ = [
     "FastSettings",
+    "cacheable_file",
     "cached",
     "default_data_dir",
     "remember",
@@ -188,21 +200,52 @@ def _cache_dir() -> Path | None:
         return None
 
 
-def settings_key(config_file: str | os.PathLike[str] | None) -> str | None:
-    """The digest of everything `Settings(config_file)` reads; None if it cannot be had."""
+def cacheable_file(
+    config_file: str | os.PathLike[str] | None, access: FileAccess | None = None
+) -> Path | None:
+    """The settings file an entry may stand for, or None: validate, neither read nor
+    write the cache.
+
+    An entry is a file of the effective user, and so is anything the governed agent
+    writes; reading one must grant nothing the user could not do already. So: a
+    settings file is needed (`config_file`, else `$POLICY_CONFIG`, as policy.settings
+    reads it) that the user could change (`policy.packs.cache.user_controls`, asked
+    through `access`, the system by default), and no `POLICY_*` variable but
+    `POLICY_CONFIG` may be set — variables override the file, and whether the user or
+    an administrator's hook command set them cannot be told, so settings they shape
+    are validated every time. `POLICY_PACK_CACHE=false` is such a variable, so it
+    turns this cache off too.
+    """
+    if any(name.upper().startswith(ENV_PREFIX) and name != CONFIG_ENV for name in os.environ):
+        return None
+    if config_file is not None:
+        path = Path(config_file)
+    else:
+        value = os.environ.get(CONFIG_ENV)
+        if not value:
+            return None
+        path = Path(value)
+    from policy.packs.cache import SYSTEM, user_controls
+
+    return path if user_controls(path, access or SYSTEM) else None
+
+
+def settings_key(
+    config_file: str | os.PathLike[str] | None, access: FileAccess | None = None
+) -> str | None:
+    """The digest of everything `Settings(config_file)` reads; None if it cannot be had,
+    or when the cache may not stand for these settings (see `cacheable_file`)."""
     import hashlib
 
     import orjson
 
     from policy.packs.cache import code_stamps, package_stamps
 
-    if config_file is not None:
-        path: Path | None = Path(config_file)
-    else:
-        value = os.environ.get(CONFIG_ENV)  # as policy.settings reads it
-        path = Path(value) if value else None
+    path = cacheable_file(config_file, access)
+    if path is None:
+        return None
     try:
-        content = path.read_bytes() if path is not None else None
+        content = path.read_bytes()
         code = code_stamps(_SOURCES)
         libraries = [package_stamps(name) for name in _LIBRARIES]
     except (OSError, ImportError, ValueError):
@@ -211,15 +254,14 @@ def settings_key(config_file: str | os.PathLike[str] | None) -> str | None:
         FORMAT,
         code,
         libraries,
-        None if path is None else os.fsdecode(path),
+        os.fsdecode(path),
         sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(ENV_PREFIX)),
         os.environ.get("XDG_DATA_HOME"),
         os.environ.get("HOME"),
         os.getuid(),
     ]
     digest = hashlib.sha256(orjson.dumps(header))
-    if content is not None:
-        digest.update(hashlib.sha256(content).digest())
+    digest.update(hashlib.sha256(content).digest())
     return digest.hexdigest()
 
 
@@ -269,6 +311,8 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         raise TypeError("aliases")
     if type(fields["hooks_enabled"]) is not bool:
         raise TypeError("hooks_enabled")
+    if values["pack_cache"] is not True:
+        raise ValueError("pack_cache: false is never kept")  # see _plain
     return FastSettings(
         packs=[Path(p) for p in packs],
         data_dir=Path(data_dir),
@@ -280,18 +324,26 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
 
 
 def remember(
-    config_file: str | os.PathLike[str] | None, key: str | None, settings: Settings
+    config_file: str | os.PathLike[str] | None,
+    key: str | None,
+    settings: Settings,
+    access: FileAccess | None = None,
 ) -> None:
     """Keep `settings`, just validated from `config_file` and the environment, under
     `key` (taken before validating) for the next process.
 
     Kept only if the inputs still give `key` (a file edited meanwhile is not paired
-    with settings read from another version of it), and never with a secret or with
-    hooks to host.
+    with settings read from another version of it, nor one whose owner or mode
+    changed), and never with a secret, with hooks to host or with `pack_cache: false`.
     """
     fields = _plain(settings)
     directory = _cache_dir()
-    if fields is None or key is None or directory is None or settings_key(config_file) != key:
+    if (
+        fields is None
+        or key is None
+        or directory is None
+        or settings_key(config_file, access) != key
+    ):
         return
     import orjson
 
@@ -305,6 +357,8 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
         return None  # a field this module does not know: keep nothing
     if settings.audit_key is not None or settings.hooks.processes or settings.claude_hooks:
         return None
+    if not settings.pack_cache:
+        return None  # the switch that turns the pack cache off turns this one off too
     uris = (settings.limits_storage_uri, settings.approvals_store or "")
     if any("@" in uri for uri in uris):  # user:password@host
         return None

@@ -122,7 +122,8 @@ class Settings(BaseSettings):
         "cel-expr-python", description="CEL implementation for rule conditions."
     )
     pack_cache: bool = Field(
-        True, description="Keep compiled packs under data_dir/cache/packs for the next start."
+        True,
+        description="Keep compiled packs (and validated settings) on disk for the next start.",
     )
     aliases: dict[str, str] = Field(
         default_factory=dict, description="Extra tool spellings: {host_name: canonical_name}."

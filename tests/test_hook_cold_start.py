@@ -8,6 +8,7 @@ libraries.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 from policy import _default_settings as fast
 from policy._default_settings import FastSettings, unconfigured
+from policy.packs.cache import FileAccess
 from policy.settings import Settings, load_settings
 
 POLICY = str(Path(sys.executable).with_name("policy"))
@@ -90,12 +92,10 @@ def test_validated_settings_come_back_from_the_cache_as_they_were(
     config.write_text(
         "packs: [rules, /etc/more]\ninterceptor_timeout_ms: 1000\naudit_path: logs/d.log\n"
         "aliases: {run_in_terminal: bash}\nfailure_policy: ignore\ncel_engine: cel-python\n"
-        "hooks: {enabled: false}\napprovals_store: memory://\n"
+        "hooks: {enabled: false}\napprovals_store: memory://\naudit_capture_args: true\n"
+        f"observer_timeout_ms: 250\ndata_dir: {tmp_path / 'state'}\n"
     )
     monkeypatch.setenv("POLICY_CONFIG", str(config))
-    monkeypatch.setenv("POLICY_AUDIT_CAPTURE_ARGS", "true")
-    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "250")
-    monkeypatch.setenv("POLICY_DATA_DIR", str(tmp_path / "state"))
     key = fast.settings_key(None)
     assert key is not None and fast.cached(key) is None
     real = load_settings()
@@ -105,42 +105,165 @@ def test_validated_settings_come_back_from_the_cache_as_they_were(
     _same(again, real)
     assert again.observer_timeout_ms == 250 and again.audit_capture_args is True
     # Another value of any input is another entry.
-    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "251")
-    assert fast.cached(fast.settings_key(None)) is None
-    monkeypatch.setenv("POLICY_OBSERVER_TIMEOUT_MS", "250")
+    with monkeypatch.context() as elsewhere:
+        elsewhere.setenv("HOME", str(tmp_path / "elsewhere"))
+        assert fast.cached(fast.settings_key(None)) is None
     assert fast.cached(fast.settings_key(None)) is not None
     config.write_text(config.read_text().replace("1000", "1001"))
     assert fast.cached(fast.settings_key(None)) is None
 
 
+def _settings_entries(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "xdg" / "hookpolicy" / "cache" / "settings").glob("*.entry"))
+
+
 @pytest.mark.parametrize(
-    ("name", "value"),
+    "line",
     [
-        ("POLICY_AUDIT_KEY", "hunter2"),
-        ("POLICY_APPROVALS_STORE", "redis://:hunter2@localhost:6379/0"),
-        ("POLICY_LIMITS_STORAGE_URI", "redis://user:hunter2@localhost:6379"),
+        "audit_key: hunter2",
+        "approvals_store: 'redis://:hunter2@localhost:6379/0'",
+        "limits_storage_uri: 'redis://user:hunter2@localhost:6379'",
     ],
 )
-def test_settings_with_a_secret_are_never_cached(
-    name: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(name, value)
-    key = fast.settings_key(None)
-    fast.remember(None, key, load_settings())
+def test_settings_with_a_secret_are_never_cached(line: str, tmp_path: Path) -> None:
+    config = tmp_path / "policy.yaml"
+    config.write_text(line + "\n")
+    key = fast.settings_key(config)
+    assert key is not None
+    fast.remember(config, key, load_settings(config))
     assert fast.cached(key) is None
-    cache = tmp_path / "xdg" / "hookpolicy" / "cache" / "settings"
-    assert not cache.exists() or not any(b"hunter2" in p.read_bytes() for p in cache.iterdir())
+    assert not any(b"hunter2" in p.read_bytes() for p in _settings_entries(tmp_path))
 
 
-def test_settings_with_hooks_to_host_are_never_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_settings_with_hooks_to_host_are_never_cached(tmp_path: Path) -> None:
     hooks = tmp_path / "hooks.json"
     hooks.write_text("{}")
-    monkeypatch.setenv("POLICY_CLAUDE_HOOKS", str(hooks))
-    key = fast.settings_key(None)
-    fast.remember(None, key, load_settings())
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"claude_hooks: [{hooks}]\n")
+    key = fast.settings_key(config)
+    assert key is not None
+    fast.remember(config, key, load_settings(config))
     assert fast.cached(key) is None
+
+
+def test_pack_cache_false_keeps_settings_out_of_the_cache_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "policy.yaml"
+    config.write_text("pack_cache: false\n")
+    key = fast.settings_key(config)
+    fast.remember(config, key, load_settings(config))
+    assert fast.cached(key) is None and not _settings_entries(tmp_path)
+    # The variable is a POLICY_* setting: the settings cache is not even asked.
+    config.write_text("hook_workers: 4\n")
+    monkeypatch.setenv("POLICY_PACK_CACHE", "false")
+    assert fast.settings_key(config) is None
+
+
+class _Posing(FileAccess):
+    """A user other than root (tests may run as root, to whom `os.access` says yes to
+    everything) who may write only `writable`; the files themselves are real."""
+
+    def __init__(self, *writable: Path) -> None:
+        self.writable = set(writable)
+
+    def euid(self) -> int:
+        return 1000
+
+    def may(self, path: Path, mode: int) -> bool:
+        return not mode & os.W_OK or path in self.writable
+
+
+def _forge(entry: Path, **fields: Any) -> None:
+    """What an agent's bash can do to its own user's cache: rewrite an entry, checksum
+    and all."""
+    body = orjson.loads(entry.read_bytes().partition(b"\n")[2])
+    body["fields"].update(fields)
+    raw = orjson.dumps(body)
+    entry.write_bytes(hashlib.sha256(raw).hexdigest().encode() + b"\n" + raw)
+
+
+def test_a_forged_entry_is_ignored_for_a_settings_file_the_user_cannot_change(
+    tmp_path: Path,
+) -> None:
+    pack = tmp_path / "small.yaml"
+    pack.write_text(PACK)
+    config = tmp_path / "etc" / "policy.yaml"
+    config.parent.mkdir()
+    config.write_text(f"packs: [{pack}]\n")
+    # The entry an agent could make: taken while the file was still the user's ...
+    owner = _Posing(config)
+    key = fast.settings_key(config, owner)
+    assert key is not None
+    fast.remember(config, key, load_settings(config), owner)
+    (entry,) = _settings_entries(tmp_path)
+    _forge(entry, packs=[])
+    forged = fast.cached(fast.settings_key(config, owner))
+    assert forged is not None and forged.packs == []  # (this user could write packs: [] anyway)
+    # ... and the same file and entry once the user can change neither it nor its directory.
+    stranger = _Posing(tmp_path)
+    assert fast.cacheable_file(config, stranger) is None
+    assert fast.settings_key(config, stranger) is None
+    assert fast.cached(fast.settings_key(config, stranger)) is None
+    fast.remember(config, fast.settings_key(config, stranger), load_settings(config), stranger)
+    assert _settings_entries(tmp_path) == [entry]  # nothing written either
+    # In a directory the user may write, the file is the user's to replace.
+    assert fast.cacheable_file(config, _Posing(config.parent)) == config
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root may write every file whatever its mode, so chmod cannot take a settings file "
+    "from it; test_a_forged_entry_is_ignored_for_a_settings_file_the_user_cannot_change covers "
+    "this for root",
+)
+def test_a_read_only_settings_file_is_validated_even_with_a_forged_entry(tmp_path: Path) -> None:
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    config = etc / "policy.yaml"
+    config.write_text("packs: [/srv/rules]\n")
+    key = fast.settings_key(config)
+    fast.remember(config, key, load_settings(config))
+    (entry,) = _settings_entries(tmp_path)
+    _forge(entry, packs=[])
+    config.chmod(0o444)
+    etc.chmod(0o555)
+    try:
+        assert fast.settings_key(config) is None
+        assert fast.cached(fast.settings_key(config)) is None
+    finally:
+        etc.chmod(0o755)
+        config.chmod(0o644)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"POLICY_AUDIT_PATH": "/tmp/d.log"},
+        {"POLICY_PACK_CACHE": "false"},
+        {"policy_hook_workers": "4"},
+        {"POLICY_CONFIG": "", "POLICY_HOOK_WORKERS": "4"},
+    ],
+)
+def test_settings_from_variables_never_come_from_the_cache(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "policy.yaml"
+    config.write_text("hook_workers: 4\n")
+    key = fast.settings_key(config)
+    assert key is not None
+    fast.remember(config, key, load_settings(config))
+    assert fast.cached(key) is not None
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # Variables override the file, and who set them cannot be told: not the file's
+    # entry, not any entry — and the file alone is no help either.
+    assert fast.cacheable_file(None) is None
+    assert fast.settings_key(None) is None
+    assert fast.settings_key(config) is None
+    before = _settings_entries(tmp_path)
+    fast.remember(None, fast.settings_key(None), load_settings())
+    assert _settings_entries(tmp_path) == before
 
 
 def test_a_file_edited_while_validating_is_not_kept(tmp_path: Path) -> None:
@@ -208,13 +331,19 @@ def test_configured_settings_give_the_same_answers_and_the_same_errors(tmp_path:
     config = tmp_path / "policy.yaml"
     config.write_text(f"packs: [{pack}]\naudit_path: {tmp_path / 'decisions.log'}\n")
     plain, _, _ = _hook(PAYLOAD, "--packs", str(pack))
-    env = {"POLICY_CONFIG": str(config), "POLICY_OBSERVER_TIMEOUT_MS": "500"}
+    env = {"POLICY_CONFIG": str(config)}
     first, first_modules, _ = _hook(PAYLOAD, env=env, importtime=True)
     again, again_modules, _ = _hook(PAYLOAD, env=env, importtime=True)
     assert "pydantic_settings" in first_modules  # validated once ...
     assert sorted(m for m in HEAVY if m in again_modules) == []  # ... then read back
     assert orjson.loads(first) == orjson.loads(again) == orjson.loads(plain)
-    assert len((tmp_path / "decisions.log").read_text().splitlines()) == 2
+    # A POLICY_* variable besides the file: validated at every start, never kept.
+    env["POLICY_OBSERVER_TIMEOUT_MS"] = "500"
+    for _ in range(2):
+        shaped, shaped_modules, _ = _hook(PAYLOAD, env=env, importtime=True)
+        assert "pydantic_settings" in shaped_modules
+        assert orjson.loads(shaped) == orjson.loads(plain)
+    assert len((tmp_path / "decisions.log").read_text().splitlines()) == 4
     for _ in range(2):  # an error is never cached: the same message every time
         refused, _, _ = _hook(
             PAYLOAD, "--packs", str(pack), env={"POLICY_INTERCEPTOR_TIMEOUT_MS": "0"}

@@ -415,3 +415,176 @@ def test_entries_are_private_files(pack: Path, tmp_path: Path) -> None:
     assert document["format"] == pack_cache.FORMAT
     assert document["key"] == entry.stem
     assert len(checksum) == 64
+
+
+@pytest.mark.parametrize("library", ["pydantic", "pydantic_core", "yaml"])
+def test_the_key_changes_with_the_parsing_libraries(
+    library: str, pack: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pydantic, pydantic-core and PyYAML decide what a pack parses and validates to:
+    another install of any of them is another entry."""
+    before = pack_cache.environment("cel-expr-python")
+    assert before is not None
+    files = pack_cache.read_files([pack])
+    key = pack_cache.cache_key(files, before, DEFAULT_ALIASES)
+    real = pack_cache.package_stamps
+    asked: list[str] = []
+
+    def reinstalled(name: str) -> list[Any]:
+        asked.append(name)
+        stamps = real(name)
+        return [*stamps, ["upgraded"]] if name == library else stamps
+
+    monkeypatch.setattr(pack_cache, "package_stamps", reinstalled)
+    after = pack_cache.environment("cel-expr-python")
+    assert library in asked
+    assert after is not None and after != before
+    assert pack_cache.cache_key(files, after, DEFAULT_ALIASES) != key
+
+
+# ------------------------------------------------------------------ whose packs may be cached
+
+
+class _Files(pack_cache.FileAccess):
+    """A made-up file system seen by a user other than root (CI may run the tests as
+    root, to whom `os.access` says yes to everything): `writable` are the paths the
+    user may write, `owners` and `sticky` what `stat` tells of a path."""
+
+    def __init__(
+        self,
+        *writable: str,
+        owners: dict[str, int] | None = None,
+        sticky: tuple[str, ...] = (),
+        euid: int = 1000,
+    ) -> None:
+        self.writable = {Path(p) for p in writable}
+        self.owners = {Path(p): uid for p, uid in (owners or {}).items()}
+        self.sticky = {Path(p) for p in sticky}
+        self.user = euid
+
+    def euid(self) -> int:
+        return self.user
+
+    def may(self, path: Path, mode: int) -> bool:
+        return not mode & os.W_OK or path in self.writable
+
+    def stat(self, path: Path, *, follow_symlinks: bool) -> os.stat_result:
+        mode = 0o41777 if path in self.sticky else 0o40755
+        return os.stat_result((mode, 0, 0, 1, self.owners.get(path, 0), 0, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("files", "controlled"),
+    [
+        (_Files(), False),  # a root-owned pack in a root-owned directory
+        (_Files(euid=0), True),  # root could edit it anyway
+        (_Files("/etc/policy/p.yaml"), True),  # the user may write the file
+        (_Files("/etc/policy"), True),  # ... or replace it in its directory
+        (_Files("/etc"), False),  # only the directory's parent: not enough (strict)
+        (_Files(owners={"/etc/policy/p.yaml": 1000}), False),  # the user's, made read-only
+        (_Files("/etc/policy", sticky=("/etc/policy",)), False),  # /tmp-like: cannot replace
+        (
+            _Files("/etc/policy", sticky=("/etc/policy",), owners={"/etc/policy/p.yaml": 1000}),
+            True,
+        ),
+        (
+            _Files("/etc/policy", sticky=("/etc/policy",), owners={"/etc/policy": 1000}),
+            True,
+        ),
+    ],
+)
+def test_who_controls_a_pack_file(files: _Files, controlled: bool) -> None:
+    assert pack_cache.user_controls(Path("/etc/policy/p.yaml"), files) is controlled
+
+
+def test_who_controls_a_pack_directory() -> None:
+    top, sub = Path("/srv/rules"), Path("/srv/rules/team")
+    found = [top / "a.yaml", sub / "b.yaml"]
+    everything = ("/srv/rules", "/srv/rules/team", *map(str, found))
+    assert pack_cache.user_controls_packs([top], found, _Files(*everything))
+    # Every file the user may write, but not the directory that says which files
+    # there are (an entry could leave one out).
+    assert not pack_cache.user_controls_packs([top], found, _Files(*map(str, found)))
+    # The top directory is the user's (through /srv), a directory on the way is not
+    # (strict: only a path's own directory counts, not its parent's parent) ...
+    assert not pack_cache.user_controls_packs([top], found, _Files("/srv", *map(str, found)))
+    # ... while in a directory the user may write, a subdirectory is the user's to replace.
+    assert pack_cache.user_controls_packs([top], found, _Files("/srv/rules", *map(str, found)))
+    # One file the user cannot change (nor replace in its directory) is enough to
+    # bypass the cache.
+    assert not pack_cache.user_controls_packs([top], found, _Files("/srv/rules", str(found[0])))
+    # A pack file named by itself needs only itself.
+    assert pack_cache.user_controls_packs([found[1]], [found[1]], _Files(str(found[1])))
+    assert pack_cache.user_controls_packs([top], found, _Files(euid=0))
+
+
+def _forge_empty(entry: Path) -> None:
+    """What the governed agent's bash can do to its own user's cache: drop every rule
+    and builtin from an entry and seal it again (reviewer's /tmp/rv/forge.py)."""
+    import hashlib
+
+    document = orjson.loads(entry.read_bytes().partition(b"\n")[2])
+    for hook in document["packs"]:
+        hook["rules"] = []
+    document["builtins"] = []
+    body = orjson.dumps(document)
+    entry.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+
+class _Posing(pack_cache.FileAccess):
+    """A user other than root, on the real files, who may write only `writable`."""
+
+    def __init__(self, *writable: Path) -> None:
+        self.writable = set(writable)
+
+    def euid(self) -> int:
+        return 1000
+
+    def may(self, path: Path, mode: int) -> bool:
+        return not mode & os.W_OK or path in self.writable
+
+
+def _rules(loaded: Any) -> list[Any]:
+    return [rule for hook in loaded.hooks for rule in hook.rules]
+
+
+def test_a_forged_entry_is_never_served_for_packs_the_user_cannot_write(
+    pack: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "c"
+    owner = _Posing(pack)  # while the pack is the user's, its entry is the user's to write
+    load_packs([pack], cache_dir=cache_dir, access=owner)
+    (entry,) = cache_dir.glob("*.entry")
+    _forge_empty(entry)
+    assert _rules(load_packs([pack], cache_dir=cache_dir, access=owner)) == []
+    forged = entry.read_bytes()
+    # The same pack once neither it nor its directory is the user's: compiled from the
+    # file, every rule there, and the cache neither read nor written.
+    for given in ([pack], [tmp_path]):
+        loaded = load_packs(given, cache_dir=cache_dir, access=_Posing())
+        rules = _rules(loaded)
+        assert len(rules) == 11 and all(rule.model is not None for rule in rules)
+        assert list(cache_dir.glob("*.entry")) == [entry] and entry.read_bytes() == forged
+    # A directory the user may write is enough: the user could replace the file.
+    assert _rules(load_packs([tmp_path], cache_dir=cache_dir, access=_Posing(tmp_path))) == []
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root may write every file whatever its mode, so chmod cannot take a pack from it; "
+    "test_a_forged_entry_is_never_served_for_packs_the_user_cannot_write covers this for root",
+)
+def test_a_read_only_pack_is_compiled_even_with_a_forged_entry(pack: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "c"
+    load_packs([pack], cache_dir=cache_dir)
+    (entry,) = cache_dir.glob("*.entry")
+    _forge_empty(entry)
+    assert _rules(load_packs([pack], cache_dir=cache_dir)) == []
+    pack.chmod(0o444)
+    pack.parent.chmod(0o555)
+    try:
+        rules = _rules(load_packs([pack], cache_dir=cache_dir))
+    finally:
+        pack.parent.chmod(0o755)
+        pack.chmod(0o644)
+    assert len(rules) == 11 and all(rule.model is not None for rule in rules)

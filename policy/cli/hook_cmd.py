@@ -63,11 +63,13 @@ def _engine(args: argparse.Namespace) -> Any:
     """The engine for this event.
 
     Settings come without pydantic-settings (≈ 110 ms of imports, per event) when
-    nothing configures them, or when the same file and POLICY_* variables were
-    validated before (policy._default_settings); anything else goes through
-    `load_settings`, with its validation and messages, and is remembered when valid.
-    Compiled packs come from the pack cache under data_dir when their files have
-    not changed (policy.packs.cache).
+    nothing configures them, or when the same settings file — one the user could
+    change anyway, with no POLICY_* variable beside it — was validated before
+    (policy._default_settings); anything else goes through `load_settings`, with its
+    validation and messages, and is remembered when valid and cacheable. Compiled
+    packs come from the pack cache under data_dir when their files have not changed
+    and the user controls them (policy.packs.cache): a cache the governed agent can
+    write must never grant what the policy files do not.
     """
     from pathlib import Path
 

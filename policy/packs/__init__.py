@@ -18,6 +18,7 @@ from policy.packs.diagnostics import Diagnostic, PackError
 
 if TYPE_CHECKING:
     from policy.builtins import BuiltinSpec
+    from policy.packs.cache import FileAccess
     from policy.packs.cel import CelEngine
     from policy.packs.load import LoadedPack
 
@@ -42,22 +43,31 @@ def load_packs(
     cel_engine: str = "cel-expr-python",
     aliases: AliasTable = DEFAULT_ALIASES,
     cache_dir: Path | None = None,
+    access: FileAccess | None = None,
 ) -> LoadedPacks:
     """Read, check and compile every pack under `paths`; PackError on any error.
 
     With `cache_dir`, a compile of the same files by the same code is read from
     there instead (see policy.packs.cache): a process that decides one event
-    should not spend most of its life re-reading YAML it read a second ago.
+    should not spend most of its life re-reading YAML it read a second ago. Only
+    for packs the effective user could change anyway (`cache.user_controls_packs`,
+    asked through `access`, the system by default): an entry is this user's file,
+    and reading one for packs the user may not write would let the user — and the
+    agent running tools as it — rewrite a policy an administrator protected.
     """
     from policy.packs.cel import get_engine
     from policy.packs.load import discover
 
-    files = discover(paths)
+    given = list(paths)  # read twice: to find the files, and to ask who controls them
+    files = discover(given)
     engine = get_engine(cel_engine)
     if cache_dir is None:
         return _compile([(path, None) for path in files], engine, aliases)[0]
     from policy.packs import cache
 
+    if not cache.user_controls_packs(given, files, access or cache.SYSTEM):
+        # Neither read nor written: compiled from the files, as without a cache.
+        return _compile([(path, None) for path in files], engine, aliases)[0]
     contents = cache.read_files(files)
     key = cache.cache_key(contents, cache.environment(cel_engine), aliases)
     if key is not None:

@@ -11,6 +11,8 @@ disk, keyed by a digest of everything the compile depends on:
   must not read entries its old code wrote);
 * the CEL engine named by the settings, and the files of the CEL libraries
   involved (cel-expr-python type-checks every pack, whatever engine evaluates);
+* the files of pydantic, pydantic-core and PyYAML, which decide what a pack file
+  parses and validates to;
 * the alias table the packs extend (settings' `aliases`);
 * each pack file's path, as given, and the SHA-256 of its bytes.
 
@@ -20,13 +22,24 @@ same `CompiledPack` objects the compiler builds, CEL programs are compiled from
 their sources when a call first needs them (as after a fresh compile), and the
 builtins' sections are validated again by the same pydantic models.
 
-Trust: an entry is read only when it is a regular file (not a symlink), owned by
-this process's effective user and writable by no one else, whose first line is
-the SHA-256 of the rest and whose body names its own key. Anything else — missing,
-unreadable, truncated, corrupt, foreign, from another version — is a miss, and the
-packs are compiled from their files exactly as without a cache, so a pack with
-errors fails with the same `file:line:col` diagnostics. Packs with errors are
-never cached. Writes go to a private temporary file renamed into place; a cache
+Who may stand behind an entry: an entry is a file of the effective user, and the
+agent a policy governs runs its tools as that same user, so whatever an entry says,
+that user could have written. The cache is therefore used — read or written — only
+for packs the user could change anyway (`user_controls_packs`): every pack file
+writable by the user or sitting in a directory the user can write, and likewise
+every directory given and every directory between it and a pack in it. Packs an
+administrator protected (a root-owned file in a root-owned directory) are compiled
+from their files at every start, as without a cache; a forged entry under their key
+is never read. Root controls every file, so root always may use the cache.
+
+Trust in the file itself: an entry is read only when it is a regular file (not a
+symlink), owned by this process's effective user and writable by no one else, whose
+first line is the SHA-256 of the rest and whose body names its own key. This keeps
+other users out; it cannot keep out the user itself, hence the rule above. Anything
+else — missing, unreadable, truncated, corrupt, foreign, from another version — is a
+miss, and the packs are compiled from their files exactly as without a cache, so a
+pack with errors fails with the same `file:line:col` diagnostics. Packs with errors
+are never cached. Writes go to a private temporary file renamed into place; a cache
 directory that cannot be written only means the next start compiles again.
 """
 
@@ -40,6 +53,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +70,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMAT",
+    "SYSTEM",
+    "FileAccess",
     "cache_key",
     "code_stamps",
     "environment",
@@ -64,6 +80,8 @@ __all__ = [
     "read_entry",
     "read_files",
     "store",
+    "user_controls",
+    "user_controls_packs",
     "write_entry",
 ]
 
@@ -98,6 +116,9 @@ _CEL_PACKAGES = {
     "cel-expr-python": ("cel_expr_python",),
     "cel-python": ("cel_expr_python", "celpy"),
 }
+#: Libraries that read and validate a pack file (YAML, the pydantic models of the
+#: schema and of builtins' sections): another version may accept or default otherwise.
+_PARSER_PACKAGES = ("pydantic", "pydantic_core", "yaml")
 
 
 class _Uncacheable(Exception):
@@ -146,13 +167,16 @@ def code_stamps(sources: Iterable[str]) -> list[Any]:
 
 def environment(cel_engine: str) -> bytes | None:
     """A digest of the code a compile runs: the cache format, hookpolicy's version and
-    modules, Python, the CEL engine and its libraries' files. None when it cannot be
-    told (then nothing is cached: stale code could not be told from current)."""
+    modules, Python, the CEL engine and its libraries' files, and the files of the
+    libraries that parse and validate packs (pydantic, pydantic-core, PyYAML). None
+    when it cannot be told (then nothing is cached: stale code could not be told from
+    current)."""
     if cel_engine not in _CEL_PACKAGES:
         return None
     try:
         code = code_stamps(_SOURCES)
         libraries = [package_stamps(name) for name in _CEL_PACKAGES[cel_engine]]
+        parsers = [package_stamps(name) for name in _PARSER_PACKAGES]
     except (OSError, ImportError, ValueError):
         return None
     header = [
@@ -163,6 +187,7 @@ def environment(cel_engine: str) -> bytes | None:
         cel_engine,
         code,
         libraries,
+        parsers,
     ]
     return hashlib.sha256(orjson.dumps(header)).digest()
 
@@ -204,6 +229,95 @@ def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
     if _table(table) != mapping:
         raise ValueError("alias table does not rebuild to itself")
     return table
+
+
+# ------------------------------------------------------------------ who controls the inputs
+
+
+class FileAccess:
+    """What `user_controls` decides from: the effective user, and what it may do to a
+    path. The system's answers by default; a separate object so that tests can pose as
+    a user who may not write a file (they also run as root, to whom the system says
+    yes to everything)."""
+
+    def euid(self) -> int:
+        """The user whose cache entries these are (`os.geteuid`)."""
+        return os.geteuid()
+
+    def may(self, path: Path, mode: int) -> bool:
+        """`os.access` for the effective user (the one writing entries), not the real one."""
+        return os.access(path, mode, effective_ids=_EFFECTIVE_IDS)
+
+    def stat(self, path: Path, *, follow_symlinks: bool) -> os.stat_result:
+        """`os.stat`: owner and mode, for the sticky-directory rule."""
+        return os.stat(path, follow_symlinks=follow_symlinks)
+
+
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+#: The system's answers; what `load_packs` and the settings cache use.
+SYSTEM = FileAccess()
+
+
+def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = False) -> bool:
+    """Whether the effective user could make `path` hold anything it likes.
+
+    True for root; for a path the user may write (a directory: write and search); and
+    for a path in a directory the user may write, since the user could put another
+    file or directory under that name — unless that directory is sticky (/tmp) and
+    neither it nor the entry belongs to the user, when the entry cannot be replaced.
+    A file the user owns but has made read-only, in a directory it may not write,
+    counts as not controlled (a read-only mount or an immutable flag would also stop
+    a chmod): being strict costs a compile, being lax would let a cache entry
+    override a file the user cannot change. A path whose last part is `..` or empty
+    is resolved first, since its lexical parent is not the directory holding it.
+    """
+    euid = access.euid()
+    if euid == 0:
+        return True
+    if path.name in ("", ".."):
+        path = Path(os.path.realpath(path))
+    if access.may(path, os.W_OK | (os.X_OK if directory else 0)):
+        return True
+    parent = path.parent
+    if not access.may(parent, os.W_OK | os.X_OK):
+        return False
+    try:
+        holder = access.stat(parent, follow_symlinks=True)
+        if not holder.st_mode & stat.S_ISVTX or holder.st_uid == euid:
+            return True
+        return access.stat(path, follow_symlinks=False).st_uid == euid
+    except OSError:
+        return False
+
+
+def user_controls_packs(
+    paths: Iterable[str | PathLike[str]], files: Iterable[Path], access: FileAccess = SYSTEM
+) -> bool:
+    """Whether the effective user could make the packs at `paths` say anything at all,
+    so that a cache entry for them grants nothing it could not do already.
+
+    `files` are the pack files found at `paths` (`policy.packs.load.discover`). Every
+    one must be `user_controls`-ed, and so must every directory in `paths` and every
+    directory between it and a pack file in it: whoever controls a directory decides
+    which packs it holds, and an entry records that list too.
+    """
+    if access.euid() == 0:
+        return True  # root could edit every pack: no need to ask about each
+    found = list(files)
+    needed: dict[Path, bool] = dict.fromkeys(found, False)
+    for raw in paths:
+        top = Path(raw)
+        if top in needed:
+            continue  # a pack file given by name
+        needed[top] = True
+        for file in found:
+            try:
+                parts = file.relative_to(top).parts
+            except ValueError:
+                continue
+            for depth in range(1, len(parts)):
+                needed.setdefault(top.joinpath(*parts[:depth]), True)
+    return all(user_controls(path, access, directory=is_dir) for path, is_dir in needed.items())
 
 
 # ------------------------------------------------------------------ reading

@@ -1,6 +1,7 @@
 """Cold start of `policy hook claude`: process start to printed answer, 100-rule pack.
 
     .venv/bin/python tests/bench/bench_cold_start.py [--runs N] [--pack PATH] [--env NAME=VALUE]
+        [--config] [--bypass]
 
 Claude Code and Agentao start the hook once per event, so this whole process is on
 the path of every tool call (DESIGN §9: at most 4x `python3 -c pass`). The baseline
@@ -13,9 +14,18 @@ measured call (`ls -la`). The environment has no `POLICY_*` variable and a fresh
 `XDG_DATA_HOME`, so the first hook run compiles the pack and fills the pack cache
 (reported on its own as the cold-cache run); the N runs after it read the cache.
 
-`--env POLICY_AUDIT_PATH=/tmp/d.log` (repeatable) measures a configured hook: the
-first run validates the settings with pydantic-settings and keeps them, the next
-ones read them back (policy._default_settings).
+`--config` names the pack in a settings file (`POLICY_CONFIG`, in the same temporary
+directory, so the user's own) instead of `--packs`: the first run validates it with
+pydantic-settings and keeps it, the next ones read it back (policy._default_settings).
+`--env NAME=VALUE` (repeatable) sets variables for every run; a `POLICY_*` one other
+than `POLICY_CONFIG` means the settings are validated at every start, never cached.
+
+`--bypass` adds a row run with `POLICY_PACK_CACHE=false`: neither cache is used, so
+every start validates the settings and compiles the pack. That is what a start costs
+when the caches must be bypassed because the pack or settings file is not the user's
+to change (docs/decisions/0011-cold-start.md) — which cannot be shown otherwise here:
+the generated pack lives in a temporary directory the user owns, and to root every
+file is the user's.
 
 `PYTHONDONTWRITEBYTECODE` is removed from the runs' environment: an installed
 package has its `.pyc` files, and without them every run would compile hookpolicy's
@@ -65,6 +75,12 @@ def main() -> None:
     parser.add_argument(
         "--env", action="append", default=[], metavar="NAME=VALUE", help="set for every run"
     )
+    parser.add_argument(
+        "--config", action="store_true", help="name the pack in a settings file ($POLICY_CONFIG)"
+    )
+    parser.add_argument(
+        "--bypass", action="store_true", help="add a row with both caches off (bypassed)"
+    )
     options = parser.parse_args()
     python = Path(sys.executable)
     policy = python.with_name("policy")
@@ -79,21 +95,35 @@ def main() -> None:
         env["XDG_DATA_HOME"] = str(directory / "xdg")
         env.update(item.split("=", 1) for item in options.env)
         payload = json.dumps(PAYLOAD).encode()
-        hook = [str(policy), "hook", "claude", "--packs", str(pack)]
+        hook = [str(policy), "hook", "claude"]
+        if options.config:
+            config = directory / "policy.yaml"
+            config.write_text(f"packs: [{json.dumps(str(pack.resolve()))}]\n")
+            env["POLICY_CONFIG"] = str(config)
+        else:
+            hook += ["--packs", str(pack)]
         baseline = [str(python), "-c", "pass"]
+        bypass_env = {**env, "POLICY_PACK_CACHE": "false"}
 
         cold, answer = _run(hook, payload, env)
         base_times: list[float] = []
         hook_times: list[float] = []
+        bypass_times: list[float] = []
         for _ in range(options.runs):
             base_times.append(_run(baseline, b"", env)[0])
             elapsed, again = _run(hook, payload, env)
             if again != answer:
                 raise SystemExit(f"the answer changed between runs: {answer!r} then {again!r}")
             hook_times.append(elapsed)
+            if options.bypass:
+                elapsed, again = _run(hook, payload, bypass_env)
+                if again != answer:
+                    raise SystemExit(f"the caches changed the answer: {answer!r} / {again!r}")
+                bypass_times.append(elapsed)
         base = statistics.median(base_times)
         warm = statistics.median(hook_times)
         print(f"pack: {pack} ({'generated, 100 rules' if options.pack is None else 'given'})")
+        print(f"settings: {'a settings file (POLICY_CONFIG)' if options.config else 'none'}")
         print(f"answer: {answer.decode().strip() or '(none: no rule decided)'}")
         print(f"{'run':34} {'median ms':>10} {'min ms':>8} {'x base':>7}")
         print(f"{'python -c pass':34} {base:10.1f} {min(base_times):8.1f} {1.0:7.2f}")
@@ -102,6 +132,12 @@ def main() -> None:
             f"{'policy hook claude, warm cache':34} {warm:10.1f} {min(hook_times):8.1f} "
             f"{warm / base:7.2f}"
         )
+        if bypass_times:
+            bypassed = statistics.median(bypass_times)
+            print(
+                f"{'policy hook claude, caches bypassed':34} {bypassed:10.1f} "
+                f"{min(bypass_times):8.1f} {bypassed / base:7.2f}"
+            )
         print(f"python {sys.version.split()[0]}, {options.runs} runs each; target: x base <= 4")
 
 

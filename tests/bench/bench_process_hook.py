@@ -39,7 +39,10 @@ def main() -> None:
         processes = {
             "seed review_gate.py": [sys.executable, str(REVIEW_GATE)],
             "upstream-dialect hook": [
-                sys.executable, str(SCRIPTED), str(script), str(tmp / "received"),
+                sys.executable,
+                str(SCRIPTED),
+                str(script),
+                str(tmp / "received"),
             ],
         }
         rows: list[tuple[str, Engine]] = [
