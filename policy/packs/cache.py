@@ -248,10 +248,6 @@ class FileAccess:
         """`os.access` for the effective user (the one writing entries), not the real one."""
         return os.access(path, mode, effective_ids=_EFFECTIVE_IDS)
 
-    def stat(self, path: Path, *, follow_symlinks: bool) -> os.stat_result:
-        """`os.stat`: owner and mode, for the sticky-directory rule."""
-        return os.stat(path, follow_symlinks=follow_symlinks)
-
 
 _EFFECTIVE_IDS = os.access in os.supports_effective_ids
 #: The system's answers; what `load_packs` and the settings cache use.
@@ -261,33 +257,19 @@ SYSTEM = FileAccess()
 def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = False) -> bool:
     """Whether the effective user could make `path` hold anything it likes.
 
-    True for root; for a path the user may write (a directory: write and search); and
-    for a path in a directory the user may write, since the user could put another
-    file or directory under that name — unless that directory is sticky (/tmp) and
-    neither it nor the entry belongs to the user, when the entry cannot be replaced.
-    A file the user owns but has made read-only, in a directory it may not write,
-    counts as not controlled (a read-only mount or an immutable flag would also stop
-    a chmod): being strict costs a compile, being lax would let a cache entry
-    override a file the user cannot change. A path whose last part is `..` or empty
-    is resolved first, since its lexical parent is not the directory holding it.
+    True for root, and for a path the user may write (a directory: write and search).
+    Nothing else counts — not even a directory the user may write that holds the path:
+    a read-only bind mount there (common for policy files in containers) cannot be
+    unlinked or renamed, and an immutable or read-only-mounted file cannot be changed,
+    so "the user could replace it" is not a fact the permission bits can prove. Being
+    strict costs a compile; being lax would let a cache entry override a file the
+    user cannot change. A path whose last part is `..` or empty is resolved first.
     """
-    euid = access.euid()
-    if euid == 0:
+    if access.euid() == 0:
         return True
     if path.name in ("", ".."):
         path = Path(os.path.realpath(path))
-    if access.may(path, os.W_OK | (os.X_OK if directory else 0)):
-        return True
-    parent = path.parent
-    if not access.may(parent, os.W_OK | os.X_OK):
-        return False
-    try:
-        holder = access.stat(parent, follow_symlinks=True)
-        if not holder.st_mode & stat.S_ISVTX or holder.st_uid == euid:
-            return True
-        return access.stat(path, follow_symlinks=False).st_uid == euid
-    except OSError:
-        return False
+    return access.may(path, os.W_OK | (os.X_OK if directory else 0))
 
 
 def user_controls_packs(
