@@ -508,6 +508,75 @@ def test_a_crash_is_seen_even_when_a_grandchild_holds_stdout(
     assert closes_in_time(engine)
 
 
+def test_a_hook_slower_to_start_than_a_call_budget_still_comes_back_after_a_crash(
+    make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    """The hello of a restart gets the whole start budget, not the caller's 300 ms;
+    cut to the caller's, this hook would be killed at every restart, for good."""
+    slow = tmp_path / "slow.py"
+    marker = tmp_path / "crashed-once"
+    slow.write_text(
+        textwrap.dedent(
+            f"""\
+            import json, os, sys, time
+            time.sleep(0.6)  # a slow start: imports, a model, a connection
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message["method"] == "hook.before_tool" and not os.path.exists({str(marker)!r}):
+                    open({str(marker)!r}, "w").close()
+                    os._exit(1)
+                reply = {{"jsonrpc": "2.0", "id": message["id"], "result": {{"action": "deny_tool"}}}}
+                print(json.dumps(reply), flush=True)
+            """
+        )
+    )
+    entry = {
+        "enabled": True,
+        "command": [sys.executable, str(slow)],
+        "intercept": ["before_tool"],
+        "timeout_ms": 300,
+        "restart_backoff_ms": 50,
+    }
+    engine = make_engine({"gate": entry})
+    assert "exited with status 1" in engine.before_tool(CALL).reason
+    # The next calls may meet the back-off or the restart; then the hook answers again.
+    assert wait_for(lambda: engine.before_tool(CALL).reason == "", seconds=10)
+    assert process_of(engine).starts == 2
+
+
+def test_what_a_dead_hook_left_in_its_process_group_is_killed(
+    make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "helper.pid"
+    leaver = tmp_path / "leaver.py"
+    leaver.write_text(
+        textwrap.dedent(
+            f"""\
+            import json, os, subprocess, sys
+            helper = subprocess.Popen(["sleep", "30"])  # same process group, our stdout
+            open({str(pid_file)!r}, "w").write(str(helper.pid))
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message["method"] == "hook.before_tool":
+                    os._exit(3)
+                print(json.dumps({{"jsonrpc": "2.0", "id": message["id"], "result": {{}}}}), flush=True)
+            """
+        )
+    )
+    entry = {"enabled": True, "command": [sys.executable, str(leaver)], "intercept": ["before_tool"]}
+    engine = make_engine({"gate": entry})
+    assert "exited with status 3" in engine.before_tool(CALL).reason
+    helper = int(pid_file.read_text())
+    assert wait_for(lambda: not alive(helper) or _zombie(helper))
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except (OSError, IndexError):
+        return True
+
+
 # ------------------------------------------------------------ start and close
 
 

@@ -228,6 +228,9 @@ def _answer_one(args: argparse.Namespace) -> None:
 
     def too_late() -> None:
         answer.refuse(f"policy hook gave no answer within {args.deadline:g} s (failed closed)")
+        hosted = sys.modules.get("policy.hosted.jsonrpc")
+        if hosted is not None:  # process hooks run in their own sessions: end them too
+            hosted.kill_all()
         os._exit(0)  # the main thread may be stuck; the answer is out
 
     watchdog = threading.Timer(args.deadline, too_late)

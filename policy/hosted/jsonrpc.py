@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import logging
 import os
 import select
@@ -23,6 +24,7 @@ import signal
 import subprocess
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -34,7 +36,7 @@ import orjson
 
 from policy.errors import PolicyError
 
-__all__ = ["CLOSE_GRACE", "MAX_LINE", "ProcessHookError", "RpcProcess", "Spawn"]
+__all__ = ["CLOSE_GRACE", "MAX_LINE", "ProcessHookError", "RpcProcess", "Spawn", "kill_all"]
 
 log = logging.getLogger("policy.hosted")
 
@@ -42,6 +44,17 @@ log = logging.getLogger("policy.hosted")
 CLOSE_GRACE = 2.0
 #: Longest stdout line read (PicoClaw's scanner buffer: 1 MiB); longer lines are dropped.
 MAX_LINE = 1024 * 1024
+
+
+#: Every child still running, so a process that must end NOW (a hook command's
+#: watchdog) can take its process hooks' groups with it.
+_LIVE: weakref.WeakSet[_Running] = weakref.WeakSet()
+
+
+def kill_all() -> None:
+    """Kill the process group of every child still running (before an `os._exit`)."""
+    for running in list(_LIVE):
+        _kill_group(running.proc)
 
 
 class ProcessHookError(PolicyError):
@@ -115,6 +128,7 @@ class _Running:
         )
         for thread in (*self._readers, self._waiter):
             thread.start()
+        _LIVE.add(self)
 
     # -- reading
 
@@ -135,7 +149,13 @@ class _Running:
 
     def _wait(self) -> None:
         code = self.proc.wait()
+        # What the hook left in its group (helpers holding our pipes) goes with it; the
+        # group id cannot be reused while any member lives.
+        _kill_group(self.proc)
+        # Answers already in the pipe are delivered before the rest fail.
+        self._readers[0].join(0.2)
         self.exited.set()
+        _LIVE.discard(self)
         self._fail_pending(f"process hook {self.name!r} exited with status {code}")
         self._on_exit(self)
 
@@ -188,26 +208,34 @@ class _Running:
     def send(self, message: Mapping[str, Any], deadline: float) -> None:
         """Write one line before `deadline` (time.monotonic) or kill the child: one that
         does not read its input is hung, and a half-written line cannot be taken back."""
-        body = memoryview(orjson.dumps(message, default=str) + b"\n")
+        body = memoryview(_encode(message))
         if not self.write_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             raise ProcessHookError(f"process hook {self.name!r}: its input is busy")
+        if self._stdin.closed:  # stop() closed it: the number may be another file's now
+            self.write_lock.release()
+            raise ProcessHookError(f"process hook {self.name!r} is closed")
         try:
+            poller = select.poll()  # not select(): descriptors past 1023 are fine
+            poller.register(self._fd, select.POLLOUT)
             while body:
                 try:
                     written = os.write(self._fd, body)
                 except BlockingIOError:
                     left = deadline - time.monotonic()
-                    if left <= 0 or not select.select([], [self._fd], [], left)[1]:
-                        _kill_group(self.proc)
-                        raise ProcessHookError(
-                            f"process hook {self.name!r} stopped reading its input; killed"
-                        ) from None
+                    if left <= 0 or not poller.poll(left * 1000):
+                        raise _Stuck from None
                     continue
-                except (OSError, ValueError) as exc:
-                    raise ProcessHookError(
-                        f"process hook {self.name!r}: cannot write to it: {exc}"
-                    ) from None
                 body = body[written:]
+        except _Stuck:
+            _kill_group(self.proc)
+            raise ProcessHookError(
+                f"process hook {self.name!r} stopped reading its input; killed"
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - a half-written line: the child is unusable
+            _kill_group(self.proc)
+            raise ProcessHookError(
+                f"process hook {self.name!r}: cannot write to it ({exc}); killed"
+            ) from None
         finally:
             self.write_lock.release()
 
@@ -246,9 +274,21 @@ class _Running:
             _kill_group(self.proc)
             self.exited.wait(grace)
         for thread, stream in zip(self._readers, (self.proc.stdout, self.proc.stderr), strict=True):
-            thread.join(0.2)
+            thread.join(min(grace, 0.2))
             if not thread.is_alive() and stream is not None:
                 stream.close()
+
+
+def _encode(message: Mapping[str, Any]) -> bytes:
+    """One JSON line; the stdlib's escapes for what orjson refuses (lone surrogates)."""
+    try:
+        return orjson.dumps(message, default=str) + b"\n"
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(message, ensure_ascii=True, default=str).encode() + b"\n"
+
+
+class _Stuck(Exception):
+    """The child's input stayed full until the deadline."""
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -321,6 +361,8 @@ class RpcProcess:
         if running is not None and not running.exited.is_set():
             return running
         now = time.monotonic()
+        if now >= deadline:
+            raise ProcessHookError(f"process hook {self.name!r} is down; no time left to start it")
         with self._backoff:
             not_before = self._not_before
         if now < not_before:
@@ -346,14 +388,17 @@ class RpcProcess:
                 f"{exc.strerror or exc}"
             ) from None
         self.starts += 1
-        hello_deadline = min(deadline, time.monotonic() + spawn.start_timeout)
+        # The hello gets its whole start budget even when the caller's is shorter: cut
+        # to a short interceptor budget, a hook slow to start would be killed at every
+        # restart and never run again. A caller may wait up to start_timeout once.
+        hello_deadline = time.monotonic() + spawn.start_timeout
         try:
             answer = running.request(
                 next(self._ids),
                 "hook.hello",
                 dict(spawn.hello_params),
                 hello_deadline,
-                hello_deadline - now,
+                spawn.start_timeout,
             )
         except ProcessHookError as exc:
             running.stop(0.1)
