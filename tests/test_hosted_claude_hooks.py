@@ -205,16 +205,41 @@ def test_the_payload_is_claude_codes_snake_case_one(build: Build, tmp_path: Path
     }
 
 
-def test_the_command_runs_through_the_shell_in_the_calls_directory(
+def test_the_command_runs_through_the_shell_in_the_hooks_files_project(
     build: Build, tmp_path: Path
 ) -> None:
-    work = tmp_path / "project"
+    """Where it runs, and `$CLAUDE_PROJECT_DIR`, come from the operator's hooks file;
+    the call's own cwd only travels in the payload."""
+    work = tmp_path / "elsewhere"
     work.mkdir()
     engine = build(
-        claude("PreToolUse", 'echo "$PWD|$CLAUDE_PROJECT_DIR" > where.txt; cat > /dev/null')
+        claude(
+            "PreToolUse",
+            'echo "$PWD|$CLAUDE_PROJECT_DIR|$(python3 -c \'import json,sys;'
+            'print(json.load(sys.stdin)["cwd"])\')" > where.txt',
+        )
     )
     engine.before_tool(bash("ls", cwd=str(work)))
-    assert (work / "where.txt").read_text().strip() == f"{work}|{work}"
+    (written,) = tmp_path.rglob("where.txt")
+    project = str(written.parent)
+    assert written.read_text().strip() == f"{project}|{project}|{work}"
+    assert not (work / "where.txt").exists()
+
+
+def test_an_agent_cannot_choose_which_guard_runs_through_its_cwd(
+    build: Build, tmp_path: Path
+) -> None:
+    """`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh` is the usual way to name a guard;
+    a call from a directory holding a guard of the agent's own must not run that one."""
+    decoy = tmp_path / "agent-workspace"
+    (decoy / ".claude" / "hooks").mkdir(parents=True)
+    guard = decoy / ".claude" / "hooks" / "guard.sh"
+    guard.write_text("#!/bin/sh\ncat > /dev/null\nexit 0\n")
+    guard.chmod(0o755)
+    engine = build(claude("PreToolUse", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'))
+    decision = engine.before_tool(bash("rm -rf ~", cwd=str(decoy)))
+    assert decision.action is Action.DENY_TOOL  # the operator's project has no such guard:
+    assert "guard.sh" in decision.reason  # the command cannot start, and that denies
 
 
 def test_args_run_the_command_without_a_shell_with_placeholders_filled_in(

@@ -342,6 +342,17 @@ class _Spec:
     def name(self) -> str:
         return f"{self.shape}:{self.file}:{self.where}"
 
+    @property
+    def project_dir(self) -> Path:
+        """Where the command runs and what `$CLAUDE_PROJECT_DIR` names: the project the
+        hooks file belongs to (`<project>/.claude/settings.json`), else its folder.
+
+        Fixed by the operator's file, never by the call: an agent chooses its own
+        working directory, and a command such as `"$CLAUDE_PROJECT_DIR"/.claude/hooks/
+        guard.sh` (or a relative path) run from there would run the agent's guard."""
+        folder = self.file.resolve().parent
+        return folder.parent if folder.name in (".claude", ".agentao", "hooks") else folder
+
 
 class _Invalid(Exception):
     """A shape error at a field path of a hooks file."""
@@ -710,8 +721,9 @@ class _Completed:
     stderr: str
 
 
-def _run_dir(context: CallContext) -> str:
-    """The call's working directory when it exists here, else ours."""
+def _payload_cwd(context: CallContext) -> str:
+    """The `cwd` the payload reports: the call's working directory when it exists here,
+    else ours. The hook may read it; it never chooses where or what runs."""
     if context.cwd and os.path.isdir(context.cwd):
         return context.cwd
     return os.getcwd()
@@ -768,7 +780,7 @@ class _CommandHook:
 
     def _execute(self, payload: Mapping[str, Any], context: CallContext) -> _Completed:
         spec = self.spec
-        run_dir = _run_dir(context)
+        run_dir = str(spec.project_dir)
         places = {
             "CLAUDE_PROJECT_DIR": run_dir,
             "CLAUDE_PLUGIN_ROOT": str(spec.plugin_root),
@@ -863,7 +875,7 @@ class _CommandHook:
         return {"tool_name": name, "tool_input": tool_input, "tool_use_id": call.call_id}, renamed
 
     def _run(self, context: CallContext, fields: dict[str, Any]) -> _Completed:
-        return self._execute(self._payload(context, _run_dir(context), fields), context)
+        return self._execute(self._payload(context, _payload_cwd(context), fields), context)
 
     # ------------------------------------------------------------------- reading
 
