@@ -98,8 +98,13 @@ def test_a_rewrite_is_sent_as_the_whole_updated_input(tmp_path: Path) -> None:
         "--packs",
         str(pack),
     )
-    assert decision_of(agentao)[0] == "deny"  # Agentao applies no updatedInput
+    # Agentao's flat envelope applies no updatedInput: the rewrite is refused, not lost.
+    assert decision_of(agentao)[0] == "deny"
     assert "Agentao cannot apply rewritten input" in decision_of(agentao)[1]
+    # In Claude's shape Agentao 0.5.17 applies it (checked by running its CLI).
+    nested, _, _ = hook("agentao", pre_tool("Bash", command="ls"), "--packs", str(pack))
+    assert nested["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert nested["hookSpecificOutput"]["updatedInput"] == {"command": "ls --no-color"}
 
 
 def test_post_tool_use_feeds_a_redaction_back_to_the_model() -> None:

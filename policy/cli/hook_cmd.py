@@ -123,7 +123,9 @@ def _pre_tool(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | 
         return answer_pre_tool("deny", f"answered by policy: {text}")
     updated = None
     if action is Action.MODIFY and decision.call is not None:
-        if event.host == "agentao":
+        # Agentao 0.5.17 applies updatedInput to Claude-shaped (nested hooks.json)
+        # payloads only; its flat envelope would run the call unrewritten.
+        if event.host == "agentao" and event.flat:
             return answer_pre_tool(
                 "deny",
                 f"the policy rewrites this call ({decision.reason or 'modify'}), and Agentao "

@@ -10,8 +10,9 @@ explicit JSON answer with exit 0. Claude Code's PreToolUse reads
 `hookSpecificOutput.permissionDecision` allow/deny/ask (+ reason, + `updatedInput`
 that replaces the whole input); PostToolUse, UserPromptSubmit and Stop read
 `decision: "block"` + `reason`; `continue: false` + `stopReason` ends the session's
-turn. Agentao reads `permissionDecision` but applies no `updatedInput` and ignores
-exit 2. A call no rule decided gets no opinion (empty output), so the host's own
+turn. Agentao reads `permissionDecision`; it applies `updatedInput` and honours exit 2
+only for hooks in Claude's nested shape (checked by running 0.5.17), not in its flat
+one. A call no rule decided gets no opinion (empty output), so the host's own
 permission rules still apply.
 """
 
