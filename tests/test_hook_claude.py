@@ -182,22 +182,37 @@ def test_agentao_flat_envelope_prompts_and_outputs_reach_the_policy(tmp_path: Pa
     assert answer["reason"].endswith("use this instead: AWS_ACCESS_KEY_ID=AKIA****************")
 
 
-def test_wait_mode_uses_our_approvals_and_denies_at_their_timeout(tmp_path: Path) -> None:
+def approval_pack(tmp_path: Path, timeout: str) -> Path:
+    """A pack whose approval builtin holds every bash call for `timeout`."""
     pack = tmp_path / "p.yaml"
     pack.write_text(
         "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\n"
-        "builtins:\n  approval: {tools: [bash], timeout: 1s}\n"
+        f"builtins:\n  approval: {{tools: [bash], timeout: {timeout}}}\n"
     )
+    return pack
+
+
+def waiting_hook(
+    tmp_path: Path, timeout: str, *options: str
+) -> tuple[Any, subprocess.CompletedProcess[bytes], float]:
+    """`policy hook claude --approval wait` on `make deploy`, our approvals in SQLite."""
     env = {"POLICY_APPROVALS_STORE": f"sqlite:///{tmp_path / 'a.db'}"}
-    answer, done, _ = hook(
+    pack = approval_pack(tmp_path, timeout)
+    return hook(
         "claude",
         pre_tool("Bash", command="make deploy"),
         "--packs",
         str(pack),
         "--approval",
         "wait",
+        *options,
         env=env,
     )
+
+
+def test_wait_mode_uses_our_approvals_and_denies_at_their_timeout(tmp_path: Path) -> None:
+    answer, done, _ = waiting_hook(tmp_path, "1s")
+    pack = tmp_path / "p.yaml"
     assert done.returncode == 0
     kind, reason = decision_of(answer)
     assert kind == "deny"
@@ -213,11 +228,7 @@ def test_wait_mode_uses_our_approvals_and_denies_at_their_timeout(tmp_path: Path
 def test_every_failure_is_a_json_refusal_with_exit_0(host: str, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    approval = tmp_path / "p.yaml"
-    approval.write_text(
-        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\n"
-        "builtins:\n  approval: {tools: [bash], timeout: 5s}\n"
-    )
+    approval = approval_pack(tmp_path, "5s")
     cases = {
         "malformed payload": (b'{"hook_event_name": "PreToolUse", "tool_name": ', (), {}),
         "not an object": (b"[1, 2]", (), {}),
@@ -265,23 +276,7 @@ def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
 
 
 def test_the_watchdog_answers_when_the_work_does_not_finish_in_time(tmp_path: Path) -> None:
-    pack = tmp_path / "p.yaml"
-    pack.write_text(
-        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\n"
-        "builtins:\n  approval: {tools: [bash], timeout: 30s}\n"
-    )
-    env = {"POLICY_APPROVALS_STORE": f"sqlite:///{tmp_path / 'a.db'}"}
-    answer, done, elapsed = hook(
-        "claude",
-        pre_tool("Bash", command="make deploy"),
-        "--packs",
-        str(pack),
-        "--approval",
-        "wait",
-        "--deadline",
-        "1.5",
-        env=env,
-    )
+    answer, done, elapsed = waiting_hook(tmp_path, "30s", "--deadline", "1.5")
     assert done.returncode == 0
     assert decision_of(answer) == (
         "deny",
