@@ -67,12 +67,26 @@ OBFUSCATED: list[tuple[str, list[Row]]] = [
     ('X=" -rf /"; rm$X', [("rm", ("-rf", "/"), "", True)]),
     ("X=; $X rm -rf /", [("rm", ("-rf", "/"), "", True)]),  # empty: the next word runs
     # what cannot be known: name "" and dynamic
-    ("$(echo rm) -rf /", [("echo", ("rm",), "$()", False), ("", ("-rf", "/"), "", True)]),
-    ("`echo rm` -rf /", [("echo", ("rm",), "$()", False), ("", ("-rf", "/"), "", True)]),
+    # a substitution whose output is literal text is read like a variable
+    ("$(echo rm) -rf /", [("echo", ("rm",), "$()", False), ("rm", ("-rf", "/"), "", True)]),
+    ("`echo rm` -rf /", [("echo", ("rm",), "$()", False), ("rm", ("-rf", "/"), "", True)]),
+    (
+        "$(echo cm0= | base64 -d) -rf /",
+        [
+            ("echo", ("cm0=",), "$()", False),
+            ("base64", ("-d",), "$()", False),
+            ("rm", ("-rf", "/"), "", True),
+        ],
+    ),
+    ("$(cat x) -rf /", [("cat", ("x",), "$()", False), ("", ("-rf", "/"), "", True)]),
     ("$X -rf /", [("", ("-rf", "/"), "", True)]),
-    ("${X:-rm} -rf /", [("", ("-rf", "/"), "", True)]),
+    # a default is what runs when the line does not set the variable
+    ("${X:-rm} -rf /", [("rm", ("-rf", "/"), "", True)]),
+    ("X=ls; ${X:-rm} -rf /", [("ls", ("-rf", "/"), "", True)]),
+    ("${X:+rm} -rf /", [("", ("-rf", "/"), "", True)]),
     ("X=rm; read X; $X -rf /", [("read", ("X",), "", False), ("", ("-rf", "/"), "", True)]),
-    ("for X in rm; do $X x; done", [("", ("x",), "", True)]),
+    ("for X in rm; do $X x; done", [("rm", ("x",), "", True)]),
+    ("for X in $(ls); do $X x; done", [("ls", (), "$()", False), ("", ("x",), "", True)]),
     ("a=(rm -rf /); ${a[@]}", [("", (), "", True)]),
     # brace expansion: bash runs `rm -rf /` for `{rm,-rf,/}`
     ("{rm,-rf,/}", [("rm", ("-rf", "/"), "", False)]),
@@ -183,22 +197,25 @@ SCRIPTS: list[tuple[str, list[Row]]] = [
         "find . -exec rm {} \\;",
         [
             ("find", (".", "-exec", "rm", "{}", ";"), "", False),
-            ("rm", ("{}",), "find -exec", False),
+            # `{}` is what find finds: the start and everything below it
+            ("rm", (".", "./**"), "find -exec", False),
         ],
     ),
     (
         "find . -name '*.tmp' -execdir rm -f {} +",
         [
             ("find", (".", "-name", "*.tmp", "-execdir", "rm", "-f", "{}", "+"), "", False),
-            ("rm", ("-f", "{}"), "find -exec", False),
+            # ... or, when one -name picks the files, those below it
+            ("rm", ("-f", "./**/*.tmp"), "find -exec", False),
         ],
     ),
     (
         "find / -exec sh -c 'rm \"$1\"' _ {} \\;",
         [
             ("find", ("/", "-exec", "sh", "-c", 'rm "$1"', "_", "{}", ";"), "", False),
-            ("sh", ("-c", 'rm "$1"', "_", "{}"), "find -exec", False),
-            ("rm", ("$?",), "bash -c", True),
+            ("sh", ("-c", 'rm "$1"', "_", "/", "/**"), "find -exec", False),
+            # `sh -c SCRIPT NAME ARGS`: the script's $1 is the first of ARGS
+            ("rm", ("/",), "bash -c", True),
         ],
     ),
 ]
@@ -233,7 +250,8 @@ STRUCTURE: list[tuple[str, list[Row]]] = [
         "if true; then rm x; else ls; fi",
         [("true", (), "", False), ("rm", ("x",), "", False), ("ls", (), "", False)],
     ),
-    ('for f in a b; do rm "$f"; done', [("rm", ("$?",), "", True)]),
+    # a loop over known words is read once per word
+    ('for f in a b; do rm "$f"; done', [("rm", ("a",), "", True), ("rm", ("b",), "", True)]),
     ("while true; do rm x; done", [("true", (), "", False), ("rm", ("x",), "", False)]),
     ("until false; do rm x; done", [("false", (), "", False), ("rm", ("x",), "", False)]),
     ("case $x in a) rm a;; *) ls;; esac", [("rm", ("a",), "", False), ("ls", (), "", False)]),

@@ -22,10 +22,25 @@ a backslash is an ordinary character.
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
+import re
 import stat
+from collections.abc import Callable, Sequence
 
-__all__ = ["MAX_PATH_BYTES", "UnsafePathError", "contained", "normalize", "resolve", "within"]
+__all__ = [
+    "MAX_PATH_BYTES",
+    "UnsafePathError",
+    "contained",
+    "inside",
+    "is_pattern",
+    "matches",
+    "names",
+    "normalize",
+    "resolve",
+    "within",
+]
 
 MAX_PATH_BYTES = 4096
 """Linux's PATH_MAX: the kernel refuses longer paths, so we refuse to judge them."""
@@ -225,3 +240,214 @@ def _inside(path: str, root: str) -> bool:
     r = [name for name in root.split("/") if name not in ("", ".")]
     # Below a relative root made only of `..`, a further `..` climbs out of it.
     return p[: len(r)] == r and ".." not in p[len(r) :]
+
+
+# ------------------------------------------------------------- path globs
+
+_WILD = re.compile(r"[*?\[]")
+
+
+def is_pattern(path: str) -> bool:
+    """True when `path` stands for many files: a shell glob (`/etc/sh*`) or a
+    recursive read (`DIR/**`). Such a path *may* match a glob; it is not known to."""
+    return bool(_WILD.search(_known(path)))
+
+
+_UNKNOWN_PART = "$?"  # a word's part whose value the analysis could not know
+
+
+def _known(path: str) -> str:
+    """`path` without the unknown-place marker, its unknown parts (`$?`) made a name
+    no glob matches: what cannot be known is not taken for a wildcard."""
+    text = path.lstrip("?")
+    return text.replace(_UNKNOWN_PART, "\x00") if _UNKNOWN_PART in text else text
+
+
+def matches(path: str, patterns: Sequence[str], home: str = "") -> bool:
+    """Does `path` match, or may it match, one of the glob `patterns`?
+
+    Patterns are wcmatch globs (`**` crosses directories, dotfiles match, braces
+    expand, `~` is `home`); one ending in `/**` also matches the directory itself.
+    `path` may itself be a pattern the shell or a tool expands later
+    (`/e?c/sh*`, `~/.ss*/id_*`, a recursive read `DIR/**`): then the question is
+    whether the two can name a common file, answered component by component
+    (two wildcards meet unless their literal ends disagree). A path of unknown
+    place (`?/x/.env`, see policy.analysis.effects) is matched on what is known of it.
+    """
+    if not path or not patterns:
+        return False
+    text = _known(path)
+    compiled = _compiled_globs(tuple(patterns), home)
+    if not _WILD.search(text):
+        return compiled.match(text)
+    parts = _components(text)
+    return any(_meets(parts, _components(p)) for p in compiled.expanded)
+
+
+def names(path: str, patterns: Sequence[str], home: str = "") -> bool:
+    """Does `path` name a file the name patterns (`**/.env`, `**/id_rsa`) describe?
+
+    For patterns that say what a file is called wherever it lies. A literal path
+    is matched; a pattern only when its last component spells part of the name
+    (`.env*`, `id_*`, `*.pem`): `src/*.py` or a recursive `DIR/**` *may* reach a
+    `.env` somewhere, but does not name one, so they do not count."""
+    if not path or not patterns:
+        return False
+    text = _known(path)
+    if not _WILD.search(text):
+        return matches(text, patterns, home)
+    base = text.rstrip("/").rsplit("/", 1)[-1]
+    spelled = _longest_literal(base)
+    if len(spelled) < 2:
+        return False  # `*`, `**`, `?`: any name, so none in particular
+    for pattern in patterns:
+        wanted = max((_longest_literal(part) for part in pattern.split("/")), key=len)
+        if len(wanted) < 2:
+            continue
+        if (spelled in wanted or wanted in spelled) and matches(text, [pattern], home):
+            return True
+    return False
+
+
+def _longest_literal(glob: str) -> str:
+    """The longest run of ordinary characters in a glob component (`id_*` -> `id_`)."""
+    runs = re.split(r"[*?]|\[[^\]]*\]|\{[^}]*\}", glob)
+    return max(runs, key=len) if runs else ""
+
+
+def inside(path: str, patterns: Sequence[str], home: str = "") -> bool:
+    """Does every file `path` may name match one of `patterns`? For a literal path
+    the same as `matches`; for a pattern (`/tmp/build-*`, `DIR/**`) the question an
+    exemption must ask, where `matches` answers "may it". Answered with a probe: each
+    wildcard component replaced by a hidden name no pattern mentions (`.\x01`), `**`
+    by two of them, so only a pattern that takes any name (and dotfiles) there agrees.
+    A path of unknown place (`?...`) is inside nothing."""
+    if not path or not patterns or path.startswith("?"):
+        return False
+    path = _known(path)
+    compiled = _compiled_globs(tuple(patterns), home)
+    if not _WILD.search(path):
+        return compiled.match(path)
+    probe: list[str] = []
+    for part in path.split("/"):
+        if part == "**":
+            probe += [".\x01", ".\x01"]
+        elif _WILD.search(part):
+            probe.append(".\x01")
+        else:
+            probe.append(part)
+    return compiled.match("/".join(probe))
+
+
+class _Globs:
+    __slots__ = ("expanded", "match")
+
+    def __init__(self, match: Callable[[str], bool], expanded: tuple[str, ...]) -> None:
+        self.match = match
+        self.expanded = expanded
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled_globs(patterns: tuple[str, ...], home: str) -> _Globs:
+    import bracex
+    from wcmatch import glob as wglob
+
+    expanded: list[str] = []
+    for pattern in patterns:
+        if pattern.startswith("~") and home:
+            pattern = home.rstrip("/") + pattern[1:] if pattern[1:2] in ("", "/") else pattern
+        for one in bracex.expand(pattern, limit=1000):
+            expanded.append(one)
+            if one.endswith("/**"):
+                expanded.append(one[:-3] or "/")
+    flags = wglob.GLOBSTAR | wglob.DOTGLOB | wglob.EXTGLOB
+    matcher = wglob.compile(expanded, flags=flags)
+    return _Globs(matcher.match, tuple(expanded))
+
+
+def _components(path: str) -> tuple[str, ...]:
+    return tuple(part for part in path.split("/") if part not in ("", "."))
+
+
+def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Can the glob components `a` (a path that may hold shell wildcards) and `b` (a
+    policy glob) name one path? `**` on either side spans any number of components."""
+
+    @functools.cache
+    def go(i: int, j: int) -> bool:
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i] == "**":
+            return go(i + 1, j) or (j < len(b) and go(i, j + 1))
+        if j < len(b) and b[j] == "**":
+            return go(i, j + 1) or (i < len(a) and go(i + 1, j))
+        if i == len(a) or j == len(b):
+            return False
+        return _component_meets(a[i], b[j]) and go(i + 1, j + 1)
+
+    return go(0, 0)
+
+
+def _component_meets(shell: str, policy: str) -> bool:
+    """Can one file name match both the shell glob `shell` and the policy glob `policy`?"""
+    shell_wild = bool(_WILD.search(shell))
+    if not shell_wild:
+        from wcmatch import fnmatch as wfnmatch
+
+        return wfnmatch.fnmatch(shell, policy, flags=wfnmatch.DOTMATCH | wfnmatch.EXTMATCH)
+    if shell.startswith(("*", "?", "[")) and policy.startswith("."):
+        return False  # the shell's wildcards do not match a leading dot
+    if "(" in policy or "{" in policy:
+        return True  # an extended glob: assume the two meet
+    return _globs_meet(_tokens(shell), _tokens(policy))
+
+
+def _tokens(pattern: str) -> tuple[str, ...]:
+    """`a*[bc]?` -> ("a", "*", "[bc]", "?"): one token per character or wildcard."""
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "[":
+            end = pattern.find("]", index + 2)
+            if end > 0:
+                out.append(pattern[index : end + 1])
+                index = end + 1
+                continue
+        if char == "*" and out and out[-1] == "*":
+            index += 1
+            continue
+        out.append(char)
+        index += 1
+    return tuple(out)
+
+
+def _char_meets(a: str, b: str) -> bool:
+    if a == "?" or b == "?":
+        return True
+    if a.startswith("[") and b.startswith("["):
+        return True  # two classes: assume they share a character
+    if a.startswith("["):
+        return fnmatch.fnmatchcase(b, a)
+    if b.startswith("["):
+        return fnmatch.fnmatchcase(a, b)
+    return a == b
+
+
+def _globs_meet(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Is some string matched by both token sequences? (`*` is any run, `?` one
+    character, `[...]` one of a set.)"""
+
+    @functools.cache
+    def go(i: int, j: int) -> bool:
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i] == "*" and (go(i + 1, j) or (j < len(b) and go(i, j + 1))):
+            return True
+        if j < len(b) and b[j] == "*" and (go(i, j + 1) or (i < len(a) and go(i + 1, j))):
+            return True
+        if i < len(a) and j < len(b) and a[i] != "*" and b[j] != "*":
+            return _char_meets(a[i], b[j]) and go(i + 1, j + 1)
+        return False
+
+    return go(0, 0)

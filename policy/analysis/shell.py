@@ -83,6 +83,33 @@ _WRAPPERS = frozenset(
         "chroot",
         "coproc",
         "busybox",
+        "pkexec",
+        "run0",
+        "strace",
+        "ltrace",
+        "unbuffer",
+        "chronic",
+        "firejail",
+        "unshare",
+        "setpriv",
+        "systemd-run",
+        "proot",
+        "faketime",
+        "torsocks",
+        "proxychains",
+        "proxychains4",
+        "caffeinate",
+        "rlwrap",
+        "aa-exec",
+        "aoss",
+        "cpulimit",
+        "choom",
+        "setarch",
+        "ssh-agent",
+        "dbus-launch",
+        "catchsegv",
+        "valgrind",
+        "gdbserver",
     }
 )
 # Options of wrappers that take a value in the next word.
@@ -91,19 +118,67 @@ _WRAPPER_OPTION_ARGS = {
         {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-R", "-U", "--user", "--group"}
     ),
     "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
+    "env": frozenset({"-u", "-C", "-S", "-P", "--unset", "--chdir", "--split-string"}),
     "exec": frozenset({"-a"}),
     "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     # -i and -l take their value attached (`-i{}`), never in the next word.
-    "xargs": frozenset({"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"}),
+    "xargs": frozenset({"-I", "-J", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "-R", "-S"}),
     "ionice": frozenset({"-c", "-n", "-p"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "chroot": frozenset({"--userspec", "--groups"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "-x", "-L"}),
+    "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"}),
+    "systemd-run": frozenset({"-p", "-u", "-E", "-M", "-H", "--unit", "--property", "--uid"}),
+    "proot": frozenset({"-r", "-b", "-w", "-q", "-k", "-0"}),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "aa-exec": frozenset({"-p", "--profile", "-n", "--namespace"}),
+    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe"}),
+    "choom": frozenset({"-n", "--adjust", "-p", "--pid"}),
+    "ssh-agent": frozenset({"-a", "-E", "-t", "-P", "-O"}),
+    "valgrind": frozenset({"--tool", "--log-file"}),
+}
+#: `RUNNER SUBCOMMAND [options] COMMAND...`: tools that run the command they are
+#: given (in an environment of theirs), with the options of theirs that take a value
+#: and how many operands come before the command.
+_RUNNERS: dict[tuple[str, str], tuple[frozenset[str], int]] = {
+    ("uv", "run"): (
+        frozenset(
+            "--with --python -p --project --directory --package --env-file --extra --group "
+            "--index --with-requirements --script".split()
+        ),
+        0,
+    ),
+    ("poetry", "run"): (frozenset({"-P", "--project", "-C", "--directory"}), 0),
+    ("pipenv", "run"): (frozenset(), 0),
+    ("pdm", "run"): (frozenset({"-p", "--project"}), 0),
+    ("hatch", "run"): (frozenset(), 0),
+    ("rye", "run"): (frozenset(), 0),
+    ("pixi", "run"): (frozenset({"-e", "--environment", "--manifest-path"}), 0),
+    ("conda", "run"): (frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}), 0),
+    ("mamba", "run"): (frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}), 0),
+    ("micromamba", "run"): (frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}), 0),
+    ("bundle", "exec"): (frozenset(), 0),
+    ("npm", "exec"): (frozenset({"--package", "-w", "--workspace"}), 0),
+    ("pnpm", "exec"): (frozenset({"-C", "--dir", "--filter", "-F"}), 0),
+    ("yarn", "exec"): (frozenset(), 0),
+    ("mise", "exec"): (frozenset({"-C", "--cd"}), 0),
+    ("mise", "x"): (frozenset({"-C", "--cd"}), 0),
+    ("asdf", "exec"): (frozenset(), 0),
+    ("doppler", "run"): (frozenset({"-p", "--project", "-c", "--config", "--token"}), 0),
+    ("op", "run"): (frozenset({"--env-file", "--account"}), 0),
+    ("dotenvx", "run"): (frozenset({"-f", "--env-file"}), 0),
+    ("infisical", "run"): (frozenset({"--env", "--path", "--projectId"}), 0),
+    ("aws-vault", "exec"): (frozenset({"-d", "--duration", "-r", "--region"}), 1),
+    ("direnv", "exec"): (frozenset(), 1),
+    ("chamber", "exec"): (frozenset(), 1),
+    ("sops", "exec-env"): (frozenset(), 1),
 }
 # Wrappers whose first operand is not the program (`timeout 5 rm`, `chroot /srv rm`).
 _MAX_WRAPPERS = 16  # unwrapped from one command
-_LEADING_OPERAND = frozenset({"timeout", "chrt", "taskset", "chroot"})
+_LEADING_OPERAND = frozenset({"timeout", "chrt", "taskset", "chroot", "faketime"})
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
 # Options of a shell that take a value in the next word (`bash -o pipefail script`).
 _SHELL_OPTION_ARGS = frozenset({"--rcfile", "--init-file"})
@@ -133,6 +208,7 @@ _ANSI = re.compile(
 _BRACE = re.compile(r"\{([^{},]*(?:,[^{},]*)+)\}")
 _SEQUENCE = re.compile(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-?\d{1,9}))?\}")
 _MAX_EXPANSION = 256  # words one brace expansion may produce
+_MAX_LOOP_VALUES = 8  # a `for` loop over more known words is walked once, its variable unknown
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # A `{` where a word starts: bash reads `{rm,-rf,/}` as a word, tree-sitter as a group.
 _BRACE_WORD = re.compile(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
@@ -173,6 +249,30 @@ class SimpleCommand:
     dynamic: bool = False
     via: str = ""
     wrappers: tuple[str, ...] = field(default=())
+    #: `NAME=value` in effect for it from the line: its own prefix (`X=1 cmd`, `env X=1
+    #: cmd`), and earlier assignments of variables that change what runs (`PATH=.; ls`).
+    assignments: tuple[str, ...] = field(default=())
+    #: The directory it runs in, with `cd`, `pushd`, `popd` and `env -C` followed: an
+    #: absolute path, a path relative to the starting directory when that is not
+    #: given ("" is the starting directory itself), or None when it cannot be known.
+    cwd: str | None = ""
+    #: How the words whose value is unknown (`$?` in argv) were written (`$HOME/x`).
+    unknown: tuple[str, ...] = field(default=())
+    #: (pipeline number, stage) — 0 when it is in no pipeline — so that what feeds a
+    #: command's standard input can be found.
+    pipe: tuple[int, int] = (0, 0)
+    #: The function whose body holds it ("" outside any).
+    function: str = ""
+    #: Indexes [start, end) of the commands run by its own substitutions (`$(...)`,
+    #: `<(...)` in its words), which come before it in the list.
+    inner: tuple[int, int] = (0, 0)
+    #: Index of the command whose script it belongs to (`bash -c`, `eval`, `ssh`,
+    #: `find -exec`, `alias`, ...), or -1.
+    parent: int = -1
+    #: The text a here-document or here-string feeds to its standard input, when known.
+    stdin: str | None = None
+    #: Variables whose value it expands and the line does not set (`$AWS_SECRET`).
+    variables: tuple[str, ...] = field(default=())
 
     def to_cel(self) -> dict[str, Any]:
         return {
@@ -219,16 +319,22 @@ def parse_error(command: str) -> str:
 
 
 @functools.lru_cache(maxsize=2048)
-def analyze(command: str) -> Analysis:
+def analyze(command: str, cwd: str = "", home: str = "") -> Analysis:
     """The analysis of one command line; memoised, since rules ask about the same
-    line several times per call."""
+    line several times per call.
+
+    `cwd` (absolute) is the directory the line starts in and `home` the user's home:
+    with them `$PWD`, `$HOME` and `~` have known values and every command's `cwd`
+    is absolute until a `cd` to somewhere unknown. Without them a command's `cwd`
+    is relative to wherever the line starts ("" for that directory itself).
+    """
     given: object = command  # callers outside Python's type checks may pass anything
     if not isinstance(given, str):
         return Analysis((), f"not a string: {type(given).__name__}", False)
     source = given.encode("utf-8", "surrogatepass")
     if len(source) > MAX_INPUT:
         return Analysis((), f"command longer than {MAX_INPUT} bytes", False)
-    walker = _Walker()
+    walker = _Walker(cwd, home)
     try:
         walker.script(source, 0, "")
     except _TooComplex as exc:
@@ -417,12 +523,38 @@ class _Redirect(NamedTuple):
 
 
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, cwd: str = "", home: str = "") -> None:
         self.found: list[SimpleCommand] = []
         self.error = ""
         self.substitution = False
         self.nodes = 0
         self.variables: dict[str, str | None] = {}
+        #: Variables whose value the context gives (`$HOME`, `$PWD`): expanding them
+        #: is not "dynamic", they say nothing the caller does not know.
+        self.given: set[str] = set()
+        self.home = home
+        self.cwd: str | None = _normal_dir(cwd) if cwd.startswith("/") else ""
+        self.oldpwd: str | None = None
+        self.dirs: list[str | None] = []  # pushd's stack
+        if home:
+            self.variables["HOME"] = home
+            self.given.add("HOME")
+        if self.cwd:
+            self.variables["PWD"] = self.cwd
+            self.given.add("PWD")
+        if home or self.cwd:
+            # the temporary directory, as most systems set it (macOS's per-user one is
+            # scratch space just the same)
+            self.variables["TMPDIR"] = "/tmp"
+            self.given.add("TMPDIR")
+        #: Line-level assignments of variables that change what later commands run.
+        self.acting: dict[str, str] = {}
+        self.pipe: tuple[int, int] = (0, 0)
+        self.pipes = 0
+        #: Variables expanded by the command whose words are being read.
+        self.expanded: list[str] = []
+        self.function = ""
+        self.parent = -1
         self.level = 0  # words being expanded inside one another
         #: byte ranges of the here-document bodies of the script being walked, which
         #: are parsed apart: tree-sitter's errors inside them do not count
@@ -460,12 +592,46 @@ class _Walker:
         """Visit `node` and its statements in source order, without recursion in Python
         for plain nesting (a 10,000-deep `$(` must not exhaust the stack). `redirects`
         apply to every command inside (`{ a; b; } > out`)."""
-        # (node, via, redirects, redirects for the last command of a list only)
-        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool]] = [(node, via, redirects, False)]
+        # (node, via, redirects, redirects for the last command of a list only, pipe)
+        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool, tuple[int, int]]] = [
+            (node, via, redirects, False, self.pipe)
+        ]
+        outer_pipe = self.pipe
+        try:
+            self._walk(stack, depth)
+        finally:
+            self.pipe = outer_pipe
+
+    def _walk(
+        self,
+        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool, tuple[int, int]]],
+        depth: int,
+    ) -> None:
         while stack:
-            current, where, pending, last_only = stack.pop()
+            current, where, pending, last_only, pipe = stack.pop()
+            self.pipe = pipe
             self.count()
             kind = current.type
+            if kind == "function_definition":
+                self.define(current, depth, where, pending)
+                continue
+            if kind == "pipeline":
+                self.pipes += 1
+                number = self.pipes
+                stage = 0
+                staged: list[tuple[Any, tuple[int, int]]] = []
+                for child in current.children:
+                    if child.type in ("|", "|&"):
+                        stage += 1
+                        continue
+                    staged.append((child, (number, stage)))
+                last = len(staged) - 1
+                for index in range(last, -1, -1):
+                    child, position = staged[index]
+                    mine = last_only and index == last
+                    given = pending if (mine or not last_only) else ()
+                    stack.append((child, where, given, mine, position))
+                continue
             if kind == "command":
                 self.command(current, depth, where, pending, ())
                 continue
@@ -476,27 +642,73 @@ class _Walker:
                 self.declaration(current, depth, where, pending)
                 continue
             if kind == "redirected_statement":
-                self.redirected(current, depth, where, pending, stack)
+                self.redirected(current, depth, where, pending, stack, pipe)
                 continue
             if kind == "for_statement":
-                variable = current.child_by_field_name("variable")
-                if variable is not None:
-                    self.variables[self.text(variable)] = None
+                self.loop(current, depth, where, pending)
+                continue
             if kind in _SUBSTITUTIONS:
                 self.substitution = True
                 where = "<()" if kind == "process_substitution" else "$()"
             children = current.children
             if not children:
                 continue
-            if last_only and kind in ("list", "pipeline"):
+            if last_only and kind == "list":
                 # tree-sitter hangs `a && b > out` on the list; bash on `b` alone.
                 last = len(children) - 1
                 for index in range(last, -1, -1):
                     mine = index == last
-                    stack.append((children[index], where, pending if mine else (), mine))
+                    stack.append((children[index], where, pending if mine else (), mine, pipe))
             else:
                 for index in range(len(children) - 1, -1, -1):
-                    stack.append((children[index], where, pending, False))
+                    stack.append((children[index], where, pending, False, pipe))
+
+    def loop(self, node: Any, depth: int, via: str, pending: tuple[_Redirect, ...]) -> None:
+        """`for X in WORDS; do BODY; done`: the body is walked once per word (up to
+        `_MAX_LOOP_VALUES` known words), with `$X` that word; otherwise once, with
+        `$X` unknown."""
+        variable = node.child_by_field_name("variable")
+        name = self.text(variable) if variable is not None else ""
+        values: list[str] = []
+        known = True
+        rest: list[Any] = []
+        for index, child in enumerate(node.children):
+            field_name = node.field_name_for_child(index)
+            if field_name == "value":
+                word = self.word(child, depth, via)
+                if word.values is None:
+                    known = False
+                else:
+                    values.extend(word.values)
+            elif field_name == "body" or (child.is_named and field_name != "variable"):
+                rest.append(child)
+        values = _expand_braces(values)
+        rounds: list[str | None] = (
+            list(values) if known and 0 < len(values) <= _MAX_LOOP_VALUES else [None]
+        )
+        for value in rounds:
+            if name:
+                self.variables[name] = value
+                self.given.discard(name)
+            for child in rest:
+                self.walk(child, depth, via, pending)
+
+    def define(self, node: Any, depth: int, via: str, pending: tuple[_Redirect, ...]) -> None:
+        """`f() { ...; }`: its body is code, walked here (where it is defined: a call of
+        `f` runs the same commands) with the commands marked as the function's, so a
+        function that calls itself can be seen."""
+        name_node = node.child_by_field_name("name")
+        name = self.text(name_node) if name_node is not None else ""
+        if depth + 1 > MAX_DEPTH:
+            raise _TooComplex(f"functions nested deeper than {MAX_DEPTH}")
+        outer = self.function
+        self.function = name
+        try:
+            for child in node.children:
+                if child.is_named and (name_node is None or child.id != name_node.id):
+                    self.walk(child, depth + 1, via, pending)
+        finally:
+            self.function = outer
 
     def redirected(
         self,
@@ -504,7 +716,8 @@ class _Walker:
         depth: int,
         via: str,
         pending: tuple[_Redirect, ...],
-        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool]],
+        stack: list[tuple[Any, str, tuple[_Redirect, ...], bool, tuple[int, int]]],
+        pipe: tuple[int, int],
     ) -> None:
         """`body > out`: the redirects apply to the body; what tree-sitter put inside a
         here-document redirect (`cat <<EOF | sh`, `cat <<EOF file`) is sorted out."""
@@ -523,7 +736,7 @@ class _Walker:
             elif child.is_named:
                 trailing.append(child)
         for child in reversed(trailing):
-            stack.append((child, via, (), False))
+            stack.append((child, via, (), False, pipe))
         every = pending + tuple(redirects)
         if body is None:
             # `> file` alone runs no program but creates or truncates the file.
@@ -533,7 +746,7 @@ class _Walker:
         elif body.type == "command":
             self.command(body, depth, via, every, tuple(extra))
         else:
-            stack.append((body, via, every, True))
+            stack.append((body, via, every, True, pipe))
 
     def assign(self, node: Any, depth: int, via: str, *, track: bool = True) -> _Word:
         """`X=value`: walk the value (and an index: `a[$(id)]=1`); remember a plain
@@ -557,6 +770,9 @@ class _Walker:
             previous = self.variables.get(name)
             known = None if previous is None else previous + known
         self.variables[name] = known
+        self.given.discard(name)
+        if acting_variable(name):
+            self.acting[name] = known if known is not None else word.template
         return word
 
     def declaration(
@@ -734,12 +950,20 @@ class _Walker:
         more = list(extra)
         trailing: list[Any] = []
         seen_name = False
+        prefix: list[str] = []
+        start = len(self.found)
+        pipe = self.pipe
+        outer_expanded, self.expanded = self.expanded, []
         for index, child in enumerate(node.children):
             field_name = node.field_name_for_child(index)
             kind = child.type
             if kind == "variable_assignment":
                 # `X=1 cmd`: for cmd only; but substitutions in it still run.
-                self.assign(child, depth, via, track=False)
+                value = self.assign(child, depth, via, track=False)
+                target = child.child_by_field_name("name")
+                label = self.text(target) if target is not None else ""
+                shown = " ".join(value.values) if value.values is not None else value.template
+                prefix.append(f"{label}={shown}")
                 continue
             if kind in _REDIRECTS or field_name == "redirect":
                 found, words_after, after = self.redirect(child, depth, via)
@@ -759,8 +983,19 @@ class _Walker:
         for word in more:
             dynamic = _add(words, word) or dynamic
         dynamic = dynamic or any(r.dynamic for r in own)
+        expanded, self.expanded = self.expanded, outer_expanded
         if seen_name or words:
-            self.emit(words, tuple(own), dynamic, depth, via)
+            self.pipe = pipe
+            self.emit(
+                words,
+                tuple(own),
+                dynamic,
+                depth,
+                via,
+                prefix=prefix,
+                inner=(start, len(self.found)),
+                expanded=expanded,
+            )
         for statement in trailing:
             self.walk(statement, depth, via, ())
 
@@ -773,19 +1008,55 @@ class _Walker:
         via: str,
         *,
         declaration: bool = False,
+        prefix: list[str] | None = None,
+        inner: tuple[int, int] = (0, 0),
+        expanded: list[str] | None = None,
+        piped_done: bool = False,
+        wrapped: list[str] | None = None,
     ) -> None:
-        words, wrappers = _unwrap(_expand_braces(words))
+        words, wrappers, assigned, chdir, replace = _unwrap(_expand_braces(words))
         if not words and not redirects:
             return
+        if "xargs" in wrappers and not piped_done:
+            items = self.piped_items()
+            if items is not None:
+                # what comes down the pipe is known: xargs's arguments are those words
+                runs = (
+                    [[w.replace(replace, item) for w in words] for item in items[:8]]
+                    if replace
+                    else [[*words, *items]]
+                )
+                for run in runs:
+                    self.emit(
+                        run,
+                        redirects,
+                        dynamic,
+                        depth,
+                        via,
+                        prefix=[*(prefix or ()), *assigned],
+                        inner=inner,
+                        expanded=expanded,
+                        piped_done=True,
+                        wrapped=[*wrappers],
+                    )
+                return
         program = words[0] if words else ""
-        name = "" if program in ("", _UNKNOWN) else posixpath.basename(program) or program
+        name = "" if program in ("", _UNKNOWN) else _program_name(program)
         args = words[1:]
         flags = _flags(args)
-        if "xargs" in wrappers:
+        if wrapped:
+            wrappers = [*wrapped, *wrappers]
+        if "xargs" in wrappers and not piped_done:
             dynamic = True  # more arguments come from standard input
         if len(wrappers) >= _MAX_WRAPPERS:
             dynamic = True  # `sudo sudo sudo ... rm`: not unwrapped to the end
         argv = tuple(str(word) for word in words)
+        own = [*(prefix or ()), *assigned]
+        named = {a.split("=", 1)[0] for a in own}
+        own += [f"{k}={v}" for k, v in self.acting.items() if k not in named]
+        cwd = self.cwd
+        if chdir is not None:
+            cwd = self.changed_dir(chdir, own)
         index = len(self.found)
         self.found.append(
             SimpleCommand(
@@ -798,11 +1069,76 @@ class _Walker:
                 dynamic=dynamic,
                 via=via,
                 wrappers=tuple(wrappers),
+                assignments=tuple(own),
+                cwd=cwd,
+                unknown=tuple(w.template for w in words if isinstance(w, _Unknown)),
+                pipe=self.pipe,
+                function=self.function,
+                inner=inner,
+                parent=self.parent,
+                stdin=next((r.script for r in reversed(redirects) if r.stdin), None),
+                variables=tuple(dict.fromkeys(expanded or ())),
             )
         )
         if not declaration:
             self.forget(args)
+            if name in _DIRECTORY_CHANGERS:
+                self.change_dir(name, args, own)
         self.nested(index, name, args, redirects, depth)
+
+    # -- the working directory
+
+    def changed_dir(self, target: str, assignments: list[str]) -> str | None:
+        """Where `cd target` lands from the current directory; None when unknown."""
+        if isinstance(target, _Unknown) or _UNKNOWN in target:
+            return None
+        if target == "~" or target.startswith("~/") or target == "":
+            if not self.home:
+                return None
+            target = self.home + target[1:] if target else self.home
+        elif target.startswith("~"):
+            return None  # another user's home: not known here
+        if not target.startswith("/"):
+            relative_to_cdpath = not target.startswith(("./", "../")) and target not in (".", "..")
+            cdpath = self.variables.get("CDPATH") if "CDPATH" in self.variables else ""
+            if any(a.startswith("CDPATH=") for a in assignments) or (
+                relative_to_cdpath and cdpath != ""
+            ):
+                return None  # CDPATH may send it anywhere
+            if self.cwd is None:
+                return None
+            target = f"{self.cwd}/{target}" if self.cwd else target
+        return _normal_dir(target)
+
+    def change_dir(self, name: str, args: list[str], assignments: list[str]) -> None:
+        """Follow `cd`, `pushd` and `popd` (options skipped; `cd -` is $OLDPWD)."""
+        operands = [a for a in args if not (a.startswith("-") and a != "-" and len(a) > 1)]
+        if any(a.startswith("+") or (a.startswith("-") and a[1:].isdigit()) for a in args):
+            self.set_cwd(None)  # pushd +N / popd -N rotate the stack
+            return
+        before = self.cwd
+        if name == "popd":
+            self.set_cwd(self.dirs.pop() if self.dirs else None)
+        elif name == "pushd" and not operands:
+            top = self.dirs.pop() if self.dirs else None
+            self.dirs.append(before)
+            self.set_cwd(top)
+        else:
+            target = operands[0] if operands else "~"
+            new = self.oldpwd if target == "-" else self.changed_dir(target, assignments)
+            if name == "pushd":
+                self.dirs.append(before)
+            self.set_cwd(new)
+        self.oldpwd = before
+
+    def set_cwd(self, cwd: str | None) -> None:
+        self.cwd = cwd
+        if cwd is not None and cwd.startswith("/"):
+            self.variables["PWD"] = cwd
+            self.given.add("PWD")
+        else:
+            self.variables["PWD"] = None
+            self.given.discard("PWD")
 
     def forget(self, args: list[str]) -> None:
         """A command may set a variable it names (`read X`, `printf -v X`, `let X=1`)."""
@@ -822,9 +1158,48 @@ class _Walker:
         depth: int,
     ) -> None:
         """Scripts a command runs from its arguments or its standard input: `bash -c`,
-        `sh <<EOF`, `su -c`, `eval`, `find -exec`."""
+        `sh <<EOF`, `su -c`, `eval`, `find -exec`, `ssh HOST CMD`, `watch CMD`, `alias`,
+        `trap`, `at <<EOF`, `script -c`, `flock -c`. Their commands name `index` as
+        their parent."""
+        outer = self.parent
+        self.parent = index
+        try:
+            self._nested(index, name, args, redirects, depth)
+        finally:
+            self.parent = outer
+
+    def _nested(
+        self,
+        index: int,
+        name: str,
+        args: list[str],
+        redirects: tuple[_Redirect, ...],
+        depth: int,
+    ) -> None:
+        if name in _STRING_RUNNERS:
+            given = _string_script(name, args)
+            if given is not None:
+                self.substitution = True
+                text, is_argv = given
+                if is_argv:
+                    unknown = any(isinstance(word, _Unknown) for word in text)
+                    if depth + 1 > MAX_DEPTH:
+                        raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+                    self.emit(list(text), (), unknown, depth + 1, name)
+                else:
+                    self.run_string(index, _joined(text), depth, name)
+            return
+        if name == "parallel":
+            self.parallel(index, args, depth)
+            return
+        if name in ("at", "batch"):
+            stdin = next((r for r in reversed(redirects) if r.stdin), None)
+            if stdin is not None and stdin.script is not None:
+                self.substitution = True
+                self.script(stdin.script.encode("utf-8", "surrogatepass"), depth + 1, name)
+            return
         if name in _SHELLS:
-            mode, script = _shell_script(args)
+            mode, script, at = shell_script_at(args)
             if mode == "file":
                 return
             self.substitution = True
@@ -837,12 +1212,12 @@ class _Walker:
                     self.mark_dynamic(index)
                 self.script(stdin.script.encode("utf-8", "surrogatepass"), depth + 1, "bash -c")
                 return
-            self.run_string(index, script, depth, "bash -c")
+            self.run_string(index, script, depth, "bash -c", positional=args[at + 1 :])
         elif name in _SU:
-            found, script = _su_script(args)
-            if found:
+            has_script, su_script = _su_script(args)
+            if has_script:
                 self.substitution = True
-                self.run_string(index, script, depth, "bash -c")
+                self.run_string(index, su_script, depth, "bash -c")
         elif name == "eval":
             self.substitution = True
             if any(isinstance(arg, _Unknown) for arg in args):
@@ -855,6 +1230,7 @@ class _Walker:
             for variable in self.variables:
                 self.variables[variable] = None
         elif name == "find":
+            places = find_found(args)
             for start, arg in enumerate(args):
                 if arg in _FIND_EXEC:
                     self.substitution = True
@@ -864,13 +1240,27 @@ class _Walker:
                     for word in args[start + 1 :]:
                         if word in (";", "+"):
                             break
-                        inner.append(word)
+                        # `{}` is each file found: below the start points (or, with no
+                        # test to pick some, the start points themselves too)
+                        if "{}" in word and not isinstance(word, _Unknown):
+                            inner.extend(word.replace("{}", place) for place in places)
+                        else:
+                            inner.append(word)
                     if inner:
                         unknown = any(isinstance(word, _Unknown) for word in inner)
                         self.emit(inner, (), unknown, depth + 1, "find -exec")
 
-    def run_string(self, index: int, script: str | None, depth: int, via: str) -> None:
-        """The script of `sh -c SCRIPT`: parsed when known, its unknown parts as `$?`."""
+    def run_string(
+        self,
+        index: int,
+        script: str | None,
+        depth: int,
+        via: str,
+        *,
+        positional: list[str] | None = None,
+    ) -> None:
+        """The script of `sh -c SCRIPT [NAME ARGS...]`: parsed when known, its unknown
+        parts as `$?`, with `$0`, `$1`, ... the words after it."""
         if script is None:
             self.mark_dynamic(index)
             return
@@ -879,7 +1269,139 @@ class _Walker:
             script = script.template
             if script.strip() == _UNKNOWN:
                 return
-        self.script(script.encode("utf-8", "surrogatepass"), depth + 1, via)
+        saved = {str(n): self.variables.get(str(n)) for n in range(10)}
+        given = set(self.given)
+        for number in range(10):
+            value = positional[number] if positional and number < len(positional) else None
+            self.variables[str(number)] = None if isinstance(value, _Unknown) else value
+        try:
+            self.script(script.encode("utf-8", "surrogatepass"), depth + 1, via)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    self.variables.pop(key, None)
+                else:
+                    self.variables[key] = value
+            self.given = given
+
+    def defaulted(
+        self, node: Any, name_node: Any, depth: int, via: str, walked: set[int]
+    ) -> str | None:
+        """`${X:-word}`, `${X-word}`, `${X:=word}`, `${X=word}`, `${X:?msg}`, `${X:+word}`:
+        the value when it can be told — X's own when the line or context knows it, else
+        the default word (a variable the line does not set is taken as unset)."""
+        parts = [c for c in node.children if c.type not in ("${", "}")]
+        if len(parts) < 2 or parts[0].id != name_node.id:
+            return None
+        operator = self.text(parts[1])
+        if operator not in (":-", "-", ":=", "=", ":?", "?", ":+", "+"):
+            return None
+        variable = self.text(name_node)
+        current = self.variables.get(variable)
+        default = ""
+        if len(parts) > 2:
+            walked.add(parts[2].id)
+            word = self.word(parts[2], depth, via, quoted=True)
+            if word.values is None:
+                default_known = False
+            else:
+                default_known = True
+                default = " ".join(word.values)
+        else:
+            default_known = True
+        self.expanded.append(variable)
+        if operator in (":+", "+"):
+            return None
+        if current is not None and (current != "" or ":" not in operator):
+            return current
+        if operator in (":?", "?") or not default_known:
+            return None
+        if operator in (":=", "="):
+            self.variables[variable] = default
+        return default
+
+    def parallel(self, index: int, args: list[str], depth: int) -> None:
+        """GNU parallel: `parallel CMD ::: ARGS` runs CMD once per argument (put where
+        `{}` is, else appended); with no CMD each argument is a command line; with no
+        `:::` the arguments come down the pipe."""
+        rest = list(args)
+        template: list[str] = []
+        while rest and rest[0].startswith("-") and rest[0] not in (":::", "::::"):
+            option = rest.pop(0)
+            if option in _PARALLEL_OPTION_ARGS and rest:
+                rest.pop(0)
+        while rest and rest[0] not in (":::", "::::", ":::+", "::::+"):
+            template.append(rest.pop(0))
+        items: list[str] | None = []
+        group = ""
+        for word in rest:
+            if word in (":::", "::::", ":::+", "::::+"):
+                group = word
+                continue
+            if group.startswith("::::") or isinstance(word, _Unknown):
+                items = None  # arguments read from a file, or unknown
+                break
+            assert items is not None
+            items.append(word)
+        if not rest:
+            own = self.found[index]
+            items = self.piped_items(own.pipe, own.parent)
+        self.substitution = True
+        if items is None or not items:
+            if template:
+                unknown = any(isinstance(w, _Unknown) for w in template)
+                self.emit(template, (), True if items is None else unknown, depth + 1, "parallel")
+            else:
+                self.mark_dynamic(index)
+            return
+        for item in items[:8]:
+            if not template:
+                self.run_string(index, item, depth, "parallel")
+                continue
+            if any(_PARALLEL_TOKEN.search(w) for w in template if not isinstance(w, _Unknown)):
+                run = [
+                    w
+                    if isinstance(w, _Unknown)
+                    else _PARALLEL_TOKEN.sub(item.replace("\\", "\\\\"), w)
+                    for w in template
+                ]
+            else:
+                run = [*template, item]
+            self.emit(run, (), False, depth + 1, "parallel")
+
+    def piped_items(
+        self, pipe: tuple[int, int] | None = None, parent: int | None = None
+    ) -> list[str] | None:
+        """The words coming down the pipe into the command being emitted (or at
+        `pipe`), when the stages before it print literal text (`echo / | xargs rm
+        -rf`); else None."""
+        from policy.analysis import literal
+
+        number, stage = self.pipe if pipe is None else pipe
+        parent = self.parent if parent is None else parent
+        if not number or not stage:
+            return None
+        before = [c for c in self.found if c.pipe[0] == number and c.pipe[1] < stage]
+        if not before or len(before) != stage or any(c.parent != parent for c in before):
+            return None
+        output = literal.output_of(sorted(before, key=lambda c: c.pipe[1]))
+        if output is None:
+            return None
+        return output.split()
+
+    def output(self, start: int) -> str | None:
+        """What the commands found from `start` on (one substitution's) print, when
+        they are literal producers and decoders (policy.analysis.literal)."""
+        from policy.analysis import literal
+
+        stages = self.found[start:]
+        if not stages or len(stages) > 8 or any(c.parent >= start for c in stages):
+            return None
+        pipes = {c.pipe[0] for c in stages}
+        if len(stages) > 1 and (len(pipes) != 1 or 0 in pipes):
+            return None
+        ordered = sorted(stages, key=lambda c: c.pipe[1])
+        return literal.output_of(ordered)
 
     def mark_dynamic(self, index: int) -> None:
         self.found[index] = dataclasses.replace(self.found[index], dynamic=True)
@@ -922,8 +1444,16 @@ class _Walker:
             self.substitution = True
             if depth + 1 > MAX_DEPTH:
                 raise _TooComplex(f"substitutions nested deeper than {MAX_DEPTH}")
+            start = len(self.found)
             self.walk(node, depth + 1, via, ())
-            return _Word(None, True)
+            output = self.output(start) if kind == "command_substitution" else None
+            if output is None:
+                return _Word(None, True)
+            output = output.rstrip("\n")  # as bash strips it
+            if quoted:
+                return _Word([output], True, output)
+            fields, before, after = _split_fields(output, self.variables.get("IFS") or _DEFAULT_IFS)
+            return _Word(fields, True, output, before, after)
         # Arithmetic, arrays, globs with expansions...: walk for commands, value unknown.
         self.walk(node, depth, via, ())
         if any(True for _ in _descendants_of_kind(node, _DYNAMIC_KINDS)):
@@ -973,21 +1503,36 @@ class _Walker:
     def expansion(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
         names = [c for c in node.children if c.type == "variable_name"]
         plain = len(node.children) == (2 if node.type == "simple_expansion" else 3)
+        defaulted: str | None = None
+        walked: set[int] = set()
+        if not plain and names and node.type == "expansion":
+            defaulted = self.defaulted(node, names[0], depth, via, walked)
         for child in node.children:  # `${X:-$(id)}`: the default may run
-            if child.type in _SUBSTITUTIONS or child.child_count:
+            if child.id not in walked and (child.type in _SUBSTITUTIONS or child.child_count):
                 self.word(child, depth, via, quoted=True)
+        if defaulted is not None:
+            if quoted:
+                return _Word([defaulted], True, defaulted)
+            separators = self.variables.get("IFS") or _DEFAULT_IFS
+            fields, before, after = _split_fields(defaulted, separators)
+            return _Word(fields, True, defaulted, before, after)
         if not (plain and names):
+            self.expanded.extend(self.text(n) for n in names)
             return _Word(None, True)
-        value = self.variables.get(self.text(names[0]))
-        if value is None:
+        variable = self.text(names[0])
+        known = self.variables.get(variable)
+        if known is None:
+            self.expanded.append(variable)
             return _Word(None, True)
+        value = known
+        dynamic = variable not in self.given
         if quoted:
-            return _Word([value], True, value)
+            return _Word([value], dynamic, value)
         ifs = self.variables.get("IFS", _DEFAULT_IFS)
         if ifs is None:
             return _Word(None, True)
         fields, before, after = _split_fields(value, ifs)
-        return _Word(fields, True, value, before, after)
+        return _Word(fields, dynamic, value, before, after)
 
 
 _DYNAMIC_KINDS = frozenset(
@@ -1231,22 +1776,51 @@ def _split_string(value: str) -> list[str]:
         return value.split()
 
 
-def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
+class _Unwrapped(NamedTuple):
+    words: list[str]
+    wrappers: list[str]
+    #: The assignments dropped (`A=1`, `env A=1`).
+    assigned: list[str]
+    #: The directory a wrapper changes to (`env -C DIR`, `sudo -D DIR`), or None.
+    chdir: str | None
+    #: xargs's replace string (`-I {}`), or None.
+    replace: str | None
+
+
+def _unwrap(words: list[str]) -> _Unwrapped:
     """Drop leading assignments and wrapper programs (`sudo -u x env A=1 rm` -> `rm`)."""
+    return _unwrap_words(words)
+
+
+def _unwrap_words(words: list[str]) -> _Unwrapped:
     wrappers: list[str] = []
+    assigned: list[str] = []
+    chdir: str | None = None
+    replace: str | None = None
     for _ in range(_MAX_WRAPPERS):
         while words and _ASSIGNMENT.match(words[0]):
+            assigned.append(words[0])
             words = words[1:]
         if not words:
-            return words, wrappers
+            return _Unwrapped(words, wrappers, assigned, chdir, replace)
         wrapper = posixpath.basename(words[0])
+        runner = _RUNNERS.get((wrapper, words[1] if len(words) > 1 else ""))
+        if runner is not None:
+            rest = _after_runner(words[2:], *runner)
+            if not rest:
+                return _Unwrapped(words, wrappers, assigned, chdir, replace)
+            wrappers.append(f"{wrapper} {words[1]}")
+            words = rest
+            continue
         if wrapper not in _WRAPPERS:
-            return words, wrappers
+            return _Unwrapped(words, wrappers, assigned, chdir, replace)
         takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
         rest = list(words[1:])
+        if wrapper == "setarch" and rest and not rest[0].startswith("-"):
+            rest.pop(0)  # `setarch ARCH [options] program`
         options: list[str] = []
         split: list[str] = []
-        while rest and rest[0].startswith("-") and rest[0] != "-":
+        while rest and rest[0].startswith("-") and (rest[0] != "-" or wrapper == "env"):
             option = rest.pop(0)
             if option == "--":
                 break
@@ -1254,6 +1828,22 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             value = None
             if option in takes_value and rest:
                 value = rest.pop(0)
+            if wrapper == "xargs":
+                if option in ("-I", "-J") and value is not None:
+                    replace = value
+                elif option.startswith(("-I", "-J")) and len(option) > 2:
+                    replace = option[2:]
+                elif option.startswith("-i") or option == "--replace":
+                    replace = option[2:] or "{}"
+                elif option.startswith("--replace="):
+                    replace = option.split("=", 1)[1] or "{}"
+            if wrapper in ("env", "sudo"):
+                if option in ("-C", "-D", "--chdir") and value is not None:
+                    chdir = value
+                elif option.startswith("--chdir="):
+                    chdir = option.partition("=")[2]
+                elif option.startswith(("-C", "-D")) and len(option) > 2 and wrapper == "env":
+                    chdir = option[2:]
             if wrapper == "env":
                 if option in ("-S", "--split-string"):
                     split += _split_string(value or "")
@@ -1264,17 +1854,130 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
         if wrapper == "command" and any(
             not o.startswith("--") and ("v" in o or "V" in o) for o in options
         ):
-            return words, wrappers  # `command -v rm` looks rm up, runs nothing
+            return _Unwrapped(
+                words, wrappers, assigned, chdir, replace
+            )  # `command -v rm` runs nothing
         rest = split + rest
         if wrapper in _LEADING_OPERAND and rest:
             rest = rest[1:]
         while rest and _ASSIGNMENT.match(rest[0]):
+            assigned.append(rest[0])
             rest = rest[1:]
         if not rest:
-            return words, wrappers  # the wrapper alone (`sudo -v`, `env`) is the command
+            # the wrapper alone (`sudo -v`, `env`) is the command
+            return _Unwrapped(words, wrappers, assigned, chdir, replace)
         wrappers.append(wrapper)
         words = rest
-    return words, wrappers
+    return _Unwrapped(words, wrappers, assigned, chdir, replace)
+
+
+def _after_runner(words: list[str], takes_value: frozenset[str], leading: int) -> list[str]:
+    """The command a runner runs: its own options and `leading` operands skipped."""
+    rest = list(words)
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        if option == "--":
+            return rest
+        if option in takes_value and rest:
+            rest.pop(0)
+    rest = rest[leading:]
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    return rest
+
+
+#: Variables that change which program runs, or make a program run other code:
+#: the shell's own lookup, the dynamic loader, startup files, pagers and editors
+#: that tools start, git's and other tools' command hooks, interpreters' load paths.
+_ACTING_NAMES = frozenset(
+    {
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "CDPATH",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "PROMPT_COMMAND",
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PERL5LIB",
+        "PERL5OPT",
+        "PERLLIB",
+        "RUBYLIB",
+        "RUBYOPT",
+        "LUA_INIT",
+        "LUA_PATH",
+        "LUA_CPATH",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "CLASSPATH",
+        "OPENSSL_CONF",
+        "GCONV_PATH",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "RUSTC_WRAPPER",
+        "TAR_OPTIONS",
+        "GREP_OPTIONS",
+        "SYSTEMD_PAGER",
+    }
+)
+_ACTING_PREFIXES = ("LD_", "DYLD_", "GIT_", "PYTHON", "NPM_CONFIG_", "npm_config_", "PIP_")
+_ACTING_SUFFIXES = ("_PAGER", "_EDITOR", "_COMMAND", "_ASKPASS", "_SHELL")
+
+
+def acting_variable(name: str) -> bool:
+    """True when assigning `name` can change what a command runs (`PATH=. ls`,
+    `LD_PRELOAD=x.so ls`, `GIT_PAGER='sh -c ...' git log`)."""
+    return (
+        name in _ACTING_NAMES
+        or name.startswith(_ACTING_PREFIXES)
+        or name.endswith(_ACTING_SUFFIXES)
+    )
+
+
+_DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
+
+
+def _program_name(program: str) -> str:
+    """The name a program is known by: `/usr/bin/rm` -> rm, `C:\\Git\\bin\\git.exe` ->
+    git (Git Bash on Windows runs both spellings)."""
+    name = posixpath.basename(program) or program
+    if "\\" in name:
+        name = name.rsplit("\\", 1)[-1] or name
+    if name.lower().endswith(".exe") and len(name) > 4:
+        name = name[:-4]
+    return name
+
+
+def _normal_dir(path: str) -> str:
+    """A directory path without `.`, `..` and `//` (lexically, as `cd` does by default);
+    a relative one stays relative ("" for the starting directory)."""
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for name in path.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not absolute:
+                parts.append(name)
+            continue
+        parts.append(name)
+    joined = "/".join(parts)
+    return "/" + joined if absolute else joined
 
 
 def _flags(args: list[str]) -> tuple[str, ...]:
@@ -1292,8 +1995,15 @@ def _flags(args: list[str]) -> tuple[str, ...]:
 def _shell_script(args: list[str]) -> tuple[str, str | None]:
     """How a shell gets its script: ("c", SCRIPT or None) for `sh -c SCRIPT`,
     ("file", PATH) for `sh PATH`, ("stdin", None) when it reads standard input."""
+    mode, script, _ = shell_script_at(args)
+    return mode, script
+
+
+def shell_script_at(args: list[str]) -> tuple[str, str | None, int]:
+    """`_shell_script`, and the index in `args` of the script (-1 when none): the words
+    after it are the script's `$0`, `$1`, ..."""
     command = stdin = skip = operands = False
-    for arg in args:
+    for position, arg in enumerate(args):
         if skip:
             skip = False
             continue
@@ -1311,9 +2021,133 @@ def _shell_script(args: list[str]) -> tuple[str, str | None]:
                 skip = "o" in letters or "O" in letters
                 continue
         if command:
-            return "c", arg
-        return ("stdin", None) if stdin else ("file", arg)
-    return ("c", None) if command else ("stdin", None)
+            return "c", arg, position
+        return ("stdin", None, -1) if stdin else ("file", arg, position)
+    return ("c", None, -1) if command else ("stdin", None, -1)
+
+
+#: Programs that run a script given in their arguments, besides shells, `su` and `eval`.
+_STRING_RUNNERS = frozenset({"ssh", "watch", "alias", "trap", "script", "flock"})
+_PARALLEL_OPTION_ARGS = frozenset(
+    "-j --jobs -S --sshlogin --sslogin --env -a --arg-file --colsep -C -d --delimiter -I "
+    "--replace --tmpdir --joblog --results --res -N -n --max-args -L --max-lines --timeout "
+    "--retries --delay --memfree --load --nice --workdir --wd --basefile --bf --return "
+    "--transferfile --tf --tagstring --header -E --halt --sqlworker --sqlmaster -X --xargs "
+    "--shebang-wrap --termseq -P --max-procs --plus --jobs-log".split()
+) - {"-X", "--xargs", "--plus"}
+_PARALLEL_TOKEN = re.compile(r"\{[0-9]*[./#%]*[0-9]*\}")
+_SSH_OPTION_ARGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+_WATCH_OPTION_ARGS = frozenset({"-n", "--interval", "-q", "--equexit"})
+
+
+def _joined(words: list[str] | str) -> str:
+    """Words a program joins with spaces before a shell parses them (`ssh`, `watch`)."""
+    if isinstance(words, str):
+        return words
+    if len(words) == 1:
+        return words[0]
+    return (
+        _Unknown(" ".join(_template(w) for w in words))
+        if any(isinstance(w, _Unknown) for w in words)
+        else " ".join(words)
+    )
+
+
+def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
+    """(script, False) or (argv, True) that `name` runs from its arguments; None when
+    it runs none (`ssh host` alone, `trap -p`)."""
+    if name == "alias":
+        values = [a.split("=", 1)[1] for a in args if "=" in a and not a.startswith("-")]
+        if not values:
+            return None
+        if any(isinstance(a, _Unknown) for a in args):
+            return _Unknown("; ".join(_template(v) for v in values)), False
+        return "\n".join(values), False
+    if name == "trap":
+        operands = [a for a in args if not (a.startswith("-") and a != "-")]
+        if len(operands) < 2 or operands[0] in ("-", ""):
+            return None
+        return operands[0], False
+    if name in ("script", "flock"):
+        for position, arg in enumerate(args):
+            if arg in ("-c", "--command") and position + 1 < len(args):
+                return args[position + 1], False
+            if arg.startswith("--command="):
+                return arg.partition("=")[2], False
+        if name == "flock":  # flock [options] FILE COMMAND [ARGS]
+            operands = [a for a in args if not a.startswith("-")]
+            if len(operands) >= 2:
+                return operands[1:], True
+        return None
+    rest = list(args)
+    takes_value = _SSH_OPTION_ARGS if name == "ssh" else _WATCH_OPTION_ARGS
+    direct = False
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        if option == "--":
+            break
+        if name == "ssh":
+            if option[-1] in takes_value and len(option) == 2 and rest:
+                rest.pop(0)
+        elif option in takes_value and rest:
+            rest.pop(0)
+        elif option in ("-x", "--exec"):
+            direct = True
+    if name == "ssh":
+        if not rest:
+            return None
+        rest = rest[1:]  # the host
+    if not rest:
+        return None
+    if direct:
+        return rest, True
+    return _joined(rest), False
+
+
+_FIND_OPTIONS = frozenset({"-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3"})
+#: find's expressions that only choose what to act on (everything else acts or is an
+#: option): with one of them, find acts on some files below its start points.
+_FIND_TESTS = frozenset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size "
+    "-empty -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -newermt -user "
+    "-group -uid -gid -nouser -nogroup -perm -links -inum -samefile -lname -ilname "
+    "-readable -writable -executable -fstype -used".split()
+)
+
+
+def find_starts(args: list[str]) -> list[str]:
+    """The start points of `find ARGS` ("." when none is given)."""
+    index = 0
+    while index < len(args) and (args[index] in _FIND_OPTIONS or args[index] == "-D"):
+        index += 2 if args[index] == "-D" else 1
+    starts: list[str] = []
+    while index < len(args):
+        arg = args[index]
+        if arg.startswith(("-", "(", "!", ")")) and arg != "-":
+            break
+        starts.append(arg)
+        index += 1
+    return starts or ["."]
+
+
+def find_found(args: list[str]) -> list[str]:
+    """What `find ARGS` acts on: below its start points (`START/**`, or
+    `START/**/NAME` when one `-name` picks the files) when a test picks them, else
+    the start points and everything below them."""
+    starts = find_starts(args)
+    below = [s.rstrip("/") + "/**" if s != "/" else "/**" for s in starts]
+    if not any(arg in _FIND_TESTS for arg in args):
+        return [*starts, *below]
+    names = [
+        args[i + 1]
+        for i, arg in enumerate(args[:-1])
+        if arg in ("-name", "-iname") and (i == 0 or args[i - 1] not in ("!", "-not"))
+    ]
+    if len(names) == 1 and "-o" not in args and "-or" not in args:
+        name = names[0]
+        if "/" not in name and not isinstance(name, _Unknown):
+            return [f"{b}/{name}" for b in below]
+    return below
 
 
 def _su_script(args: list[str]) -> tuple[bool, str | None]:

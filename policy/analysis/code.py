@@ -1,0 +1,318 @@
+"""What an interpreter one-liner does, read from its text: best effort, never a proof.
+
+`python -c CODE`, `perl -e CODE`, `node -e CODE`, `awk 'PROGRAM'` and friends run code
+that no shell analysis can see. Reading that code the way a reviewer skims it still
+tells a lot: the shell commands it hands to `os.system`, `subprocess`, `system()`,
+backquotes or `child_process` (returned as scripts, so the caller analyses them like
+any other command line), the file names it mentions, whether it deletes, writes, opens
+sockets, forks in a loop or evaluates code it builds at run time.
+
+The answer errs towards "cannot see": a spawn whose command is not a literal, `eval`
+of anything, decoding of base64 or compressed blobs and reflective imports all make
+the code `hidden`. Code that does none of these things and mentions no path (`print`,
+`json.dumps`, `console.log(process.version)`) is plain. docs/security.md says what
+this can and cannot establish.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["CodeFacts", "inspect"]
+
+_MAX_CODE = 64 * 1024  # longer one-liners are judged unseen without reading them
+
+#: A quoted string literal: '...', "..." or `...` (escapes skipped, not decoded).
+_STRING = re.compile(r"""(?P<q>['"`])(?P<body>(?:\\.|(?!(?P=q))[^\\])*)(?P=q)""", re.DOTALL)
+#: A call that runs a command: the text after the call's opening parenthesis follows.
+_SPAWN_CALL = re.compile(
+    r"""(?x)
+    (?:\b(?:os\.system|os\.popen|os\.exec\w*|os\.spawn\w*|pty\.spawn
+        |subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)
+        |commands\.getoutput|sh\.\w+
+        |child_process\.\w+|execSync|execFileSync|execFile|spawnSync|spawn
+        |shell_exec|passthru|proc_open|pcntl_exec|popen|system|exec
+        |os\.execute|io\.popen|IO\.popen|Open3\.\w+|Kernel\.\w+
+        |Runtime\.getRuntime\(\)\.exec|ProcessBuilder)
+    )\s*\(?\s*""",
+)
+_PERL_QX = re.compile(r"\bqx\s*([{(\[/|!])")
+_RUBY_X = re.compile(r"%x\s*([{(\[|!])")
+_CLOSERS = {"{": "}", "(": ")", "[": "]"}
+_AWK_PIPE_OUT = re.compile(r"""\|\s*"((?:\\.|[^"\\])*)\"""")
+_AWK_PIPE_IN = re.compile(r""""((?:\\.|[^"\\])*)"\s*\|\s*getline""")
+_AWK_WRITE = re.compile(r""">>?\s*"((?:\\.|[^"\\])*)\"""")
+_AWK_READ = re.compile(r"""getline\s*<\s*"((?:\\.|[^"\\])*)\"""")
+
+#: Code that builds code at run time, or hides it in an encoding: in any language...
+_EVAL = re.compile(
+    r"""(?x)
+    \b(?:eval|exec|execfile|compile)\s*\(|\beval\b\s*['"{$]|__import__|\bimportlib\b
+        |getattr\s*\(\s*__builtins__|b64decode|\bbase64\.|decodebytes|a85decode|b32decode
+        |unhexlify|fromhex|\bzlib\.|\bmarshal\.|pickle\.loads|codecs\.decode|rot_?13
+        |\bnew\s+Function\b|\bFunction\s*\(|\bvm\.run\w*|instance_eval|class_eval
+        |module_eval|create_function|\batob\s*\(|Buffer\.from\s*\([^)]*base64
+        |String\.fromCharCode|\bchr\s*\(\s*\d|\bord\s*\(.*\bchr\b|decode\s*\(\s*['"]hex
+        |IEX\b|Invoke-Expression|FromBase64String
+    """
+)
+#: ... and in one language only.
+_EVAL_IN = {
+    "ruby": re.compile(r"\b(?:send|public_send|instance_variable_get)\s*[(:]"),
+    "lua": re.compile(r"\b(?:loadstring|dofile|loadfile)\s*\(|(?<![.\w])load\s*\("),
+    "perl": re.compile(r"\bpack\s*\(|\bunpack\s*\(|\bdo\s+['\"$]"),
+    "php": re.compile(r"\bassert\s*\(\s*\$|\bpreg_replace\s*\(\s*['\"].*/e['\"]"),
+}
+_NETWORK = re.compile(
+    r"""(?x)
+    \b(?:socket|urllib|urlopen|requests|http\.client|httplib|httpx|aiohttp|ftplib|smtplib
+        |telnetlib|paramiko|xmlrpc|IO::Socket|LWP|HTTP::Tiny|Net::\w+|TCPSocket|UDPSocket
+        |open-uri|URI\.open|Faraday|RestClient|require\(\s*['"](?:https?|net|dgram|tls)['"]
+        |fetch\s*\(|axios|XMLHttpRequest|WebSocket|fsockopen|curl_\w+|stream_socket_client
+        |file_get_contents\s*\(\s*['"]https?:|Invoke-WebRequest|Invoke-RestMethod|WebClient
+        |/dev/tcp/|/dev/udp/|nc\s+-e)
+    """
+)
+_DELETE = re.compile(
+    r"""(?x)
+    \b(?:rmtree|removedirs|remove|unlink|unlinkSync|rmdir|rmdirSync|rmSync|rm_rf|rm_r|rm_f
+        |FileUtils\.rm\w*|rimraf|File\.delete|Dir\.rmdir|Remove-Item|deleteSync|truncate)\b
+    """
+)
+_RECURSIVE = re.compile(r"\b(?:rmtree|removedirs|rm_rf|rm_r|rimraf|recursive|Recurse)\b")
+_WRITE = re.compile(
+    r"""(?x)
+    (?:\bopen\s*\([^)]*,\s*['"]?[wax+]|\bwrite_text|\bwrite_bytes|\.write\s*\(|writeFile
+        |appendFile|File\.write|\bfwrite|file_put_contents|\bcopyfile|shutil\.(?:copy\w*|move)
+        |os\.(?:rename|replace|symlink|link|chmod|chown|makedirs|mkdir)|\bsymlink|\bchmod
+        |\bchown|\bopen\s*\(\s*\w+\s*,\s*['"]\s*>|\bopen\s*\(\s*['"]\s*>|Set-Content
+        |Out-File|\bprint\s*\{)
+    """
+)
+_FORK = re.compile(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
+_SETUID = re.compile(r"\b(?:set(?:e|re|res)?uid|set(?:e|re|res)?gid|posix_setuid|initgroups)\s*\(")
+#: Native code loaded by hand: what it does no reading can tell.
+_NATIVE = re.compile(
+    r"\b(?:ctypes|cdll|CDLL|LoadLibrary|dlopen|Fiddle|FFI::|ffi\.load|System\.load|"
+    r"process\.dlopen|DynaLoader|Win32::API)\b"
+)
+#: A shell handed a connection: the shape of a reverse shell.
+_SHELL_ON_SOCKET = re.compile(
+    r"(?:dup2|reopen|fdopen|pty\.spawn|STDIN\.reopen|\$stdin\.reopen|open\(STD(?:IN|OUT|ERR))"
+)
+_SHELL_PROGRAM = re.compile(
+    r"(?:^|/)(?:sh|bash|dash|zsh|ksh|ash|cmd\.exe|powershell)(?:\s+-i)?\s*$"
+)
+_LOOP = re.compile(r"\b(?:while|for|loop|until|each|times|repeat)\b")
+_ENV_DUMP = re.compile(
+    r"""(?x)
+    (?:\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
+        |\bprocess\.env\b(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|inspect|keys)\b
+        |%ENV\b|\bgetenv\s*\(\s*\)|\$_ENV\b(?!\s*\[)|\bgetenv\(\)|Get-ChildItem\s+env:)
+    """
+)
+_ENV_READ = re.compile(
+    r"""(?x)
+    (?:environ(?:\.get)?\s*[\[(]\s*|getenv\s*\(\s*|process\.env\.|process\.env\[\s*
+        |ENV\[\s*|\$ENV\{\s*|\$_ENV\[\s*)['"]?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
+)
+_URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s'\"`:]+)")
+_HOST_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
+_PATHLIKE = re.compile(r"^(?:/|~|\./|\.\./|\.[A-Za-z0-9_])")
+
+
+@dataclass
+class CodeFacts:
+    """What one piece of interpreter code was seen to do."""
+
+    #: Shell command lines it runs (`os.system("...")`), and argv lists (`["rm", "-rf"]`).
+    scripts: list[str] = field(default_factory=list)
+    argvs: list[list[str]] = field(default_factory=list)
+    #: File names it mentions, as written.
+    paths: list[str] = field(default_factory=list)
+    #: Files its awk program names for output / input.
+    writes_to: list[str] = field(default_factory=list)
+    reads_from: list[str] = field(default_factory=list)
+    writes: bool = False
+    deletes: bool = False
+    recursive: bool = False
+    network: bool = False
+    hosts: list[str] = field(default_factory=list)
+    forks: bool = False
+    #: It makes itself root (`os.setuid(0)`, `posix_setuid`).
+    privileged: bool = False
+    env_dump: bool = False
+    variables: list[str] = field(default_factory=list)
+    #: Why some of what it does cannot be seen ("" when nothing is hidden).
+    hidden: str = ""
+
+
+def inspect(language: str, code: str) -> CodeFacts:
+    """Read `code` of `language` ("python", "perl", "ruby", "node", "php", "lua",
+    "awk", "shell-like" for anything else)."""
+    facts = CodeFacts()
+    if len(code) > _MAX_CODE:
+        facts.hidden = f"{language} code longer than {_MAX_CODE} bytes is not read"
+        return facts
+    strings = [(m.start(), m.end(), m["q"], m["body"]) for m in _STRING.finditer(code)]
+    if language == "awk":
+        _awk(code, facts)
+    else:
+        _spawns(code, strings, facts)
+    bare = _without_strings(code, strings)
+    extra = _EVAL_IN.get(language)
+    if _EVAL.search(bare) or (extra is not None and extra.search(bare)):
+        facts.hidden = facts.hidden or f"the {language} code evaluates or decodes code at run time"
+    if _NETWORK.search(code):
+        facts.network = True
+    facts.hosts += [m[1] for m in _URL.finditer(code)]
+    if facts.network:
+        facts.hosts += [s for _, _, _, s in strings if _HOST_LITERAL.match(s) and "/" not in s]
+    if _DELETE.search(bare):
+        facts.deletes = True
+        facts.recursive = bool(_RECURSIVE.search(bare))
+    if _WRITE.search(code):
+        facts.writes = True
+    if _FORK.search(bare) and (_LOOP.search(bare) or bare.count("fork") > 1):
+        facts.forks = True
+    if _ENV_DUMP.search(code):
+        facts.env_dump = True
+    if _SETUID.search(bare):
+        facts.privileged = True
+    if _NATIVE.search(bare):
+        facts.hidden = facts.hidden or f"the {language} code loads native code"
+    spawns_shell = any(_SHELL_PROGRAM.search(s.strip()) for s in facts.scripts) or any(
+        argv and _SHELL_PROGRAM.search(argv[0]) for argv in facts.argvs
+    )
+    if facts.network and (spawns_shell or _SHELL_ON_SOCKET.search(bare)):
+        facts.hidden = facts.hidden or f"the {language} code connects a shell to the network"
+    facts.variables += [m["name"] for m in _ENV_READ.finditer(code)]
+    for _, _, quote, body in strings:
+        text = _unescape(body)
+        if quote != "`" and _looks_like_path(text):
+            facts.paths.append(text)
+            if text.startswith("/.") and len(text) > 2:
+                # `process.env.HOME + "/.aws/credentials"`, `homedir() + "/.ssh/..."`
+                facts.paths.append("~" + text)
+    return facts
+
+
+def _looks_like_path(text: str) -> bool:
+    if not text or len(text) > 1024 or "\n" in text or "://" in text:
+        return False
+    if " " in text.strip():
+        return False
+    return bool(_PATHLIKE.match(text)) or ("/" in text and not text.startswith(("-", "%")))
+
+
+_STRING_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3}|.)", re.DOTALL)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+def _unescape(body: str) -> str:
+    """A string literal's value: `\\x20`, `\\040`, `\\u0020`, `\\n` and `\\"` decoded
+    the way the languages read them (`system("rm\\x20-rf\\x20/")` is `rm -rf /`)."""
+    if "\\" not in body:
+        return body
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "xu" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        if code[0] in "01234567" and (len(code) > 1 or code != "0"):
+            return chr(int(code, 8) & 0xFF)
+        return _SIMPLE_ESCAPES.get(code, code)
+
+    return _STRING_ESCAPE.sub(one, body)
+
+
+def _without_strings(code: str, strings: list[tuple[int, int, str, str]]) -> str:
+    """`code` with its string literals blanked, so `print("eval")` is not `eval`."""
+    if not strings:
+        return code
+    out: list[str] = []
+    last = 0
+    for start, end, _, _ in strings:
+        out.append(code[last:start])
+        out.append('""')
+        last = end
+    out.append(code[last:])
+    return "".join(out)
+
+
+def _spawns(code: str, strings: list[tuple[int, int, str, str]], facts: CodeFacts) -> None:
+    """The commands `code` hands to a shell or runs directly."""
+    by_start = {start: (end, quote, body) for start, end, quote, body in strings}
+    for _, _, quote, body in strings:
+        if quote == "`":  # perl, ruby and shell backquotes run a command
+            facts.scripts.append(_unescape(body))
+    for pattern in (_PERL_QX, _RUBY_X):
+        for match in pattern.finditer(code):
+            opener = match[1]
+            closer = _CLOSERS.get(opener, opener)
+            end = code.find(closer, match.end())
+            if end < 0:
+                facts.hidden = "a command in the code cannot be read"
+                continue
+            facts.scripts.append(code[match.end() : end])
+    for match in _SPAWN_CALL.finditer(code):
+        position = match.end()
+        while position < len(code) and code[position] in " \t\n":
+            position += 1
+        head = code[position : position + 1]
+        if head in "'\"" and position in by_start:
+            _end, _quote, body = by_start[position]
+            text = _unescape(body)
+            # `spawn("rm", ["-rf", "/"])`: the program, then its arguments.
+            rest = code[_end : _end + 2048]
+            listed = re.match(r"\s*,\s*\[([^\]]*)\]", rest)
+            if listed and match[0].rstrip(" (").endswith(
+                ("spawn", "spawnSync", "execFile", "execFileSync")
+            ):
+                items = [_unescape(m["body"]) for m in _STRING.finditer(listed[1])]
+                facts.argvs.append([text, *items])
+            elif match[0].rstrip(" (").endswith(("exec", "execv", "execvp", "execl", "execlp")):
+                # os.execv("/bin/sh", [...]) / perl exec("rm", "-rf", "/"): argv of literals
+                args = re.match(r"((?:\s*,\s*(?:['\"][^'\"]*['\"]))*)", rest)
+                extra = [_unescape(m["body"]) for m in _STRING.finditer(args[1])] if args else []
+                if extra:
+                    facts.argvs.append([text, *extra])
+                else:
+                    facts.scripts.append(text)
+            else:
+                facts.scripts.append(text)
+        elif head == "[":
+            close = code.find("]", position)
+            inside = code[position + 1 : close] if close > 0 else ""
+            items = [_unescape(m["body"]) for m in _STRING.finditer(inside)]
+            non_literal = re.sub(_STRING, "", inside).replace(",", "").strip()
+            if items and not non_literal:
+                facts.argvs.append(items)
+            else:
+                facts.hidden = "the code runs a command built at run time"
+        elif head in ("", ")"):
+            continue  # a mention (`import subprocess`), not a call
+        else:
+            facts.hidden = "the code runs a command built at run time"
+
+
+def _awk(code: str, facts: CodeFacts) -> None:
+    """awk: `system("cmd")`, `print | "cmd"`, `"cmd" | getline`, `print > "file"`."""
+    for match in re.finditer(r"\bsystem\s*\(\s*", code):
+        rest = code[match.end() :]
+        literal = re.match(r'"((?:\\.|[^"\\])*)"\s*\)', rest)
+        if literal:
+            facts.scripts.append(_unescape(literal[1]))
+        else:
+            facts.hidden = "the awk program runs a command built at run time"
+    for pattern in (_AWK_PIPE_OUT, _AWK_PIPE_IN):
+        for found in pattern.finditer(code):
+            facts.scripts.append(_unescape(found[1]))
+    if re.search(r"\|\s*[^\s\"]", code.replace("||", "")) and "getline" in code:
+        facts.hidden = facts.hidden or "the awk program runs a command built at run time"
+    facts.writes_to += [_unescape(m[1]) for m in _AWK_WRITE.finditer(code)]
+    facts.reads_from += [_unescape(m[1]) for m in _AWK_READ.finditer(code)]
+    if not facts.writes_to and re.search(r"print[^;}]*>\s*[A-Za-z_$(]", code):
+        # print > var: a file named at run time
+        facts.hidden = facts.hidden or "the awk program writes a file named at run time"

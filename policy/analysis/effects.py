@@ -1,0 +1,367 @@
+"""What a command line does: per simple command, the facts a policy decides on.
+
+`shell.analyze` says which programs a line runs and with which words; this module
+says what those words mean to each program — which files it reads, writes and
+deletes, whether it deletes recursively, talks to the network and to whom, what it
+uploads, whether it runs code the policy cannot see (and why), runs code it
+downloaded, runs as another user or forks without end — so that a rule reads
+`c.writes.exists(p, !path.within(p, workspace))` instead of matching strings.
+
+Paths are judged where the program would really act:
+
+* against the directory each command runs in (`cd`, `pushd`, `popd`, `env -C`,
+  `git -C`, `make -C`, `tar -C` followed), with `~` and `~user` expanded;
+* a path whose place cannot be known (after `cd "$X"`, from a variable, through
+  something created earlier in the same line — `ln -s /etc x && rm -rf x/` — or
+  relative to a working directory nobody named) is written `?` followed by what is
+  known of it, so it is inside no workspace and category rules still see its name;
+* with the disk consulted per call (never memoised: a link made between two calls
+  must count): shell globs expanded as bash would, symbolic links resolved (both
+  spellings kept when they differ).
+
+Operand conventions are a table of common programs (`dd if=/of=`, `host:path` for
+scp and rsync, `-C`/`--git-dir`/`--work-tree`, `-o`/`--output`, `-t`, `tee`,
+`install`, `ln`, ...). A program the table does not know has its operands counted
+as paths it reads. Interpreter one-liners are read by `policy.analysis.code`; the
+shell commands they hand to a shell are analysed like any other line.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from policy.analysis import git, literal, programs
+from policy.analysis import paths as _paths
+from policy.analysis import shell as _shell
+from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
+
+__all__ = ["UNKNOWN", "Command", "Line", "analyze", "is_unknown"]
+
+
+_MAX_GLOB_MATCHES = 256
+
+
+_MAX_EXTRA_DEPTH = 4  # interpreter code that spawns code that spawns ...
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One program invocation and what it does. The first fields are the parse
+    (`shell.SimpleCommand`); the rest are this module's facts."""
+
+    name: str
+    argv: tuple[str, ...]
+    args: tuple[str, ...]
+    flags: tuple[str, ...]
+    redirects: tuple[str, ...]
+    raw: str
+    via: str
+    wrappers: tuple[str, ...]
+    dynamic: bool
+    #: The first operand of programs with subcommands (`git push` -> "push").
+    subcommand: str = ""
+    assignments: tuple[str, ...] = ()
+    cwd: str = ""
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    deletes: tuple[str, ...] = ()
+    recursive: bool = False
+    network: bool = False
+    hosts: tuple[str, ...] = ()
+    sends: tuple[str, ...] = ()
+    hidden: str = ""
+    downloaded: bool = False
+    privileged: bool = False
+    forks: bool = False
+    variables: tuple[str, ...] = ()
+
+    def to_cel(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "argv": list(self.argv),
+            "args": list(self.args),
+            "flags": list(self.flags),
+            "redirects": list(self.redirects),
+            "raw": self.raw,
+            "via": self.via,
+            "wrappers": list(self.wrappers),
+            "dynamic": self.dynamic,
+            "subcommand": self.subcommand,
+            "assignments": list(self.assignments),
+            "cwd": self.cwd,
+            "reads": list(self.reads),
+            "writes": list(self.writes),
+            "deletes": list(self.deletes),
+            "recursive": self.recursive,
+            "network": self.network,
+            "hosts": list(self.hosts),
+            "sends": list(self.sends),
+            "hidden": self.hidden,
+            "downloaded": self.downloaded,
+            "privileged": self.privileged,
+            "forks": self.forks,
+            "variables": list(self.variables),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """Every command of one line with its facts, and the parse error ("" if none)."""
+
+    commands: tuple[Command, ...]
+    parse_error: str = ""
+
+    def to_cel(self) -> list[dict[str, Any]]:
+        return [c.to_cel() for c in self.commands]
+
+
+def analyze(command: str, cwd: str = "", home: str = "", *, disk: bool = True) -> Line:
+    """The facts of `command` run in `cwd` by a user whose home is `home`.
+
+    The parse and lexical facts are memoised; with `disk` the file system is then
+    consulted for this call (globs, symbolic links, a repository's git config)."""
+    lexical = _lexical(command, cwd, home)
+    if not disk:
+        return lexical
+    return _on_disk(lexical, home)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lexical(command: str, cwd: str, home: str) -> Line:
+    analysis = _shell.analyze(command, cwd, home)
+    commands = list(analysis.commands)
+    facts = [programs.facts_of(c, home) for c in commands]
+    _dataflow(facts)
+    extra = _expand_code(facts, cwd, home, 0)
+    built = [_freeze(f) for f in facts] + extra
+    return Line(tuple(built), analysis.parse_error)
+
+
+def _freeze(f: Facts) -> Command:
+    c = f.cmd
+    return Command(
+        name=c.name,
+        argv=c.argv,
+        args=c.args,
+        flags=c.flags if f.flags is None else tuple(dict.fromkeys(f.flags)),
+        redirects=c.redirects,
+        raw=c.raw,
+        via=c.via,
+        wrappers=c.wrappers,
+        dynamic=c.dynamic,
+        subcommand=f.subcommand,
+        assignments=c.assignments,
+        cwd=_show_dir(f.cwd),
+        reads=unique(f.reads),
+        writes=unique(f.writes),
+        deletes=unique(f.deletes),
+        recursive=f.recursive,
+        network=f.network,
+        hosts=unique(f.hosts),
+        sends=unique(f.sends),
+        hidden=f.hidden,
+        downloaded=f.downloaded,
+        privileged=f.privileged,
+        forks=f.forks,
+        variables=unique(f.variables),
+    )
+
+
+def _show_dir(cwd: str | None) -> str:
+    if cwd is None:
+        return UNKNOWN
+    return cwd
+
+
+def _expand_code(facts: list[Facts], cwd: str, home: str, depth: int) -> list[Command]:
+    """The shell commands interpreter code, awk, sed, vim and git hand to a shell,
+    analysed as command lines of their own (their facts join the line)."""
+    extra: list[Command] = []
+    for f in facts:
+        if not f.scripts and not f.argvs:
+            continue
+        if depth >= _MAX_EXTRA_DEPTH:
+            f.hide("code nested too deep to follow")
+            continue
+        where = f.cwd if f.cwd is not None else ""
+        for script in f.scripts:
+            if not script.strip():
+                continue
+            line = _lexical(script, where if where.startswith("/") else cwd, home)
+            if line.parse_error:
+                f.hide(f"{f.cmd.name} runs a command that cannot be parsed: {line.parse_error}")
+            extra += [replace(c, via=f"{f.cmd.name} code") for c in line.commands]
+        for argv in f.argvs:
+            if not argv:
+                continue
+            text = " ".join(_quote(a) for a in argv)
+            line = _lexical(text, where if where.startswith("/") else cwd, home)
+            extra += [replace(c, via=f"{f.cmd.name} code") for c in line.commands]
+    return extra
+
+
+def _quote(word: str) -> str:
+    if word and re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _dataflow(facts: list[Facts]) -> None:
+    """What one command does to another in the same line: code downloaded and then
+    run; operands of xargs; paths through something created earlier."""
+    downloaded_files: set[str] = set()
+    created: list[str] = []
+    by_pipe: dict[int, list[Facts]] = {}
+    for f in facts:
+        pipe, _ = f.cmd.pipe
+        if pipe:
+            by_pipe.setdefault(pipe, []).append(f)
+    for f in facts:
+        cmd = f.cmd
+        upstream = [
+            other
+            for other in by_pipe.get(cmd.pipe[0], ())
+            if cmd.pipe[0] and other.cmd.pipe[1] < cmd.pipe[1]
+        ]
+        listed = [p for u in upstream for p in u.reads]
+        known = bool(listed) and not any(is_unknown(p) for p in listed)
+        programs.xargs_note(f, listed if known else None)
+        # paths through something made earlier in this line are unknown
+        if created:
+            f.reads = [_through_created(p, created) for p in f.reads]
+            f.writes = [_through_created(p, created) for p in f.writes]
+            f.deletes = [_through_created(p, created) for p in f.deletes]
+            f.runs_files = [_through_created(p, created) for p in f.runs_files]
+        # code from the pipe: literal text (decoded if need be) is read like any code;
+        # code from the network is downloaded code; anything else cannot be seen
+        feeds_code = f.runs_stdin or (
+            cmd.name in programs.SHELLS and cmd.dynamic and not f.runs_files
+        )
+        if f.runs_stdin:
+            text = None
+            if upstream and len(upstream) == cmd.pipe[1]:
+                text = literal.output_of(sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1]))
+            if text is not None:
+                programs.take_input(f, text)
+            elif any(u.network for u in upstream):
+                f.downloaded = True
+            else:
+                f.hide(f"{cmd.name} runs code from its input, which the policy cannot see")
+        elif feeds_code and any(u.network for u in upstream):
+            f.downloaded = True
+        start, end = cmd.inner
+        inside = facts[start:end] if end > start else []
+        runs_code = (
+            f.hidden
+            or f.runs_files
+            or f.runs_stdin
+            or cmd.name in ("eval", "source", ".")
+            or cmd.name in programs.SHELLS
+            or cmd.name in programs.INTERPRETERS
+        )
+        # `sh -c "$(curl ...)"`, `bash <(curl ...)`, `eval "$(wget -O- ...)"`
+        if (
+            runs_code
+            and any(i.network for i in inside)
+            and (cmd.dynamic or f.hidden or cmd.name in ("eval", "source", "."))
+        ):
+            f.downloaded = True
+        # a file downloaded earlier in the line, then run (`curl -o x.sh ...; sh x.sh`)
+        runs = [r.lstrip(UNKNOWN) for r in f.runs_files]
+        if cmd.argv and "/" in cmd.argv[0]:
+            runs.append(f.at(cmd.argv[0]))
+        if any(
+            r in downloaded_files
+            or any(r.startswith(d.rstrip("/") + "/") for d in downloaded_files)
+            for r in runs
+        ):
+            f.downloaded = True
+        if f.network:
+            downloaded_files.update(f.downloads)
+        created += [p for p in f.writes if not is_unknown(p) and p not in f.deletes]
+
+
+def _through_created(path: str, created: list[str]) -> str:
+    if is_unknown(path):
+        return path
+    for made in created:
+        if path == made or path.startswith(made.rstrip("/") + "/"):
+            return UNKNOWN + path
+    return path
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _on_disk(line: Line, home: str) -> Line:
+    """`line` with globs expanded and symbolic links resolved, as of now."""
+    commands = tuple(_resolve_command(c, home) for c in line.commands)
+    return Line(commands, line.parse_error)
+
+
+def _resolve_command(command: Command, home: str) -> Command:
+    reads = resolve_all(command.reads, home)
+    writes = resolve_all(command.writes, home)
+    deletes = resolve_all(command.deletes, home, keep_patterns=True)
+    sends = resolve_all(command.sends, home)
+    hidden = command.hidden
+    if command.name == "git" and not hidden:
+        hidden = git.repo_code(command.cwd)
+    if (reads, writes, deletes, sends, hidden) == (
+        command.reads,
+        command.writes,
+        command.deletes,
+        command.sends,
+        command.hidden,
+    ):
+        return command
+    return replace(command, reads=reads, writes=writes, deletes=deletes, sends=sends, hidden=hidden)
+
+
+def resolve_all(
+    found: tuple[str, ...], home: str, *, keep_patterns: bool = False
+) -> tuple[str, ...]:
+    if not found:
+        return found
+    out: list[str] = []
+    for path in found:
+        out.append(path)
+        if is_unknown(path) or not path.startswith("/"):
+            continue
+        candidates = [path]
+        # `DIR/**` says "everything below DIR" (a recursive read or delete); only a
+        # shell glob is expanded the way bash would
+        if _GLOB_CHARS.search(path.removesuffix("/**")):
+            candidates = _glob(path)
+            if candidates and not keep_patterns:
+                # bash hands the program what the pattern matches, not the pattern;
+                # a delete keeps it too: `rm -rf *` says "all of it"
+                out.pop()
+            out += candidates
+        for candidate in candidates:
+            try:
+                real = _paths.resolve(candidate, home=home or None)
+            except _paths.UnsafePathError:
+                out.append(UNKNOWN + candidate)
+                continue
+            if real != candidate:
+                out.append(real)
+    return tuple(dict.fromkeys(out))
+
+
+def _glob(pattern: str) -> list[str]:
+    """What bash would expand `pattern` to now (no dotfiles unless named), bounded."""
+    import glob
+
+    found: list[str] = []
+    try:
+        for match in glob.iglob(pattern):
+            found.append(match)
+            if len(found) >= _MAX_GLOB_MATCHES:
+                break
+    except (OSError, ValueError, RecursionError):
+        return []
+    return found

@@ -1,0 +1,807 @@
+"""Programs that talk to the network: whom, and what they send.
+
+curl, wget, netcat and socat, ssh, scp and rsync (`host:path` on either side),
+cloud copies (`aws s3 cp`, `gsutil`, `rclone`), mail, httpie, and package
+managers (an install from a URL or a git repository runs code it downloads).
+A file is *sent* when its contents leave the machine: `curl -d @f`, `-T f`,
+`-F x=@f`, `scp f host:`, `nc host < f`, data piped into `nc` or `ssh`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+
+from policy.analysis import shell as _shell
+from policy.analysis.operands import (
+    URL_SCHEME,
+    Facts,
+    has_option,
+    host_of,
+    option_values,
+    remote_host,
+    send,
+    split_options,
+    stdin_is_data,
+    words,
+)
+
+__all__ = ["HANDLERS", "pip"]
+
+
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "curl": words(
+        "-d --data --data-ascii --data-binary --data-raw --data-urlencode --json -F "
+        "--form --form-string -T --upload-file -o --output --output-dir -H --header -X "
+        "--request -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar "
+        "-x --proxy -U --proxy-user -K --config --url -m --max-time --connect-timeout "
+        "-w --write-out -D --dump-header -E --cert --key --cacert --capath --netrc-file "
+        "-r --range -Y --speed-limit -y --speed-time -z --time-cond --retry "
+        "--retry-delay --retry-max-time --resolve --connect-to --interface --limit-rate "
+        "--max-filesize --max-redirs --trace --trace-ascii --stderr --libcurl -Q "
+        "--quote -P --ftp-port --oauth2-bearer --aws-sigv4 --unix-socket "
+        "--abstract-unix-socket --proto --proto-redir --pinnedpubkey --tls-max "
+        "--ciphers --dns-servers --doh-url --mail-from --mail-rcpt --variable "
+        "--expand-data --expand-url --expand-header --url-query --hsts --alt-svc "
+        "--etag-save --etag-compare --request-target --socks5 --socks5-hostname "
+        "--socks4 --preproxy"
+    ),
+    "wget": frozenset(
+        {
+            "-O",
+            "--output-document",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+            "-P",
+            "--directory-prefix",
+            "-i",
+            "--input-file",
+            "-e",
+            "--execute",
+            "--post-data",
+            "--post-file",
+            "--body-data",
+            "--body-file",
+            "--header",
+            "-U",
+            "--user-agent",
+            "--user",
+            "--password",
+            "--http-user",
+            "--http-password",
+            "-t",
+            "--tries",
+            "-T",
+            "--timeout",
+            "-w",
+            "--wait",
+            "-Q",
+            "--quota",
+            "--load-cookies",
+            "--save-cookies",
+            "--certificate",
+            "--private-key",
+            "--ca-certificate",
+            "--method",
+            "-l",
+            "--level",
+            "-A",
+            "--accept",
+            "-R",
+            "--reject",
+            "-D",
+            "--domains",
+            "--exclude-domains",
+            "-B",
+            "--base",
+            "--referer",
+            "--limit-rate",
+            "--use-askpass",
+            "-b",
+        }
+        - {"-b"}
+    ),
+    "pip": words(
+        "-r --requirement -c --constraint -e --editable -i --index-url "
+        "--extra-index-url -f --find-links -t --target --prefix --root -d --dest "
+        "--platform --python-version --implementation --abi --src --upgrade-strategy "
+        "--install-option --global-option --config-settings -C --log --proxy --retries "
+        "--timeout --exists-action --trusted-host --cert --client-cert --cache-dir "
+        "--progress-bar --python --report --only-binary --no-binary"
+    ),
+    "scp": words("-c -F -i -J -l -o -P -S -X"),
+    "rsync": words(
+        "-e --rsh --rsync-path --files-from --exclude-from --include-from "
+        "--password-file --filter-from --log-file --backup-dir --partial-dir -T "
+        "--temp-dir --exclude --include -f --filter --chmod --chown --usermap "
+        "--groupmap --port --bwlimit --timeout --contimeout --compare-dest --copy-dest "
+        "--link-dest --suffix --max-size --min-size --max-delete -B --block-size "
+        "--out-format --log-file-format --checksum-choice --compress-choice "
+        "--compress-level --iconv -M --remote-option --info --debug --modify-window "
+        "--only-write-batch --write-batch --read-batch --protocol --sockopts --outbuf "
+        "--stop-after --stop-at --address"
+    ),
+    "docker": frozenset(
+        {
+            "-v",
+            "--volume",
+            "--mount",
+            "-e",
+            "--env",
+            "--env-file",
+            "-p",
+            "--publish",
+            "--name",
+            "-w",
+            "--workdir",
+            "-u",
+            "--user",
+            "--network",
+            "--net",
+            "--pid",
+            "--ipc",
+            "--uts",
+            "--userns",
+            "--cap-add",
+            "--cap-drop",
+            "--security-opt",
+            "--device",
+            "--entrypoint",
+            "-l",
+            "--label",
+            "--platform",
+            "-t",
+            "--tag",
+            "-f",
+            "--file",
+            "--build-arg",
+            "--target",
+            "-H",
+            "--host",
+            "--context",
+            "--config",
+            "--log-driver",
+            "--log-opt",
+            "--restart",
+            "-m",
+            "--memory",
+            "--cpus",
+            "--gpus",
+            "--add-host",
+            "--dns",
+            "--hostname",
+            "-h",
+            "--health-cmd",
+            "--tmpfs",
+            "--ulimit",
+            "--volumes-from",
+            "--link",
+            "--runtime",
+            "--shm-size",
+            "--stop-signal",
+            "--cgroupns",
+            "--cgroup-parent",
+            "--cidfile",
+            "--isolation",
+            "--expose",
+            "--format",
+            "--filter",
+            "-a",
+            "--attach",
+        }
+        - {"-a"}
+    ),
+}
+
+
+def _curl(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(f.cmd.args, _VALUE_OPTIONS["curl"])
+    urls = [*operands, *option_values(options, "--url")]
+    for url in urls:
+        if url.startswith("file:"):
+            f.read(
+                url[len("file:") :].lstrip("/").join(["/", ""]) if url.startswith("file:/") else url
+            )
+            continue
+        f.hosts.append(host_of(url))
+    for option in ("-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "--json"):
+        for value in options.get(option, ()):
+            _curl_data(f, value, urlencoded=option == "--data-urlencode")
+    for value in option_values(options, "-F", "--form"):
+        _, _, content = value.partition("=")
+        if content.startswith(("@", "<")):
+            path = content[1:].split(";", 1)[0]
+            send(f, path)
+        elif _shell._UNKNOWN in content:
+            f.sends.append("$?")
+    for value in option_values(options, "-T", "--upload-file"):
+        send(f, value)
+    f.write(
+        *(
+            v
+            for v in option_values(
+                options,
+                "-o",
+                "--output",
+                "-c",
+                "--cookie-jar",
+                "-D",
+                "--dump-header",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+                "--libcurl",
+            )
+            if v != "-"
+        )
+    )
+    if has_option(options, "-O", "--remote-name", "--remote-name-all", "-J"):
+        directory = option_values(options, "--output-dir")
+        for url in urls:
+            name = posixpath.basename(URL_SCHEME.sub("", url).split("?", 1)[0]) or "index.html"
+            f.write(name, base=f.at(directory[-1]) if directory else None)
+    f.read(
+        *option_values(
+            options, "-K", "--config", "--netrc-file", "-E", "--cert", "--key", "--cacert"
+        )
+    )
+    f.read(*(v for v in option_values(options, "-b", "--cookie") if "=" not in v))
+    f.downloads += f.writes
+    if has_option(options, "-K", "--config"):
+        f.hide("curl reads options from a config file the policy cannot see")
+
+
+def _curl_data(f: Facts, value: str, *, urlencoded: bool) -> None:
+    if urlencoded and "@" in value and not value.startswith("@"):
+        value = value[value.index("@") :]
+        if "=" in value.split("@", 1)[0]:
+            return
+    if value.startswith("@"):
+        send(f, value[1:])
+    elif _shell._UNKNOWN in value:
+        f.sends.append("$?")
+
+
+def _wget(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(f.cmd.args, _VALUE_OPTIONS["wget"])
+    for url in operands:
+        f.hosts.append(host_of(url))
+    for value in option_values(options, "--post-file", "--body-file"):
+        send(f, value)
+    for value in option_values(options, "--post-data", "--body-data"):
+        if _shell._UNKNOWN in value:
+            f.sends.append("$?")
+    outputs = option_values(options, "-O", "--output-document")
+    prefix = option_values(options, "-P", "--directory-prefix")
+    base = f.at(prefix[-1]) if prefix else None
+    if outputs:
+        f.write(*(o for o in outputs if o != "-"))
+    else:
+        for url in operands:
+            name = posixpath.basename(URL_SCHEME.sub("", url).split("?", 1)[0]) or "index.html"
+            f.write(name, base=base)
+    f.write(*option_values(options, "-o", "--output-file", "-a", "--append-output"))
+    f.read(
+        *option_values(
+            options, "-i", "--input-file", "--load-cookies", "--certificate", "--private-key"
+        )
+    )
+    f.downloads += list(f.writes)
+    if has_option(options, "--use-askpass"):
+        f.hide("wget --use-askpass runs a program")
+    if has_option(options, "-e", "--execute"):
+        f.hide("wget -e runs wgetrc commands the policy cannot judge")
+
+
+_NC_VALUE = words(
+    "-e -c -p -s -w -i -q -x -X -I -O -P -T -V -W -M -m --exec --sh-exec --lua-exec "
+    "--source --wait --proxy"
+)
+
+
+def _netcat(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(f.cmd.args, _NC_VALUE)
+    for option in ("-e", "-c", "--exec", "--sh-exec", "--lua-exec"):
+        for value in options.get(option, ()):
+            f.hide(f"{f.cmd.name} {option} runs {value!r} on the connection")
+            f.sends.append("-")
+    hosts = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+-\d+", o)]
+    f.hosts += hosts[:1]
+    if stdin_is_data(f) and not has_option(options, "-l", "--listen", "-z"):
+        f.sends.append("-")
+
+
+def _socat(f: Facts) -> None:
+    f.network = True
+    operands, _ = split_options(f.cmd.args, words("-d -D -t -T -b -lf -lp"))
+    local_file = False
+    for address in operands:
+        kind, _, rest = address.partition(":")
+        kind = kind.upper().split(",", 1)[0]
+        if kind in ("EXEC", "SYSTEM"):
+            f.hide(f"socat {kind} runs {rest.split(',', 1)[0]!r} on the connection")
+            f.sends.append("-")
+        elif kind in (
+            "TCP",
+            "TCP4",
+            "TCP6",
+            "UDP",
+            "UDP4",
+            "UDP6",
+            "SSL",
+            "OPENSSL",
+            "SOCKS4",
+            "SOCKS4A",
+            "PROXY",
+        ):
+            f.hosts.append(rest.split(":", 1)[0])
+        elif kind in ("FILE", "OPEN", "GOPEN", "CREATE", "CREAT"):
+            path = rest.split(",", 1)[0]
+            f.read(path)
+            if kind in ("CREATE", "CREAT"):
+                f.write(path)
+            local_file = True
+        elif address in ("-", "STDIN", "STDIO", "STDOUT"):
+            local_file = local_file or stdin_is_data(f)
+    if local_file:
+        f.sends.append("-")
+
+
+def _telnet_like(f: Facts) -> None:
+    f.network = True
+    operands, _ = split_options(f.cmd.args, words("-b -e -l -n -X -u -p -P -o"))
+    f.hosts += [o for o in operands if not o.isdigit()][:1]
+    if stdin_is_data(f):
+        f.sends.append("-")
+    if f.cmd.name in ("sftp", "ftp", "lftp", "tftp"):
+        _, options = split_options(f.cmd.args, words("-b -c -e -f"))
+        f.read(*option_values(options, "-b", "-f"))
+        if has_option(options, "-c", "-e"):
+            f.hide(f"{f.cmd.name} runs the commands it is given")
+
+
+def _openssl(f: Facts) -> None:
+    operands, _ = split_options(
+        f.cmd.args,
+        words("-connect -in -out -key -inkey -CAfile -cert -passin -passout -engine -config"),
+    )
+    f.subcommand = operands[0] if operands else ""
+    # openssl options are single-dash words: read them from the raw args
+    args = list(f.cmd.args)
+    for position, arg in enumerate(args):
+        value = args[position + 1] if position + 1 < len(args) else ""
+        if arg == "-connect":
+            f.network = True
+            f.hosts.append(value.split(":", 1)[0])
+        elif arg in ("-in", "-key", "-inkey", "-cert", "-CAfile", "-config"):
+            f.read(value)
+        elif arg == "-out":
+            f.write(value)
+        elif arg == "-engine":
+            f.hide("openssl -engine loads code")
+    if f.network and stdin_is_data(f):
+        f.sends.append("-")
+
+
+_SSH_VALUE = words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
+
+
+def _ssh(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(f.cmd.args, _SSH_VALUE)
+    if operands:
+        f.hosts.append(remote_host(operands[0]))
+    if has_option(options, "-R"):
+        # a remote forward opens this machine's services to the other side
+        f.sends += [f"(tunnel {v})" for v in option_values(options, "-R")]
+    _ssh_options(f, options)
+    f.read(*option_values(options, "-F"))
+    if stdin_is_data(f):
+        f.sends.append("-")
+
+
+def _ssh_options(f: Facts, options: dict[str, list[str]]) -> None:
+    for value in option_values(options, "-o"):
+        key = value.split("=", 1)[0].split(None, 1)[0].lower()
+        if key in (
+            "proxycommand",
+            "localcommand",
+            "permitlocalcommand",
+            "knownhostscommand",
+            "match",
+        ):
+            f.hide(f"ssh option {value!r} runs a program")
+
+
+_REMOTE_PATH = re.compile(
+    r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|(?:[^/:@\s]+@)?(?:\[[^\]]+\]|[^/:\s]+)::?)"
+)
+
+
+def _is_remote(operand: str) -> bool:
+    return bool(_REMOTE_PATH.match(operand)) and not operand.startswith(("./", "/", "~"))
+
+
+def _copy_remote(f: Facts) -> None:
+    """scp and rsync: SOURCE... DEST where either side may be `host:path`."""
+    name = f.cmd.name
+    takes = _VALUE_OPTIONS[name]
+    operands, options = split_options(f.cmd.args, takes)
+    if name == "scp":
+        if has_option(options, "-S"):
+            f.hide("scp -S runs the program it is given instead of ssh")
+        _ssh_options(f, options)
+        f.read(*option_values(options, "-F"))
+        f.recursive = has_option(options, "-r")
+    else:
+        for value in option_values(options, "-e", "--rsh"):
+            if not re.fullmatch(r"ssh(\s+-[pi]\s*\S+|\s+-[46CqvT]+)*", value.strip()):
+                f.hide(f"rsync -e runs {value!r}")
+        if has_option(options, "--rsync-path"):
+            f.hide("rsync --rsync-path runs a program on the other side")
+        f.read(
+            *option_values(
+                options,
+                "--files-from",
+                "--exclude-from",
+                "--include-from",
+                "--password-file",
+                "--filter-from",
+            )
+        )
+        f.write(
+            *option_values(
+                options, "--log-file", "--backup-dir", "--partial-dir", "--temp-dir", "-T"
+            )
+        )
+        f.recursive = has_option(options, "-r", "-a", "--recursive", "--archive")
+    if not operands:
+        return
+    sources, dest = (operands[:-1], operands[-1]) if len(operands) > 1 else (operands, "")
+    remote_dest = _is_remote(dest)
+    for source in sources:
+        if _is_remote(source):
+            f.network = True
+            f.hosts.append(remote_host(source))
+        else:
+            if f.recursive:
+                f.read_tree(source)
+            else:
+                f.read(source)
+            if remote_dest:
+                send(f, source)
+                if f.recursive:
+                    f.sends.append(f.reads[-1])  # SOURCE/**
+    if remote_dest:
+        f.network = True
+        f.hosts.append(remote_host(dest))
+    elif dest:
+        f.write(dest)
+        if any(_is_remote(s) for s in sources):
+            f.downloads.append(f.at(dest))
+        if has_option(
+            options,
+            "--delete",
+            "--delete-before",
+            "--delete-after",
+            "--delete-during",
+            "--delete-excluded",
+            "--remove-source-files",
+        ):
+            f.delete(dest)
+            f.recursive = True
+    if has_option(options, "--remove-source-files"):
+        f.delete(*(s for s in sources if not _is_remote(s)))
+
+
+def _cloud_copy(f: Facts) -> None:
+    """aws s3 cp/sync/mv, gsutil cp, rclone copy, azcopy: local files to a bucket."""
+    f.network = True
+    operands, _ = split_options(f.cmd.args, words("--profile --region --endpoint-url -p --config"))
+    if f.cmd.name == "aws":
+        f.subcommand = operands[0] if operands else ""
+        if operands[:1] == ["s3"] and len(operands) > 1 and operands[1] in ("cp", "mv", "sync"):
+            paths = operands[2:]
+        else:
+            return
+    elif f.cmd.name in ("gsutil", "rclone", "azcopy", "s3cmd", "gcloud"):
+        f.subcommand = operands[0] if operands else ""
+        paths = operands[1:]
+        if f.cmd.name == "gcloud":
+            if operands[:2] not in (["storage", "cp"], ["storage", "rsync"], ["storage", "mv"]):
+                return
+            paths = operands[2:]
+        elif f.subcommand not in _CLOUD_COPIES:
+            return
+    else:
+        return
+    if len(paths) < 2:
+        return
+    sources, dest = paths[:-1], paths[-1]
+    cloud = re.compile(r"^(?:s3|gs|az|r2|[A-Za-z0-9_-]+)://|^[A-Za-z0-9_-]+:(?!/)")
+    if cloud.match(dest):
+        f.hosts.append(host_of(dest) if "://" in dest else dest.split(":", 1)[0])
+        for source in sources:
+            if not cloud.match(source):
+                send(f, source)
+    else:
+        f.write(dest)
+        f.read(*(s for s in sources if not cloud.match(s)))
+
+
+#: The subcommands of cloud storage tools that move files (the rest list or describe).
+_CLOUD_COPIES = words("cp mv sync rsync copy copyto move moveto rcat put")
+
+
+def _mail(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(
+        f.cmd.args,
+        words("-s -a -A -c -b -r -S -f -F -i -q -t"),
+    )
+    f.read(*option_values(options, "-F"))
+    for value in option_values(options, "-a", "-A"):
+        send(f, value)
+    f.hosts += [o.split("@", 1)[-1] for o in operands if "@" in o]
+    if stdin_is_data(f):
+        f.sends.append("-")
+
+
+def _http_client(f: Facts) -> None:
+    """httpie (http/https/xh): `http POST host field=@file`."""
+    f.network = True
+    operands, options = split_options(
+        f.cmd.args,
+        words("-a --auth -o --output --session --verify --cert --cert-key -A"),
+    )
+    for position, operand in enumerate(operands):
+        if position <= 1 and (re.match(r"^[A-Za-z]+$", operand) and operand.isupper()):
+            continue
+        if "://" in operand or (position <= 1 and ("." in operand or operand.startswith(":"))):
+            f.hosts.append(host_of(operand))
+        elif "@" in operand and re.match(r"^[^=:@]+=?@", operand):
+            send(f, operand.split("@", 1)[1])
+    f.write(*option_values(options, "-o", "--output"))
+    if stdin_is_data(f):
+        f.sends.append("-")
+
+
+def _aria2c(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "-o --out -d --dir -i --input-file --on-download-complete "
+            "--on-bt-download-complete --on-download-start --on-download-error "
+            "--on-download-stop"
+        ),
+    )
+    f.hosts += [host_of(o) for o in operands]
+    base = option_values(options, "-d", "--dir")
+    outputs = option_values(options, "-o", "--out") or [
+        posixpath.basename(URL_SCHEME.sub("", o).split("?", 1)[0]) or "index.html" for o in operands
+    ]
+    for output in outputs:
+        f.write(output, base=f.at(base[-1]) if base else None)
+    f.downloads += list(f.writes)
+    f.read(*option_values(options, "-i", "--input-file"))
+    for option in (
+        "--on-download-complete",
+        "--on-bt-download-complete",
+        "--on-download-start",
+        "--on-download-error",
+        "--on-download-stop",
+    ):
+        if option in options:
+            f.hide(f"aria2c {option} runs a program")
+            f.downloaded = True
+
+
+def _network_only(f: Facts) -> None:
+    f.network = True
+    operands, _ = split_options(
+        f.cmd.args,
+        words("-c -i -p -s -t -W -w -q -b -e -f -h -k -l -m -o -x -y -4 -6 -I"),
+    )
+    f.hosts += [o for o in operands if not o.isdigit() and not o.startswith("+")][:1]
+
+
+def pip(f: Facts, args: Sequence[str] | None = None) -> None:
+    words = list(f.cmd.args if args is None else args)
+    operands, options = split_options(words, _VALUE_OPTIONS["pip"])
+    sub = operands[0] if operands else ""
+    f.subcommand = sub
+    packages = operands[1:]
+    if sub in ("install", "download", "wheel"):
+        f.network = True
+        for package in packages:
+            if "://" in package or package.startswith(("git+", "hg+", "svn+", "bzr+")):
+                f.downloaded = True
+                f.hosts.append(host_of(package.split("+", 1)[-1]))
+            elif package.startswith((".", "/", "~")) or package.endswith(
+                (".whl", ".tar.gz", ".zip")
+            ):
+                f.read(package)
+        f.read(*option_values(options, "-r", "--requirement", "-c", "--constraint"))
+        for value in option_values(options, "-e", "--editable"):
+            if "://" in value or value.startswith(("git+", "hg+")):
+                f.downloaded = True
+            else:
+                f.read(value)
+        for value in option_values(
+            options, "-i", "--index-url", "--extra-index-url", "-f", "--find-links"
+        ):
+            f.hosts.append(host_of(value))
+            if value.startswith("http://") and host_of(value) not in ("localhost", "127.0.0.1"):
+                f.downloaded = True  # packages (and their build code) over plain http
+        f.write(*option_values(options, "-t", "--target", "--prefix", "--root", "-d", "--dest"))
+    elif sub == "uninstall":
+        f.subcommand = "uninstall"
+    elif sub in ("config",):
+        f.write("~/.config/pip/pip.conf")
+
+
+def _pip_handler(f: Facts) -> None:
+    pip(f)
+
+
+_JS_REMOTE = re.compile(
+    r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|git\+|github:|gitlab:|bitbucket:|gist:|[\w.-]+/[\w.-]+(?:#.*)?$)"
+)
+
+
+def _js_package(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words("--prefix -C --dir --registry --cwd -w --workspace --filter -F"),
+    )
+    sub = operands[0] if operands else ""
+    f.subcommand = sub
+    directory = option_values(options, "--prefix", "-C", "--dir", "--cwd")
+    if directory:
+        f.read(directory[-1])
+    if sub in (
+        "install",
+        "i",
+        "add",
+        "ci",
+        "update",
+        "up",
+        "upgrade",
+        "isntall",
+        "dlx",
+        "exec",
+        "x",
+        "create",
+        "init",
+        "publish",
+    ) or (f.cmd.name in ("npx", "bunx", "pnpx") and operands):
+        f.network = True
+        candidates = operands if f.cmd.name in ("npx", "bunx", "pnpx") else operands[1:]
+        for package in candidates[:1] if f.cmd.name in ("npx", "bunx", "pnpx") else candidates:
+            if package.startswith(("@",)) and "/" in package and "://" not in package:
+                continue  # a scoped package name
+            if _JS_REMOTE.match(package) and not package.startswith((".", "/")):
+                f.downloaded = True
+                if "://" in package:
+                    f.hosts.append(host_of(package))
+        for value in option_values(options, "--registry"):
+            f.hosts.append(host_of(value))
+
+
+def _cargo_like(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "--git --path --index --registry --root -Z --manifest-path --target-dir -p "
+            "--package --branch --tag --rev"
+        ),
+    )
+    f.subcommand = operands[0] if operands else ""
+    if f.subcommand in ("install", "fetch", "update", "publish", "add", "get", "download"):
+        f.network = True
+    for value in option_values(options, "--git"):
+        f.downloaded = True
+        f.hosts.append(host_of(value))
+    if f.cmd.name == "gem" and f.subcommand == "install":
+        for value in option_values(options, "--source"):
+            f.hosts.append(host_of(value))
+
+
+def _docker(f: Facts) -> None:
+    args = list(f.cmd.args)
+    takes = _VALUE_OPTIONS["docker"]
+    if any(a in ("run", "create", "exec") for a in args[:3]):
+        takes = takes - {"-t"}  # `-it`: a terminal, not a tag
+    operands, options = split_options(args, takes)
+    f.subcommand = operands[0] if operands else ""
+    if f.subcommand in ("pull", "push", "login", "build", "run", "search"):
+        f.network = True
+    if f.subcommand in ("run", "create", "exec") or (
+        f.subcommand == "container" and operands[1:2] in (["run"], ["create"])
+    ):
+        if has_option(options, "--privileged") or any(
+            v in ("host",)
+            for v in option_values(
+                options, "--pid", "--net", "--network", "--ipc", "--userns", "--uts"
+            )
+        ):
+            f.privileged = True
+        for value in option_values(options, "--cap-add", "--security-opt", "--device"):
+            if (
+                value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH")
+                or "unconfined" in value
+                or value.startswith("/dev/")
+            ):
+                f.privileged = True
+        for mount in option_values(options, "-v", "--volume", "--mount"):
+            source = (
+                mount.split(":", 1)[0]
+                if "type=" not in mount
+                else next(
+                    (
+                        p.split("=", 1)[1]
+                        for p in mount.split(",")
+                        if p.startswith(("source=", "src="))
+                    ),
+                    "",
+                )
+            )
+            if source.startswith(("/", "~", ".")):
+                located = f.at(source)
+                f.reads.append(located)
+                if (
+                    located
+                    in (
+                        "/",
+                        "/etc",
+                        "/root",
+                        "/var/run/docker.sock",
+                        "/run/docker.sock",
+                        "/proc",
+                        "/sys",
+                        "/dev",
+                        "/boot",
+                        "/usr",
+                        "/home",
+                    )
+                    or located == f.home
+                ):
+                    f.privileged = True
+    if f.subcommand == "cp" and len(operands) >= 3:
+        source, dest = operands[1], operands[2]
+        if ":" in source.split("/", 1)[0]:
+            f.write(dest)
+        else:
+            f.read(source)
+
+
+_PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
+    (_curl, "curl"),
+    (_wget, "wget"),
+    (_aria2c, "aria2c"),
+    (_netcat, "nc ncat netcat nc.openbsd nc.traditional"),
+    (_socat, "socat"),
+    (_telnet_like, "telnet ftp lftp tftp sftp smbclient"),
+    (_openssl, "openssl"),
+    (_ssh, "ssh"),
+    (_copy_remote, "scp rsync"),
+    (_cloud_copy, "aws gsutil rclone azcopy s3cmd gcloud"),
+    (_mail, "mail mailx mutt sendmail swaks"),
+    (_http_client, "http https xh"),
+    (_network_only, "ping dig nslookup host whois traceroute nmap masscan"),
+    (_pip_handler, "pip pip3"),
+    (_js_package, "npm pnpm yarn npx pnpx bunx"),
+    (_cargo_like, "cargo go gem"),
+    (_docker, "docker podman"),
+)
+#: The network programs this module knows, by name.
+HANDLERS: dict[str, Callable[[Facts], None]] = {
+    name: handler for handler, names in _PROGRAMS for name in names.split()
+}

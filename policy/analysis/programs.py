@@ -1,0 +1,1293 @@
+"""Local programs: which operands each reads, writes or deletes, and what makes it
+run code the policy cannot see.
+
+One function per family of programs (deleting, copying and linking, changing
+modes, text tools, archives, editors and pagers, shells and interpreters); the
+`HANDLERS` table maps every program name the analysis knows to one, including
+those of `network` and `git`. A name the table does not know is read by
+`default`: its operands may be files it reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+
+from policy.analysis import code as _code
+from policy.analysis import git, network
+from policy.analysis import shell as _shell
+from policy.analysis.operands import (
+    UNKNOWN,
+    Facts,
+    first_operand,
+    has_option,
+    option_values,
+    split_options,
+    words,
+)
+
+__all__ = [
+    "HANDLERS",
+    "INTERPRETERS",
+    "PRIVILEGED",
+    "SHELLS",
+    "SUBCOMMANDS",
+    "facts_of",
+    "handler_for",
+    "xargs_note",
+]
+
+
+_SYSTEM_BIN = ("/usr/", "/bin", "/sbin", "/opt/", "/snap/", "/nix/")
+
+
+def _assignments(f: Facts) -> None:
+    """Assignments that make the command run code the policy cannot see."""
+    for assignment in f.cmd.assignments:
+        name, _, value = assignment.partition("=")
+        if not _shell.acting_variable(name):
+            continue
+        reason = _acting_reason(name, value, f)
+        if reason:
+            f.hide(reason)
+
+
+def _acting_reason(name: str, value: str, f: Facts) -> str:
+    """Why `name=value` makes the command run unseen code; "" when it does not."""
+    if name == "PATH":
+        bad = [entry for entry in value.split(":") if not _trusted_path_entry(entry, f.home)]
+        return f"PATH={value} makes the shell run programs from {bad[0] or '.'!r}" if bad else ""
+    if name in ("HOME", "XDG_CONFIG_HOME") and value in ("", f.home):
+        return ""
+    if name == "CDPATH":
+        return ""  # followed by the cwd tracking
+    if name.startswith("GIT_") and not (
+        name in _GIT_CODE_VARIABLES or name.startswith("GIT_CONFIG_")
+    ):
+        return ""  # where git looks and who it says you are, not what it runs
+    if name in ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER") and value in _PLAIN_PAGERS:
+        return ""
+    if name in _LOAD_PATHS or name.startswith(("PYTHON", "npm_config_", "NPM_CONFIG_", "PIP_")):
+        # where an interpreter finds modules, or how a package tool behaves: the
+        # program already runs project code; only options that load code say more
+        if name in _LOADING_OPTIONS and re.search(_LOADING_OPTIONS[name], value):
+            return f"{name}={value} makes {f.cmd.name or 'the program'} load code first"
+        if name.lower() in ("npm_config_script_shell", "pip_index_url", "pip_extra_index_url"):
+            return f"{name}={value} changes where {f.cmd.name or 'the program'} gets code"
+        return ""
+    return f"{name}={value} changes what {f.cmd.name or 'the command'} runs"
+
+
+#: Load paths and option variables of interpreters and build tools.
+_LOAD_PATHS = words(
+    "NODE_OPTIONS NODE_PATH PERL5LIB PERLLIB PERL5OPT RUBYLIB RUBYOPT CLASSPATH "
+    "JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS LUA_PATH LUA_CPATH GEM_HOME GEM_PATH"
+)
+#: Options in them that run code before the program.
+_LOADING_OPTIONS = {
+    "NODE_OPTIONS": (
+        r"(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader|-e|--eval|-p)\b"
+    ),
+    "PERL5OPT": r"-[MmdeE]",
+    "RUBYOPT": r"-r",
+    "JAVA_TOOL_OPTIONS": r"-(?:javaagent|agentpath|agentlib)",
+    "_JAVA_OPTIONS": r"-(?:javaagent|agentpath|agentlib)",
+    "JDK_JAVA_OPTIONS": r"-(?:javaagent|agentpath|agentlib)",
+    "PYTHONSTARTUP": r".",
+    "PYTHONINSPECT": r"^(?!$)",
+}
+_GIT_CODE_VARIABLES = words(
+    "GIT_SSH GIT_SSH_COMMAND GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_EXTERNAL_DIFF "
+    "GIT_ASKPASS GIT_EXEC_PATH GIT_TEMPLATE_DIR GIT_PROXY_COMMAND GIT_CONFIG_GLOBAL "
+    "GIT_CONFIG_SYSTEM GIT_CONFIG_COUNT GIT_CONFIG_PARAMETERS GIT_CONFIG_KEY_0 "
+    "GIT_CONFIG_VALUE_0 GIT_DIFF_OPTS GIT_TRACE_REDACT GIT_ALLOW_PROTOCOL"
+)
+
+
+_PLAIN_PAGERS = frozenset({"", "cat", "less", "less -R", "less -FRX", "more", "most"})
+
+
+def _trusted_path_entry(entry: str, home: str) -> bool:
+    """A PATH entry that names where installed programs live, or the inherited PATH."""
+    if entry in ("$?", "$PATH", "${PATH}"):
+        return True
+    if _shell._UNKNOWN in entry:
+        # `$HOME/.local/bin`, `$PATH`: the inherited value or a user's install dirs
+        return entry.endswith(("/bin", "/sbin")) or entry == _shell._UNKNOWN
+    if not entry.startswith(("/", "~")):
+        return False  # "", ".", "bin": the working directory
+    if entry.startswith(("/tmp", "/var/tmp", "/dev/shm")):
+        return False
+    return (
+        entry.startswith(_SYSTEM_BIN)
+        or entry.startswith("~")
+        or ((bool(home) and entry.startswith(home + "/")) and entry.endswith(("/bin", "/sbin")))
+    )
+
+
+_REDIRECT = re.compile(r"^(\d*)(&>>|&>|>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)(.*)$", re.DOTALL)
+
+
+_WRITING = words("> >> >| &> &>> <> >&")
+
+
+_NET_DEVICE = re.compile(r"^/dev/(tcp|udp)/([^/]+)/(\S+)$")
+
+
+def _redirects(f: Facts) -> None:
+    for redirect in f.cmd.redirects:
+        match = _REDIRECT.match(redirect)
+        if match is None:
+            continue
+        operator, target = match[2], match[3]
+        if operator.startswith("<<") or not target:
+            continue
+        if operator in (">&", "<&") and (target.isdigit() or target == "-"):
+            continue
+        device = _NET_DEVICE.match(target)
+        if device:
+            f.network = True
+            f.hosts.append(device[2])
+            f.sends.append("-")
+            continue
+        if operator in _WRITING:
+            f.write(target)
+        if operator in ("<", "<>"):
+            f.read(target)
+
+
+def _default(f: Facts) -> None:
+    """A program the table does not know: every operand and `--opt=value` may be a
+    file it reads."""
+    operands, options = split_options(f.cmd.args)
+    f.read(*operands)
+    for values in options.values():
+        f.read(*(v for v in values if "/" in v or v.startswith((".", "~"))))
+
+
+def _reads_all(f: Facts) -> None:
+    operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
+    f.read(*operands)
+
+
+def _reads_or_cwd(f: Facts) -> None:
+    """`ls`, `du`, `tree`: the operands, or the directory it runs in."""
+    operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
+    f.read(*(operands or ["."]))
+
+
+def _nothing(f: Facts) -> None:
+    """Programs whose operands are not files (`echo`, `printf`, `basename`, `true`)."""
+
+
+def _rm(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args)
+    f.delete(*operands)
+    f.recursive = has_option(options, "-r", "-R", "--recursive")
+
+
+def _delete_all(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("-n --iterations -s --size"))
+    f.delete(*operands)
+    f.recursive = f.cmd.name in ("srm", "wipe") and has_option(options, "-r", "-R", "--recursive")
+
+
+def _rmdir(f: Facts) -> None:
+    operands, _ = split_options(f.cmd.args)
+    f.delete(*operands)
+
+
+def _targeted(
+    f: Facts, takes_value: frozenset[str], *, move: bool = False, link: bool = False
+) -> None:
+    """cp, mv, ln, install: SOURCE... DEST, or -t DIR SOURCE..."""
+    operands, options = split_options(f.cmd.args, takes_value)
+    target = option_values(options, "-t", "--target-directory")
+    if f.cmd.name == "install" and has_option(options, "-d", "--directory"):
+        f.write(*operands)
+        return
+    if target:
+        sources, dest = operands, target[-1]
+    elif len(operands) >= 2:
+        sources, dest = operands[:-1], operands[-1]
+    elif link and operands:
+        sources, dest = operands, posixpath.basename(operands[0].rstrip("/")) or "."
+    else:
+        sources, dest = operands, ""
+    if link:
+        f.write(dest)
+    else:
+        if move:
+            f.delete(*sources)
+            f.recursive = True
+        if move or has_option(options, "-r", "-R", "-a", "--recursive", "--archive"):
+            f.read_tree(*sources)
+        else:
+            f.read(*sources)
+        f.write(dest)
+    mode = " ".join(option_values(options, "-m", "--mode"))
+    if mode and _grants_setuid(mode):
+        f.privileged = True
+
+
+_SETUID_OCTAL = re.compile(r"^[0-7]?[2-7][0-7]{3}$")
+
+
+def _grants_setuid(mode: str) -> bool:
+    if _SETUID_OCTAL.match(mode):
+        return int(mode[-4], 8) & 0o6 != 0
+    return bool(re.search(r"[+=][rwxXt]*s", mode))
+
+
+def _chmod(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("--reference"))
+    if f.cmd.name == "chmod":
+        # `chmod -x f`, `chmod -w,u+s f`: a mode that starts with "-" reads as an option
+        dashed = [a for a in f.cmd.args if re.fullmatch(r"-[rwxXst][-+=rwxXstugo,]*", a)]
+        if dashed or has_option(options, "--reference"):
+            mode, files = (dashed[0] if dashed else ""), operands
+        else:
+            mode, files = (operands[0] if operands else ""), operands[1:]
+        if _grants_setuid(mode):
+            f.privileged = True
+    elif f.cmd.name in ("chown", "chgrp", "chcon"):
+        files = operands[1:] if not has_option(options, "--reference") else operands
+    elif f.cmd.name == "setfacl":
+        operands, options = split_options(f.cmd.args, words("-m -M -x -X --set"))
+        files = operands
+    elif f.cmd.name == "setcap":
+        f.privileged = True
+        files = operands[1:]
+    else:  # chattr +i x
+        files = [o for o in operands if not o.startswith(("+", "="))]
+    f.recursive = has_option(options, "-R", "--recursive")
+    if f.recursive:
+        f.write_tree(*files)
+    else:
+        f.write(*files)
+
+
+def _touch_like(f: Facts) -> None:
+    operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
+    f.write(*operands)
+
+
+def _mknod(f: Facts) -> None:
+    operands, _ = split_options(f.cmd.args, words("-m --mode -Z"))
+    f.write(*operands[:1])
+    f.privileged = f.cmd.name == "mknod"
+
+
+def _truncate(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("-s --size -r --reference"))
+    f.write(*operands)
+    f.read(*option_values(options, "-r", "--reference"))
+
+
+def _tee(f: Facts) -> None:
+    operands, _ = split_options(f.cmd.args, words("--output-error"))
+    f.write(*operands)
+
+
+def _dd(f: Facts) -> None:
+    for arg in f.cmd.args:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            continue
+        if key == "if":
+            f.read(value)
+        elif key == "of":
+            f.write(value)
+
+
+def _sed(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args, words("-e --expression -f --file -l --line-length")
+    )
+    scripts = option_values(options, "-e", "--expression")
+    files_of_script = option_values(options, "-f", "--file")
+    if not scripts and not files_of_script and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    in_place = any(o in ("-i", "-I") or o.startswith("--in-place") for o in options) or any(
+        a.startswith("-i") or (a.startswith("-") and "i" in a[1:] and not a.startswith("--"))
+        for a in f.cmd.args
+        if a.startswith("-") and not a.startswith("--") and "e" not in a[1:2]
+    )
+    f.read(*files_of_script)
+    if files_of_script:
+        f.hide("sed runs a script from a file the policy cannot see")
+    for script in scripts:
+        _sed_script(f, script)
+    if in_place:
+        f.write(*operands)
+    f.read(*operands)
+
+
+_SED_WRITE = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*[wW]\s+(\S[^;\n}]*)")
+
+
+_SED_READ = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*[rR]\s+(\S[^;\n}]*)")
+
+
+_SED_EXEC = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*e(?:\s|$|;)|s(.).*?\1.*?\1[gpiImM0-9]*e")
+
+
+_SED_SUBST_W = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9]*w\s+(\S+)")
+
+
+def _sed_script(f: Facts, script: str) -> None:
+    if _shell._UNKNOWN in script:
+        f.hide("the sed script comes from a variable or substitution")
+        return
+    if _SED_EXEC.search(script):
+        f.hide("the sed script runs a command (e)")
+    for match in _SED_SUBST_W.finditer(script):
+        f.write(match[2])
+    stripped = re.sub(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9]*", "", script)
+    for match in _SED_WRITE.finditer(stripped):
+        f.write(match[1].strip())
+    for match in _SED_READ.finditer(stripped):
+        f.read(match[1].strip())
+
+
+def _awk(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words("-f --file -v --assign -F --field-separator -i --include -l --load -E --exec"),
+    )
+    programs = option_values(options, "-f", "--file", "-E", "--exec", "-i", "--include")
+    if programs:
+        f.read(*programs)
+        f.hide("awk runs a program from a file the policy cannot see")
+    elif operands:
+        program, operands = operands[0], operands[1:]
+        if _shell._UNKNOWN in program:
+            f.hide("the awk program comes from a variable or substitution")
+        else:
+            _take_code(f, "awk", program)
+    f.read(*(o for o in operands if "=" not in o))
+
+
+def _grep(f: Facts) -> None:
+    name = f.cmd.name
+    takes = (
+        _VALUE_OPTIONS["grep"]
+        if name in ("grep", "egrep", "fgrep", "zgrep")
+        else _VALUE_OPTIONS["rg"]
+    )
+    operands, options = split_options(f.cmd.args, takes)
+    patterns = option_values(options, "-e", "--regexp")
+    pattern_files = option_values(options, "-f", "--file")
+    if not patterns and not pattern_files and operands:
+        operands = operands[1:]  # the pattern
+    f.read(*pattern_files)
+    if has_option(options, "--pre"):
+        f.hide(f"{name} --pre runs a program on every file")
+    if name in ("grep", "egrep", "fgrep", "zgrep"):
+        recursive = has_option(options, "-r", "-R", "--recursive", "--dereference-recursive")
+        if recursive:
+            f.read_tree(*(operands or ["."]))
+        else:
+            f.read(*operands)
+    else:  # rg, ag, ack search the directory by default
+        f.read_tree(*(operands or ["."]))
+        f.write(*option_values(options, "--ignore-file-case-insensitive"))
+
+
+def _find(f: Facts) -> None:
+    args = list(f.cmd.args)
+    starts = _shell.find_starts(args)
+    f.read(*starts)
+    f.read(*(s.rstrip("/") + "/**" for s in starts))
+    for position, arg in enumerate(args):
+        following = args[position + 1] if position + 1 < len(args) else ""
+        if arg == "-delete":
+            f.delete(*_shell.find_found(args))
+            f.recursive = True
+        elif arg in ("-fprint", "-fprint0", "-fls", "-fprintf") and following:
+            f.write(following)
+
+
+def _tar(f: Facts) -> None:
+    args = list(f.cmd.args)
+    if args and not args[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", args[0]):
+        args[0] = "-" + args[0]  # `tar xzf a.tgz`: the first word is the options
+    operands, options = split_options(args, _VALUE_OPTIONS["tar"])
+    directory = option_values(options, "-C", "--directory")
+    base = f.at(directory[-1]) if directory else None
+    archives = option_values(options, "-f", "--file")
+    extract = has_option(options, "-x", "--extract", "--get")
+    create = has_option(options, "-c", "--create", "-r", "--append", "-u", "--update")
+    for code_option in (
+        "--to-command",
+        "--checkpoint-action",
+        "--use-compress-program",
+        "-I",
+        "--info-script",
+        "--new-volume-script",
+        "-F",
+        "--rsh-command",
+    ):
+        if code_option in options:
+            value = " ".join(options[code_option])
+            if code_option == "--checkpoint-action" and "exec" not in value:
+                continue
+            f.hide(f"tar {code_option} runs a program")
+    remote = [a for a in archives if re.match(r"^[^/:]+:", a)]
+    if remote or has_option(options, "--rsh-command"):
+        f.network = True
+    if extract:
+        f.read(*archives)
+        f.write(*(operands or ["."]), base=base)
+        if not operands:
+            f.recursive = True
+    elif create:
+        f.write(*(a for a in archives if a != "-"))
+        f.read_tree(*operands, base=base)
+        if "-" in archives or not archives:
+            f.sends.append("-") if f.cmd.pipe[0] else None
+    else:
+        f.read(*archives)
+
+
+def _zip(f: Facts) -> None:
+    name = f.cmd.name
+    if name == "unzip":
+        operands, options = split_options(f.cmd.args, words("-d -x -P"))
+        f.read(*operands[:1])
+        f.write(*(option_values(options, "-d") or ["."]))
+        return
+    operands, options = split_options(
+        f.cmd.args,
+        words("-TT --unzip-command -b -n -t -tt -x -i -P -O"),
+    )
+    if has_option(options, "-TT", "--unzip-command") or any(
+        a.startswith("-TT") for a in f.cmd.args
+    ):
+        f.hide("zip -TT runs a program")
+    f.write(*operands[:1])
+    if has_option(options, "-r", "--recurse-paths", "-R"):
+        f.read_tree(*operands[1:])
+    else:
+        f.read(*operands[1:])
+
+
+def _archive_other(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("-o -O -C -d"))
+    f.read(*operands)
+    f.write(*option_values(options, "-o", "-O", "-d"))
+
+
+def _editor(f: Facts) -> None:
+    """vim/vi/nvim/ex/nano/emacs: edits its operands; `-c`/`+cmd`/`--cmd` run editor
+    commands, whose `!cmd` runs a shell command."""
+    operands, options = split_options(
+        f.cmd.args,
+        words("-c --cmd -S -u -U -i -W -T --eval -l --load -f --funcall"),
+    )
+    commands = option_values(options, "-c", "--cmd") + [
+        o[1:] for o in operands if o.startswith("+")
+    ]
+    files = [o for o in operands if not o.startswith("+")]
+    for command in commands:
+        text = command.lstrip(":")
+        for part in re.split(r"\|", text):
+            part = part.strip().lstrip(":")
+            if part.startswith("!"):
+                f.scripts.append(part[1:])
+            elif re.match(r"(?:r|read)\s*!", part):
+                f.scripts.append(part.split("!", 1)[1])
+            elif re.match(
+                r"(?:sh|shell|te|ter|terminal|py|python|py3|python3|pyx|lua|perl|ruby|rub|mz|tcl|call|exe|execute|so|source|norm|normal)\b",
+                part,
+            ):
+                f.hide(f"the editor command {part.split()[0]!r} runs code")
+            elif m := re.match(r"(?:w|write|wq|x|sav|saveas|up|update)!?\s+(\S+)", part):
+                f.write(m[1])
+    if option_values(
+        options, "-S", "-u", "--eval", "-l", "--load", "-f", "--funcall", "-x"
+    ) or has_option(options, "--batch", "-batch"):
+        f.hide(f"{f.cmd.name} runs a script or expression it is given")
+    f.write(*files)
+
+
+def _pager(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words("-o -O -k -b -h -j -p -P -t -T -x -y -z -#"),
+    )
+    for operand in operands:
+        if operand.startswith("+") and "!" in operand:
+            f.scripts.append(operand.split("!", 1)[1])
+    f.read(*(o for o in operands if not o.startswith("+")))
+    f.write(*option_values(options, "-o", "-O"))
+
+
+def _man(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words("-P -p -C -M -m -H -S -e -L -R -E -T"),
+    )
+    if has_option(options, "-P", "--pager", "-H", "--html"):
+        f.hide("man -P runs the pager it is given")
+    f.read(*(o for o in operands if "/" in o))  # `man ./page.1` reads that file
+
+
+SHELLS = _shell._SHELLS
+
+
+INTERPRETERS: dict[str, str] = {
+    "python": "python",
+    "python2": "python",
+    "python3": "python",
+    "pypy": "python",
+    "pypy3": "python",
+    "perl": "perl",
+    "ruby": "ruby",
+    "irb": "ruby",
+    "node": "node",
+    "nodejs": "node",
+    "deno": "node",
+    "bun": "node",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "Rscript": "r",
+    "R": "r",
+    "osascript": "applescript",
+    "pwsh": "powershell",
+    "powershell": "powershell",
+    "tclsh": "tcl",
+    "wish": "tcl",
+    "expect": "tcl",
+    "julia": "julia",
+    "groovy": "groovy",
+    "jshell": "java",
+}
+
+
+#: The option that gives an interpreter its code inline, per language.
+_INLINE = {
+    "python": ("-c",),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "r": ("-e",),
+    "applescript": ("-e",),
+    "powershell": ("-c", "-Command", "-command", "-EncodedCommand", "-e", "-enc"),
+    "tcl": ("-c",),
+    "julia": ("-e", "--eval", "-E"),
+    "groovy": ("-e",),
+    "java": (),
+}
+
+
+_PY_VERSION = re.compile(r"^(?:python|pypy)\d+(?:\.\d+)?$")
+
+
+def _interpreter(f: Facts) -> None:
+    name = f.cmd.name
+    language = INTERPRETERS.get(name) or ("python" if _PY_VERSION.match(name) else "")
+    args = list(f.cmd.args)
+    inline = _INLINE.get(language, ())
+    code: str | None = None
+    index = 0
+    module = ""
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            index += 1
+            break
+        if language == "python" and arg == "-m" and index + 1 < len(args):
+            module = args[index + 1]
+            index += 2
+            break
+        if language == "python" and arg.startswith("-m") and len(arg) > 2:
+            module = arg[2:]
+            index += 1
+            break
+        if arg.startswith(("--eval=", "--print=")) and language == "node":
+            code = arg.split("=", 1)[1]
+            index += 1
+            break
+        matched = next(
+            (
+                o
+                for o in inline
+                if arg == o
+                or (
+                    (arg.startswith(o) and len(o) == 2 and o != "-e")
+                    or (
+                        arg.startswith(o)
+                        and o in ("-c", "-e", "-r")
+                        and len(arg) > 2
+                        and language != "powershell"
+                    )
+                )
+            ),
+            None,
+        )
+        if matched is not None:
+            code = (
+                arg[len(matched) :]
+                if arg != matched
+                else (args[index + 1] if index + 1 < len(args) else "")
+            )
+            index += 1 if arg != matched else 2
+            break
+        if language == "perl" and re.fullmatch(r"-[a-zA-Z]*[eE]", arg):
+            code = args[index + 1] if index + 1 < len(args) else ""
+            index += 2
+            break
+        if language == "node" and arg in ("-r", "--require", "--import", "--loader"):
+            f.hide(f"{name} {arg} loads code before the program")
+            index += 2
+            continue
+        if not arg.startswith("-") or arg == "-":
+            break
+        if arg in _INTERPRETER_VALUE_OPTIONS.get(language, ()):
+            index += 2
+            continue
+        index += 1
+    rest = args[index:]
+    if module:
+        _python_module(f, module, rest)
+        return
+    if code is not None:
+        if language == "powershell" and any(
+            a.lower().startswith("-e") and a.lower() != "-eval" for a in args
+        ):
+            f.hide("powershell runs an encoded command")
+        elif _shell._UNKNOWN in code:
+            f.hide(f"{name} runs code that comes from a variable or substitution")
+        else:
+            _take_code(f, language, code)
+        f.read(*(r for r in rest if not r.startswith("-")))
+        if language == "perl" and any(re.fullmatch(r"-[a-zA-Z]*i\S*", a) for a in args):
+            f.write(*(r for r in rest if not r.startswith("-")))
+        return
+    script = next((r for r in rest if not r.startswith("-") or r == "-"), None)
+    if script is None or script == "-" or script in ("/dev/stdin", "/proc/self/fd/0"):
+        # the program comes from standard input
+        if f.cmd.stdin is not None:
+            _take_code(f, language, f.cmd.stdin)
+        else:
+            f.runs_stdin = True
+        return
+    f.runs_files.append(f.at(script))
+    f.read(script)
+    others = rest[rest.index(script) + 1 :]
+    f.read(*(o for o in others if "/" in o or o.startswith(".")))
+
+
+_INTERPRETER_VALUE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "python": ("-W", "-X", "-Q"),
+    "perl": ("-I", "-M", "-m", "-x"),
+    "ruby": ("-I", "-r", "-C", "-E", "-F", "-x"),
+    "node": ("--inspect-port", "--title", "--input-type"),
+    "php": ("-c", "-d", "-z"),
+    "lua": ("-l",),
+}
+
+
+def _python_module(f: Facts, module: str, rest: list[str]) -> None:
+    if module in ("pip", "pip3"):
+        network.pip(f, rest)
+        return
+    if module in ("http.server", "SimpleHTTPServer"):
+        # serves a directory (the cwd by default) to whoever connects
+        f.network = True
+        _, options = split_options(rest, words("-d --directory -b --bind -p --protocol"))
+        f.read_tree(*(option_values(options, "-d", "--directory") or ["."]))
+        return
+    if module in ("venv", "virtualenv"):
+        f.write(*(r for r in rest if not r.startswith("-")))
+        return
+    if module in ("base64",):
+        return
+    f.read(*(r for r in rest if not r.startswith("-") and ("/" in r or r.startswith("."))))
+
+
+def _take_code(f: Facts, language: str, text: str) -> None:
+    facts = _code.inspect(language, text)
+    f.scripts += facts.scripts
+    f.argvs += facts.argvs
+    if facts.hidden:
+        f.hide(facts.hidden)
+    if facts.network:
+        f.network = True
+        f.hosts += facts.hosts
+        if facts.paths:
+            f.sends.extend(f.at(p) for p in facts.paths)
+    f.read(*facts.paths)
+    f.read(*facts.reads_from)
+    f.write(*facts.writes_to)
+    if facts.writes:
+        f.write(*facts.paths)
+        if not facts.paths:
+            f.writes.append(UNKNOWN + "/" + f"(a file {language} code names at run time)")
+    if facts.deletes:
+        if facts.paths:
+            f.delete(*facts.paths)
+        else:
+            f.deletes.append(UNKNOWN + "/" + f"(a file {language} code names at run time)")
+            f.writes.append(f.deletes[-1])
+        f.recursive = f.recursive or facts.recursive
+    if facts.forks:
+        f.forks = True
+    if facts.privileged:
+        f.privileged = True
+    if facts.env_dump:
+        f.reads.append("/proc/self/environ")
+    f.variables += facts.variables
+
+
+def _shell_program(f: Facts) -> None:
+    """A shell with a script file (`bash x.sh`) or reading standard input; scripts
+    given with -c are parsed by the shell analysis itself."""
+    mode, script = _shell._shell_script(list(f.cmd.args))
+    if "xargs" in f.cmd.wrappers and mode == "stdin" and f.cmd.dynamic:
+        mode, script = "file", _shell._UNKNOWN  # xargs hands it the files to run
+    if mode == "file" and script is not None:
+        if "xargs" in f.cmd.wrappers and script == _shell._UNKNOWN:
+            pass  # the files it is handed are project scripts, as `./x.sh` is
+        elif _shell._UNKNOWN in script:
+            f.hide("the shell runs a script named by a variable or substitution")
+        elif script in ("/dev/stdin", "/proc/self/fd/0"):
+            f.runs_stdin = f.cmd.stdin is None
+        else:
+            f.runs_files.append(f.at(script))
+            f.read(script)
+    elif mode == "stdin" and f.cmd.stdin is None:
+        f.runs_stdin = True
+    elif mode == "c" and script is None:
+        f.hide("the shell runs a script from a variable or substitution")
+    elif mode == "c" and isinstance(script, str) and _shell._UNKNOWN in script:
+        f.hide("part of the shell's script comes from a variable or substitution")
+    for option in ("--rcfile", "--init-file"):
+        if option in f.cmd.args:
+            f.hide(f"{f.cmd.name} {option} runs a file first")
+    flags = "".join(a[1:] for a in f.cmd.args if re.fullmatch(r"-[A-Za-z]+", a) and a != "-c")
+    if "p" in flags and f.cmd.name in ("sh", "bash", "dash", "ash", "ksh", "mksh", "zsh"):
+        f.privileged = True  # `bash -p`: keeps a setuid owner's privileges
+    if mode == "stdin" and f.cmd.stdin is None and (f.cmd.pipe[1] == 0 or "i" in flags):
+        f.hide(f"{f.cmd.name} starts an interactive shell")
+
+
+def _source(f: Facts) -> None:
+    operands = [a for a in f.cmd.args if not a.startswith("-")]
+    if not operands:
+        return
+    script = operands[0]
+    if _shell._UNKNOWN in script:
+        f.hide("source runs a file named by a variable or substitution")
+        return
+    if script in ("/dev/stdin", "/proc/self/fd/0"):
+        f.runs_stdin = f.cmd.stdin is None
+        return
+    f.runs_files.append(f.at(script))
+    f.read(script)
+
+
+def _eval(f: Facts) -> None:
+    if any(_shell._UNKNOWN in a for a in f.cmd.args):
+        f.hide("eval runs code built at run time")
+
+
+def xargs_note(f: Facts, upstream: Sequence[str] | None) -> None:
+    """A program under xargs gets more operands from standard input: the files the
+    commands before it in the pipeline read or list (`find . -name x | xargs rm`
+    deletes below `.`), else files nobody can name here (`cat list | xargs rm -rf`)."""
+    if "xargs" not in f.cmd.wrappers:
+        return
+    if upstream:
+        named = [p for r in upstream for p in (r, r.removesuffix("/**") + "/**")]
+    else:
+        named = [UNKNOWN + "/(operands from standard input)"]
+    if f.deletes or f.cmd.name in ("rm", "shred", "unlink", "rmdir", "srm"):
+        f.deletes += named
+        f.writes += named
+    elif f.cmd.name in _WRITERS:
+        f.writes += named
+    else:
+        f.reads += named
+
+
+def _ps(f: Facts) -> None:
+    """`ps e`, `ps auxe`, `ps eww`: BSD-style `e` prints every process's environment."""
+    for arg in f.cmd.args:
+        if not arg.startswith("-") and re.fullmatch(r"[A-Za-z]+", arg) and "e" in arg:
+            f.reads.append("/proc/*/environ")
+
+
+def _getent(f: Facts) -> None:
+    database = next((a for a in f.cmd.args if not a.startswith("-")), "")
+    if database in ("shadow", "gshadow"):
+        f.reads.append("/etc/" + database)
+
+
+def _systemctl(f: Facts) -> None:
+    operands, _ = split_options(
+        f.cmd.args,
+        words("-H --host -M --machine -p --property -t --type -s --signal"),
+    )
+    f.subcommand = operands[0] if operands else ""
+
+
+def _crontab(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("-u"))
+    if has_option(options, "-l"):
+        f.reads.append("/var/spool/cron")
+        return
+    f.writes.append("/var/spool/cron")
+    f.read(*operands)
+    if has_option(options, "-r"):
+        f.deletes.append("/var/spool/cron")
+
+
+def _make(f: Facts) -> None:
+    """make, ninja, cmake --build: run the project's own recipes (not judged here);
+    `-C DIR` says where."""
+    _, options = split_options(
+        f.cmd.args,
+        words(
+            "-C --directory -f --file --makefile -I --include-dir -j --jobs -l "
+            "--load-average -o --old-file -W --what-if --eval -E"
+        ),
+    )
+    directory = option_values(options, "-C", "--directory")
+    if directory:
+        f.read(directory[-1])
+    f.read(*option_values(options, "-f", "--file", "--makefile"))
+    if has_option(options, "--eval", "-E"):
+        f.hide("make --eval runs make code it is given")
+
+
+def _env_dump(f: Facts) -> None:
+    """`env`, `printenv`, `set`, `export -p`, `declare -p`: the whole environment,
+    secrets and all, printed; read as /proc/self/environ is."""
+    name = f.cmd.name
+    args = [a for a in f.cmd.args if a not in ("-0", "--null")]
+    if name == "printenv":
+        if not args:
+            f.reads.append("/proc/self/environ")
+        else:
+            f.variables += [a for a in args if not a.startswith("-")]
+    elif name == "env":
+        if not [a for a in args if not a.startswith("-")]:
+            f.reads.append("/proc/self/environ")
+    elif name == "set":
+        if not args:
+            f.reads.append("/proc/self/environ")
+    elif name in ("export", "declare", "typeset", "readonly"):
+        operands = [a for a in args if not a.startswith("-")]
+        flags = "".join(a[1:] for a in args if a.startswith("-"))
+        if not operands and (not flags or set(flags) <= set("pxr")):
+            f.reads.append("/proc/self/environ")
+
+
+def _ln_handler(f: Facts) -> None:
+    _targeted(f, words("-t --target-directory -S --suffix"), link=True)
+
+
+def _cp_handler(f: Facts) -> None:
+    _targeted(
+        f,
+        words(
+            "-t --target-directory -S --suffix --backup --sparse --reflink --preserve --no-preserve"
+        ),
+    )
+
+
+def _mv_handler(f: Facts) -> None:
+    _targeted(f, words("-t --target-directory -S --suffix"), move=True)
+
+
+def _install_handler(f: Facts) -> None:
+    _targeted(
+        f,
+        words("-t --target-directory -m --mode -o --owner -g --group -S --suffix --strip-program"),
+    )
+    if "--strip-program" in " ".join(f.cmd.args):
+        f.hide("install --strip-program runs a program")
+
+
+def _sort(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "-o --output -k --key -t --field-separator -S --buffer-size -T "
+            "--temporary-directory --parallel --files0-from --compress-program --batch-size "
+            "--random-source"
+        ),
+    )
+    f.read(*operands)
+    f.write(*option_values(options, "-o", "--output"))
+    f.read(*option_values(options, "--files0-from"))
+    if has_option(options, "--compress-program"):
+        f.hide("sort --compress-program runs a program")
+
+
+def _uniq(f: Facts) -> None:
+    operands, _ = split_options(
+        f.cmd.args, words("-f --skip-fields -s --skip-chars -w --check-chars")
+    )
+    f.read(*operands[:1])
+    f.write(*operands[1:2])
+
+
+def _split(f: Facts) -> None:
+    operands, _ = split_options(
+        f.cmd.args,
+        words("-a -b -C -l -n -t --filter --additional-suffix"),
+    )
+    f.read(*operands[:1])
+    if len(operands) > 1:
+        f.write(operands[1] + "*")
+    if "--filter" in " ".join(f.cmd.args):
+        f.hide("split --filter runs a program")
+
+
+def _file(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words("-m --magic-file -f --files-from -F --separator -P --parameter -e --exclude"),
+    )
+    if has_option(options, "-C", "--compile"):
+        f.write(
+            *(m + ".mgc" for m in option_values(options, "-m", "--magic-file")),
+            *(o + ".mgc" for o in operands),
+        )
+    f.read(*operands, *option_values(options, "-m", "--magic-file", "-f", "--files-from"))
+
+
+def _du(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "-d --max-depth -B --block-size -t --threshold --exclude -X --exclude-from "
+            "--files0-from --time-style"
+        ),
+    )
+    f.read(*(operands or ["."]))
+    f.read(*option_values(options, "--files0-from", "-X", "--exclude-from"))
+
+
+def _iconv(f: Facts) -> None:
+    operands, options = split_options(f.cmd.args, words("-f --from-code -t --to-code -o --output"))
+    f.read(*operands)
+    f.write(*option_values(options, "-o", "--output"))
+
+
+def _jq(f: Facts) -> None:
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "--arg --argjson --slurpfile --rawfile --args --jsonargs -f --from-file -L "
+            "--indent --tab"
+        ),
+    )
+    program_given = has_option(options, "-f", "--from-file")
+    files = operands if program_given else operands[1:]
+    f.read(*files)
+    for option in ("--slurpfile", "--rawfile"):
+        values = options.get(option, [])
+        # `--rawfile name file`: the value we took is the name; the file follows
+        f.read(*values[1::2]) if len(values) > 1 else None
+
+
+def _ls_like(f: Facts) -> None:
+    _reads_or_cwd(f)
+
+
+SUBCOMMANDS = words(
+    "npm pnpm yarn bun pip pip3 docker podman kubectl systemctl cargo go apt "
+    "apt-get brew gh aws gcloud az terraform helm launchctl service conda poetry uv "
+    "pipx gem bundle composer dotnet rustup nvm sqlite3 redis-cli policy journalctl "
+    "crontab hookpolicy dnf yum snap flatpak mise asdf deno"
+)
+
+
+PRIVILEGED = words(
+    "sudo doas su pkexec run0 runuser sudoedit visudo newgrp sg chroot nsenter "
+    "setpriv unshare machinectl"
+)
+
+
+_WRITERS = words("rm mv cp ln chmod chown chgrp touch tee truncate shred mkdir install dd sed perl")
+
+
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "grep": words(
+        "-e --regexp -f --file -A -B -C -m --max-count --label --include --exclude "
+        "--exclude-dir --exclude-from -d --directories -D --devices --color --colour "
+        "--binary-files --context --after-context --before-context --group-separator"
+    ),
+    "rg": frozenset(
+        {
+            "-e",
+            "--regexp",
+            "-f",
+            "--file",
+            "-A",
+            "-B",
+            "-C",
+            "-m",
+            "--max-count",
+            "-g",
+            "--glob",
+            "--iglob",
+            "-t",
+            "--type",
+            "-T",
+            "--type-not",
+            "--type-add",
+            "--pre",
+            "--pre-glob",
+            "-j",
+            "--threads",
+            "-M",
+            "--max-columns",
+            "--max-depth",
+            "--max-filesize",
+            "-r",
+            "--replace",
+            "--sort",
+            "--sortr",
+            "--color",
+            "--colors",
+            "-E",
+            "--encoding",
+            "--engine",
+            "--ignore-file",
+            "--path-separator",
+            "--context-separator",
+            "--field-match-separator",
+            "--field-context-separator",
+            "-d",
+            "--dfa-size-limit",
+            "--regex-size-limit",
+            "--hostname-bin",
+            "--hyperlink-format",
+            "--generate",
+            "-l",
+        }
+        - {"-l"}
+    ),
+    "tar": words(
+        "-f --file -C --directory -T --files-from -X --exclude-from -I "
+        "--use-compress-program -F --info-script --new-volume-script --to-command "
+        "--rsh-command -b --blocking-factor -H --format -K --starting-file -N --newer "
+        "-L --tape-length --exclude --transform --xform --owner --group --mode --mtime "
+        "-V --label"
+    ),
+    "ls": words(
+        "-I --ignore -w --width -T --tabsize --block-size --color --format --hide "
+        "--hyperlink --indicator-style --quoting-style --sort --time --time-style"
+    ),
+    "head": words("-n --lines -c --bytes"),
+    "tail": words("-n --lines -c --bytes -s --sleep-interval --pid --max-unchanged-stats"),
+    "cut": words("-d --delimiter -f --fields -b --bytes -c --characters --output-delimiter"),
+    "wc": words("--files0-from"),
+    "diff": words(
+        "-U --unified -C --context -x --exclude -X --exclude-from -I "
+        "--ignore-matching-lines --label -W --width --to-file --from-file -S "
+        "--starting-file -F --show-function-line --line-format --palette --color"
+    ),
+    "tree": words("-L -P -I -o --filelimit --charset --timefmt --sort"),
+    "xxd": words("-c -g -l -o -s -n"),
+    "od": words("-A -j -N -t -w -S"),
+    "touch": words("-d --date -r --reference -t"),
+    "mkdir": words("-m --mode -Z --context"),
+    "column": words(
+        "-s -o -c -t -N -E -H -R -T -W -d -l --separator --output-separator --table-columns"
+    ),
+    "nl": words("-b -d -f -h -i -l -n -s -v -w"),
+    "base64": words("-w --wrap"),
+    "stat": words("-c --format --printf"),
+}
+
+
+#: Which function knows each program's operands.
+_PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
+    (_rm, "rm"),
+    (_rmdir, "unlink rmdir"),
+    (_delete_all, "shred srm wipe"),
+    (_mv_handler, "mv"),
+    (_cp_handler, "cp"),
+    (_ln_handler, "ln"),
+    (_install_handler, "install"),
+    (_chmod, "chmod chown chgrp chattr chcon setfacl setcap"),
+    (_touch_like, "touch mkdir mkfifo sponge"),
+    (_mknod, "mknod"),
+    (_truncate, "truncate"),
+    (_tee, "tee"),
+    (_dd, "dd"),
+    (_sed, "sed gsed"),
+    (_awk, "awk gawk mawk nawk"),
+    (_default, "busybox"),
+    (_grep, "grep egrep fgrep zgrep rg ag ack"),
+    (_find, "find"),
+    (_tar, "tar"),
+    (_zip, "zip unzip"),
+    (_archive_other, "7z"),
+    (
+        _reads_all,
+        "gzip gunzip bzip2 xz zstd cat tac head tail nl od xxd hexdump strings base64 base32 wc "
+        "cut paste join comm diff cmp stat md5sum sha1sum sha256sum sha512sum cksum fold fmt "
+        "expand column rev bat batcat xclip readlink realpath getfacl lsattr",
+    ),
+    (_editor, "vim vi nvim ex view vimdiff nano emacs"),
+    (_pager, "less more most"),
+    (_man, "man"),
+    (_ls_like, "ls dir tree exa eza fd"),
+    (_du, "du"),
+    (_sort, "sort"),
+    (_uniq, "uniq"),
+    (_split, "split"),
+    (_file, "file"),
+    (_iconv, "iconv"),
+    (_jq, "jq yq"),
+    (
+        _nothing,
+        "echo printf true false : basename dirname sleep date seq yes expr test [ [[ read exit "
+        "return shift wait unset local let alias trap cd pushd popd history whoami id uname "
+        "hostname which type command hash pwd nproc uptime tput clear kill pkill killall top "
+        "htop jobs bg fg disown shutdown reboot halt poweroff tr watch getopts shopt ulimit "
+        "umask bc dc factor numfmt cal stty logname users who arch lscpu free vmstat locale",
+    ),
+    (_env_dump, "set env printenv export declare typeset readonly"),
+    (_source, "source ."),
+    (_eval, "eval"),
+    (_systemctl, "systemctl"),
+    (_ps, "ps"),
+    (_getent, "getent"),
+    (_crontab, "crontab"),
+    (_make, "make gmake ninja"),
+)
+
+
+HANDLERS: dict[str, Callable[[Facts], None]] = {
+    **network.HANDLERS,
+    **git.HANDLERS,
+    **{name: handler for handler, names in _PROGRAMS for name in names.split()},
+}
+
+
+for _shell_name in SHELLS:
+    HANDLERS[_shell_name] = _shell_program
+
+
+for _interpreter_name in INTERPRETERS:
+    HANDLERS[_interpreter_name] = _interpreter
+
+
+_FAMILIES: tuple[tuple[re.Pattern[str], Callable[[Facts], None]], ...] = (
+    (_PY_VERSION, _interpreter),
+    (re.compile(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
+    (re.compile(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
+)
+
+
+def handler_for(name: str) -> Callable[[Facts], None] | None:
+    """The function that knows program `name`, or None."""
+    found = HANDLERS.get(name)
+    if found is None:
+        for pattern, family in _FAMILIES:
+            if pattern.match(name):
+                return family
+    return found
+
+
+def take_input(f: Facts, text: str) -> None:
+    """`f` runs `text` (its standard input, known): a shell's commands, an
+    interpreter's code."""
+    f.runs_stdin = False
+    if f.cmd.name in SHELLS:
+        f.scripts.append(text)
+        return
+    language = INTERPRETERS.get(f.cmd.name) or ("python" if _PY_VERSION.match(f.cmd.name) else "")
+    if language:
+        _take_code(f, language, text)
+
+
+#: Options whose value is a command line (or a program) the program runs.
+_COMMAND_OPTION = re.compile(
+    r"^--?(?:[\w-]*-)?(?:exec|execute|command|cmd|hook|shell|script|run|program|pager|editor"
+    r"|rsh|proxy-?command|wrapper|sh-exec|conf-script|password-command|askpass|helper"
+    r"|on-[\w-]+|shell-escape)$",
+    re.IGNORECASE,
+)
+#: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.
+_CODE_CALL = re.compile(
+    r"\b(?:system|exec|execute|popen|spawn|os\.execute|io\.popen|execSync|esyscmd|syscmd"
+    r"|write18|execute_process|shell_exec|run)\s*[({]"
+)
+#: Programs whose arguments are text, never commands.
+_TEXT_ARGUMENTS = words(
+    "echo printf git grep egrep fgrep rg ag ack sed awk gawk jq yq cat tee logger notify-send "
+    "wall test [ [[ expr"
+)
+
+
+def _command_arguments(f: Facts) -> None:
+    """Commands hidden in arguments: an option that takes a command line
+    (`--pre-hook 'cp ...'`, `--exec='rm ...'`, `--on-download-complete=/bin/sh`), a
+    `!command` (gdb, dc, mail, hg aliases, ...), sqlite's `.shell`, and code calls
+    (`system("...")`) handed to a program that evaluates them."""
+    name = f.cmd.name
+    if name in _TEXT_ARGUMENTS or name in INTERPRETERS or name in SHELLS:
+        return
+    args = [a for a in f.cmd.args if _shell._UNKNOWN not in a]
+    for position, arg in enumerate(args):
+        option, equals, value = arg.partition("=")
+        if not equals and _COMMAND_OPTION.match(arg) and position + 1 < len(args):
+            option, value = arg, args[position + 1]
+        if value and _COMMAND_OPTION.match(option) and (" " in value or value.startswith("/")):
+            f.scripts.append(value.lstrip("!"))
+        text = arg.strip()
+        if text.startswith(("!", "\\!")) and len(text) > 2 and not text.startswith("!="):
+            f.scripts.append(text.lstrip("\\!"))
+        elif text.startswith((".shell ", ".system ")):
+            f.scripts.append(text.split(" ", 1)[1])
+        elif handler_for(name) is None and _CODE_CALL.search(arg):
+            found = _code.inspect("generic", arg)
+            f.scripts += found.scripts
+            f.argvs += found.argvs
+            if found.hidden or not (found.scripts or found.argvs):
+                f.hide(found.hidden or f"{name} runs code given in its arguments")
+
+
+def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
+    """What one simple command does, as far as its own words tell."""
+    name = cmd.name
+    if name and handler_for(name) is None and handler_for(name.lower()) is not None:
+        # case-insensitive file systems (macOS, Windows) run `RM` as `rm`
+        cmd = dataclasses.replace(cmd, name=name.lower())
+    facts = Facts(cmd=cmd, cwd=cmd.cwd, home=home)
+    _assignments(facts)
+    _redirects(facts)
+    handler = handler_for(cmd.name)
+    if handler is not None:
+        handler(facts)
+    elif cmd.name:
+        _default(facts)
+    if cmd.name in PRIVILEGED or any(w in PRIVILEGED for w in cmd.wrappers):
+        facts.privileged = True
+    if cmd.function and cmd.name == cmd.function:
+        facts.forks = True
+    if cmd.name in SUBCOMMANDS and not facts.subcommand:
+        facts.subcommand = first_operand(cmd.args)
+    facts.variables += cmd.variables
+    _command_arguments(facts)
+    if cmd.dynamic and not cmd.name:
+        facts.hide("the program is named by a variable or a substitution")
+    if re.search(r"[*?\[]", cmd.name):
+        facts.hide(f"the program is named by a pattern ({cmd.name}) the shell expands")
+    if len(cmd.wrappers) >= 16:
+        facts.hide("wrapped in more programs than the policy follows")
+    return facts
