@@ -57,7 +57,7 @@ __all__ = [
 ENV_PREFIX = "POLICY_"
 CONFIG_ENV = "POLICY_CONFIG"
 #: Bumped whenever the layout of a settings entry changes.
-FORMAT = 1
+FORMAT = 2
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
 _SOURCES = ("_default_settings.py", "_version.py", "_yaml.py", "hosted/config.py", "settings.py")
@@ -105,6 +105,8 @@ class FastSettings:
     aliases: dict[str, str]
     hooks: NoHostedHooks
     claude_hooks: list[Path]
+    workspace: str | None = None
+    protected_paths: list[Path]
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(FIELDS)
@@ -114,6 +116,7 @@ class FastSettings:
         self.aliases = {}
         self.hooks = NoHostedHooks()
         self.claude_hooks = []
+        self.protected_paths = []
         for name, value in values.items():
             setattr(self, name, value)
         if "data_dir" not in values:
@@ -155,6 +158,8 @@ FIELDS = (
     "aliases",
     "hooks",
     "claude_hooks",
+    "workspace",
+    "protected_paths",
 )
 
 #: Kept as they are in an entry (JSON scalars), with the type each must have.
@@ -171,6 +176,7 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "approvals_store": (str, type(None)),
     "cel_engine": (str,),
     "pack_cache": (bool,),
+    "workspace": (str, type(None)),
 }
 
 
@@ -300,8 +306,10 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         fields["audit_path"],
         fields["aliases"],
     )
-    if not (isinstance(packs, list) and all(isinstance(p, str) for p in packs)):
-        raise TypeError("packs")
+    protected = fields["protected_paths"]
+    for name, listed in (("packs", packs), ("protected_paths", protected)):
+        if not (isinstance(listed, list) and all(isinstance(p, str) for p in listed)):
+            raise TypeError(name)
     if not isinstance(data_dir, str) or not isinstance(audit_path, str | None):
         raise TypeError("paths")
     if not (
@@ -315,6 +323,7 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         raise ValueError("pack_cache: false is never kept")  # see _plain
     return FastSettings(
         packs=[Path(p) for p in packs],
+        protected_paths=[Path(p) for p in protected],
         data_dir=Path(data_dir),
         audit_path=None if audit_path is None else Path(audit_path),
         aliases=dict(aliases),
@@ -364,6 +373,7 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
         return None
     fields: dict[str, Any] = {name: getattr(settings, name) for name in _SCALARS}
     fields["packs"] = [os.fspath(p) for p in settings.packs]
+    fields["protected_paths"] = [os.fspath(p) for p in settings.protected_paths]
     fields["data_dir"] = os.fspath(settings.data_dir)
     fields["audit_path"] = None if settings.audit_path is None else os.fspath(settings.audit_path)
     fields["aliases"] = dict(settings.aliases)

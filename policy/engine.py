@@ -44,6 +44,7 @@ from policy.errors import (
     SettingsError,
     TurnAborted,
 )
+from policy.facts import FactsContext, protected_paths
 from policy.hooks import FailurePolicy, HookSource
 from policy.model import (
     Action,
@@ -153,13 +154,22 @@ class Engine:
         self._guard_mode = "flag"
         self._guard_trusted: tuple[str, ...] = ()
         self._bypasses = itertools.count(1)  # next() is atomic under the GIL; += is not
+        #: What packs and builtins know that calls do not: the workspace, the
+        #: policy's own files (policy.facts).
+        self.facts_context = FactsContext(workspace=s.workspace or "", protected=protected_paths(s))
+        ruled = [hook for hook in pack_hooks if getattr(hook, "has_rules", True)]
         for hook in pack_hooks:
-            if getattr(hook, "has_rules", True):  # a pack of builtins only joins no stage
-                self._add(hook, trusted=True)
+            hook.facts_context = self.facts_context  # type: ignore[attr-defined]
+        for hook in ruled:  # a pack of builtins only joins no stage
+            self._add(hook, trusted=True)
         if builtin_specs:
             self._add_builtins(builtin_specs)
-        if (s.hooks.enabled and s.hooks.processes) or s.claude_hooks:
+        hosted = bool((s.hooks.enabled and s.hooks.processes) or s.claude_hooks)
+        if hosted:
             self._add_hosted()
+        #: Why this engine enforces nothing ("" when packs, builtins or hosted hooks
+        #: give it a policy); adapters refuse every call then (fail closed).
+        self.no_policy = _no_policy(s, ruled, builtin_specs, hosted)
 
     @classmethod
     def from_paths(
@@ -251,6 +261,7 @@ class Engine:
             limits_storage_uri=self.settings.limits_storage_uri,
             approval_timeout=self._timeouts.approval,
             open_approvals=lambda: self.approvals,
+            facts=self.facts_context,
         )
         for spec in specs:
             if spec.name == "respond_guard":
@@ -839,6 +850,18 @@ class Engine:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _no_policy(
+    settings: Settings, ruled: list[object], builtins: list[BuiltinSpec], hosted: bool
+) -> str:
+    """ "" when the engine has something to enforce, else why it has not."""
+    if ruled or builtins or hosted:
+        return ""
+    if not settings.packs:
+        return "no rule packs are configured (give --packs, or `packs` in the settings)"
+    named = ", ".join(str(p) for p in settings.packs)
+    return f"the packs at {named} configure no rule and no builtin"
 
 
 def _system_messages(

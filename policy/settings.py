@@ -136,6 +136,15 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Claude Code / Agentao hooks.json files whose command hooks run in the chain.",
     )
+    workspace: str | None = Field(
+        None,
+        description="The directory the agent works in; default: CLAUDE_PROJECT_DIR, else the "
+        "call's cwd.",
+    )
+    protected_paths: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="More paths the agent may not change, besides the policy's own files.",
+    )
 
     _reserved_env: ClassVar[frozenset[str]] = frozenset({CONFIG_ENV})
 
@@ -163,7 +172,7 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _YamlSource(settings_cls, _config_file.get()))
 
-    @field_validator("packs", "claude_hooks", mode="before")
+    @field_validator("packs", "claude_hooks", "protected_paths", mode="before")
     @classmethod
     def _split_paths(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -171,6 +180,13 @@ class Settings(BaseSettings):
             if text.startswith("["):
                 return json.loads(text)
             return [p for p in text.replace(os.pathsep, ",").split(",") if p.strip()]
+        return value
+
+    @field_validator("workspace")
+    @classmethod
+    def _absolute_workspace(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("/", "~")):
+            raise ValueError("the workspace must be an absolute path (or start with ~)")
         return value
 
     @field_validator("limits_storage_uri")

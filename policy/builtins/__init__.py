@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from policy.facts import FactsContext
+
 __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]
 
 if TYPE_CHECKING:
@@ -51,6 +53,8 @@ class BuiltinContext:
     contracts: ContractRegistry
     limits_storage_uri: str = "memory://"
     home: str | None = None
+    #: The workspace and the policy's own files (policy.facts).
+    facts: FactsContext = field(default_factory=FactsContext)
     approval_timeout: float = 60.0
     #: Opens the approval store on first use (an engine owns and closes it).
     open_approvals: Callable[[], ApprovalStore] | None = None

@@ -62,7 +62,18 @@ _CONTEXT = {
     "mode": "string",
     "vars": "map",
 }
-_TOOL = {"tool": "string", "tool_raw": "string", "args": "map"}
+_TOOL = {
+    "tool": "string",
+    "tool_raw": "string",
+    "args": "map",
+    # what the call does (policy.facts): the shell commands and their facts, the
+    # paths every tool touches, where it is judged against, what protects the policy
+    "commands": "list_of_commands",
+    "access": "access",
+    "workspace": "string",
+    "home": "string",
+    "protected": "list_of_strings",
+}
 
 #: The variables a CEL expression may use at each hook point, with their types.
 VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
@@ -147,10 +158,44 @@ def fn_path_contained(path: str, root: str) -> bool:
     return paths.contained(path, root)
 
 
-def fn_shell_commands(command: str) -> list[dict[str, Any]]:
-    from policy.analysis import shell
+def fn_path_matches(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
 
-    return [c.to_cel() for c in shell.commands(command)]
+    return paths.matches(path, patterns, home_dir())
+
+
+def fn_path_names(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.names(path, patterns, home_dir())
+
+
+def fn_path_inside(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.inside(path, patterns, home_dir())
+
+
+def fn_path_base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def fn_path_is_pattern(path: str) -> bool:
+    from policy.analysis import paths
+
+    return paths.is_pattern(path)
+
+
+def fn_shell_commands(command: str) -> list[dict[str, Any]]:
+    # A command line with no call around it: its working directory is not known, so
+    # relative paths stay relative (inside no workspace); `commands` has them located.
+    from policy.analysis import effects
+    from policy.facts import home_dir
+
+    return effects.analyze(command, "", home_dir()).to_cel()
 
 
 def fn_shell_has_substitution(command: str) -> bool:
@@ -242,7 +287,12 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("path.within", ("string", "string"), "bool", fn_path_within, False),
     ("path.resolve", ("string",), "string", fn_path_resolve, False),
     ("path.contained", ("string", "string"), "bool", fn_path_contained, False),
-    ("shell.commands", ("string",), "list_of_maps", fn_shell_commands, False),
+    ("path.matches", ("string", "list_of_strings"), "bool", fn_path_matches, False),
+    ("path.inside", ("string", "list_of_strings"), "bool", fn_path_inside, False),
+    ("path.names", ("string", "list_of_strings"), "bool", fn_path_names, False),
+    ("path.is_pattern", ("string",), "bool", fn_path_is_pattern, False),
+    ("path.base", ("string",), "string", fn_path_base, False),
+    ("shell.commands", ("string",), "list_of_commands", fn_shell_commands, False),
     ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
     ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
     ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace, False),
@@ -428,7 +478,7 @@ class _ExprEnvs:
     `policy hook` compiles for one point only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, typed: bool = False) -> None:
         cel = _cel_module()
         from cel_expr_python.ext import ext_bindings, ext_strings
 
@@ -436,6 +486,15 @@ class _ExprEnvs:
         t = cel.Type
         self.bool_type = t.BOOL
         self.error_type = t.ERROR
+        self._pool: Any = None
+        if typed:
+            from policy.packs import cel_types
+
+            self._pool = cel_types.descriptor_pool()
+            command = t(cel_types.COMMAND)
+            access = t(cel_types.ACCESS)
+        else:
+            command = access = t.Map(t.STRING, t.DYN)
         types = {
             "string": t.STRING,
             "map": t.Map(t.STRING, t.DYN),
@@ -444,6 +503,8 @@ class _ExprEnvs:
             "bool": t.BOOL,
             "list_of_maps": t.List(t.Map(t.STRING, t.DYN)),
             "list_of_strings": t.List(t.STRING),
+            "list_of_commands": t.List(command),
+            "access": access,
             "int": t.INT,
         }
         overloads: dict[str, list[Any]] = {}
@@ -472,6 +533,7 @@ class _ExprEnvs:
                     bindings, strings = self._extensions
                     types = self._types
                     found = self.cel.NewEnv(
+                        descriptor_pool=self._pool,
                         variables={name: types[kind] for name, kind in VARIABLES_AT[point].items()},
                         functions=self._decls,
                         extensions=[bindings.ExtBindings(), strings.ExtStrings()],
@@ -498,6 +560,14 @@ def parse_issues(message: str) -> list[CelIssue]:
 @functools.lru_cache(maxsize=1)
 def _expr_envs() -> _ExprEnvs:
     return _ExprEnvs()
+
+
+@functools.lru_cache(maxsize=1)
+def _typed_envs() -> _ExprEnvs:
+    """Environments where the facts are message types (`Command`, `Access`), so the
+    checker refuses a misspelt field (`c.wrtes`) at its line:col. Only the checker
+    uses them: at run time the facts are maps, which both engines take."""
+    return _ExprEnvs(typed=True)
 
 
 _PLAIN = frozenset({str, bool, int, float, type(None)})
@@ -685,9 +755,17 @@ class _PyRuntime:
             if "." in name:
                 namespace, function = name.split(".", 1)
                 by_namespace.setdefault(function, {})[namespace] = impl
+        from celpy.evaluation import base_functions
+
         for name in {*by_namespace, *members}:
+            # `path.matches(p, globs)` and `s.matches(re)` share a name: a member call
+            # that is not on a namespace goes to cel-python's own function.
+            builtin = base_functions.get(name)
             self.functions[name] = self._dispatch(
-                name, by_namespace.get(name, {}), members.get(name)
+                name,
+                by_namespace.get(name, {}),
+                members.get(name) or builtin,
+                raw=builtin is not None and name not in members,
             )
         self.functions["string"] = self._string
         self.namespaces = {
@@ -716,6 +794,8 @@ class _PyRuntime:
         name: str,
         namespaced: Mapping[str, Callable[..., Any]],
         member: Callable[..., Any] | None,
+        *,
+        raw: bool = False,
     ) -> Callable[..., Any]:
         """cel-python sees `shell.commands(x)` and `s.split(",")` alike: a member
         call on the receiver. A namespace marker tells the two apart."""
@@ -730,6 +810,8 @@ class _PyRuntime:
                 return self.to_cel(impl(*(self.to_python(a) for a in args)))
             if member is None:
                 raise TypeError(f"no function {name}() on {type(target).__name__}")
+            if raw:  # cel-python's own function takes and gives CEL values
+                return member(target, *args)
             return self.to_cel(member(self.to_python(target), *(self.to_python(a) for a in args)))
 
         return call
@@ -821,6 +903,17 @@ class _PyProgram(CelProgram):
         for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
             names |= referenced_names(source)
         self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
+        # Variables that read nothing of the call (lists of globs, regexes) are the same
+        # on every call: evaluated once. The interpreted engine would otherwise rebuild
+        # a list of a hundred strings per call, per variable.
+        known = VARIABLES_AT[point].keys() | {"vars"}
+        self._constant = {
+            name
+            for layer in var_layers
+            for name, src in layer.items()
+            if not referenced_names(src) & known
+        }
+        self._constants: dict[str, Any] | None = None
 
     def run(self, data: Mapping[str, Any]) -> list[Any]:
         try:
@@ -834,17 +927,36 @@ class _PyProgram(CelProgram):
         activation: dict[str, Any] = {k: rt.to_cel(v) for k, v in data.items()}
         activation.update(rt.namespaces)
         if self._vars:
-            bound: dict[str, Any] = {}
+            constants = self._constants
+            if constants is None:
+                constants = self._constants = self._evaluate_constants()
+            bound: dict[Any, Any] = dict(constants)
+            key = rt.celtypes.StringType
             for layer in self._vars:
-                activation["vars"] = rt.to_cel(bound)
+                activation["vars"] = rt.celtypes.MapType(bound)
                 for name, program in layer.items():
+                    if name in self._constant:
+                        continue
                     value = rt.evaluate(program, activation)
                     if isinstance(value, CelEvalError):
                         # Leave it out: expressions that read it fail with a clear error.
                         continue
-                    bound[name] = value
-            activation["vars"] = rt.to_cel(bound)
+                    bound[key(name)] = rt.to_cel(value)
+            activation["vars"] = rt.celtypes.MapType(bound)
         return [rt.evaluate(program, activation) for program in self._exprs]
+
+    def _evaluate_constants(self) -> dict[Any, Any]:
+        rt = self._rt
+        activation: dict[str, Any] = dict(rt.namespaces)
+        found: dict[Any, Any] = {}
+        for layer in self._vars:
+            for name, program in layer.items():
+                if name not in self._constant:
+                    continue
+                value = rt.evaluate(program, activation)
+                if not isinstance(value, CelEvalError):
+                    found[rt.celtypes.StringType(name)] = rt.to_cel(value)
+        return found
 
 
 class PyEngine(CelEngine):
@@ -891,17 +1003,66 @@ class CheckResult(NamedTuple):
 
 
 class Checker:
-    """Compile-time checks with cel-expr-python, whatever engine evaluates."""
+    """Compile-time checks with cel-expr-python, whatever engine evaluates.
+
+    An expression that reads the call's facts (`commands`, `access`,
+    `shell.commands(...)`) is checked where they are typed, so a field that does
+    not exist is an error at its own line:col rather than a failure at run time."""
 
     def __init__(self) -> None:
         self._envs = _expr_envs()
 
-    def check(self, point: str, source: str) -> CheckResult:
+    def check(self, point: str, source: str, bound: Mapping[str, str] | None = None) -> CheckResult:
+        """Check `source` at `point`. `bound` are the pack variables it reads (name ->
+        source, in dependency order): their facts' types flow into the check."""
+        envs = _typed_envs() if _reads_facts(source, bound) else self._envs
         try:
-            expr = self._envs.compile(point, source)
+            expr = envs.compile(point, source)
         except CelCompileError as exc:
             return CheckResult(exc.issues, "")
+        if bound:
+            issues = _field_issues(envs, point, source, bound)
+            if issues:
+                return CheckResult(issues, "")
         return CheckResult([], _type_name(expr.return_type()))
+
+
+_FACT_NAMES = frozenset({"commands", "access", "shell"})
+
+
+def _reads_facts(source: str, bound: Mapping[str, str] | None) -> bool:
+    sources = [source, *(bound.values() if bound else ())]
+    return any(referenced_names(s) & _FACT_NAMES for s in sources)
+
+
+def _field_issues(
+    envs: _ExprEnvs, point: str, source: str, bound: Mapping[str, str]
+) -> list[CelIssue]:
+    """Misspelt fields read through pack variables (`vars.cmds.exists(c, c.wrtes)`):
+    the expression is checked again with each variable bound to its own typed source,
+    and only unknown fields are reported, at their place in `source`."""
+    named = _named_vars(source)
+    if named is None or len(named) != len(source):
+        return []
+    prefix = ""
+    closing = ""
+    for name, var_source in bound.items():
+        var_named = _named_vars(var_source)
+        if var_named is None:
+            return []
+        prefix += f"cel.bind(_var_{name}, ({var_named}), "
+        closing += ")"
+    wrapped = prefix + "\n" + named + "\n" + closing
+    try:
+        envs.compile(point, wrapped)
+    except CelCompileError as exc:
+        shift = 1 + prefix.count("\n")
+        return [
+            CelIssue(max(1, issue.line - shift), issue.col, issue.message)
+            for issue in exc.issues
+            if "undefined field" in issue.message and issue.line > shift
+        ]
+    return []
 
 
 def _type_name(cel_type: Any) -> str:

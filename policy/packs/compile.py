@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from policy.aliases import AliasConflictError, AliasTable
+from policy.facts import CallFacts, FactsContext, facts_of
 from policy.model import (
     Action,
     Decision,
@@ -285,6 +286,8 @@ class CompiledPack:
         self.aliases = aliases
         self._lock = threading.Lock()
         self._mode = ""
+        #: What the engine knows that calls do not (workspace, protected paths).
+        self.facts_context = FactsContext()
         self._index: dict[str, _PointIndex] = {}
         for point in VARIABLES_AT:
             at_point = [r for r in rules if r.point == point]
@@ -806,6 +809,10 @@ def _now(*_: Any) -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC)
 
 
+def _facts(subject: Any, pack: CompiledPack) -> CallFacts:
+    return facts_of(subject, pack.facts_context)
+
+
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
     "tool_raw": lambda s, p, _: s.tool_raw,
@@ -825,6 +832,11 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "request": lambda s, p, _: _request_map(p),
     "response": lambda s, p, _: _response_map(p),
     "prompt": lambda s, p, _: p.text,
+    "commands": lambda s, p, pack: _facts(s, pack).commands_cel,
+    "access": lambda s, p, pack: _facts(s, pack).access_cel,
+    "workspace": lambda s, p, pack: _facts(s, pack).workspace,
+    "home": lambda s, p, pack: _facts(s, pack).home,
+    "protected": lambda s, p, pack: list(pack.facts_context.protected),
 }
 
 
@@ -912,7 +924,7 @@ class _Compiler:
                 "packs must run on both CEL engines",
             )
             ok = False
-        result = self.checker.check(point, source)
+        result = self.checker.check(point, source, self.bound_variables(source))
         for issue in result.issues:
             code = "cel-undeclared" if "undeclared reference" in issue.message else "cel-error"
             self.error_at(path, issue.line, issue.col, code, f"{what}: {issue.message}")
@@ -948,6 +960,24 @@ class _Compiler:
         return ok
 
     # -- variables
+
+    def bound_variables(self, source: str) -> dict[str, str]:
+        """The pack variables `source` reads, with those they read, innermost first."""
+        variables = self.pack.variables
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(name: str, trail: tuple[str, ...]) -> None:
+            if name in seen or name not in variables or name in trail:
+                return
+            for ref, _ in var_references(variables[name]):
+                visit(ref, (*trail, name))
+            seen.add(name)
+            order.append(name)
+
+        for name, _ in var_references(source):
+            visit(name, ())
+        return {name: variables[name] for name in order}
 
     def variables(self) -> dict[str, frozenset[str]]:
         graph: dict[str, frozenset[str]] = {}
