@@ -41,7 +41,8 @@ SCHEMA_ERRORS = (
 
 COMPILE_ERRORS = (
     HEADER
-    + """builtins:
+    + """aliases: {sk_x: sk_x}
+builtins:
   autonomy:
     workspace: relative/dir
   contract_scope:
@@ -72,9 +73,9 @@ def test_what_the_schema_cannot_say_is_reported_too(tmp_path: Path) -> None:
     done = check(pack, "--format", "github")
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        f"::error file={pack},line=6,col=16,title=relative-workspace::workspace "
+        f"::error file={pack},line=7,col=16,title=relative-workspace::workspace "
         "'relative/dir' must be an absolute path (or start with ~)",
-        f"::error file={pack},line=12,col=30,title=bad-rate-limit::rate limit: "
+        f"::error file={pack},line=13,col=30,title=bad-rate-limit::rate limit: "
         "no granularity matched for minit",
     ]
     with pytest.raises(PackError, match="relative-workspace"):
@@ -85,7 +86,8 @@ def test_a_clean_builtins_section_checks_clean(tmp_path: Path) -> None:
     pack = tmp_path / "b.yaml"
     pack.write_text(
         HEADER
-        + """builtins:
+        + """aliases: {sk_search: sk_search}
+builtins:
   autonomy: {mode: supervised, workspace: /srv/work, workspace_only: true}
   contract_scope:
     contracts: [{id: c, sessions: ["ci-*"], tools: [bash], max_tool_calls: 10}]
@@ -95,6 +97,35 @@ def test_a_clean_builtins_section_checks_clean(tmp_path: Path) -> None:
     )
     done = check(pack, "--strict")
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("section", "name"),
+    [
+        ("approval: {tools: [bassh]}", "bassh"),
+        ("tool_policy: {deny: [shel]}", "shel"),
+        (
+            "contract_scope: {contracts: [{id: c, tools: [bash], scopes: [{tool: write_fille}]}]}",
+            "write_fille",
+        ),
+        ("autonomy: {shell: {tools: [bsh]}}", "bsh"),
+        ("tool_policy: {rate_limits: [{tools: [web_fech], limit: 5/minute}]}", "web_fech"),
+    ],
+)
+def test_tool_names_in_builtins_are_checked_as_rules_are(
+    tmp_path: Path, section: str, name: str
+) -> None:
+    """A misspelt tool in a builtin silently switches that control off: --strict refuses it,
+    at the name's own line:col."""
+    pack = tmp_path / "b.yaml"
+    pack.write_text(HEADER + "builtins:\n  " + section + "\n")
+    where = f"{pack}:5:{3 + section.index(name)}"
+    lenient = check(pack)
+    assert lenient.returncode == 0
+    assert f"{where}: warning: tool {name!r} is no known tool or alias" in lenient.stdout
+    strict = check(pack, "--strict")
+    assert strict.returncode == 1
+    assert f"{where}: error: tool {name!r}" in strict.stdout
 
 
 def test_builtins_run_in_their_documented_order(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["encode_line", "engine_for_protocol"]
+from policy.errors import PolicyError
+
+__all__ = ["NoPolicyError", "encode_line", "engine_for_protocol"]
 
 
 def encode_line(message: Any) -> bytes:
@@ -25,10 +27,24 @@ def encode_line(message: Any) -> bytes:
         return json.dumps(message, ensure_ascii=True, default=str).encode() + b"\n"
 
 
+class NoPolicyError(PolicyError):
+    """A hook command was started with nothing to enforce."""
+
+
 def engine_for_protocol(settings: Any) -> Any:
-    """An Engine on `settings` whose decision log, when not in a file, goes to stderr."""
+    """An Engine on `settings` whose decision log, when not in a file, goes to stderr.
+
+    A hook that enforces no policy — no packs, an empty pack directory, packs with no
+    rule and no builtin — would answer every call with "no objection", which every host
+    takes as leave to run it; it is refused instead (NoPolicyError), and each adapter
+    turns that into the refusal of every call, naming why."""
     from policy.engine import Engine
 
     if settings.audit_path is None:
-        return Engine(settings, audit_stream=sys.stderr)
-    return Engine(settings)
+        engine = Engine(settings, audit_stream=sys.stderr)
+    else:
+        engine = Engine(settings)
+    if engine.no_policy:
+        engine.close()
+        raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    return engine

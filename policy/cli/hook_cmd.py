@@ -86,8 +86,19 @@ def _engine(args: argparse.Namespace) -> Any:
 
             settings = load_settings(args.config)
             fast.remember(args.config, key, settings)
+    update: dict[str, Any] = {}
     if args.packs:
-        settings = settings.model_copy(update={"packs": [Path(p) for p in args.packs]})
+        update["packs"] = [Path(p) for p in args.packs]
+    # Where the agent works, when the operator did not say: Claude Code (and Agentao
+    # for Claude-shaped hooks) name the project in the hook's environment; the
+    # payload's cwd is the agent's to choose, so it is judged, not trusted.
+    project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    if settings.workspace is None and project.startswith("/"):
+        update["workspace"] = project
+    if args.config is not None:
+        update["protected_paths"] = [*settings.protected_paths, Path(args.config)]
+    if update:
+        settings = settings.model_copy(update=update)
     return engine_for_protocol(settings)
 
 

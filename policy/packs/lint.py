@@ -65,6 +65,8 @@ def lint(
     out: list[Diagnostic] = []
     for source in loaded:
         out.extend(_regexes(source))
+        out.extend(_unknown_builtin_tools(source, aliases))
+    out.extend(_no_policy(loaded))
     for pack in compiled:
         out.extend(_unreachable(pack))
         out.extend(_unknown_tools(pack, aliases))
@@ -158,29 +160,39 @@ def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
 # -- tool names
 
 
+def _tool_problem(raw: str, aliases: AliasTable, known: list[str]) -> str | None:
+    """Why a tool name or glob names no tool this policy knows, or None."""
+    pattern = raw[1:] if raw.startswith("!") else raw
+    if pattern == "*":
+        return None
+    if is_glob(pattern):
+        from wcmatch import fnmatch as wfnmatch
+
+        if any(wfnmatch.fnmatch(name, pattern, flags=wfnmatch.BRACE) for name in known):
+            return None
+        return f"tool glob {pattern!r} matches no known tool or alias"
+    if aliases.knows(pattern):
+        return None
+    guess = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+    return (
+        f"tool {pattern!r} is no known tool or alias{hint}; declare custom tools "
+        f"in the pack's aliases (e.g. `aliases: {{{pattern}: {pattern}}}`)"
+    )
+
+
+def _known_names(aliases: AliasTable) -> list[str]:
+    return sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
+
+
 def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
-    known = sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
+    known = _known_names(aliases)
     out: list[Diagnostic] = []
     for rule in pack.rules:
         for index, raw in enumerate(_model(rule).tools or ()):
-            pattern = raw[1:] if raw.startswith("!") else raw
-            if pattern == "*":
+            message = _tool_problem(raw, aliases, known)
+            if message is None:
                 continue
-            if is_glob(pattern):
-                from wcmatch import fnmatch as wfnmatch
-
-                if any(wfnmatch.fnmatch(name, pattern, flags=wfnmatch.BRACE) for name in known):
-                    continue
-                message = f"tool glob {pattern!r} matches no known tool or alias"
-            else:
-                if aliases.knows(pattern):
-                    continue
-                guess = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
-                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
-                message = (
-                    f"tool {pattern!r} is no known tool or alias{hint}; declare custom tools "
-                    f"in the pack's aliases (e.g. `aliases: {{{pattern}: {pattern}}}`)"
-                )
             mark = _model(rule).mark("tools", index)
             out.append(
                 Diagnostic(
@@ -188,6 +200,83 @@ def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
                 )
             )
     return out
+
+
+def _unknown_builtin_tools(source: LoadedPack, aliases: AliasTable) -> list[Diagnostic]:
+    """Tool names in `builtins:` are checked as rules' are: `approval: {tools: [bassh]}`
+    would otherwise switch the gate off without a word."""
+    from policy.packs.node import Node
+
+    builtins = source.model.builtins
+    table = aliases.extend(source.model.aliases) if source.model.aliases else aliases
+    known = _known_names(table)
+    found: list[tuple[Node, tuple[str | int, ...], str]] = []
+
+    def each(node: Node | None, field: str, values: Sequence[str] | None) -> None:
+        if node is None or values is None:
+            return
+        found.extend((node, (field, index), value) for index, value in enumerate(values))
+
+    if builtins.approval is not None:
+        each(builtins.approval, "tools", builtins.approval.tools)
+    policy = builtins.tool_policy
+    if policy is not None:
+        each(policy, "applies_to", policy.applies_to)
+        each(policy, "allow", policy.allow)
+        each(policy, "deny", policy.deny)
+        for limit in policy.rate_limits:
+            each(limit, "tools", limit.tools)
+    contracts = builtins.contract_scope
+    if contracts is not None:
+        for contract in contracts.contracts:
+            each(contract, "tools", contract.tools)
+            for scope in contract.scopes:
+                found.append((scope, ("tool",), scope.tool))
+        found.extend((contracts, ("path_args", t), t) for t in contracts.path_args if t != "*")
+    autonomy = builtins.autonomy
+    if autonomy is not None:
+        each(autonomy.shell, "tools", autonomy.shell.tools)
+        each(autonomy, "mutating_tools", autonomy.mutating_tools)
+        each(autonomy, "readonly_tools", autonomy.readonly_tools)
+        found.extend((autonomy, ("action_tools", t), t) for t in autonomy.action_tools)
+        found.extend((autonomy, ("path_args", t), t) for t in autonomy.path_args if t != "*")
+    out: list[Diagnostic] = []
+    for node, where, value in found:
+        message = _tool_problem(value, table, known)
+        if message is None:
+            continue
+        if where[0] in ("path_args", "action_tools"):  # a key of a mapping
+            mark = node._doc.key_mark((*node.path, *where)) if node._doc else None
+            mark = mark or node.mark(where[0])
+        else:
+            mark = node.mark(*where)
+        out.append(Diagnostic(node.source, mark.line, mark.col, "warning", "unknown-tool", message))
+    return out
+
+
+def _no_policy(loaded: Sequence[LoadedPack]) -> list[Diagnostic]:
+    """Packs that, all together, configure no rule and no builtin: a hook on them would
+    enforce nothing (and every adapter refuses to run on them)."""
+    if not loaded:
+        return []
+    for source in loaded:
+        builtins = source.model.builtins
+        if source.model.rules or any(
+            getattr(builtins, name) is not None for name in type(builtins).model_fields
+        ):
+            return []
+    first = loaded[0]
+    return [
+        Diagnostic(
+            first.doc.source,
+            1,
+            1,
+            "error",
+            "no-policy",
+            "these packs configure no rule and no builtin: a hook on them enforces nothing "
+            "(add rules, or builtins such as approval or tool_policy)",
+        )
+    ]
 
 
 # -- regexes
