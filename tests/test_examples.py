@@ -29,7 +29,7 @@ from policy.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 BIN = str(Path(sys.executable).parent)
-REASON = "recursive delete of a root or home directory is blocked"
+REASON = "recursive or forced delete outside the workspace"
 
 
 def host_env() -> dict[str, str]:

@@ -60,11 +60,14 @@ def test_pre_tool_use_on_bash_answers_deny_allow_ask_or_nothing() -> None:
     assert done.returncode == 0
     assert decision_of(answer) == (
         "deny",
-        "recursive delete of a root or home directory is blocked",
+        "recursive or forced delete outside the workspace",
     )
     answer, _, _ = hook("claude", pre_tool("Bash", command="ls -la"), *packs)
-    assert decision_of(answer) == ("allow", "allow by rule bash-guard/allow-readonly")
+    assert decision_of(answer) == ("allow", "allow by rule shell/allow-readonly")
     answer, _, _ = hook("claude", pre_tool("Bash", command="git push --force origin main"), *packs)
+    assert decision_of(answer)[0] == "deny"
+    force = pre_tool("Bash", command="git push --force-with-lease origin main")
+    answer, _, _ = hook("claude", force, *packs)
     assert decision_of(answer)[0] == "ask"
     answer, done, _ = hook("claude", pre_tool("Bash", command="make test"), *packs)
     assert (answer, done.returncode, done.stdout) == (None, 0, b"")  # no opinion
@@ -259,7 +262,7 @@ def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
         "import sys; import policy.cli.hook_cmd as h\n"
         "def boom(*a, **k): raise RuntimeError('injected')\n"
         "h.decide = boom\n"
-        "from policy.cli import main; sys.exit(main(['hook', 'claude']))\n"
+        f"from policy.cli import main; sys.exit(main(['hook', 'claude', '--packs', {str(RULES)!r}]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],

@@ -130,7 +130,7 @@ def test_a_pack_rule_denies_and_the_string_id_is_echoed(hook: Hook) -> None:
     answer = hook.ask(before("2", "shell", '{"command":"rm -rf /","timeout_seconds":30}'))
     assert answer == (
         b'{"id":"2","result":{"allow":false,'
-        b'"reason":"recursive delete of a root or home directory is blocked"}}'
+        b'"reason":"recursive or forced delete outside the workspace"}}'
     )
 
 
@@ -155,10 +155,13 @@ def test_a_rewrite_becomes_a_denial_that_says_so(tmp_path: Path) -> None:
 
 
 def test_a_call_that_needs_approval_is_denied_not_held(hook: Hook) -> None:
-    verdict = hook.result(before("5", "shell", '{"command":"git push --force origin main"}'))
+    verdict = hook.result(
+        before("5", "shell", '{"command":"git push --force-with-lease origin main"}')
+    )
     assert verdict == {
         "allow": False,
-        "reason": "force-pushing rewrites shared history; a person must approve; OpenClaw's "
+        "reason": "a force push with lease still rewrites shared history; a person must "
+        "approve; OpenClaw's "
         "bridge allows a call whose hook has not answered within 5 s, so nobody can approve "
         "it in time: denied",
     }
@@ -231,7 +234,7 @@ def test_a_lone_surrogate_still_gets_a_decision(hook: Hook) -> None:
     )
     assert hook.ask(line) == (
         b'{"id":"11","result":{"allow":false,'
-        b'"reason":"recursive delete of a root or home directory is blocked"}}'
+        b'"reason":"recursive or forced delete outside the workspace"}}'
     )
     # Inside the arguments, the surrogate makes them unreadable: refused.
     line = b'{"method":"hook_before","id":"12","params":{"eventName":"tool:before",' + (
@@ -331,10 +334,10 @@ def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
     # Settings read from a FIFO nobody writes yet: the engine cannot finish loading.
     fifo = tmp_path / "settings.yaml"
     os.mkfifo(fifo)
-    running = Hook("--config", str(fifo), "--packs", str(RULES), "--deadline", "0.3")
+    running = Hook("--config", str(fifo), "--packs", str(RULES), "--deadline", "1.5")
     assert running.ask(before("2", "shell", '{"command":"ls"}')) == (
         b'{"id":"2","result":{"allow":false,'
-        b'"reason":"policy hook gave no answer within 0.3 s (failed closed)"}}'
+        b'"reason":"policy hook gave no answer within 1.5 s (failed closed)"}}'
     )
     with fifo.open("w") as settings:
         settings.write("interceptor_timeout_ms: 2000\n")
@@ -421,7 +424,7 @@ process.exit(0);
     )
     assert out["after"] == "undefined"  # tool:after answers nothing
     assert (
-        "hookpolicy denied shell: recursive delete of a root or home directory is blocked"
+        "hookpolicy denied shell: recursive or forced delete outside the workspace"
         in out["goodLogs"]
     )
     assert any("config.command must be a non-empty array" in x for x in out["wrongLogs"])

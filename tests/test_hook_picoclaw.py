@@ -83,7 +83,7 @@ def test_before_tool_answers_in_upstreams_shapes(hook: Hook) -> None:
         "id": 2,
         "result": {
             "action": "deny_tool",
-            "reason": "recursive delete of a root or home directory is blocked",
+            "reason": "recursive or forced delete outside the workspace",
         },
     }
     passed = hook.call(3, "hook.before_tool", tool("exec", command="ls -la"))
@@ -134,7 +134,7 @@ def test_approve_tool_answers_approved_and_reason(hook: Hook) -> None:
     answer = hook.call(8, "hook.approve_tool", tool("exec", command="make test"))
     assert answer["result"] == {"approved": True, "reason": "no approver covers this call"}
     # ...but one before_tool sent to approval needs an approver, and there is none.
-    push = tool("exec", command="git push --force origin main")
+    push = tool("exec", command="git push --force-with-lease origin main")
     assert hook.call(9, "hook.before_tool", push)["result"]["action"] == "continue"
     denied = hook.call(10, "hook.approve_tool", push)["result"]
     assert denied == {

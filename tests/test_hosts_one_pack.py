@@ -21,7 +21,7 @@ POLICY = str(Path(sys.executable).with_name("policy"))
 RULES = str(Path(__file__).resolve().parent.parent / "rules")
 DELETE_ROOT = "rm -rf /"
 LISTING = "ls -la"
-REASON = "recursive delete of a root or home directory is blocked"
+REASON = "recursive or forced delete outside the workspace"
 
 
 def run(host: str, stdin: bytes) -> list[Any]:
