@@ -68,7 +68,8 @@ def test_reading_tools_pass_in_every_mode(make: Make, mode: str) -> None:
         ("rm -rf build", False),
         ("ls; rm x", False),
         ("echo $(rm x)", False),
-        ("X=ls; $X", False),
+        ("X=ls; $X", True),  # the line says what $X is
+        ("$(cat cmd.txt)", False),
     ],
 )
 def test_readonly_mode_reads_the_shell_command(make: Make, command: str, reads_only: bool) -> None:
@@ -136,10 +137,11 @@ def test_the_openclaw_git_bypass_is_denied(make: Make) -> None:
 
 
 def test_commands_that_cannot_be_known_are_denied_when_commands_are_listed(make: Make) -> None:
-    engine = make("autonomy: {mode: full, shell: {allowed_commands: ['ls *']}}\n")
-    decision = engine.before_tool(bash("X=ls; $X /"))
+    engine = make("autonomy: {mode: full, shell: {allowed_commands: ['ls *', 'cat *']}}\n")
+    assert not engine.before_tool(bash("X=ls; $X /")).blocked  # the line says what $X is
+    decision = engine.before_tool(bash("$(cat cmd.txt) /"))  # cat is allowed, its output is not
     assert decision.blocked
-    assert "depends on a variable or substitution" in decision.reason
+    assert "runs a program named by a variable or substitution" in decision.reason
     decision = engine.before_tool(bash("ls 'unterminated"))
     assert decision.blocked
     assert decision.reason.startswith("the command cannot be checked: ")
@@ -301,13 +303,16 @@ def test_readonly_commands_can_be_replaced_by_the_pack(make: Make) -> None:
 
 
 def test_shell_words_a_path_policy_cannot_judge_are_denied(make: Make) -> None:
-    """Found in review: globs, variables, attached option values and file URLs."""
+    """Found in review: globs, variables, attached option values and file URLs. A glob
+    is expanded as bash would (or, matching nothing here, judged by what it may reach);
+    $HOME is the home the hook runs for."""
     engine = make("autonomy: {mode: full, forbidden_paths: ['~/.ssh/**', '/etc/**']}\n")
     cases = {
-        "cat /e*c/shadow": "is a glob the shell expands",
-        "cat ~/.ss?/id_rsa": "is a glob the shell expands",
-        "cat $HOME/.ssh/id_rsa": "depends on a variable or substitution",
-        "cat ${HOME}/.ssh/id_rsa": "depends on a variable or substitution",
+        "cat /e*c/shadow": "'/etc/**'",
+        "cat ~/.ss?/id_rsa": "may reach what '~/.ssh/**' forbids",
+        "cat $HOME/.ssh/id_rsa": "is forbidden by '~/.ssh/**'",
+        "cat ${HOME}/.ssh/id_rsa": "is forbidden by '~/.ssh/**'",
+        "cat $KEYS/id_rsa": "cannot be checked: where it lands is not known",
         "sort -o/etc/cron.d/x in.txt": "is forbidden by '/etc/**'",
         "git -C/etc status": "is forbidden by '/etc/**'",
         "curl file:///etc/shadow": "is forbidden by '/etc/**'",

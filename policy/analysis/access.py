@@ -21,7 +21,7 @@ from typing import Any
 from policy.analysis import effects
 from policy.analysis.operands import host_of, is_unknown, locate
 
-__all__ = ["SHELL_TOOLS", "Access", "of_call", "shell_start"]
+__all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "of_call", "shell_start"]
 
 #: Canonical tools whose `command` argument is a shell command line.
 SHELL_TOOLS = frozenset({"bash"})
@@ -56,6 +56,8 @@ _PATH_KEYS = frozenset(
 _DIRECTORY_KEYS = ("cwd", "working_dir", "workdir", "working_directory", "directory", "dir")
 _READERS = frozenset({"read_file", "list_dir", "grep", "glob", "web_fetch", "web_search"})
 _WRITERS = frozenset({"write_file", "edit_file", "apply_patch"})
+#: Tools whose arguments this module reads by what they are.
+KNOWN_TOOLS = SHELL_TOOLS | _READERS | _WRITERS
 _PATCH_FILE = re.compile(
     r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
     r"|^(?:---|\+\+\+) (?:[ab]/)?(.+?)(?:\t.*)?\s*$|^diff --git a/(\S+) b/(\S+)",
@@ -99,14 +101,17 @@ def shell_start(args: Mapping[str, Any], cwd: str, home: str) -> str:
     return cwd if cwd.startswith("/") else ""
 
 
-def of_call(tool: str, args: Mapping[str, Any], cwd: str, home: str) -> Access:
-    """The access of one call of canonical tool `tool` made from `cwd`."""
+def of_call(
+    tool: str, args: Mapping[str, Any], cwd: str, home: str, *, disk: bool = True
+) -> Access:
+    """The access of one call of canonical tool `tool` made from `cwd` (with `disk`:
+    globs expanded and links resolved as of now)."""
     base = cwd if cwd.startswith("/") else ""
     if tool in SHELL_TOOLS:
         command = args.get("command")
         if isinstance(command, str):
             start = shell_start(args, base, home)
-            line = effects.analyze(command, start, home)
+            line = effects.analyze(command, start, home, disk=disk)
             reads = [start] if start else []
             writes: list[str] = []
             deletes: list[str] = []
@@ -129,14 +134,9 @@ def of_call(tool: str, args: Mapping[str, Any], cwd: str, home: str) -> Access:
             )
     reads, writes, deletes, hosts = _tool_paths(tool, args)
     f = _Located(base, home)
-    return Access(
-        (),
-        _disk(f.all(reads), home),
-        _disk(f.all(writes), home),
-        _disk(f.all(deletes), home),
-        _unique(hosts),
-        (),
-    )
+    located = (f.all(reads), f.all(writes), f.all(deletes))
+    r, w, d = (_disk(p, home) if disk else _unique(p) for p in located)
+    return Access((), r, w, d, _unique(hosts), ())
 
 
 class _Located:

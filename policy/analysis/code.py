@@ -83,7 +83,8 @@ _DELETE = re.compile(
 _RECURSIVE = re.compile(r"\b(?:rmtree|removedirs|rm_rf|rm_r|rimraf|recursive|Recurse)\b")
 _WRITE = re.compile(
     r"""(?x)
-    (?:\bopen\s*\([^)]*,\s*['"]?[wax+]|\bwrite_text|\bwrite_bytes|\.write\s*\(|writeFile
+    (?:\bf?open\s*\([^)]*,\s*['"]?[wax+]|\bfputs|\bfprintf|FileWriter|FileOutputStream
+        |Out-File|Set-Content|Add-Content|\bdump\s+value|\bwrite_text|\bwrite_bytes|\.write\s*\(|writeFile
         |appendFile|File\.write|\bfwrite|file_put_contents|\bcopyfile|shutil\.(?:copy\w*|move)
         |os\.(?:rename|replace|symlink|link|chmod|chown|makedirs|mkdir)|\bsymlink|\bchmod
         |\bchown|\bopen\s*\(\s*\w+\s*,\s*['"]\s*>|\bopen\s*\(\s*['"]\s*>|Set-Content
@@ -91,6 +92,8 @@ _WRITE = re.compile(
     """
 )
 _FORK = re.compile(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
+_DECODES = re.compile(r"(?i)\b(?:b64decode|decode64|base64|atob|unhexlify|fromhex)\b")
+_BARE_PATH = re.compile(r"(?<![\w$./])((?:~|/)(?:[\w.-]+/)*[\w.-]+)")
 _SETUID = re.compile(r"\b(?:set(?:e|re|res)?uid|set(?:e|re|res)?gid|posix_setuid|initgroups)\s*\(")
 #: Native code loaded by hand: what it does no reading can tell.
 _NATIVE = re.compile(
@@ -178,6 +181,13 @@ def inspect(language: str, code: str) -> CodeFacts:
         facts.forks = True
     if _ENV_DUMP.search(code):
         facts.env_dump = True
+    if _DECODES.search(code):
+        facts.hidden = facts.hidden or f"the {language} code decodes data at run time"
+    if language in ("powershell", "tcl", "generic", "applescript", "m4"):
+        # unquoted paths are words there (`Out-File /home/dev/.bashrc`)
+        facts.paths += [m[1] for m in _BARE_PATH.finditer(bare)]
+    if language == "m4":
+        facts.scripts += [m[1] for m in re.finditer(r"\be?syscmd\(([^)]*)\)", code) if m[1]]
     if _SETUID.search(bare):
         facts.privileged = True
     if _NATIVE.search(bare):
@@ -276,7 +286,10 @@ def _spawns(code: str, strings: list[tuple[int, int, str, str]], facts: CodeFact
                 # os.execv("/bin/sh", [...]) / perl exec("rm", "-rf", "/"): argv of literals
                 args = re.match(r"((?:\s*,\s*(?:['\"][^'\"]*['\"]))*)", rest)
                 extra = [_unescape(m["body"]) for m in _STRING.finditer(args[1])] if args else []
-                if extra:
+                if extra and match[0].rstrip(" (").endswith(("execl", "execlp", "execv", "execvp")):
+                    # os.execl(path, argv0, ...): the program, then argv without argv[0]
+                    facts.argvs.append([text, *extra[1:]])
+                elif extra:
                     facts.argvs.append([text, *extra])
                 else:
                     facts.scripts.append(text)

@@ -29,6 +29,7 @@ shell commands they hand to a shell are analysed like any other line.
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -214,6 +215,8 @@ def _dataflow(facts: list[Facts]) -> None:
     run; operands of xargs; paths through something created earlier."""
     downloaded_files: set[str] = set()
     created: list[str] = []
+    links: dict[str, str] = {}
+    written: dict[str, str] = {}  # files this line writes with text it spells out
     by_pipe: dict[int, list[Facts]] = {}
     for f in facts:
         pipe, _ = f.cmd.pipe
@@ -229,12 +232,26 @@ def _dataflow(facts: list[Facts]) -> None:
         listed = [p for u in upstream for p in u.reads]
         known = bool(listed) and not any(is_unknown(p) for p in listed)
         programs.xargs_note(f, listed if known else None)
-        # paths through something made earlier in this line are unknown
+        if f.reads_from_input and upstream and len(upstream) == cmd.pipe[1]:
+            text = literal.output_of(sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1]))
+            if text is not None:
+                f.read(*text.split())
+        # paths through something made earlier in this line: through a link it made,
+        # where the link points; through anything else it made, unknown
         if created:
-            f.reads = [_through_created(p, created) for p in f.reads]
-            f.writes = [_through_created(p, created) for p in f.writes]
-            f.deletes = [_through_created(p, created) for p in f.deletes]
-            f.runs_files = [_through_created(p, created) for p in f.runs_files]
+            f.reads = [_through_created(p, created, links) for p in f.reads]
+            f.writes = [_through_created(p, created, links) for p in f.writes]
+            f.deletes = [_through_created(p, created, links) for p in f.deletes]
+            f.runs_files = [_through_created(p, created, links) for p in f.runs_files]
+        # a file written in this line with literal text, then run by it
+        for ran in f.runs_files:
+            text = written.get(ran.lstrip(UNKNOWN))
+            if text is not None:
+                programs.take_input(f, text, ran)
+        if written and cmd.name in _PROJECT_RUNNERS:
+            for path, text in written.items():
+                if posixpath.basename(path) in _MANIFESTS:
+                    programs.take_manifest(f, text)
         # code from the pipe: literal text (decoded if need be) is read like any code;
         # code from the network is downloaded code; anything else cannot be seen
         feeds_code = f.runs_stdin or (
@@ -282,15 +299,51 @@ def _dataflow(facts: list[Facts]) -> None:
         if f.network:
             downloaded_files.update(f.downloads)
         created += [p for p in f.writes if not is_unknown(p) and p not in f.deletes]
+        links.update(f.links)
+        text = _literal_output(cmd, upstream)
+        if text is not None:
+            for target in _written_by_redirect(f) + (f.writes if cmd.name == "tee" else []):
+                written[target] = text
 
 
-def _through_created(path: str, created: list[str]) -> str:
+def _through_created(path: str, created: list[str], links: dict[str, str]) -> str:
     if is_unknown(path):
         return path
+    for link, target in links.items():
+        if path == link or path.startswith(link.rstrip("/") + "/"):
+            return target + path[len(link) :]
     for made in created:
         if path == made or path.startswith(made.rstrip("/") + "/"):
             return UNKNOWN + path
     return path
+
+
+#: Programs that run what a project's manifest says (scripts, hooks, recipes).
+_PROJECT_RUNNERS = frozenset(
+    "npm pnpm yarn bun composer pip pip3 vagrant cmake make gmake rake bundle gradle mvn "
+    "python python3 poetry pipx cargo go ant".split()
+)
+#: The manifests they read.
+_MANIFESTS = frozenset(
+    "package.json composer.json setup.py setup.cfg pyproject.toml Vagrantfile Makefile "
+    "makefile GNUmakefile CMakeLists.txt Rakefile Gemfile build.gradle pom.xml "
+    "Cargo.toml build.rs build.xml".split()
+)
+
+
+def _literal_output(cmd: _shell.SimpleCommand, upstream: list[Facts]) -> str | None:
+    """What an `echo`, `printf` or `cat <<EOF` (or a `tee` fed by one) prints."""
+    if cmd.name in ("echo", "printf", "cat") and not cmd.pipe[1]:
+        return literal.output_of([replace(cmd, redirects=())])
+    if cmd.name == "tee" and upstream:
+        return literal.output_of(sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1]))
+    return None
+
+
+def _written_by_redirect(f: Facts) -> list[str]:
+    """The file an output redirect of `f` writes (the first one)."""
+    targets = [r for r in f.cmd.redirects if r.startswith((">", "1>"))]
+    return [p for p in f.writes if not is_unknown(p)][:1] if targets else []
 
 
 _GLOB_CHARS = re.compile(r"[*?\[]")

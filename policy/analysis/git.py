@@ -37,9 +37,11 @@ def _git(f: Facts) -> None:
     while index < len(args):
         arg = args[index]
         value = args[index + 1] if index + 1 < len(args) else ""
-        if arg == "-C":
-            base = locate(value, base, f.home) if value else base
-            index += 2
+        if arg.startswith("-C"):
+            # Git itself wants `-C DIR`; `-CDIR` is judged as if some git took it.
+            where = value if arg == "-C" else arg[2:]
+            base = locate(where, base, f.home) if where else base
+            index += 2 if arg == "-C" else 1
             continue
         if arg in ("-c", "--config-env") or (arg.startswith("-c") and len(arg) > 2):
             pair = value if arg in ("-c", "--config-env") else arg[2:]
@@ -194,6 +196,10 @@ _LONG_OPTIONS = (
     "hard",
     "merge",
     "keep",
+    "abort",
+    "quit",
+    "continue",
+    "pathspec-from-file",
     "soft",
     "mixed",
     "mirror",

@@ -359,7 +359,7 @@ def _telnet_like(f: Facts) -> None:
     f.hosts += [o for o in operands if not o.isdigit()][:1]
     if stdin_is_data(f):
         f.sends.append("-")
-    if f.cmd.name in ("sftp", "ftp", "lftp", "tftp"):
+    if f.cmd.name in ("sftp", "ftp", "lftp", "tftp", "smbclient"):
         _, options = split_options(f.cmd.args, words("-b -c -e -f"))
         f.read(*option_values(options, "-b", "-f"))
         if has_option(options, "-c", "-e"):
@@ -684,6 +684,8 @@ def _js_package(f: Facts) -> None:
     ) or (f.cmd.name in ("npx", "bunx", "pnpx") and operands):
         f.network = True
         candidates = operands if f.cmd.name in ("npx", "bunx", "pnpx") else operands[1:]
+        if f.cmd.name in ("npx", "bunx", "pnpx") and operands:
+            f.read(*operands[1:])  # the tool's own operands: files it may read
         for package in candidates[:1] if f.cmd.name in ("npx", "bunx", "pnpx") else candidates:
             if package.startswith(("@",)) and "/" in package and "://" not in package:
                 continue  # a scoped package name
@@ -795,7 +797,7 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_cloud_copy, "aws gsutil rclone azcopy s3cmd gcloud"),
     (_mail, "mail mailx mutt sendmail swaks"),
     (_http_client, "http https xh"),
-    (_network_only, "ping dig nslookup host whois traceroute nmap masscan"),
+    (_network_only, "ping dig nslookup host whois traceroute masscan"),
     (_pip_handler, "pip pip3"),
     (_js_package, "npm pnpm yarn npx pnpx bunx"),
     (_cargo_like, "cargo go gem"),

@@ -77,6 +77,10 @@ class Facts:
     argvs: list[list[str]] = field(default_factory=list)
     #: Paths written by a download (curl -o, wget, git clone).
     downloads: list[str] = field(default_factory=list)
+    #: It takes the names of files to read from its standard input (cpio -o).
+    reads_from_input: bool = False
+    #: Symbolic links it makes: link path -> where it points (`ln -s T L`).
+    links: dict[str, str] = field(default_factory=dict)
     #: Its options as the program reads them, when that differs from the parse
     #: (git's abbreviated long options); None: the parse's.
     flags: list[str] | None = None

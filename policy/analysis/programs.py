@@ -159,17 +159,46 @@ def _redirects(f: Facts) -> None:
 
 
 def _default(f: Facts) -> None:
-    """A program the table does not know: every operand and `--opt=value` may be a
-    file it reads."""
-    operands, options = split_options(f.cmd.args)
+    """A program the table does not know: every operand, and every path an option
+    names (`--opt=/p`, `-F ~/p`, `--x=@/p`, `file:///p`), may be a file it reads; an
+    output option's value (`-o`, `--output`, `--log-file`, `-Logfile`) a file it
+    writes."""
+    operands, _ = split_options(f.cmd.args)
     f.read(*operands)
-    for values in options.values():
-        f.read(*(v for v in values if "/" in v or v.startswith((".", "~"))))
+    args = list(f.cmd.args)
+    for position, arg in enumerate(args):
+        following = args[position + 1] if position + 1 < len(args) else ""
+        name, equals, value = arg.partition("=")
+        if not arg.startswith("-"):
+            continue
+        if not equals:
+            name, value = arg, following
+        if _OUTPUT_OPTION.match(name) and value and not value.startswith("-"):
+            f.write(value)
+        f.read(*_mentioned_paths(value))
+
+
+_OUTPUT_OPTION = re.compile(
+    r"^--?(?:o|out|output|outfile|output-file|output-document|log|log-?file|logfile|dump)$",
+    re.IGNORECASE,
+)
+_MENTIONED = re.compile(r"(?:^|[=@:,\s'\"])((?:~|/)[^\s'\",;]*)")
+
+
+def _mentioned_paths(value: str) -> list[str]:
+    """Absolute and home paths inside an option's value (`Include /x`, `@/x`,
+    `file:///x`), as a program that parses the value would find them."""
+    if not value or _shell._UNKNOWN in value:
+        return []
+    found = [m[1] for m in _MENTIONED.finditer(value)]
+    return [p.removeprefix("//") if p.startswith("///") else p for p in found if len(p) > 1]
 
 
 def _reads_all(f: Facts) -> None:
-    operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
+    operands, options = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
     f.read(*operands)
+    for values in options.values():  # `wc --files0-from F`, `date -f F`
+        f.read(*(v for v in values if v.startswith(("/", "~", "./", "../"))))
 
 
 def _reads_or_cwd(f: Facts) -> None:
@@ -218,6 +247,13 @@ def _targeted(
         sources, dest = operands, ""
     if link:
         f.write(dest)
+        if has_option(options, "-s", "--symbolic") and len(sources) == 1 and not target:
+            pointed = sources[0]
+            here = f.at(dest)
+            if not pointed.startswith(("/", "~")):
+                pointed = posixpath.join(posixpath.dirname(here), pointed)
+            f.links[here] = f.at(pointed)
+        f.read(*sources)  # a link to a secret is a way to read it
     else:
         if move:
             f.delete(*sources)
@@ -506,6 +542,8 @@ def _editor(f: Facts) -> None:
                 f.hide(f"the editor command {part.split()[0]!r} runs code")
             elif m := re.match(r"(?:w|write|wq|x|sav|saveas|up|update)!?\s+(\S+)", part):
                 f.write(m[1])
+            elif m := re.match(r"redi(?:r)?!?\s*>>?\s*(\S+)", part):
+                f.write(m[1])  # `:redir! >>~/.bashrc`
     if option_values(
         options, "-S", "-u", "--eval", "-l", "--load", "-f", "--funcall", "-x"
     ) or has_option(options, "--batch", "-batch"):
@@ -564,6 +602,7 @@ INTERPRETERS: dict[str, str] = {
     "expect": "tcl",
     "julia": "julia",
     "groovy": "groovy",
+    "m4": "m4",
     "jshell": "java",
 }
 
@@ -587,6 +626,20 @@ _INLINE = {
 
 
 _PY_VERSION = re.compile(r"^(?:python|pypy)\d+(?:\.\d+)?$")
+#: The short option that gives each language its code, as it may end a cluster.
+_CODE_LETTERS = {
+    "python": "c",
+    "perl": "eE",
+    "ruby": "e",
+    "node": "ep",
+    "php": "r",
+    "lua": "e",
+    "r": "e",
+    "applescript": "e",
+    "julia": "eE",
+    "groovy": "e",
+    "tcl": "c",
+}
 
 
 def _interpreter(f: Facts) -> None:
@@ -614,35 +667,24 @@ def _interpreter(f: Facts) -> None:
             code = arg.split("=", 1)[1]
             index += 1
             break
-        matched = next(
-            (
-                o
-                for o in inline
-                if arg == o
-                or (
-                    (arg.startswith(o) and len(o) == 2 and o != "-e")
-                    or (
-                        arg.startswith(o)
-                        and o in ("-c", "-e", "-r")
-                        and len(arg) > 2
-                        and language != "powershell"
-                    )
-                )
-            ),
-            None,
-        )
-        if matched is not None:
-            code = (
-                arg[len(matched) :]
-                if arg != matched
-                else (args[index + 1] if index + 1 < len(args) else "")
-            )
-            index += 1 if arg != matched else 2
-            break
-        if language == "perl" and re.fullmatch(r"-[a-zA-Z]*[eE]", arg):
+        letters = _CODE_LETTERS.get(language, "")
+        if arg in inline or (
+            letters and re.fullmatch(rf"-[A-Za-z]*[{letters}]", arg) and language != "powershell"
+        ):
+            # `-c CODE`, and clusters ending in the code option: `-vc`, `-pe`, `-lane`
             code = args[index + 1] if index + 1 < len(args) else ""
             index += 2
             break
+        if letters and language != "powershell" and arg[:2] in {f"-{c}" for c in letters}:
+            code = arg[2:]  # `-cprint(1)`: the code attached
+            index += 1
+            break
+        if language == "ruby" and arg == "-run" and args[index + 1 : index + 3] == ["-e", "httpd"]:
+            # ruby's un.rb: `ruby -run -e httpd DIR` serves DIR
+            f.network = True
+            served = [a for a in args[index + 3 :] if not a.startswith("-")]
+            f.read_tree(*(served[:1] or ["."]))
+            return
         if language == "node" and arg in ("-r", "--require", "--import", "--loader"):
             f.hide(f"{name} {arg} loads code before the program")
             index += 2
@@ -815,6 +857,56 @@ def xargs_note(f: Facts, upstream: Sequence[str] | None) -> None:
         f.writes += named
     else:
         f.reads += named
+
+
+def _script(f: Facts) -> None:
+    """`script -c CMD` is parsed by the shell analysis; without -c it starts a shell."""
+    operands, options = split_options(f.cmd.args, words("-c --command -t --timing -T -I -O -B -E"))
+    if not has_option(options, "-c", "--command"):
+        f.hide("script starts an interactive shell")
+    f.write(*operands[:1])  # the typescript file
+
+
+def _dos2unix(f: Facts) -> None:
+    """dos2unix/unix2dos rewrite their files in place, or IN OUT pairs with -n."""
+    operands, options = split_options(f.cmd.args, words("-c --convmode"))
+    if has_option(options, "-n", "--newfile"):
+        f.read(*operands[0::2])
+        f.write(*operands[1::2])
+    else:
+        f.write(*operands)
+
+
+def _names_from_input(f: Facts) -> None:
+    """cpio -o, `zip -@`, `tar -T -`: the names of the files to archive come down the
+    pipe; with literal input (`echo ~/.kube/config | cpio -o`) they are known."""
+    f.reads_from_input = True
+
+
+def _pipx(f: Facts) -> None:
+    """`pipx run SCRIPT.py` runs that file (a package name otherwise)."""
+    operands, _ = split_options(f.cmd.args, words("--spec --python --pip-args --index-url"))
+    f.subcommand = operands[0] if operands else ""
+    if f.subcommand == "run" and len(operands) > 1:
+        target = operands[1]
+        if target.endswith(".py") or "/" in target:
+            f.runs_files.append(f.at(target))
+            f.read(target)
+    if f.subcommand in ("install", "run", "inject", "upgrade"):
+        f.network = True
+
+
+def _nmap(f: Facts) -> None:
+    f.network = True
+    operands, options = split_options(
+        f.cmd.args, words("-iL -iR -p -oN -oX -oG -oA -oS --script --script-args -e -S -D")
+    )
+    f.hosts += [o for o in operands if not o.isdigit()][:1]
+    f.read(*option_values(options, "-iL"))
+    f.write(*option_values(options, "-oN", "-oX", "-oG", "-oS"))
+    for script in option_values(options, "--script"):
+        if "/" in script or script.endswith(".nse"):
+            f.runs_files.append(f.at(script))
 
 
 def _ps(f: Facts) -> None:
@@ -1008,7 +1100,7 @@ SUBCOMMANDS = words(
     "npm pnpm yarn bun pip pip3 docker podman kubectl systemctl cargo go apt "
     "apt-get brew gh aws gcloud az terraform helm launchctl service conda poetry uv "
     "pipx gem bundle composer dotnet rustup nvm sqlite3 redis-cli policy journalctl "
-    "crontab hookpolicy dnf yum snap flatpak mise asdf deno"
+    "crontab hookpolicy dnf yum snap flatpak mise asdf deno code claude codex cursor"
 )
 
 
@@ -1102,6 +1194,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "xxd": words("-c -g -l -o -s -n"),
     "od": words("-A -j -N -t -w -S"),
     "touch": words("-d --date -r --reference -t"),
+    "date": words("-f --file -d --date -r --reference -I -R --iso-8601 --rfc-3339"),
     "mkdir": words("-m --mode -Z --context"),
     "column": words(
         "-s -o -c -t -N -E -H -R -T -W -d -l --separator --output-separator --table-columns"
@@ -1154,7 +1247,7 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_jq, "jq yq"),
     (
         _nothing,
-        "echo printf true false : basename dirname sleep date seq yes expr test [ [[ read exit "
+        "echo printf true false : basename dirname sleep seq yes expr test [ [[ read exit "
         "return shift wait unset local let alias trap cd pushd popd history whoami id uname "
         "hostname which type command hash pwd nproc uptime tput clear kill pkill killall top "
         "htop jobs bg fg disown shutdown reboot halt poweroff tr watch getopts shopt ulimit "
@@ -1165,6 +1258,11 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_eval, "eval"),
     (_systemctl, "systemctl"),
     (_ps, "ps"),
+    (_pipx, "pipx"),
+    (_nmap, "nmap"),
+    (_script, "script"),
+    (_dos2unix, "dos2unix unix2dos mac2unix unix2mac"),
+    (_names_from_input, "cpio"),
     (_getent, "getent"),
     (_crontab, "crontab"),
     (_make, "make gmake ninja"),
@@ -1203,17 +1301,47 @@ def handler_for(name: str) -> Callable[[Facts], None] | None:
     return found
 
 
-def take_input(f: Facts, text: str) -> None:
-    """`f` runs `text` (its standard input, known): a shell's commands, an
-    interpreter's code."""
+def take_input(f: Facts, text: str, path: str = "") -> None:
+    """`f` runs `text` (its standard input, or the file `path`, known): a shell's
+    commands, an interpreter's code."""
     f.runs_stdin = False
-    if f.cmd.name in SHELLS:
-        f.scripts.append(text)
-        return
     language = INTERPRETERS.get(f.cmd.name) or ("python" if _PY_VERSION.match(f.cmd.name) else "")
-    if language:
+    if not language and path:
+        language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
+    if f.cmd.name in SHELLS or language == "shell" or (not language and path):
+        f.scripts.append(text)
+    elif language:
         _take_code(f, language, text)
 
+
+_BY_EXTENSION = {
+    ".sh": "shell",
+    ".bash": "shell",
+    ".py": "python",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".php": "php",
+    ".lua": "lua",
+    ".nse": "lua",
+}
+
+
+def take_manifest(f: Facts, text: str) -> None:
+    """`f` runs what a manifest written in the same line says: its code (`setup.py`,
+    a Vagrantfile's `system("...")`) and its command strings (`package.json` scripts,
+    Makefile recipes)."""
+    _take_code(f, "generic", text)
+    for match in re.finditer(r'"((?:\\.|[^"\\])*)"|\n\t([^\n]+)', text):
+        command = match.group(1) or match.group(2) or ""
+        if " " in command.strip() and re.match(r"\s*[A-Za-z./~$]", command):
+            f.scripts.append(command.replace('\\"', '"'))
+
+
+#: Subcommands that install packages.
+_INSTALLS = words("install localinstall reinstall add i upgrade update")
 
 #: Options whose value is a command line (or a program) the program runs.
 _COMMAND_OPTION = re.compile(
@@ -1225,7 +1353,14 @@ _COMMAND_OPTION = re.compile(
 #: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.
 _CODE_CALL = re.compile(
     r"\b(?:system|exec|execute|popen|spawn|os\.execute|io\.popen|execSync|esyscmd|syscmd"
-    r"|write18|execute_process|shell_exec|run)\s*[({]"
+    r"|write18|execute_process|shell_exec|run|fopen|writeFile|readFile)\s*[({]"
+    r"|\bnew\s+(?:java\.io\.)?File(?:Writer|OutputStream|Reader|InputStream)\b|ProcessBuilder"
+)
+#: Programs that, first in an argument of an unknown program, make it a command line.
+_COMMAND_WORDS = words(
+    "rm rmdir shred dd mkfs mv cp chmod chown cat curl wget nc ncat socat bash sh zsh dash "
+    "python python3 perl ruby node php kill pkill killall shutdown reboot halt poweroff "
+    "sudo su doas tee crontab ssh scp rsync git find xargs eval exec base64 openssl"
 )
 #: Programs whose arguments are text, never commands.
 _TEXT_ARGUMENTS = words(
@@ -1249,25 +1384,43 @@ def _command_arguments(f: Facts) -> None:
             option, value = arg, args[position + 1]
         if value and _COMMAND_OPTION.match(option) and (" " in value or value.startswith("/")):
             f.scripts.append(value.lstrip("!"))
-        text = arg.strip()
+        text = value.strip() if equals else arg.strip()
         if text.startswith(("!", "\\!")) and len(text) > 2 and not text.startswith("!="):
+            # `!cmd` (gdb, dc, mail, mysql, an hg or git alias `x=!cmd`)
             f.scripts.append(text.lstrip("\\!"))
         elif text.startswith((".shell ", ".system ")):
             f.scripts.append(text.split(" ", 1)[1])
         elif handler_for(name) is None and _CODE_CALL.search(arg):
             found = _code.inspect("generic", arg)
-            f.scripts += found.scripts
-            f.argvs += found.argvs
-            if found.hidden or not (found.scripts or found.argvs):
+            _take_code(f, "generic", arg)
+            if not (found.scripts or found.argvs):
                 f.hide(found.hidden or f"{name} runs code given in its arguments")
+        elif handler_for(name) is None:
+            # a program we do not know, handed a command line (`tmux -c 'rm -rf ~'`,
+            # `pidstat -e /bin/sh -c '...'`, `--pdflatex='rm ...'`): read it as one
+            for piece in re.split(r"(?<=[=,])", text):
+                piece = piece.strip(" '\"")
+                words_in = piece.split()
+                if len(words_in) >= 2 and posixpath.basename(words_in[0]) in _COMMAND_WORDS:
+                    f.scripts.append(piece)
 
 
 def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     """What one simple command does, as far as its own words tell."""
     name = cmd.name
-    if name and handler_for(name) is None and handler_for(name.lower()) is not None:
+    if (
+        name
+        and name != name.lower()
+        and handler_for(name) is None
+        and (handler_for(name.lower()) is not None or name.isupper())
+    ):
         # case-insensitive file systems (macOS, Windows) run `RM` as `rm`
         cmd = dataclasses.replace(cmd, name=name.lower())
+    if cmd.unknown and len(cmd.unknown) == sum(1 for a in cmd.argv if a == _shell._UNKNOWN):
+        # a word partly unknown keeps what is known of it: `"$(cmd)"/x.pth`
+        templates = iter(cmd.unknown)
+        argv = tuple(next(templates) if a == _shell._UNKNOWN else a for a in cmd.argv)
+        cmd = dataclasses.replace(cmd, argv=argv, args=argv[1:])
     facts = Facts(cmd=cmd, cwd=cmd.cwd, home=home)
     _assignments(facts)
     _redirects(facts)
@@ -1284,6 +1437,14 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
         facts.subcommand = first_operand(cmd.args)
     facts.variables += cmd.variables
     _command_arguments(facts)
+    for arg in cmd.args:
+        if "file://" in arg and _shell._UNKNOWN not in arg:
+            facts.read(arg[arg.index("file://") :])
+    if facts.subcommand in _INSTALLS and any(
+        "://" in a for a in cmd.args[1:] if not a.startswith("-")
+    ):
+        facts.network = True
+        facts.downloaded = True  # a package from a URL: its install scripts run
     if cmd.dynamic and not cmd.name:
         facts.hide("the program is named by a variable or a substitution")
     if re.search(r"[*?\[]", cmd.name):

@@ -123,12 +123,15 @@ _WRAPPER_OPTION_ARGS = {
     "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     # -i and -l take their value attached (`-i{}`), never in the next word.
-    "xargs": frozenset({"-I", "-J", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "-R", "-S"}),
+    "xargs": frozenset(
+        "-I -J -L -n -P -s -d -E -a -R -S --delimiter --process-slot-var --max-args "
+        "--max-procs --arg-file --eof --max-lines --max-chars".split()
+    ),
     "ionice": frozenset({"-c", "-n", "-p"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "chroot": frozenset({"--userspec", "--groups"}),
     "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P"}),
-    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "-x", "-L"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "-x"}),
     "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"}),
     "systemd-run": frozenset({"-p", "-u", "-E", "-M", "-H", "--unit", "--property", "--uid"}),
     "proot": frozenset({"-r", "-b", "-w", "-q", "-k", "-0"}),
@@ -179,7 +182,29 @@ _RUNNERS: dict[tuple[str, str], tuple[frozenset[str], int]] = {
 # Wrappers whose first operand is not the program (`timeout 5 rm`, `chroot /srv rm`).
 _MAX_WRAPPERS = 16  # unwrapped from one command
 _LEADING_OPERAND = frozenset({"timeout", "chrt", "taskset", "chroot", "faketime"})
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
+_SHELLS = frozenset(
+    {
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "ash",
+        "csh",
+        "tcsh",
+        "fish",
+        "elvish",
+        "yash",
+        "posh",
+        "xonsh",
+        "rbash",
+        "ksh93",
+        "oksh",
+        "loksh",
+        "busybox-sh",
+    }
+)
 # Options of a shell that take a value in the next word (`bash -o pipefail script`).
 _SHELL_OPTION_ARGS = frozenset({"--rcfile", "--init-file"})
 _SU = frozenset({"su", "runuser"})
@@ -644,6 +669,13 @@ class _Walker:
             if kind == "redirected_statement":
                 self.redirected(current, depth, where, pending, stack, pipe)
                 continue
+            if kind == "file_redirect":
+                # `$(<file)`: bash's shorthand for `$(cat file)`
+                found, _, after = self.redirect(current, depth, where)
+                self.emit([], (*pending, *found), any(r.dynamic for r in found), depth, where)
+                for statement in after:
+                    self.walk(statement, depth, where, ())
+                continue
             if kind == "for_statement":
                 self.loop(current, depth, where, pending)
                 continue
@@ -847,7 +879,8 @@ class _Walker:
         if target is None:
             shown, script = "", None
         elif target.values is None:
-            shown, script = _UNKNOWN, target.template
+            # what is known of it stays (`"$(cmd)"/x.pth` -> `$?/x.pth`)
+            shown, script = target.template, target.template
         else:
             shown = script = " ".join(target.values)
         if op == "<<<":  # a here-string is data, not a target
@@ -974,12 +1007,12 @@ class _Walker:
             if kind == "command_name":
                 seen_name = True
                 target = child.children[0] if child.children else child
-                word = self.word(target, depth, via)
             elif not child.is_named:
                 continue
             else:
-                word = self.word(child, depth, via)
-            dynamic = _add(words, word) or dynamic
+                target = child
+            word = self.word(target, depth, via)
+            dynamic = _add(words, word, quoted=self.braces_quoted(target)) or dynamic
         for word in more:
             dynamic = _add(words, word) or dynamic
         dynamic = dynamic or any(r.dynamic for r in own)
@@ -1014,7 +1047,18 @@ class _Walker:
         piped_done: bool = False,
         wrapped: list[str] | None = None,
     ) -> None:
-        words, wrappers, assigned, chdir, replace = _unwrap(_expand_braces(words))
+        unwrapped = _unwrap(_expand_braces(words))
+        words, wrappers, assigned, chdir, replace = unwrapped[:5]
+        if unwrapped.outputs:
+            redirects = (
+                *redirects,
+                *(_Redirect(">" + o, False, None, False) for o in unwrapped.outputs),
+            )
+        if "systemd-run" in wrappers and chdir is None:
+            chdir = "/"  # systemd-run starts the command in / unless told otherwise
+        elif chdir == "":
+            chdir = None
+        words = [self.tilde(w) for w in words]
         if not words and not redirects:
             return
         if "xargs" in wrappers and not piped_done:
@@ -1403,6 +1447,30 @@ class _Walker:
         ordered = sorted(stages, key=lambda c: c.pipe[1])
         return literal.output_of(ordered)
 
+    def tilde(self, word: str) -> str:
+        """`~+` is $PWD and `~-` is $OLDPWD, as far as the line tells them."""
+        if isinstance(word, _Unknown) or not word.startswith(("~+", "~-")):
+            return word
+        rest = word[2:]
+        if rest and not rest.startswith("/"):
+            return word
+        place = self.cwd if word[1] == "+" else self.oldpwd
+        return place + rest if place and place.startswith("/") else word
+
+    def braces_quoted(self, node: Any) -> bool:
+        """True when every `{` of the word `node` is inside quotes (no brace expansion)."""
+        if "{" not in self.text(node):
+            return False
+        if node.type in ("string", "raw_string", "ansi_c_string", "translated_string"):
+            return True
+        if node.type != "concatenation":
+            return False
+        return all(
+            "{" not in self.text(part)
+            for part in node.children
+            if part.type not in ("string", "raw_string", "ansi_c_string", "translated_string")
+        )
+
     def mark_dynamic(self, index: int) -> None:
         self.found[index] = dataclasses.replace(self.found[index], dynamic=True)
 
@@ -1540,13 +1608,21 @@ _DYNAMIC_KINDS = frozenset(
 )
 
 
-def _add(words: list[str], word: _Word) -> bool:
-    """Append a word's fields (or `$?`) to `words`; True when it is dynamic."""
+def _add(words: list[str], word: _Word, *, quoted: bool = False) -> bool:
+    """Append a word's fields (or `$?`) to `words`; True when it is dynamic. `quoted`:
+    its braces are quoted, so bash does not expand them (`'{a,b}'`)."""
     if word.values is None:
         words.append(_Unknown(word.template))
         return True
-    words.extend(word.values)
+    if quoted:
+        words.extend(_Quoted(value) for value in word.values)
+    else:
+        words.extend(word.values)
     return word.dynamic
+
+
+class _Quoted(str):
+    """A word whose braces were quoted: brace expansion leaves it alone."""
 
 
 def _template(word: str) -> str:
@@ -1750,7 +1826,7 @@ def _expand_braces(words: list[str]) -> list[str]:
     `{r..r}m` -> rm), bounded."""
     out: list[str] = []
     for word in words:
-        if "{" not in word or isinstance(word, _Unknown):
+        if "{" not in word or isinstance(word, _Unknown | _Quoted):
             out.append(word)
             continue
         pending = [word]
@@ -1785,6 +1861,8 @@ class _Unwrapped(NamedTuple):
     chdir: str | None
     #: xargs's replace string (`-I {}`), or None.
     replace: str | None
+    #: Files a wrapper writes its own output to (`strace -o F`, `ltrace -o F`).
+    outputs: tuple[str, ...] = ()
 
 
 def _unwrap(words: list[str]) -> _Unwrapped:
@@ -1797,23 +1875,24 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     assigned: list[str] = []
     chdir: str | None = None
     replace: str | None = None
+    outputs: list[str] = []
     for _ in range(_MAX_WRAPPERS):
         while words and _ASSIGNMENT.match(words[0]):
             assigned.append(words[0])
             words = words[1:]
         if not words:
-            return _Unwrapped(words, wrappers, assigned, chdir, replace)
+            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
         wrapper = posixpath.basename(words[0])
         runner = _RUNNERS.get((wrapper, words[1] if len(words) > 1 else ""))
         if runner is not None:
             rest = _after_runner(words[2:], *runner)
             if not rest:
-                return _Unwrapped(words, wrappers, assigned, chdir, replace)
+                return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
             wrappers.append(f"{wrapper} {words[1]}")
             words = rest
             continue
         if wrapper not in _WRAPPERS:
-            return _Unwrapped(words, wrappers, assigned, chdir, replace)
+            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
         takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
         rest = list(words[1:])
         if wrapper == "setarch" and rest and not rest[0].startswith("-"):
@@ -1828,12 +1907,20 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             value = None
             if option in takes_value and rest:
                 value = rest.pop(0)
+            if wrapper in ("strace", "ltrace") and option == "-o" and value is not None:
+                outputs.append(value)
+            if wrapper == "systemd-run" and (
+                option in ("-d", "--same-dir") or option.startswith("--working-directory=")
+            ):
+                chdir = option.split("=", 1)[1] if "=" in option else ""
             if wrapper == "xargs":
                 if option in ("-I", "-J") and value is not None:
                     replace = value
                 elif option.startswith(("-I", "-J")) and len(option) > 2:
                     replace = option[2:]
-                elif option.startswith("-i") or option == "--replace":
+                elif option == "--replace":
+                    replace = "{}"
+                elif option.startswith("-i"):
                     replace = option[2:] or "{}"
                 elif option.startswith("--replace="):
                     replace = option.split("=", 1)[1] or "{}"
@@ -1865,10 +1952,10 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             rest = rest[1:]
         if not rest:
             # the wrapper alone (`sudo -v`, `env`) is the command
-            return _Unwrapped(words, wrappers, assigned, chdir, replace)
+            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
         wrappers.append(wrapper)
         words = rest
-    return _Unwrapped(words, wrappers, assigned, chdir, replace)
+    return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
 
 
 def _after_runner(words: list[str], takes_value: frozenset[str], leading: int) -> list[str]:

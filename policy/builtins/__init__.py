@@ -88,12 +88,17 @@ def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
     if spec.name == "autonomy":
         from policy.builtins.autonomy import Autonomy
 
-        return Autonomy(spec.pack, spec.config, context.aliases, context.home)
+        return Autonomy(spec.pack, spec.config, context.aliases, context.home, context.facts)
     if spec.name == "contract_scope":
         from policy.builtins.contract import ContractScope
 
         return ContractScope(
-            spec.pack, spec.config, context.aliases, context.contracts, context.home
+            spec.pack,
+            spec.config,
+            context.aliases,
+            context.contracts,
+            context.home,
+            facts=context.facts,
         )
     if spec.name == "tool_policy":
         from policy.builtins.tool_policy import ToolPolicy

@@ -63,7 +63,7 @@ class ToolSet:
 class PathGlobs:
     """Path patterns; `match(path)` is the first pattern that covers `path`, or None."""
 
-    __slots__ = ("_compiled", "patterns")
+    __slots__ = ("_compiled", "_expanded", "patterns")
 
     def __init__(self, patterns: Iterable[str], home: str | None = None) -> None:
         from wcmatch import glob as wglob
@@ -71,8 +71,10 @@ class PathGlobs:
         flags = wglob.GLOBSTAR | wglob.BRACE | wglob.DOTGLOB | wglob.EXTGLOB
         self.patterns = tuple(patterns)
         self._compiled: list[tuple[str, Callable[[str], bool]]] = []
+        self._expanded: list[tuple[str, str]] = []
         for pattern in self.patterns:
             expanded = _expand_home(pattern, home)
+            self._expanded.append((pattern, expanded))
             variants = [expanded]
             if expanded.endswith("/**"):
                 variants.append(expanded[:-3] or "/")
@@ -82,6 +84,22 @@ class PathGlobs:
     def match(self, path: str) -> str | None:
         for pattern, matches in self._compiled:
             if matches(path):
+                return pattern
+        return None
+
+    def covers(self, path: str) -> bool:
+        """For a `path` that is itself a pattern: does every file it names match?"""
+        from policy.analysis.paths import inside
+
+        return inside(path, [expanded for _, expanded in self._expanded])
+
+    def may_match(self, path: str) -> str | None:
+        """For a `path` that is itself a pattern (`/e?c/*`, `DIR/**`): the first of
+        these patterns it may reach."""
+        from policy.analysis.paths import matches
+
+        for pattern, expanded in self._expanded:
+            if matches(path, [expanded]):
                 return pattern
         return None
 

@@ -18,17 +18,13 @@ from collections.abc import Callable
 from typing import Final
 
 from policy.aliases import AliasTable
-from policy.analysis import paths, shell
+from policy.analysis import paths
+from policy.analysis.effects import Command
+from policy.analysis.shell import acting_variable
 from policy.builtins._match import PathGlobs, ToolSet
-from policy.builtins._touch import (
-    expanded_by_the_shell,
-    path_arguments,
-    redirect_file,
-    redirect_writes,
-    shell_command,
-    shell_paths,
-)
+from policy.builtins._touch import Touched, shell_command, touched
 from policy.builtins.config import DEFAULT_PRIORITY, ActionTool, AutonomyConfig
+from policy.facts import CallFacts, FactsContext
 from policy.model import Action, Decision, ToolCall
 
 __all__ = ["MUTATING_TOOLS", "READONLY_COMMANDS", "Autonomy"]
@@ -84,14 +80,6 @@ READONLY_COMMANDS: Final = (
 )
 
 _DEVICES: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
-#: Options that make a reading command run a program or write a file.
-_ACTING_OPTIONS: Final = {
-    "rg": ("--pre",),
-    "grep": ("--pre",),
-    "git": ("--output", "--ext-diff", "-c", "--exec", "--upload-pack"),
-    "file": ("-C", "--compile"),
-    "du": ("--files0-from",),
-}
 
 
 class CommandPatterns:
@@ -108,7 +96,7 @@ class CommandPatterns:
         matcher = wfnmatch.compile(expanded, flags=wfnmatch.BRACE | wfnmatch.DOTMATCH)
         self._match: Callable[[str], bool] = matcher.match
 
-    def admits(self, command: shell.SimpleCommand) -> bool:
+    def admits(self, command: Command) -> bool:
         text = " ".join((command.name, *command.args))
         if not self._match(text):
             return False
@@ -123,9 +111,16 @@ class Autonomy:
     failure_policy = "fail"
 
     def __init__(
-        self, pack: str, config: AutonomyConfig, aliases: AliasTable, home: str | None = None
+        self,
+        pack: str,
+        config: AutonomyConfig,
+        aliases: AliasTable,
+        home: str | None = None,
+        facts: FactsContext | None = None,
     ) -> None:
         self.name = f"builtin:{pack}/autonomy"
+        #: The engine's context (its protected paths); the workspace is this gate's own.
+        self.facts = facts or FactsContext()
         self.rule_id = f"{pack}/autonomy"
         self.priority = (
             config.priority if config.priority is not None else DEFAULT_PRIORITY["autonomy"]
@@ -160,21 +155,22 @@ class Autonomy:
     # ------------------------------------------------------------------ hook
 
     def before_tool(self, call: ToolCall) -> Decision | None:
-        analysis: shell.Analysis | None = None
         refusal: str | None = None
-        if call.tool in self.shell_tools:
-            command = shell_command(call)
-            if command is not None:
-                analysis = shell.analyze(command)
-            elif not self.shell_enabled:
+        shell_call = call.tool in self.shell_tools
+        if shell_call and shell_command(call) is None:
+            if not self.shell_enabled:
                 refusal = "the shell is disabled by autonomy"
             elif self.allowed is not None:
                 # A list, a number, nothing: no command line whose commands can be checked.
                 refusal = "the shell call has no command string to check against allowed_commands"
-        refusal = refusal or self._refusal(call, analysis)
+            shell_call = False
+        found = touched(
+            call, self.facts, self.path_args, self.workspace, follow_symlinks=self.follow_symlinks
+        )
+        refusal = refusal or self._refusal(found, shell_call)
         if refusal is not None:
             return Decision(Action.DENY_TOOL, refusal, rule_ids=(self.rule_id,))
-        if self.mode == "full" or not self._mutates(call, analysis):
+        if self.mode == "full" or not self._mutates(call, found.facts if shell_call else None):
             return None
         if self.mode == "readonly":
             return Decision(
@@ -191,74 +187,72 @@ class Autonomy:
 
     # -------------------------------------------------------------- refusals
 
-    def _refusal(self, call: ToolCall, analysis: shell.Analysis | None) -> str | None:
-        if analysis is not None:
-            refusal = self._shell_refusal(analysis)
+    def _refusal(self, found: Touched, shell_call: bool) -> str | None:
+        if shell_call:
+            refusal = self._shell_refusal(found.facts)
             if refusal is not None:
                 return refusal
         if not self.forbidden.patterns and not self.workspace_only:
-            return None  # no path policy: nothing to resolve
-        touched = path_arguments(call, self.path_args)
-        if analysis is not None:
-            if analysis.dynamic:
-                return "the command cannot be checked against the path policy: " + (
-                    analysis.parse_error or "it depends on a variable or substitution"
-                )
-            words = shell_paths(analysis)
-            globbed = next((w for w in words if expanded_by_the_shell(w)), None)
-            if globbed is not None:
-                return f"path {globbed!r} is a glob the shell expands; it cannot be checked"
-            touched += words
-        base = call.cwd or self.workspace
-        for raw in touched:
-            refusal = self._path_refusal(raw, base)
+            return None  # no path policy
+        for path in found.paths:
+            refusal = self._path_refusal(path)
             if refusal is not None:
                 return refusal
         return None
 
-    def _shell_refusal(self, analysis: shell.Analysis) -> str | None:
+    def _shell_refusal(self, facts: CallFacts) -> str | None:
         if not self.shell_enabled:
             return "the shell is disabled by autonomy"
         if self.allowed is None:
             return None
-        if analysis.parse_error:
-            return f"the command cannot be checked: {analysis.parse_error}"
-        for command in analysis.commands:
-            if command.dynamic:
+        if facts.access.parse_error:
+            return f"the command cannot be checked: {facts.access.parse_error}"
+        for command in facts.access.commands:
+            if not command.name:
                 return (
-                    f"the command cannot be checked: {command.raw!r} depends on a "
-                    "variable or substitution"
+                    f"the command cannot be checked: {command.raw!r} runs a program "
+                    "named by a variable or substitution"
+                )
+            if command.hidden:
+                return f"the command cannot be checked: {command.hidden}"
+            acting = [a for a in command.assignments if acting_variable(a.split("=", 1)[0])]
+            if acting:
+                return (
+                    f"shell command {command.raw!r} runs with {acting[0]!r}, which changes "
+                    "what runs; allowed_commands admits programs, not that"
                 )
             if not self.allowed.admits(command):
                 return f"shell command {command.raw!r} is not in allowed_commands"
         return None
 
-    def _path_refusal(self, raw: str, base: str) -> str | None:
-        try:
-            lexical = paths.normalize(raw, base, home=self.home)
-            # A relative word with no cwd and no workspace has no place on disk to
-            # resolve: its globs are matched as written (`**/.env` still matches `.env`).
-            located = lexical.startswith("/")
-            if not located and (lexical == ".." or lexical.startswith("../")):
-                return f"path {raw!r} climbs out of a working directory nobody named"
-            real = (
-                paths.resolve(raw, base, home=self.home)
-                if self.follow_symlinks and located
-                else lexical
-            )
-        except paths.UnsafePathError as exc:
-            return f"path {raw!r} cannot be checked: {exc}"
-        pattern = self.forbidden.match(lexical) or (
-            self.forbidden.match(real) if real != lexical else None
-        )
+    def _path_refusal(self, path: str) -> str | None:
+        from policy.analysis.operands import is_unknown
+
+        if is_unknown(path):
+            return f"path {path[1:]!r} cannot be checked: where it lands is not known"
+        if not path.startswith("/") and (path == ".." or path.startswith("../")):
+            # a relative path and no cwd or workspace to place it: matched as written
+            return f"path {path!r} climbs out of a working directory nobody named"
+        if paths.is_pattern(path):
+            pattern = self.forbidden.may_match(path)
+            if pattern is not None:
+                return f"path {path!r} may reach what {pattern!r} forbids"
+            if (
+                self.workspace_only
+                and self.workspace
+                and not paths.inside(path, [self.workspace, self.workspace + "/**"])
+            ):
+                return f"path {path!r} may reach outside the workspace {self.workspace}"
+            return None
+        pattern = self.forbidden.match(path)
         if pattern is not None:
-            return f"path {raw!r} is forbidden by {pattern!r}"
+            return f"path {path!r} is forbidden by {pattern!r}"
         if self.workspace_only and self.workspace:
-            inside = paths.within(real, self._real_workspace()) and paths.within(
-                lexical, self.workspace
+            inside = paths.within(path, self._real_workspace()) or paths.within(
+                path, self.workspace
             )
             if not inside:
-                return f"path {raw!r} is outside the workspace {self.workspace}"
+                return f"path {path!r} is outside the workspace {self.workspace}"
         return None
 
     def _real_workspace(self) -> str:
@@ -275,7 +269,7 @@ class Autonomy:
 
     # ------------------------------------------------------------- mutation
 
-    def _mutates(self, call: ToolCall, analysis: shell.Analysis | None) -> bool:
+    def _mutates(self, call: ToolCall, facts: CallFacts | None) -> bool:
         tool = call.tool
         if tool in self.harmless:
             return False
@@ -283,20 +277,24 @@ class Autonomy:
         if spec is not None:
             value = call.args.get(spec.arg)
             return not (isinstance(value, str) and value in spec.readonly)
-        if analysis is not None:
-            return not self._reads_only(analysis)
+        if facts is not None:
+            return not self._reads_only(facts)
         return tool in self.mutating
 
-    def _reads_only(self, analysis: shell.Analysis) -> bool:
-        if analysis.dynamic or not analysis.commands:
+    def _reads_only(self, facts: CallFacts) -> bool:
+        """Every command is a reader the pack admits, and none writes (but to
+        /dev/null), deletes, runs hidden code, sends anything or runs under an
+        assignment that changes what runs (`PATH=. ls`)."""
+        commands = facts.access.commands
+        if facts.access.parse_error or not commands:
             return False
-        for command in analysis.commands:
+        for command in commands:
+            if not command.name or command.hidden or command.sends or command.downloaded:
+                return False
+            if any(acting_variable(a.split("=", 1)[0]) for a in command.assignments):
+                return False
             if not self.readonly_commands.admits(command):
                 return False
-            acting = _ACTING_OPTIONS.get(command.name)
-            if acting and any(arg.startswith(acting) for arg in command.args):
+            if any(w not in _DEVICES for w in command.writes) or command.deletes:
                 return False
-            for redirect in command.redirects:
-                if redirect_writes(redirect) and redirect_file(redirect) not in _DEVICES:
-                    return False
         return True

@@ -15,16 +15,12 @@ import datetime as _dt
 from collections.abc import Callable
 
 from policy.aliases import AliasTable
-from policy.analysis import paths, shell
+from policy.analysis import paths
 from policy.builtins._match import PathGlobs, ToolSet
-from policy.builtins._touch import (
-    expanded_by_the_shell,
-    path_arguments,
-    shell_command,
-    shell_paths,
-)
+from policy.builtins._touch import touched
 from policy.builtins.config import DEFAULT_PRIORITY, Contract, ContractScopeConfig
 from policy.builtins.registry import ContractRegistry
+from policy.facts import FactsContext
 from policy.model import Action, Decision, ToolCall
 
 __all__ = ["ContractRegistry", "ContractScope"]  # the registry lives in policy.builtins.registry
@@ -71,6 +67,7 @@ class ContractScope:
         registry: ContractRegistry,
         home: str | None = None,
         now: Callable[[], _dt.datetime] = lambda: _dt.datetime.now(_dt.UTC),
+        facts: FactsContext | None = None,
     ) -> None:
         self.name = f"builtin:{pack}/contract_scope"
         self.rule_id = f"{pack}/contract_scope"
@@ -79,6 +76,7 @@ class ContractScope:
         )
         self._aliases = aliases
         self._home = home
+        self._facts = facts or FactsContext()
         self._registry = registry
         self._now = now
         self._follow = config.follow_symlinks
@@ -130,33 +128,26 @@ class ContractScope:
         if not scopes or any(globs is None for globs in scopes):
             return None  # no scope for this tool, or one without paths: any path
         allowed = [globs for globs in scopes if globs is not None]
-        touched = path_arguments(call, self._path_args)
-        command = shell_command(call) if call.tool == "bash" else None
-        if command is not None:
-            analysis = shell.analyze(command)
-            if analysis.dynamic:
-                return f"contract {contract.id!r}: the command cannot be checked against its scope"
-            words = shell_paths(analysis)
-            globbed = next((w for w in words if expanded_by_the_shell(w)), None)
-            if globbed is not None:
+        found = touched(call, self._facts, self._path_args, "", follow_symlinks=self._follow)
+        if found.facts.access.parse_error:
+            return (
+                f"contract {contract.id!r}: the command cannot be checked against its scope: "
+                f"{found.facts.access.parse_error}"
+            )
+        for path in found.paths:
+            if path.startswith("?"):
                 return (
-                    f"contract {contract.id!r}: path {globbed!r} is a glob the shell expands; "
-                    "it cannot be checked against the scope"
+                    f"contract {contract.id!r}: path {path[1:]!r} cannot be checked against "
+                    "the scope: where it lands is not known"
                 )
-            touched += words
-        for raw in touched:
-            try:
-                real = (
-                    paths.resolve(raw, call.cwd, home=self._home)
-                    if self._follow
-                    else paths.normalize(raw, call.cwd, home=self._home)
-                )
-            except paths.UnsafePathError as exc:
-                return f"contract {contract.id!r}: path {raw!r} cannot be checked: {exc}"
-            if all(globs.match(real) is None for globs in allowed):
+            if paths.is_pattern(path):
+                inside = any(globs.covers(path) for globs in allowed)
+            else:
+                inside = any(globs.match(path) is not None for globs in allowed)
+            if not inside:
                 patterns = ", ".join(p for globs in allowed for p in globs.patterns)
                 return (
-                    f"contract {contract.id!r}: path {raw!r} is outside the scope of "
+                    f"contract {contract.id!r}: path {path!r} is outside the scope of "
                     f"{call.tool!r} ({patterns})"
                 )
         return None

@@ -118,9 +118,7 @@ def _tool_result(result: ToolResult) -> dict[str, Any]:
     }
 
 
-def before_tool_answer(
-    decision: Decision, original: ToolCall, *, approves: bool
-) -> dict[str, Any]:
+def before_tool_answer(decision: Decision, original: ToolCall, *, approves: bool) -> dict[str, Any]:
     """`approves`: PicoClaw asks this hook at approve_tool (its hello said so)."""
     action = decision.action.value
     answer: dict[str, Any] = {"action": action, "reason": decision.reason}
