@@ -37,6 +37,15 @@ _SPAWN_CALL = re.compile(
         |Runtime\.getRuntime\(\)\.exec|ProcessBuilder)
     )\s*\(?\s*""",
 )
+#: Signals sent to a literal process id: os.kill(1, 9), process.kill(-1), posix_kill(1,
+#: 9), Process.kill(:KILL, 1), perl's kill 9, -1.
+_SIGNAL_CALL = re.compile(
+    r"""(?x)
+    \b(?:(?:os\.kill|os\.killpg|process\.kill|posix_kill)\s*\(\s*(?P<pid>-?\d+)
+          (?:\s*,\s*(?:signal\.)?(?P<signal>[\w']+))?
+      |(?:Process\.kill|\bkill)\s*\(?\s*['":]?(?P<signal2>\w+)['"]?\s*,\s*(?P<pid2>-?\d+))
+    """
+)
 _PERL_QX = re.compile(r"\bqx\s*([{(\[/|!])")
 _RUBY_X = re.compile(r"%x\s*([{(\[|!])")
 _CLOSERS = {"{": "}", "(": ")", "[": "]"}
@@ -162,7 +171,7 @@ def inspect(language: str, code: str) -> CodeFacts:
     if language == "awk":
         _awk(code, facts)
     else:
-        _spawns(code, strings, facts)
+        _spawns(code, strings, facts, commands_in_backquotes=language != "node")
     bare = _without_strings(code, strings)
     extra = _EVAL_IN.get(language)
     if _EVAL.search(bare) or (extra is not None and extra.search(bare)):
@@ -200,7 +209,7 @@ def inspect(language: str, code: str) -> CodeFacts:
     facts.variables += [m["name"] for m in _ENV_READ.finditer(code)]
     for _, _, quote, body in strings:
         text = _unescape(body)
-        if quote != "`" and _looks_like_path(text):
+        if (quote != "`" or language == "node") and _looks_like_path(text):
             facts.paths.append(text)
             if text.startswith("/.") and len(text) > 2:
                 # `process.env.HOME + "/.aws/credentials"`, `homedir() + "/.ssh/..."`
@@ -251,12 +260,24 @@ def _without_strings(code: str, strings: list[tuple[int, int, str, str]]) -> str
     return "".join(out)
 
 
-def _spawns(code: str, strings: list[tuple[int, int, str, str]], facts: CodeFacts) -> None:
-    """The commands `code` hands to a shell or runs directly."""
+def _spawns(
+    code: str,
+    strings: list[tuple[int, int, str, str]],
+    facts: CodeFacts,
+    *,
+    commands_in_backquotes: bool,
+) -> None:
+    """The commands `code` hands to a shell or runs directly (in JavaScript a
+    backquoted string is a template literal, not a command)."""
     by_start = {start: (end, quote, body) for start, end, quote, body in strings}
-    for _, _, quote, body in strings:
-        if quote == "`":  # perl, ruby and shell backquotes run a command
-            facts.scripts.append(_unescape(body))
+    if commands_in_backquotes:
+        for _, _, quote, body in strings:
+            if quote == "`":  # perl, ruby and shell backquotes run a command
+                facts.scripts.append(_unescape(body))
+    for match in _SIGNAL_CALL.finditer(code):
+        # a signal sent from code is `kill` run by it: to 1 or -1 it stops the system
+        signal = (match["signal"] or match["signal2"] or "TERM").strip("'")
+        facts.argvs.append(["kill", "-" + signal, match["pid"] or match["pid2"]])
     for pattern in (_PERL_QX, _RUBY_X):
         for match in pattern.finditer(code):
             opener = match[1]

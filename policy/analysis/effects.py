@@ -229,7 +229,7 @@ def _dataflow(facts: list[Facts]) -> None:
             for other in by_pipe.get(cmd.pipe[0], ())
             if cmd.pipe[0] and other.cmd.pipe[1] < cmd.pipe[1]
         ]
-        listed = [p for u in upstream for p in u.reads]
+        listed = [p for u in upstream for p in _listed_by(u)]
         known = bool(listed) and not any(is_unknown(p) for p in listed)
         programs.xargs_note(f, listed if known else None)
         if f.reads_from_input and upstream and len(upstream) == cmd.pipe[1]:
@@ -248,6 +248,13 @@ def _dataflow(facts: list[Facts]) -> None:
             text = written.get(ran.lstrip(UNKNOWN))
             if text is not None:
                 programs.take_input(f, text, ran)
+        # ... or handed to a program that may run it (`pandoc -L f.lua`, `tshark
+        # -Xlua_script:f`, `neofetch --config f`): read as that program's code
+        if written and cmd.name not in programs.PASSIVE:
+            ran_files = {r.lstrip(UNKNOWN) for r in f.runs_files}
+            for path in _mentioned(f, written):
+                if path not in ran_files:
+                    programs.take_file(f, written[path], path)
         if written and cmd.name in _PROJECT_RUNNERS:
             for path, text in written.items():
                 if posixpath.basename(path) in _MANIFESTS:
@@ -297,13 +304,36 @@ def _dataflow(facts: list[Facts]) -> None:
         ):
             f.downloaded = True
         if f.network:
-            downloaded_files.update(f.downloads)
+            # what a networked command writes came over the network (`openssl
+            # s_client ... > x.sh`, `git clone URL dir`)
+            downloaded_files.update(f.downloads, (p for p in f.writes if not is_unknown(p)))
         created += [p for p in f.writes if not is_unknown(p) and p not in f.deletes]
         links.update(f.links)
         text = _literal_output(cmd, upstream)
         if text is not None:
             for target in _written_by_redirect(f) + (f.writes if cmd.name == "tee" else []):
                 written[target] = text
+
+
+def _listed_by(f: Facts) -> list[str]:
+    """The file names a command upstream of xargs prints: what find finds (as
+    `find -exec` gets them), else what it reads."""
+    if f.cmd.name == "find":
+        return [f.at(p) for p in _shell.find_found(list(f.cmd.args))]
+    return f.reads
+
+
+def _mentioned(f: Facts, written: dict[str, str]) -> list[str]:
+    """The files of `written` that an argument of `f` names, whole or as an option's
+    value (`--config=F`, `-Xlua_script:F`)."""
+    found: list[str] = []
+    for arg in f.cmd.args:
+        for piece in {arg, *re.split(r"[=:,]", arg)}:
+            if piece and not piece.startswith("-"):
+                path = f.at(piece).lstrip(UNKNOWN)
+                if path in written and path not in found:
+                    found.append(path)
+    return found
 
 
 def _through_created(path: str, created: list[str], links: dict[str, str]) -> str:

@@ -133,10 +133,15 @@ def is_path_word(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def user_home(user: str) -> str | None:
-    """`~user`'s home from the password database, or None when there is no such user."""
+def user_home(user: str) -> str:
+    """`~user`'s home from the password database, or where homes conventionally are.
+
+    The call may run on another machine than the policy (the HTTP service), so a
+    user this machine does not know is still someone's home, not a name in the cwd."""
     expanded = os.path.expanduser("~" + user)
-    return None if expanded.startswith("~") else expanded
+    if not expanded.startswith("~"):
+        return expanded
+    return "/root" if user == "root" else "/home/" + user
 
 
 def locate(word: str, cwd: str | None, home: str) -> str:
@@ -155,8 +160,6 @@ def locate(word: str, cwd: str | None, home: str) -> str:
         else:
             base = user_home(head) if re.fullmatch(r"[A-Za-z0-9._-]+", head) else None
         if base is None:
-            # an unknown user: bash leaves the word as it is, a name in the cwd; a
-            # policy cannot tell which, so it is a place nobody knows.
             return UNKNOWN + "/" + word
         word = base.rstrip("/") + ("/" + rest if rest else "")
     if word.startswith("/"):

@@ -25,17 +25,22 @@ from policy.analysis.operands import (
     has_option,
     option_values,
     split_options,
+    stdin_is_data,
     words,
 )
 
 __all__ = [
     "HANDLERS",
     "INTERPRETERS",
+    "PASSIVE",
     "PRIVILEGED",
     "SHELLS",
     "SUBCOMMANDS",
     "facts_of",
     "handler_for",
+    "take_file",
+    "take_input",
+    "take_manifest",
     "xargs_note",
 ]
 
@@ -527,28 +532,92 @@ def _editor(f: Facts) -> None:
         o[1:] for o in operands if o.startswith("+")
     ]
     files = [o for o in operands if not o.startswith("+")]
+    _editor_commands(f, commands)
+    if option_values(
+        options, "-S", "-u", "--eval", "-l", "--load", "-f", "--funcall", "-x"
+    ) or has_option(options, "--batch", "-batch"):
+        f.hide(f"{f.cmd.name} runs a script or expression it is given")
+    f.write(*files)
+    if f.cmd.name in _LINE_EDITORS or any(
+        re.fullmatch(r"-[A-Za-z]*[eE][A-Za-z]*", a) for a in f.cmd.args if a not in ("-c",)
+    ):
+        # ed, ex and vim -e/-es take their commands from standard input
+        if f.cmd.stdin is not None:
+            _editor_commands(f, f.cmd.stdin.splitlines())
+        elif stdin_is_data(f):
+            f.runs_stdin = True
+
+
+#: Editors that read their commands from standard input.
+_LINE_EDITORS = words("ed red ex")
+
+
+def _editor_commands(f: Facts, commands: Sequence[str]) -> None:
+    """Editor commands (vim's `-c`, ed's and ex's input): `!cmd` runs a shell command,
+    `w FILE` writes one, `:py`, `:so` and the like run code."""
     for command in commands:
         text = command.lstrip(":")
         for part in re.split(r"\|", text):
             part = part.strip().lstrip(":")
             if part.startswith("!"):
                 f.scripts.append(part[1:])
-            elif re.match(r"(?:r|read)\s*!", part):
+            elif re.match(r"(?:r|read|e|E|edit|W)\s*!", part):
                 f.scripts.append(part.split("!", 1)[1])
             elif re.match(
                 r"(?:sh|shell|te|ter|terminal|py|python|py3|python3|pyx|lua|perl|ruby|rub|mz|tcl|call|exe|execute|so|source|norm|normal)\b",
                 part,
             ):
                 f.hide(f"the editor command {part.split()[0]!r} runs code")
-            elif m := re.match(r"(?:w|write|wq|x|sav|saveas|up|update)!?\s+(\S+)", part):
+            elif m := re.match(r"(?:w|W|write|wq|x|sav|saveas|up|update)!?\s+(\S+)", part):
                 f.write(m[1])
             elif m := re.match(r"redi(?:r)?!?\s*>>?\s*(\S+)", part):
                 f.write(m[1])  # `:redir! >>~/.bashrc`
-    if option_values(
-        options, "-S", "-u", "--eval", "-l", "--load", "-f", "--funcall", "-x"
-    ) or has_option(options, "--batch", "-batch"):
-        f.hide(f"{f.cmd.name} runs a script or expression it is given")
-    f.write(*files)
+            elif m := re.match(r"(?:r|read|e|E|edit)\s+([^!\s]\S*)", part):
+                f.read(m[1])
+
+
+_SQLITE_VALUE = words("-cmd -separator -newline -nullvalue -init -vfs -pagecache -lookaside")
+
+
+def _sqlite(f: Facts) -> None:
+    """sqlite3 DB [SQL...]: its dot commands (in `-cmd`, the SQL operands and its
+    input) and SQL functions write, read and run: `.output F`, `.read F`, `.shell`,
+    `.load LIB`, `writefile()`, `ATTACH 'F'`, `VACUUM INTO 'F'`."""
+    operands, options = split_options(f.cmd.args, _SQLITE_VALUE)
+    f.read(*operands[:1])
+    f.read(*option_values(options, "-init"))
+    texts = [*option_values(options, "-cmd"), *operands[1:]]
+    if f.cmd.stdin is not None:
+        texts.append(f.cmd.stdin)
+    elif stdin_is_data(f) and not operands[1:]:
+        f.runs_stdin = True
+    for text in texts:
+        _sqlite_text(f, text)
+
+
+def _sqlite_text(f: Facts, text: str) -> None:
+    for line in text.splitlines() or [text]:
+        line = line.strip()
+        if not line.startswith("."):
+            continue
+        command, _, rest = line[1:].partition(" ")
+        argument = rest.strip().strip("'\"")
+        if command in ("output", "once", "save", "backup", "excel", "log") and argument:
+            f.write(argument.split()[-1])
+        elif command in ("read", "import", "open", "restore") and argument:
+            f.read(argument.split()[0 if command != "restore" else -1])
+        elif command in ("shell", "system") and argument:
+            f.scripts.append(rest.strip())
+        elif command == "load":
+            f.hide("sqlite3 .load loads native code")
+    for match in re.finditer(
+        r"(?i)\b(?:writefile\s*\(|attach\s+(?:database\s+)?|vacuum\s+into\s+)\s*'([^']*)'", text
+    ):
+        f.write(match[1])
+    for match in re.finditer(r"(?i)\breadfile\s*\(\s*'([^']*)'", text):
+        f.read(match[1])
+    if re.search(r"(?i)\bload_extension\s*\(|\bedit\s*\(", text):
+        f.hide("sqlite3 runs code its SQL names (load_extension, edit)")
 
 
 def _pager(f: Facts) -> None:
@@ -684,6 +753,12 @@ def _interpreter(f: Facts) -> None:
             f.network = True
             served = [a for a in args[index + 3 :] if not a.startswith("-")]
             f.read_tree(*(served[:1] or ["."]))
+            return
+        if language == "php" and arg == "-S":
+            # php's built-in web server: serves the -t directory (the cwd by default)
+            f.network = True
+            _, options = split_options(args[index + 2 :], words("-t -c -d -z"))
+            f.read_tree(*(option_values(options, "-t") or ["."]))
             return
         if language == "node" and arg in ("-r", "--require", "--import", "--loader"):
             f.hide(f"{name} {arg} loads code before the program")
@@ -844,7 +919,7 @@ def xargs_note(f: Facts, upstream: Sequence[str] | None) -> None:
     """A program under xargs gets more operands from standard input: the files the
     commands before it in the pipeline read or list (`find . -name x | xargs rm`
     deletes below `.`), else files nobody can name here (`cat list | xargs rm -rf`)."""
-    if "xargs" not in f.cmd.wrappers:
+    if "xargs" not in f.cmd.wrappers or f.cmd.fed:
         return
     if upstream:
         named = [p for r in upstream for p in (r, r.removesuffix("/**") + "/**")]
@@ -1234,7 +1309,8 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
         "cut paste join comm diff cmp stat md5sum sha1sum sha256sum sha512sum cksum fold fmt "
         "expand column rev bat batcat xclip readlink realpath getfacl lsattr",
     ),
-    (_editor, "vim vi nvim ex view vimdiff nano emacs"),
+    (_editor, "vim vi nvim ex view vimdiff nano emacs ed red"),
+    (_sqlite, "sqlite3 sqlite"),
     (_pager, "less more most"),
     (_man, "man"),
     (_ls_like, "ls dir tree exa eza fd"),
@@ -1305,6 +1381,12 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
     """`f` runs `text` (its standard input, or the file `path`, known): a shell's
     commands, an interpreter's code."""
     f.runs_stdin = False
+    if f.cmd.name in HANDLERS and HANDLERS[f.cmd.name] is _editor:
+        _editor_commands(f, text.splitlines())
+        return
+    if f.cmd.name in ("sqlite3", "sqlite"):
+        _sqlite_text(f, text)
+        return
     language = INTERPRETERS.get(f.cmd.name) or ("python" if _PY_VERSION.match(f.cmd.name) else "")
     if not language and path:
         language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
@@ -1312,6 +1394,32 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
         f.scripts.append(text)
     elif language:
         _take_code(f, language, text)
+
+
+def take_file(f: Facts, text: str, path: str) -> None:
+    """`f` is handed the file `path`, written in the same line with `text`, and may run
+    it: code in the language its name says, else the command strings and code calls
+    it holds, and lines that start with a command."""
+    language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
+    if language:
+        take_input(f, text, path)
+        return
+    take_manifest(f, text)
+    for line in text.splitlines():
+        first = line.strip().lstrip("!").split(" ", 1)[0]
+        if posixpath.basename(first) in _COMMAND_WORDS or line.lstrip().startswith("!"):
+            f.scripts.append(line.strip().lstrip("!"))
+
+
+#: Programs that only read, copy, compare or list a file they are given: none runs it.
+PASSIVE = words(
+    "cat tac less more head tail wc diff cmp cp mv rm ln ls stat file chmod chown chgrp "
+    "touch sha1sum sha256sum sha512sum md5sum b2sum cksum shasum base64 xxd od hexdump "
+    "strings sort uniq cut tr column nl fold fmt tee readlink realpath basename dirname "
+    "du df find test [ [[ echo printf git grep egrep fgrep rg ag ack jq yq sed awk gawk "
+    "tar zip unzip gzip gunzip xz bzip2 zstd rsync scp install mkdir rmdir shred unlink "
+    "truncate dd iconv dos2unix unix2dos diff3 patch vim vi nano emacs code bat"
+)
 
 
 _BY_EXTENSION = {
@@ -1326,6 +1434,9 @@ _BY_EXTENSION = {
     ".php": "php",
     ".lua": "lua",
     ".nse": "lua",
+    ".zsh": "shell",
+    ".ps1": "powershell",
+    ".tcl": "tcl",
 }
 
 
@@ -1367,6 +1478,51 @@ _TEXT_ARGUMENTS = words(
     "echo printf git grep egrep fgrep rg ag ack sed awk gawk jq yq cat tee logger notify-send "
     "wall test [ [[ expr"
 )
+
+
+#: A shared library named in an argument (`enable -f x.so`, `curl --engine x.so`,
+#: `ssh-keygen -D x.so`, `php -d extension=x.so`): whatever loads it runs its code.
+_LIBRARY = re.compile(r"\.(?:so(?:\.\d+)*|dylib|dll)$")
+#: Programs that handle a library as a file: copy, list, inspect, build, package it.
+_LIBRARY_HANDLERS = frozenset(
+    "cp mv rm ln ls file nm objdump readelf ldd strip chmod chown chgrp install tar zip "
+    "unzip gzip gunzip xz bzip2 zstd sha1sum sha256sum sha512sum md5sum b2sum cksum stat "
+    "du cat strings patchelf gcc g++ cc c++ clang clang++ ld ld.lld ld.gold mold ar "
+    "ranlib make cmake ninja find rsync scp sftp touch head tail hexdump xxd od diff cmp "
+    "git echo printf grep rg egrep fgrep wc test [ otool install_name_tool codesign lipo "
+    "upx ldconfig dpkg rpm apt apt-get dnf yum brew pip pip3 cargo go rustc javac jar "
+    "docker podman kubectl shasum realpath readlink basename dirname mkdir rmdir shred "
+    "unlink truncate dd base64 sort uniq tee less more vim vi nano emacs code".split()
+)
+
+
+def _native_library(args: Sequence[str]) -> str:
+    for arg in args:
+        if _shell._UNKNOWN in arg:
+            continue
+        for piece in re.split(r"[=:,]", arg):
+            if _LIBRARY.search(piece):
+                return piece
+    return ""
+
+
+def _option_paths(f: Facts) -> None:
+    """Absolute and home paths in option values a program's handler did not take
+    (`dig -f /proc/self/environ`, `nmap -iL ~/.vault-token`): the program may read
+    them. A handler knows a program's operands; no table knows every option."""
+    taken = {*f.reads, *f.writes, *f.deletes}
+    args = f.cmd.args
+    for position, arg in enumerate(args):
+        if not arg.startswith("-") or len(arg) < 2 or _shell._UNKNOWN in arg:
+            continue
+        _, equals, value = arg.partition("=")
+        if not equals:
+            value = args[position + 1] if position + 1 < len(args) else ""
+            if value.startswith("-"):
+                continue
+        for path in _mentioned_paths(value):
+            if f.at(path) not in taken:
+                f.read(path)
 
 
 def _command_arguments(f: Facts) -> None:
@@ -1436,7 +1592,13 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     if cmd.name in SUBCOMMANDS and not facts.subcommand:
         facts.subcommand = first_operand(cmd.args)
     facts.variables += cmd.variables
+    if handler is not None:
+        _option_paths(facts)
     _command_arguments(facts)
+    if cmd.name not in _LIBRARY_HANDLERS:
+        library = _native_library(cmd.args)
+        if library:
+            facts.hide(f"{cmd.name} may load native code from {library}")
     for arg in cmd.args:
         if "file://" in arg and _shell._UNKNOWN not in arg:
             facts.read(arg[arg.index("file://") :])

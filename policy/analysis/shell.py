@@ -110,8 +110,13 @@ _WRAPPERS = frozenset(
         "catchsegv",
         "valgrind",
         "gdbserver",
+        "ld.so",
+        "sem",
     }
 )
+#: The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/sh`) runs
+#: the program it is given.
+_LOADER = re.compile(r"^ld(?:-linux[\w.-]*|-musl-[\w.-]+)?\.so(?:\.\d+)*$")
 # Options of wrappers that take a value in the next word.
 _WRAPPER_OPTION_ARGS = {
     "sudo": frozenset(
@@ -120,6 +125,8 @@ _WRAPPER_OPTION_ARGS = {
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "-S", "-P", "--unset", "--chdir", "--split-string"}),
     "exec": frozenset({"-a"}),
+    "sem": frozenset({"-j", "--jobs", "--id", "-P", "--semaphoretimeout", "--st"}),
+    "ld.so": frozenset({"--library-path", "--preload", "--audit", "--argv0", "--inhibit-rpath"}),
     "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     # -i and -l take their value attached (`-i{}`), never in the next word.
@@ -133,7 +140,12 @@ _WRAPPER_OPTION_ARGS = {
     "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P"}),
     "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "-x"}),
     "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"}),
-    "systemd-run": frozenset({"-p", "-u", "-E", "-M", "-H", "--unit", "--property", "--uid"}),
+    "systemd-run": frozenset(
+        "-p -u -E -M -H --unit --property --uid --gid --nice --setenv --slice --description "
+        "--service-type --machine --host --timer-property --on-active --on-boot --on-startup "
+        "--on-unit-active --on-unit-inactive --on-calendar --path-property "
+        "--socket-property".split()
+    ),
     "proot": frozenset({"-r", "-b", "-w", "-q", "-k", "-0"}),
     "proxychains": frozenset({"-f"}),
     "proxychains4": frozenset({"-f"}),
@@ -291,6 +303,9 @@ class SimpleCommand:
     #: Indexes [start, end) of the commands run by its own substitutions (`$(...)`,
     #: `<(...)` in its words), which come before it in the list.
     inner: tuple[int, int] = (0, 0)
+    #: Under xargs: the operands it reads were known (literal text piped in) and are in
+    #: `argv`, so nothing unseen is added to them.
+    fed: bool = False
     #: Index of the command whose script it belongs to (`bash -c`, `eval`, `ssh`,
     #: `find -exec`, `alias`, ...), or -1.
     parent: int = -1
@@ -1054,7 +1069,7 @@ class _Walker:
                 *redirects,
                 *(_Redirect(">" + o, False, None, False) for o in unwrapped.outputs),
             )
-        if "systemd-run" in wrappers and chdir is None:
+        if any(w.startswith("systemd-run") for w in wrappers) and chdir is None:
             chdir = "/"  # systemd-run starts the command in / unless told otherwise
         elif chdir == "":
             chdir = None
@@ -1062,7 +1077,7 @@ class _Walker:
         if not words and not redirects:
             return
         if "xargs" in wrappers and not piped_done:
-            items = self.piped_items()
+            items = self.piped_items(split=unwrapped.split)
             if items is not None:
                 # what comes down the pipe is known: xargs's arguments are those words
                 runs = (
@@ -1122,6 +1137,7 @@ class _Walker:
                 parent=self.parent,
                 stdin=next((r.script for r in reversed(redirects) if r.stdin), None),
                 variables=tuple(dict.fromkeys(expanded or ())),
+                fed=piped_done,
             )
         )
         if not declaration:
@@ -1273,6 +1289,12 @@ class _Walker:
             self.substitution = True
             for variable in self.variables:
                 self.variables[variable] = None
+            if args and args[0] in _STDIN_FILES:
+                stdin = next((r for r in reversed(redirects) if r.stdin), None)
+                if stdin is None or stdin.script is None or stdin.expands:
+                    self.mark_dynamic(index)
+                if stdin is not None and stdin.script is not None:
+                    self.script(stdin.script.encode("utf-8", "surrogatepass"), depth + 1, name)
         elif name == "find":
             places = find_found(args)
             for start, arg in enumerate(args):
@@ -1414,7 +1436,7 @@ class _Walker:
             self.emit(run, (), False, depth + 1, "parallel")
 
     def piped_items(
-        self, pipe: tuple[int, int] | None = None, parent: int | None = None
+        self, pipe: tuple[int, int] | None = None, parent: int | None = None, split: str = " "
     ) -> list[str] | None:
         """The words coming down the pipe into the command being emitted (or at
         `pipe`), when the stages before it print literal text (`echo / | xargs rm
@@ -1431,7 +1453,10 @@ class _Walker:
         output = literal.output_of(sorted(before, key=lambda c: c.pipe[1]))
         if output is None:
             return None
-        return output.split()
+        if split == " ":
+            return output.split()
+        items = output.split(split)
+        return items[:-1] if items and items[-1] == "" else items
 
     def output(self, start: int) -> str | None:
         """What the commands found from `start` on (one substitution's) print, when
@@ -1863,6 +1888,9 @@ class _Unwrapped(NamedTuple):
     replace: str | None
     #: Files a wrapper writes its own output to (`strace -o F`, `ltrace -o F`).
     outputs: tuple[str, ...] = ()
+    #: What xargs splits its input at: " " for blanks, else the delimiter (`-d`, `-0`,
+    #: `-I` reads whole lines).
+    split: str = " "
 
 
 def _unwrap(words: list[str]) -> _Unwrapped:
@@ -1876,29 +1904,41 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     chdir: str | None = None
     replace: str | None = None
     outputs: list[str] = []
+    split_at = " "
     for _ in range(_MAX_WRAPPERS):
         while words and _ASSIGNMENT.match(words[0]):
             assigned.append(words[0])
             words = words[1:]
         if not words:
-            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
+            return _Unwrapped(
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+            )
         wrapper = posixpath.basename(words[0])
+        if wrapper not in _WRAPPERS and wrapper.isupper() and wrapper.lower() in _WRAPPERS:
+            wrapper = wrapper.lower()  # case-insensitive file systems run XARGS as xargs
+        elif _LOADER.match(wrapper):
+            wrapper = "ld.so"
         runner = _RUNNERS.get((wrapper, words[1] if len(words) > 1 else ""))
         if runner is not None:
             rest = _after_runner(words[2:], *runner)
             if not rest:
-                return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
+                return _Unwrapped(
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+            )
             wrappers.append(f"{wrapper} {words[1]}")
             words = rest
             continue
         if wrapper not in _WRAPPERS:
-            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
+            return _Unwrapped(
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+            )
         takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
         rest = list(words[1:])
         if wrapper == "setarch" and rest and not rest[0].startswith("-"):
             rest.pop(0)  # `setarch ARCH [options] program`
         options: list[str] = []
         split: list[str] = []
+        name = wrapper
         while rest and rest[0].startswith("-") and (rest[0] != "-" or wrapper == "env"):
             option = rest.pop(0)
             if option == "--":
@@ -1913,7 +1953,10 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
                 option in ("-d", "--same-dir") or option.startswith("--working-directory=")
             ):
                 chdir = option.split("=", 1)[1] if "=" in option else ""
+            if wrapper == "systemd-run" and option.startswith(("--on-", "--timer-property")):
+                name = "systemd-run " + option.split("=", 1)[0]  # a timer: it runs later
             if wrapper == "xargs":
+                split_at = _xargs_split(option, value, split_at)
                 if option in ("-I", "-J") and value is not None:
                     replace = value
                 elif option.startswith(("-I", "-J")) and len(option) > 2:
@@ -1952,10 +1995,31 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             rest = rest[1:]
         if not rest:
             # the wrapper alone (`sudo -v`, `env`) is the command
-            return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
-        wrappers.append(wrapper)
+            return _Unwrapped(
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+            )
+        wrappers.append(name)
         words = rest
-    return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs))
+    return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs), split_at)
+
+
+def _xargs_split(option: str, value: str | None, split_at: str) -> str:
+    """Where xargs splits its input, after `option` (with `value`)."""
+    if option in ("-0", "--null"):
+        return "\0"
+    if option.startswith(("-I", "-i", "--replace")):
+        return "\n"
+    delimiter = None
+    if option in ("-d", "--delimiter"):
+        delimiter = value
+    elif option.startswith("--delimiter="):
+        delimiter = option.partition("=")[2]
+    elif option.startswith("-d") and len(option) > 2:
+        delimiter = option[2:]
+    if delimiter is None:
+        return split_at
+    escapes = {"\\n": "\n", "\\t": "\t", "\\0": "\0", "\\\\": "\\"}
+    return escapes.get(delimiter, delimiter[:1] or split_at)
 
 
 def _after_runner(words: list[str], takes_value: frozenset[str], leading: int) -> list[str]:
@@ -2037,6 +2101,12 @@ def acting_variable(name: str) -> bool:
 _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
 
 
+#: Programs the walker itself looks into (shells, `eval`, `find -exec`, ...).
+_CASE_FOLDED = frozenset(
+    {*_SHELLS, *_WRAPPERS, "eval", "source", "find", "parallel", "at", "batch", "su"}
+)
+
+
 def _program_name(program: str) -> str:
     """The name a program is known by: `/usr/bin/rm` -> rm, `C:\\Git\\bin\\git.exe` ->
     git (Git Bash on Windows runs both spellings)."""
@@ -2045,6 +2115,8 @@ def _program_name(program: str) -> str:
         name = name.rsplit("\\", 1)[-1] or name
     if name.lower().endswith(".exe") and len(name) > 4:
         name = name[:-4]
+    if name.isupper() and name.lower() in _CASE_FOLDED:
+        name = name.lower()  # case-insensitive file systems run `SH` as sh
     return name
 
 
@@ -2113,6 +2185,8 @@ def shell_script_at(args: list[str]) -> tuple[str, str | None, int]:
     return ("c", None, -1) if command else ("stdin", None, -1)
 
 
+#: Files that are the reading program's standard input.
+_STDIN_FILES = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 #: Programs that run a script given in their arguments, besides shells, `su` and `eval`.
 _STRING_RUNNERS = frozenset({"ssh", "watch", "alias", "trap", "script", "flock"})
 _PARALLEL_OPTION_ARGS = frozenset(
@@ -2124,6 +2198,8 @@ _PARALLEL_OPTION_ARGS = frozenset(
 ) - {"-X", "--xargs", "--plus"}
 _PARALLEL_TOKEN = re.compile(r"\{[0-9]*[./#%]*[0-9]*\}")
 _SSH_OPTION_ARGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+_SCRIPT_OPTION_ARGS = frozenset("EIOBTm")
+_FLOCK_OPTION_ARGS = frozenset("Ew")
 _WATCH_OPTION_ARGS = frozenset({"-n", "--interval", "-q", "--equexit"})
 
 
@@ -2156,11 +2232,25 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
             return None
         return operands[0], False
     if name in ("script", "flock"):
+        takes_value = _SCRIPT_OPTION_ARGS if name == "script" else _FLOCK_OPTION_ARGS
         for position, arg in enumerate(args):
-            if arg in ("-c", "--command") and position + 1 < len(args):
-                return args[position + 1], False
+            if arg == "--":
+                break
+            if arg in ("-c", "--command"):
+                return (args[position + 1], False) if position + 1 < len(args) else None
             if arg.startswith("--command="):
                 return arg.partition("=")[2], False
+            if arg.startswith("-") and not arg.startswith("--"):
+                # getopt clusters: `-qc CMD`, `-qcCMD`; a letter taking a value ends one.
+                for at, letter in enumerate(arg[1:], 1):
+                    if letter == "c":
+                        if at + 1 < len(arg):
+                            return arg[at + 1 :], False
+                        if position + 1 < len(args):
+                            return args[position + 1], False
+                        return None
+                    if letter in takes_value:
+                        break
         if name == "flock":  # flock [options] FILE COMMAND [ARGS]
             operands = [a for a in args if not a.startswith("-")]
             if len(operands) >= 2:
