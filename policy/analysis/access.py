@@ -57,6 +57,8 @@ _DIRECTORY_KEYS = ("cwd", "working_dir", "workdir", "working_directory", "direct
 _READERS = frozenset({"read_file", "list_dir", "grep", "glob", "web_fetch", "web_search"})
 _WRITERS = frozenset({"write_file", "edit_file", "apply_patch"})
 #: Tools whose arguments this module reads by what they are.
+#: Tools that show names, never contents.
+_LISTERS = frozenset({"glob", "list_dir"})
 KNOWN_TOOLS = SHELL_TOOLS | _READERS | _WRITERS
 _PATCH_FILE = re.compile(
     r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
@@ -78,10 +80,13 @@ class Access:
     hosts: tuple[str, ...]
     sends: tuple[str, ...]
     parse_error: str = ""
+    #: Paths whose names and metadata it shows, never contents (`ls`, `find`, Glob).
+    lists: tuple[str, ...] = ()
 
     def to_cel(self) -> dict[str, Any]:
         return {
             "reads": list(self.reads),
+            "lists": list(self.lists),
             "writes": list(self.writes),
             "deletes": list(self.deletes),
             "hosts": list(self.hosts),
@@ -117,8 +122,10 @@ def of_call(
             deletes: list[str] = []
             hosts: list[str] = []
             sends: list[str] = []
+            lists: list[str] = []
             for c in line.commands:
                 reads += c.reads
+                lists += c.lists
                 writes += c.writes
                 deletes += c.deletes
                 hosts += c.hosts
@@ -131,11 +138,14 @@ def of_call(
                 _unique(hosts),
                 _unique(sends),
                 line.parse_error,
+                _unique(lists),
             )
     reads, writes, deletes, hosts = _tool_paths(tool, args)
     f = _Located(base, home)
     located = (f.all(reads), f.all(writes), f.all(deletes))
     r, w, d = (_disk(p, home) if disk else _unique(p) for p in located)
+    if tool in _LISTERS:
+        return Access((), (), w, d, _unique(hosts), (), lists=r)
     return Access((), r, w, d, _unique(hosts), ())
 
 

@@ -85,11 +85,16 @@ _NETWORK = re.compile(
 )
 _DELETE = re.compile(
     r"""(?x)
-    \b(?:rmtree|removedirs|remove|unlink|unlinkSync|rmdir|rmdirSync|rmSync|rm_rf|rm_r|rm_f
+    \b(?:rmtree|removedirs|remove|remove_tree|remove_dir|remove_entry\w*|unlink|unlinkSync|rmdir
+        |rmdirSync|rmSync|rm_rf|rm_r|rm_f|fs\.rm|fs\.promises\.rm|rimrafSync|deleteRecursively
         |FileUtils\.rm\w*|rimraf|File\.delete|Dir\.rmdir|Remove-Item|deleteSync|truncate)\b
+    |\.rm(?:Sync)?\s*\(
     """
 )
-_RECURSIVE = re.compile(r"\b(?:rmtree|removedirs|rm_rf|rm_r|rimraf|recursive|Recurse)\b")
+_RECURSIVE = re.compile(
+    r"\b(?:rmtree|removedirs|rm_rf|rm_r|rimraf|recursive|Recurse|remove_tree|remove_dir"
+    r"|deleteRecursively)\b"
+)
 _WRITE = re.compile(
     r"""(?x)
     (?:\bf?open\s*\([^)]*,\s*['"]?[wax+]|\bfputs|\bfprintf|FileWriter|FileOutputStream
@@ -103,7 +108,21 @@ _WRITE = re.compile(
 _FORK = re.compile(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
 _DECODES = re.compile(r"(?i)\b(?:b64decode|decode64|base64|atob|unhexlify|fromhex)\b")
 _BARE_PATH = re.compile(r"(?<![\w$./])((?:~|/)(?:[\w.-]+/)*[\w.-]+)")
-_SETUID = re.compile(r"\b(?:set(?:e|re|res)?uid|set(?:e|re|res)?gid|posix_setuid|initgroups)\s*\(")
+_SETUID = re.compile(
+    r"\b(?:set(?:e|re|res)?uid|set(?:e|re|res)?gid|posix_setuid|initgroups)\s*\("
+    r"|\bchmod\w*\s*\([^)]*\b0o?[0-7]*[2-7][0-7]{3}\b"  # a setuid or setgid mode
+)
+#: Code that names the user's home: what it builds on it is a path in the home.
+_HOME_REF = re.compile(
+    r"""(?x)
+    expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|homedir\(\)|\bDir\.home\b|\bENV\[\s*['"]HOME['"]
+        |getenv\(\s*['"]HOME['"]\s*\)|environ\[\s*['"]HOME['"]\s*\]|environ\.get\(\s*['"]HOME['"]
+        |\$ENV\{\s*HOME\s*\}|process\.env\.HOME\b|\$_SERVER\[\s*['"]HOME['"]|\bos\.UserHomeDir\b
+    """
+)
+#: What may stand between string literals that a path is built from: `join(a, b)`
+#: commas, pathlib's `/`, concatenation.
+_PATH_GLUE = re.compile(r"\s*(?:,|/|\+|\.\.)\s*")
 #: Native code loaded by hand: what it does no reading can tell.
 _NATIVE = re.compile(
     r"\b(?:ctypes|cdll|CDLL|LoadLibrary|dlopen|Fiddle|FFI::|ffi\.load|System\.load|"
@@ -119,7 +138,8 @@ _SHELL_PROGRAM = re.compile(
 _LOOP = re.compile(r"\b(?:while|for|loop|until|each|times|repeat)\b")
 _ENV_DUMP = re.compile(
     r"""(?x)
-    (?:\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
+    (?:\bin\s+ENVIRON\b|\b(?:p|pp|puts|print)\s*\(?\s*ENV\b(?!\s*\[)|\bENV\.to_s\b
+        |\$_SERVER\b(?!\s*\[)|\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
         |\bprocess\.env\b(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|inspect|keys)\b
         |%ENV\b|\bgetenv\s*\(\s*\)|\$_ENV\b(?!\s*\[)|\bgetenv\(\)|Get-ChildItem\s+env:)
     """
@@ -207,6 +227,7 @@ def inspect(language: str, code: str) -> CodeFacts:
     if facts.network and (spawns_shell or _SHELL_ON_SOCKET.search(bare)):
         facts.hidden = facts.hidden or f"the {language} code connects a shell to the network"
     facts.variables += [m["name"] for m in _ENV_READ.finditer(code)]
+    facts.paths += _built_paths(code, strings, home=bool(_HOME_REF.search(code)))
     for _, _, quote, body in strings:
         text = _unescape(body)
         if (quote != "`" or language == "node") and _looks_like_path(text):
@@ -215,6 +236,32 @@ def inspect(language: str, code: str) -> CodeFacts:
                 # `process.env.HOME + "/.aws/credentials"`, `homedir() + "/.ssh/..."`
                 facts.paths.append("~" + text)
     return facts
+
+
+def _built_paths(code: str, strings: list[tuple[int, int, str, str]], *, home: bool) -> list[str]:
+    """Paths the code builds from literals: `os.path.join(home, '.ssh', 'id_rsa')`,
+    `Path.home() / '.aws' / 'credentials'`, `'rul' + 'es/x'`; on the home when the
+    code names it (`~`, and `~/` + each built path)."""
+    runs: list[str] = []
+    current = ""
+    last_end = -1
+    for start, end, _quote, body in strings:
+        text = _unescape(body)
+        glue = _PATH_GLUE.fullmatch(code[last_end:start]) if last_end >= 0 else None
+        if glue is not None and current:
+            joiner = "" if glue.group(0).strip() in ("+", "..") else "/"
+            current = current.rstrip("/") + joiner + text.lstrip("/") if joiner else current + text
+        else:
+            if current:
+                runs.append(current)
+            current = text
+        last_end = end
+    if current:
+        runs.append(current)
+    built = [r for r in runs if ("/" in r or r.startswith(".")) and len(r) < 1024]
+    if not home:
+        return [b for b in built if _looks_like_path(b)]
+    return ["~", *("~/" + b.lstrip("/") for b in built if " " not in b)]
 
 
 def _looks_like_path(text: str) -> bool:

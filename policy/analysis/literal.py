@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -74,6 +75,12 @@ def _run(stage: SimpleCommand, given: str | None) -> str | None:
             elif arg.startswith("--tmpdir="):
                 directory = arg.split("=", 1)[1]
         return directory.rstrip("/") + "/tmp.XXXXXXXXXX\n"
+    if name in ("dirname", "basename") and args and not any(a.startswith("-") for a in args):
+        if name == "dirname":
+            return "\n".join(posixpath.dirname(a.rstrip("/")) or "." for a in args) + "\n"
+        suffix = args[1] if len(args) == 2 else ""
+        base = posixpath.basename(args[0].rstrip("/"))
+        return (base[: -len(suffix)] if suffix and base.endswith(suffix) else base) + "\n"
     if given is None:
         return None
     if name in ("base64", "base32") and any(a in ("-d", "--decode", "-D") for a in args):

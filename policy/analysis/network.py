@@ -32,6 +32,7 @@ __all__ = ["HANDLERS", "pip"]
 
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "curl": words(
+        "--url-query --variable --expand-url --unix-socket --abstract-unix-socket "
         "-d --data --data-ascii --data-binary --data-raw --data-urlencode --json -F "
         "--form --form-string -T --upload-file -o --output --output-dir -H --header -X "
         "--request -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar "
@@ -147,6 +148,9 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
             "--userns",
             "--cap-add",
             "--cap-drop",
+            "--opt",
+            "-o",
+            "--driver",
             "--security-opt",
             "--device",
             "--entrypoint",
@@ -220,6 +224,14 @@ def _curl(f: Facts) -> None:
             f.sends.append("$?")
     for value in option_values(options, "-T", "--upload-file"):
         send(f, value)
+    for socket in option_values(options, "--unix-socket", "--abstract-unix-socket"):
+        if "docker" in socket or "podman" in socket or "containerd" in socket:
+            f.privileged = True  # the container engine's API: root on the host
+    for value in option_values(options, "-H", "--header", "--url-query", "--variable"):
+        # `-H @file` sends the file's lines as headers; `--url-query @f`, `--variable n@f`
+        name, at, path = value.partition("@")
+        if at and (not name or value.startswith("@") or "--variable" in options):
+            send(f, path)
     f.write(
         *(
             v
@@ -379,6 +391,8 @@ def _openssl(f: Facts) -> None:
         if arg == "-connect":
             f.network = True
             f.hosts.append(value.split(":", 1)[0])
+        elif arg == "-in" and f.subcommand in ("x509", "crl", "verify", "req", "crl2pkcs7"):
+            f.listing(value)  # a certificate is parsed; a key given here is refused
         elif arg in ("-in", "-key", "-inkey", "-cert", "-CAfile", "-config"):
             f.read(value)
         elif arg == "-out":
@@ -389,6 +403,7 @@ def _openssl(f: Facts) -> None:
         f.sends.append("-")
 
 
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "ip6-localhost"})
 _SSH_VALUE = words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
 
 
@@ -397,6 +412,10 @@ def _ssh(f: Facts) -> None:
     operands, options = split_options(f.cmd.args, _SSH_VALUE)
     if operands:
         f.hosts.append(remote_host(operands[0]))
+        user = operands[0].split("@", 1)[0] if "@" in operands[0] else ""
+        user = user or next(iter(option_values(options, "-l")), "")
+        if user == "root" and remote_host(operands[0]) in _LOCAL_HOSTS:
+            f.privileged = True  # root on this machine, by the back door
     if has_option(options, "-R"):
         # a remote forward opens this machine's services to the other side
         f.sends += [f"(tunnel {v})" for v in option_values(options, "-R")]
@@ -737,7 +756,21 @@ def _docker(f: Facts) -> None:
             f.privileged = True
         for value in option_values(options, "--cap-add", "--security-opt", "--device"):
             if (
-                value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH")
+                value.upper().removeprefix("CAP_")
+                in (
+                    "ALL",
+                    "SYS_ADMIN",
+                    "SYS_PTRACE",
+                    "SYS_MODULE",
+                    "DAC_READ_SEARCH",
+                    "SYS_RAWIO",
+                    "NET_ADMIN",
+                    "SYS_BOOT",
+                    "BPF",
+                    "PERFMON",
+                    "DAC_OVERRIDE",
+                    "SYS_CHROOT",
+                )
                 or "unconfined" in value
                 or value.startswith("/dev/")
             ):
@@ -772,10 +805,25 @@ def _docker(f: Facts) -> None:
                         "/boot",
                         "/usr",
                         "/home",
+                        "/run",
+                        "/var/run",
+                        "/var",
+                        "/var/lib/docker",
+                        "/run/containerd",
+                        "/lib/modules",
                     )
                     or located == f.home
                 ):
                     f.privileged = True
+            elif source and ":" in mount and "/" not in source:
+                f.reads.append(f"(volume {source})")  # a named volume: see `volume create`
+    if f.subcommand == "volume" and operands[1:2] == ["create"]:
+        # `docker volume create --opt device=/ --opt o=bind`: the host's root, by name
+        opts = option_values(options, "-o", "--opt")
+        if any(o.startswith("device=") for o in opts) and any("bind" in o for o in opts):
+            device = next(o.split("=", 1)[1] for o in opts if o.startswith("device="))
+            if not f.at(device).startswith(f.cwd or "\0"):
+                f.privileged = True
     if f.subcommand == "cp" and len(operands) >= 3:
         source, dest = operands[1], operands[2]
         if ":" in source.split("/", 1)[0]:
@@ -801,7 +849,7 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_pip_handler, "pip pip3"),
     (_js_package, "npm pnpm yarn npx pnpx bunx"),
     (_cargo_like, "cargo go gem"),
-    (_docker, "docker podman"),
+    (_docker, "docker podman nerdctl"),
 )
 #: The network programs this module knows, by name.
 HANDLERS: dict[str, Callable[[Facts], None]] = {

@@ -57,6 +57,8 @@ class Facts:
     home: str
     subcommand: str = ""
     reads: list[str] = field(default_factory=list)
+    #: Files and directories whose names and metadata it prints, never contents.
+    lists: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     deletes: list[str] = field(default_factory=list)
     recursive: bool = False
@@ -91,6 +93,10 @@ class Facts:
 
     def read(self, *words: str, base: str | None = None) -> None:
         self.reads += [self.at(w, base) for w in words if is_path_word(w)]
+
+    def listing(self, *words: str, base: str | None = None) -> None:
+        """`words` are listed (`ls`, `find`, `stat`): names and metadata, no contents."""
+        self.lists += [self.at(w, base) for w in words if is_path_word(w)]
 
     def write(self, *words: str, base: str | None = None) -> None:
         self.writes += [self.at(w, base) for w in words if is_path_word(w)]

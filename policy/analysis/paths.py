@@ -319,24 +319,28 @@ def inside(path: str, patterns: Sequence[str], home: str = "") -> bool:
     """Does every file `path` may name match one of `patterns`? For a literal path
     the same as `matches`; for a pattern (`/tmp/build-*`, `DIR/**`) the question an
     exemption must ask, where `matches` answers "may it". Answered with a probe: each
-    wildcard component replaced by a hidden name no pattern mentions (`.\x01`), `**`
-    by two of them, so only a pattern that takes any name (and dotfiles) there agrees.
-    A path of unknown place (`?...`) is inside nothing."""
+    wildcard component replaced by a name no pattern mentions, `**` by two of them,
+    once as a hidden name (`.\x01`) and once as a plain one (`\x01`), so only a
+    pattern that takes any name there, dotfiles and others, agrees (`/root/.*` does
+    not hold `/root/**`). A path of unknown place (`?...`) is inside nothing."""
     if not path or not patterns or path.startswith("?"):
         return False
     path = _known(path)
     compiled = _compiled_globs(tuple(patterns), home)
     if not _WILD.search(path):
         return compiled.match(path)
-    probe: list[str] = []
-    for part in path.split("/"):
-        if part == "**":
-            probe += [".\x01", ".\x01"]
-        elif _WILD.search(part):
-            probe.append(".\x01")
-        else:
-            probe.append(part)
-    return compiled.match("/".join(probe))
+    for name in (".\x01", "\x01"):
+        probe: list[str] = []
+        for part in path.split("/"):
+            if part == "**":
+                probe += [name, name]
+            elif _WILD.search(part):
+                probe.append(name)
+            else:
+                probe.append(part)
+        if not compiled.match("/".join(probe)):
+            return False
+    return True
 
 
 class _Globs:

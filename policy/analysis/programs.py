@@ -23,6 +23,7 @@ from policy.analysis.operands import (
     Facts,
     first_operand,
     has_option,
+    host_of,
     option_values,
     split_options,
     stdin_is_data,
@@ -38,6 +39,7 @@ __all__ = [
     "SUBCOMMANDS",
     "facts_of",
     "handler_for",
+    "language_of",
     "take_file",
     "take_input",
     "take_manifest",
@@ -206,10 +208,24 @@ def _reads_all(f: Facts) -> None:
         f.read(*(v for v in values if v.startswith(("/", "~", "./", "../"))))
 
 
-def _reads_or_cwd(f: Facts) -> None:
-    """`ls`, `du`, `tree`: the operands, or the directory it runs in."""
+def _files0_from(f: Facts) -> None:
+    """`--files0-from F` (sort, wc, du, find): the files read are named inside F."""
+    for arg in f.cmd.args:
+        if arg.lstrip("-").startswith("files0-from"):
+            f.hide(f"{f.cmd.name} reads the files named in a list the policy cannot see")
+            return
+
+
+def _lists_all(f: Facts) -> None:
+    """`stat`, `readlink`: the operands' names and metadata, no contents."""
     operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
-    f.read(*(operands or ["."]))
+    f.listing(*operands)
+
+
+def _reads_or_cwd(f: Facts) -> None:
+    """`ls`, `du`, `tree`: the operands, or the directory it runs in, listed."""
+    operands, _ = split_options(f.cmd.args, _VALUE_OPTIONS.get(f.cmd.name, frozenset()))
+    f.listing(*(operands or ["."]))
 
 
 def _nothing(f: Facts) -> None:
@@ -273,7 +289,7 @@ def _targeted(
         f.privileged = True
 
 
-_SETUID_OCTAL = re.compile(r"^[0-7]?[2-7][0-7]{3}$")
+_SETUID_OCTAL = re.compile(r"^0*[2-7][0-7]{3}$")
 
 
 def _grants_setuid(mode: str) -> bool:
@@ -293,6 +309,11 @@ def _chmod(f: Facts) -> None:
             mode, files = (operands[0] if operands else ""), operands[1:]
         if _grants_setuid(mode):
             f.privileged = True
+        elif has_option(options, "--reference") and not dashed:
+            # the mode is copied from another file: setuid if that file has it
+            reference = option_values(options, "--reference")
+            if not reference or not all(f.at(r).startswith(f.cwd or "\0") for r in reference):
+                f.hide("chmod --reference copies a mode the policy cannot see")
     elif f.cmd.name in ("chown", "chgrp", "chcon"):
         files = operands[1:] if not has_option(options, "--reference") else operands
     elif f.cmd.name == "setfacl":
@@ -325,11 +346,21 @@ def _truncate(f: Facts) -> None:
     operands, options = split_options(f.cmd.args, words("-s --size -r --reference"))
     f.write(*operands)
     f.read(*option_values(options, "-r", "--reference"))
+    sizes = option_values(options, "-s", "--size")
+    if any(re.fullmatch(r"[<]?0+[KMGTPEZY]?(?:i?B)?", size) for size in sizes):
+        f.delete(*operands)  # emptied: what they held is gone
 
 
 def _tee(f: Facts) -> None:
     operands, _ = split_options(f.cmd.args, words("--output-error"))
     f.write(*operands)
+
+
+def _ddrescue(f: Facts) -> None:
+    """ddrescue [options] INFILE OUTFILE [MAPFILE]: OUTFILE is overwritten."""
+    operands, _ = split_options(f.cmd.args, words("-b -c -e -i -o -s -m -l -x -Z -K"))
+    f.read(*operands[:1])
+    f.write(*operands[1:3])
 
 
 def _dd(f: Facts) -> None:
@@ -339,7 +370,7 @@ def _dd(f: Facts) -> None:
             continue
         if key == "if":
             f.read(value)
-        elif key == "of":
+        elif key in ("of", "vf"):
             f.write(value)
 
 
@@ -426,6 +457,8 @@ def _grep(f: Facts) -> None:
     f.read(*pattern_files)
     if has_option(options, "--pre"):
         f.hide(f"{name} --pre runs a program on every file")
+    if has_option(options, "--hostname-bin"):
+        f.hide(f"{name} --hostname-bin runs a program")
     if name in ("grep", "egrep", "fgrep", "zgrep"):
         recursive = has_option(options, "-r", "-R", "--recursive", "--dereference-recursive")
         if recursive:
@@ -440,8 +473,8 @@ def _grep(f: Facts) -> None:
 def _find(f: Facts) -> None:
     args = list(f.cmd.args)
     starts = _shell.find_starts(args)
-    f.read(*starts)
-    f.read(*(s.rstrip("/") + "/**" for s in starts))
+    f.listing(*starts)  # find prints names and metadata, never contents
+    f.listing(*(s.rstrip("/") + "/**" for s in starts))
     for position, arg in enumerate(args):
         following = args[position + 1] if position + 1 < len(args) else ""
         if arg == "-delete":
@@ -487,6 +520,9 @@ def _tar(f: Facts) -> None:
     elif create:
         f.write(*(a for a in archives if a != "-"))
         f.read_tree(*operands, base=base)
+        if has_option(options, "--remove-files"):
+            f.delete(*operands, base=base)  # the sources go once archived
+            f.recursive = True
         if "-" in archives or not archives:
             f.sends.append("-") if f.cmd.pipe[0] else None
     else:
@@ -498,7 +534,8 @@ def _zip(f: Facts) -> None:
     if name == "unzip":
         operands, options = split_options(f.cmd.args, words("-d -x -P"))
         f.read(*operands[:1])
-        f.write(*(option_values(options, "-d") or ["."]))
+        if not has_option(options, "-l", "-t", "-v", "-Z", "-z", "-p", "-c"):
+            f.write(*(option_values(options, "-d") or ["."]))  # not a listing or a test
         return
     operands, options = split_options(
         f.cmd.args,
@@ -513,12 +550,20 @@ def _zip(f: Facts) -> None:
         f.read_tree(*operands[1:])
     else:
         f.read(*operands[1:])
+    if has_option(options, "-m", "--move") or any(
+        re.fullmatch(r"-[A-Za-z]*m[A-Za-z]*", a) for a in f.cmd.args
+    ):
+        f.delete(*operands[1:])  # zip -m moves the files into the archive
+        f.recursive = has_option(options, "-r", "--recurse-paths", "-R")
 
 
 def _archive_other(f: Facts) -> None:
     operands, options = split_options(f.cmd.args, words("-o -O -C -d"))
     f.read(*operands)
     f.write(*option_values(options, "-o", "-O", "-d"))
+    if "-sdel" in f.cmd.args:
+        f.delete(*operands[2:])  # 7z a -sdel ARCHIVE FILES: the files go once archived
+        f.recursive = True
 
 
 def _editor(f: Facts) -> None:
@@ -620,6 +665,152 @@ def _sqlite_text(f: Facts, text: str) -> None:
         f.hide("sqlite3 runs code its SQL names (load_extension, edit)")
 
 
+#: What each compressor adds to a file's name.
+_COMPRESSED = {
+    "gzip": ".gz", "gunzip": ".gz", "bzip2": ".bz2", "bunzip2": ".bz2", "xz": ".xz",
+    "unxz": ".xz", "zstd": ".zst", "unzstd": ".zst", "lz4": ".lz4", "lzma": ".lzma",
+    "unlzma": ".lzma",
+}  # fmt: skip
+
+
+def _compressor(f: Facts) -> None:
+    """gzip FILE writes FILE.gz (and removes FILE); gunzip FILE.gz writes FILE; with
+    -c (or -t, -l) the output goes to standard output and no file is made."""
+    operands, options = split_options(f.cmd.args, words("-S --suffix -b -T --threads -L -o"))
+    f.read(*operands)
+    if not operands or has_option(options, "-c", "--stdout", "-t", "--test", "-l", "--list"):
+        return
+    decompress = f.cmd.name.startswith(("gun", "bun", "un")) or has_option(
+        options, "-d", "--decompress", "--uncompress"
+    )
+    suffix = _COMPRESSED[f.cmd.name]
+    for operand in operands:
+        if decompress:
+            f.write(operand.removesuffix(suffix))
+        else:
+            f.write(operand + suffix)
+    f.write(*option_values(options, "-o"))
+
+
+#: gdb's and lldb's options that take a value, by the name this module files them under.
+_GDB_VALUES = {
+    "-ex": "-ex", "-eval-command": "-ex", "-iex": "-ex", "-init-eval-command": "-ex",
+    "-o": "-o", "-O": "-o", "-one-line": "-o", "-one-line-before-file": "-o",
+    "-x": "-x", "-command": "-x", "-ix": "-x", "-init-command": "-x",
+    "-source": "-x", "-p": "-p", "-pid": "-p", "-cd": "-cd", "-directory": "-d",
+}  # fmt: skip
+
+
+def _gdb(f: Facts) -> None:
+    """gdb/lldb: `-ex 'shell CMD'` and `-ex '!CMD'` run shell commands, `-x FILE` runs
+    a command file (standard input when /dev/stdin), `-ex python ...` runs code."""
+    # gdb's long options take one dash or two, and a value after `=` or in the next word
+    options: dict[str, list[str]] = {}
+    operands: list[str] = []
+    args = list(f.cmd.args)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if not arg.startswith("-"):
+            operands.append(arg)
+            continue
+        name, equals, value = ("-" + arg.lstrip("-")).partition("=")
+        if name in _GDB_VALUES:
+            if not equals and index < len(args):
+                value = args[index]
+                index += 1
+            options.setdefault(_GDB_VALUES[name], []).append(value)
+    for command in options.get("-ex", []) + options.get("-o", []):
+        text = command.strip()
+        if text.startswith("!") or re.match(r"(?:shell|platform shell|pipe|\|)\s", text):
+            f.scripts.append(re.sub(r"^(?:!|shell\s|platform shell\s|pipe\s|\|\s)", "", text))
+        elif re.match(r"(?:python|py|pi|python-interactive|guile|script)\b", text):
+            f.hide(f"{f.cmd.name} runs code it is given ({text.split()[0]})")
+    for script in options.get("-x", []):
+        if script in ("-", "/dev/stdin", "/proc/self/fd/0"):
+            if f.cmd.stdin is not None:
+                take_manifest(f, f.cmd.stdin)
+            else:
+                f.runs_stdin = True
+        else:
+            f.read(script)
+            f.hide(f"{f.cmd.name} runs the commands in {script}")
+    f.read(*operands[:1])
+
+
+def _net_client(f: Facts) -> None:
+    """Programs that talk to another host named by a URL or `-h HOST` (websocat,
+    redis-cli, mysql, psql, mongosh): what they read on standard input goes out."""
+    operands, options = split_options(f.cmd.args, words("-h --host -p --port -u --user -a"))
+    f.network = True
+    for host in option_values(options, "-h", "--host"):
+        f.hosts.append(host)
+    for operand in operands:
+        if "://" in operand:
+            f.hosts.append(host_of(operand))
+    if not f.hosts:
+        f.hosts.append("localhost")
+
+
+def _deleter(f: Facts) -> None:
+    """Programs that remove what they are given: `rclone purge|delete|rmdir PATH`,
+    `gio trash PATH`, `trash-put`, `srm`, `wipe`."""
+    operands, _ = split_options(f.cmd.args)
+    if f.cmd.name == "rclone":
+        sub = operands[:1]
+        if sub and sub[0] in ("purge", "delete", "rmdir", "rmdirs", "deletefile", "cleanup"):
+            f.delete(*operands[1:])
+            f.recursive = sub[0] in ("purge", "rmdirs")
+        elif sub and sub[0] in ("sync", "move", "moveto") and len(operands) > 2:
+            f.read(operands[1])
+            f.write(operands[2])
+            f.recursive = True
+        else:
+            f.read(*operands[1:])
+        f.network = True
+        return
+    if f.cmd.name == "gio" and operands[:1] not in (["trash"], ["remove"], ["rm"]):
+        f.read(*operands[1:])
+        return
+    targets = operands[1:] if f.cmd.name == "gio" else operands
+    f.delete(*targets)
+    f.recursive = True
+
+
+def _btrfs(f: Facts) -> None:
+    """`btrfs subvolume delete PATH`, `btrfs device/filesystem ...`: the disk itself."""
+    operands, _ = split_options(f.cmd.args)
+    if operands[:2] in (["subvolume", "delete"], ["sub", "del"], ["subvolume", "del"]):
+        f.delete(*operands[2:])
+        f.recursive = True
+    elif operands[:1]:
+        f.write(*operands[2:])
+
+
+def _httpd(f: Facts) -> None:
+    """busybox httpd: serves `-h DIR` (the cwd by default) to whoever connects."""
+    _, options = split_options(f.cmd.args, words("-h -p -c -u -r -e -d -i"))
+    f.network = True
+    f.read_tree(*(option_values(options, "-h") or ["."]))
+
+
+def _patch(f: Facts) -> None:
+    """patch [FILE [PATCHFILE]]: the named file, else whatever files the patch names
+    (below the directory it runs in, or `-d DIR`)."""
+    operands, options = split_options(
+        f.cmd.args, words("-i --input -d --directory -o --output -p -F -B -r -z -V -D")
+    )
+    f.read(*option_values(options, "-i", "--input"), *operands[1:2])
+    if has_option(options, "--dry-run"):
+        return
+    if operands:
+        f.write(operands[0])
+    else:
+        f.write(*(option_values(options, "-d", "--directory") or ["."]))
+    f.write(*option_values(options, "-o", "--output"))
+
+
 def _pager(f: Facts) -> None:
     operands, options = split_options(
         f.cmd.args,
@@ -694,7 +885,21 @@ _INLINE = {
 }
 
 
-_PY_VERSION = re.compile(r"^(?:python|pypy)\d+(?:\.\d+)?$")
+#: An interpreter named with its version (`python3.12`, `lua5.4`, `php8.2`, `ruby3.1`).
+_VERSIONED = re.compile(
+    r"^(python|pypy|perl|ruby|php|lua|luajit|node|nodejs|tclsh|wish|pwsh)-?\d+(?:\.\d+)*$"
+)
+
+
+def language_of(name: str) -> str:
+    """The language interpreter `name` runs ("" when it is none we know)."""
+    found = INTERPRETERS.get(name)
+    if found:
+        return found
+    versioned = _VERSIONED.match(name)
+    return INTERPRETERS.get(versioned[1], "") if versioned else ""
+
+
 #: The short option that gives each language its code, as it may end a cluster.
 _CODE_LETTERS = {
     "python": "c",
@@ -713,7 +918,7 @@ _CODE_LETTERS = {
 
 def _interpreter(f: Facts) -> None:
     name = f.cmd.name
-    language = INTERPRETERS.get(name) or ("python" if _PY_VERSION.match(name) else "")
+    language = language_of(name)
     args = list(f.cmd.args)
     inline = _INLINE.get(language, ())
     code: str | None = None
@@ -783,9 +988,15 @@ def _interpreter(f: Facts) -> None:
             f.hide(f"{name} runs code that comes from a variable or substitution")
         else:
             _take_code(f, language, code)
-        f.read(*(r for r in rest if not r.startswith("-")))
-        if language == "perl" and any(re.fullmatch(r"-[a-zA-Z]*i\S*", a) for a in args):
-            f.write(*(r for r in rest if not r.startswith("-")))
+        operands = [r for r in rest if not r.startswith("-")]
+        f.read(*operands)
+        if language in ("perl", "ruby") and any(
+            re.fullmatch(r"-[a-zA-Z]*i\S*", a) and not a.startswith(("-M", "-m", "-I", "-r"))
+            for a in args
+        ):
+            f.write(*operands)  # -i edits its operands in place
+        if f.deletes and operands:
+            f.delete(*operands)  # `remove_tree($ARGV[0])`: the code deletes what it is given
         return
     script = next((r for r in rest if not r.startswith("-") or r == "-"), None)
     if script is None or script == "-" or script in ("/dev/stdin", "/proc/self/fd/0"):
@@ -822,11 +1033,36 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
         f.read_tree(*(option_values(options, "-d", "--directory") or ["."]))
         return
     if module in ("venv", "virtualenv"):
-        f.write(*(r for r in rest if not r.startswith("-")))
+        _venv(f, rest)
         return
     if module in ("base64",):
         return
     f.read(*(r for r in rest if not r.startswith("-") and ("/" in r or r.startswith("."))))
+
+
+def _venv(f: Facts, args: Sequence[str]) -> None:
+    """`python -m venv [--clear] DIR`, `uv venv [--clear] [DIR]`, `virtualenv DIR`:
+    DIR is made, and with --clear (or `--allow-existing` not given to uv) emptied first."""
+    operands, options = split_options(args, words("-p --python --prompt --seed --index-url"))
+    targets = operands or ([".venv"] if f.cmd.name == "uv" else [])
+    f.write_tree(*targets)
+    if has_option(options, "--clear"):
+        f.delete(*targets)
+        f.recursive = True
+
+
+def _uv(f: Facts) -> None:
+    """uv: `uv venv` makes an environment, `uv pip` is pip, the rest installs or runs
+    the project's own code."""
+    operands, _ = split_options(f.cmd.args, words("-p --python --directory --project"))
+    f.subcommand = operands[0] if operands else ""
+    if f.subcommand == "venv":
+        _venv(f, list(f.cmd.args)[list(f.cmd.args).index("venv") + 1 :])
+    elif f.subcommand == "pip":
+        network.pip(f, list(f.cmd.args)[list(f.cmd.args).index("pip") + 1 :])
+        f.subcommand = "pip"
+    else:
+        _default(f)
 
 
 def _take_code(f: Facts, language: str, text: str) -> None:
@@ -1029,9 +1265,15 @@ def _make(f: Facts) -> None:
     directory = option_values(options, "-C", "--directory")
     if directory:
         f.read(directory[-1])
-    f.read(*option_values(options, "-f", "--file", "--makefile"))
+    makefiles = option_values(options, "-f", "--file", "--makefile")
+    f.read(*makefiles)
     if has_option(options, "--eval", "-E"):
         f.hide("make --eval runs make code it is given")
+    if any(m in ("-", "/dev/stdin") for m in makefiles):
+        if f.cmd.stdin is not None:
+            take_manifest(f, f.cmd.stdin)  # recipes are command lines
+        else:
+            f.runs_stdin = True
 
 
 def _env_dump(f: Facts) -> None:
@@ -1039,6 +1281,10 @@ def _env_dump(f: Facts) -> None:
     secrets and all, printed; read as /proc/self/environ is."""
     name = f.cmd.name
     args = [a for a in f.cmd.args if a not in ("-0", "--null")]
+    if name == "env":
+        # `env -u NAME` and `env -C DIR` with no command still print everything
+        operands, _ = split_options(args, words("-u --unset -C --chdir -S --split-string"))
+        args = operands
     if name == "printenv":
         if not args:
             f.reads.append("/proc/self/environ")
@@ -1055,6 +1301,8 @@ def _env_dump(f: Facts) -> None:
         flags = "".join(a[1:] for a in args if a.startswith("-"))
         if not operands and (not flags or set(flags) <= set("pxr")):
             f.reads.append("/proc/self/environ")
+        elif "p" in flags:
+            f.variables += operands  # `declare -p SECRET` prints it
 
 
 def _ln_handler(f: Facts) -> None:
@@ -1129,7 +1377,8 @@ def _file(f: Facts) -> None:
             *(m + ".mgc" for m in option_values(options, "-m", "--magic-file")),
             *(o + ".mgc" for o in operands),
         )
-    f.read(*operands, *option_values(options, "-m", "--magic-file", "-f", "--files-from"))
+    f.listing(*operands)  # a file's type, not its contents
+    f.read(*option_values(options, "-m", "--magic-file", "-f", "--files-from"))
 
 
 def _du(f: Facts) -> None:
@@ -1140,7 +1389,8 @@ def _du(f: Facts) -> None:
             "--files0-from --time-style"
         ),
     )
-    f.read(*(operands or ["."]))
+    f.listing(*(operands or ["."]))
+    # the names in these files are echoed back in du's errors: their contents are read
     f.read(*option_values(options, "--files0-from", "-X", "--exclude-from"))
 
 
@@ -1150,25 +1400,59 @@ def _iconv(f: Facts) -> None:
     f.write(*option_values(options, "-o", "--output"))
 
 
+#: jq's options and how many words follow each (`--rawfile NAME FILE`).
+_JQ_VALUES = {
+    "--arg": 2, "--argjson": 2, "--slurpfile": 2, "--rawfile": 2, "-f": 1,
+    "--from-file": 1, "-L": 1, "--library-path": 1, "--indent": 1,
+}  # fmt: skip
+#: A jq or yq filter that prints the environment (`env`, `$ENV`, yq's `env()`).
+_JQ_ENV = re.compile(r"\$ENV\b|(?<![\w$.])env\b|\bstrenv\s*\(")
+
+
 def _jq(f: Facts) -> None:
-    operands, options = split_options(
-        f.cmd.args,
-        words(
-            "--arg --argjson --slurpfile --rawfile --args --jsonargs -f --from-file -L "
-            "--indent --tab"
-        ),
-    )
-    program_given = has_option(options, "-f", "--from-file")
+    """jq/yq FILTER FILES: the files read (and `--rawfile NAME FILE`, `--slurpfile`,
+    `-f FILE`); a filter that prints the environment reads it; yq `-i` writes."""
+    args = list(f.cmd.args)
+    operands: list[str] = []
+    program_given = False
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        count = _JQ_VALUES.get(arg.split("=", 1)[0], 0) if "=" not in arg else 0
+        if arg in ("--slurpfile", "--rawfile") and index + 2 < len(args):
+            f.read(args[index + 2])
+        elif arg in ("-f", "--from-file") and index + 1 < len(args):
+            f.read(args[index + 1])
+            program_given = True
+        elif arg in ("--args", "--jsonargs"):
+            operands += [a for a in args[index + 1 :] if a][:1]  # the filter, if not yet
+            break
+        elif not arg.startswith("-") or arg == "-":
+            operands.append(arg)
+        index += 1 + count
     files = operands if program_given else operands[1:]
-    f.read(*files)
-    for option in ("--slurpfile", "--rawfile"):
-        values = options.get(option, [])
-        # `--rawfile name file`: the value we took is the name; the file follows
-        f.read(*values[1::2]) if len(values) > 1 else None
+    if f.cmd.name == "yq" and any(a in ("-i", "--inplace") or a.startswith("-i") for a in args):
+        f.write(*files)
+    else:
+        f.read(*files)
+    if not program_given and operands and _JQ_ENV.search(operands[0]):
+        f.reads.append("/proc/self/environ")
 
 
 def _ls_like(f: Facts) -> None:
     _reads_or_cwd(f)
+    if f.cmd.name == "tree":
+        _, options = split_options(f.cmd.args, words("-o -L -P -I -H -T --charset --fromfile"))
+        f.write(*option_values(options, "-o"))  # tree -o FILE writes the listing there
+        if has_option(options, "-R") and has_option(options, "-H"):
+            f.write_tree(*([o for o in f.cmd.args if not o.startswith("-")][:1] or ["."]))
+
+
+def _xxd(f: Facts) -> None:
+    """xxd [options] [INFILE [OUTFILE]]: OUTFILE is written (`xxd -r -p IN OUT`)."""
+    operands, _ = split_options(f.cmd.args, words("-c -g -l -s -o -n -C -cols -len -seek"))
+    f.read(*operands[:1])
+    f.write(*operands[1:2])
 
 
 SUBCOMMANDS = words(
@@ -1182,7 +1466,7 @@ SUBCOMMANDS = words(
 PRIVILEGED = words(
     "sudo doas su pkexec run0 runuser sudoedit visudo newgrp sg chroot nsenter "
     "setpriv unshare machinectl"
-)
+) | {"systemd-run --uid"}
 
 
 _WRITERS = words("rm mv cp ln chmod chown chgrp touch tee truncate shred mkdir install dd sed perl")
@@ -1305,12 +1589,25 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_archive_other, "7z"),
     (
         _reads_all,
-        "gzip gunzip bzip2 xz zstd cat tac head tail nl od xxd hexdump strings base64 base32 wc "
-        "cut paste join comm diff cmp stat md5sum sha1sum sha256sum sha512sum cksum fold fmt "
-        "expand column rev bat batcat xclip readlink realpath getfacl lsattr",
+        "cat tac head tail nl od hexdump strings base64 base32 wc "
+        "cut paste join comm diff cmp md5sum sha1sum sha256sum sha512sum cksum fold fmt "
+        "expand column rev bat batcat xclip",
     ),
+    (_lists_all, "stat readlink realpath getfacl lsattr"),
     (_editor, "vim vi nvim ex view vimdiff nano emacs ed red"),
     (_sqlite, "sqlite3 sqlite"),
+    (_patch, "patch"),
+    (_gdb, "gdb lldb"),
+    (_net_client, "websocat wscat redis-cli valkey-cli keydb-cli mongosh mongo"),
+    (_uv, "uv"),
+    (lambda f: _venv(f, list(f.cmd.args)), "virtualenv"),
+    (_compressor, "gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 lzma unlzma"),
+    (_xxd, "xxd"),
+    (_ddrescue, "ddrescue"),
+    (_dd, "dcfldd dc3dd"),
+    (_deleter, "rclone gio trash-put trash gvfs-trash kioclient5 srm wipe"),
+    (_btrfs, "btrfs"),
+    (_httpd, "httpd"),
     (_pager, "less more most"),
     (_man, "man"),
     (_ls_like, "ls dir tree exa eza fd"),
@@ -1361,7 +1658,7 @@ for _interpreter_name in INTERPRETERS:
 
 
 _FAMILIES: tuple[tuple[re.Pattern[str], Callable[[Facts], None]], ...] = (
-    (_PY_VERSION, _interpreter),
+    (_VERSIONED, _interpreter),
     (re.compile(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
     (re.compile(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
 )
@@ -1387,7 +1684,7 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
     if f.cmd.name in ("sqlite3", "sqlite"):
         _sqlite_text(f, text)
         return
-    language = INTERPRETERS.get(f.cmd.name) or ("python" if _PY_VERSION.match(f.cmd.name) else "")
+    language = language_of(f.cmd.name)
     if not language and path:
         language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
     if f.cmd.name in SHELLS or language == "shell" or (not language and path):
@@ -1453,6 +1750,35 @@ def take_manifest(f: Facts, text: str) -> None:
 
 #: Subcommands that install packages.
 _INSTALLS = words("install localinstall reinstall add i upgrade update")
+#: Programs (and subcommands) that fetch a package and run it.
+_PACKAGE_RUNNERS = words("uvx npx bunx pnpx")
+_PACKAGE_RUN_SUBCOMMANDS = {
+    ("pipx", "run"), ("npm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("deno", "run"),
+    ("deno", "install"), ("uv", "tool"), ("bun", "x"), ("pip", "download"),
+}  # fmt: skip
+
+
+def _fetches_code(cmd: _shell.SimpleCommand, subcommand: str) -> bool:
+    """An install or a run of a package named by a URL or a repository (`pip install
+    git+https://...`, `uv pip install URL`, `uvx --from git+...`, `npm exec github:x/y`,
+    `deno run https://...`): code from the network that runs here."""
+    words_ = [a for a in cmd.argv if _shell._UNKNOWN not in a]
+    if not any(_shell.REMOTE_SPEC.search(w.split("=", 1)[-1]) for w in words_[1:]):
+        return _shell.REMOTE_SPEC.search(cmd.argv[0]) is not None if cmd.argv else False
+    if cmd.name in ("git", "hg", "svn"):
+        return False  # a remote is named, nothing is installed
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    return (
+        subcommand in _INSTALLS
+        or (
+            operands[:1] in (["pip"], ["tool"], ["global"])
+            and operands[1:2] != []
+            and operands[1] in {*_INSTALLS, "run"}
+        )
+        or cmd.name in _PACKAGE_RUNNERS
+        or (cmd.name, subcommand) in _PACKAGE_RUN_SUBCOMMANDS
+    )
+
 
 #: Options whose value is a command line (or a program) the program runs.
 _COMMAND_OPTION = re.compile(
@@ -1531,7 +1857,7 @@ def _command_arguments(f: Facts) -> None:
     `!command` (gdb, dc, mail, hg aliases, ...), sqlite's `.shell`, and code calls
     (`system("...")`) handed to a program that evaluates them."""
     name = f.cmd.name
-    if name in _TEXT_ARGUMENTS or name in INTERPRETERS or name in SHELLS:
+    if name in _TEXT_ARGUMENTS or language_of(name) or name in SHELLS:
         return
     args = [a for a in f.cmd.args if _shell._UNKNOWN not in a]
     for position, arg in enumerate(args):
@@ -1594,6 +1920,14 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     facts.variables += cmd.variables
     if handler is not None:
         _option_paths(facts)
+    _files0_from(facts)
+    if facts.network:
+        # what a networked program reads on its standard input may go out with it
+        # (`nc host < f`, `python -c '...urlopen(u, stdin)' < f`, `websocat URL < f`)
+        for redirect in cmd.redirects:
+            match = _REDIRECT.match(redirect)
+            if match and match[2] in ("<", "<>") and match[3] not in ("/dev/null", ""):
+                facts.sends.append(facts.at(match[3]))
     _command_arguments(facts)
     if cmd.name not in _LIBRARY_HANDLERS:
         library = _native_library(cmd.args)
@@ -1602,11 +1936,9 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     for arg in cmd.args:
         if "file://" in arg and _shell._UNKNOWN not in arg:
             facts.read(arg[arg.index("file://") :])
-    if facts.subcommand in _INSTALLS and any(
-        "://" in a for a in cmd.args[1:] if not a.startswith("-")
-    ):
+    if _fetches_code(cmd, facts.subcommand):
         facts.network = True
-        facts.downloaded = True  # a package from a URL: its install scripts run
+        facts.downloaded = True  # a package from a URL or a repository: its code runs
     if cmd.dynamic and not cmd.name:
         facts.hide("the program is named by a variable or a substitution")
     if re.search(r"[*?\[]", cmd.name):

@@ -31,6 +31,7 @@ rules treat as "cannot be understood". Never raises on any string.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import posixpath
 import re
@@ -83,6 +84,7 @@ _WRAPPERS = frozenset(
         "chroot",
         "coproc",
         "busybox",
+        "toybox",
         "pkexec",
         "run0",
         "strace",
@@ -572,6 +574,11 @@ class _Walker:
         #: Variables whose value the context gives (`$HOME`, `$PWD`): expanding them
         #: is not "dynamic", they say nothing the caller does not know.
         self.given: set[str] = set()
+        #: `$1`... of the script being walked (`sh -c '...' NAME ARGS`), when known.
+        self.positional: list[str] | None = None
+        #: The bodies of the functions the line defines, to walk again with the
+        #: arguments of a call (`f() { cat ~/"$1"; }; f .aws/credentials`).
+        self.functions: dict[str, str] = {}
         self.home = home
         self.cwd: str | None = _normal_dir(cwd) if cwd.startswith("/") else ""
         self.oldpwd: str | None = None
@@ -754,6 +761,8 @@ class _Walker:
             for child in node.children:
                 if child.is_named and (name_node is None or child.id != name_node.id):
                     self.walk(child, depth + 1, via, pending)
+                    if name and len(self.functions) < 64:
+                        self.functions[name] = self.text(child)
         finally:
             self.function = outer
 
@@ -820,7 +829,20 @@ class _Walker:
         self.given.discard(name)
         if acting_variable(name):
             self.acting[name] = known if known is not None else word.template
+        if known is not None:
+            # `v='x[$(id)]'; echo $((v))`, `x='$(id)'; echo ${x@P}`: arithmetic and
+            # prompt expansion run what the value spells
+            self.latent(known, depth)
         return word
+
+    def latent(self, text: str, depth: int) -> None:
+        """Walk the command substitutions spelled inside `text`, a value bash may still
+        evaluate (a subscript, an arithmetic operand, a prompt string)."""
+        if isinstance(text, _Unknown) or ("`" not in text and "$(" not in text):
+            return
+        for body in _latent_bodies(text):
+            self.substitution = True
+            self.script(body.encode("utf-8", "surrogatepass"), depth + 1, "$()")
 
     def declaration(
         self, node: Any, depth: int, via: str, redirects: tuple[_Redirect, ...]
@@ -1064,6 +1086,9 @@ class _Walker:
     ) -> None:
         unwrapped = _unwrap(_expand_braces(words))
         words, wrappers, assigned, chdir, replace = unwrapped[:5]
+        for runner, spec in unwrapped.fetches:
+            # `uv run --with URL cmd` installs URL first: judged as `uv install URL`
+            self.emit([runner, "install", spec], (), dynamic, depth, f"{runner} run")
         if unwrapped.outputs:
             redirects = (
                 *redirects,
@@ -1141,7 +1166,9 @@ class _Walker:
             )
         )
         if not declaration:
-            self.forget(args)
+            self.forget(name, args)
+            if name == "read":
+                self.read_given(args, redirects)
             if name in _DIRECTORY_CHANGERS:
                 self.change_dir(name, args, own)
         self.nested(index, name, args, redirects, depth)
@@ -1161,10 +1188,19 @@ class _Walker:
         if not target.startswith("/"):
             relative_to_cdpath = not target.startswith(("./", "../")) and target not in (".", "..")
             cdpath = self.variables.get("CDPATH") if "CDPATH" in self.variables else ""
-            if any(a.startswith("CDPATH=") for a in assignments) or (
-                relative_to_cdpath and cdpath != ""
-            ):
-                return None  # CDPATH may send it anywhere
+            given = [a.split("=", 1)[1] for a in assignments if a.startswith("CDPATH=")]
+            if given:
+                cdpath = given[-1]
+            if relative_to_cdpath and cdpath != "":
+                # CDPATH sends it elsewhere: to the one directory it names (bash tries
+                # each entry in turn; with several, where it lands is not known here)
+                entries = (cdpath or "").split(":")
+                if cdpath is None or len(entries) != 1 or _UNKNOWN in cdpath:
+                    return None
+                base = entries[0] or self.cwd
+                if base is None or not base.startswith("/"):
+                    return None
+                return _normal_dir(f"{base}/{target}")
             if self.cwd is None:
                 return None
             target = f"{self.cwd}/{target}" if self.cwd else target
@@ -1200,14 +1236,35 @@ class _Walker:
             self.variables["PWD"] = None
             self.given.discard("PWD")
 
-    def forget(self, args: list[str]) -> None:
-        """A command may set a variable it names (`read X`, `printf -v X`, `let X=1`)."""
-        if not self.variables:
+    def forget(self, program: str, args: list[str]) -> None:
+        """A command may set a variable it names (`read X`, `printf -v X`, `let X=1`);
+        a builtin that sets one that changes what runs (`printf -v HOME`, `read PATH`)
+        is an assignment of it, to a value nobody knows."""
+        setter = program in _SETTERS
+        if not self.variables and not setter:
             return
         for arg in args:
             name = arg.split("=", 1)[0].split("[", 1)[0]
             if name in self.variables:
                 self.variables[name] = None
+            if setter and not isinstance(arg, _Unknown) and acting_variable(name):
+                self.acting[name] = f"{_UNKNOWN}<{program}>"
+
+    def read_given(self, args: list[str], redirects: tuple[_Redirect, ...]) -> None:
+        """`read X <<< word`, `read A B <<EOF`: the line read is known, so is X."""
+        stdin = next((r for r in reversed(redirects) if r.stdin), None)
+        if stdin is None or stdin.script is None or stdin.expands:
+            return
+        if any(a.startswith("-") and a not in ("-r", "-s") for a in args):
+            return  # -a, -d, -n, -p...: not one plain line into names
+        names = [a for a in args if not a.startswith("-") and not isinstance(a, _Unknown)]
+        line = stdin.script.split("\n", 1)[0]
+        if not names:
+            return
+        fields = line.split(None, len(names) - 1)
+        for index, name in enumerate(names):
+            self.variables[name] = fields[index] if index < len(fields) else ""
+            self.given.discard(name)
 
     def nested(
         self,
@@ -1236,6 +1293,14 @@ class _Walker:
         redirects: tuple[_Redirect, ...],
         depth: int,
     ) -> None:
+        body = self.functions.get(name)
+        if body is not None and args and self.function != name:
+            self.run_string(index, body, depth, "function", positional=[name, *args])
+        if name in _SUBSCRIPT_EVALUATORS:
+            # `test -v 'a[$(id)]'`, `printf -v 'a[$(id)]'`, `unset 'a[$(id)]'`: bash
+            # evaluates the subscript, substitutions included
+            for arg in _evaluated_names(name, args):
+                self.latent(arg, depth)
         if name in _STRING_RUNNERS:
             given = _string_script(name, args)
             if given is not None:
@@ -1295,6 +1360,8 @@ class _Walker:
                     self.mark_dynamic(index)
                 if stdin is not None and stdin.script is not None:
                     self.script(stdin.script.encode("utf-8", "surrogatepass"), depth + 1, name)
+        elif name in ("fd", "fdfind"):
+            self.fd_exec(args, depth)
         elif name == "find":
             places = find_found(args)
             for start, arg in enumerate(args):
@@ -1337,12 +1404,18 @@ class _Walker:
                 return
         saved = {str(n): self.variables.get(str(n)) for n in range(10)}
         given = set(self.given)
+        outer_positional = self.positional
         for number in range(10):
             value = positional[number] if positional and number < len(positional) else None
             self.variables[str(number)] = None if isinstance(value, _Unknown) else value
+        arguments = positional[1:] if positional else []
+        self.positional = (
+            None if any(isinstance(a, _Unknown) for a in arguments) else list(arguments)
+        )
         try:
             self.script(script.encode("utf-8", "surrogatepass"), depth + 1, via)
         finally:
+            self.positional = outer_positional
             for key, value in saved.items():
                 if value is None:
                     self.variables.pop(key, None)
@@ -1368,6 +1441,8 @@ class _Walker:
         if len(parts) > 2:
             walked.add(parts[2].id)
             word = self.word(parts[2], depth, via, quoted=True)
+            if not parts[2].child_count:
+                self.latent(self.text(parts[2]), depth)  # `${x:-`id`}`: a plain word
             if word.values is None:
                 default_known = False
             else:
@@ -1385,6 +1460,49 @@ class _Walker:
         if operator in (":=", "="):
             self.variables[variable] = default
         return default
+
+    def fd_exec(self, args: list[str], depth: int) -> None:
+        """`fd PATTERN [PATH] -x CMD` / `-X CMD`: CMD runs on what fd finds below PATH
+        (`{}` and its variants stand for each file)."""
+        for at, arg in enumerate(args):
+            if arg in ("-x", "--exec", "-X", "--exec-batch"):
+                break
+            if arg.startswith(("--exec=", "--exec-batch=")):
+                at, args = at, [*args[:at], arg.split("=", 1)[0], arg.split("=", 1)[1]]
+                break
+        else:
+            return
+        before = [a for a in args[:at] if not a.startswith("-")]
+        place = (before[1] if len(before) > 1 else ".").rstrip("/") + "/**"
+        command = list(args[at + 1 :])
+        if ";" in command:
+            command = command[: command.index(";")]
+        if not command:
+            return
+        self.substitution = True
+        if depth + 1 > MAX_DEPTH:
+            raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+        if any(_FD_TOKEN.search(w) for w in command if not isinstance(w, _Unknown)):
+            command = [w if isinstance(w, _Unknown) else _FD_TOKEN.sub(place, w) for w in command]
+        else:
+            command.append(place)
+        unknown = any(isinstance(w, _Unknown) for w in command)
+        self.emit(command, (), unknown, depth + 1, "fd -x")
+
+    def trimmed(self, node: Any, name_node: Any) -> str | None:
+        """`${X%pat}`, `${X%%pat}`, `${X#pat}`, `${X##pat}` of a value the line knows
+        (`${HOME%/}`), with a pattern spelled out; None otherwise."""
+        parts = [c for c in node.children if c.type not in ("${", "}")]
+        if len(parts) != 3 or parts[0].id != name_node.id or parts[2].child_count:
+            return None
+        operator = self.text(parts[1])
+        if operator not in ("%", "%%", "#", "##"):
+            return None
+        value = self.variables.get(self.text(name_node))
+        pattern = self.text(parts[2])
+        if value is None or len(value) > 4096 or any(c in pattern for c in "$`\\'\"[("):
+            return None  # (a long value is not trimmed: each cut is a match)
+        return _trim(value, operator, pattern)
 
     def parallel(self, index: int, args: list[str], depth: int) -> None:
         """GNU parallel: `parallel CMD ::: ARGS` runs CMD once per argument (put where
@@ -1470,6 +1588,12 @@ class _Walker:
         if len(stages) > 1 and (len(pipes) != 1 or 0 in pipes):
             return None
         ordered = sorted(stages, key=lambda c: c.pipe[1])
+        if len(ordered) == 1 and ordered[0].name == "find" and not ordered[0].dynamic:
+            # `$(find rules -name '*.yaml')`: the files found, as the patterns they match
+            # (what -exec would be handed), so a command on them is judged on them
+            found = find_found(list(ordered[0].args))
+            if all(_UNKNOWN not in p and " " not in p for p in found):
+                return " ".join(found)
         return literal.output_of(ordered)
 
     def tilde(self, word: str) -> str:
@@ -1600,15 +1724,33 @@ class _Walker:
         walked: set[int] = set()
         if not plain and names and node.type == "expansion":
             defaulted = self.defaulted(node, names[0], depth, via, walked)
+            if defaulted is None:
+                defaulted = self.trimmed(node, names[0])
         for child in node.children:  # `${X:-$(id)}`: the default may run
             if child.id not in walked and (child.type in _SUBSTITUTIONS or child.child_count):
                 self.word(child, depth, via, quoted=True)
+            elif child.id not in walked and not child.child_count:
+                # tree-sitter leaves `${x:-`id`}` and `${x%`id`}` operands as plain words
+                self.latent(self.text(child), depth)
         if defaulted is not None:
             if quoted:
                 return _Word([defaulted], True, defaulted)
             separators = self.variables.get("IFS") or _DEFAULT_IFS
             fields, before, after = _split_fields(defaulted, separators)
             return _Word(fields, True, defaulted, before, after)
+        if plain and not names and self.positional is not None:
+            special = [c for c in node.children if c.type == "special_variable_name"]
+            if special and self.text(special[0]) in ("@", "*"):
+                # "$@" is each argument a word of its own; "$*" joins them
+                if quoted and self.text(special[0]) == "*":
+                    return _Word([" ".join(self.positional)], True, " ".join(self.positional))
+                if quoted:
+                    return _Word(list(self.positional), True)
+                ifs = self.variables.get("IFS", _DEFAULT_IFS)
+                if ifs is None:
+                    return _Word(None, True)
+                # unquoted, each argument is split again at $IFS
+                return _Word([w for p in self.positional for w in _split_fields(p, ifs)[0]], True)
         if not (plain and names):
             self.expanded.extend(self.text(n) for n in names)
             return _Word(None, True)
@@ -1626,6 +1768,70 @@ class _Walker:
             return _Word(None, True)
         fields, before, after = _split_fields(value, ifs)
         return _Word(fields, dynamic, value, before, after)
+
+
+#: Builtins that set the variables they name.
+_SETTERS = frozenset("read printf let mapfile readarray getopts".split())
+#: Builtins that evaluate an array subscript they are handed as text.
+_SUBSCRIPT_EVALUATORS = frozenset(
+    "test [ [[ printf unset let declare typeset local export readonly read mapfile "
+    "readarray wait getopts".split()
+)
+
+
+def _evaluated_names(name: str, args: list[str]) -> list[str]:
+    """The words a variable-naming builtin evaluates as names or arithmetic: what
+    follows `-v`/`-R` (test, printf), every operand (unset, let, read, ...), and
+    for declarations the name part (the value too under `-i`, an integer)."""
+    if name in ("test", "[", "[[", "printf"):
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-v", "-R")]
+    if name in ("declare", "typeset", "local", "export", "readonly"):
+        integer = any(a.startswith("-") and "i" in a for a in args)
+        return [a if integer else a.split("=", 1)[0] for a in args if not a.startswith("-")]
+    return [a for a in args if not a.startswith("-")]
+
+
+def _trim(value: str, operator: str, pattern: str) -> str:
+    """`${X%pat}` and friends: the shortest (`%`, `#`) or longest (`%%`, `##`) suffix or
+    prefix of `value` that `pattern` matches, removed."""
+    cuts = range(len(value) + 1)
+    if operator.startswith("%"):
+        order = reversed(cuts) if operator == "%" else cuts
+        for cut in order:
+            if fnmatch.fnmatchcase(value[cut:], pattern):
+                return value[:cut]
+    else:
+        order = cuts if operator == "#" else reversed(cuts)
+        for cut in order:
+            if fnmatch.fnmatchcase(value[:cut], pattern):
+                return value[cut:]
+    return value
+
+
+def _latent_bodies(text: str) -> list[str]:
+    """The bodies of the `...` and $(...) substitutions spelled in `text` (not $((...)),
+    which is arithmetic), at most a few."""
+    bodies: list[str] = []
+    index = 0
+    while index < len(text) and len(bodies) < 8:
+        if text[index] == "`":
+            end = text.find("`", index + 1)
+            if end < 0:
+                bodies.append(text[index + 1 :])
+                break
+            bodies.append(text[index + 1 : end])
+            index = end + 1
+            continue
+        if text.startswith("$(", index) and not text.startswith("$((", index):
+            level, end = 1, index + 2
+            while end < len(text) and level:
+                level += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            bodies.append(text[index + 2 : end - 1 if not level else end])
+            index = end
+            continue
+        index += 1
+    return [b for b in bodies if b.strip()]
 
 
 _DYNAMIC_KINDS = frozenset(
@@ -1891,6 +2097,9 @@ class _Unwrapped(NamedTuple):
     #: What xargs splits its input at: " " for blanks, else the delimiter (`-d`, `-0`,
     #: `-I` reads whole lines).
     split: str = " "
+    #: Packages a runner installs first (`uv run --with URL`, `npm exec --package=URL`),
+    #: as (runner, spec).
+    fetches: tuple[tuple[str, str], ...] = ()
 
 
 def _unwrap(words: list[str]) -> _Unwrapped:
@@ -1905,13 +2114,14 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     replace: str | None = None
     outputs: list[str] = []
     split_at = " "
+    fetches: list[tuple[str, str]] = []
     for _ in range(_MAX_WRAPPERS):
         while words and _ASSIGNMENT.match(words[0]):
             assigned.append(words[0])
             words = words[1:]
         if not words:
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
             )
         wrapper = posixpath.basename(words[0])
         if wrapper not in _WRAPPERS and wrapper.isupper() and wrapper.lower() in _WRAPPERS:
@@ -1921,16 +2131,22 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         runner = _RUNNERS.get((wrapper, words[1] if len(words) > 1 else ""))
         if runner is not None:
             rest = _after_runner(words[2:], *runner)
+            own_options = words[2 : len(words) - len(rest)]
+            fetches += [
+                (wrapper, spec)
+                for spec in (o.split("=", 1)[-1] for o in own_options)
+                if not isinstance(spec, _Unknown) and REMOTE_SPEC.search(spec)
+            ]
             if not rest:
                 return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
-            )
+                    words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+                )
             wrappers.append(f"{wrapper} {words[1]}")
             words = rest
             continue
         if wrapper not in _WRAPPERS:
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
             )
         takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
         rest = list(words[1:])
@@ -1949,12 +2165,19 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
                 value = rest.pop(0)
             if wrapper in ("strace", "ltrace") and option == "-o" and value is not None:
                 outputs.append(value)
+            elif wrapper != "stdbuf" and _WRAPPER_OUTPUT.match(option):
+                # `valgrind --log-file=F`, `time -o F`: the wrapper writes F itself
+                written = option.split("=", 1)[1] if "=" in option else value
+                if written:
+                    outputs.append(written)
             if wrapper == "systemd-run" and (
                 option in ("-d", "--same-dir") or option.startswith("--working-directory=")
             ):
                 chdir = option.split("=", 1)[1] if "=" in option else ""
             if wrapper == "systemd-run" and option.startswith(("--on-", "--timer-property")):
                 name = "systemd-run " + option.split("=", 1)[0]  # a timer: it runs later
+            elif wrapper == "systemd-run" and _as_root(option, value):
+                name = "systemd-run --uid"  # runs as another user (root)
             if wrapper == "xargs":
                 split_at = _xargs_split(option, value, split_at)
                 if option in ("-I", "-J") and value is not None:
@@ -1996,11 +2219,23 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         if not rest:
             # the wrapper alone (`sudo -v`, `env`) is the command
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
             )
         wrappers.append(name)
         words = rest
-    return _Unwrapped(words, wrappers, assigned, chdir, replace, tuple(outputs), split_at)
+    return _Unwrapped(
+        words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
+    )
+
+
+def _as_root(option: str, value: str | None) -> bool:
+    """systemd-run's `--uid=0`, `--uid root`, `-p User=root`: the unit runs as root."""
+    given = option.split("=", 1)[1] if "=" in option else (value or "")
+    if option.split("=", 1)[0] == "--uid":
+        return given in ("0", "root")
+    if option.split("=", 1)[0] in ("-p", "--property"):
+        return given.replace(" ", "") in ("User=root", "User=0")
+    return False
 
 
 def _xargs_split(option: str, value: str | None, split_at: str) -> str:
@@ -2181,7 +2416,9 @@ def shell_script_at(args: list[str]) -> tuple[str, str | None, int]:
                 continue
         if command:
             return "c", arg, position
-        return ("stdin", None, -1) if stdin else ("file", arg, position)
+        if stdin or arg in _STDIN_FILES:
+            return "stdin", None, -1  # `sh /dev/stdin <<< ...` reads its input too
+        return "file", arg, position
     return ("c", None, -1) if command else ("stdin", None, -1)
 
 
@@ -2196,6 +2433,12 @@ _PARALLEL_OPTION_ARGS = frozenset(
     "--transferfile --tf --tagstring --header -E --halt --sqlworker --sqlmaster -X --xargs "
     "--shebang-wrap --termseq -P --max-procs --plus --jobs-log".split()
 ) - {"-X", "--xargs", "--plus"}
+#: A package named by where it is fetched from, not by a registry name.
+REMOTE_SPEC = re.compile(r"://|^git\+|^(?:github|gitlab|bitbucket|gist):|@\s*https?:")
+_WRAPPER_OUTPUT = re.compile(
+    r"^--?(?:o|output|log-?file|logfile|xml-file|output-file|log-socket-file)(?:=|$)"
+)
+_FD_TOKEN = re.compile(r"\{(?:/|//|\.|/\.)?\}")
 _PARALLEL_TOKEN = re.compile(r"\{[0-9]*[./#%]*[0-9]*\}")
 _SSH_OPTION_ARGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 _SCRIPT_OPTION_ARGS = frozenset("EIOBTm")

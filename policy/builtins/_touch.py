@@ -98,7 +98,7 @@ def touched(
         access = _access.of_call(call.tool, call.args, call.cwd, facts.home, disk=False)
     found: list[str] = []
     if call.tool in _access.KNOWN_TOOLS or call.tool not in path_args:
-        found += [*access.reads, *access.writes, *access.deletes]
+        found += [*access.reads, *access.lists, *access.writes, *access.deletes]
     cwd = call.cwd if call.cwd.startswith("/") else ""
     if cwd:
         found.append(cwd)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Final
 
 from policy.aliases import AliasTable
-from policy.analysis import paths
+from policy.analysis import paths, readonly
 from policy.analysis.effects import Command
 from policy.analysis.shell import acting_variable
 from policy.builtins._match import PathGlobs, ToolSet
@@ -295,6 +295,10 @@ class Autonomy:
                 return False
             if not self.readonly_commands.admits(command):
                 return False
+            if readonly.knows(command.name) and not readonly.reads_only(
+                command.name, command.args
+            ):
+                return False  # `sort -o`, `fd -x`, `date -s`: a reader's option acts
             if any(w not in _DEVICES for w in command.writes) or command.deletes:
                 return False
         return True
