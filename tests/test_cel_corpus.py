@@ -42,6 +42,23 @@ DATA: dict[str, Any] = {
 }
 
 
+def _facts() -> dict[str, Any]:
+    """The call's facts for the data above, as the engine binds them (HOME=/home/dev)."""
+    from policy.analysis import access
+
+    found = access.of_call("bash", DATA["args"], "/srv/work", "/home/dev", disk=False)
+    return {
+        "commands": [c.to_cel() for c in found.commands],
+        "access": found.to_cel(),
+        "workspace": "/srv/work",
+        "home": "/home/dev",
+        "protected": ["/etc/hookpolicy", "/srv/work/rules"],
+    }
+
+
+DATA.update(_facts())
+
+
 def _layers(expr: str, variables: dict[str, str]) -> list[dict[str, str]]:
     """The variables `expr` reads (transitively), grouped by dependency depth,
     as the pack compiler binds them."""

@@ -114,7 +114,7 @@ def test_shipped_packs_decide_right_under_threads(audit_log: Path, engine_name: 
     errors: list[str] = []
     with make_engine(audit_log, packs=[RULES], cel_engine=engine_name) as engine:
         # the interpreted engine takes ≈ 100 ms a decision on the shipped packs
-        calls = 100 if engine_name == "cel-expr-python" else 10
+        calls = 100 if engine_name == "cel-expr-python" else 4
 
         def worker(index: int) -> None:
             for k in range(calls):

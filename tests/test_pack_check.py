@@ -76,6 +76,14 @@ DEFECTS = [
         "tool 'Bahs' is no known tool or alias (did you mean 'Bash'?)",
     ),
     (
+        "misspelt_fact.yaml",
+        7,
+        31,
+        "error",
+        "cel-error",
+        "undefined field 'delets' not found in struct 'hookpolicy.facts.Command'",
+    ),
+    (
         "bad_regex.yaml",
         7,
         40,
@@ -113,7 +121,7 @@ def test_the_broken_set_fails_and_lists_every_defect() -> None:
     for name, line, col, severity, _code, _ in DEFECTS:
         assert f"{BROKEN / name}:{line}:{col}: {severity}: " in done.stdout, name
     assert (
-        done.stdout.splitlines()[-1] == f"{len(DEFECTS)} file(s) checked: 9 error(s), 2 warning(s)"
+        done.stdout.splitlines()[-1] == f"{len(DEFECTS)} file(s) checked: 10 error(s), 2 warning(s)"
     )
 
 
@@ -144,12 +152,12 @@ def test_github_format_emits_annotations() -> None:
 
 def test_json_and_sarif_formats() -> None:
     report = orjson.loads(check("--format", "json", str(BROKEN)).stdout)
-    assert (report["errors"], report["warnings"]) == (9, 2)
+    assert (report["errors"], report["warnings"]) == (10, 2)
     assert {"path", "line", "col", "severity", "code", "message"} <= report["diagnostics"][0].keys()
     sarif = orjson.loads(check("--format", "sarif", str(BROKEN)).stdout)
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
-    assert len(results) == 11
+    assert len(results) == 12
     location = results[0]["locations"][0]["physicalLocation"]
     assert location["region"]["startLine"] >= 1 and location["artifactLocation"]["uri"].endswith(
         ".yaml"

@@ -86,6 +86,10 @@ def _git(f: Facts) -> None:
     rest = args[index:]
     if rest[:1] == ["--"]:
         rest = rest[1:]
+    bang = settings.get(f"alias.{rest[0]}".lower(), "") if rest else ""
+    if bang.startswith("!"):
+        # `git -c alias.x='!cmd' x ARGS` runs `cmd ARGS` in a shell
+        f.scripts.append(" ".join([bang[1:], *(shlex.quote(a) for a in rest[1:])]))
     for _ in range(4):  # `git -c alias.nuke='reset --hard' nuke`
         if not rest or rest[0] not in aliases:
             break

@@ -28,6 +28,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = [
     "MAX_PATH_BYTES",
@@ -365,14 +366,19 @@ def _compiled_globs(patterns: tuple[str, ...], home: str) -> _Globs:
             if one.endswith("/**"):
                 expanded.append(one[:-3] or "/")
     flags = wglob.GLOBSTAR | wglob.DOTGLOB | wglob.EXTGLOB
-    matcher = wglob.compile(expanded, flags=flags)
-    return _Globs(matcher.match, tuple(expanded))
+    # one regular expression for the whole list: a path is tried once, not per pattern
+    included, excluded = wglob.translate(expanded, flags=flags)
+    if excluded or not included:
+        return _Globs(wglob.compile(expanded, flags=flags).match, tuple(expanded))
+    combined = re.compile("|".join(f"(?:{regex})" for regex in included))
+    return _Globs(lambda path: combined.match(path) is not None, tuple(expanded))
 
 
 def _components(path: str) -> tuple[str, ...]:
     return tuple(part for part in path.split("/") if part not in ("", "."))
 
 
+@functools.lru_cache(maxsize=16384)
 def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Can the glob components `a` (a path that may hold shell wildcards) and `b` (a
     policy glob) name one path? `**` on either side spans any number of components."""
@@ -392,18 +398,26 @@ def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return go(0, 0)
 
 
+@functools.lru_cache(maxsize=16384)
 def _component_meets(shell: str, policy: str) -> bool:
-    """Can one file name match both the shell glob `shell` and the policy glob `policy`?"""
+    """Can one file name match both the shell glob `shell` and the policy glob `policy`?
+    (Memoised: a policy's components meet the same names call after call.)"""
     shell_wild = bool(_WILD.search(shell))
     if not shell_wild:
-        from wcmatch import fnmatch as wfnmatch
-
-        return wfnmatch.fnmatch(shell, policy, flags=wfnmatch.DOTMATCH | wfnmatch.EXTMATCH)
+        return bool(_component_glob(policy).match(shell))
     if shell.startswith(("*", "?", "[")) and policy.startswith("."):
         return False  # the shell's wildcards do not match a leading dot
     if "(" in policy or "{" in policy:
         return True  # an extended glob: assume the two meet
     return _globs_meet(_tokens(shell), _tokens(policy))
+
+
+@functools.lru_cache(maxsize=4096)
+def _component_glob(policy: str) -> Any:
+    """One component of a policy glob, compiled (dotfiles match, extended globs)."""
+    from wcmatch import fnmatch as wfnmatch
+
+    return wfnmatch.compile(policy, flags=wfnmatch.DOTMATCH | wfnmatch.EXTMATCH)
 
 
 def _tokens(pattern: str) -> tuple[str, ...]:

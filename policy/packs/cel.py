@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from policy.model import FrozenDict
+from policy.model import FrozenDict, PlainList, PlainMap
 
 __all__ = [
     "ENGINES",
@@ -554,7 +554,10 @@ _ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
 def parse_issues(message: str) -> list[CelIssue]:
     """cel-cpp's error text -> issues (it reports every error of an expression)."""
     issues = [CelIssue(int(m[1]), int(m[2]), m[3].strip()) for m in _ISSUE.finditer(message)]
-    return issues or [CelIssue(1, 1, message.strip())]
+    # an error inside an expression makes its type `*error*`, and cel-cpp reports each
+    # use of that too: only the cause is news
+    causes = [i for i in issues if "*error*" not in i.message]
+    return causes or issues or [CelIssue(1, 1, message.strip())]
 
 
 @functools.lru_cache(maxsize=1)
@@ -579,7 +582,7 @@ def _to_expr_value(value: Any) -> Any:
     """cel-expr-python takes plain dicts and lists only (no tuples, no subclasses
     below the top level), so frozen values are copied into plain ones."""
     kind = type(value)
-    if kind in _PLAIN:
+    if kind in _PLAIN or kind is PlainList or kind is PlainMap:
         return value
     if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
         for item in value.values():
