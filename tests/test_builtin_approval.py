@@ -198,6 +198,7 @@ def test_two_approvers_at_once_make_one_decision(make: Make) -> None:
     assert answers[0].approver == engine.approvals.get(request.id).decided_by
 
 
+@pytest.mark.slow
 def test_a_grant_admits_the_same_call_again_but_not_changed_arguments(make: Make) -> None:
     engine = make(timeout="1s")
     answers, thread = ask(engine, bash("make deploy", session="s1"))
@@ -218,6 +219,7 @@ def test_a_grant_admits_the_same_call_again_but_not_changed_arguments(make: Make
     assert not other_session.approved
 
 
+@pytest.mark.slow
 def test_a_window_grant_expires(make: Make) -> None:
     engine = make(timeout="1s")
     answers, thread = ask(engine, bash(sender="alice", session="s1"))
@@ -284,6 +286,7 @@ def cli(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([POLICY, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
+@pytest.mark.slow
 def test_another_process_approves_with_the_cli_and_the_call_proceeds(
     make: Make, store_uri: str
 ) -> None:
@@ -341,6 +344,7 @@ def test_another_process_approves_with_the_cli_and_the_call_proceeds(
     assert "already approved by secops-1" in twice.stderr
 
 
+@pytest.mark.slow
 def test_nobody_answers_and_the_call_is_denied_at_the_timeout(make: Make, store_uri: str) -> None:
     engine = make(approvals_store=store_uri, timeout="1500ms")
     started = time.monotonic()

@@ -103,7 +103,9 @@ def test_many_threads_one_engine_no_wrong_decision(audit_log: Path) -> None:
     assert report.lines == 2 * THREADS * CALLS + approvals
 
 
-@pytest.mark.parametrize("engine_name", ["cel-expr-python", "cel-python"])
+@pytest.mark.parametrize(
+    "engine_name", ["cel-expr-python", pytest.param("cel-python", marks=pytest.mark.slow)]
+)
 def test_shipped_packs_decide_right_under_threads(audit_log: Path, engine_name: str) -> None:
     cases = [
         ("sudo rm -rf /", Action.DENY_TOOL, False),

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # ≈ 8 s: every entry through the engine
+
 CORPUS = Path(__file__).resolve().parent / "corpus"
 STRICT = ("destruction", "credentials", "exfiltration", "privilege", "self_protection")
 

@@ -213,6 +213,7 @@ def waiting_hook(
     )
 
 
+@pytest.mark.slow
 def test_wait_mode_uses_our_approvals_and_denies_at_their_timeout(tmp_path: Path) -> None:
     answer, done, _ = waiting_hook(tmp_path, "1s")
     pack = tmp_path / "p.yaml"
@@ -278,6 +279,7 @@ def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_watchdog_answers_when_the_work_does_not_finish_in_time(tmp_path: Path) -> None:
     answer, done, elapsed = waiting_hook(tmp_path, "30s", "--deadline", "1.5")
     assert done.returncode == 0

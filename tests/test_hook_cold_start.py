@@ -356,6 +356,7 @@ def test_configured_settings_give_the_same_answers_and_the_same_errors(tmp_path:
         )
 
 
+@pytest.mark.slow
 def test_the_shipped_rules_answer_alike_cold_and_warm() -> None:
     payloads = [
         PAYLOAD,

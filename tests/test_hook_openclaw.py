@@ -330,6 +330,7 @@ def test_packs_that_do_not_load_refuse_every_call(tmp_path: Path) -> None:
     assert running.leftover() == []  # stdout carries protocol lines only
 
 
+@pytest.mark.slow
 def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
     # Settings read from a FIFO nobody writes yet: the engine cannot finish loading.
     fifo = tmp_path / "settings.yaml"
@@ -349,6 +350,7 @@ def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
     assert running.leftover() == []
 
 
+@pytest.mark.slow
 def test_the_deadline_never_exceeds_openclaws_timeout(tmp_path: Path) -> None:
     fifo = tmp_path / "settings.yaml"
     os.mkfifo(fifo)

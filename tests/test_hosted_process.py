@@ -635,6 +635,7 @@ def test_close_ends_the_process(make_engine: MakeEngine, tmp_path: Path) -> None
         os.kill(pid, 0)
 
 
+@pytest.mark.slow
 def test_close_kills_a_process_that_ignores_end_of_input(
     make_engine: MakeEngine, tmp_path: Path
 ) -> None:

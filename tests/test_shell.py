@@ -613,6 +613,7 @@ HOSTILE: list[tuple[str, str, str]] = [
 
 
 @pytest.mark.parametrize(("label", "command", "marker"), HOSTILE, ids=[h[0] for h in HOSTILE])
+@pytest.mark.slow
 def test_hostile_input_returns_in_bounded_time(label: str, command: str, marker: str) -> None:
     analyze.cache_clear()
     started = time.perf_counter()
