@@ -74,6 +74,16 @@ def normalize(path: str, cwd: str = "", *, home: str | None = None) -> str:
     """
     if path == "":
         return ""
+    if (
+        path[0] == "/"
+        and len(path) <= 1024
+        and path.isascii()
+        and "//" not in path
+        and "/." not in path
+        and "\x00" not in path
+        and (path == "/" or path[-1] != "/")
+    ):
+        return path  # already the one spelling (the common case, kept cheap)
     return _collapse(_expand(path, cwd, home))
 
 
@@ -355,23 +365,57 @@ class _Globs:
 @functools.lru_cache(maxsize=512)
 def _compiled_globs(patterns: tuple[str, ...], home: str) -> _Globs:
     import bracex
-    from wcmatch import glob as wglob
 
     expanded: list[str] = []
     for pattern in patterns:
         if pattern.startswith("~") and home:
             pattern = home.rstrip("/") + pattern[1:] if pattern[1:2] in ("", "/") else pattern
-        for one in bracex.expand(pattern, limit=1000):
+        for one in bracex.expand(pattern, limit=1000) if "{" in pattern else (pattern,):
             expanded.append(one)
             if one.endswith("/**"):
                 expanded.append(one[:-3] or "/")
+    # Each pattern is compiled when a path first gets past its literal start (most
+    # lists are long and most of their patterns begin `/home/dev/.x/`): a one-event
+    # hook compiles the few its call can reach, not the hundreds a pack lists.
+    needs = tuple((_literal_parts(one), one) for one in expanded)
+
+    def match(path: str) -> bool:
+        for (start, end, runs), one in needs:
+            if (
+                path.startswith(start)
+                and path.endswith(end)
+                and all(run in path for run in runs)
+                and _single_glob(one)(path)
+            ):
+                return True
+        return False
+
+    return _Globs(match, tuple(expanded))
+
+
+def _literal_parts(pattern: str) -> tuple[str, str, tuple[str, ...]]:
+    """What every path `pattern` matches begins with, ends with and holds (its
+    literal text around the wildcards): checks that cost nothing to compile."""
+    plain = _CLASS.sub("\x00", pattern)
+    runs = _WILDCARDS.split(plain)
+    if len(runs) == 1:  # no wildcard: the path must be the pattern
+        return pattern, pattern, ()
+    # (`**/x` also matches a bare `x`: the text after a wildcard is matched without
+    # its leading slash)
+    middle = tuple(run.lstrip("/") for run in runs[1:-1] if len(run.lstrip("/")) > 1)
+    return runs[0], runs[-1].lstrip("/"), middle
+
+
+_CLASS = re.compile(r"\[[^\]]*\]")
+_WILDCARDS = re.compile(r"[*?{}()!@+\x00]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _single_glob(pattern: str) -> Callable[[str], bool]:
+    from wcmatch import glob as wglob
+
     flags = wglob.GLOBSTAR | wglob.DOTGLOB | wglob.EXTGLOB
-    # one regular expression for the whole list: a path is tried once, not per pattern
-    included, excluded = wglob.translate(expanded, flags=flags)
-    if excluded or not included:
-        return _Globs(wglob.compile(expanded, flags=flags).match, tuple(expanded))
-    combined = re.compile("|".join(f"(?:{regex})" for regex in included))
-    return _Globs(lambda path: combined.match(path) is not None, tuple(expanded))
+    return wglob.compile(pattern, flags=flags).match
 
 
 def _components(path: str) -> tuple[str, ...]:

@@ -15,7 +15,6 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 
-from policy.analysis import code as _code
 from policy.analysis import git, network
 from policy.analysis import shell as _shell
 from policy.analysis.operands import (
@@ -1066,6 +1065,8 @@ def _uv(f: Facts) -> None:
 
 
 def _take_code(f: Facts, language: str, text: str) -> None:
+    from policy.analysis import code as _code  # only lines with interpreter code need it
+
     facts = _code.inspect(language, text)
     f.scripts += facts.scripts
     f.argvs += facts.argvs
@@ -1873,6 +1874,8 @@ def _command_arguments(f: Facts) -> None:
         elif text.startswith((".shell ", ".system ")):
             f.scripts.append(text.split(" ", 1)[1])
         elif handler_for(name) is None and _CODE_CALL.search(arg):
+            from policy.analysis import code as _code
+
             found = _code.inspect("generic", arg)
             _take_code(f, "generic", arg)
             if not (found.scripts or found.argvs):

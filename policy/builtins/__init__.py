@@ -10,6 +10,8 @@ log, contract registry and rate-limit storage — hence `BuiltinContext`.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +20,6 @@ from policy.facts import FactsContext
 __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from policy.aliases import AliasTable
     from policy.approvals.store import ApprovalStore
     from policy.audit import DecisionLog
@@ -66,13 +66,39 @@ class BuiltinContext:
         return self.open_approvals()
 
     def limiter(self, strategy: str) -> Any:
-        """One limiter per strategy per engine, over the configured storage."""
+        """One limiter per strategy per engine, over the configured storage; made when
+        a call first meets a rate limit (a one-event hook on a tool no limit governs
+        never imports `limits` nor opens the storage)."""
         found = self._limiters.get(strategy)
         if found is None:
-            from policy.builtins.tool_policy import limiter_for
-
-            found = self._limiters[strategy] = limiter_for(self.limits_storage_uri, strategy)
+            found = self._limiters[strategy] = _Deferred(
+                lambda: _limiter_for(self.limits_storage_uri, strategy)
+            )
         return found
+
+
+def _limiter_for(storage_uri: str, strategy: str) -> Any:
+    from policy.builtins.tool_policy import limiter_for
+
+    return limiter_for(storage_uri, strategy)
+
+
+class _Deferred:
+    """Stands for an object that is built at the first use of one of its attributes."""
+
+    __slots__ = ("_build", "_built", "_lock")
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._built: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if self._built is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
+        return getattr(self._built, name)
 
 
 def specs_of(pack: str, config: BuiltinsConfig) -> list[BuiltinSpec]:

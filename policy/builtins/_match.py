@@ -63,7 +63,7 @@ class ToolSet:
 class PathGlobs:
     """Path patterns; `match(path)` is the first pattern that covers `path`, or None."""
 
-    __slots__ = ("_compiled", "_expanded", "patterns")
+    __slots__ = ("_compiled", "_expanded", "_memo", "patterns")
 
     def __init__(self, patterns: Iterable[str], home: str | None = None) -> None:
         from wcmatch import glob as wglob
@@ -80,12 +80,16 @@ class PathGlobs:
                 variants.append(expanded[:-3] or "/")
             matcher = wglob.compile(variants, flags=flags)
             self._compiled.append((pattern, matcher.match))
+        self._memo: dict[str, str | None] = {}
 
     def match(self, path: str) -> str | None:
-        for pattern, matches in self._compiled:
-            if matches(path):
-                return pattern
-        return None
+        """(Memoised: the same files come up call after call.)"""
+        if path in self._memo:
+            return self._memo[path]
+        found = next((pattern for pattern, matches in self._compiled if matches(path)), None)
+        if len(self._memo) < _MEMO_LIMIT:
+            self._memo[path] = found
+        return found
 
     def covers(self, path: str) -> bool:
         """For a `path` that is itself a pattern: does every file it names match?"""

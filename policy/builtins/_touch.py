@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from policy.facts import CallFacts, FactsContext, facts_of
+from policy.facts import CallFacts, FactsContext, facts_of, home_dir
 from policy.model import ToolCall
 
 __all__ = [
@@ -63,7 +63,7 @@ def path_arguments(call: ToolCall, path_args: Mapping[str, Sequence[str]]) -> li
         value = call.args.get(name)
         if isinstance(value, str) and value:
             found.append(value)
-        elif isinstance(value, list | tuple):
+        elif isinstance(value, (list, tuple)):
             found.extend(v for v in value if isinstance(v, str) and v)
     return found
 
@@ -90,19 +90,27 @@ def touched(
     from policy.analysis import access as _access
     from policy.analysis.operands import locate
 
-    if not call.cwd and base:
-        call = call.replace(cwd=base)
-    facts = facts_of(call, context)
+    if follow_symlinks and (call.cwd or not base):
+        facts = facts_of(call, context)  # the very facts the packs judge this call on
+    else:
+        # judged from the workspace (the call names no cwd) or as written: facts of
+        # their own, without building a second call
+        home = home_dir()
+        located = _access.of_call(
+            call.tool, call.args, call.cwd or base, home, disk=follow_symlinks
+        )
+        facts = CallFacts(located, context.workspace or base, home)
     access = facts.access
-    if not follow_symlinks:
-        access = _access.of_call(call.tool, call.args, call.cwd, facts.home, disk=False)
     found: list[str] = []
-    if call.tool in _access.KNOWN_TOOLS or call.tool not in path_args:
+    known = call.tool in _access.KNOWN_TOOLS
+    if known or call.tool not in path_args:
         found += [*access.reads, *access.lists, *access.writes, *access.deletes]
-    cwd = call.cwd if call.cwd.startswith("/") else ""
+    cwd = call.cwd or base
+    cwd = cwd if cwd.startswith("/") else ""
     if cwd:
         found.append(cwd)
-    home = facts.home
-    for raw in path_arguments(call, path_args):
-        found.append(locate(raw, cwd, home))
+    if not known or call.tool in path_args:
+        # a tool the analysis does not know: what its path arguments name
+        for raw in path_arguments(call, path_args):
+            found.append(locate(raw, cwd, facts.home))
     return Touched(tuple(dict.fromkeys(p for p in found if p)), facts)

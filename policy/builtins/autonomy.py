@@ -85,7 +85,7 @@ _DEVICES: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 class CommandPatterns:
     """Shell command patterns (`git *`), matched against `name args...` of one command."""
 
-    __slots__ = ("_match", "patterns")
+    __slots__ = ("_match", "_memo", "patterns")
 
     def __init__(self, patterns: tuple[str, ...] | list[str]) -> None:
         from wcmatch import fnmatch as wfnmatch
@@ -95,13 +95,23 @@ class CommandPatterns:
         expanded = [*self.patterns, *(p[:-2] for p in self.patterns if p.endswith(" *"))]
         matcher = wfnmatch.compile(expanded, flags=wfnmatch.BRACE | wfnmatch.DOTMATCH)
         self._match: Callable[[str], bool] = matcher.match
+        self._memo: dict[str, bool] = {}
 
     def admits(self, command: Command) -> bool:
         text = " ".join((command.name, *command.args))
-        if not self._match(text):
-            return False
         # A wrapper runs the command with its own powers (sudo): it must be admitted too.
-        return all(self._match(f"{wrapper} {text}") for wrapper in command.wrappers)
+        return self._admits(text) and all(
+            self._admits(f"{wrapper} {text}") for wrapper in command.wrappers
+        )
+
+    def _admits(self, text: str) -> bool:
+        """(Memoised: the same commands come up call after call.)"""
+        found = self._memo.get(text)
+        if found is None:
+            found = bool(self._match(text))
+            if len(self._memo) < 4096:
+                self._memo[text] = found
+        return found
 
 
 class Autonomy:
@@ -164,13 +174,20 @@ class Autonomy:
                 # A list, a number, nothing: no command line whose commands can be checked.
                 refusal = "the shell call has no command string to check against allowed_commands"
             shell_call = False
-        found = touched(
-            call, self.facts, self.path_args, self.workspace, follow_symlinks=self.follow_symlinks
-        )
-        refusal = refusal or self._refusal(found, shell_call)
+        found: Touched | None = None
+        if shell_call or self.forbidden.patterns or self.workspace_only:
+            found = touched(
+                call,
+                self.facts,
+                self.path_args,
+                self.workspace,
+                follow_symlinks=self.follow_symlinks,
+            )
+            refusal = refusal or self._refusal(found, shell_call)
         if refusal is not None:
             return Decision(Action.DENY_TOOL, refusal, rule_ids=(self.rule_id,))
-        if self.mode == "full" or not self._mutates(call, found.facts if shell_call else None):
+        facts = found.facts if found is not None and shell_call else None
+        if self.mode == "full" or not self._mutates(call, facts):
             return None
         if self.mode == "readonly":
             return Decision(

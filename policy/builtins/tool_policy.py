@@ -47,13 +47,21 @@ def limiter_for(storage_uri: str, strategy: str) -> Any:
 
 
 class _Rule:
-    __slots__ = ("items", "per_channel", "text", "tools")
+    __slots__ = ("_items", "per_channel", "text", "tools")
 
     def __init__(self, tools: ToolSet, text: str, per_channel: bool) -> None:
         self.tools = tools
         self.text = text
-        self.items = parse_limits(text)
+        self._items: list[Any] | None = None
         self.per_channel = per_channel
+
+    @property
+    def items(self) -> list[Any]:
+        """The limits, parsed when a call first meets the rule (the pack compiler has
+        checked the notation already)."""
+        if self._items is None:
+            self._items = parse_limits(self.text)
+        return self._items
 
 
 class ToolPolicy:

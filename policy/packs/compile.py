@@ -357,8 +357,10 @@ class CompiledPack:
         self, point: str, sources: Sequence[str], deps: Sequence[frozenset[str]]
     ) -> CelProgram:
         union = frozenset().union(*deps) if deps else frozenset()
+        # every expression of a loaded pack has passed the checker (packs with errors
+        # neither load nor reach the cache)
         return self._engine.program(
-            point, sources, self.layers(union), [self.layers(d) for d in deps]
+            point, sources, self.layers(union), [self.layers(d) for d in deps], checked=True
         )
 
     def _rule_program(self, rule: CompiledRule, key: str, source: str) -> CelProgram:

@@ -21,7 +21,11 @@ __all__ = ["Node"]
 class Node(BaseModel):
     """Base of every pack model: strict, closed, and aware of its source position."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    # defer_build: a model is built when it first validates (a one-event hook on a
+    # cached pack validates a builtins section or two, not the whole schema)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, defer_build=True
+    )
 
     _doc: YamlDocument | None = PrivateAttr(default=None)
     _path: PathKey = PrivateAttr(default=())
