@@ -19,8 +19,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from policy.model import PlainList, PlainMap
-
 if TYPE_CHECKING:
     # Imported by `facts_of` on first use: a decision that reads no facts (most
     # events of a one-event hook) never loads the analysers.
@@ -77,8 +75,8 @@ def facts_of(call: Any, context: FactsContext) -> CallFacts:
         access=result,
         workspace=workspace,
         home=home,
-        commands_cel=PlainList(c.to_cel() for c in result.commands),
-        access_cel=PlainMap(result.to_cel()),
+        commands_cel=[c.to_cel() for c in result.commands],
+        access_cel=result.to_cel(),
     )
     _local.last = (call, context, facts)
     return facts

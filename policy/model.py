@@ -33,8 +33,6 @@ __all__ = [
     "HookPoint",
     "LLMRequest",
     "LLMResponse",
-    "PlainList",
-    "PlainMap",
     "Prompt",
     "ToolCall",
     "ToolResult",
@@ -45,15 +43,6 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 _FLAT = frozenset({str, bool, int, float, type(None)})
-
-
-class PlainList(list[Any]):
-    """A list built of plain lists, dicts and scalars only (the call's facts): the
-    CEL engines take it as it is, so it is not copied for each pack that reads it."""
-
-
-class PlainMap(dict[str, Any]):
-    """A dict built of plain lists, dicts and scalars only; see `PlainList`."""
 
 
 class FrozenDict(dict[str, Any]):

@@ -576,3 +576,42 @@ def test_a_read_only_pack_is_compiled_even_with_a_forged_entry(pack: Path, tmp_p
         pack.parent.chmod(0o755)
         pack.chmod(0o644)
     assert len(rules) == 11 and all(rule.model is not None for rule in rules)
+
+
+# ------------------------------------------------------- compiled CEL programs
+
+
+def _programs(tmp_path: Path) -> list[Path]:
+    return sorted((_cache_dir(tmp_path) / "cel").glob("cel-*.entry"))
+
+
+def test_compiled_programs_are_kept_and_read_back(
+    pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    assert _decisions(engines([pack])) == expected  # compiles them, and keeps them
+    kept = _programs(tmp_path)
+    assert kept
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
+    mtimes = [p.stat().st_mtime_ns for p in kept]
+    assert _decisions(engines([pack])) == expected  # reads them back
+    assert [p.stat().st_mtime_ns for p in kept] == mtimes
+
+
+def test_a_damaged_program_is_compiled_again(pack: Path, engines: Any, tmp_path: Path) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    engines([pack])
+    for kept in _programs(tmp_path):
+        body = b"not a program"
+        kept.write_bytes(pack_cache.hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    assert _decisions(engines([pack])) == expected
+    for kept in _programs(tmp_path):
+        kept.write_bytes(b"0" * 64 + b"\nx")  # a wrong checksum
+    assert _decisions(engines([pack])) == expected
+
+
+def test_no_program_is_kept_for_packs_the_cache_does_not_serve(
+    pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    _decisions(engines([pack], pack_cache=False))
+    assert not _programs(tmp_path)

@@ -69,14 +69,27 @@ def load_packs(
         # Neither read nor written: compiled from the files, as without a cache.
         return _compile([(path, None) for path in files], engine, aliases)[0]
     contents = cache.read_files(files)
-    key = cache.cache_key(contents, cache.environment(cel_engine), aliases)
+    environment = cache.environment(cel_engine)
+    key = cache.cache_key(contents, environment, aliases)
     if key is not None:
         hit = cache.load(cache_dir, key, engine, aliases)
         if hit is not None:
-            return hit
+            return _with_programs(hit, cache_dir, environment)
     result, loaded = _compile(contents, engine, aliases)
     if key is not None:
         cache.store(cache_dir, key, result, loaded)
+    return _with_programs(result, cache_dir, environment)
+
+
+def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | None) -> LoadedPacks:
+    """Cached packs keep their compiled CEL programs in the cache too."""
+    if environment is not None:
+        from policy.packs import cache
+
+        store = cache.ProgramStore(cache_dir / "cel", environment)
+        for hook in result.hooks:
+            if hasattr(hook, "program_store"):
+                hook.program_store = store
     return result
 
 

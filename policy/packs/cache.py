@@ -19,8 +19,10 @@ disk, keyed by a digest of everything the compile depends on:
 An entry is plain data — rule fields, CEL sources, patterns, the raw `builtins:`
 sections — written as JSON, never pickled and never code: reading one builds the
 same `CompiledPack` objects the compiler builds, CEL programs are compiled from
-their sources when a call first needs them (as after a fresh compile), and the
-builtins' sections are validated again by the same pydantic models.
+their sources when a call first needs them (as after a fresh compile) — or, with
+cel-expr-python, read back as cel-cpp serialised them for an earlier process
+(`ProgramStore`, under `cel/`, keyed by the CEL libraries and the program's source) —
+and the builtins' sections are validated again by the same pydantic models.
 
 Who may stand behind an entry: an entry is a file of the effective user, and the
 agent a policy governs runs its tools as that same user, so whatever an entry says,
@@ -372,6 +374,36 @@ def _read_trusted(path: Path) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+class ProgramStore:
+    """Compiled CEL programs of cached packs, kept as cel-cpp serialises them.
+
+    A pack's programs are compiled when a call first needs them, in every process: for
+    the shipped packs that is a fifth of a one-event hook's life. Their serialised form
+    is kept here, next to the pack entries and under the same rules — used only for
+    packs the user controls (whose sources the user could change anyway), read only
+    from a private file of this user with a valid checksum, keyed by the digest of the
+    CEL libraries and code (`environment`), the hook point and the program's source. A
+    damaged or missing entry is compiled again; one that does not deserialise is too.
+    """
+
+    __slots__ = ("_dir", "_salt")
+
+    def __init__(self, cache_dir: Path, salt: bytes) -> None:
+        self._dir = cache_dir
+        self._salt = salt
+
+    def _key(self, point: str, source: str) -> str:
+        digest = hashlib.sha256(self._salt)
+        digest.update(f"\0{point}\0{source}".encode())
+        return "cel-" + digest.hexdigest()
+
+    def get(self, point: str, source: str) -> bytes | None:
+        return read_entry(self._dir, self._key(point, source))
+
+    def put(self, point: str, source: str, program: bytes) -> None:
+        write_entry(self._dir, self._key(point, source), program, keep=KEEP * 64)
 
 
 def load(cache_dir: Path, key: str, engine: CelEngine, aliases: AliasTable) -> LoadedPacks | None:

@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from policy.model import FrozenDict, PlainList, PlainMap
+from policy.model import FrozenDict
 
 __all__ = [
     "ENGINES",
@@ -454,14 +454,16 @@ class CelEngine(ABC):
         expr_layers: Sequence[Sequence[Mapping[str, str]]] | None = None,
         *,
         checked: bool = False,
+        store: Any = None,
     ) -> CelProgram:
         """Compile `exprs` for `point`.
 
         `var_layers` are the pack variables all of them need, by dependency depth;
         `expr_layers[i]`, when given, are those expression i needs alone (used to
         attribute errors when the combined evaluation fails). `checked`: the checker
-        has passed each of them (a loaded pack's), so an engine may skip its own check.
-        Raises CelCompileError.
+        has passed each of them (a loaded pack's), so an engine may skip its own check;
+        `store` (a policy.packs.cache.ProgramStore) keeps compiled programs between
+        processes, for engines that can serialise them. Raises CelCompileError.
         """
 
 
@@ -544,14 +546,27 @@ class _ExprEnvs:
                     self._envs[point] = found
         return found
 
-    def compile(self, point: str, source: str, *, checked: bool = False) -> Any:
+    def compile(
+        self, point: str, source: str, *, checked: bool = False, store: Any = None
+    ) -> Any:
         """`source` compiled; `checked`: the checker has passed every expression in it
         already (a pack's rules are checked when the pack loads), so the type check is
-        skipped — a quarter of the compile, on the path of a one-event hook."""
+        skipped — a quarter of the compile, on the path of a one-event hook. With a
+        `store`, a program compiled by an earlier process is read back instead."""
+        env = self.env(point)
+        if store is not None:
+            kept = store.get(point, source)
+            # a program that does not read back is compiled from its source, as on a miss
+            with contextlib.suppress(Exception):
+                if kept is not None:
+                    return env.deserialize(kept)
         try:
-            return self.env(point).compile(source, disable_check=checked)
+            expr = env.compile(source, disable_check=checked)
         except RuntimeError as exc:
             raise CelCompileError(parse_issues(str(exc))) from None
+        if store is not None:
+            store.put(point, source, expr.serialize())
+        return expr
 
 
 _ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
@@ -588,7 +603,7 @@ def _to_expr_value(value: Any) -> Any:
     """cel-expr-python takes plain dicts and lists only (no tuples, no subclasses
     below the top level), so frozen values are copied into plain ones."""
     kind = type(value)
-    if kind in _PLAIN or kind is PlainList or kind is PlainMap:
+    if kind in _PLAIN:
         return value
     if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
         for item in value.values():
@@ -610,9 +625,11 @@ class _ExprProgram(CelProgram):
         expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
         *,
         checked: bool = False,
+        store: Any = None,
     ) -> None:
         self._envs = envs
         self._checked = checked
+        self._store = store
         self._env = envs.env(point)
         self._point = point
         self._exprs = list(exprs)
@@ -654,9 +671,11 @@ class _ExprProgram(CelProgram):
         named = _named_source(layers, body)
         if named is not None:
             with contextlib.suppress(CelCompileError):  # the map form then says why
-                return self._envs.compile(self._point, named, checked=self._checked)
+                return self._envs.compile(
+                    self._point, named, checked=self._checked, store=self._store
+                )
         return self._envs.compile(
-            self._point, _var_layers_source(layers, body), checked=self._checked
+            self._point, _var_layers_source(layers, body), checked=self._checked, store=self._store
         )
 
     def run_mask(self, data: Mapping[str, Any]) -> int | None:
@@ -735,8 +754,11 @@ class ExprEngine(CelEngine):
         expr_layers: Sequence[Sequence[Mapping[str, str]]] | None = None,
         *,
         checked: bool = False,
+        store: Any = None,
     ) -> CelProgram:
-        return _ExprProgram(self._envs, point, exprs, var_layers, expr_layers, checked=checked)
+        return _ExprProgram(
+            self._envs, point, exprs, var_layers, expr_layers, checked=checked, store=store
+        )
 
 
 # ----------------------------------------------------------------- cel-python
@@ -989,6 +1011,7 @@ class PyEngine(CelEngine):
         expr_layers: Sequence[Sequence[Mapping[str, str]]] | None = None,
         *,
         checked: bool = False,
+        store: Any = None,
     ) -> CelProgram:
         return _PyProgram(self._rt, point, exprs, var_layers)
 

@@ -288,6 +288,8 @@ class CompiledPack:
         self._mode = ""
         #: What the engine knows that calls do not (workspace, protected paths).
         self.facts_context = FactsContext()
+        #: Where compiled programs are kept between processes (policy.packs.cache), or None.
+        self.program_store: Any = None
         self._index: dict[str, _PointIndex] = {}
         for point in VARIABLES_AT:
             at_point = [r for r in rules if r.point == point]
@@ -360,7 +362,12 @@ class CompiledPack:
         # every expression of a loaded pack has passed the checker (packs with errors
         # neither load nor reach the cache)
         return self._engine.program(
-            point, sources, self.layers(union), [self.layers(d) for d in deps], checked=True
+            point,
+            sources,
+            self.layers(union),
+            [self.layers(d) for d in deps],
+            checked=True,
+            store=self.program_store,
         )
 
     def _rule_program(self, rule: CompiledRule, key: str, source: str) -> CelProgram:
