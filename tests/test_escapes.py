@@ -164,6 +164,8 @@ def denied(answer: Answer) -> bool:
         "fd -e py -x rm -rf ~",
         "test -v 'a[$(rm -rf ~)]'",
         "echo ${x:-`rm -rf ~`}",
+        "[[ 1 -eq 'a[$(rm -rf ~)]' ]] || echo x",
+        "k=AWS_SECRET_ACCESS_KEY; echo ${!k}",
     ],
 )
 def test_readers_that_act_are_denied(shipped: Ask, command: str) -> None:
@@ -347,6 +349,8 @@ def test_the_guard_cannot_be_switched_off(project: Project, hook: Ask) -> None:
         ("Bash", {"command": f"rm -rf {sys.prefix}"}),
         ("Bash", {"command": "pkill -f 'policy serve'"}),
         ("Bash", {"command": "rm -rf ~/.claude"}),
+        ("Bash", {"command": "sed -i s/deny/allow/ r?les/shell.yaml"}),
+        ("Bash", {"command": "sort --ou=rules/shell.yaml rules/shell.yaml"}),
     ]
     for tool, tool_input in cases:
         assert denied(hook(tool, **tool_input)), (tool, tool_input)

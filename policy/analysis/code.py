@@ -32,7 +32,8 @@ _SPAWN_CALL = re.compile(
         |subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)
         |commands\.getoutput|sh\.\w+
         |child_process\.\w+|execSync|execFileSync|execFile|spawnSync|spawn
-        |shell_exec|passthru|proc_open|pcntl_exec|popen|system|exec
+        |shell_exec|passthru|proc_open|pcntl_exec|popen|system|exec|os\.posix_spawn\w*
+        |asyncio\.create_subprocess_\w+|create_subprocess_\w+
         |os\.execute|io\.popen|IO\.popen|Open3\.\w+|Kernel\.\w+
         |Runtime\.getRuntime\(\)\.exec|ProcessBuilder)
     )\s*\(?\s*""",
@@ -44,6 +45,14 @@ _SIGNAL_CALL = re.compile(
     \b(?:(?:os\.kill|os\.killpg|process\.kill|posix_kill)\s*\(\s*(?P<pid>-?\d+)
           (?:\s*,\s*(?:signal\.)?(?P<signal>[\w']+))?
       |(?:Process\.kill|\bkill)\s*\(?\s*['":]?(?P<signal2>\w+)['"]?\s*,\s*(?P<pid2>-?\d+))
+    """
+)
+#: perl's and ruby's `open(F, "| cmd")`, `open("cmd |")`, `open("|cmd")`: a pipe to a command.
+_PIPED_OPEN = re.compile(
+    r"""(?x)
+    \bopen\s*\(\s*[^,()]*,\s*['"](?:-\||\|-)['"]\s*,\s*['"](?P<cmd2>[^'"]+)['"]
+    |\bopen\s*\(\s*(?:[^,()]*,\s*)?['"](?P<cmd>\|[^'"]+|[^'"-][^'"]*\|)['"]
+    |\b(?:IO|File|Kernel|URI)\.(?:read|readlines|write|foreach|binread|open)\s*\(\s*['"](?P<cmd3>\|[^'"]+)['"]
     """
 )
 _PERL_QX = re.compile(r"\bqx\s*([{(\[/|!])")
@@ -63,7 +72,8 @@ _EVAL = re.compile(
         |\bnew\s+Function\b|\bFunction\s*\(|\bvm\.run\w*|instance_eval|class_eval
         |module_eval|create_function|\batob\s*\(|Buffer\.from\s*\([^)]*base64
         |String\.fromCharCode|\bchr\s*\(\s*\d|\bord\s*\(.*\bchr\b|decode\s*\(\s*['"]hex
-        |IEX\b|Invoke-Expression|FromBase64String
+        |IEX\b|Invoke-Expression|FromBase64String|\brunpy\b|getattr\s*\(\s*(?:os|subprocess|sys
+        |builtins|pty|importlib)\b|\beval\b(?=\s*[),])|\bos\s*\[|\$\w+\s*\(|\binclude\s*\(\s*download
     """
 )
 #: ... and in one language only.
@@ -141,13 +151,19 @@ _ENV_DUMP = re.compile(
     (?:\bin\s+ENVIRON\b|\b(?:p|pp|puts|print)\s*\(?\s*ENV\b(?!\s*\[)|\bENV\.to_s\b
         |\$_SERVER\b(?!\s*\[)|\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
         |\bprocess\.env\b(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|inspect|keys)\b
-        |%ENV\b|\bgetenv\s*\(\s*\)|\$_ENV\b(?!\s*\[)|\bgetenv\(\)|Get-ChildItem\s+env:)
+        |%ENV\b|\bgetenv\s*\(\s*\)|\$_ENV\b(?!\s*\[)|\bgetenv\(\)|Get-ChildItem\s+env:
+        |\bos\.environb\b(?!\s*\[))
     """
 )
 _ENV_READ = re.compile(
     r"""(?x)
     (?:environ(?:\.get)?\s*[\[(]\s*|getenv\s*\(\s*|process\.env\.|process\.env\[\s*
         |ENV\[\s*|\$ENV\{\s*|\$_ENV\[\s*)['"]?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
+)
+#: Code loaded from a URL and run: R's `source("https://...")`, Julia's
+#: `include(download(...))`, PHP's `include "http://..."`, Ruby's `load URI...`.
+_REMOTE_LOAD = re.compile(
+    r"""\b(?:source|sys\.source|include|require|load|import)\s*\(?\s*(?:download\s*\(\s*)?['"](?:https?|ftp)://"""
 )
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s'\"`:]+)")
 _HOST_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
@@ -187,6 +203,7 @@ def inspect(language: str, code: str) -> CodeFacts:
     if len(code) > _MAX_CODE:
         facts.hidden = f"{language} code longer than {_MAX_CODE} bytes is not read"
         return facts
+    code = _unaliased(code)
     strings = [(m.start(), m.end(), m["q"], m["body"]) for m in _STRING.finditer(code)]
     if language == "awk":
         _awk(code, facts)
@@ -198,6 +215,9 @@ def inspect(language: str, code: str) -> CodeFacts:
         facts.hidden = facts.hidden or f"the {language} code evaluates or decodes code at run time"
     if _NETWORK.search(code):
         facts.network = True
+    if _REMOTE_LOAD.search(code):
+        facts.network = True
+        facts.hidden = facts.hidden or f"the {language} code runs code it loads from a URL"
     facts.hosts += [m[1] for m in _URL.finditer(code)]
     if facts.network:
         facts.hosts += [s for _, _, _, s in strings if _HOST_LITERAL.match(s) and "/" not in s]
@@ -264,6 +284,27 @@ def _built_paths(code: str, strings: list[tuple[int, int, str, str]], *, home: b
     return ["~", *("~/" + b.lstrip("/") for b in built if " " not in b)]
 
 
+#: `import subprocess as sp`, `import os as o`: the module under another name.
+_MODULE_ALIAS = re.compile(r"\bimport\s+(subprocess|os|pty|shutil|commands)\s+as\s+(\w+)")
+#: `from subprocess import run as r`, `from os import system`: a function by its own name.
+_FROM_IMPORT = re.compile(r"\bfrom\s+(subprocess|os|pty|shutil)\s+import\s+([\w\s,]+)")
+
+
+def _unaliased(code: str) -> str:
+    """`code` with each alias of a process or file module spelled as the module
+    (`sp.run(...)` read as `subprocess.run(...)`)."""
+    for module, alias in _MODULE_ALIAS.findall(code)[:8]:
+        code = re.sub(rf"\b{re.escape(alias)}\.", f"{module}.", code)
+    for module, names in _FROM_IMPORT.findall(code)[:8]:
+        for item in names.split(",")[:16]:
+            parts = item.split()
+            if not parts:
+                continue
+            name, local = parts[0], parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
+            code = re.sub(rf"(?<![\w.]){re.escape(local)}\s*\(", f"{module}.{name}(", code)
+    return code
+
+
 def _looks_like_path(text: str) -> bool:
     if not text or len(text) > 1024 or "\n" in text or "://" in text:
         return False
@@ -325,6 +366,9 @@ def _spawns(
         # a signal sent from code is `kill` run by it: to 1 or -1 it stops the system
         signal = (match["signal"] or match["signal2"] or "TERM").strip("'")
         facts.argvs.append(["kill", "-" + signal, match["pid"] or match["pid2"]])
+    for match in _PIPED_OPEN.finditer(code):
+        command = match["cmd"] or match["cmd2"] or match["cmd3"] or ""
+        facts.scripts.append(_unescape(command).strip(" |"))
     for pattern in (_PERL_QX, _RUBY_X):
         for match in pattern.finditer(code):
             opener = match[1]
@@ -346,7 +390,7 @@ def _spawns(
             rest = code[_end : _end + 2048]
             listed = re.match(r"\s*,\s*\[([^\]]*)\]", rest)
             if listed and match[0].rstrip(" (").endswith(
-                ("spawn", "spawnSync", "execFile", "execFileSync")
+                ("spawn", "spawnp", "spawnSync", "execFile", "execFileSync")
             ):
                 items = [_unescape(m["body"]) for m in _STRING.finditer(listed[1])]
                 facts.argvs.append([text, *items])

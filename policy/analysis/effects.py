@@ -474,7 +474,12 @@ def _resolve_command(command: Command, home: str) -> Command:
 
 
 def _git_dir(command: Command) -> str:
-    """The repository a git command names with `--git-dir`, located; "" if none."""
+    """The repository a git command names with `--git-dir` (or `GIT_DIR=`), located;
+    "" if none."""
+    base = command.cwd if command.cwd.startswith("/") else "/"
+    for assignment in command.assignments:
+        if assignment.startswith("GIT_DIR=") and _shell._UNKNOWN not in assignment:
+            return posixpath.normpath(posixpath.join(base, assignment[len("GIT_DIR=") :]))
     args = list(command.args)
     for index, arg in enumerate(args):
         if arg == "--git-dir" and index + 1 < len(args):

@@ -150,7 +150,10 @@ def _git(f: Facts) -> None:
         if sub == "blame":
             f.read(*option_values(options, "-S", "--contents", "--ignore-revs-file"), base=base)
     elif sub == "grep":
-        if has_option(options, "-O", "--open-files-in-pager"):
+        if has_option(options, "-O", "--open-files-in-pager") or any(
+            a.startswith("--open") and "--open-files-in-pager".startswith(a.split("=", 1)[0])
+            for a in sub_args
+        ):
             f.hide("git grep -O runs a pager")
     elif sub in ("difftool", "mergetool"):
         if has_option(options, "-x", "--extcmd", "-t", "--tool"):
@@ -163,8 +166,9 @@ def _git(f: Facts) -> None:
         if script:
             f.scripts.append(script)
     elif sub == "bisect" and operands[:1] == ["run"]:
-        if operands[1:]:
-            f.argvs.append(list(operands[1:]))
+        after = sub_args[sub_args.index("run") + 1 :] if "run" in sub_args else []
+        if after:
+            f.argvs.append(list(after))  # the command and its own options, as written
     elif sub == "clean":
         unguarded = settings.get("clean.requireforce", "").lower() in ("false", "no", "off", "0")
         if unguarded and not has_option(options, "-f", "--force"):
@@ -288,6 +292,7 @@ _GIT_CODE_KEYS = re.compile(
         |pager\..+|alias\..+|diff\..*\.(?:command|textconv)|diff\.external|merge\..*\.driver
         |filter\..*\.(?:clean|smudge|process)|sequence\.editor|gpg\..*program|gpg\.program
         |gpg\.ssh\.defaultkeycommand|core\.sshcommand|ssh\.variant|protocol\..*\.allow
+        |url\..*\.(?:insteadof|pushinsteadof)
         |credential\..*helper|credential\.helper|uploadpack\.packobjectshook
         |include\.path|includeif\..+\.path|interactive\.difffilter|ssh\.variant
         |init\.templatedir|remote\..*\.(?:uploadpack|receivepack)|protocol\..*\.allow
@@ -547,11 +552,15 @@ def _scan_git_config(path: str) -> str:
     except OSError:
         return ""
     section = ""
-    for raw in text.splitlines():
+    for raw in text.lstrip("\ufeff").splitlines():
         line = raw.strip()
         if line.startswith("["):
-            section = line.strip("[]").split()[0].lower() if line.strip("[]") else ""
-            continue
+            # `[core] fsmonitor = x` holds a key on the section's own line
+            head, _, line = line.partition("]")
+            section = head.strip("[ ").split()[0].lower() if head.strip("[ ") else ""
+            line = line.strip()
+            if not line:
+                continue
         if _REPO_CODE_KEYS.match(line):
             key = line.split("=", 1)[0].strip().lower()
             if section in (

@@ -745,7 +745,7 @@ def _docker(f: Facts) -> None:
     if f.subcommand in ("pull", "push", "login", "build", "run", "search"):
         f.network = True
     if f.subcommand in ("run", "create", "exec") or (
-        f.subcommand == "container" and operands[1:2] in (["run"], ["create"])
+        f.subcommand in ("container", "compose") and operands[1:2] in (["run"], ["create"])
     ):
         if has_option(options, "--privileged") or any(
             v in ("host",)

@@ -311,10 +311,14 @@ def names(path: str, patterns: Sequence[str], home: str = "") -> bool:
     spelled = _longest_literal(base)
     if len(spelled) < 2:
         return False  # `*`, `**`, `?`: any name, so none in particular
+    suffix_only = spelled.startswith(".") and base.endswith(spelled) and _WILD.match(base[0])
     for pattern in patterns:
         wanted = max((_longest_literal(part) for part in pattern.split("/")), key=len)
         if len(wanted) < 2:
             continue
+        last = pattern.rsplit("/", 1)[-1]
+        if suffix_only and not _WILD.search(last):
+            continue  # `*.py` names no file in particular, `sitecustomize.py` least of all
         if (spelled in wanted or wanted in spelled) and matches(text, [pattern], home):
             return True
     return False

@@ -210,9 +210,23 @@ def _reads_all(f: Facts) -> None:
 def _files0_from(f: Facts) -> None:
     """`--files0-from F` (sort, wc, du, find): the files read are named inside F."""
     for arg in f.cmd.args:
-        if arg.lstrip("-").startswith("files0-from"):
+        name = arg.split("=", 1)[0].lstrip("-")
+        if arg.startswith("-") and name.startswith("files0") and "files0-from".startswith(name):
             f.hide(f"{f.cmd.name} reads the files named in a list the policy cannot see")
             return
+
+
+def _diff(f: Facts) -> None:
+    """diff: its operands, whole trees with -r (following the links inside them)."""
+    operands, options = split_options(f.cmd.args, _VALUE_OPTIONS.get("diff", frozenset()))
+    if has_option(options, "-r", "--recursive") or any(
+        re.fullmatch(r"-[A-Za-z]*r[A-Za-z]*", a) for a in f.cmd.args
+    ):
+        f.read_tree(*operands)
+    else:
+        f.read(*operands)
+    for values in options.values():
+        f.read(*(v for v in values if v.startswith(("/", "~", "./", "../"))))
 
 
 def _lists_all(f: Facts) -> None:
@@ -288,7 +302,7 @@ def _targeted(
         f.privileged = True
 
 
-_SETUID_OCTAL = re.compile(r"^0*[2-7][0-7]{3}$")
+_SETUID_OCTAL = re.compile(r"^[=+]?0*[2-7][0-7]{3}$")
 
 
 def _grants_setuid(mode: str) -> bool:
@@ -752,6 +766,39 @@ def _net_client(f: Facts) -> None:
         f.hosts.append("localhost")
 
 
+def _hash(f: Facts) -> None:
+    """`hash -p /bin/rm ls`: from now on `ls` runs /bin/rm."""
+    if any(a.startswith("-") and "p" in a for a in f.cmd.args):
+        f.hide("hash -p makes a command name run another program")
+
+
+_CMAKE_TOOLS = {
+    "rm": ["rm"], "remove": ["rm", "-f"], "remove_directory": ["rm", "-rf"],
+    "rmdir": ["rmdir"], "copy": ["cp"], "copy_directory": ["cp", "-r"], "rename": ["mv"],
+    "touch": ["touch"], "make_directory": ["mkdir", "-p"], "create_symlink": ["ln", "-s"],
+    "tar": ["tar"], "chdir": ["cd"],
+}  # fmt: skip
+
+
+def _cmake(f: Facts) -> None:
+    """`cmake -E TOOL ARGS` is a portable `rm -rf`, `cp`, `tar`...: read as that
+    command; `cmake -P script` runs a CMake script."""
+    args = list(f.cmd.args)
+    if args[:1] == ["-E"] and len(args) > 1:
+        tool = _CMAKE_TOOLS.get(args[1])
+        if tool is not None:
+            f.argvs.append([*tool, *args[2:]])
+        elif args[1] in ("env", "time"):
+            rest = [a for a in args[2:] if "=" not in a]
+            if rest:
+                f.argvs.append(rest)
+        return
+    if "-P" in args:
+        f.hide("cmake -P runs a CMake script")
+    build = option_values(split_options(args, words("-B -S -C -D -G"))[1], "-B", "-S")
+    f.read(*build)
+
+
 def _deleter(f: Facts) -> None:
     """Programs that remove what they are given: `rclone purge|delete|rmdir PATH`,
     `gio trash PATH`, `trash-put`, `srm`, `wipe`."""
@@ -761,10 +808,16 @@ def _deleter(f: Facts) -> None:
         if sub and sub[0] in ("purge", "delete", "rmdir", "rmdirs", "deletefile", "cleanup"):
             f.delete(*operands[1:])
             f.recursive = sub[0] in ("purge", "rmdirs")
-        elif sub and sub[0] in ("sync", "move", "moveto") and len(operands) > 2:
-            f.read(operands[1])
-            f.write(operands[2])
-            f.recursive = True
+        elif sub and sub[0] in ("sync", "move", "moveto", "copy", "copyto") and len(operands) > 2:
+            source, dest = operands[1], operands[2]
+            f.read(source)
+            if re.match(r"^[\w.-]+:", dest):  # a remote: the files leave this machine
+                f.hosts.append(dest.split(":", 1)[0])
+                f.sends.append(f.at(source))
+            else:
+                f.write(dest)
+            if sub[0] in ("move", "moveto", "sync"):
+                f.recursive = True
         else:
             f.read(*operands[1:])
         f.network = True
@@ -998,6 +1051,8 @@ def _interpreter(f: Facts) -> None:
             f.delete(*operands)  # `remove_tree($ARGV[0])`: the code deletes what it is given
         return
     script = next((r for r in rest if not r.startswith("-") or r == "-"), None)
+    if script is None and any(a in _NO_PROGRAM for a in args):
+        return  # `perl -v`, `node --version`: it says what it is and runs nothing
     if script is None or script == "-" or script in ("/dev/stdin", "/proc/self/fd/0"):
         # the program comes from standard input
         if f.cmd.stdin is not None:
@@ -1037,6 +1092,10 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
     if module in ("base64",):
         return
     f.read(*(r for r in rest if not r.startswith("-") and ("/" in r or r.startswith("."))))
+
+
+#: Interpreter options that print and exit before any program is read.
+_NO_PROGRAM = words("-v -V --version -h --help -help -? --print-config")
 
 
 def _venv(f: Facts, args: Sequence[str]) -> None:
@@ -1407,7 +1466,7 @@ _JQ_VALUES = {
     "--from-file": 1, "-L": 1, "--library-path": 1, "--indent": 1,
 }  # fmt: skip
 #: A jq or yq filter that prints the environment (`env`, `$ENV`, yq's `env()`).
-_JQ_ENV = re.compile(r"\$ENV\b|(?<![\w$.])env\b|\bstrenv\s*\(")
+_JQ_ENV = re.compile(r"\$ENV\b(?!\s*[.\[])|(?<![\w$.])env\b(?!\s*[.\[])|\bstrenv\s*\(")
 
 
 def _jq(f: Facts) -> None:
@@ -1460,7 +1519,7 @@ SUBCOMMANDS = words(
     "npm pnpm yarn bun pip pip3 docker podman kubectl systemctl cargo go apt "
     "apt-get brew gh aws gcloud az terraform helm launchctl service conda poetry uv "
     "pipx gem bundle composer dotnet rustup nvm sqlite3 redis-cli policy journalctl "
-    "crontab hookpolicy dnf yum snap flatpak mise asdf deno code claude codex cursor"
+    "crontab hookpolicy dnf yum snap flatpak mise asdf deno code claude codex cursor nix"
 )
 
 
@@ -1591,13 +1650,15 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (
         _reads_all,
         "cat tac head tail nl od hexdump strings base64 base32 wc "
-        "cut paste join comm diff cmp md5sum sha1sum sha256sum sha512sum cksum fold fmt "
+        "cut paste join comm cmp md5sum sha1sum sha256sum sha512sum cksum fold fmt "
         "expand column rev bat batcat xclip",
     ),
     (_lists_all, "stat readlink realpath getfacl lsattr"),
     (_editor, "vim vi nvim ex view vimdiff nano emacs ed red"),
     (_sqlite, "sqlite3 sqlite"),
     (_patch, "patch"),
+    (_diff, "diff"),
+    (_hash, "hash"),
     (_gdb, "gdb lldb"),
     (_net_client, "websocat wscat redis-cli valkey-cli keydb-cli mongosh mongo"),
     (_uv, "uv"),
@@ -1606,7 +1667,8 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_xxd, "xxd"),
     (_ddrescue, "ddrescue"),
     (_dd, "dcfldd dc3dd"),
-    (_deleter, "rclone gio trash-put trash gvfs-trash kioclient5 srm wipe"),
+    (_deleter, "rclone gio trash-put trash gvfs-trash kioclient5 srm wipe rimraf del-cli"),
+    (_cmake, "cmake"),
     (_btrfs, "btrfs"),
     (_httpd, "httpd"),
     (_pager, "less more most"),
@@ -1623,7 +1685,7 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
         _nothing,
         "echo printf true false : basename dirname sleep seq yes expr test [ [[ read exit "
         "return shift wait unset local let alias trap cd pushd popd history whoami id uname "
-        "hostname which type command hash pwd nproc uptime tput clear kill pkill killall top "
+        "hostname which type command pwd nproc uptime tput clear kill pkill killall top "
         "htop jobs bg fg disown shutdown reboot halt poweroff tr watch getopts shopt ulimit "
         "umask bc dc factor numfmt cal stty logname users who arch lscpu free vmstat locale",
     ),
@@ -1755,7 +1817,8 @@ _INSTALLS = words("install localinstall reinstall add i upgrade update")
 _PACKAGE_RUNNERS = words("uvx npx bunx pnpx")
 _PACKAGE_RUN_SUBCOMMANDS = {
     ("pipx", "run"), ("npm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("deno", "run"),
-    ("deno", "install"), ("uv", "tool"), ("bun", "x"), ("pip", "download"),
+    ("deno", "install"), ("uv", "tool"), ("bun", "x"), ("pip", "download"), ("nix", "run"),
+    ("nix", "shell"), ("nix", "develop"), ("nix", "profile"), ("nix-shell", ""),
 }  # fmt: skip
 
 
@@ -1831,6 +1894,29 @@ def _native_library(args: Sequence[str]) -> str:
             if _LIBRARY.search(piece):
                 return piece
     return ""
+
+
+#: Long options that write a file or run a program, as GNU getopt lets any
+#: unambiguous prefix stand for them (`sort --ou=F`, `sort --compress=sh`).
+_WRITING_LONG = ("--output", "--output-file", "--log-file", "--outfile")
+_RUNNING_LONG = ("--compress-program", "--use-compress-program", "--exec", "--pre")
+
+
+def _abbreviated_options(f: Facts) -> None:
+    """A known program's long option abbreviated past its handler's table."""
+    args = f.cmd.args
+    for position, arg in enumerate(args):
+        if not arg.startswith("--") or _shell._UNKNOWN in arg:
+            continue
+        name, equals, value = arg.partition("=")
+        if len(name) < 4 or name in _WRITING_LONG or name in _RUNNING_LONG:
+            continue  # exact names are the handlers' business
+        if not equals:
+            value = args[position + 1] if position + 1 < len(args) else ""
+        if any(full.startswith(name) for full in _WRITING_LONG) and value:
+            f.write(value)
+        elif any(full.startswith(name) for full in _RUNNING_LONG):
+            f.hide(f"{f.cmd.name} {name} (an abbreviation) runs a program")
 
 
 def _option_paths(f: Facts) -> None:
@@ -1921,8 +2007,11 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     if cmd.name in SUBCOMMANDS and not facts.subcommand:
         facts.subcommand = first_operand(cmd.args)
     facts.variables += cmd.variables
+    if _shell._ANY_VARIABLE in cmd.variables:
+        facts.reads.append("/proc/self/environ")  # `${!v}` over names nobody can tell
     if handler is not None:
         _option_paths(facts)
+        _abbreviated_options(facts)
     _files0_from(facts)
     if facts.network:
         # what a networked program reads on its standard input may go out with it
@@ -1939,6 +2028,15 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     for arg in cmd.args:
         if "file://" in arg and _shell._UNKNOWN not in arg:
             facts.read(arg[arg.index("file://") :])
+    if cmd.name in _PACKAGE_RUNNERS:
+        # `npx rimraf ~`: the package's program runs with the rest (its bin is mostly
+        # the package's own name)
+        operands = [a for a in cmd.args if not a.startswith("-")]
+        if operands and _shell._UNKNOWN not in operands[0]:
+            package = operands[0].rsplit("@", 1)[0] if not operands[0].startswith("@") else ""
+            if package and "/" not in package and ":" not in package:
+                at = list(cmd.args).index(operands[0])
+                facts.argvs.append([package, *cmd.args[at + 1 :]])
     if _fetches_code(cmd, facts.subcommand):
         facts.network = True
         facts.downloaded = True  # a package from a URL or a repository: its code runs

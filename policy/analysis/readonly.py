@@ -42,7 +42,7 @@ _PLAIN = _r(long=_FILES0)
 _READERS: dict[str, _Reader] = {
     **dict.fromkeys(
         "cat tac head tail nl rev fold expand unexpand column paste join comm cut tr seq "
-        "od hexdump strings cmp diff stat realpath readlink basename dirname pwd echo true "
+        "od hexdump strings cmp stat realpath readlink basename dirname pwd echo true "
         "false whoami id uname which type md5sum sha1sum sha224sum sha256sum sha384sum "
         "sha512sum b2sum cksum wc df ls dir".split(),
         _PLAIN,
@@ -50,6 +50,10 @@ _READERS: dict[str, _Reader] = {
     # -L follows links out of the tree named; the rest lists sizes
     "du": _r("L", f"--dereference {_FILES0} --exclude-from"),
     "file": _r("Cf", "--compile --files-from"),
+    # -r follows links as it recurses (a link to ~ in a checkout reads the home)
+    "diff": _r(
+        "rN", f"--recursive --new-file --unidirectional-new-file {_FILES0} --from-file --to-file"
+    ),
     # -R follows every link below the start (a link to ~ reads the home)
     "grep": _r("R", "--dereference-recursive", values="efmABCd"),
     "egrep": _r("R", "--dereference-recursive", values="efmABCd"),
@@ -140,7 +144,7 @@ def reads_only(name: str, args: Sequence[str]) -> bool:
             ended = True
             continue
         if arg.startswith("--"):
-            if arg.split("=", 1)[0] in reader.long:
+            if _acts(arg.split("=", 1)[0], reader.long):
                 return False
             continue
         for position, letter in enumerate(arg[1:], 1):
@@ -150,6 +154,14 @@ def reads_only(name: str, args: Sequence[str]) -> bool:
                 skip = position == len(arg) - 1
                 break
     return reader.operands is None or operands <= reader.operands
+
+
+def _acts(option: str, acting: frozenset[str]) -> bool:
+    """`option` is one of `acting`, or a prefix GNU's getopt and git take for one
+    (`--ou` for `--output`, `--open` for `--open-files-in-pager`)."""
+    return option in acting or (
+        len(option) > 3 and any(a.startswith(option) for a in acting if a.startswith("--"))
+    )
 
 
 def _git_reads_only(args: Sequence[str]) -> bool:
@@ -167,7 +179,11 @@ def _git_reads_only(args: Sequence[str]) -> bool:
         if arg == "--":
             break
         option = arg.split("=", 1)[0]
-        if option in _GIT_ACTS or (subcommand == "blame" and arg.startswith("-S")):
+        if (
+            option in _GIT_ACTS
+            or (option.startswith("--") and _acts(option, _GIT_ACTS))
+            or (subcommand == "blame" and arg.startswith("-S"))
+        ):
             return False
     listing = _GIT_LISTING.get(subcommand)
     if listing is not None:

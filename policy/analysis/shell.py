@@ -114,6 +114,8 @@ _WRAPPERS = frozenset(
         "gdbserver",
         "ld.so",
         "sem",
+        "dbus-run-session",
+        "xvfb-run",
     }
 )
 #: The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/sh`) runs
@@ -128,6 +130,21 @@ _WRAPPER_OPTION_ARGS = {
     "env": frozenset({"-u", "-C", "-S", "-P", "--unset", "--chdir", "--split-string"}),
     "exec": frozenset({"-a"}),
     "sem": frozenset({"-j", "--jobs", "--id", "-P", "--semaphoretimeout", "--st"}),
+    "xvfb-run": frozenset(
+        {
+            "-n",
+            "--server-num",
+            "-s",
+            "--server-args",
+            "-e",
+            "--error-file",
+            "-f",
+            "--auth-file",
+            "-p",
+            "--xauth-protocol",
+        }
+    ),
+    "dbus-run-session": frozenset({"--config-file", "--dbus-daemon"}),
     "ld.so": frozenset({"--library-path", "--preload", "--audit", "--argv0", "--inhibit-rpath"}),
     "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
@@ -169,6 +186,31 @@ _RUNNERS: dict[tuple[str, str], tuple[frozenset[str], int]] = {
         0,
     ),
     ("poetry", "run"): (frozenset({"-P", "--project", "-C", "--directory"}), 0),
+    ("perf", "stat"): (
+        frozenset(
+            {"-e", "--event", "-o", "--output", "-p", "--pid", "-r", "--repeat", "-C", "-G", "-I"}
+        ),
+        0,
+    ),
+    ("perf", "record"): (
+        frozenset(
+            {
+                "-e",
+                "--event",
+                "-o",
+                "--output",
+                "-p",
+                "--pid",
+                "-F",
+                "-c",
+                "-C",
+                "-g",
+                "--call-graph",
+            }
+        ),
+        0,
+    ),
+    ("perf", "trace"): (frozenset({"-e", "--event", "-o", "--output", "-p", "--pid"}), 0),
     ("pipenv", "run"): (frozenset(), 0),
     ("pdm", "run"): (frozenset({"-p", "--project"}), 0),
     ("hatch", "run"): (frozenset(), 0),
@@ -249,6 +291,7 @@ _SEQUENCE = re.compile(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-
 _MAX_EXPANSION = 256  # words one brace expansion may produce
 _MAX_LOOP_VALUES = 8  # a `for` loop over more known words is walked once, its variable unknown
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_ASSIGNMENT = re.compile(r"[^=\s/-][^=\s/]*=")
 # A `{` where a word starts: bash reads `{rm,-rf,/}` as a word, tree-sitter as a group.
 _BRACE_WORD = re.compile(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
 # An expansion a here-document performs: an unescaped `$` that starts one, or a backtick.
@@ -704,6 +747,12 @@ class _Walker:
             if kind in _SUBSTITUTIONS:
                 self.substitution = True
                 where = "<()" if kind == "process_substitution" else "$()"
+            if kind in _ARITHMETIC or (
+                kind == "compound_statement"
+                and current.children[:1]
+                and current.children[0].type == "(("
+            ):
+                self.arithmetic(current, depth)
             children = current.children
             if not children:
                 continue
@@ -834,6 +883,15 @@ class _Walker:
             # prompt expansion run what the value spells
             self.latent(known, depth)
         return word
+
+    def arithmetic(self, node: Any, depth: int) -> None:
+        """`[[ ]]`, `(( ))`, `$(( ))`, `$[ ]` and subscripts evaluate operands as
+        arithmetic, and arithmetic runs the substitutions a quoted operand spells
+        (`[[ 1 -eq 'a[$(id)]' ]]`): those are walked as commands."""
+        for found in _descendants_of_kind(node, _QUOTED_KINDS):
+            text = self.text(found)
+            if "$(" in text or "`" in text:
+                self.latent(text.replace("\\$", "$").replace("\\`", "`"), depth)
 
     def latent(self, text: str, depth: int) -> None:
         """Walk the command substitutions spelled inside `text`, a value bash may still
@@ -1152,8 +1210,8 @@ class _Walker:
                 raw=" ".join(argv),
                 dynamic=dynamic,
                 via=via,
-                wrappers=tuple(wrappers),
-                assignments=tuple(own),
+                wrappers=tuple(str(w) for w in wrappers),
+                assignments=tuple(str(a) for a in own),  # plain str: CEL takes no subclass
                 cwd=cwd,
                 unknown=tuple(w.template for w in words if isinstance(w, _Unknown)),
                 pipe=self.pipe,
@@ -1719,6 +1777,12 @@ class _Walker:
 
     def expansion(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
         names = [c for c in node.children if c.type == "variable_name"]
+        if names and any(c.type == "!" for c in node.children):
+            # `${!k}`: the variable `k` names; its value is not known, its name may be
+            target = self.variables.get(self.text(names[0]))
+            # a name nobody can tell may be any variable's: read as the environment
+            self.expanded.extend([self.text(names[0]), target or _ANY_VARIABLE])
+            return _Word(None, True)
         plain = len(node.children) == (2 if node.type == "simple_expansion" else 3)
         defaulted: str | None = None
         walked: set[int] = set()
@@ -1770,6 +1834,11 @@ class _Walker:
         return _Word(fields, dynamic, value, before, after)
 
 
+#: What `${!x}` reads when `x` is not known: any variable at all.
+_ANY_VARIABLE = "(any variable)"
+#: Nodes whose operands bash evaluates as arithmetic (`(( ))` is a compound statement).
+_ARITHMETIC = frozenset({"test_command", "arithmetic_expansion", "subscript"})
+_QUOTED_KINDS = frozenset({"raw_string", "string"})
 #: Builtins that set the variables they name.
 _SETTERS = frozenset("read printf let mapfile readarray getopts".split())
 #: Builtins that evaluate an array subscript they are handed as text.
@@ -2213,7 +2282,10 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         rest = split + rest
         if wrapper in _LEADING_OPERAND and rest:
             rest = rest[1:]
-        while rest and _ASSIGNMENT.match(rest[0]):
+        # env takes any NAME=VALUE (`env 'BASH_FUNC_ls%%=() { ...; }' bash`), the shell
+        # only identifiers
+        assignment = _ENV_ASSIGNMENT if wrapper == "env" else _ASSIGNMENT
+        while rest and assignment.match(rest[0]):
             assigned.append(rest[0])
             rest = rest[1:]
         if not rest:
@@ -2319,7 +2391,9 @@ _ACTING_NAMES = frozenset(
         "SYSTEMD_PAGER",
     }
 )
-_ACTING_PREFIXES = ("LD_", "DYLD_", "GIT_", "PYTHON", "NPM_CONFIG_", "npm_config_", "PIP_")
+_ACTING_PREFIXES = (
+    "LD_", "DYLD_", "GIT_", "PYTHON", "NPM_CONFIG_", "npm_config_", "PIP_", "BASH_FUNC_",
+)  # fmt: skip
 _ACTING_SUFFIXES = ("_PAGER", "_EDITOR", "_COMMAND", "_ASKPASS", "_SHELL")
 
 

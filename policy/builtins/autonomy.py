@@ -312,9 +312,7 @@ class Autonomy:
                 return False
             if not self.readonly_commands.admits(command):
                 return False
-            if readonly.knows(command.name) and not readonly.reads_only(
-                command.name, command.args
-            ):
+            if readonly.knows(command.name) and not readonly.reads_only(command.name, command.args):
                 return False  # `sort -o`, `fd -x`, `date -s`: a reader's option acts
             if any(w not in _DEVICES for w in command.writes) or command.deletes:
                 return False

@@ -546,9 +546,7 @@ class _ExprEnvs:
                     self._envs[point] = found
         return found
 
-    def compile(
-        self, point: str, source: str, *, checked: bool = False, store: Any = None
-    ) -> Any:
+    def compile(self, point: str, source: str, *, checked: bool = False, store: Any = None) -> Any:
         """`source` compiled; `checked`: the checker has passed every expression in it
         already (a pack's rules are checked when the pack loads), so the type check is
         skipped — a quarter of the compile, on the path of a one-event hook. With a
