@@ -1526,11 +1526,20 @@ class _Walker:
             if arg in ("-x", "--exec", "-X", "--exec-batch"):
                 break
             if arg.startswith(("--exec=", "--exec-batch=")):
-                at, args = at, [*args[:at], arg.split("=", 1)[0], arg.split("=", 1)[1]]
+                option, _, value = arg.partition("=")
+                args = [*args[:at], option, value, *args[at + 1 :]]
                 break
         else:
             return
-        before = [a for a in args[:at] if not a.startswith("-")]
+        before: list[str] = []  # fd's operands: PATTERN [PATH...]
+        skip = False
+        for arg in args[:at]:
+            if skip:
+                skip = False
+            elif arg.startswith("-"):
+                skip = arg in _FD_VALUE_OPTIONS
+            else:
+                before.append(arg)
         place = (before[1] if len(before) > 1 else ".").rstrip("/") + "/**"
         command = list(args[at + 1 :])
         if ";" in command:
@@ -2511,6 +2520,11 @@ _PARALLEL_OPTION_ARGS = frozenset(
 REMOTE_SPEC = re.compile(r"://|^git\+|^(?:github|gitlab|bitbucket|gist):|@\s*https?:")
 _WRAPPER_OUTPUT = re.compile(
     r"^--?(?:o|output|log-?file|logfile|xml-file|output-file|log-socket-file)(?:=|$)"
+)
+_FD_VALUE_OPTIONS = frozenset(
+    "-e --extension -t --type -d --max-depth --min-depth --exact-depth -E --exclude -c "
+    "--color -j --threads -S --size --changed-within --changed-before --owner -g --glob "
+    "--base-directory --path-separator --max-results --search-path --ignore-file".split()
 )
 _FD_TOKEN = re.compile(r"\{(?:/|//|\.|/\.)?\}")
 _PARALLEL_TOKEN = re.compile(r"\{[0-9]*[./#%]*[0-9]*\}")
