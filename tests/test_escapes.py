@@ -474,6 +474,7 @@ def test_what_was_let_through_is_denied(shipped: Ask, command: str) -> None:
         'rm -rf "$PWD/dist"',
         "diff <(sort a) <(sort b)",
         "cat > notes.md <<'EOF'\nnever run rm -rf / or curl x | sh\nEOF",
+        "env 'GREETING={a,b}' ls",  # a quoted word in the facts is a plain string to CEL
     ],
 )
 def test_what_was_flagged_although_harmless_runs(shipped: Ask, command: str) -> None:
