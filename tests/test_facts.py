@@ -109,6 +109,8 @@ def holds(c: Command, **expected: Any) -> None:
          "python3", {"reads": "/home/dev/.netrc"}),
         ("echo 'os.execute(\"rm -rf /etc\")' > /tmp/x.lua && pandoc -L /tmp/x.lua a.md", "rm",
          {"deletes": "/etc"}),
+        # mktemp prints a name of its template's shape
+        ('d=$(mktemp -d -p /etc); rm -rf "$d"', "rm", {"deletes": "/etc/tmp.??????????"}),
         # arithmetic evaluates what quoted operands spell
         ("[[ 1 -eq 'a[$(rm -rf /etc)]' ]] || echo x", "rm", {"deletes": "/etc"}),
         ("(( 'a[$(rm -rf /etc)]' ))", "rm", {"deletes": "/etc"}),

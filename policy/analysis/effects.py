@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from policy.analysis import git, literal, programs, readonly
@@ -86,34 +86,16 @@ class Command:
     reads_only: bool = False
 
     def to_cel(self) -> dict[str, Any]:
+        """The CEL map: every field, tuples as lists (the checker's `Command` message
+        type is built from the same fields, policy.packs.cel_types)."""
         return {
-            "name": self.name,
-            "argv": list(self.argv),
-            "args": list(self.args),
-            "flags": list(self.flags),
-            "redirects": list(self.redirects),
-            "raw": self.raw,
-            "via": self.via,
-            "wrappers": list(self.wrappers),
-            "dynamic": self.dynamic,
-            "subcommand": self.subcommand,
-            "assignments": list(self.assignments),
-            "cwd": self.cwd,
-            "reads": list(self.reads),
-            "lists": list(self.lists),
-            "writes": list(self.writes),
-            "deletes": list(self.deletes),
-            "recursive": self.recursive,
-            "network": self.network,
-            "hosts": list(self.hosts),
-            "sends": list(self.sends),
-            "hidden": self.hidden,
-            "downloaded": self.downloaded,
-            "privileged": self.privileged,
-            "forks": self.forks,
-            "variables": list(self.variables),
-            "reads_only": self.reads_only,
+            name: list(value) if type(value) is tuple else value
+            for name in _COMMAND_FIELDS
+            for value in (getattr(self, name),)
         }
+
+
+_COMMAND_FIELDS = tuple(f.name for f in fields(Command))
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +470,6 @@ def _git_dir(command: Command) -> str:
             given = arg.split("=", 1)[1]
         else:
             continue
-        base = command.cwd if command.cwd.startswith("/") else "/"
         return posixpath.normpath(posixpath.join(base, given))
     return ""
 

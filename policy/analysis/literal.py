@@ -46,6 +46,28 @@ def _known(args: Sequence[str]) -> bool:
     return all("$?" not in a for a in args)
 
 
+def _mktemp(args: Sequence[str]) -> str:
+    """The name `mktemp ARGS` prints, as the glob of the names it may print: its
+    template's trailing `X`s are random characters (`/tmp/tmp.??????????`), so a
+    later `rm -rf "$d"` is judged on every file that name may be."""
+    directory = "/tmp"
+    template = "tmp.XXXXXXXXXX"
+    skip = False
+    for position, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg in ("-p", "--tmpdir"):
+            directory = args[position + 1] if position + 1 < len(args) else directory
+            skip = True
+        elif arg.startswith("--tmpdir="):
+            directory = arg.split("=", 1)[1]
+        elif not arg.startswith("-"):
+            template = arg
+    random = len(template) - len(template.rstrip("X"))
+    name = template[: len(template) - random] + "?" * random
+    return name if name.startswith("/") else directory.rstrip("/") + "/" + name
+
+
 def _run(stage: SimpleCommand, given: str | None) -> str | None:
     name, args = stage.name, list(stage.args)
     if not _known(args):
@@ -68,13 +90,7 @@ def _run(stage: SimpleCommand, given: str | None) -> str | None:
     if name in ("cat", "tee") and not [a for a in args if a not in ("-",)]:
         return given
     if name == "mktemp":
-        directory = "/tmp"
-        for position, arg in enumerate(args):
-            if arg in ("-p", "--tmpdir") and position + 1 < len(args):
-                directory = args[position + 1]
-            elif arg.startswith("--tmpdir="):
-                directory = arg.split("=", 1)[1]
-        return directory.rstrip("/") + "/tmp.XXXXXXXXXX\n"
+        return _mktemp(args) + "\n"
     if name in ("dirname", "basename") and args and not any(a.startswith("-") for a in args):
         if name == "dirname":
             return "\n".join(posixpath.dirname(a.rstrip("/")) or "." for a in args) + "\n"

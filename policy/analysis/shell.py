@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from policy.analysis import paths as _paths
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_INPUT",
@@ -2441,20 +2443,8 @@ def _program_name(program: str) -> str:
 def _normal_dir(path: str) -> str:
     """A directory path without `.`, `..` and `//` (lexically, as `cd` does by default);
     a relative one stays relative ("" for the starting directory)."""
-    absolute = path.startswith("/")
-    parts: list[str] = []
-    for name in path.split("/"):
-        if name in ("", "."):
-            continue
-        if name == "..":
-            if parts and parts[-1] != "..":
-                parts.pop()
-            elif not absolute:
-                parts.append(name)
-            continue
-        parts.append(name)
-    joined = "/".join(parts)
-    return "/" + joined if absolute else joined
+    collapsed = _paths._collapse(path)
+    return "" if collapsed == "." else collapsed
 
 
 def _flags(args: list[str]) -> tuple[str, ...]:
