@@ -109,13 +109,15 @@ def test_an_expired_contract_denies(make: Make) -> None:
     assert decision.reason == "contract 'old' expired at 2020-01-01T00:00:00+00:00"
 
 
-def test_max_runtime_is_measured_from_the_first_call(make: Make) -> None:
-    engine = make(
+def test_max_runtime_is_measured_from_the_first_call(builtins_engine: BuiltinsEngine) -> None:
+    engine = builtins_engine(
+        "scope",
         """
         contract_scope:
           contracts:
             - {id: short, sessions: ["*"], tools: ["*"], max_runtime: 1h}
-        """
+        """,
+        limits_storage_uri="memory://",  # usage in this process, to wind its clock back
     )
     assert engine.before_tool(call("read_file")).action is Action.CONTINUE
     usage = engine.contracts._usage[("docs-1", "short")]

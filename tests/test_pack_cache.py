@@ -335,7 +335,8 @@ def test_an_unwritable_cache_directory_still_decides(
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the data directory should be")
     for _ in range(2):
-        engine = engines([pack], data_dir=blocker)
+        # Counters in memory: this test is about the pack cache, not the state store.
+        engine = engines([pack], data_dir=blocker, limits_storage_uri="memory://")
         assert not _from_cache(engine)
         assert _decisions(engine) == expected
     assert blocker.read_text() == "a file where the data directory should be"

@@ -20,7 +20,8 @@ def test_defaults_are_picoclaws(tmp_path: Path) -> None:
     ) == (500, 5000, 60000)
     assert settings.failure_policy == "fail"
     assert settings.cel_engine == "cel-expr-python"
-    assert settings.limits_storage_uri == "memory://"
+    assert settings.limits_storage_uri is None  # shared SQLite under data_dir
+    assert settings.state_store_uri == f"sqlite:///{tmp_path / 'xdg' / 'hookpolicy' / 'state.db'}"
     assert settings.audit_capture_args is False
     assert settings.data_dir == tmp_path / "xdg" / "hookpolicy"
     assert (

@@ -6,7 +6,8 @@ and symlinks, and every denial names the limit that was hit.
 
 Contracts come from packs (matched by session glob, first match wins) or are
 attached to one session at run time through `engine.contracts`, which wins over
-the packs. Counters (calls made, first call) live in memory per engine.
+the packs. Counters (calls made, first call) live in the engine's ContractRegistry:
+in the shared state store by default (policy.state), in memory for `memory://`.
 """
 
 from __future__ import annotations
@@ -83,6 +84,14 @@ class ContractScope:
         self._path_args = {aliases.canonical(t): names for t, names in config.path_args.items()}
         self._contracts = [_Compiled(c, aliases, home) for c in config.contracts]
         self._runtime: dict[int, _Compiled] = {}
+        counted = [c.id for c in config.contracts if c.max_tool_calls is not None or c.max_runtime]
+        #: What this hook must remember between calls (policy.state.check_per_event).
+        self.state_needed = (
+            f"the max_tool_calls / max_runtime of contract {', '.join(map(repr, counted))} "
+            f"in pack {pack!r}"
+            if counted
+            else ""
+        )
 
     def _contract_for(self, session: str) -> _Compiled | None:
         attached = self._registry.attached(session)

@@ -2,6 +2,13 @@
 
 Its own module, free of pydantic at import: every engine owns one
 (`engine.contracts`), and most engines never attach a contract.
+
+Usage (calls admitted, the first call's time) lives where the state store says
+(`state_uri`, the setting `limits_storage_uri`): in the SQLite state file under the
+data dir by default, shared by every hook process of the machine, or in Redis — each
+admission one atomic read-check-increment there (policy.state.contracts) — or in this
+object's memory for `memory://` (one long-lived process). Contracts attached at run
+time stay in this object's memory either way.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from policy.builtins.config import Contract
+    from policy.state.contracts import Admission, UsageStore
 
 __all__ = ["ContractRegistry"]
 
@@ -29,14 +37,35 @@ class ContractRegistry:
     """Contracts attached at run time, and each session's usage; shared by an engine.
 
     `attach(session, contract)` takes a `Contract` or a mapping with its fields
-    (validated: a bad contract is refused here, not at the next call).
+    (validated: a bad contract is refused here, not at the next call). `state_uri`
+    names where usage is kept (None or `memory://`: here); `clock` is the time in
+    seconds (default: monotonic in memory, epoch seconds in a shared store).
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] | None = None, state_uri: str | None = None
+    ) -> None:
         self._lock = threading.Lock()
         self._attached: dict[str, Contract] = {}
         self._usage: dict[tuple[str, str], _Usage] = {}
-        self._clock = clock
+        self._clock = clock or time.monotonic
+        self._shared_clock = clock
+        self._state_uri = (
+            None if state_uri is None or state_uri.startswith("memory:") else state_uri
+        )
+        self._store: UsageStore | None = None
+        self._unsupported = False
+
+    def _shared(self) -> UsageStore | None:
+        """The shared usage store, opened at first use; None: keep usage here."""
+        if self._state_uri is None or self._unsupported:
+            return None
+        if self._store is None:
+            from policy.state import contract_usage
+
+            self._store = contract_usage(self._state_uri, self._shared_clock)
+            self._unsupported = self._store is None
+        return self._store
 
     def attach(self, session: str, contract: Contract | Mapping[str, Any]) -> Contract:
         if not isinstance(session, str) or not session:
@@ -47,6 +76,9 @@ class ContractRegistry:
         with self._lock:
             self._attached[session] = model
             self._usage.pop((session, model.id), None)
+            shared = self._shared()
+            if shared is not None:
+                shared.reset(session, model.id)
         return model
 
     def detach(self, session: str) -> Contract | None:
@@ -59,6 +91,9 @@ class ContractRegistry:
     def usage(self, session: str, contract_id: str) -> tuple[int, float]:
         """(calls admitted so far, seconds since the first) for a session under a contract."""
         with self._lock:
+            shared = self._shared()
+            if shared is not None:
+                return shared.usage(session, contract_id)
             usage = self._usage.get((session, contract_id))
             if usage is None:
                 return 0, 0.0
@@ -73,17 +108,34 @@ class ContractRegistry:
 
     def admit(self, session: str, contract: Contract) -> str | None:
         """Count one call against the contract's limits; the reason when it is over."""
+        limit = contract.runtime_seconds
         with self._lock:
-            usage = self._begin(session, contract.id)
-            limit = contract.runtime_seconds
-            if limit is not None:
-                elapsed = self._clock() - usage.started
-                if elapsed > limit:
-                    return (
-                        f"contract {contract.id!r}: max_runtime {contract.max_runtime} "
-                        f"used up ({elapsed:.0f} s since the session's first call)"
-                    )
-            if contract.max_tool_calls is not None and usage.calls >= contract.max_tool_calls:
-                return f"contract {contract.id!r}: max_tool_calls {contract.max_tool_calls} reached"
-            usage.calls += 1
-            return None
+            shared = self._shared()
+            if shared is not None:
+                refused, elapsed = shared.admit(
+                    session, contract.id, contract.max_tool_calls, limit
+                )
+            else:
+                if self._unsupported and (limit is not None or contract.max_tool_calls is not None):
+                    from policy.state import StateError, unsupported_usage
+
+                    raise StateError(unsupported_usage(str(self._state_uri), contract.id))
+                refused, elapsed = self._admit_here(session, contract, limit)
+        if refused == "max_runtime":
+            return (
+                f"contract {contract.id!r}: max_runtime {contract.max_runtime} "
+                f"used up ({elapsed:.0f} s since the session's first call)"
+            )
+        if refused == "max_tool_calls":
+            return f"contract {contract.id!r}: max_tool_calls {contract.max_tool_calls} reached"
+        return None
+
+    def _admit_here(self, session: str, contract: Contract, limit: float | None) -> Admission:
+        usage = self._begin(session, contract.id)
+        elapsed = self._clock() - usage.started
+        if limit is not None and elapsed > limit:
+            return "max_runtime", elapsed
+        if contract.max_tool_calls is not None and usage.calls >= contract.max_tool_calls:
+            return "max_tool_calls", elapsed
+        usage.calls += 1
+        return None, elapsed

@@ -2,8 +2,10 @@
 
 OpenClaw's SemanticKernelPolicyHook kept its per-minute counters in process memory,
 so every replica counted alone. Here the counters are the `limits` library's, in
-the storage `limits_storage_uri` names: `memory://` by default, `redis://...` to
-share one budget between engines and machines.
+the storage `limits_storage_uri` names: by default a SQLite file under the data dir
+that every process of the machine shares (policy.state; hooks started once per event
+need it), `redis://...` to share one budget between machines, `memory://` for one
+long-lived process.
 
 Governed tools are those `applies_to` matches; others pass untouched. Deny wins;
 an explicit empty `allow` admits no governed tool; a governed tool no allow glob
@@ -40,10 +42,13 @@ def parse_limits(text: str) -> list[Any]:
 
 
 def limiter_for(storage_uri: str, strategy: str) -> Any:
-    """A `limits` rate limiter over the storage at `storage_uri` (memory:// or redis://)."""
-    from limits import storage, strategies
+    """A `limits` rate limiter over the storage at `storage_uri` (sqlite:///PATH,
+    memory:// or redis://...)."""
+    from limits import strategies
 
-    return strategies.STRATEGIES[strategy](storage.storage_from_string(storage_uri))
+    from policy.state import limits_storage
+
+    return strategies.STRATEGIES[strategy](limits_storage(storage_uri))
 
 
 class _Rule:
@@ -93,6 +98,12 @@ class ToolPolicy:
         self._count_denied = config.count_denied
         self._clock = clock
         self._namespace = f"hookpolicy/{pack}"
+        #: What this hook must remember between calls (policy.state.check_per_event).
+        self.state_needed = (
+            f"the rate limit {', '.join(r.limit for r in config.rate_limits)} in pack {pack!r}"
+            if config.rate_limits
+            else ""
+        )
 
     def before_tool(self, call: ToolCall) -> Decision | None:
         tool = call.tool

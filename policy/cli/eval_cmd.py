@@ -126,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
         if args.packs:
             overrides["packs"] = [Path(p) for p in args.packs]
         settings = load_settings(args.config, **overrides)
+        if settings.limits_storage_uri is None:
+            # A dry run: its calls count in this process only, never against the budgets
+            # the agents' hooks share (state.db under data_dir).
+            settings = settings.model_copy(update={"limits_storage_uri": "memory://"})
         documents = list(_documents(_read_input(args.input)))
         hooks = [load_hook(spec) for spec in args.hook]
     except PolicyError as exc:

@@ -56,7 +56,13 @@ def main() -> None:
         for index, (name, (section, call)) in enumerate(CASES.items()):
             pack = Path(tmp) / f"p{index}.yaml"
             pack.write_text(HEADER + section)
-            engine = Engine(Settings(packs=[pack], audit_path=Path(tmp) / f"log{index}"))
+            engine = Engine(
+                Settings(
+                    packs=[pack],
+                    audit_path=Path(tmp) / f"log{index}",
+                    limits_storage_uri="memory://",  # in process, as the row says
+                )
+            )
             engine.before_tool(call)
             p50, p99 = measure(lambda e=engine, c=call: e._decide_before_tool(c), options.calls)  # type: ignore[misc]
             engine.close()
