@@ -98,8 +98,10 @@ class FastSettings:
     audit_stream: Literal["stdout", "stderr"] = "stderr"
     audit_capture_args = False
     audit_key: None = None
-    limits_storage_uri = "memory://"
+    limits_storage_uri: str | None = None
     approvals_store: str | None = None
+    approvals_retention: float | None = 30 * 86400.0
+    approvers_map: Path | None = None
     cel_engine: Literal["cel-expr-python", "cel-python"] = "cel-expr-python"
     pack_cache = True
     aliases: dict[str, str]
@@ -125,6 +127,10 @@ class FastSettings:
     @property
     def approvals_store_uri(self) -> str:
         return self.approvals_store or f"sqlite:///{self.data_dir / 'approvals.db'}"
+
+    @property
+    def state_store_uri(self) -> str:
+        return self.limits_storage_uri or f"sqlite:///{self.data_dir / 'state.db'}"
 
     @property
     def audit_key_bytes(self) -> bytes | None:
@@ -153,6 +159,8 @@ FIELDS = (
     "audit_key",
     "limits_storage_uri",
     "approvals_store",
+    "approvals_retention",
+    "approvers_map",
     "cel_engine",
     "pack_cache",
     "aliases",
@@ -172,8 +180,9 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "observer_queue_size": (int,),
     "audit_stream": (str,),
     "audit_capture_args": (bool,),
-    "limits_storage_uri": (str,),
+    "limits_storage_uri": (str, type(None)),
     "approvals_store": (str, type(None)),
+    "approvals_retention": (float, type(None)),
     "cel_engine": (str,),
     "pack_cache": (bool,),
     "workspace": (str, type(None)),
@@ -310,7 +319,10 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
     for name, listed in (("packs", packs), ("protected_paths", protected)):
         if not (isinstance(listed, list) and all(isinstance(p, str) for p in listed)):
             raise TypeError(name)
-    if not isinstance(data_dir, str) or not isinstance(audit_path, str | None):
+    approvers_map = fields["approvers_map"]
+    if not isinstance(data_dir, str) or not all(
+        isinstance(p, str | None) for p in (audit_path, approvers_map)
+    ):
         raise TypeError("paths")
     if not (
         isinstance(aliases, dict)
@@ -326,6 +338,7 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         protected_paths=[Path(p) for p in protected],
         data_dir=Path(data_dir),
         audit_path=None if audit_path is None else Path(audit_path),
+        approvers_map=None if approvers_map is None else Path(approvers_map),
         aliases=dict(aliases),
         hooks=NoHostedHooks(fields["hooks_enabled"]),
         **values,
@@ -368,7 +381,7 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
         return None
     if not settings.pack_cache:
         return None  # the switch that turns the pack cache off turns this one off too
-    uris = (settings.limits_storage_uri, settings.approvals_store or "")
+    uris = (settings.limits_storage_uri or "", settings.approvals_store or "")
     if any("@" in uri for uri in uris):  # user:password@host
         return None
     fields: dict[str, Any] = {name: getattr(settings, name) for name in _SCALARS}
@@ -376,6 +389,9 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
     fields["protected_paths"] = [os.fspath(p) for p in settings.protected_paths]
     fields["data_dir"] = os.fspath(settings.data_dir)
     fields["audit_path"] = None if settings.audit_path is None else os.fspath(settings.audit_path)
+    fields["approvers_map"] = (
+        None if settings.approvers_map is None else os.fspath(settings.approvers_map)
+    )
     fields["aliases"] = dict(settings.aliases)
     fields["hooks_enabled"] = settings.hooks.enabled
     return fields

@@ -35,6 +35,7 @@ ENV_PREFIX = "POLICY_"
 CONFIG_ENV = "POLICY_CONFIG"
 
 _LIMITS_SCHEMES = (
+    "sqlite",
     "memory",
     "redis",
     "rediss",
@@ -114,9 +115,22 @@ class Settings(BaseSettings):
     audit_key: SecretStr | None = Field(
         None, description="HMAC key for the log's hash chain (plain SHA-256 when unset)."
     )
-    limits_storage_uri: str = Field("memory://", description="Rate-limit counter storage.")
+    limits_storage_uri: str | None = Field(
+        None,
+        description="Rate-limit counters and contract usage; default sqlite under data_dir.",
+    )
     approvals_store: str | None = Field(
         None, description="Approval store URI; default sqlite under data_dir."
+    )
+    approvals_retention: float | None = Field(
+        30 * 86400.0,
+        description="How long ended approval requests and grants stay in the store "
+        "(a duration: 30d, 12h; held in seconds); null: until `policy approvals purge`.",
+    )
+    approvers_map: Path | None = Field(
+        None,
+        description="YAML file mapping OS user names to approver names; honoured only "
+        "when the agent's uid cannot write it.",
     )
     cel_engine: Literal["cel-expr-python", "cel-python"] = Field(
         "cel-expr-python", description="CEL implementation for rule conditions."
@@ -191,12 +205,20 @@ class Settings(BaseSettings):
 
     @field_validator("limits_storage_uri")
     @classmethod
-    def _limits_scheme(cls, value: str) -> str:
+    def _limits_scheme(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         scheme = value.split("://", 1)[0] if "://" in value else ""
         if scheme not in _LIMITS_SCHEMES:
             raise ValueError(
                 f"scheme must be one of {', '.join(s + '://' for s in _LIMITS_SCHEMES)}"
             )
+        if scheme == "sqlite" and (
+            len(value) <= len("sqlite:///")
+            or not value.startswith("sqlite:///")
+            or value[len("sqlite:///") :] == ":memory:"
+        ):
+            raise ValueError("the state file is written sqlite:///PATH (memory:// for none)")
         return value
 
     @field_validator("approvals_store")
@@ -213,6 +235,15 @@ class Settings(BaseSettings):
             raise ValueError("sqlite stores are written sqlite:///PATH")
         return value
 
+    @field_validator("approvals_retention", mode="before")
+    @classmethod
+    def _retention_duration(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        from policy.builtins.config import parse_duration
+
+        return parse_duration(value)
+
     @field_validator("aliases")
     @classmethod
     def _no_empty_alias(cls, value: dict[str, str]) -> dict[str, str]:
@@ -225,6 +256,12 @@ class Settings(BaseSettings):
     def approvals_store_uri(self) -> str:
         """The approval store to use: the setting, or a SQLite file in data_dir."""
         return self.approvals_store or f"sqlite:///{self.data_dir / 'approvals.db'}"
+
+    @property
+    def state_store_uri(self) -> str:
+        """Where rate-limit counters and contract usage live: the setting, or a SQLite
+        file in data_dir that every hook process of the machine shares (policy.state)."""
+        return self.limits_storage_uri or f"sqlite:///{self.data_dir / 'state.db'}"
 
     @property
     def audit_key_bytes(self) -> bytes | None:

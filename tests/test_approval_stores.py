@@ -6,6 +6,11 @@ tests start on a free loopback port.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
+import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -14,9 +19,19 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
-from policy.approvals import AlreadyDecided, ApprovalRequest, Grant, RequestNotFound, open_store
+from policy.approvals import (
+    AlreadyClaimed,
+    AlreadyDecided,
+    ApprovalRequest,
+    Grant,
+    RequestNotFound,
+    StoreError,
+    open_store,
+)
+from policy.approvals import sqlite as sqlite_store
 from policy.approvals.store import ApprovalStore, call_digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,3 +225,292 @@ def test_an_answer_that_commits_after_the_deadline_loses(store: ApprovalStore) -
         store._transition(created.id, "approved", "secops-1", "", "once", too_late)
     assert error.value.current.state == "expired"
     assert store.get(created.id).state == "expired"
+
+
+# ------------------------------------------------------------------ find, claim, purge
+
+
+def approved_request(store: ApprovalStore, **fields: object) -> ApprovalRequest:
+    created = request(**fields)
+    store.create(created)
+    return store.decide(created.id, approved=True, by="secops-1")
+
+
+def test_new_fields_round_trip(store: ApprovalStore) -> None:
+    created = request(agent_uid=1000)
+    store.create(created)
+    assert store.get(created.id) == created
+    assert (store.get(created.id).agent_uid, store.get(created.id).claimed_at) == (1000, None)
+    anonymous = request()
+    store.create(anonymous)
+    assert store.get(anonymous.id).agent_uid is None
+
+
+def test_find_returns_the_requests_for_exactly_that_call_newest_first(
+    store: ApprovalStore,
+) -> None:
+    digest = call_digest("bash", {"command": "make deploy"})
+    now = time.time()
+    first = request(created=now - 30)
+    second = request(created=now - 20)
+    third = request(created=now - 10)
+    for made in (second, first, third):  # stored out of order
+        store.create(made)
+    store.decide(first.id, approved=False, by="secops-1")
+    store.create(request(session="s2"))
+    store.create(request(pack="strict"))
+    store.create(request(digest=call_digest("bash", {"command": "make"})))
+    found = store.find("ops", digest, "s1")
+    assert [r.id for r in found] == [third.id, second.id, first.id]
+    assert [r.state for r in found] == ["pending", "pending", "denied"]
+    assert store.find("ops", digest, "s9") == []
+    assert store.find("ops", "0" * 64, "s1") == []
+
+
+def test_an_approval_is_claimed_exactly_once_under_a_race(store: ApprovalStore) -> None:
+    approved = approved_request(store)
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def claim() -> None:
+        try:
+            store.claim(approved.id)
+            result = "won"
+        except AlreadyClaimed as exc:
+            result = "lost" if exc.current.claimed_at is not None else "lost, unclaimed"
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=claim) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["lost"] * 11 + ["won"]
+    final = store.get(approved.id)
+    assert final.state == "approved" and final.claimed_at is not None
+    # Everything but the claim is as the decision left it.
+    assert dataclasses.replace(final, claimed_at=None) == approved
+
+
+def test_only_an_unused_approval_can_be_claimed(store: ApprovalStore) -> None:
+    approved = approved_request(store)
+    claimed = store.claim(approved.id, now=1234.5)
+    assert claimed.claimed_at == 1234.5 and store.get(approved.id) == claimed
+    with pytest.raises(AlreadyClaimed, match="was already used") as error:
+        store.claim(approved.id)
+    assert error.value.current == claimed
+    pending = request()
+    store.create(pending)
+    denied = request()
+    store.create(denied)
+    store.decide(denied.id, approved=False, by="secops-1")
+    expired = request(deadline_in=-1)
+    store.create(expired)
+    store.expire(expired.id)
+    for other, state in ((pending, "pending"), (denied, "denied"), (expired, "expired")):
+        with pytest.raises(AlreadyClaimed, match=f"is {state}, not approved") as error:
+            store.claim(other.id)
+        assert error.value.current.state == state
+        assert store.get(other.id).claimed_at is None
+    with pytest.raises(RequestNotFound):
+        store.claim("nope")
+
+
+_CLAIMER = """
+import sys, time
+from policy.approvals import AlreadyClaimed, open_store
+store = open_store(sys.argv[1])
+start = float(sys.argv[3])
+time.sleep(max(0.0, start - time.time()))
+try:
+    store.claim(sys.argv[2])
+    print("won")
+except AlreadyClaimed:
+    print("lost")
+store.close()
+"""
+
+
+def test_claimers_in_several_processes_get_one_approval_once(
+    store: ApprovalStore, uri: str
+) -> None:
+    if uri.startswith("memory://"):
+        pytest.skip("memory:// is one process by definition")
+    approved = approved_request(store)
+    start = time.time() + 1.5  # every child imported and connected by then
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CLAIMER, uri, approved.id, repr(start)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    outcomes = sorted(child.communicate(timeout=30)[0].strip() for child in children)
+    assert outcomes == ["lost"] * 5 + ["won"]
+    assert store.get(approved.id).claimed_at is not None
+
+
+def test_purge_deletes_what_ended_before_the_time(store: ApprovalStore) -> None:
+    now = time.time()
+    digest = call_digest("bash", {"command": "make deploy"})
+    old, recent = now - 3600, now - 60
+
+    def ended(state: str, at: float) -> ApprovalRequest:
+        made = request(created=at - 10)
+        store.create(made)
+        if state == "expired":
+            return store.expire(made.id, now=at)
+        return store.decide(made.id, approved=state == "approved", by="secops-1", now=at)
+
+    gone = [ended("approved", old), ended("denied", old), ended("expired", old)]
+    kept = [ended("approved", recent), ended("denied", recent), ended("expired", recent)]
+    # Pending with its deadline long past (its caller is gone): nobody can approve it.
+    abandoned = request(created=old - 10, deadline=old)
+    store.create(abandoned)
+    gone.append(abandoned)
+    waiting = request(created=old - 10, deadline=now + 60)  # still pending, still waited on
+    store.create(waiting)
+    kept.append(waiting)
+    grants = [
+        Grant(digest, "ops", "window", "bob", "s1", "secops-1", "r1", expires=old, created=old),
+        Grant(digest, "ops", "session", "bob", "s1", "secops-1", "r2", created=old),
+        Grant(digest, "ops", "window", "bob", "s1", "secops-1", "r3", expires=now + 60),
+        Grant(digest, "ops", "session", "bob", "s2", "secops-1", "r4", created=recent),
+    ]
+    other_digest = call_digest("bash", {"command": "ls"})
+    grants.append(Grant(other_digest, "ops", "session", "bob", "s1", "secops-1", "r5", created=old))
+    for grant in grants:
+        store.add_grant(grant)
+
+    assert store.purge(now - 600) == len(gone) + 3
+    remaining = {r.id for r in store.list(None)}
+    assert remaining == {r.id for r in kept}
+    assert [g.request_id for g in store.grants_for(digest)] == ["r3", "r4"]
+    assert store.grants_for(other_digest) == []
+    assert {r.id for r in store.find("ops", digest, "s1")} == remaining
+    for request_ in gone:
+        with pytest.raises(RequestNotFound):
+            store.get(request_.id)
+    assert store.purge(now - 600) == 0
+    # An hour on, even the pending request's deadline has passed.
+    assert store.purge(now + 3600) == len(kept) + 2
+    assert store.list(None) == []
+
+
+def test_a_store_with_a_retention_purges_once_on_its_first_create(uri: str) -> None:
+    old = time.time() - 3 * 86400
+
+    def old_denial(store: ApprovalStore) -> ApprovalRequest:
+        made = request(created=old - 10)
+        store._insert(made)  # filed without the purge `create` may do
+        return store.decide(made.id, approved=False, by="secops-1", now=old)
+
+    with contextlib.closing(open_store(uri, retention=86400)) as store:
+        first = old_denial(store)
+        store.create(request())
+        with pytest.raises(RequestNotFound):
+            store.get(first.id)
+        second = old_denial(store)
+        store.create(request())  # not the first create of this store: no purge
+        assert store.get(second.id).state == "denied"
+        if uri.startswith("memory://"):
+            return
+    with contextlib.closing(open_store(uri)) as plain:
+        plain.create(request())  # no retention: no purge
+        assert plain.get(second.id).state == "denied"
+    with contextlib.closing(open_store(uri, retention=86400)) as again:
+        again.create(request())
+        with pytest.raises(RequestNotFound):
+            again.get(second.id)
+    with pytest.raises(StoreError, match="retention must be positive"):
+        open_store(uri, retention=0)
+
+
+# ------------------------------------------------------------------ SQLite files
+
+
+def _v1_file(path: Path) -> ApprovalRequest:
+    """A store file as version 1 wrote it, holding one pending request."""
+    made = request()
+    columns = [name for name in sqlite_store._REQUEST_COLUMNS if name not in _V2_COLUMNS]
+    data = made.to_dict()
+    values = [
+        orjson.dumps(data[c]).decode()
+        if c in sqlite_store._JSON_COLUMNS
+        else int(data[c])
+        if c == "self_approval"
+        else data[c]
+        for c in columns
+    ]
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.executescript(sqlite_store._SCHEMA_V1)
+        conn.execute(
+            f"INSERT INTO requests ({sqlite_store._quoted(columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)})",
+            values,
+        )
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    return made
+
+
+_V2_COLUMNS = ("agent_uid", "claimed_at")
+
+
+def test_a_version_1_file_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "approvals.db"
+    made = _v1_file(path)
+    with contextlib.closing(open_store(f"sqlite:///{path}")) as store:
+        assert store.get(made.id) == made
+        assert store.find("ops", made.digest, "s1") == [made]
+        approved = store.decide(made.id, approved=True, by="secops-1")
+        assert store.claim(approved.id, now=5.0).claimed_at == 5.0
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.SCHEMA_VERSION
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(requests)")}
+        assert "requests_by_digest" in indexes
+    with contextlib.closing(open_store(f"sqlite:///{path}")) as again:  # opens as is
+        assert again.get(made.id).claimed_at == 5.0
+
+
+def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "approvals.db"
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute(f"PRAGMA user_version = {sqlite_store.SCHEMA_VERSION + 1}")
+        conn.commit()
+    with pytest.raises(StoreError, match="newer than this hookpolicy understands"):
+        open_store(f"sqlite:///{path}")
+
+
+def test_the_sqlite_file_and_its_journal_are_private(tmp_path: Path) -> None:
+    directory = tmp_path / "data" / "hookpolicy"
+    path = directory / "approvals.db"
+    old_umask = os.umask(0o022)
+    try:
+        store = open_store(f"sqlite:///{path}")
+        # A reader keeps the -wal and -shm files in place (the last connection to
+        # close would checkpoint and remove them).
+        with contextlib.closing(sqlite3.connect(path)) as reader:
+            reader.execute("SELECT count(*) FROM requests").fetchall()
+            store.create(request())
+            modes = {
+                name: stat.S_IMODE(os.stat(directory / name).st_mode)
+                for name in ("approvals.db", "approvals.db-wal", "approvals.db-shm")
+            }
+        store.close()
+    finally:
+        os.umask(old_umask)
+    assert modes == dict.fromkeys(modes, 0o600)
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_a_loose_store_file_of_ours_is_tightened(tmp_path: Path) -> None:
+    path = tmp_path / "approvals.db"
+    with contextlib.closing(open_store(f"sqlite:///{path}")):
+        pass
+    path.chmod(0o644)
+    with contextlib.closing(open_store(f"sqlite:///{path}")):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600

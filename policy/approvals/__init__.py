@@ -9,6 +9,7 @@ deadline, when the call is denied. See docs/approvals.md.
 from __future__ import annotations
 
 from policy.approvals.store import (
+    AlreadyClaimed,
     AlreadyDecided,
     ApprovalRequest,
     ApprovalStore,
@@ -20,6 +21,7 @@ from policy.approvals.store import (
 )
 
 __all__ = [
+    "AlreadyClaimed",
     "AlreadyDecided",
     "ApprovalRequest",
     "ApprovalStore",

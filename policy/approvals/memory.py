@@ -8,6 +8,7 @@ import threading
 import time
 
 from policy.approvals.store import (
+    AlreadyClaimed,
     AlreadyDecided,
     ApprovalRequest,
     ApprovalStore,
@@ -15,6 +16,8 @@ from policy.approvals.store import (
     RequestNotFound,
     State,
     StoreError,
+    ended_before,
+    grant_ended_before,
 )
 
 __all__ = ["MemoryStore"]
@@ -27,7 +30,7 @@ class MemoryStore(ApprovalStore):
         self._requests: dict[str, ApprovalRequest] = {}
         self._grants: list[Grant] = []
 
-    def create(self, request: ApprovalRequest) -> None:
+    def _insert(self, request: ApprovalRequest) -> None:
         with self._changed:
             if request.id in self._requests:
                 # As the other stores: a decided request never goes back to pending.
@@ -47,6 +50,37 @@ class MemoryStore(ApprovalStore):
         return sorted(
             (r for r in requests if state is None or r.state == state), key=lambda r: r.created
         )
+
+    def find(self, pack: str, digest: str, session: str) -> builtins.list[ApprovalRequest]:
+        with self._changed:
+            requests = list(self._requests.values())
+        # Insertion order breaks ties in `created`, as rowid does for SQLite.
+        found = [
+            r for r in requests if r.pack == pack and r.digest == digest and r.session == session
+        ]
+        found.reverse()
+        return sorted(found, key=lambda r: r.created, reverse=True)
+
+    def _claim(self, request_id: str, now: float) -> ApprovalRequest:
+        with self._changed:
+            current = self._requests.get(request_id)
+            if current is None:
+                raise RequestNotFound(f"no approval request {request_id!r}")
+            if current.state != "approved" or current.claimed_at is not None:
+                raise AlreadyClaimed(current)
+            claimed = dataclasses.replace(current, claimed_at=now)
+            self._requests[request_id] = claimed
+            return claimed
+
+    def purge(self, before: float) -> int:
+        with self._changed:
+            gone = [i for i, r in self._requests.items() if ended_before(r, before)]
+            for request_id in gone:
+                del self._requests[request_id]
+            kept = [g for g in self._grants if not grant_ended_before(g, before)]
+            gone_grants = len(self._grants) - len(kept)
+            self._grants = kept
+        return len(gone) + gone_grants
 
     def _transition(
         self, request_id: str, state: State, by: str, reason: str, grant: str, now: float

@@ -8,14 +8,19 @@ Layout under the key prefix (the `prefix` query parameter, default
 * `{prefix}:req:{id}` — the request, one JSON string (the fields of ApprovalRequest);
 * `{prefix}:index` and `{prefix}:index:{state}` — sorted sets of ids scored by
   `created`, so `list` reads requests oldest first without scanning the keyspace;
-* `{prefix}:grants:{digest}` — a list of grants for one call, as JSON;
+* `{prefix}:digest:{digest}` — a sorted set of the ids of one call's requests, by
+  `created`, for `find`;
+* `{prefix}:grants:{digest}` — a list of grants for one call, as JSON, and
+  `{prefix}:grant-digests` — the set of digests that have such a list, for `purge`;
 * `{prefix}:decided:{id}` — the pub/sub channel a decision is announced on.
 
 A decision is a Lua script, so it is atomic in Redis: it replaces the request only if
 the stored bytes are still exactly the pending request the caller read (a
 compare-and-set; a pending request never changes in place), moves the id between
 the state indexes and publishes on the request's channel, all in one step. Of two
-approvers answering at once, exactly one script sees the pending bytes.
+approvers answering at once, exactly one script sees the pending bytes. A claim
+(`claimed_at` set on an approved request) and a purge are compare-and-sets on the
+stored bytes in the same way.
 
 Floats go through orjson, which writes the shortest repr that reads back to the
 same value, so `created`, `deadline` and the arguments round-trip exactly; the Lua
@@ -35,6 +40,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import orjson
 
 from policy.approvals.store import (
+    AlreadyClaimed,
     AlreadyDecided,
     ApprovalRequest,
     ApprovalStore,
@@ -42,6 +48,8 @@ from policy.approvals.store import (
     RequestNotFound,
     State,
     StoreError,
+    ended_before,
+    grant_ended_before,
 )
 from policy.digest import json_safe
 
@@ -66,15 +74,59 @@ RECHECK_SECONDS = 1.0
 _CAS_ATTEMPTS = 5
 _EXPIRED_REASON = "no answer before the deadline"
 
-# KEYS: request, index of all, index of the request's state.
+# KEYS: request, index of all, index of the request's state, index of its digest.
 # ARGV: request JSON, created (score), id.
 _CREATE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
   redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
   return 1
 end
 return 0
+"""
+
+# KEYS: request. ARGV: the JSON the caller read, the JSON to store instead.
+# Returns nil when the request is gone, {1} when this call replaced it, and
+# {0, current} when the stored bytes are no longer what the caller read.
+_SWAP = """
+local current = redis.call('GET', KEYS[1])
+if not current then
+  return false
+end
+if current ~= ARGV[1] then
+  return {0, current}
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return {1}
+"""
+
+# KEYS: request, index of all, index of its state, index of its digest.
+# ARGV: the JSON the caller read (and judged ended), id.
+# Deletes the request only if it is still exactly what the caller judged; 1 if it did.
+_DELETE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZREM', KEYS[4], ARGV[2])
+return 1
+"""
+
+# KEYS: the grants list of a digest, the set of digests with grants.
+# ARGV: digest, then the grants (exact JSON) to remove.
+# Returns how many went; forgets the digest when its list is left empty.
+_DROP_GRANTS = """
+local gone = 0
+for i = 2, #ARGV do
+  gone = gone + redis.call('LREM', KEYS[1], 1, ARGV[i])
+end
+if redis.call('LLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+return gone
 """
 
 # KEYS: request, index of pending, index of the new state, index of expired.
@@ -181,6 +233,9 @@ class RedisStore(ApprovalStore):
         # Scripts are loaded lazily (EVALSHA, falling back to EVAL), so no round trip here.
         self._create_script: Script = self._client.register_script(_CREATE)
         self._transition_script: Script = self._client.register_script(_TRANSITION)
+        self._swap_script: Script = self._client.register_script(_SWAP)
+        self._delete_script: Script = self._client.register_script(_DELETE)
+        self._drop_grants_script: Script = self._client.register_script(_DROP_GRANTS)
 
     # ------------------------------------------------------------ helpers
 
@@ -230,7 +285,7 @@ class RedisStore(ApprovalStore):
 
     # ------------------------------------------------------------ requests
 
-    def create(self, request: ApprovalRequest) -> None:
+    def _insert(self, request: ApprovalRequest) -> None:
         """Store a new request and index it, atomically; an id already taken is refused
         rather than overwritten, so a decided request can never become pending again."""
         with self._errors():
@@ -239,6 +294,7 @@ class RedisStore(ApprovalStore):
                     self._key("req", request.id),
                     self._key("index"),
                     self._key("index", request.state),
+                    self._key("digest", request.digest),
                 ],
                 args=[_dumps(request.to_dict()), repr(request.created), request.id],
             )
@@ -250,9 +306,20 @@ class RedisStore(ApprovalStore):
 
     def list(self, state: State | None = "pending") -> list[ApprovalRequest]:
         index = self._key("index") if state is None else self._key("index", state)
-        found: list[ApprovalRequest] = []
         with self._errors():
             ids: builtins.list[bytes | str] = list(cast(Any, self._client).zrange(index, 0, -1))
+        return [
+            request
+            for _, request in self._read_many(ids)
+            if state is None or request.state == state
+        ]
+
+    def _read_many(
+        self, ids: builtins.list[bytes | str]
+    ) -> builtins.list[tuple[bytes | str, ApprovalRequest]]:
+        """The stored bytes and the request of each id still there, in the order given."""
+        found: builtins.list[tuple[bytes | str, ApprovalRequest]] = []
+        with self._errors():
             for start in range(0, len(ids), _MGET_CHUNK):
                 chunk = [_text(i) for i in ids[start : start + _MGET_CHUNK]]
                 values: builtins.list[bytes | str | None] = list(
@@ -261,10 +328,90 @@ class RedisStore(ApprovalStore):
                 for request_id, raw in zip(chunk, values, strict=True):
                     if raw is None:  # deleted behind our back; the index entry is stale
                         continue
-                    request = self._request(raw, request_id)
-                    if state is None or request.state == state:
-                        found.append(request)
+                    found.append((raw, self._request(raw, request_id)))
         return found
+
+    def find(self, pack: str, digest: str, session: str) -> builtins.list[ApprovalRequest]:
+        with self._errors():
+            ids: builtins.list[bytes | str] = list(
+                cast(Any, self._client).zrevrange(self._key("digest", digest), 0, -1)
+            )
+        found = [
+            request
+            for _, request in self._read_many(ids)
+            if request.pack == pack and request.session == session
+        ]
+        return sorted(found, key=lambda r: r.created, reverse=True)
+
+    def _claim(self, request_id: str, now: float) -> ApprovalRequest:
+        """Compare-and-set on the stored bytes of the approved, unclaimed request."""
+        for _ in range(_CAS_ATTEMPTS):
+            raw = self._read_raw(request_id)
+            current = self._request(raw, request_id)
+            if current.state != "approved" or current.claimed_at is not None:
+                raise AlreadyClaimed(current)
+            claimed = dataclasses.replace(current, claimed_at=now)
+            with self._errors():
+                result: list[Any] | None = self._swap_script(
+                    keys=[self._key("req", request_id)],
+                    args=[raw, _dumps(claimed.to_dict())],
+                )
+            if result is None:
+                raise RequestNotFound(f"no approval request {request_id!r}")
+            if result[0] == 1:
+                return claimed
+            # Another claimer (or writer) got there first: judge what it left.
+        raise StoreError(
+            f"approval store {self._where}: request {request_id!r} keeps changing while approved"
+        )
+
+    def purge(self, before: float) -> int:
+        """Delete what ended before `before`, each request by compare-and-set on the
+        bytes judged ended, so a request decided meanwhile is judged again next time.
+
+        Only ids created before `before` are read: whatever ended before then was
+        created before then (a request is decided after it is created, and its
+        deadline comes after its creation too)."""
+        gone = 0
+        with self._errors():
+            ids: builtins.list[bytes | str] = list(
+                cast(Any, self._client).zrangebyscore(self._key("index"), "-inf", f"({before!r}")
+            )
+        for raw, request in self._read_many(ids):
+            if not ended_before(request, before):
+                continue
+            with self._errors():
+                gone += int(
+                    self._delete_script(
+                        keys=[
+                            self._key("req", request.id),
+                            self._key("index"),
+                            self._key("index", request.state),
+                            self._key("digest", request.digest),
+                        ],
+                        args=[raw, request.id],
+                    )
+                )
+        with self._errors():
+            digests: builtins.list[bytes | str] = list(
+                cast(Any, self._client).smembers(self._key("grant-digests"))
+            )
+        for raw_digest in digests:
+            digest = _text(raw_digest)
+            key = self._key("grants", digest)
+            with self._errors():
+                values: builtins.list[bytes | str] = list(
+                    cast(Any, self._client).lrange(key, 0, -1)
+                )
+            ended = [raw for raw in values if grant_ended_before(self._grant(raw, digest), before)]
+            if ended or not values:
+                with self._errors():
+                    gone += int(
+                        self._drop_grants_script(
+                            keys=[key, self._key("grant-digests")], args=[digest, *ended]
+                        )
+                    )
+        return gone
 
     def _transition(
         self, request_id: str, state: State, by: str, reason: str, grant: str, now: float
@@ -361,23 +508,26 @@ class RedisStore(ApprovalStore):
 
     def add_grant(self, grant: Grant) -> None:
         with self._errors():
-            self._client.rpush(self._key("grants", grant.digest), _dumps(dataclasses.asdict(grant)))
+            pipe = self._client.pipeline(transaction=True)
+            pipe.rpush(self._key("grants", grant.digest), _dumps(dataclasses.asdict(grant)))
+            pipe.sadd(self._key("grant-digests"), grant.digest)
+            pipe.execute()
 
     def grants_for(self, digest: str) -> builtins.list[Grant]:
         with self._errors():
             values: builtins.list[bytes | str] = list(
                 cast(Any, self._client).lrange(self._key("grants", digest), 0, -1)
             )
-        grants: list[Grant] = []
-        for raw in values:
-            data = self._decode(raw, f"grant for {digest}")
-            try:
-                grants.append(Grant(**data))
-            except TypeError as exc:
-                raise StoreError(
-                    f"approval store {self._where}: grant for {digest} is unreadable: {exc}"
-                ) from exc
-        return grants
+        return [self._grant(raw, digest) for raw in values]
+
+    def _grant(self, raw: bytes | str, digest: str) -> Grant:
+        data = self._decode(raw, f"grant for {digest}")
+        try:
+            return Grant(**data)
+        except TypeError as exc:
+            raise StoreError(
+                f"approval store {self._where}: grant for {digest} is unreadable: {exc}"
+            ) from exc
 
     def close(self) -> None:
         """Close the connection pool; safe to call twice."""

@@ -1,15 +1,17 @@
 """Who may decide a request, and what they may grant: checked before the store records it.
 
 Shared by every way of deciding (the CLI today, the HTTP inbox later), so the rules
-cannot differ between them: an identity outside the request's approver globs is
-refused, the requester may not approve their own call unless the pack allows it,
-and a grant must be one the pack allows (a `window` no longer than its cap).
+cannot differ between them: an identity (policy.approvals.identity: who the OS, or
+later the inbox, says is deciding) none of whose names matches the request's approver
+globs is refused, the requester may not approve their own call unless the pack
+allows it, and a grant must be one the pack allows (a `window` no longer than its cap).
 """
 
 from __future__ import annotations
 
 import time
 
+from policy.approvals.identity import Identity
 from policy.approvals.store import AlreadyDecided, ApprovalRequest, ApprovalStore
 from policy.errors import PolicyError
 
@@ -52,31 +54,62 @@ def decide(
     request_id: str,
     *,
     approved: bool,
-    by: str,
+    identity: Identity | None = None,
+    by: str | None = None,
     reason: str = "",
     grant: str = "once",
     now: float | None = None,
 ) -> ApprovalRequest:
-    """Record `by`'s answer if the request's rules allow it; NotAllowed or AlreadyDecided."""
+    """Record `identity`'s answer if the request's rules allow it; NotAllowed or
+    AlreadyDecided otherwise (the request then stays as it was).
+
+    The request's approver globs admit the identity if any of its names matches, and
+    `decided_by` records the first that does, with the OS user when it differs
+    (`secops-alice (os user alice)`). Approving is self-approval — refused unless the
+    request allows it — when the requester is the OS user or any of the names.
+    `by="name"` is short for `identity=Identity("name")`, for callers that
+    authenticated the name themselves.
+    """
     from wcmatch import fnmatch as wfnmatch
 
+    if identity is None:
+        identity = Identity(by) if by else None
     request = store.get(request_id)
     if request.state != "pending":
         raise AlreadyDecided(request)
-    if not by:
-        raise NotAllowed("an approver identity is required (--as NAME)")
+    if identity is None or not identity.user:
+        raise NotAllowed("an approver identity is required")
     flags = wfnmatch.BRACE | wfnmatch.DOTMATCH
-    if request.approvers and not wfnmatch.fnmatch(by, list(request.approvers), flags=flags):
-        raise NotAllowed(
-            f"{by!r} may not decide this request (approvers: {', '.join(request.approvers)})"
-        )
-    if approved and by == request.requester and not request.self_approval:
-        raise NotAllowed(f"self-approval refused: {by!r} asked for this call")
+    candidates = identity.candidates
+    if request.approvers:
+        matching = [
+            name
+            for name in candidates
+            if wfnmatch.fnmatch(name, list(request.approvers), flags=flags)
+        ]
+        if not matching:
+            names = " / ".join(repr(name) for name in candidates)
+            user = "" if candidates == (identity.user,) else f"; os user {identity.user!r}"
+            raise NotAllowed(
+                f"{names} may not decide this request "
+                f"(approvers: {', '.join(request.approvers)}{user})"
+            )
+        chosen = matching[0]
+    else:
+        chosen = candidates[0]
+    if (
+        approved
+        and not request.self_approval
+        and request.requester
+        and request.requester in {identity.user, *candidates}
+    ):
+        who = "" if request.requester == chosen else f" (you are {identity})"
+        raise NotAllowed(f"self-approval refused: {request.requester!r} asked for this call{who}")
     recorded = _allowed_grant(request, grant) if approved else "once"
     return store.decide(
         request_id,
         approved=approved,
-        by=by,
+        by=identity.label(chosen),
         reason=reason,
         grant=recorded,
         now=time.time() if now is None else now,

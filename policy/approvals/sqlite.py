@@ -14,8 +14,9 @@ without a server:
   others see a rowcount of 0 and report the winner's answer.
 
 `sqlite:////abs/path.db` names an absolute path and `sqlite:///rel/path.db` one
-relative to the working directory (the SQLAlchemy convention); parent
-directories are created.
+relative to the working directory (the SQLAlchemy convention). The file holds
+arguments verbatim, so it is created 0600 in a 0700 directory (`policy._private`)
+before SQLite opens it; SQLite gives the `-wal` and `-shm` files the same mode.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from typing import Any
 
 import orjson
 
+from policy._private import private_dir, private_file
 from policy.approvals.store import (
+    AlreadyClaimed,
     AlreadyDecided,
     ApprovalRequest,
     ApprovalStore,
@@ -38,14 +41,15 @@ from policy.approvals.store import (
     RequestNotFound,
     State,
     StoreError,
+    StoreMissing,
 )
 from policy.digest import json_safe
 
 __all__ = ["SqliteStore"]
 
-# Bump when the tables change; `_open_schema` refuses files written by a newer version
-# rather than misreading them.
-SCHEMA_VERSION = 1
+# Bump when the tables change (and add the steps to `_MIGRATIONS`); `_open_schema`
+# refuses files written by a newer version rather than misreading them.
+SCHEMA_VERSION = 2
 
 # How long a writer waits for another one before SQLite reports "database is locked".
 BUSY_TIMEOUT_MS = 5000
@@ -72,6 +76,8 @@ _REQUEST_COLUMNS = (
     "decided_at",
     "reason",
     "grant",
+    "agent_uid",
+    "claimed_at",
 )
 _JSON_COLUMNS = frozenset({"args", "approvers", "grants"})
 
@@ -104,7 +110,9 @@ _INSERT_GRANT = (
     f"VALUES ({', '.join('?' for _ in _GRANT_COLUMNS)})"
 )
 
-_SCHEMA = """
+# Version 1, as first written; later versions are reached through `_MIGRATIONS`, so a
+# new file and an old one end up with the same tables.
+_SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS requests (
     "id" TEXT PRIMARY KEY,
     "tool" TEXT NOT NULL,
@@ -138,6 +146,15 @@ CREATE TABLE IF NOT EXISTS grants (
 );
 CREATE INDEX IF NOT EXISTS grants_by_digest ON grants ("digest");
 """
+
+# The statements that take a file from version N-1 to N.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        'ALTER TABLE requests ADD COLUMN "agent_uid" INTEGER',
+        'ALTER TABLE requests ADD COLUMN "claimed_at" REAL',
+        'CREATE INDEX IF NOT EXISTS requests_by_digest ON requests ("digest")',
+    ),
+}
 
 
 def _path_from_uri(uri: str) -> Path:
@@ -200,14 +217,18 @@ def _grant_from_row(row: Sequence[Any]) -> Grant:
 class SqliteStore(ApprovalStore):
     """Requests and grants in one SQLite file, safe for several processes at once."""
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, *, create: bool = True) -> None:
         self.uri = uri
         self.path = _path_from_uri(uri)
+        if not create and not self.path.exists():
+            raise StoreMissing(f"no approval store at {self.path} yet: no call has asked there")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Before SQLite sees the path: it would create the file with the umask's mode.
+            private_dir(self.path.parent)
+            private_file(self.path)
         except OSError as exc:
             raise StoreError(
-                f"approval store {self.path}: cannot create {self.path.parent}: {exc}"
+                f"approval store {self.path}: cannot create it privately: {exc}"
             ) from exc
         self._open_schema()
 
@@ -265,14 +286,20 @@ class SqliteStore(ApprovalStore):
                 )
             if version < SCHEMA_VERSION:
                 # One statement at a time: executescript would commit the open transaction.
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
+                # All in this one transaction, so a file is never left half migrated.
+                if version == 0:
+                    for statement in _SCHEMA_V1.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    version = 1
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS[step]:
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # ------------------------------------------------------------ requests
 
-    def create(self, request: ApprovalRequest) -> None:
+    def _insert(self, request: ApprovalRequest) -> None:
         """Store a new pending request; an id already taken is refused rather than
         overwritten, so a decided request can never be turned back into a pending one."""
         try:
@@ -306,6 +333,42 @@ class SqliteStore(ApprovalStore):
                     f"{_SELECT_REQUEST} WHERE state = ? ORDER BY created, rowid", (state,)
                 ).fetchall()
         return [_request_from_row(row, self.path) for row in rows]
+
+    def find(self, pack: str, digest: str, session: str) -> builtins.list[ApprovalRequest]:
+        with self._connect() as conn:
+            rows = conn.execute(
+                f"{_SELECT_REQUEST} WHERE digest = ? AND pack = ? AND session = ? "
+                "ORDER BY created DESC, rowid DESC",
+                (digest, pack, session),
+            ).fetchall()
+        return [_request_from_row(row, self.path) for row in rows]
+
+    def _claim(self, request_id: str, now: float) -> ApprovalRequest:
+        """Compare-and-set in one UPDATE guarded by `state = 'approved' AND claimed_at
+        IS NULL`: SQLite serialises writers, so exactly one claimer changes the row."""
+        with self._write() as conn:
+            changed = conn.execute(
+                "UPDATE requests SET claimed_at = ? "
+                "WHERE id = ? AND state = 'approved' AND claimed_at IS NULL",
+                (now, request_id),
+            ).rowcount
+            current = self._read(conn, request_id)
+        if changed != 1:
+            raise AlreadyClaimed(current)
+        return current
+
+    def purge(self, before: float) -> int:
+        with self._write() as conn:
+            requests = conn.execute(
+                "DELETE FROM requests WHERE CASE "
+                "WHEN state = 'pending' OR decided_at IS NULL THEN deadline < ? "
+                "ELSE decided_at < ? END",
+                (before, before),
+            ).rowcount
+            grants = conn.execute(
+                "DELETE FROM grants WHERE COALESCE(expires, created) < ?", (before,)
+            ).rowcount
+        return int(requests) + int(grants)
 
     def _transition(
         self, request_id: str, state: State, by: str, reason: str, grant: str, now: float

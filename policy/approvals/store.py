@@ -9,7 +9,11 @@ is where the two meet. What every store guarantees:
   loser gets `AlreadyDecided` with the winner's answer;
 * a request past its deadline can no longer be approved: every store judges the
   deadline inside its atomic step, so an answer committed late expires the request;
-* `wait` returns as soon as the request leaves `pending` (or at the deadline).
+* `wait` returns as soon as the request leaves `pending` (or at the deadline);
+* an approval is used once: `claim` is compare-and-set on `claimed_at`, so of two
+  calls retrying the same approved request, one gets it and the other `AlreadyClaimed`;
+* `purge` deletes what ended before a time; a store opened with a `retention` does
+  so by itself, once per store object, on its first `create`.
 
 Stores: `memory://` (one process, tests), `sqlite:///PATH` (the embedded default,
 safe across processes on one machine), `redis://` (across machines).
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import abc
 import builtins
+import contextlib
 import dataclasses
 import hashlib
 import time
@@ -30,6 +35,7 @@ from policy.digest import canonical_json
 from policy.errors import PolicyError
 
 __all__ = [
+    "AlreadyClaimed",
     "AlreadyDecided",
     "ApprovalRequest",
     "ApprovalStore",
@@ -38,6 +44,7 @@ __all__ = [
     "RequestNotFound",
     "State",
     "StoreError",
+    "StoreMissing",
     "call_digest",
     "open_store",
 ]
@@ -48,6 +55,10 @@ GrantScope = Literal["once", "session", "window"]
 
 class StoreError(PolicyError):
     """The store cannot be reached or read; callers deny."""
+
+
+class StoreMissing(StoreError):
+    """No store at that place yet (nobody has asked for approval there)."""
 
 
 class RequestNotFound(StoreError):
@@ -62,6 +73,18 @@ class AlreadyDecided(PolicyError):
             f"request {current.id} is already {current.state}"
             + (f" by {current.decided_by}" if current.decided_by else "")
         )
+        self.current = current
+
+
+class AlreadyClaimed(PolicyError):
+    """The request is not an approval nobody used yet; `current` says what it is."""
+
+    def __init__(self, current: ApprovalRequest) -> None:
+        if current.state != "approved":
+            what = f"is {current.state}, not approved"
+        else:
+            what = "was already used"
+        super().__init__(f"request {current.id} {what}")
         self.current = current
 
 
@@ -96,6 +119,8 @@ class ApprovalRequest:
     decided_at: float | None = None
     reason: str = ""
     grant: str = "once"  # once | session | window=SECONDS
+    agent_uid: int | None = None  # the uid of the process that filed it
+    claimed_at: float | None = None  # when a call used this approval (`claim`)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -147,13 +172,47 @@ class Grant:
         return False
 
 
+def ended_before(request: ApprovalRequest, before: float) -> bool:
+    """Whether `purge(before)` deletes `request` (sqlite.py says the same in SQL): it
+    was decided before `before`, or, never decided (pending, or expired without a
+    time), its deadline passed before then."""
+    if request.state == "pending" or request.decided_at is None:
+        return request.deadline < before
+    return request.decided_at < before
+
+
+def grant_ended_before(grant: Grant, before: float) -> bool:
+    """Whether `purge(before)` deletes `grant`: it expired before `before`, or, with no
+    expiry (a session grant), was made before then."""
+    return (grant.expires if grant.expires is not None else grant.created) < before
+
+
 class ApprovalStore(abc.ABC):
     """Where requests wait and decisions land."""
 
     uri: str
 
+    #: Seconds after which what ended is purged (see `create`); None: never by itself.
+    retention: float | None = None
+    _purged_once: bool = False
+
+    def create(self, request: ApprovalRequest) -> None:
+        """Store a new pending request; an id already taken is a StoreError.
+
+        With a `retention`, the first `create` of this store object first purges what
+        ended more than `retention` ago: a one-event hook process files at most one
+        request, and a long-lived engine purges when it first needs the store. A purge
+        that fails is not this call's problem: the request is filed all the same.
+        """
+        if self.retention is not None and not self._purged_once:
+            self._purged_once = True
+            with contextlib.suppress(StoreError):
+                self.purge(time.time() - self.retention)
+        self._insert(request)
+
     @abc.abstractmethod
-    def create(self, request: ApprovalRequest) -> None: ...
+    def _insert(self, request: ApprovalRequest) -> None:
+        """Store a new request; StoreError if its id is taken."""
 
     @abc.abstractmethod
     def get(self, request_id: str) -> ApprovalRequest:
@@ -162,6 +221,26 @@ class ApprovalStore(abc.ABC):
     @abc.abstractmethod
     def list(self, state: State | None = "pending") -> list[ApprovalRequest]:
         """Requests in `state` (all when None), oldest first."""
+
+    @abc.abstractmethod
+    def find(self, pack: str, digest: str, session: str) -> builtins.list[ApprovalRequest]:
+        """The requests for exactly this call (pack, digest, session), newest first,
+        in any state."""
+
+    @abc.abstractmethod
+    def _claim(self, request_id: str, now: float) -> ApprovalRequest:
+        """Compare-and-set: approved with `claimed_at` unset -> `claimed_at = now`;
+        AlreadyClaimed (with the request as it is) otherwise."""
+
+    @abc.abstractmethod
+    def purge(self, before: float) -> int:
+        """Delete what ended before `before` (epoch seconds); return how many rows went.
+
+        Requests that left `pending` with `decided_at < before` (those without a
+        `decided_at`: `deadline < before`), pending requests whose deadline passed
+        before `before` (nobody can approve them; their caller is long gone), and
+        grants whose `expires < before`, or without an expiry, `created < before`.
+        """
 
     @abc.abstractmethod
     def _transition(
@@ -203,6 +282,15 @@ class ApprovalStore(abc.ABC):
         state: State = "approved" if approved else "denied"
         return self._transition(request_id, state, by, reason, grant if approved else "", now)
 
+    def claim(self, request_id: str, now: float | None = None) -> ApprovalRequest:
+        """Use an approval once: the approved request with `claimed_at` set to `now`.
+
+        Atomic across processes (and machines, for Redis): of several calls claiming
+        the same request, exactly one gets it; the others get AlreadyClaimed, as does
+        a request that is pending, denied or expired. RequestNotFound if there is none.
+        """
+        return self._claim(request_id, time.time() if now is None else now)
+
     def expire(self, request_id: str, now: float | None = None) -> ApprovalRequest:
         """Close a request nobody answered; if somebody just did, their answer stands."""
         now = time.time() if now is None else now
@@ -224,25 +312,35 @@ class ApprovalStore(abc.ABC):
 
     def denials(self, pack: str, digest: str, session: str) -> int:
         """How often a person denied this exact call in this session, under this pack."""
-        return sum(
-            1
-            for request in self.list("denied")
-            if request.digest == digest and request.session == session and request.pack == pack
-        )
+        return sum(1 for request in self.find(pack, digest, session) if request.state == "denied")
 
 
-def open_store(uri: str) -> ApprovalStore:
-    """The store named by `uri` (`memory://`, `sqlite:///PATH`, `redis://...`)."""
+def open_store(uri: str, *, retention: float | None = None, create: bool = True) -> ApprovalStore:
+    """The store named by `uri` (`memory://`, `sqlite:///PATH`, `redis://...`).
+
+    `create=False` (the approvers' CLI): a SQLite file that does not exist yet is not
+    made — it belongs to the agent that files requests, and one created by an
+    approver's uid could not be written by the agent (StoreMissing instead).
+
+    With `retention` (seconds, the `approvals_retention` setting), the store purges
+    what ended more than that long ago on its first `create` (see `ApprovalStore.create`).
+    """
+    if retention is not None and not retention > 0:
+        raise StoreError(f"approval store retention must be positive, not {retention!r}")
+    store: ApprovalStore
     if uri.startswith("memory://"):
         from policy.approvals.memory import MemoryStore
 
-        return MemoryStore(uri)
-    if uri.startswith("sqlite://"):
+        store = MemoryStore(uri)
+    elif uri.startswith("sqlite://"):
         from policy.approvals.sqlite import SqliteStore
 
-        return SqliteStore(uri)
-    if uri.startswith(("redis://", "rediss://")):
+        store = SqliteStore(uri, create=create)
+    elif uri.startswith(("redis://", "rediss://")):
         from policy.approvals.redis import RedisStore
 
-        return RedisStore(uri)
-    raise StoreError(f"unknown approval store {uri!r} (memory://, sqlite:///PATH, redis://...)")
+        store = RedisStore(uri)
+    else:
+        raise StoreError(f"unknown approval store {uri!r} (memory://, sqlite:///PATH, redis://...)")
+    store.retention = retention
+    return store

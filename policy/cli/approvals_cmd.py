@@ -1,23 +1,28 @@
-"""`policy approvals`: list, show and decide the approval requests calls are waiting on.
+"""`policy approvals`: list, show, decide and purge the approval requests calls wait on.
 
 Works against the store the `approvals_store` setting names (SQLite under the data
 dir by default), so a person in another terminal — or a script on another machine,
-with `redis://` — answers the call an agent is blocked on. Exit 0 done, 1 refused
-(not an approver, self-approval, already decided), 2 bad input or settings.
+with `redis://` — answers the call an agent is blocked on. The person deciding is
+the OS user running this (mapped through `approvers_map`; policy.approvals.identity),
+never a name typed on the command line: `--as` is for root alone. Exit 0 done,
+1 refused (not an approver, self-approval, already decided), 2 bad input or settings.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import getpass
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from policy.cli._output import error
 from policy.errors import PolicyError
+
+if TYPE_CHECKING:
+    from policy.approvals.identity import Identity
 
 
 def _when(epoch: float | None) -> str:
@@ -56,6 +61,7 @@ def _show(request: Any) -> str:
         ("approvers", ", ".join(request.approvers) or "anyone"),
         ("self_approval", str(request.self_approval).lower()),
         ("grants", ", ".join(request.grants)),
+        ("agent_uid", "-" if request.agent_uid is None else str(request.agent_uid)),
     ]
     if request.state != "pending":
         rows += [
@@ -64,11 +70,15 @@ def _show(request: Any) -> str:
             ("reason", request.reason or "-"),
             ("grant", request.grant or "-"),
         ]
+    if request.state == "approved":
+        rows.append(("claimed_at", _when(request.claimed_at)))
     # args are JSON (already escaped); everything else is cleaned of control characters.
     return "".join(f"{key:14}{value if key == 'args' else _clean(value)}\n" for key, value in rows)
 
 
-def _log_refusal(settings: Any, args: argparse.Namespace, reason: str) -> None:
+def _log_refusal(
+    settings: Any, args: argparse.Namespace, identity: Identity | None, reason: str
+) -> None:
     """A refused decision (self-approval, not an approver) goes into the decision log
     when one is configured, next to the call's own lines; the request stays pending."""
     if settings.audit_path is None:
@@ -82,7 +92,8 @@ def _log_refusal(settings: Any, args: argparse.Namespace, reason: str) -> None:
             {
                 "request_id": args.id,
                 "action": args.approvals_command,
-                "identity": args.identity or getpass.getuser(),
+                "identity": ", ".join(identity.candidates) if identity else "",
+                "os_user": identity.user if identity else "",
                 "reason": reason,
             },
         )
@@ -92,9 +103,56 @@ def _log_refusal(settings: Any, args: argparse.Namespace, reason: str) -> None:
         log.close()
 
 
-def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
+def _purge(store: Any, uri: str, settings: Any, args: argparse.Namespace) -> int:
+    from policy.builtins.config import parse_duration
+
+    if args.before is not None:
+        keep = parse_duration(args.before)
+    elif settings.approvals_retention is not None:
+        keep = float(settings.approvals_retention)
+    else:
+        error("approvals_retention is null (keep everything): say how much to keep, --before 30d")
+        return 2
+    before = dt.datetime.now(dt.UTC).timestamp() - keep
+    gone = store.purge(before)
+    sys.stdout.write(
+        f"purged {gone} requests and grants that ended before {_when(before)} from {uri}\n"
+    )
+    return 0
+
+
+def _identity(args: argparse.Namespace, settings: Any, agent_uid: int | None) -> Identity:
+    """Who is deciding: root's `--as NAME`, else the OS user mapped through
+    approvers_map (refused, with the reason on stderr, when the agent could write it)."""
+    from policy.approvals.identity import resolve
+
+    return resolve(
+        as_name=args.identity,
+        approvers_map=settings.approvers_map,
+        agent_uid=agent_uid,
+        uid=os.getuid(),
+        warn=error,
+    )
+
+
+def _decide(store: Any, args: argparse.Namespace, identity: Identity) -> int:
     from policy.approvals.rules import decide
 
+    approved = args.approvals_command == "approve"
+    decided = decide(
+        store,
+        args.id,
+        approved=approved,
+        identity=identity,
+        reason=args.reason or "",
+        grant=getattr(args, "grant", None) or "once",
+    )
+    grant = f", grant {decided.grant}" if approved else ""
+    sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
+    return 0
+
+
+def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
     action = args.approvals_command
     if action == "list":
         state = None if args.state == "all" else args.state
@@ -117,41 +175,53 @@ def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(_show(request))
         return 0
-    approved = action == "approve"
-    identity = args.identity or getpass.getuser()
-    decided = decide(
-        store,
-        args.id,
-        approved=approved,
-        by=identity,
-        reason=args.reason or "",
-        grant=getattr(args, "grant", None) or "once",
-    )
-    grant = f", grant {decided.grant}" if approved else ""
-    sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
-    return 0
+    raise AssertionError(f"unknown action {action!r}")
 
 
 def run(args: argparse.Namespace) -> int:
     from policy.approvals import AlreadyDecided, RequestNotFound, open_store
     from policy.approvals.rules import NotAllowed
+    from policy.approvals.store import StoreMissing
     from policy.settings import load_settings
 
+    action = args.approvals_command
+    deciding = action in ("approve", "deny")
+    identity: Identity | None = None
     try:
         settings = load_settings(args.config)
+        if deciding and args.identity is not None:
+            # Known without the request: a non-root --as is refused before the store opens.
+            identity = _identity(args, settings, None)
         uri = args.store or settings.approvals_store_uri
-        store = open_store(uri)
+        store = open_store(uri, create=False)
+    except StoreMissing as exc:
+        # Nothing has asked there yet; the agent creates its store, never an approver.
+        if action == "list":
+            if args.format == "json":
+                sys.stdout.write("[]\n")
+            else:
+                sys.stdout.write(f"no {args.state} approval requests ({exc})\n")
+            return 0
+        error(str(exc))
+        return 2
     except PolicyError as exc:
         error(str(exc))
         return 2
     try:
-        return _dispatch(store, uri, args)
+        if action == "purge":
+            return _purge(store, uri, settings, args)
+        if not deciding:
+            return _dispatch(store, uri, args)
+        if identity is None:
+            # The mapping is judged against the uid of the agent that filed this request.
+            identity = _identity(args, settings, store.get(args.id).agent_uid)
+        return _decide(store, args, identity)
     except RequestNotFound as exc:
         error(str(exc))
         return 2
     except NotAllowed as exc:
         error(str(exc))
-        _log_refusal(settings, args, str(exc))
+        _log_refusal(settings, args, identity, str(exc))
         return 1
     except AlreadyDecided as exc:
         error(str(exc))
