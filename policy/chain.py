@@ -26,6 +26,7 @@ from policy.model import (
     TERMINAL,
     Action,
     ApprovalDecision,
+    ApprovalGate,
     Decision,
     HookPoint,
     LLMRequest,
@@ -341,6 +342,9 @@ def _field_problem(value: Decision) -> str | None:
     ignored = fields.ignored
     if isinstance(ignored, str) or not isinstance(ignored, tuple | list):
         return f"ignored must be a tuple of strings, not {type(ignored).__name__}"
+    gates = fields.gates
+    if not isinstance(gates, tuple) or not all(type(g) is ApprovalGate for g in gates):
+        return "gates must be a tuple of ApprovalGate"
     for flag in ("needs_approval", "allowed"):
         if type(getattr(fields, flag)) is not bool:
             return f"{flag} must be a bool"
@@ -375,6 +379,7 @@ _ALLOWED: Final = _SLOT["allowed"]
 _RULE_IDS: Final = _SLOT["rule_ids"]
 _WOULD: Final = _SLOT["would_action"]
 _IGNORED: Final = _SLOT["ignored"]
+_GATES: Final = _SLOT["gates"]
 _DECISION_ID: Final = _SLOT["decision_id"]
 
 
@@ -391,9 +396,11 @@ class Fold:
     # Defaults live on the class: a call's Fold sets only what its hooks change.
     rule_ids: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
-    needs_approval = False
+    needs_approval = False  # besides gates an `allow` lifts
+    gates: tuple[ApprovalGate, ...] = ()
     allowed = False
     reason = ""  # why approval is needed, or why the payload was changed
+    gated_reason = ""  # the reason a gate gave, dropped if an `allow` lifts the gate
     would: Action | None = None
     modified_by: str | None = None
 
@@ -458,8 +465,14 @@ class Fold:
                 or not (self.reason or self.needs_approval)
             ):
                 self.reason = decision.reason
+                if decision.gates:
+                    self.gated_reason = decision.reason
             if decision.needs_approval:
-                self.needs_approval = True
+                gates = decision.gates
+                if gates:
+                    self.gates += gates
+                if not gates or not all(gate.exempt_by_allow for gate in gates):
+                    self.needs_approval = True
             if decision.allowed:
                 self.allowed = True
             return None
@@ -469,18 +482,35 @@ class Fold:
             hook=reg.name,
             failure=decision.failure,
             result=decision.result if action is _RESPOND else None,
-            # An earlier `ask` is kept on a respond, for the respond guard to judge.
-            needs_approval=True if action is _RESPOND and self.needs_approval else None,
+            # Earlier gates are kept on a respond, for the respond guard to judge,
+            # with the responding hook's own (a respond rule held for approval).
+            **(self._respond_gates(decision) if action is _RESPOND else {}),
         )
+
+    def _live_gates(self) -> tuple[ApprovalGate, ...]:
+        """The gates collected so far, less the ones an `allow` lifted."""
+        if self.allowed and self.gates:
+            return tuple(gate for gate in self.gates if not gate.exempt_by_allow)
+        return self.gates
+
+    def _respond_gates(self, decision: Decision) -> dict[str, Any]:
+        gates = self._live_gates() + tuple(decision.gates)
+        if not (gates or self.needs_approval or decision.needs_approval):
+            return {}
+        return {"needs_approval": True, "gates": gates}
 
     def result(self) -> Decision:
         """The decision when every interceptor let the payload through."""
         values = self._values(_MODIFY if self.modified_by is not None else _CONTINUE, self.reason)
         values[_HOOK] = self.modified_by
-        if self.needs_approval:
+        gates = self._live_gates()
+        if self.needs_approval or gates:
             values[_NEEDS_APPROVAL] = True
+            values[_GATES] = gates
         elif self.allowed:
             values[_ALLOWED] = True
+            if self.gates and self.reason == self.gated_reason:
+                values[1] = ""  # the reason was the lifted gate's
         return _make_decision(values)
 
     def _values(self, action: Action, reason: str) -> list[Any]:
@@ -568,20 +598,28 @@ def approvers_for(
     return [entry for entry in entries if entry[0].covers_call(call)]
 
 
+#: The gate stage as one more approver: its registration, bound method, budget (s).
+GateStep = tuple[Registration, Callable[..., Any], float]
+
+
 def approval_plan(
     snapshot: _Snapshot,
     call: ToolCall,
     timeout: float | None,
     default_timeout: float,
     required: bool,
+    gate_step: GateStep | None = None,
 ) -> Generator[Step, Outcome, ApprovalDecision]:
-    """Ask each covering approver in order; the first denial wins.
+    """Ask each covering approver in order, then the gate stage; the first denial wins.
 
     An approver that errors, times out or answers something other than an
     ApprovalDecision denies, whatever its failure policy (PicoClaw does the same
-    for errors and timeouts).
+    for errors and timeouts). Code approvers go first: they answer in
+    milliseconds, and a person is not asked about a call they would refuse.
     """
-    approvers = approvers_for(snapshot, call)
+    approvers: list[tuple[Registration, Callable[..., Any], bool]] = approvers_for(snapshot, call)
+    if gate_step is not None:
+        approvers = [*approvers, (gate_step[0], gate_step[1], False)]
     if not approvers:
         if required:
             return ApprovalDecision(
@@ -590,7 +628,9 @@ def approval_plan(
         return ApprovalDecision(True, "no approver covers this call")
     last: ApprovalDecision | None = None
     for reg, method, coroutine in approvers:
-        if timeout is not None:
+        if gate_step is not None and reg is gate_step[0]:
+            budget = gate_step[2]  # the stage's own wait, capped by `timeout` already
+        elif timeout is not None:
             budget = timeout
         elif reg.timeout_ms is not None:
             budget = reg.timeout_ms / 1000

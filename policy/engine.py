@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import itertools
 import logging
@@ -49,6 +50,7 @@ from policy.hooks import FailurePolicy, HookSource
 from policy.model import (
     Action,
     ApprovalDecision,
+    ApprovalGate,
     CallContext,
     Decision,
     Event,
@@ -63,9 +65,17 @@ from policy.model import (
 if TYPE_CHECKING:
     from policy.approvals.store import ApprovalStore
     from policy.builtins import BuiltinSpec
+    from policy.builtins.approval import ApprovalGates
     from policy.settings import Settings
 
 __all__ = ["Engine"]
+
+
+def _answered(answer: ApprovalDecision) -> Generator[Any, Any, ApprovalDecision]:
+    """A plan that needs no approver: its answer is known already."""
+    yield from ()
+    return answer
+
 
 log = logging.getLogger("policy.engine")
 
@@ -147,8 +157,9 @@ class Engine:
         )
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
-        self.contracts = ContractRegistry()
+        self.contracts = ContractRegistry(state_uri=s.state_store_uri)
         self._approvals: ApprovalStore | None = None
+        self._gate_stage: ApprovalGates | None = None
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
         self._guard_pack: str | None = None
         self._guard_mode = "flag"
@@ -258,15 +269,15 @@ class Engine:
             aliases=self._aliases,
             log=self._audit,
             contracts=self.contracts,
-            limits_storage_uri=self.settings.limits_storage_uri,
-            approval_timeout=self._timeouts.approval,
-            open_approvals=lambda: self.approvals,
+            limits_storage_uri=self.settings.state_store_uri,
             facts=self.facts_context,
         )
         for spec in specs:
             if spec.name == "respond_guard":
                 self._set_respond_guard(spec)
                 continue
+            if spec.name == "approval":
+                continue  # a rule of its pack (packs.compile.approval_rule); gates wait below
             try:
                 hook = build(spec, context)
             except Exception as exc:
@@ -523,8 +534,14 @@ class Engine:
         trusted = bool(self._guard_trusted) and wfnmatch.fnmatch(
             hook, list(self._guard_trusted), flags=wfnmatch.BRACE
         )
-        # Gated: an approver covers the call, or a hook before the respond said `ask`.
-        gated = decision.needs_approval or bool(approvers_for(self._chain.snapshot, call))
+        # Gated: an approver covers the call, or a gate would (whichever hook ran first).
+        found = decision.gates or self._gates_for(call)
+        gates = found if isinstance(found, tuple) else ()
+        gated = (
+            decision.needs_approval
+            or bool(found)
+            or bool(approvers_for(self._chain.snapshot, call))
+        )
         next(self._bypasses)
         try:
             self._audit.write(
@@ -551,8 +568,14 @@ class Engine:
                 needs_approval=False,
             )
         if trusted or self._guard_mode == "flag":
-            # Respond skips approval by design (PicoClaw); the record above says so.
-            return decision.replace(needs_approval=False) if decision.needs_approval else decision
+            # Respond skips approval by design (PicoClaw); the record above says so. A
+            # respond rule that names approvers holds its own answer for them.
+            held = tuple(gate for gate in decision.gates if gate.holds_respond)
+            if held:
+                return decision.replace(needs_approval=True, gates=held)
+            if decision.needs_approval or decision.gates:
+                return decision.replace(needs_approval=False, gates=())
+            return decision
         if self._guard_mode == "deny":
             return decision.replace(
                 action=Action.DENY_TOOL,
@@ -563,6 +586,7 @@ class Engine:
             )
         return decision.replace(
             needs_approval=True,
+            gates=gates,
             reason=f"respond by hook {hook!r} on tool {call.tool!r} is held until approved "
             "(respond_guard)",
         )
@@ -592,14 +616,92 @@ class Engine:
             decision = self._guard_respond(decision)
         return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
 
-    def _approval_plan(self, call: ToolCall, timeout: float | None, required: bool) -> Any:
-        return approval_plan(self._chain.snapshot, call, timeout, self._timeouts.approval, required)
+    def _gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
+        """The gates the packs put on `call`, judged now: for an `approve_tool` whose
+        caller did not pass the before_tool decision's `gates`. Packs are pure, so
+        asking them again changes nothing; an `allow` lifts the builtins' gates. A pack
+        that refuses the call outright answers with its Decision instead."""
+        gates: list[ApprovalGate] = []
+        allowed = False
+        for registration in self._chain.snapshot.ordered:
+            if not (registration.trusted and registration.name.startswith("pack:")):
+                continue  # builtins count calls (rate limits, contracts): not asked twice
+            decide = getattr(registration.hook, "before_tool", None)
+            if decide is None:
+                continue
+            decision: Decision | None = decide(call)
+            if decision is None:
+                continue
+            if decision.blocked:
+                return decision
+            gates.extend(decision.gates)
+            allowed = allowed or decision.allowed
+        if allowed:
+            return tuple(gate for gate in gates if not gate.exempt_by_allow)
+        return tuple(gates)
+
+    @property
+    def gate_stage(self) -> ApprovalGates:
+        """The approval stage for gates (policy.builtins.approval), made on first use."""
+        if self._gate_stage is None:
+            from policy.builtins.approval import ApprovalGates
+
+            self._gate_stage = ApprovalGates(
+                lambda: self.approvals, default_timeout=self._timeouts.approval
+            )
+            # Not in the chain: `approval_plan` asks it after the chain's approvers.
+            self._gate_registration = Registration(
+                name=self._gate_stage.name,
+                hook=self._gate_stage,
+                priority=0,
+                source=HookSource.IN_PROCESS,
+                failure_policy="fail",
+                inline=False,
+                timeout_ms=None,
+                methods={HookPoint.APPROVE_TOOL: self._gate_stage.approve},
+                coroutine=frozenset(),
+                trusted=True,
+            )
+        return self._gate_stage
+
+    def _approval_plan(
+        self,
+        call: ToolCall,
+        timeout: float | None,
+        required: bool,
+        gates: tuple[ApprovalGate, ...] | None,
+        defer: bool,
+    ) -> Any:
+        if gates is None:
+            found = self._gates_for(call)
+            if isinstance(found, Decision):
+                return _answered(
+                    ApprovalDecision(False, f"the policy refuses this call: {found.reason}")
+                )
+            gates = found
+        step = None
+        if gates:
+            from policy.builtins.approval import GRACE_SECONDS, stage_timeout
+
+            stage = self.gate_stage
+            wait = stage_timeout(gates, self._timeouts.approval)
+            if timeout is not None:
+                wait = min(wait, timeout)
+            until = time.time() + wait
+            method = functools.partial(stage.approve, gates=gates, defer=defer, until=until)
+            step = (self._gate_registration, method, wait + GRACE_SECONDS)
+        return approval_plan(
+            self._chain.snapshot, call, timeout, self._timeouts.approval, required, step
+        )
 
     def _abandon(self, call: ToolCall, answer: ApprovalDecision) -> None:
         """The chain stopped waiting for an approver (its budget, or the caller's
         `timeout`, ran out): an approver with `abandon(call)` withdraws what it asked,
         so a person cannot approve a call that was already denied."""
         if answer.failure != "timeout" or answer.hook is None:
+            return
+        if self._gate_stage is not None and answer.hook == self._gate_stage.name:
+            self._gate_stage.abandon(call)
             return
         for registration in self._chain.snapshot.ordered:
             if registration.name == answer.hook:
@@ -610,6 +712,28 @@ class Engine:
                     except Exception:  # the call is denied either way
                         log.warning("abandon() of %r failed", answer.hook, exc_info=True)
                 return
+
+    def abandon_approvals(self, reason: str) -> int:
+        """Give up on every call waiting for a person in this process, now: expire their
+        requests in the store (a late approve is refused: already expired) and log each
+        denial. For whoever stops waiting from outside the call — a hook's watchdog,
+        the host closing the pipe, a signal ending the process. The count expired."""
+        if self._gate_stage is None:
+            return 0
+        expired = self._gate_stage.abandon_all()
+        for call, request in expired:
+            answer = ApprovalDecision(
+                False,
+                f"approval request {request.id} abandoned: {reason}; denied",
+                hook=self._gate_stage.name,
+                failure="abandoned",
+                decision_id=new_decision_id(),
+            )
+            try:
+                self._audit.approval(call, answer, latency_ns=0, packs=self._packs)
+            except Exception as exc:  # noqa: BLE001 - the request is expired either way
+                log.error("abandoned approval %s not logged: %s", request.id, exc)  # noqa: TRY400
+        return len(expired)
 
     def _after_approval(
         self, call: ToolCall, answer: ApprovalDecision, start: int
@@ -627,30 +751,48 @@ class Engine:
         return answer
 
     def approve_tool(
-        self, call: ToolCall, *, timeout: float | None = None, required: bool = True
+        self,
+        call: ToolCall,
+        *,
+        timeout: float | None = None,
+        required: bool = True,
+        gates: tuple[ApprovalGate, ...] | None = None,
+        defer: bool = False,
     ) -> ApprovalDecision:
-        """Ask the approvers that cover `call`; the first denial wins.
+        """Ask the approvers that cover `call`, then the people its gates name; the
+        first denial wins.
 
-        Call it when `before_tool` said `needs_approval`. `timeout` (seconds)
-        overrides every approver's budget for this call. With no covering approver
-        the call is denied, since nobody can approve it — unless `required=False`,
-        for hosts that ask about every call (PicoClaw's loop): then it is approved,
-        as PicoClaw approves when no approver is registered.
+        Call it when `before_tool` said `needs_approval`, passing that decision's
+        `gates` (without them the packs are asked again which gates cover `call`).
+        `timeout` (seconds) caps every approver's budget for this call. `defer`
+        files the gates' requests and denies at once, naming them, instead of
+        waiting: the same call retried once a person approved runs. With no
+        covering approver and no gate the call is denied, since nobody can
+        approve it — unless `required=False`, for hosts that ask about every call
+        (PicoClaw's loop): then it is approved, as PicoClaw approves when no
+        approver is registered.
         """
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        answer = self._invoker.drive(self._approval_plan(call, timeout, required))
+        answer = self._invoker.drive(self._approval_plan(call, timeout, required, gates, defer))
         self._abandon(call, answer)
         return self._after_approval(call, answer, start)
 
     async def aapprove_tool(
-        self, call: ToolCall, *, timeout: float | None = None, required: bool = True
+        self,
+        call: ToolCall,
+        *,
+        timeout: float | None = None,
+        required: bool = True,
+        gates: tuple[ApprovalGate, ...] | None = None,
+        defer: bool = False,
     ) -> ApprovalDecision:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        answer = await self._invoker.adrive(self._approval_plan(call, timeout, required))
+        plan = self._approval_plan(call, timeout, required, gates, defer)
+        answer = await self._invoker.adrive(plan)
         self._abandon(call, answer)
         return self._after_approval(call, answer, start)
 
@@ -710,7 +852,7 @@ class Engine:
         """
         decision = self.before_tool(call)
         if decision.action is _RESPOND and decision.needs_approval:
-            answer = self.approve_tool(decision.call or call, required=True)
+            answer = self.approve_tool(decision.call or call, gates=decision.gates)
             if not answer.approved:
                 return self._approval_denied(decision.call or call, answer)
         early = self._pre_execute(decision)
@@ -718,7 +860,7 @@ class Engine:
             return early
         call = decision.call or call
         if decision.needs_approval:
-            answer = self.approve_tool(call, required=True)
+            answer = self.approve_tool(call, gates=decision.gates)
             if not answer.approved:
                 return self._approval_denied(call, answer)
         self._emit_tool_event("agent.tool.exec_start", call)
@@ -735,7 +877,7 @@ class Engine:
         """The async twin of `run_tool`; `executor` may be sync or async."""
         decision = await self.abefore_tool(call)
         if decision.action is _RESPOND and decision.needs_approval:
-            answer = await self.aapprove_tool(decision.call or call, required=True)
+            answer = await self.aapprove_tool(decision.call or call, gates=decision.gates)
             if not answer.approved:
                 return self._approval_denied(decision.call or call, answer)
         early = self._pre_execute(decision)
@@ -743,7 +885,7 @@ class Engine:
             return early
         call = decision.call or call
         if decision.needs_approval:
-            answer = await self.aapprove_tool(call, required=True)
+            answer = await self.aapprove_tool(call, gates=decision.gates)
             if not answer.approved:
                 return self._approval_denied(call, answer)
         self._emit_tool_event("agent.tool.exec_start", call)
@@ -822,6 +964,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        self.abandon_approvals("the engine closed while the call waited")
         self._observers.close()
         for registration in self._chain.clear():
             _close_hook(registration)
@@ -829,6 +972,11 @@ class Engine:
         if self._approvals is not None:
             self._approvals.close()
         self._audit.close()
+
+    def note(self, kind: str, fields: Mapping[str, Any]) -> None:
+        """Append a record that is not a decision (a warning an operator must see) to
+        the decision log, in its hash chain."""
+        self._audit.write(kind, dict(fields))
 
     @property
     def respond_bypasses(self) -> int:
@@ -842,7 +990,9 @@ class Engine:
         if self._approvals is None:
             from policy.approvals import open_store
 
-            self._approvals = open_store(self.settings.approvals_store_uri)
+            self._approvals = open_store(
+                self.settings.approvals_store_uri, retention=self.settings.approvals_retention
+            )
         return self._approvals
 
     def __enter__(self) -> Engine:

@@ -26,6 +26,7 @@ __all__ = [
     "EMPTY",
     "Action",
     "ApprovalDecision",
+    "ApprovalGate",
     "CallContext",
     "Decision",
     "Event",
@@ -295,6 +296,30 @@ class Prompt(CallContext):
     text: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ApprovalGate:
+    """Who must approve a call before it runs, and for how long they have.
+
+    Made by a rule with `action: ask` (its `approvers:`, `timeout:`, `grants:`,
+    `self_approval:`) or by a pack's `approval` builtin, and carried on the
+    before_tool Decision to the approval stage. `exempt_by_allow` is the builtin's:
+    an `allow` rule that matched the call lifts it (an `ask` rule's gate it does not).
+    `timeout` None means the engine's `approval_timeout_ms`.
+    """
+
+    source: str  # `pack/rule-id`, or `pack/approval` for the builtin
+    pack: str
+    approvers: tuple[str, ...] = ()  # identity globs; empty: anyone
+    timeout: float | None = None
+    grants: tuple[str, ...] = ("once",)
+    self_approval: bool = False
+    max_denials: int | None = None
+    exempt_by_allow: bool = False
+    #: A `respond` rule's own gate: its answer waits for approval, whatever
+    #: respond_guard's mode (which judges responds that skip gates).
+    holds_respond: bool = False
+
+
 class Decision(NamedTuple):
     """The answer of one hook, and of the whole chain at one point.
 
@@ -325,6 +350,8 @@ class Decision(NamedTuple):
     failure: str | None = None
     ignored: tuple[str, ...] = ()
     decision_id: str = ""
+    #: The approval gates that cover the call (before_tool): who must approve it.
+    gates: tuple[ApprovalGate, ...] = ()
 
     @property
     def blocked(self) -> bool:

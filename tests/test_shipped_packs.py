@@ -1,4 +1,4 @@
-"""The packs under rules/ pass their own tests, on both CEL engines."""
+"""The packs under rules/ and examples/packs/ pass their own tests, on both CEL engines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 from policy.packs.testing import run_pack_tests
 
-RULES = sorted((Path(__file__).resolve().parent.parent / "rules").glob("*.yaml"))
+ROOT = Path(__file__).resolve().parent.parent
+RULES = sorted([*(ROOT / "rules").glob("*.yaml"), *(ROOT / "examples" / "packs").glob("*.yaml")])
 
 
 @pytest.mark.parametrize("engine", ["cel-expr-python", "cel-python"])

@@ -21,7 +21,6 @@ __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"
 
 if TYPE_CHECKING:
     from policy.aliases import AliasTable
-    from policy.approvals.store import ApprovalStore
     from policy.audit import DecisionLog
     from policy.builtins.config import BuiltinsConfig
     from policy.builtins.contract import ContractRegistry
@@ -31,7 +30,7 @@ BUILTIN_NAMES = (
     "autonomy",
     "contract_scope",
     "tool_policy",
-    "approval",
+    "approval",  # a rule of its pack (packs.compile.approval_rule), not a hook
     "audit_hook",
     "respond_guard",  # not a hook: the engine applies it to every respond
 )
@@ -55,15 +54,7 @@ class BuiltinContext:
     home: str | None = None
     #: The workspace and the policy's own files (policy.facts).
     facts: FactsContext = field(default_factory=FactsContext)
-    approval_timeout: float = 60.0
-    #: Opens the approval store on first use (an engine owns and closes it).
-    open_approvals: Callable[[], ApprovalStore] | None = None
     _limiters: dict[str, Any] = field(default_factory=dict)
-
-    def approval_store(self) -> ApprovalStore:
-        if self.open_approvals is None:
-            raise ValueError("this engine has no approval store")
-        return self.open_approvals()
 
     def limiter(self, strategy: str) -> Any:
         """One limiter per strategy per engine, over the configured storage; made when
@@ -131,16 +122,6 @@ def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
 
         return ToolPolicy(
             spec.pack, spec.config, context.aliases, context.limiter(spec.config.strategy)
-        )
-    if spec.name == "approval":
-        from policy.builtins.approval import Approval
-
-        return Approval(
-            spec.pack,
-            spec.config,
-            context.aliases,
-            context.approval_store(),
-            default_timeout=context.approval_timeout,
         )
     if spec.name == "audit_hook":
         from policy.builtins.audit_hook import AuditHook

@@ -1,31 +1,44 @@
-"""The approval builtin: a call on a governed tool waits for a person (DESIGN §6.4).
+"""The approval stage for gates: a call waits for the people its gates name (DESIGN §6.4).
 
-It is an approver in the chain: `engine.approve_tool(call)` (or `run_tool`) reaches
-it for every call its `tools` cover. It
+Gates come from before_tool (`Decision.gates`): one per `ask` rule that matched, and
+one per pack whose `approval` builtin covers the call (unless an `allow` rule lifted
+it). Several gates on one call combine, strictest first:
 
-1. admits the call without asking when a grant covers it — the same tool and
-   arguments (the SHA-256 of their canonical JSON), in the same session (`session`)
-   or from the same requester before the window closes (`window`);
-2. denies without asking once the same call was denied `max_denials` times in the
-   session;
-3. otherwise files a request in the approval store and waits until a person
-   decides it (`policy approvals approve ID`) or the timeout passes. Nobody
-   answering is a denial; that is not configurable.
+* gates of the same pack naming the same approvers are one **request** (shortest
+  timeout, only the grants every one offers, self-approval only if every one
+  allows it, the lowest denial cap);
+* different approver groups are different requests, and the call runs only when
+  **every** group approved — a deploy gated by `secops-*` and by `dba-*` needs one
+  of each (one person in both groups may answer both);
+* all requests of a call share one deadline: the strictest timeout;
+* the first denial denies the call and expires its other requests.
 
-The answer names who decided and why; the engine logs it with the wait time.
-Runs on a worker thread (not inline): it blocks for as long as the person takes.
+For each group, before asking: a grant that covers the call admits it; a call
+denied `max_denials` times in the session is denied without asking; an approved
+request for the same call nobody has used yet (a deferred approval) is claimed —
+once — and admits it. Otherwise a request is filed and the call either waits until
+its deadline (nobody answering is a denial; not configurable) or, deferred, is
+denied at once naming the request, so that the same call retried after a person
+approved it runs.
+
+Every request this process waits on is tracked, so a caller that gives up (the
+engine's `abandon`, a watchdog, the process ending) expires it in the store: a call
+that was denied can never be approved afterwards.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-from policy.aliases import AliasTable
 from policy.approvals.rules import grant_seconds
 from policy.approvals.store import (
+    AlreadyClaimed,
     ApprovalRequest,
     ApprovalStore,
     Grant,
@@ -33,82 +46,181 @@ from policy.approvals.store import (
     StoreError,
     call_digest,
 )
-from policy.builtins._match import ToolSet
-from policy.builtins.config import DEFAULT_PRIORITY, ApprovalConfig
 from policy.digest import json_safe
-from policy.model import ApprovalDecision, ToolCall
+from policy.model import ApprovalDecision, ApprovalGate, ToolCall
 
-__all__ = ["Approval"]
+__all__ = ["ApprovalGates", "merge_gates"]
 
 log = logging.getLogger("policy.approvals")
 
-#: The chain's own budget for this approver exceeds its wait by this much, so the
-#: builtin's answer (with the request id and a clear reason) is the one that lands.
-_GRACE_MS = 2000
+#: The chain's budget for the gate stage exceeds its wait by this much, so the stage's
+#: own answer (with the request id and a clear reason) is the one that lands.
+GRACE_SECONDS = 2.0
 _REMEMBERED = 4096  # sessions whose last approval is kept, to report changed arguments
+_SLICE = 0.1  # seconds spent on one request at a time when a call waits on several
 
 
-class Approval:
-    inline = False
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """The gates of one pack that name the same approvers: one request."""
+
+    pack: str
+    approvers: tuple[str, ...]
+    timeout: float
+    grants: tuple[str, ...]
+    self_approval: bool
+    max_denials: int | None
+    sources: tuple[str, ...]
+
+
+def merge_gates(gates: Iterable[ApprovalGate], default_timeout: float) -> list[_Group]:
+    """One group per (pack, approvers), each as strict as its strictest gate."""
+    grouped: dict[tuple[str, tuple[str, ...]], list[ApprovalGate]] = {}
+    for gate in gates:
+        grouped.setdefault((gate.pack, tuple(sorted(gate.approvers))), []).append(gate)
+    groups = []
+    for (pack, approvers), members in grouped.items():
+        offered = [g for g in members[0].grants if all(g in m.grants for m in members)]
+        caps = [m.max_denials for m in members if m.max_denials is not None]
+        groups.append(
+            _Group(
+                pack=pack,
+                approvers=approvers,
+                timeout=min(
+                    m.timeout if m.timeout is not None else default_timeout for m in members
+                ),
+                grants=tuple(offered) or ("once",),
+                self_approval=all(m.self_approval for m in members),
+                max_denials=min(caps) if caps else None,
+                sources=tuple(dict.fromkeys(m.source for m in members)),
+            )
+        )
+    return groups
+
+
+def stage_timeout(gates: Sequence[ApprovalGate], default_timeout: float) -> float:
+    """How long the gate stage may wait for `gates`: the strictest timeout."""
+    return min(g.timeout if g.timeout is not None else default_timeout for g in gates)
+
+
+class ApprovalGates:
+    """The engine's approval stage for gates; an approver in the chain's terms."""
+
+    name = "builtin:approval"
+    inline = False  # it waits for a person: a worker thread, never the caller's
     failure_policy = "fail"
 
     def __init__(
         self,
-        pack: str,
-        config: ApprovalConfig,
-        aliases: AliasTable,
-        store: ApprovalStore,
+        open_store: Callable[[], ApprovalStore],
         *,
         default_timeout: float,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.name = f"builtin:{pack}/approval"
-        self.pack = pack
-        self.priority = (
-            config.priority if config.priority is not None else DEFAULT_PRIORITY["approval"]
-        )
-        self.timeout = config.timeout_seconds or default_timeout
-        self.timeout_ms = round(self.timeout * 1000) + _GRACE_MS
-        self._tools = ToolSet(config.tools, aliases)
-        self._approvers = tuple(config.approvers)
-        self._self_approval = config.self_approval
-        self._grants = tuple(config.grants)
-        self._max_denials = config.max_denials
-        self._store = store
-        # (session, tool) -> (digest, request id) of the last approval: to say so when
-        # the same tool comes back with other arguments. Bounded; memory only.
-        self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
-        # Requests being waited on, by call: what `abandon` withdraws.
-        self._waiting: dict[tuple[str, str, str], str] = {}
+        self._open_store = open_store
+        self.default_timeout = default_timeout
+        self._clock = clock
         self._lock = threading.Lock()
+        # Requests filed by this process and being waited on: id -> the call.
+        self._waiting: dict[str, ToolCall] = {}
+        # (session, tool) -> (digest, request id) of the last approval, to say so when
+        # the same tool comes back with other arguments. Bounded; this process only.
+        self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
 
-    def covers(self, call: ToolCall) -> bool:
-        return call.tool in self._tools
+    # ------------------------------------------------------------------ the stage
 
-    def approve_tool(self, call: ToolCall) -> ApprovalDecision:
+    def approve(
+        self,
+        call: ToolCall,
+        gates: Sequence[ApprovalGate],
+        *,
+        defer: bool = False,
+        until: float | None = None,
+    ) -> ApprovalDecision:
+        """Admit `call` once every gate's approvers have; `until` caps the wait (epoch s)."""
         digest = call_digest(call.tool, call.args, call.cwd)
-        now = time.time()
+        now = self._clock()
+        changed = self._changed(call, digest)
+        groups = merge_gates(gates, self.default_timeout)
+        deadline = now + min(g.timeout for g in groups)
+        if until is not None:
+            deadline = min(deadline, until)
         try:
-            grant = self._store.find_grant(self.pack, digest, call.session, call.sender, now)
-            if grant is not None:
-                return ApprovalDecision(
-                    True,
-                    f"grant {grant.scope} by {grant.approver} (request {grant.request_id}) "
-                    "covers this call",
-                    approver=grant.approver,
+            store = self._open_store()
+            admitted: list[str] = []
+            asked: list[tuple[_Group, ApprovalRequest]] = []
+            for group in groups:
+                early = self._without_asking(store, group, call, digest, now)
+                if isinstance(early, ApprovalDecision):
+                    if not early.approved:
+                        return early
+                    admitted.append(early.reason)
+                    continue
+                asked.append(
+                    (group, early or self._file(store, group, call, digest, now, deadline))
                 )
-            if self._max_denials is not None:
-                denied = self._store.denials(self.pack, digest, call.session)
-                if denied >= self._max_denials:
-                    return ApprovalDecision(
-                        False,
-                        f"this call was denied {denied} times in session {call.session!r}; "
-                        "not asking again",
-                    )
-            return self._ask(call, digest, now)
+            if not asked:
+                return ApprovalDecision(True, changed + "; ".join(admitted))
+            if defer:
+                return self._deferred(asked, admitted)
+            return self._wait(store, call, asked, admitted, deadline, changed)
         except StoreError as exc:
             return ApprovalDecision(False, f"approval store unavailable: {exc}")
 
-    def _ask(self, call: ToolCall, digest: str, now: float) -> ApprovalDecision:
+    def _without_asking(
+        self, store: ApprovalStore, group: _Group, call: ToolCall, digest: str, now: float
+    ) -> ApprovalDecision | ApprovalRequest | None:
+        """A decision that needs nobody now (a grant, the denial cap, a deferred approval
+        to claim), a request still pending that the call may wait on, or None."""
+        grant = store.find_grant(group.pack, digest, call.session, call.sender, now)
+        if grant is not None:
+            return ApprovalDecision(
+                True,
+                f"grant {grant.scope} by {grant.approver} (request {grant.request_id}) "
+                "covers this call",
+                approver=grant.approver,
+            )
+        if group.max_denials is not None:
+            denied = store.denials(group.pack, digest, call.session)
+            if denied >= group.max_denials:
+                return ApprovalDecision(
+                    False,
+                    f"this call was denied {denied} times in session {call.session!r}; "
+                    "not asking again",
+                )
+        for request in store.find(group.pack, digest, call.session):
+            if tuple(sorted(request.approvers)) != group.approvers:
+                continue
+            if request.state == "pending" and now < request.deadline:
+                return request  # asked already (a deferred call retried): keep waiting on it
+            if (
+                request.state == "approved"
+                and request.claimed_at is None
+                and now < request.deadline + group.timeout
+            ):
+                try:
+                    claimed = store.claim(request.id, now)
+                except AlreadyClaimed:
+                    continue
+                self._remember(store, claimed, call)
+                return ApprovalDecision(
+                    True,
+                    f"approved by {claimed.decided_by} (request {claimed.id}, "
+                    f"grant {claimed.grant}){_suffix(claimed.reason)}",
+                    approver=claimed.decided_by,
+                )
+            break  # the newest request for this call was denied or expired: ask again
+        return None
+
+    def _file(
+        self,
+        store: ApprovalStore,
+        group: _Group,
+        call: ToolCall,
+        digest: str,
+        now: float,
+        deadline: float,
+    ) -> ApprovalRequest:
         request = ApprovalRequest(
             id=secrets.token_hex(6),
             tool=call.tool,
@@ -118,73 +230,175 @@ class Approval:
             args=json_safe(call.args),
             requester=call.sender,
             session=call.session,
-            pack=self.pack,
+            pack=group.pack,
             created=now,
-            deadline=now + self.timeout,
-            approvers=self._approvers,
-            self_approval=self._self_approval,
-            grants=self._grants,
+            deadline=deadline,
+            approvers=group.approvers,
+            self_approval=group.self_approval,
+            grants=group.grants,
+            agent_uid=os.getuid(),
         )
-        self._store.create(request)
+        store.create(request)
+        who = ", ".join(group.approvers) or "anyone"
         log.warning(
-            "approval request %s: %s by %r waits up to %.0f s (policy approvals approve %s)",
+            "approval request %s: %s by %r (%s) waits up to %g s for %s "
+            "(policy approvals approve %s)",
             request.id,
             call.tool,
             call.sender,
-            self.timeout,
+            ", ".join(group.sources),
+            round(deadline - now, 1),
+            who,
             request.id,
         )
-        previous = self._last_approved.get((call.session, call.tool))
-        changed = (
-            f"arguments changed since request {previous[1]} was approved; "
-            if previous is not None and previous[0] != digest
-            else ""
+        return request
+
+    def _deferred(
+        self, asked: list[tuple[_Group, ApprovalRequest]], admitted: list[str]
+    ) -> ApprovalDecision:
+        pending = "; ".join(
+            f"approval {request.id} pending (approvers: {', '.join(group.approvers) or 'anyone'}; "
+            f"`policy approvals approve {request.id}`)"
+            for group, request in asked
         )
-        key = (digest, call.session, call.sender)
+        done = f" ({'; '.join(admitted)})" if admitted else ""
+        return ApprovalDecision(
+            False,
+            f"{pending}: retry the same command once it is approved{done}",
+            failure="deferred",
+        )
+
+    def _wait(
+        self,
+        store: ApprovalStore,
+        call: ToolCall,
+        asked: list[tuple[_Group, ApprovalRequest]],
+        admitted: list[str],
+        deadline: float,
+        changed: str,
+    ) -> ApprovalDecision:
+        ids = [request.id for _, request in asked]
         with self._lock:
-            self._waiting[key] = request.id
+            for request_id in ids:
+                self._waiting[request_id] = call
         try:
-            final = self._store.wait(request.id, until=request.deadline)
+            finals = self._answers(store, [request for _, request in asked], deadline)
+            refused = next((final for final in finals if final.state != "approved"), None)
+            if refused is not None:
+                self._expire(store, ids)
+                return self._refused(refused, changed, deadline - asked[0][1].created)
+            reasons = list(admitted)
+            approver = None
+            for final in finals:
+                try:
+                    final = store.claim(final.id, self._clock())
+                except AlreadyClaimed as exc:
+                    return ApprovalDecision(
+                        False, f"request {final.id} was used by another call: {exc}"
+                    )
+                self._remember(store, final, call)
+                reasons.append(
+                    f"approved by {final.decided_by} (request {final.id}, grant {final.grant})"
+                    f"{_suffix(final.reason)}"
+                )
+                approver = final.decided_by
+            return ApprovalDecision(True, changed + "; ".join(reasons), approver=approver)
         finally:
             with self._lock:
-                if self._waiting.get(key) == request.id:
-                    del self._waiting[key]
-        if final.state == "pending":
-            final = self._store.expire(request.id)
-        if final.state == "approved":
-            self._remember(final, call)
-            suffix = f": {final.reason}" if final.reason else ""
-            return ApprovalDecision(
-                True,
-                f"{changed}approved by {final.decided_by} (request {final.id}, "
-                f"grant {final.grant}){suffix}",
-                approver=final.decided_by,
-            )
+                for request_id in ids:
+                    self._waiting.pop(request_id, None)
+
+    def _answers(
+        self, store: ApprovalStore, requests: list[ApprovalRequest], deadline: float
+    ) -> list[ApprovalRequest]:
+        """Each request as it ended: all approved, or up to the first that was not (denied,
+        or expired at the deadline). Several requests are watched in turn, a slice at a
+        time, so a denial of any of them is seen within a slice."""
+        if len(requests) == 1:
+            (request,) = requests
+            final = store.wait(request.id, until=min(deadline, request.deadline))
+            return [final if final.state != "pending" else store.expire(request.id)]
+        open_ids = [request.id for request in requests]
+        done: dict[str, ApprovalRequest] = {}
+        while open_ids:
+            for request_id in list(open_ids):
+                until = min(deadline, self._clock() + _SLICE)
+                final = store.wait(request_id, until=until)
+                if final.state == "pending" and self._clock() >= deadline:
+                    final = store.expire(request_id)
+                if final.state == "pending":
+                    continue
+                done[request_id] = final
+                open_ids.remove(request_id)
+                if final.state != "approved":
+                    return [final]
+        return [done[request.id] for request in requests]
+
+    def _refused(self, final: ApprovalRequest, changed: str, waited: float) -> ApprovalDecision:
         if final.state == "denied":
-            suffix = f": {final.reason}" if final.reason else ""
             return ApprovalDecision(
                 False,
-                f"{changed}denied by {final.decided_by} (request {final.id}){suffix}",
+                f"{changed}denied by {final.decided_by} (request {final.id})"
+                + _suffix(final.reason),
                 approver=final.decided_by,
             )
         return ApprovalDecision(
-            False, f"{changed}no approval within {self.timeout:g} s (request {final.id}): denied"
+            False,
+            f"{changed}no approval within {round(waited, 1):g} s (request {final.id}): denied",
         )
 
-    def abandon(self, call: ToolCall) -> None:
-        """The chain gave up on this call (the caller's timeout was shorter than ours):
-        expire its request now, so nobody approves a call that was already denied and
-        the waiting thread returns."""
-        key = (call_digest(call.tool, call.args, call.cwd), call.session, call.sender)
-        with self._lock:
-            request_id = self._waiting.get(key)
-        if request_id is not None:
-            self._store.expire(request_id)
+    # ------------------------------------------------------------------ giving up
 
-    def _remember(self, request: ApprovalRequest, call: ToolCall) -> None:
-        if len(self._last_approved) >= _REMEMBERED:
-            self._last_approved.clear()
-        self._last_approved[(call.session, call.tool)] = (request.digest, request.id)
+    def abandon(self, call: ToolCall) -> list[ApprovalRequest]:
+        """The chain stopped waiting for `call`: expire its requests now."""
+        with self._lock:
+            ids = [rid for rid, waiting in self._waiting.items() if waiting is call]
+        return self._expire_ids(ids)
+
+    def abandon_all(self) -> list[tuple[ToolCall, ApprovalRequest]]:
+        """Expire every request this process waits on (a watchdog fired, the host went
+        away, the process is ending); what was expired, with its call."""
+        with self._lock:
+            waiting = dict(self._waiting)
+        expired = self._expire_ids(list(waiting))
+        return [(waiting[request.id], request) for request in expired]
+
+    def _expire_ids(self, ids: list[str]) -> list[ApprovalRequest]:
+        if not ids:
+            return []
+        try:
+            store = self._open_store()
+        except StoreError:
+            return []
+        return self._expire(store, ids)
+
+    def _expire(self, store: ApprovalStore, ids: Iterable[str]) -> list[ApprovalRequest]:
+        """Expire the pending ones among `ids`; an answer that landed first stands."""
+        expired = []
+        for request_id in ids:
+            try:
+                request = store.expire(request_id)
+            except StoreError as exc:
+                log.error("approval request %s could not be expired: %s", request_id, exc)  # noqa: TRY400
+                continue
+            if request.state == "expired":
+                expired.append(request)
+        return expired
+
+    # ------------------------------------------------------------------ grants
+
+    def _changed(self, call: ToolCall, digest: str) -> str:
+        previous = self._last_approved.get((call.session, call.tool))
+        if previous is not None and previous[0] != digest:
+            return f"arguments changed since request {previous[1]} was approved; "
+        return ""
+
+    def _remember(self, store: ApprovalStore, request: ApprovalRequest, call: ToolCall) -> None:
+        """Keep what the approver granted beyond this call (a session or a window)."""
+        with self._lock:
+            if len(self._last_approved) >= _REMEMBERED:
+                self._last_approved.clear()
+            self._last_approved[(call.session, call.tool)] = (request.digest, request.id)
         kind = request.grant.split("=", 1)[0]
         scope: GrantScope
         if kind == "session":
@@ -193,15 +407,19 @@ class Approval:
             scope, seconds = "window", grant_seconds(request.grant)
         else:
             return
-        self._store.add_grant(
+        store.add_grant(
             Grant(
                 digest=request.digest,
-                pack=self.pack,
+                pack=request.pack,
                 scope=scope,
                 requester=call.sender,
                 session=call.session,
                 approver=request.decided_by,
                 request_id=request.id,
-                expires=None if seconds is None else time.time() + seconds,
+                expires=None if seconds is None else self._clock() + seconds,
             )
         )
+
+
+def _suffix(reason: str) -> str:
+    return f": {reason}" if reason else ""

@@ -30,6 +30,8 @@ __all__ = [
     "Scope",
     "ShellConfig",
     "ToolPolicyConfig",
+    "check_grants",
+    "check_timeout",
     "parse_duration",
 ]
 
@@ -200,10 +202,30 @@ class ToolPolicyConfig(_Builtin):
 _GRANT = re.compile(r"^(once|session|window(=\S+)?)$")
 
 
+def check_timeout(value: Any) -> Any:
+    """A gate's `timeout:` must be a duration (ValueError names what is wrong)."""
+    if value is not None:
+        parse_duration(value)
+    return value
+
+
+def check_grants(value: list[str] | None) -> list[str] | None:
+    """A gate's `grants:` must each be once, session, window or window=DURATION."""
+    for grant in value or ():
+        if not _GRANT.match(grant):
+            raise ValueError(f"{grant!r} is not a grant (once, session, window, window=15m)")
+        if grant.startswith("window="):
+            parse_duration(grant.split("=", 1)[1])
+    return value
+
+
 class ApprovalConfig(_Builtin):
     """Which calls wait for a person, who may answer, and for how long (DESIGN §6.4)."""
 
     tools: list[Pattern]
+    #: A CEL condition over the call's facts, as a rule's `when:`; absent: every call
+    #: on `tools`. An `allow` rule that matches the call exempts it either way.
+    when: str | None = None
     #: How long a call waits; unanswered, it is denied. Default: approval_timeout_ms.
     timeout: str | int | None = None
     #: Identity globs of the people who may decide; empty: anyone.
@@ -217,18 +239,19 @@ class ApprovalConfig(_Builtin):
     @field_validator("timeout")
     @classmethod
     def _timeout(cls, value: Any) -> Any:
-        if value is not None:
-            parse_duration(value)
-        return value
+        return check_timeout(value)
 
     @field_validator("grants")
     @classmethod
     def _grants(cls, value: list[str]) -> list[str]:
-        for grant in value:
-            if not _GRANT.match(grant):
-                raise ValueError(f"{grant!r} is not a grant (once, session, window, window=15m)")
-            if grant.startswith("window="):
-                parse_duration(grant.split("=", 1)[1])
+        check_grants(value)
+        return value
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _no_empty_when(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise ValueError("empty value: give a condition, or remove the key")
         return value
 
     @property

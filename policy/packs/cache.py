@@ -63,6 +63,7 @@ import orjson
 
 from policy._version import __version__
 from policy.aliases import AliasTable
+from policy.model import ApprovalGate
 
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
@@ -90,7 +91,7 @@ __all__ = [
 log = logging.getLogger("policy.packs.cache")
 
 #: Bumped whenever the layout of an entry changes.
-FORMAT = 1
+FORMAT = 2
 #: Entries kept per cache directory; older ones are removed when a new one is written.
 KEEP = 32
 #: An entry larger than this is not read (10,000 rules take about 3 MB).
@@ -104,6 +105,7 @@ _SOURCES = (
     "aliases.py",
     "builtins/__init__.py",
     "builtins/config.py",
+    "model.py",
     "packs/__init__.py",
     "packs/cache.py",
     "packs/cel.py",
@@ -489,6 +491,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
                     sets=_pairs(rule["sets"]),
                     respond=_pairs(rule["respond"]),
                     var_deps=frozenset(_strs(rule["var_deps"])),
+                    gate=_gate(rule["gate"]),
                 )
             )
         variables = pack["variables"]
@@ -523,6 +526,41 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
         revisions={_str(k): _str(v) for k, v in revisions.items()},
         warnings=warnings,
         builtins=builtins,
+    )
+
+
+def _gate_entry(gate: ApprovalGate) -> dict[str, Any]:
+    return {
+        "source": gate.source,
+        "pack": gate.pack,
+        "approvers": list(gate.approvers),
+        "timeout": gate.timeout,
+        "grants": list(gate.grants),
+        "self_approval": gate.self_approval,
+        "max_denials": gate.max_denials,
+        "exempt_by_allow": gate.exempt_by_allow,
+        "holds_respond": gate.holds_respond,
+    }
+
+
+def _gate(value: Any) -> ApprovalGate | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError("a gate must be a mapping")
+    timeout, denials = value["timeout"], value["max_denials"]
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
+        raise TypeError("a gate's timeout must be a number")
+    return ApprovalGate(
+        source=_str(value["source"]),
+        pack=_str(value["pack"]),
+        approvers=tuple(_strs(value["approvers"])),
+        timeout=None if timeout is None else float(timeout),
+        grants=tuple(_strs(value["grants"])),
+        self_approval=value["self_approval"] is True,
+        max_denials=None if denials is None else _int(denials),
+        exempt_by_allow=value["exempt_by_allow"] is True,
+        holds_respond=value["holds_respond"] is True,
     )
 
 
@@ -576,7 +614,7 @@ def _prune(cache_dir: Path, keep: int) -> None:
 
 
 def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[str, Any]:
-    from policy.packs.compile import CompiledPack
+    from policy.packs.compile import APPROVAL_RULE_ID, CompiledPack
 
     table = _table(result.aliases)
     packs: list[dict[str, Any]] = []
@@ -586,7 +624,7 @@ def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[
         rules: list[dict[str, Any]] = []
         for rule in hook.rules:
             model = rule.model
-            if model is None:
+            if model is None and rule.id != APPROVAL_RULE_ID:
                 raise _Uncacheable(f"rule {rule.full_id} has no source")
             rules.append(
                 {
@@ -596,15 +634,16 @@ def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[
                     "action": rule.action,
                     "audit": rule.audit,
                     "tools": list(rule.tools) if rule.tools is not None else None,
-                    "senders": model.senders,
-                    "channels": model.channels,
-                    "sessions": model.sessions,
+                    "senders": model.senders if model is not None else None,
+                    "channels": model.channels if model is not None else None,
+                    "sessions": model.sessions if model is not None else None,
                     "condition": rule.condition,
                     "message": rule.message,
                     "message_expr": rule.message_expr,
                     "sets": [list(pair) for pair in rule.sets],
                     "respond": [list(pair) for pair in rule.respond],
                     "var_deps": sorted(rule.var_deps),
+                    "gate": None if rule.gate is None else _gate_entry(rule.gate),
                 }
             )
         own = _table(hook.aliases)

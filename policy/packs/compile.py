@@ -35,6 +35,7 @@ from policy.aliases import AliasConflictError, AliasTable
 from policy.facts import CallFacts, FactsContext, facts_of
 from policy.model import (
     Action,
+    ApprovalGate,
     Decision,
     LLMRequest,
     LLMResponse,
@@ -170,6 +171,9 @@ class CompiledRule:
     respond: tuple[tuple[str, str], ...]
     var_deps: frozenset[str]
     model: Rule | None = None
+    #: Who approves the call when this rule matches: `ask` rules (and `respond` rules
+    #: that name approvers) have one; so has the `approval` builtin's own rule.
+    gate: ApprovalGate | None = None
     programs: dict[str, CelProgram] = field(default_factory=dict)
     # Derived once: read on every decision.
     full_id: str = field(init=False)
@@ -524,9 +528,12 @@ class CompiledPack:
         audit_ids: list[str] = []
         audit_top: CompiledRule | None = None
         logged: list[str] = []
+        soft: list[CompiledRule] = []  # the approval builtin: lifted by an allow
         for rule in matched:
             if rule.action == "log":
                 logged.append(rule.full_id)
+            elif rule.gate is not None and rule.gate.exempt_by_allow:
+                soft.append(rule)
             elif rule.audit:
                 audit_ids.append(rule.full_id)
                 if audit_top is None or rule.strength > audit_top.strength:
@@ -539,7 +546,10 @@ class CompiledPack:
                     winners.append(rule)
                 allowed = allowed or rule.action == "allow"
         would = _would_action(point, audit_top.action) if audit_top is not None else None
-        tail = (*audit_ids, *logged)
+        if allowed:
+            soft = []
+        gates = tuple(r.gate for r in soft if r.gate is not None)
+        tail = (*(r.full_id for r in soft), *audit_ids, *logged)
         notes: list[str] = []
         blocked = Action.DENY_TOOL if point == "before_tool" else Action.ABORT_TURN
         for rule, message in failed:
@@ -561,7 +571,13 @@ class CompiledPack:
             if not (tail or notes):
                 return None
             return Decision(
-                Action.CONTINUE, rule_ids=tail, would_action=would, ignored=tuple(notes)
+                Action.CONTINUE,
+                soft[0].message if soft else "",
+                rule_ids=tail,
+                would_action=would,
+                ignored=tuple(notes),
+                needs_approval=bool(gates),
+                gates=gates,
             )
         top = winners[0]
         ids = (*(r.full_id for r in winners), *tail)
@@ -579,6 +595,7 @@ class CompiledPack:
                 needs_approval=True,
                 would_action=would,
                 ignored=tuple(notes),
+                gates=(*(r.gate for r in winners if r.gate is not None), *gates),
             )
         if action == "respond":
             try:
@@ -587,6 +604,8 @@ class CompiledPack:
                 return self._rule_failed(
                     blocked, exc, tail, would, notes, matched, point, subject, payload, call
                 )
+            # A respond rule that names approvers holds its answer until approved.
+            held = (*(r.gate for r in winners if r.gate is not None), *gates)
             return Decision(
                 Action.RESPOND,
                 reason,
@@ -595,6 +614,8 @@ class CompiledPack:
                 would_action=would,
                 ignored=tuple(notes),
                 allowed=allowed,
+                needs_approval=bool(held),
+                gates=held,
             )
         if action == "modify":
             try:
@@ -611,6 +632,8 @@ class CompiledPack:
                 would_action=would,
                 ignored=tuple(notes),
                 allowed=allowed,
+                needs_approval=bool(gates),
+                gates=gates,
                 **fields,
             )
         return Decision(
@@ -1090,6 +1113,9 @@ class _Compiler:
             built = self.rule(index, rule)
             if built is not None:
                 compiled.append(built)
+        gate_rule = self.approval_rule(len(pack.rules))
+        if gate_rule is not None:
+            compiled.append(gate_rule)
         if any(d.severity == "error" for d in self.diagnostics):
             return None
         return CompiledPack(
@@ -1142,6 +1168,7 @@ class _Compiler:
                 rule, "invalid-key", "`respond:` is only used by respond rules", "respond", key=True
             )
             ok = False
+        ok &= self.check_gate(rule)
         if rule.when is not None:
             ok &= self.check_expr(rule, ("when",), point, rule.when, want="bool", what="condition")
         if rule.message_expr is not None:
@@ -1202,7 +1229,58 @@ class _Compiler:
             respond=tuple((rule.respond or {}).items()),
             var_deps=deps,
             model=rule,
+            gate=rule_gate(self.pack.name, rule.id, rule)
+            if rule.action == "ask" or rule.names_gate
+            else None,
         )
+
+    def check_gate(self, rule: Rule) -> bool:
+        """`approvers:`, `timeout:`, `grants:` and `self_approval:` belong to a rule that
+        sends a call to approval: `ask`, or a `respond` held until approved."""
+        from policy.builtins.config import parse_duration
+
+        if not rule.names_gate:
+            return True
+        if rule.action not in ("ask", "respond") or rule.on != "before_tool":
+            key = next(
+                k
+                for k in ("approvers", "timeout", "grants", "self_approval")
+                if getattr(rule, k) is not None
+            )
+            self.error(
+                rule,
+                "invalid-key",
+                f"`{key}:` names who approves a call: only for `ask` and `respond` rules "
+                "at before_tool",
+                key,
+                key=True,
+            )
+            return False
+        if rule.timeout is not None and parse_duration(rule.timeout) <= 0:
+            self.error(rule, "invalid-value", "timeout: must be longer than 0", "timeout")
+            return False
+        return True
+
+    def approval_rule(self, index: int) -> CompiledRule | None:
+        """The `approval` builtin as a rule of its pack: its tools and `when:` are
+        matched with the pack's rules, on the same facts; its gate is lifted by an
+        `allow` rule that matches the call."""
+        from policy.builtins.config import parse_duration
+
+        config = self.pack.builtins.approval
+        if config is None:
+            return None
+        ok = True
+        if config.when is not None:
+            ok = self.check_expr(
+                config, ("when",), "before_tool", config.when, want="bool", what="condition"
+            )
+        if config.timeout is not None and parse_duration(config.timeout) <= 0:
+            self.error(config, "invalid-value", "timeout: must be longer than 0", "timeout")
+            ok = False
+        if not ok:
+            return None
+        return approval_rule(self.pack.name, index, config, self.tool_patterns(config.tools))
 
     def set_target(self, rule: Rule, point: str, target: str) -> str | None:
         kind = _target_type(point, target) if _valid_target(point, target) else None
@@ -1230,6 +1308,62 @@ class _Compiler:
             return f"!{body}" if negated else body
 
         return tuple(canonical(p) for p in tools)
+
+
+#: The id the `approval` builtin's rule has in its pack (no rule id has a colon).
+APPROVAL_RULE_ID = "builtin:approval"
+
+
+def rule_gate(pack: str, rule_id: str, rule: Any) -> ApprovalGate:
+    """The gate an `ask` (or gated `respond`) rule puts on the calls it matches;
+    unnamed fields take the approval builtin's defaults."""
+    from policy.builtins.config import parse_duration
+
+    return ApprovalGate(
+        source=f"{pack}/{rule_id}",
+        pack=pack,
+        approvers=tuple(rule.approvers or ()),
+        timeout=None if rule.timeout is None else parse_duration(rule.timeout),
+        grants=tuple(rule.grants or ("once",)),
+        self_approval=bool(rule.self_approval),
+        holds_respond=rule.action == "respond",
+    )
+
+
+def approval_rule(
+    pack: str, index: int, config: Any, tools: tuple[str, ...] | None
+) -> CompiledRule:
+    """The `approval` builtin of `pack` as one of its rules (see `_combine`)."""
+    gate = ApprovalGate(
+        source=f"{pack}/approval",
+        pack=pack,
+        approvers=tuple(config.approvers),
+        timeout=config.timeout_seconds,
+        grants=tuple(config.grants),
+        self_approval=config.self_approval,
+        max_denials=config.max_denials,
+        exempt_by_allow=True,
+    )
+    when = config.when
+    return CompiledRule(
+        pack=pack,
+        id=APPROVAL_RULE_ID,
+        index=index,
+        point="before_tool",
+        action="ask",
+        audit=False,
+        tools=tools,
+        senders=None,
+        channels=None,
+        sessions=None,
+        condition=when,
+        message=f"approval required by the approval builtin of pack {pack!r}",
+        message_expr=None,
+        sets=(),
+        respond=(),
+        var_deps=frozenset(name for name, _ in var_references(when or "")),
+        gate=gate,
+    )
 
 
 def _valid_target(point: str, target: str) -> bool:

@@ -82,6 +82,12 @@ def _model(rule: CompiledRule) -> Rule:
     return rule.model
 
 
+def _written(pack: CompiledPack) -> list[CompiledRule]:
+    """The rules the pack's file spells out: not the `approval` builtin's own rule, which
+    the builtin checks lint separately."""
+    return [rule for rule in pack.rules if rule.model is not None]
+
+
 def _at(
     rule: CompiledRule, code: str, message: str, severity: str = "warning", field: str = "id"
 ) -> Diagnostic:
@@ -129,7 +135,7 @@ def _dominated(later: CompiledRule, earlier: CompiledRule) -> bool:
 
 def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    rules = pack.rules
+    rules = _written(pack)
     unconditional = [r for r in rules if r.condition is None and not r.audit]
     for later in rules:
         for earlier in unconditional:
@@ -188,7 +194,7 @@ def _known_names(aliases: AliasTable) -> list[str]:
 def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
     known = _known_names(aliases)
     out: list[Diagnostic] = []
-    for rule in pack.rules:
+    for rule in _written(pack):
         for index, raw in enumerate(_model(rule).tools or ()):
             message = _tool_problem(raw, aliases, known)
             if message is None:
@@ -349,14 +355,14 @@ def _respond_bypass(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for position, pack in enumerate(order):
         later = order[:position] + order[position + 1 :]
-        for rule in pack.rules:
-            if rule.action != "respond" or rule.audit:
-                continue
+        for rule in _written(pack):
+            if rule.action != "respond" or rule.audit or rule.gate is not None:
+                continue  # a respond rule that names approvers is held for them
             for other in later:
                 asking = next(
                     (
                         r
-                        for r in other.rules
+                        for r in _written(other)
                         if r.action == "ask"
                         and r.point == "before_tool"
                         and (_covers(r.tools, rule.tools) or _covers(rule.tools, r.tools))
@@ -396,9 +402,11 @@ def _respond_on_gated_tools(
     if not gates:
         return out
     for pack in compiled:
-        for rule in pack.rules:
+        for rule in _written(pack):
             if rule.action != "respond" or rule.audit or rule.point != "before_tool":
                 continue
+            if rule.gate is not None:
+                continue  # held for its own approvers
             for gate_pack, tools in gates:
                 if _covers(tools, rule.tools) or _covers(rule.tools, tools):
                     out.append(

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from policy._yaml import PathKey, YamlDocument
-from policy.builtins.config import BuiltinsConfig
+from policy.builtins.config import BuiltinsConfig, check_grants, check_timeout
 from policy.packs.node import Node
 from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS
 
@@ -53,6 +53,8 @@ class Expect(Node):
     rule: str | None = None
     rules: list[str] | None = None
     approval: bool | None = None
+    #: The approver globs the call's gates name, all together (`[]`: anyone may approve).
+    approvers: list[str] | None = None
     reason: str | None = None
     args: dict[str, Any] | None = None
     result: str | None = None  # text the final tool result (for_llm) must contain
@@ -87,6 +89,31 @@ class Rule(Node):
     set_: dict[str, str] | None = Field(default=None, alias="set")
     respond: dict[str, str] | None = None
     enforcement: Literal["enforce", "audit"] | None = None
+    # Who decides an `ask` (or a `respond` held for approval), and for how long.
+    approvers: list[Pattern] | None = None
+    timeout: str | int | None = None
+    grants: list[str] | None = None
+    self_approval: bool | None = None
+
+    @property
+    def names_gate(self) -> bool:
+        """Whether the rule says anything about who approves it."""
+        return not (
+            self.approvers is None
+            and self.timeout is None
+            and self.grants is None
+            and self.self_approval is None
+        )
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: Any) -> Any:
+        return check_timeout(value)
+
+    @field_validator("grants")
+    @classmethod
+    def _grants(cls, value: list[str] | None) -> list[str] | None:
+        return check_grants(value)
 
     @field_validator(
         "tools",
@@ -98,6 +125,9 @@ class Rule(Node):
         "set_",
         "respond",
         "enforcement",
+        "approvers",
+        "grants",
+        "timeout",
         mode="before",
     )
     @classmethod

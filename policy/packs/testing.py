@@ -64,6 +64,10 @@ def verdict(pack: str, expect: Expect, decision: Decision) -> list[str]:
             problems.append(f"rule: expected {full} among {list(decision.rule_ids)}")
     if expect.approval is not None and decision.needs_approval != expect.approval:
         problems.append(f"approval: expected {expect.approval}, got {decision.needs_approval}")
+    if expect.approvers is not None:
+        named = sorted({a for gate in decision.gates for a in gate.approvers})
+        if named != sorted(expect.approvers):
+            problems.append(f"approvers: expected {sorted(expect.approvers)}, got {named}")
     if expect.reason is not None and expect.reason not in decision.reason:
         problems.append(f"reason: expected to contain {expect.reason!r}, got {decision.reason!r}")
     if expect.args is not None:
@@ -110,7 +114,9 @@ def run_pack_tests(path: Path, *, cel_engine: str = "cel-expr-python") -> list[T
 
         raise PackError(problems)
     outcomes: list[TestOutcome] = []
-    settings = Settings(packs=[path], cel_engine=cel_engine)
+    # A pack's tests start from zero every run: their rate limits and contracts count in
+    # this engine alone, never in the user's shared state file (policy.state).
+    settings = Settings(packs=[path], cel_engine=cel_engine, limits_storage_uri="memory://")
     with Engine(settings, audit_stream=io.StringIO()) as engine:
         for index, test in enumerate(loaded.model.tests):
             line = loaded.doc.mark(("tests", index)) or None

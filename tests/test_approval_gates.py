@@ -1,0 +1,362 @@
+"""Who must approve which calls: gates from `ask` rules and the approval builtin.
+
+A gate says who decides (`approvers:`), for how long (`timeout:`), what they may
+grant and whether the requester may approve their own call. Rules put gates on the
+calls they match; the builtin on the calls its `tools` and `when:` cover, unless an
+`allow` rule matched. Several gates on one call must all be satisfied, one request
+per approver group, all with the strictest deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from policy import ApprovalDecision, Engine, ToolCall, ToolResult
+from policy.approvals import AlreadyDecided, ApprovalRequest
+from policy.approvals.rules import NotAllowed, decide
+from policy.settings import Settings
+
+HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\nname: {name}\n"
+
+RELEASES = """
+rules:
+  - id: release-needs-secops
+    tools: [bash]
+    when: commands.exists(c, c.name == "make" && "deploy" in c.args)
+    action: ask
+    approvers: ["secops-*"]
+    timeout: 3s
+    grants: [once, session]
+    message: deploys need secops
+  - id: make-test-is-fine
+    tools: [bash]
+    when: commands.all(c, c.name == "make" && c.args == ["test"])
+    action: allow
+"""
+
+
+def engine_on(tmp_path: Path, **packs: str) -> Engine:
+    paths = []
+    for name, body in packs.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(HEADER.format(name=name) + body)
+        paths.append(path)
+    return Engine(
+        Settings(packs=paths, audit_path=tmp_path / "log.jsonl", approvals_store="memory://")
+    )
+
+
+def bash(command: str, sender: str = "alice", session: str = "s1") -> ToolCall:
+    return ToolCall(tool="Bash", args={"command": command}, sender=sender, session=session)
+
+
+def pending(engine: Engine, count: int = 1) -> list[ApprovalRequest]:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        found = engine.approvals.list()
+        if len(found) >= count:
+            return found
+        time.sleep(0.01)
+    raise AssertionError(f"no {count} pending request(s)")
+
+
+def ask(engine: Engine, call: ToolCall) -> tuple[list[ApprovalDecision], threading.Thread]:
+    decision = engine.before_tool(call)
+    answers: list[ApprovalDecision] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            engine.approve_tool(decision.call or call, gates=decision.gates)
+        )
+    )
+    thread.start()
+    return answers, thread
+
+
+# ------------------------------------------------------------------ rules name approvers
+
+
+def test_only_the_calls_an_ask_rule_matches_wait_and_for_its_approvers(tmp_path: Path) -> None:
+    with engine_on(tmp_path, ops=RELEASES) as engine:
+        plain = engine.before_tool(bash("ls -la && make lint"))
+        assert not plain.needs_approval and plain.gates == ()
+        gated = engine.before_tool(bash("make build && make deploy"))
+        assert gated.needs_approval
+        (gate,) = gated.gates
+        assert (gate.source, gate.approvers, gate.timeout, gate.grants) == (
+            "ops/release-needs-secops",
+            ("secops-*",),
+            3.0,
+            ("once", "session"),
+        )
+        answers, thread = ask(engine, bash("make build && make deploy"))
+        (request,) = pending(engine)
+        assert request.approvers == ("secops-*",)
+        with pytest.raises(NotAllowed, match="may not decide"):
+            decide(engine.approvals, request.id, approved=True, by="bob")
+        decide(engine.approvals, request.id, approved=True, by="secops-1", grant="session")
+        thread.join(10)
+        assert answers[0].approved
+        # The session grant admits the same call again without asking anybody.
+        again = engine.approve_tool(bash("make build && make deploy"))
+        assert again.approved and again.reason.startswith("grant session by secops-1")
+
+
+def test_an_ask_rule_without_approvers_is_a_gate_anyone_but_the_requester_decides(
+    tmp_path: Path,
+) -> None:
+    body = "rules:\n  - {id: ask-curl, tools: [bash], when: 'commands.exists(c, c.name == \"curl\")', action: ask}\n"
+    with engine_on(tmp_path, ops=body) as engine:
+        answers, thread = ask(engine, bash("curl https://example.com"))
+        (request,) = pending(engine)
+        assert request.approvers == ()
+        with pytest.raises(NotAllowed, match="self-approval refused"):
+            decide(engine.approvals, request.id, approved=True, by="alice")
+        decide(engine.approvals, request.id, approved=True, by="bob")
+        thread.join(10)
+        assert answers[0].approved
+
+
+def test_gate_keys_belong_to_ask_and_respond_rules_only(tmp_path: Path) -> None:
+    from policy.packs.diagnostics import PackError
+
+    body = "rules:\n  - {id: d, tools: [bash], action: deny, approvers: [x]}\n"
+    with pytest.raises(PackError) as caught:
+        engine_on(tmp_path, ops=body)
+    (problem,) = caught.value.diagnostics
+    assert problem.code == "invalid-key"
+    assert "`approvers:` names who approves a call" in problem.message
+    assert (problem.line, problem.col) == (5, 42)  # the key
+
+
+# ------------------------------------------------------------------ the builtin
+
+
+def test_the_builtin_gates_what_its_when_matches_and_an_allow_rule_exempts(
+    tmp_path: Path,
+) -> None:
+    body = """
+builtins:
+  approval:
+    tools: [bash]
+    when: '!commands.all(c, c.reads_only)'
+    approvers: ["secops-*"]
+rules:
+  - id: make-test-is-fine
+    tools: [bash]
+    when: commands.all(c, c.name == "make" && c.args == ["test"])
+    action: allow
+"""
+    with engine_on(tmp_path, ops=body) as engine:
+        reading = engine.before_tool(bash("cat README.md"))
+        assert not reading.needs_approval  # `when:` false: no gate
+        allowed = engine.before_tool(bash("make test"))
+        assert (allowed.allowed, allowed.needs_approval, allowed.gates) == (True, False, ())
+        assert allowed.reason == "allow by rule ops/make-test-is-fine"
+        writing = engine.before_tool(bash("make install"))
+        assert writing.needs_approval
+        assert [g.source for g in writing.gates] == ["ops/approval"]
+        assert "ops/builtin:approval" in writing.rule_ids
+
+
+def test_an_allow_in_another_pack_exempts_from_the_builtin_but_not_from_an_ask(
+    tmp_path: Path,
+) -> None:
+    gate = "builtins:\n  approval: {tools: [bash], approvers: ['secops-*']}\n"
+    with engine_on(tmp_path, gate=gate, ops=RELEASES) as engine:
+        tests = engine.before_tool(bash("make test"))
+        assert (tests.needs_approval, tests.allowed) == (False, True)
+        deploy = engine.before_tool(bash("make deploy"))
+        assert deploy.needs_approval
+        assert sorted(g.source for g in deploy.gates) == [
+            "gate/approval",
+            "ops/release-needs-secops",
+        ]
+
+
+def test_a_bad_when_is_reported_at_its_place(tmp_path: Path) -> None:
+    from policy.packs.diagnostics import PackError
+
+    body = "builtins:\n  approval: {tools: [bash], when: 'commands.size() > \"x\"'}\n"
+    with pytest.raises(PackError) as caught:
+        engine_on(tmp_path, ops=body)
+    assert any(d.line == 5 and "when" not in d.code for d in caught.value.diagnostics)
+
+
+# ------------------------------------------------------------------ several gates
+
+
+def test_two_approver_groups_each_must_approve_within_the_strictest_timeout(
+    tmp_path: Path,
+) -> None:
+    dba = """
+rules:
+  - id: migrations-need-dba
+    tools: [bash]
+    when: commands.exists(c, c.name == "make" && "deploy" in c.args)
+    action: ask
+    approvers: ["dba-*"]
+    timeout: 30s
+"""
+    with engine_on(tmp_path, ops=RELEASES, db=dba) as engine:
+        answers, thread = ask(engine, bash("make deploy"))
+        requests = {r.approvers: r for r in pending(engine, 2)}
+        secops, dbas = requests[("secops-*",)], requests[("dba-*",)]
+        assert secops.deadline == dbas.deadline  # the strictest: 3 s, not 30 s
+        assert secops.deadline - secops.created < 3.5
+        decide(engine.approvals, secops.id, approved=True, by="secops-1")
+        time.sleep(0.2)
+        assert answers == []  # secops alone is not enough
+        decide(engine.approvals, dbas.id, approved=True, by="dba-1")
+        thread.join(10)
+        assert answers[0].approved
+        assert f"request {secops.id}" in answers[0].reason
+        assert f"request {dbas.id}" in answers[0].reason
+
+
+def test_the_first_denial_denies_and_expires_the_other_requests(tmp_path: Path) -> None:
+    dba = RELEASES.replace("secops-*", "dba-*").replace("release-needs-secops", "dba-gate")
+    dba = dba.replace("make-test-is-fine", "make-test-ok")
+    with engine_on(tmp_path, ops=RELEASES, db=dba) as engine:
+        answers, thread = ask(engine, bash("make deploy"))
+        requests = {r.approvers: r for r in pending(engine, 2)}
+        decide(engine.approvals, requests[("secops-*",)].id, approved=False, by="secops-2")
+        thread.join(10)
+        assert not answers[0].approved
+        assert answers[0].reason.startswith("denied by secops-2")
+        other = engine.approvals.get(requests[("dba-*",)].id)
+        assert other.state == "expired"
+        with pytest.raises(AlreadyDecided, match="already expired"):
+            decide(engine.approvals, other.id, approved=True, by="dba-1")
+
+
+def test_gates_of_one_pack_naming_the_same_approvers_are_one_request(tmp_path: Path) -> None:
+    body = (
+        RELEASES
+        + """
+  - id: also-secops
+    tools: [bash]
+    when: commands.exists(c, c.name == "make")
+    action: ask
+    approvers: ["secops-*"]
+    timeout: 2s
+    grants: [once]
+"""
+    )
+    with engine_on(tmp_path, ops=body) as engine:
+        answers, thread = ask(engine, bash("make deploy"))
+        (request,) = pending(engine)
+        assert request.grants == ("once",)  # only what every gate offers
+        assert request.deadline - request.created < 2.5  # the shorter timeout
+        decide(engine.approvals, request.id, approved=True, by="secops-1")
+        thread.join(10)
+        assert answers[0].approved
+
+
+# ------------------------------------------------------------------ deferring
+
+
+def test_defer_files_the_request_and_the_retry_runs_once_it_is_approved(tmp_path: Path) -> None:
+    with engine_on(tmp_path, ops=RELEASES) as engine:
+        call = bash("make deploy")
+        gates = engine.before_tool(call).gates
+        first = engine.approve_tool(call, gates=gates, defer=True)
+        assert not first.approved
+        (request,) = engine.approvals.list()
+        assert f"approval {request.id} pending" in first.reason
+        assert "retry the same command" in first.reason
+        again = engine.approve_tool(call, gates=gates, defer=True)
+        assert not again.approved and len(engine.approvals.list()) == 1  # same request
+        decide(engine.approvals, request.id, approved=True, by="secops-1")
+        retried = engine.approve_tool(call, gates=gates, defer=True)
+        assert retried.approved
+        assert retried.reason.startswith(f"approved by secops-1 (request {request.id}")
+        assert engine.approvals.get(request.id).claimed_at is not None
+        once_more = engine.approve_tool(call, gates=gates, defer=True)
+        assert not once_more.approved  # the approval was for one run
+        other_session = engine.approve_tool(bash("make deploy", session="s2"), defer=True)
+        assert not other_session.approved
+
+
+# ------------------------------------------------------------------ giving up
+
+
+def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
+    tmp_path: Path,
+) -> None:
+    with engine_on(tmp_path, ops=RELEASES) as engine:
+        answers, thread = ask(engine, bash("make deploy"))
+        (request,) = pending(engine)
+        assert engine.abandon_approvals("the host went away") == 1
+        thread.join(10)
+        assert not answers[0].approved
+        assert engine.approvals.get(request.id).state == "expired"
+        with pytest.raises(AlreadyDecided, match="already expired"):
+            decide(engine.approvals, request.id, approved=True, by="secops-1")
+    import orjson
+
+    lines = [orjson.loads(x) for x in (tmp_path / "log.jsonl").read_bytes().splitlines()]
+    reasons = [x["reason"] for x in lines if x.get("point") == "approve_tool"]
+    assert f"approval request {request.id} abandoned: the host went away; denied" in reasons
+
+
+def test_closing_the_engine_expires_what_it_waits_on(tmp_path: Path) -> None:
+    engine = engine_on(tmp_path, ops=RELEASES)
+    answers, thread = ask(engine, bash("make deploy"))
+    (request,) = pending(engine)
+    store = engine.approvals
+    engine.close()
+    thread.join(10)
+    assert store.get(request.id).state == "expired"
+    assert not answers[0].approved
+
+
+# ------------------------------------------------------------------ respond
+
+
+def test_a_respond_rule_that_names_approvers_holds_its_answer_for_them(tmp_path: Path) -> None:
+    body = """
+rules:
+  - id: cached-status
+    tools: [bash]
+    when: commands.exists(c, c.name == "kubectl")
+    action: respond
+    respond: {for_llm: '"status: all pods running"'}
+    approvers: ["oncall-*"]
+    timeout: 3s
+"""
+    with engine_on(tmp_path, ops=body) as engine:
+        decision = engine.before_tool(bash("kubectl get pods"))
+        assert decision.needs_approval  # respond_guard's default (flag) does not lift it
+        assert [g.holds_respond for g in decision.gates] == [True]
+        results: list[ToolResult] = []
+
+        def run() -> None:
+            results.append(engine.run_tool(bash("kubectl get pods"), lambda call: "ran"))
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        (request,) = pending(engine)
+        assert request.approvers == ("oncall-*",)
+        decide(engine.approvals, request.id, approved=True, by="oncall-1")
+        thread.join(10)
+        assert results[0].for_llm == "status: all pods running"
+
+
+def test_a_plain_respond_still_skips_a_builtin_gate_and_is_flagged(tmp_path: Path) -> None:
+    body = """
+builtins:
+  approval: {tools: [bash], approvers: ["secops-*"]}
+rules:
+  - id: cached
+    tools: [bash]
+    action: respond
+    respond: {for_llm: '"cached"'}
+"""
+    with engine_on(tmp_path, ops=body) as engine:
+        decision = engine.before_tool(bash("make deploy"))
+        assert (decision.needs_approval, decision.gates) == (False, ())
+        assert engine.respond_bypasses == 1
