@@ -3,9 +3,11 @@ message per line, with upstream's exact params (pkg/agent/hook_process.go)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,10 @@ META = {
     "Source": "runTurn",
 }
 CONTEXT = {"inbound": {"channel": "telegram", "chat_id": "c1", "sender_id": "alice"}}
+
+
+def request(ident: int, method: str, params: dict[str, Any]) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
 
 
 class Hook:
@@ -51,7 +57,7 @@ class Hook:
         return self.process.stdout.readline().rstrip(b"\n")
 
     def call(self, ident: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.send(orjson.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}))
+        self.send(request(ident, method, params))
         answer: dict[str, Any] = orjson.loads(self.read())
         return answer
 
@@ -129,18 +135,161 @@ def test_after_tool_modify_nests_the_result_where_picoclaw_reads_it(hook: Hook) 
     assert answer["result"]["result"]["for_llm"] == "AWS_ACCESS_KEY_ID=AKIA****************"
 
 
-def test_approve_tool_answers_approved_and_reason(hook: Hook) -> None:
-    # PicoClaw asks about every call: one no rule sent to approval passes...
-    answer = hook.call(8, "hook.approve_tool", tool("exec", command="make test"))
-    assert answer["result"] == {"approved": True, "reason": "no approver covers this call"}
-    # ...but one before_tool sent to approval needs an approver, and there is none.
-    push = tool("exec", command="git push --force-with-lease origin main")
-    assert hook.call(9, "hook.before_tool", push)["result"]["action"] == "continue"
-    denied = hook.call(10, "hook.approve_tool", push)["result"]
+def test_approve_tool_approves_only_what_before_tool_passed(hook: Hook) -> None:
+    # PicoClaw asks approve_tool about every call our before_tool let through
+    # (pkg/agent/pipeline_execute.go): a call it never saw there is refused...
+    unseen = hook.call(8, "hook.approve_tool", tool("exec", command="make test"))["result"]
+    assert unseen["approved"] is False
+    assert "never seen in before_tool" in unseen["reason"]
+    # ...one it passed is approved without asking anybody, once per before_tool.
+    listing = tool("exec", command="ls -la")
+    assert hook.call(9, "hook.before_tool", listing)["result"]["action"] == "continue"
+    passed = hook.call(10, "hook.approve_tool", listing)["result"]
+    assert passed == {"approved": True, "reason": "before_tool passed this call without approval"}
+    assert hook.call(11, "hook.approve_tool", listing)["result"]["approved"] is False
+    # The same arguments in another turn are another call.
+    assert hook.call(12, "hook.before_tool", listing)["result"]["action"] == "continue"
+    elsewhere = {**listing, "meta": {**META, "TurnID": "turn-8"}}
+    assert hook.call(13, "hook.approve_tool", elsewhere)["result"]["approved"] is False
+    assert hook.call(14, "hook.approve_tool", listing)["result"]["approved"] is True
+
+
+def test_without_mode_tool_approve_tool_judges_the_call_itself() -> None:
+    running = Hook("--packs", str(RULES))
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["approve"]})
+    denied = running.call(2, "hook.approve_tool", tool("exec", command="rm -rf /"))["result"]
     assert denied == {
         "approved": False,
-        "reason": "approval required but no approver covers tool 'bash'",
+        "reason": "recursive or forced delete outside the workspace",
     }
+    assert running.call(3, "hook.approve_tool", tool("exec", command="ls"))["result"]["approved"]
+    assert running.close() == 0
+
+
+GATED_PACK = """apiVersion: hookpolicy/v1
+kind: RulePack
+name: ops
+builtins:
+  approval:
+    tools: [bash]
+    timeout: 1500ms
+    approvers: ["secops-*"]
+"""
+
+
+def gated_config(tmp_path: Path) -> tuple[Path, str]:
+    """Settings whose pack sends every `bash` call to `secops-*` for 1.5 s, with a
+    SQLite approval store the test decides in; the config file and the store's URI."""
+    pack = tmp_path / "ops.yaml"
+    pack.write_text(GATED_PACK)
+    store = f"sqlite:///{tmp_path / 'approvals.db'}"
+    config = tmp_path / "policy.yaml"
+    config.write_text(
+        f"packs: [{pack}]\ndata_dir: {tmp_path / 'data'}\napprovals_store: '{store}'\n"
+        f"audit_path: {tmp_path / 'decisions.log'}\n"
+    )
+    return config, store
+
+
+def pending_requests(store: Any, count: int, within: float = 5.0) -> list[Any]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = store.list()
+        if len(found) >= count:
+            return list(found)
+        time.sleep(0.01)
+    raise AssertionError(f"no {count} pending approval request(s) appeared")
+
+
+def test_each_of_two_identical_asks_needs_its_own_decision(tmp_path: Path) -> None:
+    from policy.approvals import open_store
+    from policy.approvals.rules import decide
+
+    config, uri = gated_config(tmp_path)
+    store = open_store(uri)
+    running = Hook("--config", str(config))
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool", "approve"]})
+    deploy = tool("exec", command="make deploy")
+    for ident in (2, 3):  # the model asked for the same command twice in one iteration
+        assert running.call(ident, "hook.before_tool", deploy)["result"]["action"] == "continue"
+    running.send(request(4, "hook.approve_tool", deploy))
+    (first,) = pending_requests(store, 1)
+    decide(store, first.id, approved=True, by="secops-1")
+    approved = orjson.loads(running.read())
+    assert approved["id"] == 4
+    assert approved["result"]["approved"] is True
+    assert f"approved by secops-1 (request {first.id}" in approved["result"]["reason"]
+    # The second ask is not covered by the first one's decision: nobody answers it.
+    started = time.monotonic()
+    second = running.call(5, "hook.approve_tool", deploy)["result"]
+    assert time.monotonic() - started >= 1.2
+    assert second["approved"] is False
+    assert "no approval within" in second["reason"]
+    assert first.id not in second["reason"]
+    # Two asks, two approve_tools: a third finds nothing to take.
+    third = running.call(6, "hook.approve_tool", deploy)["result"]
+    assert third["approved"] is False
+    assert "never seen in before_tool" in third["reason"]
+    assert running.close() == 0
+
+
+def test_two_identical_asks_at_once_take_one_decision_each(tmp_path: Path) -> None:
+    from policy.approvals import open_store
+    from policy.approvals.rules import decide
+
+    config, uri = gated_config(tmp_path)
+    store = open_store(uri)
+    running = Hook("--config", str(config))
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool", "approve"]})
+    deploy = tool("exec", command="make deploy")
+    for ident in (2, 3):
+        assert running.call(ident, "hook.before_tool", deploy)["result"]["action"] == "continue"
+    running.send(request(4, "hook.approve_tool", deploy))
+    running.send(request(5, "hook.approve_tool", deploy))
+    decide(store, pending_requests(store, 1)[0].id, approved=True, by="secops-1")
+    answers = {a["id"]: a["result"] for a in (orjson.loads(running.read()) for _ in range(2))}
+    assert sorted(answers) == [4, 5]
+    assert sorted(a["approved"] for a in answers.values()) == [False, True]
+    assert running.close() == 0
+
+
+def test_past_the_cap_of_pending_asks_a_gated_call_is_denied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from policy.cli import picoclaw_cmd
+
+    monkeypatch.setattr(picoclaw_cmd, "_PENDING_MAX", 2)
+    config, _ = gated_config(tmp_path)
+    server = picoclaw_cmd._Server(argparse.Namespace(config=str(config), packs=[]))
+    server.start()
+    try:
+        server.answer("hook.hello", {"name": "hp", "version": 1, "modes": ["tool", "approve"]})
+        for command in ("make a", "make b"):
+            asked = server.answer("hook.before_tool", tool("exec", command=command))
+            assert asked["action"] == "continue"
+        full = server.answer("hook.before_tool", tool("exec", command="make c"))
+        assert full["action"] == "deny_tool"
+        assert "too many calls wait for approval (2)" in full["reason"]
+        # A call nobody has to approve still passes, and is approved at approve_tool.
+        read = tool("read_file", path="README.md")
+        assert server.answer("hook.before_tool", read)["action"] == "continue"
+        assert server.answer("hook.approve_tool", read)["approved"] is True
+
+        # The asks are kept while their iteration lasts; once PicoClaw is at the next
+        # one, it will ask approve_tool about none of them any more, and they go.
+        def at_two(command: str) -> dict[str, Any]:
+            return {**tool("exec", command=command), "meta": {**META, "Iteration": 2}}
+
+        for command in ("make c", "make d"):
+            assert server.answer("hook.before_tool", at_two(command))["action"] == "continue"
+        assert server.answer("hook.before_tool", at_two("make e"))["action"] == "deny_tool"
+        # So do the asks of a turn that ended (PicoClaw's runtime event, mode observe).
+        scope = {"agent_id": "main", "session_key": META["SessionKey"], "turn_id": "turn-7"}
+        ended = server.answer("hook.runtime_event", {"kind": "agent.turn.end", "scope": scope})
+        assert ended == {}
+        assert server.answer("hook.before_tool", at_two("make e"))["action"] == "continue"
+    finally:
+        server._engine.close()
 
 
 def test_a_rewrite_sends_the_whole_call_with_the_hosts_tool_name(tmp_path: Path) -> None:

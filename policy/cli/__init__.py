@@ -75,6 +75,17 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="treat warnings as errors")
     check.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
     check.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    check.add_argument(
+        "--host",
+        choices=("claude", "agentao"),
+        help="also check how the packs are mounted in this host's hooks file (--settings)",
+    )
+    check.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="the host's settings/hooks file whose `policy hook` commands run the packs "
+        "(e.g. .claude/settings.json)",
+    )
     check.set_defaults(module="check_cmd")
 
     audit = commands.add_parser("audit", help="read and prove the decision log")
@@ -103,8 +114,9 @@ def _parser() -> argparse.ArgumentParser:
 
     approvals = commands.add_parser(
         "approvals",
-        help="list and decide the approval requests calls are waiting on",
-        description="Work with the store the approvals_store setting names (SQLite by default).",
+        help="list, decide and purge the approval requests calls are waiting on",
+        description="Work with the store the approvals_store setting names (SQLite by default). "
+        "The approver is the OS user running this, mapped through approvers_map.",
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
@@ -127,7 +139,11 @@ def _parser() -> argparse.ArgumentParser:
         decision.add_argument("id", metavar="ID")
         decision.add_argument("--reason", metavar="TEXT", help="why (logged with the decision)")
         decision.add_argument(
-            "--as", dest="identity", metavar="IDENTITY", help="who decides (default: $USER)"
+            "--as",
+            dest="identity",
+            metavar="NAME",
+            help="root only: decide as approver NAME (everybody else decides as their OS "
+            "user, mapped through the approvers_map setting)",
         )
         if name == "approve":
             decision.add_argument(
@@ -136,6 +152,16 @@ def _parser() -> argparse.ArgumentParser:
                 default="once",
                 help="also admit the same call later: in this session, or for a window",
             )
+    purge = approval_commands.add_parser(
+        "purge",
+        help="delete requests and grants that ended long ago (approvals_retention)",
+        parents=[common],
+    )
+    purge.add_argument(
+        "--before",
+        metavar="DURATION",
+        help="keep what ended within this long, like 30d or 12h (default: approvals_retention)",
+    )
     approvals.set_defaults(module="approvals_cmd")
 
     hook = commands.add_parser(
@@ -157,10 +183,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     hook.add_argument(
         "--approval",
-        choices=("ask", "wait"),
-        default="ask",
-        help="ask: hand approval to the host's own dialog; wait: our approvals, denied at "
-        "their timeout",
+        choices=("auto", "ask", "wait", "defer"),
+        default="auto",
+        help="who approves a call the policy gates (claude, agentao). auto (default): the "
+        "approvers the policy names (defer), else the host's own dialog; ask: always the "
+        "host's dialog; wait: the named approvers, waiting for them within --deadline; "
+        "defer: deny now naming the request, run the same call retried once approved",
     )
     hook.add_argument(
         "--deadline",

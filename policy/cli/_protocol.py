@@ -31,13 +31,18 @@ class NoPolicyError(PolicyError):
     """A hook command was started with nothing to enforce."""
 
 
-def engine_for_protocol(settings: Any) -> Any:
+def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
     """An Engine on `settings` whose decision log, when not in a file, goes to stderr.
 
     A hook that enforces no policy — no packs, an empty pack directory, packs with no
     rule and no builtin — would answer every call with "no objection", which every host
     takes as leave to run it; it is refused instead (NoPolicyError), and each adapter
-    turns that into the refusal of every call, naming why."""
+    turns that into the refusal of every call, naming why.
+
+    `per_event`: the process decides one event and exits (`policy hook claude|agentao`),
+    so state kept in its memory dies with it; a pack that needs state (a rate limit, a
+    contract's max_tool_calls or max_runtime) with `limits_storage_uri: memory://` is
+    refused (policy.state.MemoryStateError) rather than silently reset at every event."""
     from policy.engine import Engine
 
     if settings.audit_path is None:
@@ -47,4 +52,51 @@ def engine_for_protocol(settings: Any) -> Any:
     if engine.no_policy:
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    if per_event and str(settings.state_store_uri).startswith("memory:"):
+        from policy.state import check_per_event
+
+        try:
+            check_per_event(engine)
+        except BaseException:
+            engine.close()
+            raise
     return engine
+
+
+#: How long giving up may spend expiring requests before the process ends anyway: the
+#: host has its answer, but Claude Code only takes it from a hook that has EXITED
+#: before its timeout (docs/hosts.md), so a store that hangs must not keep us alive.
+_ABANDON_BUDGET = 1.0
+
+
+def abandon_approvals(engine: Any, reason: str) -> None:
+    """Expire, in the store, every approval request `engine` is waiting on, and log
+    each denial — for a server that stops waiting from outside the call (watchdog,
+    the host hanging up, a signal). Bounded by _ABANDON_BUDGET; never raises."""
+    if engine is None:
+        return
+    import threading
+
+    def expire() -> None:
+        try:
+            engine.abandon_approvals(reason)
+        except Exception as exc:  # noqa: BLE001 - the process is ending; say why on stderr
+            sys.stderr.write(f"policy: pending approvals not expired: {exc}\n")
+
+    worker = threading.Thread(target=expire, name="abandon-approvals", daemon=True)
+    worker.start()
+    worker.join(_ABANDON_BUDGET)
+
+
+def on_signal(give_up: Any) -> None:
+    """Call `give_up(reason)` when the host ends this process with SIGTERM, SIGHUP or
+    SIGINT, so that what it was waiting on is expired rather than left approvable."""
+    import signal
+
+    def handler(number: int, _frame: Any) -> None:
+        give_up(f"policy hook ended by {signal.Signals(number).name} (failed closed)")
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, handler)

@@ -1,4 +1,9 @@
-"""`policy check`: validate and lint rule packs; the CI gate."""
+"""`policy check`: validate and lint rule packs; the CI gate.
+
+With `--host claude|agentao --settings FILE` it also checks how the packs are mounted
+in that host's hooks file (policy.cli._mount): deadlines against hook timeouts, and
+approval gates against `--approval`.
+"""
 
 from __future__ import annotations
 
@@ -101,9 +106,27 @@ def run(args: argparse.Namespace) -> int:
     from policy.packs.lint import check_paths
     from policy.settings import load_settings
 
+    host: str | None = getattr(args, "host", None)
+    settings_file: str | None = getattr(args, "settings", None)
+    if host is not None and settings_file is None:
+        error(
+            f"--host {host} needs --settings FILE: the host's settings/hooks file whose "
+            "`policy hook` commands to check (e.g. .claude/settings.json)"
+        )
+        return 2
+    if settings_file is not None and host is None:
+        error("--settings needs --host claude|agentao: which host reads the file")
+        return 2
     try:
         settings = load_settings(args.config)
+        mount = None
+        if host is not None and settings_file is not None:
+            from policy.cli._mount import mount_pack_paths, read_mount
+
+            mount = read_mount(settings_file, host)
         paths = args.paths or [str(p) for p in settings.packs]
+        if not paths and mount is not None:
+            paths = mount_pack_paths(mount)  # the packs the hooks themselves load
         if not paths:
             error("no PATHS given and the packs setting is empty")
             return 2
@@ -122,11 +145,20 @@ def run(args: argparse.Namespace) -> int:
         error(f"no rule packs (*.yaml, *.yml) found in {', '.join(paths)}")
         return 2
     diagnostics = report.diagnostics
+    files = list(report.files)
+    if mount is not None:
+        from policy.cli._mount import check_mount
+
+        found = check_mount(
+            mount, packs=paths, approval_timeout=settings.approval_timeout_ms / 1000
+        )
+        diagnostics = sorted(set(diagnostics) | set(found))
+        files.append(mount.path)
     if args.strict:
         diagnostics = [replace(d, severity="error") for d in diagnostics]
     output = {
-        "text": lambda: _text(diagnostics, len(report.files)),
-        "json": lambda: _json(diagnostics, report.files),
+        "text": lambda: _text(diagnostics, len(files)),
+        "json": lambda: _json(diagnostics, files),
         "github": lambda: _github(diagnostics),
         "sarif": lambda: _sarif(diagnostics),
     }[args.format]()

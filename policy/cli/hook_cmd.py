@@ -18,11 +18,13 @@ import contextlib
 import os
 import sys
 import threading
+import time
+from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
 
-from policy.cli._protocol import encode_line, engine_for_protocol
+from policy.cli._protocol import abandon_approvals, encode_line, engine_for_protocol, on_signal
 from policy.hosts.claude import (
     TOOL_EVENTS,
     HookEvent,
@@ -71,7 +73,6 @@ def _engine(args: argparse.Namespace) -> Any:
     and the user controls them (policy.packs.cache): a cache the governed agent can
     write must never grant what the policy files do not.
     """
-    from pathlib import Path
 
     from policy import _default_settings as fast
 
@@ -99,7 +100,7 @@ def _engine(args: argparse.Namespace) -> Any:
         update["protected_paths"] = [*settings.protected_paths, Path(args.config)]
     if update:
         settings = settings.model_copy(update=update)
-    return engine_for_protocol(settings)
+    return engine_for_protocol(settings, per_event=True)
 
 
 def _call(event: HookEvent) -> Any:
@@ -116,7 +117,79 @@ def _call(event: HookEvent) -> Any:
     )
 
 
-def _pre_tool(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | None:
+#: Time kept back from --deadline for logging and printing the answer after a wait.
+_ANSWER_MARGIN = 1.0
+
+
+def route_approval(approval: str, decision: Any) -> str:
+    """`ask` (the host's own dialog), `wait` or `defer` for a call that needs approval.
+
+    `auto` sends a call whose gates name approvers to them — deferred, since a person
+    may take longer than any hook timeout — and anything else to the host's dialog.
+    The host's dialog is never where a named approver's gate ends up unless the
+    operator chose `--approval ask`."""
+    if approval != "auto":
+        return approval
+    named = any(gate.approvers for gate in decision.gates)
+    return "defer" if named else "ask"
+
+
+def _approve(
+    engine: Any,
+    decision: Any,
+    call: Any,
+    mode: str,
+    budget: float | None,
+    updated: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Ask the gates' approvers (waiting within `budget`, or deferring) and answer."""
+    if engine.settings.approvals_store_uri.startswith("memory:"):
+        return answer_pre_tool(
+            "deny",
+            "approvals_store is memory://: nobody outside this one-event process can "
+            "approve the call; use the default (sqlite under data_dir) or redis://",
+        )
+    if mode == "wait" and budget is not None and budget <= 0:
+        return answer_pre_tool("deny", "no time left before --deadline to wait for approval")
+    _warn_trust_once(engine, decision)
+    answer = engine.approve_tool(call, gates=decision.gates, defer=mode == "defer", timeout=budget)
+    if not answer.approved:
+        return answer_pre_tool("deny", answer.reason)
+    return answer_pre_tool("allow", answer.reason, updated)
+
+
+def _warn_trust_once(engine: Any, decision: Any) -> None:
+    """Say, once per process, when approvals named in the policy rest on files this
+    uid could rewrite: then they stop mistakes, not a hostile agent (docs/approvals.md)."""
+    global _TRUST_WARNED
+    if _TRUST_WARNED or not any(gate.approvers for gate in decision.gates):
+        return
+    _TRUST_WARNED = True
+    from policy._private import writable_by_self
+
+    settings = engine.settings
+    store = settings.approvals_store_uri
+    paths = [*settings.packs, *settings.protected_paths]
+    if store.startswith("sqlite:///"):
+        paths.append(Path(store[len("sqlite:///") :]))
+    writable = writable_by_self(paths)
+    if not writable:
+        return
+    message = (
+        f"approvals name approvers, but uid {os.getuid()} (this hook's, the agent's) can "
+        f"write {', '.join(str(p) for p in writable)}: with one uid, approvals stop "
+        "mistakes, not a hostile agent (docs/approvals.md, trust model)"
+    )
+    sys.stderr.write(f"policy: warning: {message}\n")
+    engine.note("approval.trust_warning", {"message": message, "paths": [str(p) for p in writable]})
+
+
+_TRUST_WARNED = False
+
+
+def _pre_tool(
+    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+) -> dict[str, Any] | None:
     from policy.codec import to_dict
     from policy.model import Action
 
@@ -144,12 +217,10 @@ def _pre_tool(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | 
             )
         updated = to_dict(decision.call).get("args", {})
     if decision.needs_approval:
-        if approval == "ask":
+        mode = route_approval(approval, decision)
+        if mode == "ask":
             return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
-        answer = engine.approve_tool(decision.call or call)
-        if not answer.approved:
-            return answer_pre_tool("deny", answer.reason)
-        return answer_pre_tool("allow", answer.reason, updated)
+        return _approve(engine, decision, decision.call or call, mode, budget, updated)
     if updated is not None:
         return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
     if decision.allowed:
@@ -199,10 +270,13 @@ def _observe(engine: Any, event: HookEvent) -> None:
     engine.emit(Event(kind=f"{_HOSTS[event.host]}.{event.name}", payload=dict(event.raw or {})))
 
 
-def decide(engine: Any, event: HookEvent, approval: str) -> dict[str, Any] | None:
-    """The answer to print for `event` (None: no opinion)."""
+def decide(
+    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+) -> dict[str, Any] | None:
+    """The answer to print for `event` (None: no opinion); `budget` (seconds) caps a
+    wait for approval."""
     if event.name == "PreToolUse":
-        return _pre_tool(engine, event, approval)
+        return _pre_tool(engine, event, approval, budget)
     if event.name in TOOL_EVENTS:
         return _post_tool(engine, event)
     if event.name == "UserPromptSubmit":
@@ -238,18 +312,28 @@ def _end_process() -> NoReturn:
 def _answer_one(args: argparse.Namespace) -> None:
     """Read the event, decide it and print the answer (or a refusal); never raises."""
     answer = _Answer()
+    ends_at = time.monotonic() + args.deadline
+    engine = None
 
-    def too_late() -> None:
-        answer.refuse(f"policy hook gave no answer within {args.deadline:g} s (failed closed)")
+    def give_up(reason: str) -> NoReturn:
+        answer.refuse(reason)
         hosted = sys.modules.get("policy.hosted.jsonrpc")
         if hosted is not None:  # process hooks run in their own sessions: end them too
             hosted.kill_all()
-        os._exit(0)  # the main thread may be stuck; the answer is out
+        # A request this process waited on is expired and its denial logged, so nobody
+        # approves a call that was refused; then the process ends (the main thread may
+        # be stuck, and the answer is out).
+        abandon_approvals(engine, reason)
+        _end_process()
 
-    watchdog = threading.Timer(args.deadline, too_late)
+    watchdog = threading.Timer(
+        args.deadline,
+        give_up,
+        (f"policy hook gave no answer within {args.deadline:g} s (failed closed)",),
+    )
     watchdog.daemon = True
     watchdog.start()
-    engine = None
+    on_signal(give_up)
     try:
         raw = sys.stdin.buffer.read()
         try:
@@ -263,7 +347,8 @@ def _answer_one(args: argparse.Namespace) -> None:
             answer.flat = "hook_event_name" not in payload and "data" in payload
         event = event_of(payload, args.host)
         engine = _engine(args)
-        answer.give(decide(engine, event, args.approval))
+        budget = ends_at - time.monotonic() - _ANSWER_MARGIN
+        answer.give(decide(engine, event, args.approval, budget))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an explicit refusal
         answer.refuse(f"policy hook failed closed: {type(exc).__name__}: {exc}")
     finally:

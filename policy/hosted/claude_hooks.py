@@ -524,7 +524,7 @@ def _check_event(event: str, where: str) -> None:
 
 
 _CLAUDE_GROUP_KEYS = {"matcher", "hooks"}
-_CLAUDE_HANDLER_KEYS = {"type", "command", "args", "timeout", "statusMessage"}
+_CLAUDE_HANDLER_KEYS = {"type", "command", "args", "timeout", "statusMessage", "onFailure"}
 _CLAUDE_REFUSED_FIELDS = {
     "async": "background hooks cannot decide a call; hookpolicy runs every hook in the chain",
     "asyncRewake": "background hooks cannot decide a call; hookpolicy runs every hook in the chain",
@@ -600,6 +600,10 @@ def _claude_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Path
                     args = tuple(raw_args)
                 if "statusMessage" in handler:
                     _string(handler["statusMessage"], f"{hwhere}.statusMessage", empty=True)
+                if handler.get("onFailure", "block") not in ("block", "continue"):
+                    # Claude Code 2.1.332's key; in our chain a hook that times out or
+                    # crashes denies either way (its failure policy), so both are accepted.
+                    raise _Invalid(f"{hwhere}.onFailure", 'must be "block" or "continue"')
                 timeout = _DEFAULT_TIMEOUT["claude"]
                 if "timeout" in handler:
                     timeout = _timeout(handler["timeout"], f"{hwhere}.timeout")
