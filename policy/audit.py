@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 import orjson
 
@@ -142,10 +142,45 @@ def _fallback(value: Any) -> Any:
     return repr(value)
 
 
+def _open_own(path: Path) -> BinaryIO:
+    """An existing decision log of this process's own uid, never through a symbolic link.
+
+    For a process that runs as somebody else than the agent (an approver, root): the
+    log sits where the agent writes, so a link planted there, or a file the agent made,
+    must not become a file this process writes — as root, any file on the machine.
+    """
+    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        # Made here only in a directory nobody else may write (no link can race in).
+        parent = os.lstat(path.parent)
+        if parent.st_uid != os.geteuid() or parent.st_mode & 0o022:
+            raise AuditError(
+                f"{path}: no decision log there, and its directory is not this uid's alone; "
+                "not creating one"
+            ) from None
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+    owner = os.fstat(fd).st_uid
+    if owner != os.geteuid():
+        os.close(fd)
+        raise AuditError(
+            f"{path}: the decision log belongs to uid {owner}, not to this process's "
+            f"uid {os.geteuid()}; not writing to it"
+        )
+    return open(fd, "a+b", buffering=0, closefd=True)
+
+
 class _ChainedSink:
     """Seals each rendered record into the chain and writes it."""
 
-    def __init__(self, path: Path | None, stream: IO[Any] | None, key: bytes | None) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        stream: IO[Any] | None,
+        key: bytes | None,
+        own_file_only: bool = False,
+    ) -> None:
         self._lock = threading.Lock()
         self._digest = make_digest(key)
         self._fd: int | None = None
@@ -154,8 +189,11 @@ class _ChainedSink:
         self.head = GENESIS
         if path is not None:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(path, "a+b", buffering=0)  # noqa: SIM115 - owned by the sink
+                if own_file_only:
+                    self._file = _open_own(path)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    self._file = open(path, "a+b", buffering=0)  # noqa: SIM115 - owned by the sink
             except OSError as exc:
                 raise AuditError(f"{path}: cannot open decision log: {exc.strerror}") from None
             self._fd = self._file.fileno()
@@ -265,9 +303,13 @@ class DecisionLog:
         stream: IO[Any] | None = None,
         capture_args: bool = False,
         key: bytes | None = None,
+        own_file_only: bool = False,
     ) -> None:
+        """`own_file_only`: write `path` only if it exists, is no symbolic link and belongs
+        to this process's uid (AuditError otherwise) — for processes that are not the
+        agent writing where the agent can (`policy approvals`)."""
         self.capture_args = capture_args
-        self._sink = _ChainedSink(path, stream, key)
+        self._sink = _ChainedSink(path, stream, key, own_file_only)
 
     @property
     def head(self) -> str:

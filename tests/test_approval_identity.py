@@ -230,8 +230,8 @@ def test_as_is_root_acting_for_somebody(tmp_path: Path) -> None:
 
 
 def test_without_a_map_the_identity_is_the_os_user() -> None:
-    assert resolve(uid=0) == Identity("root")
-    assert resolve() == Identity(os_user())
+    assert resolve(uid=0) == Identity("root", uid=0)
+    assert resolve() == Identity(os_user(), uid=os.getuid())
     assert os_user(987654) == "987654"  # a uid without a name is its number
 
 
@@ -240,12 +240,12 @@ def test_a_map_out_of_the_agents_reach_is_honoured(tmp_path: Path) -> None:
     path = map_file(private_tree(tmp_path), "root: [secops-root, dba-root]\nalice: secops-a\n")
     warned: list[str] = []
     identity = resolve(approvers_map=path, agent_uid=AGENT, uid=0, warn=warned.append)
-    assert identity == Identity("root", ("secops-root", "dba-root"))
+    assert identity == Identity("root", ("secops-root", "dba-root"), uid=0)
     assert warned == []
     # A user the map does not list is themselves.
     assert resolve(
         approvers_map=path, agent_uid=AGENT, uid=4242, writer=lambda uid: AGENT_WRITER
-    ) == Identity(os_user(4242))
+    ) == Identity(os_user(4242), uid=4242)
 
 
 @needs_root
@@ -261,14 +261,14 @@ def test_a_map_in_the_agents_reach_is_refused_with_the_reason(tmp_path: Path) ->
             writer=lambda uid: AGENT_WRITER,
             warn=warned.append,
         )
-        assert identity == Identity("root")
+        assert identity == Identity("root", uid=0)
         (message,) = warned
         assert message.startswith(f"approvers_map {path} is writable by uid 1000 (the agent's: ")
         assert message.endswith("): mapping refused; deciding as OS user 'root'")
     # A request that does not say who filed it: this process's uid stands in (root here).
     safe = map_file(directory, "root: [secops-root]\n")
     warned = []
-    assert resolve(approvers_map=safe, uid=0, warn=warned.append) == Identity("root")
+    assert resolve(approvers_map=safe, uid=0, warn=warned.append) == Identity("root", uid=0)
     assert "writable by uid 0 (the agent's: uid 0 may write anything)" in warned[0]
     # A missing or malformed map is an error, not a silent fallback.
     with pytest.raises(ApproversMapError, match="cannot read it"):
@@ -295,6 +295,21 @@ def test_any_of_the_identitys_names_may_match_the_approvers(store: ApprovalStore
     assert decide(store, plain.id, approved=True, identity=Identity("carol")).decided_by == "carol"
     shorthand = filed(store)
     assert decide(store, shorthand.id, approved=True, by="secops-9").decided_by == "secops-9"
+
+
+def test_the_uid_that_filed_a_request_cannot_approve_it_whatever_names_it_has(
+    store: ApprovalStore,
+) -> None:
+    """The requester's name comes from the host's environment; the filing uid is a fact."""
+    made = filed(store, approvers=(), requester="dev", agent_uid=1000)
+    with pytest.raises(NotAllowed, match=r"self-approval refused: uid 1000 \(bob\)"):
+        decide(store, made.id, approved=True, identity=Identity("bob", uid=1000))
+    assert decide(store, made.id, approved=False, identity=Identity("bob", uid=1000)).state == (
+        "denied"  # denying your own call is always allowed
+    )
+    other = filed(store, approvers=(), requester="dev", agent_uid=1000)
+    decided = decide(store, other.id, approved=True, identity=Identity("carol", uid=1001))
+    assert decided.state == "approved"
 
 
 def test_an_identity_outside_the_approvers_is_refused(store: ApprovalStore) -> None:

@@ -457,7 +457,7 @@ def _v1_file(path: Path) -> ApprovalRequest:
     return made
 
 
-_V2_COLUMNS = ("agent_uid", "claimed_at")
+_V2_COLUMNS = ("agent_uid", "claimed_at", "cwd")
 
 
 def test_a_version_1_file_is_migrated(tmp_path: Path) -> None:

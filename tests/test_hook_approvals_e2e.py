@@ -182,8 +182,11 @@ def test_a_secops_approval_in_time_lets_the_deploy_run(make_mount: Any) -> None:
     process = mount.start("make deploy", "wait")
     (request,) = mount.pending()
     assert request["approvers"] == ["secops-*"]
-    assert request["requester"] == "dev"
+    assert request["requester"] == "nobody"  # the uid's name, whatever USER says
     assert request["agent_uid"] == NOBODY
+    assert request["cwd"] == str(mount.base)  # the approver sees where it runs
+    shown = mount.approvals("show", request["id"]).stdout
+    assert f"cwd           {mount.base}" in shown
     done = mount.approvals("approve", request["id"], "--reason", "release 4.2")
     assert done.returncode == 0, done.stderr
     decision, reason = mount.answer(process)
@@ -235,6 +238,8 @@ def test_defer_denies_now_and_runs_the_retry_once_approved(make_mount: Any) -> N
     assert "pending" in reason and "retry the same command" in reason
     (request,) = mount.pending()
     assert request["id"] in reason
+    # The approvers have the gate's whole timeout, not the hook's --deadline.
+    assert request["deadline"] - request["created"] > 55
     # Retried before anybody decided: still the same request, still denied.
     decision, again = mount.answer(mount.start("./release.sh v4.2", "defer"))
     assert decision == "deny" and request["id"] in again
@@ -274,3 +279,46 @@ def test_a_hook_ended_while_waiting_expires_its_request(make_mount: Any) -> None
     (abandoned,) = [r for r in mount.records() if r.get("point") == "approve_tool"]
     assert abandoned["approval"]["approved"] is False
     assert "abandoned" in abandoned["reason"]
+
+
+def test_an_approver_never_writes_through_the_agents_files(make_mount: Any) -> None:
+    """The decision log sits where the agent writes; root refused by `policy approvals`
+    must not append to a file the agent made, nor follow a link it planted there."""
+    mount = make_mount()
+    process = mount.start("make deploy", "wait")
+    (request,) = mount.pending()
+    before = mount.log.read_bytes()
+    refused = mount.approvals("approve", request["id"], "--grant", "window=1h")
+    assert refused.returncode == 1
+    assert "refusal not logged" in refused.stderr
+    assert f"belongs to uid {NOBODY}" in refused.stderr
+    assert mount.log.read_bytes() == before
+    target = mount.base / "created-by-root"
+    mount.log.rename(mount.base / "log.moved")
+    mount.log.symlink_to(target)
+    refused = mount.approvals("approve", request["id"], "--grant", "window=1h")
+    assert refused.returncode == 1 and "refusal not logged" in refused.stderr
+    assert not target.exists()
+    assert mount.approvals("deny", request["id"]).returncode == 0
+    process.communicate(timeout=30)
+
+
+def test_the_agents_own_uid_cannot_approve_an_anyone_gate_whatever_its_user_name(
+    make_mount: Any,
+) -> None:
+    """A gate that names no approvers is anyone's but the requester's; the requester is
+    the uid that filed the request, not the name in its environment."""
+    mount = make_mount()
+    mount.pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: anyone\nrules:\n"
+        "  - {id: ask-deploy, tools: [bash], when: 'commands.exists(c, c.name == \"make\")', "
+        "action: ask, timeout: 60s}\n"
+    )
+    decision, _ = mount.answer(mount.start("make deploy", "defer"))
+    assert decision == "deny"
+    (request,) = mount.pending()
+    assert request["requester"] == "nobody"  # the uid's name, not USER=dev
+    refused = mount.approvals("approve", request["id"], as_agent=True)
+    assert refused.returncode == 1
+    assert "self-approval refused: 'nobody' asked for this call" in refused.stderr
+    assert mount.approvals("approve", request["id"]).returncode == 0  # root is somebody else

@@ -69,6 +69,9 @@ class Identity:
 
     user: str
     names: tuple[str, ...] = ()
+    #: The uid the OS vouches for (None for root acting `--as` somebody else, and for
+    #: identities from other channels): a request filed by this uid is its own.
+    uid: int | None = None
 
     @property
     def candidates(self) -> tuple[str, ...]:
@@ -285,7 +288,7 @@ def resolve(
             raise IdentityRefused(f"--as {as_name!r}: not an approver name")
         return Identity(user, (as_name,))
     if approvers_map is None:
-        return Identity(user)
+        return Identity(user, uid=uid)
     agent = uid if agent_uid is None else agent_uid
     try:
         why = writable_by(approvers_map, writer(agent), info)
@@ -299,5 +302,5 @@ def resolve(
                 f"approvers_map {approvers_map} is writable by uid {agent} (the agent's: "
                 f"{why}): mapping refused; deciding as OS user {user!r}"
             )
-        return Identity(user)
-    return Identity(user, load_approvers_map(approvers_map).get(user, ()))
+        return Identity(user, uid=uid)
+    return Identity(user, load_approvers_map(approvers_map).get(user, ()), uid=uid)

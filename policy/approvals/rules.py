@@ -105,6 +105,17 @@ def decide(
     ):
         who = "" if request.requester == chosen else f" (you are {identity})"
         raise NotAllowed(f"self-approval refused: {request.requester!r} asked for this call{who}")
+    if (
+        approved
+        and not request.self_approval
+        and identity.uid is not None
+        and identity.uid == request.agent_uid
+    ):
+        # The requester's name comes from the host's environment; the uid that filed
+        # the request does not. Approving from the agent's own uid is self-approval.
+        raise NotAllowed(
+            f"self-approval refused: uid {identity.uid} ({identity.user}) filed this request"
+        )
     recorded = _allowed_grant(request, grant) if approved else "once"
     return store.decide(
         request_id,

@@ -78,6 +78,7 @@ _REQUEST_COLUMNS = (
     "grant",
     "agent_uid",
     "claimed_at",
+    "cwd",
 )
 _JSON_COLUMNS = frozenset({"args", "approvers", "grants"})
 
@@ -152,6 +153,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: (
         'ALTER TABLE requests ADD COLUMN "agent_uid" INTEGER',
         'ALTER TABLE requests ADD COLUMN "claimed_at" REAL',
+        """ALTER TABLE requests ADD COLUMN "cwd" TEXT NOT NULL DEFAULT ''""",
         'CREATE INDEX IF NOT EXISTS requests_by_digest ON requests ("digest")',
     ),
 }

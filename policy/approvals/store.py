@@ -120,6 +120,7 @@ class ApprovalRequest:
     reason: str = ""
     grant: str = "once"  # once | session | window=SECONDS
     agent_uid: int | None = None  # the uid of the process that filed it
+    cwd: str = ""  # where the call runs: part of the digest, so shown to the approver
     claimed_at: float | None = None  # when a call used this approval (`claim`)
 
     def to_dict(self) -> dict[str, Any]:

@@ -237,6 +237,7 @@ class ApprovalGates:
             self_approval=group.self_approval,
             grants=group.grants,
             agent_uid=os.getuid(),
+            cwd=call.cwd,
         )
         store.create(request)
         who = ", ".join(group.approvers) or "anyone"

@@ -32,12 +32,17 @@ def _when(epoch: float | None) -> str:
 
 
 def _clean(text: str) -> str:
-    """Control characters escaped: a tool name or reason must not drive the terminal."""
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    """Control characters escaped — C0, C1 (an 8-bit CSI), and format characters such as
+    a right-to-left override: what the agent wrote must not drive the approver's
+    terminal, nor show them another command than the one that will run."""
+    return "".join(
+        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+        for c in text
+    )
 
 
 def _line(request: Any) -> str:
-    args = orjson.dumps(dict(request.args)).decode()
+    args = _clean(orjson.dumps(dict(request.args)).decode())
     if len(args) > 80:
         args = args[:60] + f"... (policy approvals show {request.id})"
     left = max(0.0, request.deadline - dt.datetime.now(dt.UTC).timestamp())
@@ -51,7 +56,8 @@ def _show(request: Any) -> str:
         ("id", request.id),
         ("state", request.state),
         ("tool", request.tool),
-        ("args", orjson.dumps(dict(request.args)).decode()),
+        ("args", _clean(orjson.dumps(dict(request.args)).decode())),
+        ("cwd", request.cwd or "-"),
         ("digest", request.digest),
         ("requester", request.requester or "-"),
         ("session", request.session or "-"),
@@ -72,20 +78,28 @@ def _show(request: Any) -> str:
         ]
     if request.state == "approved":
         rows.append(("claimed_at", _when(request.claimed_at)))
-    # args are JSON (already escaped); everything else is cleaned of control characters.
-    return "".join(f"{key:14}{value if key == 'args' else _clean(value)}\n" for key, value in rows)
+    return "".join(f"{key:14}{_clean(value)}\n" for key, value in rows)
 
 
 def _log_refusal(
     settings: Any, args: argparse.Namespace, identity: Identity | None, reason: str
 ) -> None:
     """A refused decision (self-approval, not an approver) goes into the decision log
-    when one is configured, next to the call's own lines; the request stays pending."""
+    when one is configured and this user owns it, next to the call's own lines; the
+    request stays pending. The approver is often another uid than the agent (root, even)
+    and the log sits where the agent writes: a file the agent made or a link it planted
+    is never written through (stderr says so instead)."""
     if settings.audit_path is None:
         return
     from policy.audit import DecisionLog
 
-    log = DecisionLog(path=settings.audit_path, key=settings.audit_key_bytes)
+    try:
+        log = DecisionLog(
+            path=settings.audit_path, key=settings.audit_key_bytes, own_file_only=True
+        )
+    except PolicyError as exc:
+        error(f"refusal not logged: {exc}")
+        return
     try:
         log.write(
             "approval.refused",

@@ -152,7 +152,12 @@ def _approve(
     if mode == "wait" and budget is not None and budget <= 0:
         return answer_pre_tool("deny", "no time left before --deadline to wait for approval")
     _warn_trust_once(engine, decision)
-    answer = engine.approve_tool(call, gates=decision.gates, defer=mode == "defer", timeout=budget)
+    # Waiting is bounded by --deadline; a deferred request is not waited on here, so it
+    # keeps the whole of its gates' timeout for the approvers to answer in.
+    defer = mode == "defer"
+    answer = engine.approve_tool(
+        call, gates=decision.gates, defer=defer, timeout=None if defer else budget
+    )
     if not answer.approved:
         return answer_pre_tool("deny", answer.reason)
     return answer_pre_tool("allow", answer.reason, updated)

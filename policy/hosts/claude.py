@@ -67,13 +67,15 @@ class HookEvent:
 
     @property
     def sender(self) -> str:
-        """Who is at the keyboard: the hosts send no user id, so the OS user stands in."""
-        import getpass  # here, not at the top: one import less per hook process
+        """Who is at the keyboard: the hosts send no user id, so the OS user stands in —
+        the uid's name, not `$USER` / `$LOGNAME`, which whoever starts the hook sets."""
+        import os
+        import pwd  # here, not at the top: one import less per hook process
 
         try:
-            return getpass.getuser()
-        except (KeyError, OSError):
-            return ""
+            return pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            return f"uid-{os.getuid()}"
 
 
 def _text(value: Any, where: str) -> str:
