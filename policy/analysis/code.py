@@ -388,12 +388,25 @@ def _spawns(
             text = _unescape(body)
             # `spawn("rm", ["-rf", "/"])`: the program, then its arguments.
             rest = code[_end : _end + 2048]
+            after = rest.lstrip(" \t\n")[:1]
+            if after not in (")", ","):
+                # `"ma" "ke deploy"`, `"make " + target`, `"%s" % x`, `"...".format()`:
+                # the literal is only part of what runs
+                facts.hidden = "the code runs a command built at run time"
             listed = re.match(r"\s*,\s*\[([^\]]*)\]", rest)
-            if listed and match[0].rstrip(" (").endswith(
+            name = match[0].rstrip(" (")
+            if listed and name.endswith(
                 ("spawn", "spawnp", "spawnSync", "execFile", "execFileSync")
             ):
                 items = [_unescape(m["body"]) for m in _STRING.finditer(listed[1])]
                 facts.argvs.append([text, *items])
+            elif listed and name.endswith(("execv", "execvp", "execve", "execvpe")):
+                # os.execvp("kubectl", ["kubectl", "apply"]): the list is argv, argv[0] first
+                items = [_unescape(m["body"]) for m in _STRING.finditer(listed[1])]
+                non_literal = re.sub(_STRING, "", listed[1]).replace(",", "").strip()
+                if non_literal:
+                    facts.hidden = "the code runs a command built at run time"
+                facts.argvs.append([text, *items[1:]])
             elif match[0].rstrip(" (").endswith(("exec", "execv", "execvp", "execl", "execlp")):
                 # os.execv("/bin/sh", [...]) / perl exec("rm", "-rf", "/"): argv of literals
                 args = re.match(r"((?:\s*,\s*(?:['\"][^'\"]*['\"]))*)", rest)

@@ -336,7 +336,12 @@ def _dataflow(facts: list[Facts]) -> None:
             # ... and so is what is made from it (`curl | tee x.sh`, `curl | tar x`,
             # `gunzip x.gz`)
             downloaded_files.update(p for p in f.writes if not is_unknown(p))
-        created += [p for p in f.writes if not is_unknown(p) and p not in f.deletes]
+        # What may now be a symbolic link the disk did not show: not a file the shell
+        # opened for a redirect, nor what `touch`, `mkdir`, `tee` and the like make.
+        plain = set(_written_by_redirect(f)) if f.cmd.name not in _PLAIN_WRITERS else set(f.writes)
+        created += [
+            p for p in f.writes if not is_unknown(p) and p not in f.deletes and p not in plain
+        ]
         links.update(f.links)
         text = _literal_output(cmd, upstream)
         if text is not None:
@@ -408,6 +413,13 @@ def _literal_output(cmd: _shell.SimpleCommand, upstream: list[Facts]) -> str | N
     if cmd.name == "tee" and upstream:
         return literal.output_of(sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1]))
     return None
+
+
+#: Programs whose writes are regular files (or directories), never symbolic links.
+_PLAIN_WRITERS = frozenset(
+    "touch mkdir tee truncate echo printf cat true : head tail sort uniq cut tr jq yq base64 "
+    "gzip gunzip xz zstd bzip2 split csplit fallocate dd".split()
+)
 
 
 def _written_by_redirect(f: Facts) -> list[str]:

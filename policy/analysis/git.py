@@ -46,18 +46,22 @@ def _git(f: Facts) -> None:
             base = locate(where, base, f.home) if where else base
             index += 2 if arg == "-C" else 1
             continue
-        if arg in ("-c", "--config-env") or (arg.startswith("-c") and len(arg) > 2):
-            pair = value if arg in ("-c", "--config-env") else arg[2:]
+        if arg == "--config-env" or arg.startswith("--config-env="):
+            # `--config-env=alias.x=VAR`: the value is VAR's, from the environment
+            pair = value if arg == "--config-env" else arg.split("=", 1)[1]
+            _git_config_pair(f, pair)
+            if pair.lower().startswith(("alias.", "core.", "include.", "includeif.")):
+                f.hide("git --config-env takes a setting's value from the environment")
+            index += 2 if arg == "--config-env" else 1
+            continue
+        if arg == "-c" or (arg.startswith("-c") and len(arg) > 2):
+            pair = value if arg == "-c" else arg[2:]
             _git_config_pair(f, pair)
             key, _, alias = pair.partition("=")
             settings[key.strip().lower()] = alias
             if key.lower().startswith("alias.") and not alias.startswith("!"):
                 aliases[key[len("alias.") :]] = alias
-            index += 2 if arg in ("-c", "--config-env") else 1
-            continue
-        if arg.startswith("--config-env="):
-            _git_config_pair(f, arg.split("=", 1)[1])
-            index += 1
+            index += 2 if arg == "-c" else 1
             continue
         if arg.startswith("--exec-path="):
             f.hide("git --exec-path runs git commands from another directory")

@@ -1769,7 +1769,13 @@ class _Walker:
             if unknown:
                 continue
             if quoted:
-                fields = ["".join(fields) + " ".join(part.values)]
+                # One field, except that "$@" keeps each argument a field of its own
+                # ("a$@b" with x y: `ax`, `yb`), as bash does.
+                if not fields:
+                    fields = [""]
+                if part.values:
+                    fields[-1] += part.values[0]
+                    fields.extend(part.values[1:])
                 continue
             if not part.values:
                 joinable = joinable and not (part.split_before or part.split_after)
@@ -2498,7 +2504,23 @@ def shell_script_at(args: list[str]) -> tuple[str, str | None, int]:
 #: Files that are the reading program's standard input.
 _STDIN_FILES = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 #: Programs that run a script given in their arguments, besides shells, `su` and `eval`.
-_STRING_RUNNERS = frozenset({"ssh", "watch", "alias", "trap", "script", "flock"})
+_STRING_RUNNERS = frozenset(
+    {"ssh", "watch", "alias", "trap", "script", "flock", "tmux", "screen", "byobu"}
+)
+#: tmux commands that run a shell command given as their last operands.
+_TMUX_RUNS = frozenset(
+    "new-session new new-window neww split-window splitw respawn-pane respawnp "
+    "respawn-window respawnw run-shell run display-popup popup if-shell if pipe-pane pipep".split()
+)
+#: tmux commands that type their operands into a pane's shell.
+_TMUX_TYPES = frozenset({"send-keys", "send"})
+#: tmux options taking a value (global ones and those of the commands above).
+_TMUX_VALUED = frozenset("-L -S -f -T -c -e -F -n -s -t -x -y -l -w -h -b -d -E -B".split()) - {
+    "-d",
+    "-E",
+}
+_TMUX_KEYS = re.compile(r"^(?:Enter|KPEnter|C-[a-zA-Z]|M-.|Escape|Tab|BSpace|Space)$")
+_SCREEN_VALUED = frozenset("-S -c -e -h -p -s -T -t -Logfile".split())
 _PARALLEL_OPTION_ARGS = frozenset(
     "-j --jobs -S --sshlogin --sslogin --env -a --arg-file --colsep -C -d --delimiter -I "
     "--replace --tmpdir --joblog --results --res -N -n --max-args -L --max-lines --timeout "
@@ -2552,6 +2574,20 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
         if len(operands) < 2 or operands[0] in ("-", ""):
             return None
         return operands[0], False
+    if name in ("tmux", "byobu"):
+        return _tmux_script(args)
+    if name == "screen":
+        rest = list(args)
+        while rest and rest[0].startswith("-"):
+            option = rest.pop(0)
+            if option == "-X":  # a screen command: `-X stuff "make deploy^M"` types it
+                if len(rest) >= 2 and rest[0] == "stuff":
+                    return _joined(rest[1:]), False
+                return None
+            clustered = len(option) > 2 and option[1] != "-" and f"-{option[-1]}" in _SCREEN_VALUED
+            if (option in _SCREEN_VALUED or clustered) and rest:
+                rest.pop(0)  # `-S name`, `-dmS name`
+        return (rest, True) if rest else None
     if name in ("script", "flock"):
         takes_value = _SCRIPT_OPTION_ARGS if name == "script" else _FLOCK_OPTION_ARGS
         for position, arg in enumerate(args):
@@ -2600,6 +2636,33 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
     if direct:
         return rest, True
     return _joined(rest), False
+
+
+def _tmux_script(args: list[str]) -> tuple[Any, bool] | None:
+    """The shell command a tmux (or byobu) call runs: `tmux -c CMD`, `tmux new -d CMD`,
+    `tmux run-shell CMD`, or what `send-keys` types into a pane (key names dropped);
+    None for the rest (`tmux ls`, `tmux attach`)."""
+    rest = list(args)
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        if option == "-c":  # tmux -c SHELL-COMMAND: runs it as a login shell would
+            return (rest[0], False) if rest else None
+        if option in _TMUX_VALUED and rest:
+            rest.pop(0)
+    if not rest:
+        return None
+    command, rest = rest[0], rest[1:]
+    if command not in _TMUX_RUNS and command not in _TMUX_TYPES:
+        return None
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        if option == "--":
+            break
+        if option in _TMUX_VALUED and rest:
+            rest.pop(0)
+    if command in _TMUX_TYPES:
+        rest = [word for word in rest if not (isinstance(word, str) and _TMUX_KEYS.match(word))]
+    return (_joined(rest), False) if rest else None
 
 
 _FIND_OPTIONS = frozenset({"-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3"})
