@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from policy.model import (
         Action,
         ApprovalDecision,
+        ApprovalGate,
         CallContext,
         Decision,
         Event,
@@ -52,6 +53,7 @@ _EXPORTS = {
     "Settings": "policy.settings",
     "Action": "policy.model",
     "ApprovalDecision": "policy.model",
+    "ApprovalGate": "policy.model",
     "CallContext": "policy.model",
     "Decision": "policy.model",
     "Event": "policy.model",
@@ -79,6 +81,7 @@ _EXPORTS = {
 __all__ = [
     "Action",
     "ApprovalDecision",
+    "ApprovalGate",
     "CallContext",
     "Decision",
     "Engine",
