@@ -25,7 +25,7 @@ Who may stand behind an entry: it is a file of the effective user, and the agent
 policy governs runs its tools as that user, so an entry may only stand for settings
 the user could have written itself (`cacheable_file`). The cache is used — read or
 written — only for a settings file the user may change (writable, or in a directory
-it may write; `policy.packs.cache.user_controls`) and only when no `POLICY_*`
+it may write; `policy._trusted_store.user_controls`) and only when no `POLICY_*`
 variable but `POLICY_CONFIG` is set: variables override the file, and who set them
 (the user, or an administrator's hook command) cannot be told from here. Settings
 from variables alone, a settings file the user may not change, and settings with
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from policy.packs.cache import FileAccess
+    from policy._trusted_store import FileAccess
     from policy.settings import Settings
 
 __all__ = [
@@ -60,7 +60,13 @@ CONFIG_ENV = "POLICY_CONFIG"
 FORMAT = 2
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
-_SOURCES = ("_default_settings.py", "_version.py", "_yaml.py", "hosted/config.py", "settings.py")
+_SOURCES = (
+    "_default_settings.py",
+    "_version.py",
+    "_yaml.py",
+    "hosts/picoclaw/config.py",
+    "settings.py",
+)
 _LIBRARIES = ("pydantic", "pydantic_core", "pydantic_settings", "yaml")
 
 
@@ -224,7 +230,7 @@ def cacheable_file(
     An entry is a file of the effective user, and so is anything the governed agent
     writes; reading one must grant nothing the user could not do already. So: a
     settings file is needed (`config_file`, else `$POLICY_CONFIG`, as policy.settings
-    reads it) that the user could change (`policy.packs.cache.user_controls`, asked
+    reads it) that the user could change (`policy._trusted_store.user_controls`, asked
     through `access`, the system by default), and no `POLICY_*` variable but
     `POLICY_CONFIG` may be set — variables override the file, and whether the user or
     an administrator's hook command set them cannot be told, so settings they shape
@@ -240,7 +246,7 @@ def cacheable_file(
         if not value:
             return None
         path = Path(value)
-    from policy.packs.cache import SYSTEM, user_controls
+    from policy._trusted_store import SYSTEM, user_controls
 
     return path if user_controls(path, access or SYSTEM) else None
 
@@ -254,7 +260,7 @@ def settings_key(
 
     import orjson
 
-    from policy.packs.cache import code_stamps, package_stamps
+    from policy._trusted_store import code_stamps, package_stamps
 
     path = cacheable_file(config_file, access)
     if path is None:
@@ -285,7 +291,7 @@ def cached(key: str | None) -> FastSettings | None:
     directory = _cache_dir()
     if key is None or directory is None:
         return None
-    from policy.packs.cache import read_entry
+    from policy._trusted_store import read_entry
 
     body = read_entry(directory, key)
     if body is None:
@@ -369,7 +375,7 @@ def remember(
         return
     import orjson
 
-    from policy.packs.cache import write_entry
+    from policy._trusted_store import write_entry
 
     write_entry(directory, key, orjson.dumps({"format": FORMAT, "key": key, "fields": fields}))
 

@@ -17,21 +17,19 @@ import logging
 import threading
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from policy.errors import HookRegistrationError
-from policy.hooks import METHOD_AT, FailurePolicy, HookSource
+from policy.hooks import FailurePolicy, HookSource
 from policy.model import (
-    ACTIONS_AT,
+    POINTS,
     TERMINAL,
     Action,
     ApprovalDecision,
     ApprovalGate,
     Decision,
     HookPoint,
-    LLMRequest,
-    LLMResponse,
-    Prompt,
+    PointSpec,
     ToolCall,
     ToolResult,
 )
@@ -140,7 +138,8 @@ def make_registration(
         )
     methods: dict[HookPoint, Callable[..., Any]] = {}
     coroutine: set[HookPoint] = set()
-    for point, method_name in METHOD_AT.items():
+    for spec in POINTS.values():
+        point, method_name = spec.point, spec.method
         method = getattr(hook, method_name, None)
         if method is None:
             continue
@@ -151,7 +150,8 @@ def make_registration(
             coroutine.add(point)
     if not methods:
         raise HookRegistrationError(
-            f"hook {resolved_name!r} implements none of: {', '.join(METHOD_AT.values())}"
+            f"hook {resolved_name!r} implements none of: "
+            f"{', '.join(spec.method for spec in POINTS.values())}"
         )
     prio = priority if priority is not None else getattr(hook, "priority", 0)
     if not isinstance(prio, int) or isinstance(prio, bool):
@@ -254,30 +254,11 @@ class Chain:
 # --------------------------------------------------------------------------- plans
 
 
-class _PointSpec(NamedTuple):
-    field: str  # Decision attribute carrying this point's payload
-    payload_type: type
-    fail_action: Action  # what a failing hook under policy "fail" turns into
-    valid: frozenset[Action]
-    slot: int  # the index of `field` in a Decision
-
-
-_SPECS: dict[HookPoint, _PointSpec] = {
-    point: _PointSpec(field, payload_type, fail, ACTIONS_AT[point], Decision._fields.index(field))
-    for point, field, payload_type, fail in (
-        (HookPoint.BEFORE_TOOL, "call", ToolCall, Action.DENY_TOOL),
-        (HookPoint.AFTER_TOOL, "result", ToolResult, Action.ABORT_TURN),
-        (HookPoint.BEFORE_LLM, "request", LLMRequest, Action.ABORT_TURN),
-        (HookPoint.AFTER_LLM, "response", LLMResponse, Action.ABORT_TURN),
-        (HookPoint.USER_PROMPT, "prompt", Prompt, Action.ABORT_TURN),
-    )
-}
-
 Normalizer = Callable[[Any, Any, str], tuple[Any, str | None]]
 
 
 def _validate(
-    point: HookPoint, spec: _PointSpec, value: Any
+    point: HookPoint, spec: PointSpec, slot: int, value: Any
 ) -> tuple[Decision | None, Action, Failure | None]:
     """Check a hook's answer against the point; invalid answers are failures."""
     if value is None:
@@ -301,13 +282,13 @@ def _validate(
     problem = _field_problem(value)
     if problem is not None:
         return None, action, Failure("invalid", problem)
-    if action not in spec.valid:
+    if action not in spec.actions:
         return (
             None,
             action,
             Failure("invalid", f"action {action.value!r} is not valid at {point.value}"),
         )
-    payload = getattr(value, spec.field)
+    payload = value[slot]
     if payload is not None and not isinstance(payload, spec.payload_type):
         return (
             None,
@@ -380,6 +361,7 @@ _RULE_IDS: Final = _SLOT["rule_ids"]
 _WOULD: Final = _SLOT["would_action"]
 _IGNORED: Final = _SLOT["ignored"]
 _GATES: Final = _SLOT["gates"]
+_REASON: Final = _SLOT["reason"]
 _DECISION_ID: Final = _SLOT["decision_id"]
 
 
@@ -401,6 +383,7 @@ class Fold:
     allowed = False
     reason = ""  # why approval is needed, or why the payload was changed
     gated_reason = ""  # the reason a gate gave, dropped if an `allow` lifts the gate
+    ungated = False  # a hook asked for approval naming no gate
     would: Action | None = None
     modified_by: str | None = None
 
@@ -413,7 +396,12 @@ class Fold:
         call: ToolCall | None,
     ) -> None:
         self.point = point
-        self.spec = _SPECS[point]
+        self.spec = spec = POINTS[point]
+        slot = spec.slot
+        if slot is None:
+            raise ValueError(f"{point.value} has no interceptors")
+        #: Where this point's payload sits in a Decision.
+        self.slot = slot
         self.normalize = normalize
         self.decision_id = decision_id
         self.call = call
@@ -430,11 +418,11 @@ class Fold:
             if reg.trusted and type(value) is Decision:
                 # Built by our own compiler from checked rules: only the point is checked.
                 decision, action = value, value.action
-                if action not in spec.valid:
+                if action not in spec.actions:
                     message = f"action {action.value!r} is not valid at {self.point.value}"
                     decision, failure = None, Failure("invalid", message)
             else:
-                decision, action, failure = _validate(self.point, spec, value)
+                decision, action, failure = _validate(self.point, spec, self.slot, value)
         if failure is not None:
             reason = failure_reason(reg.name, failure, budget)
             if reg.failure_policy == "ignore":
@@ -452,7 +440,7 @@ class Fold:
         if self.would is None and decision.would_action is not None:
             self.would = Action(decision.would_action)
         if action not in TERMINAL:
-            new = getattr(decision, spec.field)
+            new = decision[self.slot]
             if new is not None and new is not self.current:
                 if self.normalize is not None:
                     new, warning = self.normalize(self.current, new, reg.name)
@@ -465,7 +453,7 @@ class Fold:
                 or not (self.reason or self.needs_approval)
             ):
                 self.reason = decision.reason
-                if decision.gates:
+                if decision.gates and not decision.allowed:
                     self.gated_reason = decision.reason
             if decision.needs_approval:
                 gates = decision.gates
@@ -473,6 +461,8 @@ class Fold:
                     self.gates += gates
                 if not gates or not all(gate.exempt_by_allow for gate in gates):
                     self.needs_approval = True
+                if not gates:
+                    self.ungated = True
             if decision.allowed:
                 self.allowed = True
             return None
@@ -488,13 +478,18 @@ class Fold:
         )
 
     def _live_gates(self) -> tuple[ApprovalGate, ...]:
-        """The gates collected so far, less the ones an `allow` lifted."""
-        if self.allowed and self.gates:
+        """The gates collected so far, less the ones an `allow` lifted — unless a hook
+        asked for approval without naming anybody (autonomy's supervised mode, a code
+        hook): the approval builtin's gate is then who answers it, allow or not."""
+        if self.allowed and self.gates and not self.ungated:
             return tuple(gate for gate in self.gates if not gate.exempt_by_allow)
         return self.gates
 
     def _respond_gates(self, decision: Decision) -> dict[str, Any]:
-        gates = self._live_gates() + tuple(decision.gates)
+        own = tuple(decision.gates)
+        if (self.allowed or decision.allowed) and not self.ungated:
+            own = tuple(gate for gate in own if not gate.exempt_by_allow)
+        gates = self._live_gates() + own
         if not (gates or self.needs_approval or decision.needs_approval):
             return {}
         return {"needs_approval": True, "gates": gates}
@@ -510,7 +505,7 @@ class Fold:
         elif self.allowed:
             values[_ALLOWED] = True
             if self.gates and self.reason == self.gated_reason:
-                values[1] = ""  # the reason was the lifted gate's
+                values[_REASON] = ""  # the reason was the lifted gate's
         return _make_decision(values)
 
     def _values(self, action: Action, reason: str) -> list[Any]:
@@ -519,7 +514,7 @@ class Fold:
         values[1] = reason
         if self.call is not None:
             values[_CALL] = self.call
-        values[self.spec.slot] = self.current
+        values[self.slot] = self.current
         values[_RULE_IDS] = self.rule_ids
         values[_WOULD] = self.would
         values[_IGNORED] = self.ignored

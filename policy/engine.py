@@ -8,11 +8,9 @@ log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import inspect
-import itertools
 import logging
 import sys
 import time
@@ -26,6 +24,7 @@ from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.audit import DecisionLog, new_decision_id
 from policy.builtins.registry import ContractRegistry
+from policy.builtins.respond_guard import RespondGuard
 from policy.chain import (
     Chain,
     Normalizer,
@@ -48,6 +47,7 @@ from policy.errors import (
 from policy.facts import FactsContext, protected_paths
 from policy.hooks import FailurePolicy, HookSource
 from policy.model import (
+    POINTS,
     Action,
     ApprovalDecision,
     ApprovalGate,
@@ -88,6 +88,9 @@ _RESPOND = Action.RESPOND
 
 ToolExecutor = Callable[[ToolCall], "ToolResult | str"]
 AsyncToolExecutor = Callable[[ToolCall], "Awaitable[ToolResult | str] | ToolResult | str"]
+#: What the tool cycle (`Engine._tool_cycle`) asks its driver to do next.
+_APPROVE, _EXECUTE, _AFTER = "approve", "execute", "after"
+_CycleStep = tuple[Any, ...]
 
 
 def _denied_content(prefix: str, reason: str) -> str:
@@ -161,10 +164,7 @@ class Engine:
         self._approvals: ApprovalStore | None = None
         self._gate_stage: ApprovalGates | None = None
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
-        self._guard_pack: str | None = None
-        self._guard_mode = "flag"
-        self._guard_trusted: tuple[str, ...] = ()
-        self._bypasses = itertools.count(1)  # next() is atomic under the GIL; += is not
+        self._respond_guard = RespondGuard(self._audit.write, self._gates_for, self._covered)
         #: What packs and builtins know that calls do not: the workspace, the
         #: policy's own files (policy.facts).
         self.facts_context = FactsContext(workspace=s.workspace or "", protected=protected_paths(s))
@@ -274,7 +274,11 @@ class Engine:
         )
         for spec in specs:
             if spec.name == "respond_guard":
-                self._set_respond_guard(spec)
+                try:
+                    self._respond_guard.configure(spec)
+                except SettingsError:
+                    self.close()
+                    raise
                 continue
             if spec.name == "approval":
                 continue  # a rule of its pack (packs.compile.approval_rule); gates wait below
@@ -289,13 +293,13 @@ class Engine:
             self._add(hook, trusted=True)
 
     def _add_hosted(self) -> None:
-        """Start the process hooks and command hooks the settings name (policy.hosted).
+        """Start the process hooks and command hooks the settings name (policy.hosts.hosted).
 
         They join as PROCESS hooks, after every in-process hook, as in PicoClaw. One
         that cannot start stops the engine: a hook the operator configured and that
         silently does not run would let through what it exists to stop.
         """
-        from policy.hosted import build_hosted
+        from policy.hosts.hosted import build_hosted
 
         try:
             hosted = build_hosted(self.settings, self._aliases, self._timeouts)
@@ -310,17 +314,6 @@ class Engine:
                     _close_object(started)
                 self.close()
                 raise
-
-    def _set_respond_guard(self, spec: BuiltinSpec) -> None:
-        if self._guard_pack is not None:
-            self.close()
-            raise SettingsError(
-                f"respond_guard is configured by packs {self._guard_pack!r} and {spec.pack!r}; "
-                "configure it in one pack"
-            )
-        self._guard_pack = spec.pack
-        self._guard_mode = spec.config.mode
-        self._guard_trusted = tuple(spec.config.trusted)
 
     def unregister(self, name: str) -> bool:
         """Remove a hook (closing it if it has `close()`); False if none had that name."""
@@ -421,9 +414,8 @@ class Engine:
             )
         except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
             log.error("decision not logged, failing closed: %s", exc)  # noqa: TRY400
-            action = Action.DENY_TOOL if point is HookPoint.BEFORE_TOOL else Action.ABORT_TURN
             decision = decision.replace(
-                action=action,
+                action=POINTS[point].fail_action,
                 reason=f"decision log unavailable: {exc}",
                 failure="audit",
                 needs_approval=False,
@@ -495,101 +487,41 @@ class Engine:
             return started
         return await self._invoker.adrive(started)
 
-    def _with_approvers(self, decision: Decision) -> Decision:
-        """needs_approval also when an approver in the chain covers the final call."""
-        final_call = decision.call
-        assert final_call is not None
+    # The sync and async APIs differ only in how the chain runs (`_intercept` or
+    # `_aintercept`); what follows the chain's decision is written once, below.
+
+    def _settle_before_tool(self, decision: Decision) -> Decision:
+        """The chain's before_tool decision, completed: an approver in the chain that
+        covers the final call asks for approval too, and a respond goes to the respond
+        guard (which records it, and may refuse it or hold it for a person)."""
         snapshot = self._chain.snapshot
         if (
             snapshot.at[_APPROVE_TOOL]
             and decision.action in _PASSED
             and not decision.needs_approval
-            and approvers_for(snapshot, final_call)
         ):
-            decision = decision.replace(needs_approval=True)
+            final_call = decision.call
+            assert final_call is not None
+            if approvers_for(snapshot, final_call):
+                decision = decision.replace(needs_approval=True)
+        if decision.action is _RESPOND:
+            decision = self._respond_guard.judge(decision)
         return decision
+
+    def _conclude_before_tool(self, decision: Decision, call: ToolCall, start: int) -> Decision:
+        """Everything after the chain decided before_tool, for both APIs: settled
+        (`_settle_before_tool`), then logged and told to observers."""
+        decision = self._settle_before_tool(decision)
+        return self._logged(_BEFORE_TOOL, decision, decision.call or call, start)
+
+    def _covered(self, call: ToolCall) -> bool:
+        """Whether an approver in the chain covers `call` (the respond guard asks)."""
+        return bool(approvers_for(self._chain.snapshot, call))
 
     def _decide_before_tool(self, call: ToolCall) -> Decision:
         """The decision alone, without the log line (benchmarks measure this part)."""
-        decision = self._intercept(
-            _BEFORE_TOOL,
-            self._canonical(call),
-            (),
-            self._normalize_call,
-        )
-        if self._chain.snapshot.at[_APPROVE_TOOL]:
-            decision = self._with_approvers(decision)
-        if decision.action is _RESPOND:
-            decision = self._guard_respond(decision)
-        return decision
-
-    def _guard_respond(self, decision: Decision) -> Decision:
-        """Every respond skipped approval by design; the guard records it, and in
-        `deny` or `approve` mode refuses it or holds it for a person."""
-        from wcmatch import fnmatch as wfnmatch
-
-        call = decision.call
-        assert call is not None
-        hook = decision.hook or ""
-        trusted = bool(self._guard_trusted) and wfnmatch.fnmatch(
-            hook, list(self._guard_trusted), flags=wfnmatch.BRACE
-        )
-        # Gated: an approver covers the call, or a gate would (whichever hook ran first).
-        found = decision.gates or self._gates_for(call)
-        gates = found if isinstance(found, tuple) else ()
-        gated = (
-            decision.needs_approval
-            or bool(found)
-            or bool(approvers_for(self._chain.snapshot, call))
-        )
-        next(self._bypasses)
-        try:
-            self._audit.write(
-                "respond_bypass",
-                {
-                    "decision_id": decision.decision_id,
-                    "hook": hook,
-                    "tool": call.tool,
-                    "call_id": call.call_id,
-                    "session": call.session,
-                    "sender": call.sender,
-                    "approval_gated": gated,
-                    "trusted": trusted,
-                    "mode": self._guard_mode,
-                },
-            )
-        except Exception as exc:  # noqa: BLE001 - an unrecorded bypass is refused
-            log.error("respond_bypass not logged, failing closed: %s", exc)  # noqa: TRY400
-            return decision.replace(
-                action=Action.DENY_TOOL,
-                reason=f"decision log unavailable: {exc}",
-                failure="audit",
-                result=None,
-                needs_approval=False,
-            )
-        if trusted or self._guard_mode == "flag":
-            # Respond skips approval by design (PicoClaw); the record above says so. A
-            # respond rule that names approvers holds its own answer for them.
-            held = tuple(gate for gate in decision.gates if gate.holds_respond)
-            if held:
-                return decision.replace(needs_approval=True, gates=held)
-            if decision.needs_approval or decision.gates:
-                return decision.replace(needs_approval=False, gates=())
-            return decision
-        if self._guard_mode == "deny":
-            return decision.replace(
-                action=Action.DENY_TOOL,
-                reason=f"respond by hook {hook!r} on tool {call.tool!r} would skip approval; "
-                "refused by respond_guard",
-                result=None,
-                needs_approval=False,
-            )
-        return decision.replace(
-            needs_approval=True,
-            gates=gates,
-            reason=f"respond by hook {hook!r} on tool {call.tool!r} is held until approved "
-            "(respond_guard)",
-        )
+        decision = self._intercept(_BEFORE_TOOL, self._canonical(call), (), self._normalize_call)
+        return self._settle_before_tool(decision)
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -599,22 +531,16 @@ class Engine:
         """
         start = time.perf_counter_ns()
         self._check_open()
-        decision = self._decide_before_tool(call)
-        return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
+        decision = self._intercept(_BEFORE_TOOL, self._canonical(call), (), self._normalize_call)
+        return self._conclude_before_tool(decision, call, start)
 
     async def abefore_tool(self, call: ToolCall) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         decision = await self._aintercept(
-            HookPoint.BEFORE_TOOL,
-            self._canonical(call),
-            (),
-            self._normalize_call,
+            _BEFORE_TOOL, self._canonical(call), (), self._normalize_call
         )
-        decision = self._with_approvers(decision)
-        if decision.action is _RESPOND:
-            decision = self._guard_respond(decision)
-        return self._logged(HookPoint.BEFORE_TOOL, decision, decision.call or call, start)
+        return self._conclude_before_tool(decision, call, start)
 
     def _gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
         """The gates the packs put on `call`, judged now: for an `approve_tool` whose
@@ -735,9 +661,13 @@ class Engine:
                 log.error("abandoned approval %s not logged: %s", request.id, exc)  # noqa: TRY400
         return len(expired)
 
-    def _after_approval(
+    def _conclude_approval(
         self, call: ToolCall, answer: ApprovalDecision, start: int
     ) -> ApprovalDecision:
+        """Everything after the approval plan answered, for both APIs: an approver the
+        chain stopped waiting for withdraws what it asked, then the answer is logged
+        (or, unlogged, turned into a denial) and told to observers."""
+        self._abandon(call, answer)
         elapsed = time.perf_counter_ns() - start
         answer = dataclasses.replace(answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id())
         try:
@@ -776,8 +706,7 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         answer = self._invoker.drive(self._approval_plan(call, timeout, required, gates, defer))
-        self._abandon(call, answer)
-        return self._after_approval(call, answer, start)
+        return self._conclude_approval(call, answer, start)
 
     async def aapprove_tool(
         self,
@@ -793,8 +722,7 @@ class Engine:
         call = self._canonical(call)
         plan = self._approval_plan(call, timeout, required, gates, defer)
         answer = await self._invoker.adrive(plan)
-        self._abandon(call, answer)
-        return self._after_approval(call, answer, start)
+        return self._conclude_approval(call, answer, start)
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         """Run the after_tool interceptors; `decision.result` is what the model sees."""
@@ -843,6 +771,36 @@ class Engine:
         assert decision.result is not None
         return decision.result
 
+    def _tool_cycle(
+        self, call: ToolCall, decision: Decision
+    ) -> Generator[_CycleStep, Any, ToolResult]:
+        """run_tool after before_tool decided, written once for both APIs.
+
+        A plan, as the chain's are: it yields what its driver must do — ask for an
+        approval (`_APPROVE`, call, gates), run the executor (`_EXECUTE`, call), run
+        after_tool (`_AFTER`, call, result) — and receives the answer, so `run_tool`
+        and `arun_tool` differ only in how they do those three things.
+        """
+        if decision.action is _RESPOND and decision.needs_approval:
+            held = decision.call or call
+            answer = yield (_APPROVE, held, decision.gates)
+            if not answer.approved:
+                return self._approval_denied(held, answer)
+        early = self._pre_execute(decision)
+        if early is not None:
+            return early
+        call = decision.call or call
+        if decision.needs_approval:
+            answer = yield (_APPROVE, call, decision.gates)
+            if not answer.approved:
+                return self._approval_denied(call, answer)
+        self._emit_tool_event("agent.tool.exec_start", call)
+        started = time.perf_counter()
+        output = yield (_EXECUTE, call)
+        result = _as_result(output, time.perf_counter() - started)
+        self._emit_tool_event("agent.tool.exec_end", call, result=result)
+        return self._finish_after((yield (_AFTER, call, result)))
+
     def run_tool(self, call: ToolCall, executor: ToolExecutor) -> ToolResult:
         """before_tool -> approval (when needed) -> executor -> after_tool.
 
@@ -850,55 +808,45 @@ class Engine:
         wording); `abort_turn` and `hard_abort` raise TurnAborted / HardAborted.
         An executor that raises gives an error result, and after_tool still runs.
         """
-        decision = self.before_tool(call)
-        if decision.action is _RESPOND and decision.needs_approval:
-            answer = self.approve_tool(decision.call or call, gates=decision.gates)
-            if not answer.approved:
-                return self._approval_denied(decision.call or call, answer)
-        early = self._pre_execute(decision)
-        if early is not None:
-            return early
-        call = decision.call or call
-        if decision.needs_approval:
-            answer = self.approve_tool(call, gates=decision.gates)
-            if not answer.approved:
-                return self._approval_denied(call, answer)
-        self._emit_tool_event("agent.tool.exec_start", call)
-        started = time.perf_counter()
-        try:
-            output: Any = executor(call)
-        except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
-            output = exc
-        result = _as_result(output, time.perf_counter() - started)
-        self._emit_tool_event("agent.tool.exec_end", call, result=result)
-        return self._finish_after(self.after_tool(call, result))
+        cycle = self._tool_cycle(call, self.before_tool(call))
+        reply: Any = None
+        while True:
+            try:
+                step = cycle.send(reply)
+            except StopIteration as done:
+                result: ToolResult = done.value
+                return result
+            if step[0] is _APPROVE:
+                reply = self.approve_tool(step[1], gates=step[2])
+            elif step[0] is _EXECUTE:
+                try:
+                    reply = executor(step[1])
+                except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
+                    reply = exc
+            else:
+                reply = self.after_tool(step[1], step[2])
 
     async def arun_tool(self, call: ToolCall, executor: AsyncToolExecutor) -> ToolResult:
         """The async twin of `run_tool`; `executor` may be sync or async."""
-        decision = await self.abefore_tool(call)
-        if decision.action is _RESPOND and decision.needs_approval:
-            answer = await self.aapprove_tool(decision.call or call, gates=decision.gates)
-            if not answer.approved:
-                return self._approval_denied(decision.call or call, answer)
-        early = self._pre_execute(decision)
-        if early is not None:
-            return early
-        call = decision.call or call
-        if decision.needs_approval:
-            answer = await self.aapprove_tool(call, gates=decision.gates)
-            if not answer.approved:
-                return self._approval_denied(call, answer)
-        self._emit_tool_event("agent.tool.exec_start", call)
-        started = time.perf_counter()
-        try:
-            output: Any = executor(call)
-            if inspect.isawaitable(output):
-                output = await output
-        except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
-            output = exc
-        result = _as_result(output, time.perf_counter() - started)
-        self._emit_tool_event("agent.tool.exec_end", call, result=result)
-        return self._finish_after(await self.aafter_tool(call, result))
+        cycle = self._tool_cycle(call, await self.abefore_tool(call))
+        reply: Any = None
+        while True:
+            try:
+                step = cycle.send(reply)
+            except StopIteration as done:
+                result: ToolResult = done.value
+                return result
+            if step[0] is _APPROVE:
+                reply = await self.aapprove_tool(step[1], gates=step[2])
+            elif step[0] is _EXECUTE:
+                try:
+                    reply = executor(step[1])
+                    if inspect.isawaitable(reply):
+                        reply = await reply
+                except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
+                    reply = exc
+            else:
+                reply = await self.aafter_tool(step[1], step[2])
 
     def _emit_tool_event(
         self, kind: str, call: ToolCall, *, result: ToolResult | None = None, reason: str = ""
@@ -981,7 +929,7 @@ class Engine:
     @property
     def respond_bypasses(self) -> int:
         """Responds the guard has seen (the metric of `mode: flag`)."""
-        return next(copy.copy(self._bypasses)) - 1
+        return self._respond_guard.bypasses
 
     @property
     def approvals(self) -> ApprovalStore:

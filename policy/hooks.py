@@ -1,7 +1,8 @@
 """What a code hook is, and decorators that make one out of a function.
 
 A hook needs no base class: any object with a `name` and one or more of the
-methods below joins the stages those methods name. The Protocols exist for type
+methods below (`PointSpec.method` of each point, policy.model) joins the stages
+those methods name. The Protocols exist for type
 checkers and documentation; the chain looks the methods up once, at `register`.
 
 Optional attributes on the hook object supply registration defaults that
@@ -19,6 +20,7 @@ from enum import IntEnum
 from typing import Any, Literal, Protocol, TypeVar
 
 from policy.model import (
+    POINTS,
     ApprovalDecision,
     Decision,
     Event,
@@ -31,7 +33,6 @@ from policy.model import (
 )
 
 __all__ = [
-    "METHOD_AT",
     "FailurePolicy",
     "FunctionHook",
     "HookSource",
@@ -57,18 +58,6 @@ class HookSource(IntEnum):
 
     IN_PROCESS = 0
     PROCESS = 1
-
-
-#: The method a hook implements to join each point.
-METHOD_AT: dict[HookPoint, str] = {
-    HookPoint.BEFORE_LLM: "before_llm",
-    HookPoint.AFTER_LLM: "after_llm",
-    HookPoint.BEFORE_TOOL: "before_tool",
-    HookPoint.APPROVE_TOOL: "approve_tool",
-    HookPoint.AFTER_TOOL: "after_tool",
-    HookPoint.USER_PROMPT: "user_prompt",
-    HookPoint.EVENT: "on_event",
-}
 
 
 class ToolInterceptor(Protocol):
@@ -131,7 +120,7 @@ class FunctionHook:
         self.inline = inline
         if timeout_ms is not None:
             self.timeout_ms = timeout_ms
-        setattr(self, METHOD_AT[point], fn)
+        setattr(self, POINTS[point].method, fn)
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
 
@@ -165,10 +154,11 @@ def _decorator(point: HookPoint) -> Callable[..., Any]:
 
         return wrap(fn) if fn is not None else wrap
 
-    decorate.__name__ = METHOD_AT[point]
+    method = POINTS[point].method
+    decorate.__name__ = method
     decorate.__doc__ = (
-        f"Make a function a `{point.value}` hook: `@{METHOD_AT[point]}` or "
-        f"`@{METHOD_AT[point]}(name=..., priority=..., failure_policy=..., inline=..., "
+        f"Make a function a `{point.value}` hook: `@{method}` or "
+        f"`@{method}(name=..., priority=..., failure_policy=..., inline=..., "
         "timeout_ms=...)`."
     )
     return decorate

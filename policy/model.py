@@ -22,8 +22,8 @@ from typing import Any, NamedTuple, NoReturn, Self
 from policy.aliases import DEFAULT_ALIASES
 
 __all__ = [
-    "ACTIONS_AT",
     "EMPTY",
+    "POINTS",
     "Action",
     "ApprovalDecision",
     "ApprovalGate",
@@ -34,6 +34,7 @@ __all__ = [
     "HookPoint",
     "LLMRequest",
     "LLMResponse",
+    "PointSpec",
     "Prompt",
     "ToolCall",
     "ToolResult",
@@ -147,18 +148,6 @@ class Action(StrEnum):
     ABORT_TURN = "abort_turn"
     HARD_ABORT = "hard_abort"
 
-
-_AROUND = frozenset({Action.CONTINUE, Action.MODIFY, Action.ABORT_TURN, Action.HARD_ABORT})
-
-#: The actions an interceptor may return at each point. Anything else is an error
-#: that the hook's failure policy handles; it is never silently ignored.
-ACTIONS_AT: Mapping[HookPoint, frozenset[Action]] = {
-    HookPoint.BEFORE_TOOL: frozenset(Action),
-    HookPoint.AFTER_TOOL: _AROUND,
-    HookPoint.BEFORE_LLM: _AROUND,
-    HookPoint.AFTER_LLM: _AROUND,
-    HookPoint.USER_PROMPT: _AROUND,
-}
 
 #: Actions that end the chain at the hook that returned them.
 TERMINAL = frozenset({Action.RESPOND, Action.DENY_TOOL, Action.ABORT_TURN, Action.HARD_ABORT})
@@ -401,3 +390,210 @@ class Event(_Value):
     def __post_init__(self) -> None:
         if type(self.payload) is not FrozenDict:
             object.__setattr__(self, "payload", _frozen_mapping(self.payload))
+
+
+# --------------------------------------------------------------------------- points
+
+
+class PointSpec:
+    """What one hook point means, for every layer that handles it.
+
+    The chain checks answers and fails hooks by it, the engine logs by it, packs
+    check and apply rules by it, CEL declares its variables from it and host
+    adapters map their events and refusals through it. One row per point in one
+    table (`POINTS`), so no layer restates what a point is — its payload, its
+    actions, what a failure there becomes — and no two layers can disagree.
+
+    Read-only. A plain slotted class rather than a frozen dataclass: building a
+    dataclass costs about half a millisecond at import, on the path of every
+    one-event hook process, for a table that is built once.
+    """
+
+    __slots__ = (
+        "actions",
+        "approval",
+        "fail_action",
+        "field",
+        "method",
+        "payload_type",
+        "picoclaw",
+        "point",
+        "rules",
+        "slot",
+        "tool",
+        "variables",
+    )
+
+    point: HookPoint
+    #: The method a code hook implements to join this point (`on_event` for observers).
+    method: str
+    #: What hooks receive last at this point (after_tool hooks get the call first).
+    payload_type: type
+    #: The Decision attribute that carries the payload back; None where hooks do not
+    #: answer with a Decision (approvers answer an ApprovalDecision, observers nothing).
+    field: str | None
+    #: The index of `field` in a Decision (None with `field`): the chain reads by it.
+    slot: int | None
+    #: The actions an interceptor may return here. Anything else is an error that the
+    #: hook's failure policy handles; it is never silently ignored. Empty where hooks
+    #: are not interceptors.
+    actions: frozenset[Action]
+    #: What refusing here is: what a failing hook (policy `fail`), a decision that
+    #: cannot be logged, and a rule's `deny` or failed condition become. deny_tool
+    #: where a tool is about to run (an approver that fails denies too), abort_turn
+    #: where there is no tool to skip, continue for observers (their failures change
+    #: nothing).
+    fail_action: Action
+    #: Comes before the approval stage: a decision here may send the call to approval
+    #: (`needs_approval`, gates), and an `allow` rule may lift a gate.
+    approval: bool
+    #: The payload is, or comes with, a ToolCall: rules may filter by `tools:` and CEL
+    #: sees the call's variables.
+    tool: bool
+    #: Rule packs may have rules here (a rule's `on:`).
+    rules: bool
+    #: The CEL variables this point's payload adds to the caller's context
+    #: (name -> CEL type name, as policy.packs.cel declares them).
+    variables: Mapping[str, str]
+    #: One of PicoClaw's own points: a PicoClaw process hook may intercept it.
+    picoclaw: bool
+
+    def __init__(
+        self,
+        point: HookPoint,
+        *,
+        method: str,
+        payload_type: type,
+        field: str | None,
+        actions: frozenset[Action],
+        fail_action: Action,
+        approval: bool,
+        tool: bool,
+        rules: bool,
+        variables: Mapping[str, str],
+        picoclaw: bool,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "point", point)
+        set_(self, "method", method)
+        set_(self, "payload_type", payload_type)
+        set_(self, "field", field)
+        set_(self, "slot", None if field is None else Decision._fields.index(field))
+        set_(self, "actions", actions)
+        set_(self, "fail_action", fail_action)
+        set_(self, "approval", approval)
+        set_(self, "tool", tool)
+        set_(self, "rules", rules)
+        set_(self, "variables", FrozenDict(variables))
+        set_(self, "picoclaw", picoclaw)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"PointSpec is read-only (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"PointSpec is read-only (cannot delete {name!r})")
+
+    def __repr__(self) -> str:
+        return f"PointSpec({self.point.value!r})"
+
+
+_AROUND = frozenset({Action.CONTINUE, Action.MODIFY, Action.ABORT_TURN, Action.HARD_ABORT})
+
+#: Every hook point's meaning, in HookPoint order (see PointSpec). Keyed by HookPoint,
+#: which is a str: packs and CEL look a point up by the name a rule gives.
+POINTS: Mapping[str, PointSpec] = {
+    spec.point: spec
+    for spec in (
+        PointSpec(
+            HookPoint.BEFORE_LLM,
+            method="before_llm",
+            payload_type=LLMRequest,
+            field="request",
+            actions=_AROUND,
+            fail_action=Action.ABORT_TURN,
+            approval=False,
+            tool=False,
+            rules=True,
+            variables={"request": "map"},
+            picoclaw=True,
+        ),
+        PointSpec(
+            HookPoint.AFTER_LLM,
+            method="after_llm",
+            payload_type=LLMResponse,
+            field="response",
+            actions=_AROUND,
+            fail_action=Action.ABORT_TURN,
+            approval=False,
+            tool=False,
+            rules=True,
+            variables={"response": "map"},
+            picoclaw=True,
+        ),
+        PointSpec(
+            HookPoint.BEFORE_TOOL,
+            method="before_tool",
+            payload_type=ToolCall,
+            field="call",
+            actions=frozenset(Action),
+            fail_action=Action.DENY_TOOL,
+            approval=True,
+            tool=True,
+            rules=True,
+            variables={},
+            picoclaw=True,
+        ),
+        PointSpec(
+            HookPoint.APPROVE_TOOL,
+            method="approve_tool",
+            payload_type=ToolCall,
+            field=None,
+            actions=frozenset(),
+            fail_action=Action.DENY_TOOL,
+            approval=False,
+            tool=True,
+            rules=False,
+            variables={},
+            picoclaw=True,
+        ),
+        PointSpec(
+            HookPoint.AFTER_TOOL,
+            method="after_tool",
+            payload_type=ToolResult,
+            field="result",
+            actions=_AROUND,
+            fail_action=Action.ABORT_TURN,
+            approval=False,
+            tool=True,
+            rules=True,
+            variables={"result": "map", "duration": "duration"},
+            picoclaw=True,
+        ),
+        PointSpec(
+            HookPoint.USER_PROMPT,
+            method="user_prompt",
+            payload_type=Prompt,
+            field="prompt",
+            actions=_AROUND,
+            fail_action=Action.ABORT_TURN,
+            approval=False,
+            tool=False,
+            rules=True,
+            variables={"prompt": "string"},
+            picoclaw=False,
+        ),
+        PointSpec(
+            HookPoint.EVENT,
+            method="on_event",
+            payload_type=Event,
+            field=None,
+            actions=frozenset(),
+            fail_action=Action.CONTINUE,
+            approval=False,
+            tool=False,
+            rules=False,
+            variables={},
+            picoclaw=False,
+        ),
+    )
+}

@@ -27,7 +27,7 @@ from pydantic_settings import (
 from policy._default_settings import default_data_dir
 from policy._yaml import YamlDocument, YamlError, load_yaml
 from policy.errors import SettingsError
-from policy.hosted.config import HooksConfig
+from policy.hosts.picoclaw.config import HooksConfig
 
 __all__ = ["ENV_PREFIX", "Settings", "default_data_dir", "load_settings"]
 

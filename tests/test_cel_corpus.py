@@ -62,7 +62,7 @@ DATA.update(_facts())
 def _layers(expr: str, variables: dict[str, str]) -> list[dict[str, str]]:
     """The variables `expr` reads (transitively), grouped by dependency depth,
     as the pack compiler binds them."""
-    from policy.packs.compile import var_references
+    from policy.packs.runtime import var_references
 
     needed: set[str] = set()
     stack = [name for name, _ in var_references(expr)]

@@ -11,7 +11,7 @@ import pytest
 
 from policy import Action, Decision, ToolCall, ToolResult
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError
-from policy.model import ACTIONS_AT, FrozenDict, HookPoint, LLMRequest, freeze
+from policy.model import POINTS, FrozenDict, HookPoint, LLMRequest, freeze
 
 
 def test_values_are_frozen() -> None:
@@ -107,9 +107,9 @@ def test_an_alias_cannot_mean_two_tools() -> None:
 
 
 def test_actions_valid_at_each_point_follow_picoclaw() -> None:
-    assert ACTIONS_AT[HookPoint.BEFORE_TOOL] == frozenset(Action)
+    assert POINTS[HookPoint.BEFORE_TOOL].actions == frozenset(Action)
     for point in (HookPoint.AFTER_TOOL, HookPoint.BEFORE_LLM, HookPoint.AFTER_LLM):
-        assert ACTIONS_AT[point] == {
+        assert POINTS[point].actions == {
             Action.CONTINUE,
             Action.MODIFY,
             Action.ABORT_TURN,

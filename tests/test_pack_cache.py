@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from policy import Engine, LLMRequest, Prompt, ToolCall, ToolResult
+from policy import _trusted_store as trusted_store
 from policy.aliases import DEFAULT_ALIASES
 from policy.packs import PackError, load_packs
 from policy.packs import cache as pack_cache
@@ -395,13 +396,13 @@ def test_a_missing_pack_is_the_same_error(tmp_path: Path) -> None:
 def test_old_entries_are_pruned(tmp_path: Path) -> None:
     cache_dir = tmp_path / "c"
     path = tmp_path / "p.yaml"
-    for index in range(pack_cache.KEEP + 5):
+    for index in range(trusted_store.KEEP + 5):
         path.write_text(
             f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrevision: '{index}'\n"
             "rules: [{id: r, action: log}]\n"
         )
         load_packs([path], cache_dir=cache_dir)
-    assert len(list(cache_dir.glob("*.entry"))) == pack_cache.KEEP
+    assert len(list(cache_dir.glob("*.entry"))) == trusted_store.KEEP
     assert not list(cache_dir.glob("*.tmp"))
 
 
@@ -446,7 +447,7 @@ def test_the_key_changes_with_the_parsing_libraries(
 # ------------------------------------------------------------------ whose packs may be cached
 
 
-class _Files(pack_cache.FileAccess):
+class _Files(trusted_store.FileAccess):
     """A made-up file system seen by a user other than root (CI may run the tests as
     root, to whom `os.access` says yes to everything): `writable` are the paths the
     user may write, `owners` who owns what (which, alone, grants nothing)."""
@@ -482,7 +483,7 @@ class _Files(pack_cache.FileAccess):
     ],
 )
 def test_who_controls_a_pack_file(files: _Files, controlled: bool) -> None:
-    assert pack_cache.user_controls(Path("/etc/policy/p.yaml"), files) is controlled
+    assert trusted_store.user_controls(Path("/etc/policy/p.yaml"), files) is controlled
 
 
 def test_who_controls_a_pack_directory() -> None:
@@ -519,7 +520,7 @@ def _forge_empty(entry: Path) -> None:
     entry.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
 
 
-class _Posing(pack_cache.FileAccess):
+class _Posing(trusted_store.FileAccess):
     """A user other than root, on the real files, who may write only `writable`."""
 
     def __init__(self, *writable: Path) -> None:

@@ -32,7 +32,7 @@ BUILTIN_NAMES = (
     "tool_policy",
     "approval",  # a rule of its pack (packs.compile.approval_rule), not a hook
     "audit_hook",
-    "respond_guard",  # not a hook: the engine applies it to every respond
+    "respond_guard",  # not a hook: the engine applies it to every respond (respond_guard.py)
 )
 
 

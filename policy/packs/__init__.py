@@ -17,8 +17,8 @@ from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.diagnostics import Diagnostic, PackError
 
 if TYPE_CHECKING:
+    from policy._trusted_store import FileAccess
     from policy.builtins import BuiltinSpec
-    from policy.packs.cache import FileAccess
     from policy.packs.cel import CelEngine
     from policy.packs.load import LoadedPack
 
@@ -63,9 +63,10 @@ def load_packs(
     engine = get_engine(cel_engine)
     if cache_dir is None:
         return _compile([(path, None) for path in files], engine, aliases)[0]
+    from policy._trusted_store import SYSTEM
     from policy.packs import cache
 
-    if not cache.user_controls_packs(given, files, access or cache.SYSTEM):
+    if not cache.user_controls_packs(given, files, access or SYSTEM):
         # Neither read nor written: compiled from the files, as without a cache.
         return _compile([(path, None) for path in files], engine, aliases)[0]
     contents = cache.read_files(files)

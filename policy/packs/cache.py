@@ -34,25 +34,29 @@ administrator protected (a root-owned file in a root-owned directory) are compil
 from their files at every start, as without a cache; a forged entry under their key
 is never read. Root controls every file, so root always may use the cache.
 
-Trust in the file itself: an entry is read only when it is a regular file (not a
-symlink), owned by this process's effective user and writable by no one else, whose
-first line is the SHA-256 of the rest and whose body names its own key. This keeps
-other users out; it cannot keep out the user itself, hence the rule above. Anything
-else — missing, unreadable, truncated, corrupt, foreign, from another version — is a
-miss, and the packs are compiled from their files exactly as without a cache, so a
-pack with errors fails with the same `file:line:col` diagnostics. Packs with errors
-are never cached. Writes go to a private temporary file renamed into place; a cache
-directory that cannot be written only means the next start compiles again.
+Trust in the file itself: entries are kept by the trusted-file store
+(`policy._trusted_store`, which the settings cache uses too): read only when it is a
+regular file (not a symlink), owned by this process's effective user and writable by
+no one else, whose first line is the SHA-256 of the rest — and here, whose body names
+its own key. This keeps other users out; it cannot keep out the user itself, hence
+the rule above. Anything else — missing, unreadable, truncated, corrupt, foreign,
+from another version — is a miss, and the packs are compiled from their files exactly
+as without a cache, so a pack with errors fails with the same `file:line:col`
+diagnostics. Packs with errors are never cached. Writes go to a private temporary
+file renamed into place; a cache directory that cannot be written only means the
+next start compiles again.
+
+This module is the pack-specific part: the key, what may be cached, and the codec
+between compiled packs (`policy.packs.runtime`) and entries. It rebuilds packs
+without importing the compiler, pydantic or the schema.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import hashlib
 import logging
 import os
-import stat
 import sys
 from collections.abc import Iterable, Sequence
 from os import PathLike
@@ -61,45 +65,45 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from policy._trusted_store import (
+    KEEP,
+    SYSTEM,
+    FileAccess,
+    code_stamps,
+    package_stamps,
+    read_entry,
+    user_controls,
+    write_entry,
+)
 from policy._version import __version__
 from policy.aliases import AliasTable
-from policy.model import ApprovalGate
+from policy.model import POINTS, ApprovalGate
 
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
     from policy.packs.cel import CelEngine
-    from policy.packs.compile import CompiledPack
     from policy.packs.load import LoadedPack
+    from policy.packs.runtime import CompiledPack
 
 __all__ = [
     "FORMAT",
-    "SYSTEM",
-    "FileAccess",
+    "ProgramStore",
     "cache_key",
-    "code_stamps",
     "environment",
     "load",
-    "package_stamps",
-    "read_entry",
     "read_files",
     "store",
-    "user_controls",
     "user_controls_packs",
-    "write_entry",
 ]
 
 log = logging.getLogger("policy.packs.cache")
 
 #: Bumped whenever the layout of an entry changes.
 FORMAT = 2
-#: Entries kept per cache directory; older ones are removed when a new one is written.
-KEEP = 32
-#: An entry larger than this is not read (10,000 rules take about 3 MB).
-MAX_ENTRY_BYTES = 256 * 1024 * 1024
-_SUFFIX = ".entry"
 
 #: hookpolicy modules whose code decides what a compiled pack is (relative to policy/).
 _SOURCES = (
+    "_trusted_store.py",
     "_version.py",
     "_yaml.py",
     "aliases.py",
@@ -114,6 +118,7 @@ _SOURCES = (
     "packs/load.py",
     "packs/node.py",
     "packs/points.py",
+    "packs/runtime.py",
     "packs/schema.py",
 )
 _CEL_PACKAGES = {
@@ -141,32 +146,6 @@ def read_files(paths: Sequence[Path]) -> list[tuple[Path, bytes | None]]:
         except OSError:
             out.append((path, None))
     return out
-
-
-def _stamp(path: str) -> list[Any]:
-    st = os.stat(path)
-    return [st.st_size, st.st_mtime_ns]
-
-
-def package_stamps(name: str) -> list[Any]:
-    """Size and mtime of a package's top-level code files (a reinstall changes them)."""
-    from importlib.util import find_spec
-
-    spec = find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise OSError(f"package {name} not found")
-    stamps: list[Any] = [name]
-    for location in spec.submodule_search_locations:
-        for entry in sorted(os.listdir(location)):
-            if entry.endswith((".so", ".py", ".pyd")):
-                stamps.append([entry, *_stamp(os.path.join(location, entry))])
-    return stamps
-
-
-def code_stamps(sources: Iterable[str]) -> list[Any]:
-    """Size and mtime of hookpolicy's own modules (paths relative to policy/)."""
-    root = Path(__file__).resolve().parent.parent
-    return [[name, *_stamp(str(root / name))] for name in sources]
 
 
 def environment(cel_engine: str) -> bytes | None:
@@ -238,44 +217,6 @@ def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
 # ------------------------------------------------------------------ who controls the inputs
 
 
-class FileAccess:
-    """What `user_controls` decides from: the effective user, and what it may do to a
-    path. The system's answers by default; a separate object so that tests can pose as
-    a user who may not write a file (they also run as root, to whom the system says
-    yes to everything)."""
-
-    def euid(self) -> int:
-        """The user whose cache entries these are (`os.geteuid`)."""
-        return os.geteuid()
-
-    def may(self, path: Path, mode: int) -> bool:
-        """`os.access` for the effective user (the one writing entries), not the real one."""
-        return os.access(path, mode, effective_ids=_EFFECTIVE_IDS)
-
-
-_EFFECTIVE_IDS = os.access in os.supports_effective_ids
-#: The system's answers; what `load_packs` and the settings cache use.
-SYSTEM = FileAccess()
-
-
-def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = False) -> bool:
-    """Whether the effective user could make `path` hold anything it likes.
-
-    True for root, and for a path the user may write (a directory: write and search).
-    Nothing else counts — not even a directory the user may write that holds the path:
-    a read-only bind mount there (common for policy files in containers) cannot be
-    unlinked or renamed, and an immutable or read-only-mounted file cannot be changed,
-    so "the user could replace it" is not a fact the permission bits can prove. Being
-    strict costs a compile; being lax would let a cache entry override a file the
-    user cannot change. A path whose last part is `..` or empty is resolved first.
-    """
-    if access.euid() == 0:
-        return True
-    if path.name in ("", ".."):
-        path = Path(os.path.realpath(path))
-    return access.may(path, os.W_OK | (os.X_OK if directory else 0))
-
-
 def user_controls_packs(
     paths: Iterable[str | PathLike[str]], files: Iterable[Path], access: FileAccess = SYSTEM
 ) -> bool:
@@ -307,75 +248,6 @@ def user_controls_packs(
 
 
 # ------------------------------------------------------------------ reading
-
-
-def _entry_path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / f"{key}{_SUFFIX}"
-
-
-def read_entry(cache_dir: Path, key: str) -> bytes | None:
-    """The body of entry `key`: None unless it is a private file of this user whose
-    checksum line matches (also used by the settings cache, policy._default_settings)."""
-    data = _read_trusted(_entry_path(cache_dir, key))
-    if data is None:
-        return None
-    checksum, _, body = data.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != checksum:
-        log.debug("cache: entry %s in %s is damaged; ignored", key, cache_dir)
-        return None
-    return body
-
-
-def write_entry(cache_dir: Path, key: str, body: bytes, *, keep: int = KEEP) -> None:
-    """Write entry `key` atomically as a private file, then prune to the newest `keep`;
-    failures are ignored."""
-    data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-    final = _entry_path(cache_dir, key)
-    temporary = cache_dir / f".{key}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    try:
-        cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(
-            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-        )
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(temporary, final)
-    except OSError as exc:
-        log.debug("cache: cannot write %s: %s", final, exc)
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        return
-    _prune(cache_dir, keep)
-
-
-def _read_trusted(path: Path) -> bytes | None:
-    """The file's bytes when only this user could have written them, else None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            or st.st_size > MAX_ENTRY_BYTES
-        ):
-            log.debug("cache: %s is not a private file of this user; ignored", path)
-            return None
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 class ProgramStore:
@@ -457,9 +329,8 @@ def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
 
 def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> LoadedPacks:
     from policy.packs import LoadedPacks
-    from policy.packs.cel import VARIABLES_AT
-    from policy.packs.compile import STRENGTH, CompiledPack, CompiledRule, _filter
     from policy.packs.diagnostics import Diagnostic
+    from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, name_filter
 
     table = _alias_table(entry["aliases"], aliases)
     hooks: list[CompiledPack] = []
@@ -469,7 +340,8 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
         rules: list[CompiledRule] = []
         for rule in pack["rules"]:
             point, action = _str(rule["point"]), _str(rule["action"])
-            if point not in VARIABLES_AT or action not in STRENGTH:
+            spec = POINTS.get(point)
+            if spec is None or not spec.rules or action not in STRENGTH:
                 raise ValueError(f"unknown point or action {point!r} / {action!r}")
             tools = _opt_strs(rule["tools"])
             condition, message_expr = rule["condition"], rule["message_expr"]
@@ -482,9 +354,9 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
                     action=action,
                     audit=rule["audit"] is True,
                     tools=tuple(tools) if tools is not None else None,
-                    senders=_filter(_opt_strs(rule["senders"])),
-                    channels=_filter(_opt_strs(rule["channels"])),
-                    sessions=_filter(_opt_strs(rule["sessions"])),
+                    senders=name_filter(_opt_strs(rule["senders"])),
+                    channels=name_filter(_opt_strs(rule["channels"])),
+                    sessions=name_filter(_opt_strs(rule["sessions"])),
                     condition=None if condition is None else _str(condition),
                     message=_str(rule["message"]),
                     message_expr=None if message_expr is None else _str(message_expr),
@@ -596,25 +468,8 @@ def store(cache_dir: Path, key: str, result: LoadedPacks, loaded: Iterable[Loade
     write_entry(cache_dir, key, orjson.dumps(entry))
 
 
-def _prune(cache_dir: Path, keep: int) -> None:
-    """Keep the newest `keep` entries; every pack edit leaves one behind otherwise."""
-    try:
-        entries = []
-        with os.scandir(cache_dir) as scan:
-            for item in scan:
-                if item.name.endswith(_SUFFIX) and item.is_file(follow_symlinks=False):
-                    st = item.stat(follow_symlinks=False)
-                    if st.st_uid == os.geteuid():
-                        entries.append((st.st_mtime_ns, item.path))
-        entries.sort(reverse=True)
-        for _, path in entries[keep:]:
-            os.unlink(path)
-    except OSError as exc:
-        log.debug("cache: cannot prune %s: %s", cache_dir, exc)
-
-
 def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[str, Any]:
-    from policy.packs.compile import APPROVAL_RULE_ID, CompiledPack
+    from policy.packs.runtime import APPROVAL_RULE_ID, CompiledPack
 
     table = _table(result.aliases)
     packs: list[dict[str, Any]] = []

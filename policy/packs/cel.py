@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from policy.model import FrozenDict
+from policy.model import POINTS, FrozenDict
 
 __all__ = [
     "ENGINES",
@@ -75,13 +75,13 @@ _TOOL = {
     "protected": "list_of_strings",
 }
 
-#: The variables a CEL expression may use at each hook point, with their types.
+#: The variables a CEL expression may use at each point rules may name, with their
+#: types: the call's (at tool points), the caller's context, and what the point's
+#: payload adds (`PointSpec.variables` in the one table of points, policy.model).
 VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
-    "before_tool": {**_TOOL, **_CONTEXT},
-    "after_tool": {**_TOOL, **_CONTEXT, "result": "map", "duration": "duration"},
-    "before_llm": {**_CONTEXT, "request": "map"},
-    "after_llm": {**_CONTEXT, "response": "map"},
-    "user_prompt": {**_CONTEXT, "prompt": "string"},
+    spec.point.value: {**(_TOOL if spec.tool else {}), **_CONTEXT, **spec.variables}
+    for spec in POINTS.values()
+    if spec.rules
 }
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

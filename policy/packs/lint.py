@@ -19,9 +19,10 @@ from os import PathLike
 
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.cel import Checker, get_engine
-from policy.packs.compile import STRENGTH, CompiledPack, CompiledRule, compile_packs, is_glob
+from policy.packs.compile import compile_packs
 from policy.packs.diagnostics import Diagnostic
 from policy.packs.load import LoadedPack, read_packs
+from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, is_glob
 from policy.packs.schema import Rule
 
 __all__ = ["CheckReport", "check_paths", "lint"]

@@ -3,30 +3,47 @@
 Plain data, kept apart from the pydantic schema (`policy.packs.schema` re-exports
 it) because compiled packs read it on the decision path, and a pack loaded from
 the cache must not import pydantic to apply a `set:`.
+
+Which points take rules, and what is valid at each, is not stated here: it is read
+from the one table of hook points (`policy.model.POINTS`). A rule action is valid
+where the chain action it stands for is; `allow` and `ask`, which only lift or put
+approval gates, where a decision comes before the approval stage; `log` anywhere.
 """
 
 from __future__ import annotations
 
-__all__ = ["ACTION_POINTS", "RESPOND_FIELDS", "RULE_POINTS", "SET_TARGETS"]
+from policy.model import POINTS, Action
 
-RULE_POINTS: tuple[str, ...] = (
-    "before_tool",
-    "after_tool",
-    "before_llm",
-    "after_llm",
-    "user_prompt",
-)
+__all__ = ["ACTION_POINTS", "RESPOND_FIELDS", "RULE_POINTS", "SET_TARGETS", "TO_ACTION"]
+
+_RULED = tuple(spec for spec in POINTS.values() if spec.rules)
+#: The points rules may name in `on:`, as strings.
+RULE_POINTS: tuple[str, ...] = tuple(spec.point.value for spec in _RULED)
+
+#: The chain action each rule action answers with (`log` only logs: none).
+TO_ACTION: dict[str, Action] = {
+    "allow": Action.CONTINUE,
+    "deny": Action.DENY_TOOL,
+    "ask": Action.CONTINUE,
+    "respond": Action.RESPOND,
+    "modify": Action.MODIFY,
+    "abort_turn": Action.ABORT_TURN,
+    "hard_abort": Action.HARD_ABORT,
+}
+_GATING = frozenset({"allow", "ask"})
+
+
+def _valid_at(action: str) -> frozenset[str]:
+    if action == "log":
+        return frozenset(RULE_POINTS)
+    if action in _GATING:
+        return frozenset(spec.point.value for spec in _RULED if spec.approval)
+    return frozenset(spec.point.value for spec in _RULED if TO_ACTION[action] in spec.actions)
+
 
 #: Where each rule action may be used.
 ACTION_POINTS: dict[str, frozenset[str]] = {
-    "allow": frozenset({"before_tool"}),
-    "deny": frozenset({"before_tool"}),
-    "ask": frozenset({"before_tool"}),
-    "respond": frozenset({"before_tool"}),
-    "modify": frozenset(RULE_POINTS),
-    "abort_turn": frozenset(RULE_POINTS),
-    "hard_abort": frozenset(RULE_POINTS),
-    "log": frozenset(RULE_POINTS),
+    action: _valid_at(action) for action in (*TO_ACTION, "log")
 }
 
 #: `set:` targets per point: a path prefix and the type the value must have.

@@ -1,0 +1,215 @@
+"""Private files that only this user could have written, and what may stand on them.
+
+Processes that live for one event (Claude Code and Agentao start `policy hook` per
+tool call) keep the results of slow, pure work on disk: compiled packs
+(policy.packs.cache) and validated settings (policy._default_settings). Both store
+their entries here, under the same rules:
+
+* an entry is read only when it is a regular file (not a symlink), owned by this
+  process's effective user and writable by no one else, whose first line is the
+  SHA-256 of the rest; anything else is a miss (`read_entry`);
+* writes go to a private temporary file renamed into place, and a directory keeps
+  its newest entries only (`write_entry`); a failure only means the next start does
+  the work again;
+* a key names the code that made an entry: the size and mtime of hookpolicy's own
+  modules (`code_stamps`) and of the libraries involved (`package_stamps`), so an
+  edited checkout or a reinstall never reads what older code wrote.
+
+Trust in the file keeps other users out; it cannot keep out the user itself. So an
+entry may only stand for inputs the user could change anyway (`user_controls`):
+whatever the entry says, that user could have written.
+
+Nothing here knows what an entry holds, and nothing here imports packs or settings:
+both callers import this module, not each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "KEEP",
+    "MAX_ENTRY_BYTES",
+    "SYSTEM",
+    "FileAccess",
+    "code_stamps",
+    "package_stamps",
+    "read_entry",
+    "user_controls",
+    "write_entry",
+]
+
+log = logging.getLogger("policy.store")
+
+#: Entries kept per directory; older ones are removed when a new one is written.
+KEEP = 32
+#: An entry larger than this is not read (10,000 rules take about 3 MB).
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+_SUFFIX = ".entry"
+#: The `policy` package: `code_stamps` paths are relative to it.
+_PACKAGE = Path(__file__).resolve().parent
+
+
+# ------------------------------------------------------------------ what made an entry
+
+
+def _stamp(path: str) -> list[Any]:
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns]
+
+
+def package_stamps(name: str) -> list[Any]:
+    """Size and mtime of a package's top-level code files (a reinstall changes them)."""
+    from importlib.util import find_spec
+
+    spec = find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise OSError(f"package {name} not found")
+    stamps: list[Any] = [name]
+    for location in spec.submodule_search_locations:
+        for entry in sorted(os.listdir(location)):
+            if entry.endswith((".so", ".py", ".pyd")):
+                stamps.append([entry, *_stamp(os.path.join(location, entry))])
+    return stamps
+
+
+def code_stamps(sources: Iterable[str]) -> list[Any]:
+    """Size and mtime of hookpolicy's own modules (paths relative to policy/)."""
+    return [[name, *_stamp(str(_PACKAGE / name))] for name in sources]
+
+
+# ------------------------------------------------------------------ who controls the inputs
+
+
+class FileAccess:
+    """What `user_controls` decides from: the effective user, and what it may do to a
+    path. The system's answers by default; a separate object so that tests can pose as
+    a user who may not write a file (they also run as root, to whom the system says
+    yes to everything)."""
+
+    def euid(self) -> int:
+        """The user whose cache entries these are (`os.geteuid`)."""
+        return os.geteuid()
+
+    def may(self, path: Path, mode: int) -> bool:
+        """`os.access` for the effective user (the one writing entries), not the real one."""
+        return os.access(path, mode, effective_ids=_EFFECTIVE_IDS)
+
+
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+#: The system's answers; what `load_packs` and the settings cache use.
+SYSTEM = FileAccess()
+
+
+def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = False) -> bool:
+    """Whether the effective user could make `path` hold anything it likes.
+
+    True for root, and for a path the user may write (a directory: write and search).
+    Nothing else counts — not even a directory the user may write that holds the path:
+    a read-only bind mount there (common for policy files in containers) cannot be
+    unlinked or renamed, and an immutable or read-only-mounted file cannot be changed,
+    so "the user could replace it" is not a fact the permission bits can prove. Being
+    strict costs a compile; being lax would let a cache entry override a file the
+    user cannot change. A path whose last part is `..` or empty is resolved first.
+    """
+    if access.euid() == 0:
+        return True
+    if path.name in ("", ".."):
+        path = Path(os.path.realpath(path))
+    return access.may(path, os.W_OK | (os.X_OK if directory else 0))
+
+
+# ------------------------------------------------------------------ entries
+
+
+def _entry_path(directory: Path, key: str) -> Path:
+    return directory / f"{key}{_SUFFIX}"
+
+
+def read_entry(directory: Path, key: str) -> bytes | None:
+    """The body of entry `key`: None unless it is a private file of this user whose
+    checksum line matches."""
+    data = _read_trusted(_entry_path(directory, key))
+    if data is None:
+        return None
+    checksum, _, body = data.partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != checksum:
+        log.debug("cache: entry %s in %s is damaged; ignored", key, directory)
+        return None
+    return body
+
+
+def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> None:
+    """Write entry `key` atomically as a private file, then prune to the newest `keep`;
+    failures are ignored."""
+    data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    final = _entry_path(directory, key)
+    temporary = directory / f".{key}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(
+            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(temporary, final)
+    except OSError as exc:
+        log.debug("cache: cannot write %s: %s", final, exc)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return
+    _prune(directory, keep)
+
+
+def _read_trusted(path: Path) -> bytes | None:
+    """The file's bytes when only this user could have written them, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            or st.st_size > MAX_ENTRY_BYTES
+        ):
+            log.debug("cache: %s is not a private file of this user; ignored", path)
+            return None
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _prune(directory: Path, keep: int) -> None:
+    """Keep the newest `keep` entries; every edit of the inputs leaves one behind otherwise."""
+    try:
+        entries = []
+        with os.scandir(directory) as scan:
+            for item in scan:
+                if item.name.endswith(_SUFFIX) and item.is_file(follow_symlinks=False):
+                    st = item.stat(follow_symlinks=False)
+                    if st.st_uid == os.geteuid():
+                        entries.append((st.st_mtime_ns, item.path))
+        entries.sort(reverse=True)
+        for _, path in entries[keep:]:
+            os.unlink(path)
+    except OSError as exc:
+        log.debug("cache: cannot prune %s: %s", directory, exc)
