@@ -721,12 +721,12 @@ def test_sarif_format(
 
 def test_constants_match_policy_hook() -> None:
     """The facts the checks assume about `policy hook` are its own."""
-    from policy.cli import hook_cmd
+    from policy.hosts.claude import server
 
     args = _parser().parse_args(["hook", "claude"])
     assert args.deadline == _mount.HOOK_DEFAULT_DEADLINE
     assert args.approval == _mount.HOOK_DEFAULT_APPROVAL
-    assert hook_cmd._ANSWER_MARGIN == _mount.APPROVAL_MARGIN
+    assert server._ANSWER_MARGIN == _mount.APPROVAL_MARGIN
 
 
 def test_a_claude_hook_without_on_failure_block_fails_open_and_is_warned_about(

@@ -25,8 +25,9 @@ import orjson
 import pytest
 
 from policy.cli import _parser
-from policy.cli.hook_cmd import _engine, decide
-from policy.hosts.claude import event_of
+from policy.hosts.claude.decide import decide
+from policy.hosts.claude.server import _engine
+from policy.hosts.claude.wire import event_of
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICY = str(Path(sys.executable).with_name("policy"))

@@ -22,7 +22,7 @@ import pytest
 
 from policy import Engine
 from policy.aliases import DEFAULT_ALIASES
-from policy.hosted.claude_hooks import load_claude_hooks
+from policy.hosts.claude.hosted import load_claude_hooks
 from policy.model import Action, ToolCall
 from policy.settings import Settings
 

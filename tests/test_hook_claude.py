@@ -265,7 +265,7 @@ def test_every_failure_is_a_json_refusal_with_exit_0(host: str, tmp_path: Path) 
 def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
     """Our own bug, injected: the answer is still an explicit deny."""
     script = (
-        "import sys; import policy.cli.hook_cmd as h\n"
+        "import sys; import policy.hosts.claude.server as h\n"
         "def boom(*a, **k): raise RuntimeError('injected')\n"
         "h.decide = boom\n"
         f"from policy.cli import main; sys.exit(main(['hook', 'claude', '--packs', {str(RULES)!r}]))\n"
@@ -286,15 +286,41 @@ def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_wait_longer_than_the_deadline_is_cut_to_fit_it(tmp_path: Path) -> None:
-    """An approval timeout of 30 s under --deadline 1.5: the request is filed with the
+    """An approval timeout of 30 s under --deadline 3: the request is filed with the
     time that is left, and denied (and expired) before the watchdog would have to."""
     from policy.approvals import open_store
 
-    answer, done, elapsed = waiting_hook(tmp_path, "30s", "--deadline", "1.5")
+    answer, done, elapsed = waiting_hook(tmp_path, "30s", "--deadline", "3")
     assert done.returncode == 0
     kind, reason = decision_of(answer)
     assert kind == "deny"
     assert reason.startswith("no approval within ")
     assert elapsed < 10
     (request,) = open_store(f"sqlite:///{tmp_path / 'a.db'}").list("expired")
-    assert request.deadline - request.created < 1.5
+    assert request.deadline - request.created < 3
+
+
+def test_a_respond_held_for_approvers_never_shows_its_answer_unapproved(tmp_path: Path) -> None:
+    """The policy's answer is the tool's result: it reaches the model only once the
+    approvers the respond rule names allowed it."""
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules:\n"
+        "  - id: cached\n    tools: [bash]\n    action: respond\n"
+        "    respond: {for_llm: '\"SECRET-CACHED-PAGE\"'}\n"
+        "    approvers: ['secops-*']\n    timeout: 60s\n"
+    )
+    env = {"POLICY_APPROVALS_STORE": f"sqlite:///{tmp_path / 'a.db'}"}
+    for approval in ("auto", "defer", "ask"):
+        answer, _, _ = hook(
+            "claude",
+            pre_tool("Bash", command="ls"),
+            "--packs",
+            str(pack),
+            "--approval",
+            approval,
+            env=env,
+        )
+        kind, reason = decision_of(answer)
+        assert kind == "deny", approval
+        assert "SECRET-CACHED-PAGE" not in reason, approval

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -256,11 +257,12 @@ def test_two_identical_asks_at_once_take_one_decision_each(tmp_path: Path) -> No
 def test_past_the_cap_of_pending_asks_a_gated_call_is_denied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from policy.cli import picoclaw_cmd
+    from policy.hosts.picoclaw import ledger
+    from policy.hosts.picoclaw import server as picoclaw_server
 
-    monkeypatch.setattr(picoclaw_cmd, "_PENDING_MAX", 2)
+    monkeypatch.setattr(ledger, "PENDING_MAX", 2)
     config, _ = gated_config(tmp_path)
-    server = picoclaw_cmd._Server(argparse.Namespace(config=str(config), packs=[]))
+    server = picoclaw_server._Server(argparse.Namespace(config=str(config), packs=[]))
     server.start()
     try:
         server.answer("hook.hello", {"name": "hp", "version": 1, "modes": ["tool", "approve"]})
@@ -289,7 +291,7 @@ def test_past_the_cap_of_pending_asks_a_gated_call_is_denied(
         assert ended == {}
         assert server.answer("hook.before_tool", at_two("make e"))["action"] == "continue"
     finally:
-        server._engine.close()
+        server._slot.engine.close()
 
 
 def test_a_rewrite_sends_the_whole_call_with_the_hosts_tool_name(tmp_path: Path) -> None:
@@ -322,3 +324,25 @@ def test_packs_that_do_not_load_refuse_every_call(tmp_path: Path) -> None:
     assert running.close() == 0
     assert running.process.stdout is not None
     assert running.process.stdout.read() == b""  # stdout carries protocol lines only
+
+
+def test_a_hook_ended_by_a_signal_expires_what_it_waited_on(tmp_path: Path) -> None:
+    """PicoClaw stopping the hook (SIGTERM) while an approval waits: nobody will run the
+    call, so nobody may approve it afterwards; the denial is in the decision log."""
+    from policy.approvals import open_store
+
+    config, uri = gated_config(tmp_path)
+    pack = tmp_path / "ops.yaml"
+    pack.write_text(GATED_PACK.replace("1500ms", "30s"))
+    store = open_store(uri)
+    running = Hook("--config", str(config))
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool", "approve"]})
+    deploy = tool("exec", command="make deploy")
+    assert running.call(2, "hook.before_tool", deploy)["result"]["action"] == "continue"
+    running.send(request(3, "hook.approve_tool", deploy))
+    (waiting,) = pending_requests(store, 1)
+    running.process.send_signal(signal.SIGTERM)
+    running.process.wait(timeout=30)
+    assert store.get(waiting.id).state == "expired"
+    log = (tmp_path / "decisions.log").read_text()
+    assert f"approval request {waiting.id} abandoned: policy hook ended by SIGTERM" in log

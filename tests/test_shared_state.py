@@ -411,7 +411,7 @@ def test_memory_is_still_fine_in_one_long_lived_engine(tmp_path: Path) -> None:
         assert [engine.before_tool(call).blocked for _ in range(11)] == [False] * 10 + [True]
         with pytest.raises(MemoryStateError, match="rate limit 10/minute in pack 'gate'"):
             check_per_event(engine)  # what a one-event hook would say
-    from policy.cli._protocol import engine_for_protocol
+    from policy.hosts._server import engine_for_protocol
 
     engine_for_protocol(settings).close()  # picoclaw, openclaw: one process, memory is fine
     with pytest.raises(MemoryStateError):

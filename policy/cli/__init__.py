@@ -13,11 +13,9 @@ import sys
 from collections.abc import Sequence
 
 from policy._version import __version__
+from policy.hosts import SERVERS
 
 __all__ = ["main"]
-
-#: `policy hook HOST` served by a module of its own rather than hook_cmd.
-_HOOK_SERVERS = {"openclaw": "openclaw_cmd"}
 
 _POINTS = ("before_tool", "approve_tool", "after_tool", "before_llm", "after_llm", "user_prompt")
 
@@ -172,11 +170,7 @@ def _parser() -> argparse.ArgumentParser:
             "refusal with exit 0, within --deadline: the hosts let the call run otherwise."
         ),
     )
-    hook.add_argument(
-        "host",
-        choices=("claude", "agentao", "picoclaw", "openclaw"),
-        help="which host's wire format",
-    )
+    hook.add_argument("host", choices=tuple(SERVERS), help="which host's wire format")
     hook.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
     hook.add_argument(
         "--packs", action="append", default=[], metavar="PATH", help="rule packs (repeatable)"
@@ -198,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
         help="answer (a refusal if need be) within this time; keep it below the host's "
         "hook timeout (default 50)",
     )
-    hook.set_defaults(module="hook_cmd")
+    hook.set_defaults(module="hook")
     return parser
 
 
@@ -208,10 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "module", None):
         parser.print_help(sys.stderr)
         return 2
-    name = args.module
-    if name == "hook_cmd" and args.host in _HOOK_SERVERS:
-        name = _HOOK_SERVERS[args.host]  # long-running servers with their own module
-    module = importlib.import_module(f"policy.cli.{name}")
+    # `policy hook HOST` is served by the host's own server (policy.hosts.SERVERS).
+    name = SERVERS[args.host] if args.module == "hook" else f"policy.cli.{args.module}"
+    module = importlib.import_module(name)
     try:
         code: int = module.run(args)
     except KeyboardInterrupt:

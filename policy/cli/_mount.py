@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from policy.errors import PolicyError
+from policy.hosts.claude.wire import DEFAULT_TIMEOUT
 from policy.packs.diagnostics import Diagnostic, PackError, Severity
 
 __all__ = [
@@ -46,12 +47,10 @@ __all__ = [
 # Facts about the hosts and `policy hook`, checked by running them (docs/hosts.md:
 # "Claude Code facts"); the checks below read them from here only.
 
-#: Claude Code's timeout (seconds) of a command hook whose entry gives no `timeout`:
-#: 600 s in 2.1.197 and 2.1.332 (`rm=600000` in the bundle; a hook was SIGTERMed at
-#: 600.0 s). Older docs said 60 s.
-CLAUDE_DEFAULT_HOOK_TIMEOUT = 600.0
-#: Agentao's, for an entry without `timeout`: treated as 60 s.
-AGENTAO_DEFAULT_HOOK_TIMEOUT = 60.0
+#: Claude Code's timeout (seconds) of a command hook whose entry gives no `timeout`,
+#: and Agentao's: facts kept with the rest of their vocabulary (claude.wire).
+CLAUDE_DEFAULT_HOOK_TIMEOUT = DEFAULT_TIMEOUT["claude"]
+AGENTAO_DEFAULT_HOOK_TIMEOUT = DEFAULT_TIMEOUT["agentao"]
 #: `policy hook`'s `--deadline` and `--approval` when the command gives none (the
 #: command is parsed with the real parser; tests hold its defaults to these).
 HOOK_DEFAULT_DEADLINE = 50.0
@@ -60,10 +59,9 @@ HOOK_DEFAULT_APPROVAL = "auto"
 #: the answer's way back to the host, come on top of the deadline.
 DEADLINE_MARGIN = 2.0
 #: What `policy hook` keeps back from `--deadline` after waiting for an approval, to log
-#: and print the answer (policy.cli.hook_cmd._ANSWER_MARGIN).
+#: and print the answer (policy.hosts.claude.server._ANSWER_MARGIN).
 APPROVAL_MARGIN = 1.0
 
-_DEFAULT_TIMEOUT = {"claude": CLAUDE_DEFAULT_HOOK_TIMEOUT, "agentao": AGENTAO_DEFAULT_HOOK_TIMEOUT}
 _HOST_NAME = {"claude": "Claude Code", "agentao": "Agentao"}
 #: The event at which a host asks about a tool call: the only one with approvals.
 _PRE_TOOL = "PreToolUse"
@@ -213,7 +211,7 @@ def _read_hook(
         mount.other_hosts.add(str(parsed.host))
         return
     raw_timeout: Any = hook.get("timeout")
-    timeout = _DEFAULT_TIMEOUT[mount.host]
+    timeout = DEFAULT_TIMEOUT[mount.host]
     given = raw_timeout is not None
     if given:
         number = isinstance(raw_timeout, int | float) and not isinstance(raw_timeout, bool)

@@ -1,4 +1,4 @@
-"""The settings of hooks we host: PicoClaw process hooks and Claude-style command hooks.
+"""The `hooks:` setting: the PicoClaw process hooks we host.
 
 `hooks:` has PicoClaw's own config shape (`hooks.processes.<name>` with enabled,
 priority, transport, command, dir, env, observe, intercept), so a block copied from
@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from policy.model import POINTS
+
 __all__ = [
     "EVENT_KINDS",
     "INTERCEPT_POINTS",
@@ -22,8 +24,9 @@ __all__ = [
     "observe_kinds",
 ]
 
-#: The points a process hook may intercept, spelt as in PicoClaw's config.
-INTERCEPT_POINTS = ("before_tool", "after_tool", "before_llm", "after_llm", "approve_tool")
+#: The points a process hook may intercept, spelt as in PicoClaw's config (the hook
+#: points PicoClaw has: policy.model.POINTS says which).
+INTERCEPT_POINTS = tuple(spec.point.value for spec in POINTS.values() if spec.picoclaw)
 
 #: PicoClaw's runtime event kinds (`pkg/events/kind.go`), plus the ones our engine emits.
 EVENT_KINDS = frozenset(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import logging
 import os
 import select
@@ -35,6 +34,7 @@ from typing import IO, Any
 import orjson
 
 from policy.errors import PolicyError
+from policy.hosts._server import encode_line
 
 __all__ = ["CLOSE_GRACE", "MAX_LINE", "ProcessHookError", "RpcProcess", "Spawn", "kill_all"]
 
@@ -208,7 +208,7 @@ class _Running:
     def send(self, message: Mapping[str, Any], deadline: float) -> None:
         """Write one line before `deadline` (time.monotonic) or kill the child: one that
         does not read its input is hung, and a half-written line cannot be taken back."""
-        body = memoryview(_encode(message))
+        body = memoryview(encode_line(message))
         if not self.write_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             raise ProcessHookError(f"process hook {self.name!r}: its input is busy")
         if self._stdin.closed:  # stop() closed it: the number may be another file's now
@@ -277,14 +277,6 @@ class _Running:
             thread.join(min(grace, 0.2))
             if not thread.is_alive() and stream is not None:
                 stream.close()
-
-
-def _encode(message: Mapping[str, Any]) -> bytes:
-    """One JSON line; the stdlib's escapes for what orjson refuses (lone surrogates)."""
-    try:
-        return orjson.dumps(message, default=str) + b"\n"
-    except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(message, ensure_ascii=True, default=str).encode() + b"\n"
 
 
 class _Stuck(Exception):

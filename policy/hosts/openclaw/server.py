@@ -24,9 +24,6 @@ matches answers by id). EOF or `shutdown` ends the process.
 from __future__ import annotations
 
 import argparse
-import heapq
-import itertools
-import os
 import sys
 import threading
 import time
@@ -35,7 +32,19 @@ from typing import Any
 
 import orjson
 
-from policy.cli._protocol import encode_line, engine_for_protocol
+from policy.hosts._server import (
+    EngineSlot,
+    Output,
+    Reply,
+    Watchdog,
+    end_process,
+    failed_closed,
+    lines,
+    no_answer_within,
+)
+from policy.hosts.openclaw import wire
+
+__all__ = ["run"]
 
 #: The most a hook_before may take here: OpenClaw's BridgedToolHook allows at 5 s, and
 #: the answer still has to cross the JS plugin and the bridge.
@@ -50,118 +59,30 @@ class _UnknownMethod(Exception):
     pass
 
 
-class _Reply:
-    """At most one answer per request: the worker's or the watchdog's, whichever is first."""
-
-    __slots__ = ("_done", "_lock", "_server", "ident")
-
-    def __init__(self, server: _Server, ident: Any) -> None:
-        self._server = server
-        self.ident = ident
-        self._lock = threading.Lock()
-        self._done = False
-
-    def give(self, body: dict[str, Any]) -> bool:
-        """Send `body` unless an answer went out already; True when this one did."""
-        with self._lock:
-            if self._done:
-                return False
-            self._done = True
-        self._server.send({"id": self.ident, **body})
-        return True
-
-
-class _Watchdog:
-    """Refuses the hook_before requests still unanswered at their deadline.
-
-    One thread for all of them: a timer per request would cost a thread per call.
-    """
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, int, _Reply, str]] = []
-        self._order = itertools.count()
-        self._wake = threading.Condition()
-        thread = threading.Thread(target=self._run, name="openclaw-watchdog", daemon=True)
-        thread.start()
-
-    def watch(self, reply: _Reply, deadline: float, reason: str) -> None:
-        with self._wake:
-            heapq.heappush(self._heap, (deadline, next(self._order), reply, reason))
-            self._wake.notify()
-
-    def _run(self) -> None:
-        from policy.hosts.openclaw import refusal
-
-        while True:
-            with self._wake:
-                while not self._heap or self._heap[0][0] > time.monotonic():
-                    self._wake.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
-                _, _, reply, reason = heapq.heappop(self._heap)
-            if reply.give({"result": refusal(reason)}):
-                sys.stderr.write(f"policy: hook_before {reply.ident!r}: {reason}\n")
-
-
 class _Server:
     def __init__(self, args: argparse.Namespace) -> None:
-        self._args = args
+        self._approval = getattr(args, "approval", "ask")
         self._deadline = max(0.0, min(float(args.deadline), _BUDGET))
-        self._write_lock = threading.Lock()
-        self._engine: Any = None
-        self._broken = ""  # why the engine could not start: every hook_before refuses
-        self._ready = threading.Event()
-        self._watchdog = _Watchdog()
+        self._out = Output()  # a lone surrogate echoed from the request still goes
+        # The engine, or why it could not start: then every hook_before refuses.
+        self._slot = EngineSlot(args.config, args.packs)
+        self._watchdog = Watchdog("openclaw-watchdog")
         self._running: set[Future[None]] = set()  # requests not answered yet
         self._running_lock = threading.Lock()
 
     # ------------------------------------------------------------------ io
 
-    def send(self, message: dict[str, Any]) -> None:
-        line = encode_line(message)  # a lone surrogate echoed from the request still goes
-        with self._write_lock:
-            sys.stdout.buffer.write(line)
-            sys.stdout.flush()
-
     def error(self, ident: Any, message: str) -> None:
-        self.send({"id": ident, "error": {"code": _ERROR_CODE, "message": message}})
-
-    # -------------------------------------------------------------- engine
-
-    def load(self) -> None:
-        """Build the engine off the read loop, so requests that come early meet the
-        watchdog (a refusal) instead of queueing past OpenClaw's timeout."""
-        try:
-            from pathlib import Path
-
-            from policy.settings import load_settings
-
-            settings = load_settings(self._args.config)
-            if self._args.packs:
-                settings = settings.model_copy(
-                    update={"packs": [Path(p) for p in self._args.packs]}
-                )
-            self._engine = engine_for_protocol(settings)
-        except Exception as exc:  # noqa: BLE001 - reported on every answer instead
-            self._broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
-            sys.stderr.write(f"policy: {self._broken}\n")
-        finally:
-            self._ready.set()
-
-    def _decider(self) -> Any:
-        self._ready.wait()
-        if self._broken:
-            raise RuntimeError(self._broken)
-        return self._engine
+        self._out.send({"id": ident, "error": {"code": _ERROR_CODE, "message": message}})
 
     # ------------------------------------------------------------ methods
 
     def answer(self, method: str, params: Any) -> dict[str, Any]:
-        from policy.hosts import openclaw as wire
-
         if method == "hook_before":
             call = wire.call_of(params)
-            return wire.before_answer(self._decider().before_tool(call))
+            return wire.before_answer(self._slot.get().before_tool(call))
         if method == "hook_after":
-            engine = self._decider()
+            engine = self._slot.get()
             call = wire.call_of(params)
             engine.after_tool(call, wire.result_of(params))
             # OpenClaw ignores this result; the decision log holds what our chain said.
@@ -171,8 +92,6 @@ class _Server:
         raise _UnknownMethod(method)
 
     def init(self, params: Any) -> dict[str, Any]:
-        from policy.hosts.openclaw import init_answer
-
         transport = params.get("transport") if isinstance(params, dict) else None
         mode = transport.get("mode") if isinstance(transport, dict) else None
         if isinstance(mode, str) and mode.strip().lower() not in ("", "stdio"):
@@ -180,54 +99,61 @@ class _Server:
             raise ValueError(
                 f"transport mode {mode!r} is not supported: policy hook openclaw speaks stdio"
             )
-        self._ready.wait()
+        self._slot.ready.wait()
         diagnostics = []
-        if self._broken:
+        if self._slot.broken:
             diagnostics.append(
                 {
                     "severity": "error",
                     "code": "policy_unavailable",
-                    "message": f"{self._broken}; every tool call is denied",
+                    "message": f"{self._slot.broken}; every tool call is denied",
                     "surface": "hooks",
                 }
             )
-        return init_answer(diagnostics)
+        return wire.init_answer(diagnostics)
 
-    def handle(self, reply: _Reply, method: str, params: Any) -> None:
-        from policy.hosts.openclaw import refusal
-
+    def handle(self, reply: Reply, method: str, params: Any) -> None:
         try:
             result = self.answer(method, params)
         except _UnknownMethod:
-            reply.give({"error": {"code": _ERROR_CODE, "message": f"unknown method: {method}"}})
+            _give(reply, {"error": {"code": _ERROR_CODE, "message": f"unknown method: {method}"}})
             return
         except Exception as exc:  # noqa: BLE001 - a refusal, never an allowed call
-            reason = f"policy hook failed closed: {type(exc).__name__}: {exc}"
+            reason = failed_closed(exc)
             sys.stderr.write(f"policy: {method}: {reason}\n")
             if method == "hook_before":
-                reply.give({"result": refusal(reason)})
+                _give(reply, {"result": wire.refusal(reason)})
             elif method == "hook_after":
-                reply.give({"result": {"ok": False, "reason": reason}})
+                _give(reply, {"result": {"ok": False, "reason": reason}})
             else:
-                reply.give({"error": {"code": _ERROR_CODE, "message": reason}})
+                _give(reply, {"error": {"code": _ERROR_CODE, "message": reason}})
             return
-        reply.give({"result": result})
+        _give(reply, {"result": result})
+
+    def _watch(self, reply: Reply) -> None:
+        """Refuse `reply`'s hook_before at the deadline unless it was answered."""
+        reason = no_answer_within(self._deadline)
+
+        def refuse() -> None:
+            if _give(reply, {"result": wire.refusal(reason)}):
+                sys.stderr.write(f"policy: hook_before {reply.ident!r}: {reason}\n")
+
+        self._watchdog.watch(time.monotonic() + self._deadline, refuse)
 
     # ---------------------------------------------------------------- loop
 
     def serve(self) -> int:
-        if getattr(self._args, "approval", "ask") == "wait":
+        if self._approval == "wait":
             sys.stderr.write(
                 "policy: --approval wait has no effect on OpenClaw: a hook gets 5 s, so calls "
                 "that need approval are denied\n"
             )
-        threading.Thread(target=self.load, name="openclaw-load", daemon=True).start()
+        # The engine is built off the read loop, so requests that come early meet the
+        # watchdog (a refusal) instead of queueing past OpenClaw's timeout.
+        threading.Thread(target=self._slot.load, name="openclaw-load", daemon=True).start()
         pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="openclaw")
         try:
-            for raw in sys.stdin.buffer:
-                line = raw.strip()
-                if not line:
-                    continue
+            for line in lines():
                 message = _parse(line)
                 if message is None:
                     continue
@@ -242,16 +168,12 @@ class _Server:
                 if ident is None:
                     sys.stderr.write(f"policy: {method} without an id cannot be answered\n")
                     continue
-                reply = _Reply(self, ident)
+                reply = Reply(self._out, ident)
                 if method == "shutdown":
-                    reply.give({"result": {"ok": True}})
+                    _give(reply, {"result": {"ok": True}})
                     break
                 if method == "hook_before":
-                    self._watchdog.watch(
-                        reply,
-                        time.monotonic() + self._deadline,
-                        f"policy hook gave no answer within {self._deadline:g} s (failed closed)",
-                    )
+                    self._watch(reply)
                 self._track(pool.submit(self.handle, reply, method, message.get("params")))
         finally:
             pool.shutdown(wait=False)
@@ -273,13 +195,18 @@ class _Server:
         with self._running_lock:
             running = set(self._running)
         _, stuck = wait(running, timeout=_DRAIN)
-        if self._ready.is_set() and self._engine is not None and not stuck:
-            self._engine.close()
+        engine = self._slot.engine if self._slot.ready.is_set() else None
+        if engine is not None and not stuck:
+            engine.close()
         if stuck:
             sys.stderr.write(f"policy: {len(stuck)} request(s) unfinished at exit\n")
-            sys.stderr.flush()
-            os._exit(0)  # worker threads are not daemons; they would hold the exit
+            end_process()  # worker threads are not daemons; they would hold the exit
         return 0
+
+
+def _give(reply: Reply, body: dict[str, Any]) -> bool:
+    """Answer `reply`'s request with `body` (its id added) unless it was answered."""
+    return reply.give({"id": reply.ident, **body})
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

@@ -1,8 +1,9 @@
-"""Hooks written for other hosts, run inside our chain.
+"""Hooks written for other hosts, started for an engine (DESIGN §7).
 
-`hooks.processes` starts PicoClaw process hooks (JSON-RPC over stdio) and
-`claude_hooks` reads Claude Code / Agentao hooks.json files; both become ordinary
-hooks in the chain, ordered after in-process hooks as PicoClaw orders them.
+`hooks.processes` starts PicoClaw process hooks (JSON-RPC over stdio,
+`picoclaw.hosted`) and `claude_hooks` reads Claude Code / Agentao hooks.json files
+(`claude.hosted`); both become ordinary hooks in the chain, ordered after in-process
+hooks as PicoClaw orders them.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ def build_hosted(settings: Settings, aliases: AliasTable, timeouts: Timeouts) ->
     """
     hooks: list[object] = []
     if settings.hooks.enabled and settings.hooks.processes:
-        from policy.hosted.process import start_process_hooks
+        from policy.hosts.picoclaw.hosted import start_process_hooks
 
         hooks.extend(start_process_hooks(settings.hooks, timeouts))
     if settings.claude_hooks:
-        from policy.hosted.claude_hooks import load_claude_hooks
+        from policy.hosts.claude.hosted import load_claude_hooks
 
         try:
             hooks.extend(load_claude_hooks(settings.claude_hooks, aliases=aliases))

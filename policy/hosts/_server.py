@@ -1,0 +1,334 @@
+"""What every `policy hook <host>` server shares: stdout is the host's protocol, and
+every failure is an answer.
+
+Every host here treats a hook's silence, garbage or crash as "no objection", so the
+servers are built from the same few parts:
+
+* `encode_line` / `Output`: answers go out as whole JSON lines, from any thread, and
+  encoding never fails (orjson refuses lone surrogates and integers past 64 bits that
+  the stdlib writes); the decision log never goes to stdout, whatever `audit_stream`
+  says (`engine_for_protocol`).
+* `read_settings` / `with_packs` / `engine_for_protocol`: the engine from the settings
+  (`--config`, `$POLICY_CONFIG`) and `--packs`, refused when it enforces nothing;
+  `EngineSlot` keeps it, or why it could not be built, for a long-running server.
+* `Reply`: at most one answer per request, whichever comes first — the decision or
+  the `Watchdog`'s refusal at the deadline.
+* `failed_closed` / `no_answer_within`: the reasons every refusal gives.
+* `abandon_approvals` / `on_signal` / `end_process`: a server that stops waiting from
+  outside a call expires what it waited on, then ends at once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import orjson
+
+from policy.errors import PolicyError
+
+__all__ = [
+    "EngineSlot",
+    "NoPolicyError",
+    "Output",
+    "Reply",
+    "Watchdog",
+    "abandon_approvals",
+    "encode_line",
+    "end_process",
+    "engine_for_protocol",
+    "failed_closed",
+    "lines",
+    "no_answer_within",
+    "on_signal",
+    "read_settings",
+    "with_packs",
+]
+
+
+# ---------------------------------------------------------------------- output
+
+
+def encode_line(message: Any) -> bytes:
+    """`message` as one JSON line (what JSON has no type for, as its `str`); the
+    stdlib's ASCII escapes when orjson refuses it. Also what we write to the process
+    hooks we host (picoclaw.jsonrpc)."""
+    try:
+        return orjson.dumps(message, default=str) + b"\n"
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(message, ensure_ascii=True, default=str).encode() + b"\n"
+
+
+class Output:
+    """stdout, the host's protocol: whole lines only, from any thread, flushed at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        self.write(encode_line(message))
+
+    def write(self, line: bytes) -> None:
+        with self._lock:
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
+
+
+class Reply:
+    """At most one answer to one request: the decision's or the watchdog's, whichever
+    comes first. The line is written while the reply is held, so a watchdog that finds
+    the request answered knows the answer is out (and may end the process)."""
+
+    __slots__ = ("_done", "_lock", "_out", "ident")
+
+    def __init__(self, out: Output, ident: Any = None) -> None:
+        self._out = out
+        self.ident = ident
+        self._lock = threading.Lock()
+        self._done = False
+
+    def give(self, message: Any) -> bool:
+        """Write `message` (None: an empty answer) unless an answer went out already;
+        True when this one did."""
+        line = encode_line(message) if message is not None else b""
+        with self._lock:
+            if self._done:
+                return False
+            self._done = True
+            self._out.write(line)
+        return True
+
+
+def lines() -> Iterator[bytes]:
+    """The lines the host writes on stdin, stripped, blank ones skipped, until EOF."""
+    for raw in sys.stdin.buffer:
+        line = raw.strip()
+        if line:
+            yield line
+
+
+# --------------------------------------------------------------------- refusal
+
+
+def failed_closed(exc: BaseException) -> str:
+    """The reason of a refusal that stands for an error."""
+    return f"policy hook failed closed: {type(exc).__name__}: {exc}"
+
+
+def no_answer_within(seconds: float) -> str:
+    """The reason of the watchdog's refusal."""
+    return f"policy hook gave no answer within {seconds:g} s (failed closed)"
+
+
+class Watchdog:
+    """Calls each watched function at its deadline unless it was cancelled first.
+
+    One thread for every watch: a timer per request would cost a thread per call.
+    """
+
+    def __init__(self, name: str = "policy-watchdog") -> None:
+        self._heap: list[tuple[float, int, Watch]] = []
+        self._order = itertools.count()
+        self._wake = threading.Condition()
+        thread = threading.Thread(target=self._run, name=name, daemon=True)
+        thread.start()
+
+    def watch(self, deadline: float, fire: Callable[[], object]) -> Watch:
+        """Call `fire()` at `deadline` (time.monotonic) unless `cancel()`ed before."""
+        watch = Watch(fire)
+        with self._wake:
+            heapq.heappush(self._heap, (deadline, next(self._order), watch))
+            self._wake.notify()
+        return watch
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._heap or self._heap[0][0] > time.monotonic():
+                    self._wake.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
+                _, _, watch = heapq.heappop(self._heap)
+            if not watch.cancelled:
+                watch.fire()
+
+
+class Watch:
+    """One deadline a Watchdog keeps."""
+
+    __slots__ = ("cancelled", "fire")
+
+    def __init__(self, fire: Callable[[], object]) -> None:
+        self.fire = fire
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+# ---------------------------------------------------------------------- engine
+
+
+class NoPolicyError(PolicyError):
+    """A hook command was started with nothing to enforce."""
+
+
+def read_settings(config: str | None, *, cached: bool = False) -> Any:
+    """The settings `--config` names (else `$POLICY_CONFIG`, else the defaults).
+
+    `cached` (a one-event process): without pydantic-settings (≈ 110 ms of imports, per
+    event) when nothing configures them, or when the same settings file — one the user
+    could change anyway, with no POLICY_* variable beside it — was validated before
+    (policy._default_settings); anything else goes through `load_settings`, with its
+    validation and messages, and is remembered when valid and cacheable. A FastSettings
+    stands in for a Settings: it carries every attribute the engine reads
+    (tests/test_hook_cold_start.py holds it to Settings).
+    """
+    if cached:
+        from policy import _default_settings as fast
+
+        settings: Any = fast.unconfigured(config)
+        if settings is None:
+            key = fast.settings_key(config)
+            settings = fast.cached(key)
+            if settings is None:
+                from policy.settings import load_settings
+
+                settings = load_settings(config)
+                fast.remember(config, key, settings)
+        return settings
+    from policy.settings import load_settings
+
+    return load_settings(config)
+
+
+def with_packs(settings: Any, packs: list[str], **update: Any) -> Any:
+    """`settings` with `--packs` (when given) in place of the packs setting, and
+    `update`, in one copy."""
+    if packs:
+        update["packs"] = [Path(p) for p in packs]
+    return settings.model_copy(update=update) if update else settings
+
+
+def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
+    """An Engine on `settings` whose decision log, when not in a file, goes to stderr.
+
+    A hook that enforces no policy — no packs, an empty pack directory, packs with no
+    rule and no builtin — would answer every call with "no objection", which every host
+    takes as leave to run it; it is refused instead (NoPolicyError), and each server
+    turns that into the refusal of every call, naming why.
+
+    `per_event`: the process decides one event and exits (`policy hook claude|agentao`),
+    so state kept in its memory dies with it; a pack that needs state (a rate limit, a
+    contract's max_tool_calls or max_runtime) with `limits_storage_uri: memory://` is
+    refused (policy.state.MemoryStateError) rather than silently reset at every event."""
+    from policy.engine import Engine
+
+    if settings.audit_path is None:
+        engine = Engine(settings, audit_stream=sys.stderr)
+    else:
+        engine = Engine(settings)
+    if engine.no_policy:
+        engine.close()
+        raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    if per_event and str(settings.state_store_uri).startswith("memory:"):
+        from policy.state import check_per_event
+
+        try:
+            check_per_event(engine)
+        except BaseException:
+            engine.close()
+            raise
+    return engine
+
+
+class EngineSlot:
+    """The engine a long-running server decides with, built once from `--config` and
+    `--packs` — or why it could not be built, which every answer then gives as its
+    refusal (the server stays up: a host whose hook died would run every call)."""
+
+    def __init__(self, config: str | None, packs: list[str]) -> None:
+        self._config = config
+        self._packs = packs
+        self.engine: Any = None
+        self.broken = ""  # why the engine could not be built
+        self.ready = threading.Event()
+
+    def load(self) -> None:
+        try:
+            settings = with_packs(read_settings(self._config), self._packs)
+            self.engine = engine_for_protocol(settings)
+        except Exception as exc:  # noqa: BLE001 - reported on every answer instead
+            self.broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
+            sys.stderr.write(f"policy: {self.broken}\n")
+        finally:
+            self.ready.set()
+
+    def get(self) -> Any:
+        """The engine, once loading is over; RuntimeError naming why there is none."""
+        self.ready.wait()
+        if self.broken:
+            raise RuntimeError(self.broken)
+        return self.engine
+
+
+# ------------------------------------------------------------------- giving up
+
+#: How long giving up may spend expiring requests before the process ends anyway: the
+#: host has its answer, but Claude Code only takes it from a hook that has EXITED
+#: before its timeout (docs/hosts.md), so a store that hangs must not keep us alive.
+_ABANDON_BUDGET = 1.0
+
+
+def abandon_approvals(engine: Any, reason: str) -> None:
+    """Expire, in the store, every approval request `engine` is waiting on, and log
+    each denial — for a server that stops waiting from outside the call (watchdog,
+    the host hanging up, a signal). Bounded by _ABANDON_BUDGET; never raises."""
+    if engine is None:
+        return
+
+    def expire() -> None:
+        try:
+            engine.abandon_approvals(reason)
+        except Exception as exc:  # noqa: BLE001 - the process is ending; say why on stderr
+            sys.stderr.write(f"policy: pending approvals not expired: {exc}\n")
+
+    worker = threading.Thread(target=expire, name="abandon-approvals", daemon=True)
+    worker.start()
+    worker.join(_ABANDON_BUDGET)
+
+
+def on_signal(give_up: Callable[[str], object]) -> None:
+    """Call `give_up(reason)` when the host ends this process with SIGTERM, SIGHUP or
+    SIGINT, so that what it was waiting on is expired rather than left approvable."""
+    import signal
+
+    def handler(number: int, _frame: Any) -> None:
+        give_up(f"policy hook ended by {signal.Signals(number).name} (failed closed)")
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, handler)
+
+
+def end_process() -> NoReturn:
+    """End the process now, skipping interpreter teardown and the threads still running.
+
+    For a server whose answers are out: a one-event hook (tearing down every module and
+    the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
+    that gave up on a stuck main thread, or workers stuck at exit (they are not
+    daemons and would hold it). Exit status 0."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        # A closed pipe: nothing more can reach the host anyway.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(0)

@@ -1,0 +1,210 @@
+"""What `policy hook claude|agentao` answers to one event: the engine decides, and the
+decision is put the way Claude Code (or Agentao) reads it.
+
+No protocol I/O and no failure handling here: `claude.server` reads the payload,
+prints what `decide` returns (None: no opinion, the host's own permission rules apply) and turns
+anything raised into a refusal. A call that needs approval goes to the host's own
+dialog (`ask`) or to the approvers the policy names (`wait`, `defer`), as `--approval`
+and `route_approval` say.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from policy.hosts.claude.wire import (
+    EVENTS,
+    HOST_ID,
+    HookEvent,
+    answer_post_tool,
+    answer_pre_tool,
+    answer_prompt,
+    answer_stop_turn,
+    call_of,
+    prompt_of,
+    result_of,
+)
+
+__all__ = ["decide", "route_approval"]
+
+
+def route_approval(approval: str, decision: Any) -> str:
+    """`ask` (the host's own dialog), `wait` or `defer` for a call that needs approval.
+
+    `auto` sends a call whose gates name approvers to them — deferred, since a person
+    may take longer than any hook timeout — and anything else to the host's dialog.
+    The host's dialog is never where a named approver's gate ends up unless the
+    operator chose `--approval ask`."""
+    if approval != "auto":
+        return approval
+    named = any(gate.approvers for gate in decision.gates)
+    return "defer" if named else "ask"
+
+
+def _approve(
+    engine: Any,
+    decision: Any,
+    call: Any,
+    mode: str,
+    budget: float | None,
+    updated: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Ask the gates' approvers (waiting within `budget`, or deferring) and answer."""
+    if engine.settings.approvals_store_uri.startswith("memory:"):
+        return answer_pre_tool(
+            "deny",
+            "approvals_store is memory://: nobody outside this one-event process can "
+            "approve the call; use the default (sqlite under data_dir) or redis://",
+        )
+    if mode == "wait" and budget is not None and budget <= 0:
+        return answer_pre_tool("deny", "no time left before --deadline to wait for approval")
+    _warn_trust_once(engine, decision)
+    # Waiting is bounded by --deadline; a deferred request is not waited on here, so it
+    # keeps the whole of its gates' timeout for the approvers to answer in.
+    defer = mode == "defer"
+    answer = engine.approve_tool(
+        call, gates=decision.gates, defer=defer, timeout=None if defer else budget
+    )
+    if not answer.approved:
+        return answer_pre_tool("deny", answer.reason)
+    return answer_pre_tool("allow", answer.reason, updated)
+
+
+def _warn_trust_once(engine: Any, decision: Any) -> None:
+    """Say, once per process, when approvals named in the policy rest on files this
+    uid could rewrite: then they stop mistakes, not a hostile agent (docs/approvals.md)."""
+    global _TRUST_WARNED
+    if _TRUST_WARNED or not any(gate.approvers for gate in decision.gates):
+        return
+    _TRUST_WARNED = True
+    from policy._private import writable_by_self
+
+    settings = engine.settings
+    store = settings.approvals_store_uri
+    paths = [*settings.packs, *settings.protected_paths]
+    if os.environ.get("POLICY_CONFIG"):
+        paths.append(Path(os.environ["POLICY_CONFIG"]))
+    if store.startswith("sqlite:///"):
+        paths.append(Path(store[len("sqlite:///") :]))
+    writable = [path for path, _why in writable_by_self(paths)]
+    if not writable:
+        return
+    message = (
+        f"approvals name approvers, but uid {os.getuid()} (this hook's, the agent's) can "
+        f"write {', '.join(str(p) for p in writable)}: with one uid, approvals stop "
+        "mistakes, not a hostile agent (docs/approvals.md, trust model)"
+    )
+    sys.stderr.write(f"policy: warning: {message}\n")
+    engine.note("approval.trust_warning", {"message": message, "paths": [str(p) for p in writable]})
+
+
+_TRUST_WARNED = False
+
+
+def _pre_tool(
+    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+) -> dict[str, Any] | None:
+    from policy.codec import to_dict
+    from policy.model import Action
+
+    call = call_of(event)
+    decision = engine.before_tool(call)
+    action = decision.action
+    if action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return {**answer_pre_tool("deny", decision.reason), **answer_stop_turn(decision.reason)}
+    if action is Action.DENY_TOOL:
+        return answer_pre_tool("deny", decision.reason)
+    if action is Action.RESPOND:
+        # A hook cannot hand Claude Code a tool result: the call is refused and the
+        # policy's answer travels in the reason, which the model reads — once its
+        # approvers allowed it, when the respond is held for them.
+        text = decision.result.for_llm if decision.result is not None else ""
+        if decision.needs_approval:
+            mode = route_approval(approval, decision)
+            if mode == "ask":
+                # Claude Code's dialog would run the tool itself, not give this answer.
+                return answer_pre_tool(
+                    "deny", "the policy's answer to this call waits for its approvers"
+                )
+            held = _approve(engine, decision, decision.call or call, mode, budget, None)
+            if held["hookSpecificOutput"]["permissionDecision"] != "allow":
+                return held
+        return answer_pre_tool("deny", f"answered by policy: {text}")
+    updated = None
+    if action is Action.MODIFY and decision.call is not None:
+        # Agentao 0.5.17 applies updatedInput to Claude-shaped (nested hooks.json)
+        # payloads only; its flat envelope would run the call unrewritten.
+        if event.host == "agentao" and event.flat:
+            return answer_pre_tool(
+                "deny",
+                f"the policy rewrites this call ({decision.reason or 'modify'}), and Agentao "
+                "cannot apply rewritten input",
+            )
+        updated = to_dict(decision.call).get("args", {})
+    if decision.needs_approval:
+        mode = route_approval(approval, decision)
+        if mode == "ask":
+            return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
+        return _approve(engine, decision, decision.call or call, mode, budget, updated)
+    if updated is not None:
+        return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
+    if decision.allowed:
+        return answer_pre_tool("allow", decision.reason or "allowed by policy")
+    return None  # no rule decided: the host's own permission rules apply
+
+
+def _post_tool(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.model import Action
+
+    decision = engine.after_tool(call_of(event), result_of(event))
+    if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return answer_stop_turn(decision.reason)
+    if decision.action is Action.MODIFY and decision.result is not None:
+        # The tool already ran and its output reached the transcript; the host cannot
+        # swap it. The rewritten output goes back to the model as the block reason.
+        return answer_post_tool(
+            event.name,
+            f"policy rewrote this tool output ({decision.reason}); use this instead: "
+            f"{decision.result.for_llm}",
+        )
+    return None
+
+
+def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.model import Action
+
+    decision = engine.user_prompt(prompt_of(event))
+    if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return answer_prompt(decision.reason or "prompt refused by policy", flat=event.flat)
+    if decision.action is Action.MODIFY and decision.prompt is not None:
+        return answer_prompt(
+            f"policy rewrote this prompt ({decision.reason}); resend it as: {decision.prompt.text}",
+            flat=event.flat,
+        )
+    return None
+
+
+def _observe(engine: Any, event: HookEvent) -> None:
+    from policy.model import Event
+
+    engine.emit(Event(kind=f"{HOST_ID[event.host]}.{event.name}", payload=dict(event.raw or {})))
+
+
+def decide(
+    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+) -> dict[str, Any] | None:
+    """The answer to print for `event` (None: no opinion); `budget` (seconds) caps a
+    wait for approval. The event's point of our chain (`EVENTS`) says what decides it;
+    an event with none is only observed."""
+    point = EVENTS[event.name]
+    if point == "before_tool":
+        return _pre_tool(engine, event, approval, budget)
+    if point == "after_tool":
+        return _post_tool(engine, event)
+    if point == "user_prompt":
+        return _prompt(engine, event)
+    _observe(engine, event)
+    return None

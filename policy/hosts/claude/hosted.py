@@ -1,0 +1,588 @@
+"""Claude Code and Agentao hooks.json command hooks, run as hooks in our chain.
+
+The `claude_hooks` setting names hooks files written for those hosts. Each configured
+command becomes one hook here, so a guard script written for Claude Code decides calls
+from PicoClaw, OpenClaw or the Python API next to rule packs and code hooks. The host's
+contract is kept exactly where it is a fact (docs/hosts.md lists the sources):
+
+* **Claude Code's nested shape** `{"hooks": {"PreToolUse": [{"matcher": "Bash",
+  "hooks": [{"type": "command", ...}]}]}}`: Claude's matcher (exact names or a
+  `|`-list, an unanchored regex otherwise, `*`/empty for all), Claude's snake_case
+  payload, exit 2 blocks with stderr as the reason, JSON read only on exit 0,
+  default timeout 600 s.
+* **Agentao's flat shape** `{"hooks": {"PreToolUse": [{"type": "command", ...,
+  "matcher": {"toolName": "Bash"}}]}}` (Agentao 0.5.17, contract `agentao-v1`): a
+  glob over the tool name, the `{event, data}` envelope, exit 2 ignored, no
+  `updatedInput`, PostToolUse output unread, `blockingError`/`preventContinuation`
+  at UserPromptSubmit, and `prompt` hooks that inject their text without a model.
+
+Where we part from both hosts, on purpose: a command that cannot start, times out or
+is killed by a signal is a hook FAILURE (the chain's failure policy decides, by default
+a denial) where the hosts let the call run; a verdict field that is malformed (an
+unknown `permissionDecision`, `continue: "no"`) is a failure too. At the points where
+a hook guards, PreToolUse and UserPromptSubmit, so is a crash: both hosts call an exit
+status other than 0 and 2 a "non-blocking error" and go on, so a guard that dies on an
+input it did not expect (a traceback, exit 1) would wave through exactly the call it
+failed to read. Here that exit is a failure whose reason gives the status and stderr;
+and exit 0 with stdout that starts like a JSON verdict (`{`) but does not parse is one
+too, where the hosts take it as plain text. For Agentao's flat shape the same holds for
+statuses other than 0 and 2 (its exit 2 stays ignored, as Agentao ignores it), except
+that a refusal the hook printed still stands, as Agentao would apply it. After the tool
+(PostToolUse, PostToolUseFailure) the call has run and we follow the hosts: a bad exit
+or unreadable output is logged as a warning on the `policy.hosted` logger and the
+result goes on. Plain text on exit 0 stays what the hosts make of it (ignored before a
+tool, context at a prompt).
+
+Argument names are the host's (`Read {file_path}`), so a call that spells one argument
+both ways with different values (`{"path": "/etc/shadow", "file_path": "/tmp/x"}`)
+shows the hook the value the tool will read, not the decoy (`claude.names`);
+a rewritten input that spells one argument both ways with different values is a
+failure. Files are read strictly (`claude.hooks_file`), commands run by
+`claude.command`, payloads written by `claude.wire`; this module reads what the
+commands answer, as each host reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from policy.aliases import AliasTable
+from policy.hosts.claude import wire
+from policy.hosts.claude.command import (
+    QUOTE_CHARS,
+    Command,
+    CommandHookError,
+    Completed,
+    first_line,
+    stderr_quote,
+)
+from policy.hosts.claude.hooks_file import Spec, read_hooks_file, settings_error, type_name
+from policy.hosts.claude.names import HostNames
+from policy.model import Action, CallContext, Decision, Prompt, ToolCall, ToolResult
+
+__all__ = ["CommandHookError", "load_claude_hooks"]
+
+log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
+
+#: The chain waits this much longer than the command may run, so the hook's own
+#: error (naming the command and its timeout) is the one that lands.
+_CHAIN_SLACK_MS = 1000
+_CONTEXT_TAG = "user-prompt-submit-hook"
+
+
+def _input_back(updated: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, Any]:
+    """A hook's `updatedInput` under the call's own key names. A key the hook returns
+    under both spellings with different values is refused: whichever one we kept, the
+    tool would run with a value the hook may not have meant."""
+    args: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, value in updated.items():
+        ours = renamed.get(key, key)
+        if ours in args and args[ours] != value:
+            raise CommandHookError(
+                f"`updatedInput` gives `{spelled[ours]}` and `{key}`, two spellings of the "
+                f"call's `{ours}`, with different values"
+            )
+        args[ours] = value
+        spelled[ours] = key
+    return args
+
+
+def _payload_cwd(context: CallContext) -> str:
+    """The `cwd` the payload reports: the call's working directory when it exists here,
+    else ours. The hook may read it; it never chooses where or what runs."""
+    if context.cwd and os.path.isdir(context.cwd):
+        return context.cwd
+    return os.getcwd()
+
+
+class _CommandHook:
+    """One configured command: runs it per matching call and reads its answer."""
+
+    inline = False
+
+    def __init__(self, spec: Spec, names: HostNames, priority: int) -> None:
+        self.name = spec.name
+        self.priority = priority
+        self.timeout_ms = round(spec.timeout * 1000) + _CHAIN_SLACK_MS
+        self.spec = spec
+        self._names = names
+        self._command = Command(spec)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} command={self.spec.command!r}>"
+
+    def close(self) -> None:
+        """Kill what is still running: a call the chain stopped waiting for must not
+        leave its command behind when the engine goes."""
+        self._command.close()
+
+    # ------------------------------------------------------------------ payloads
+
+    def _tool_fields(self, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
+        tool_input, renamed = self._names.tool_input(self.spec.shape, call)
+        fields = wire.tool_fields(self.spec.shape, self._names.tool(call), tool_input, call.call_id)
+        return fields, renamed
+
+    def _run(self, context: CallContext, fields: dict[str, Any]) -> Completed:
+        spec = self.spec
+        return self._command.run(
+            wire.payload(spec.shape, spec.event, context, _payload_cwd(context), fields)
+        )
+
+    # ------------------------------------------------------------------- reading
+
+    def _warn_exit(self, done: Completed, consequence: str) -> None:
+        """Log an exit status the chain follows the host on (after the tool, or
+        Agentao's ignored exit 2): the operator still needs to hear of it."""
+        log.warning(
+            "hook %r exited %d at %s (%s): %s",
+            self.name,
+            done.code,
+            self.spec.event,
+            consequence,
+            stderr_quote(done.stderr),
+        )
+
+    def _exit_failure(self, done: Completed) -> CommandHookError:
+        """The failure for a guard that exited with neither a verdict (0) nor a block
+        (2): it most likely crashed on this very input, so its silence is no "yes"."""
+        return CommandHookError(
+            f"command {self.spec.command!r} exited {done.code} at {self.spec.event} "
+            f"(a crash, not a verdict): {stderr_quote(done.stderr)}"
+        )
+
+    def _claude_json(self, done: Completed) -> dict[str, Any] | str | None:
+        """The output as the hosts read it: a dict, plain text, or None (no output).
+
+        Output that starts with `{` was meant as a verdict; when it does not parse, the
+        hosts take it as text. Where the hook guards that is a failure (a deny that
+        does not parse must not read as no opinion); after the tool it is a warning.
+        """
+        text = done.stdout.strip()
+        if not text:
+            return None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if not text.startswith("{"):
+                return text
+            problem = (
+                f"printed output that starts like a JSON verdict but is not JSON "
+                f"({exc.msg} at line {exc.lineno} column {exc.colno}): "
+                f"{first_line(text)[:QUOTE_CHARS]}"
+            )
+            if self.spec.event in wire.GUARD_EVENTS:
+                raise CommandHookError(f"command {self.spec.command!r} {problem}") from None
+            log.warning("hook %r %s; the tool already ran, so it is ignored", self.name, problem)
+            return text
+        return value if isinstance(value, dict) else text
+
+    def _stop(self, output: Mapping[str, Any]) -> Decision | None:
+        """`continue: false` ends the turn, whatever else the output says."""
+        go_on = output.get("continue")
+        if go_on is None:
+            return None
+        if not isinstance(go_on, bool):
+            raise CommandHookError(f"`continue` must be true or false, not {go_on!r}")
+        if go_on:
+            return None
+        reason = _optional_text(output, "stopReason") or f"stopped by hook {self.name!r}"
+        return Decision(Action.ABORT_TURN, reason=reason)
+
+    def _specific(self, output: Mapping[str, Any]) -> Mapping[str, Any]:
+        specific = output.get("hookSpecificOutput")
+        if specific is None:
+            return {}
+        if not isinstance(specific, dict):
+            raise CommandHookError(
+                f"`hookSpecificOutput` must be an object, not {type_name(specific)}"
+            )
+        named = specific.get("hookEventName")
+        if named is not None and named != self.spec.event:
+            raise CommandHookError(
+                f"`hookSpecificOutput.hookEventName` is {named!r}, but this is a "
+                f"{self.spec.event} hook"
+            )
+        return specific
+
+    def _notice(self, output: Mapping[str, Any]) -> None:
+        message = output.get("systemMessage")
+        if isinstance(message, str) and message:
+            log.info("hook %r says to the user: %s", self.name, message)
+
+
+class _PreToolUse(_CommandHook):
+    """PreToolUse -> before_tool."""
+
+    def before_tool(self, call: ToolCall) -> Decision | None:
+        if not self.spec.matcher(self._names.tool(call)):
+            return None
+        fields, renamed = self._tool_fields(call)
+        done = self._run(call, fields)
+        if self.spec.shape == "agentao":
+            return self._agentao(done)
+        return self._claude(call, done, renamed)
+
+    def _claude(
+        self, call: ToolCall, done: Completed, renamed: Mapping[str, str]
+    ) -> Decision | None:
+        if done.code == 2:
+            reason = done.stderr.strip() or f"blocked by hook {self.name!r} (exit 2)"
+            return Decision(Action.DENY_TOOL, reason=reason)
+        if done.code != 0:
+            raise self._exit_failure(done)
+        output = self._claude_json(done)
+        if output is None:
+            return None
+        if isinstance(output, str):
+            log.warning(
+                "hook %r printed output that is not a JSON object; Claude Code ignores it "
+                "and so does the chain: %s",
+                self.name,
+                first_line(output),
+            )
+            return None
+        self._notice(output)
+        stop = self._stop(output)
+        if stop is not None:
+            return stop
+        specific = self._specific(output)
+        verdict = specific.get("permissionDecision")
+        reason = _optional_text(specific, "permissionDecisionReason")
+        if verdict is None and output.get("decision") is not None:
+            # The deprecated top-level form: approve -> allow, block -> deny.
+            legacy = output["decision"]
+            if legacy not in ("approve", "block"):
+                raise CommandHookError(f"`decision` must be 'approve' or 'block', not {legacy!r}")
+            verdict = "allow" if legacy == "approve" else "deny"
+            reason = _optional_text(output, "reason")
+        if verdict is not None and verdict not in ("allow", "deny", "ask", "defer"):
+            raise CommandHookError(
+                f"`permissionDecision` must be allow, deny, ask or defer, not {verdict!r}"
+            )
+        self._drop_context(specific)
+        if verdict == "deny":
+            return Decision(Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}")
+        updated = specific.get("updatedInput")
+        if updated is not None and not isinstance(updated, dict):
+            raise CommandHookError(f"`updatedInput` must be an object, not {type_name(updated)}")
+        ask = verdict in ("ask", "defer")
+        if ask and not reason:
+            reason = f"hook {self.name!r} asks for approval"
+        if verdict == "defer":
+            reason = f"hook {self.name!r} deferred the decision: {reason}"
+        if updated is not None:
+            args = _input_back(updated, renamed)
+            return Decision(
+                Action.MODIFY,
+                reason=reason or f"input rewritten by hook {self.name!r}",
+                call=call.replace(args=args),
+                needs_approval=ask,
+            )
+        if ask:
+            return Decision(Action.CONTINUE, reason=reason, needs_approval=True)
+        return None
+
+    def _agentao(self, done: Completed) -> Decision | None:
+        if done.code in (0, 2):
+            if done.code == 2:
+                # Agentao's flat shape reads no exit code, 2 included: it only logs.
+                self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
+            return self._agentao_verdict(done)
+        return _refusal_or_failure(self._agentao_verdict, done, self._exit_failure(done))
+
+    def _agentao_verdict(self, done: Completed) -> Decision | None:
+        output = self._claude_json(done)
+        if not isinstance(output, dict):
+            if output is not None:
+                log.warning(
+                    "hook %r printed text, which Agentao adds as context; the chain cannot "
+                    "deliver context before a tool runs, so it is dropped: %s",
+                    self.name,
+                    first_line(output),
+                )
+            return None
+        specific = self._specific(output)
+        verdict = specific.get("permissionDecision")
+        if verdict is not None and verdict not in ("allow", "deny", "ask"):
+            raise CommandHookError(
+                f"`permissionDecision` must be allow, deny or ask, not {verdict!r}"
+            )
+        reason = _optional_text(specific, "permissionDecisionReason") or _optional_text(
+            specific, "reason"
+        )
+        reason = reason or _optional_text(output, "reason")
+        self._drop_context(specific)
+        if verdict == "deny":
+            return Decision(Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}")
+        if verdict == "ask":
+            return Decision(
+                Action.CONTINUE,
+                reason=reason or f"hook {self.name!r} asks for approval",
+                needs_approval=True,
+            )
+        return None
+
+    def _drop_context(self, specific: Mapping[str, Any]) -> None:
+        if specific.get("additionalContext"):
+            log.warning(
+                "hook %r returned additionalContext at PreToolUse; the chain has no way to "
+                "show the model context before the tool runs, so it is dropped",
+                self.name,
+            )
+
+
+class _PostToolUse(_CommandHook):
+    """PostToolUse (results that are not errors) and PostToolUseFailure (error results)
+    -> after_tool."""
+
+    def after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
+        failure = self.spec.event == "PostToolUseFailure"
+        if result.is_error != failure or not self.spec.matcher(self._names.tool(call)):
+            return None
+        fields, _renamed = self._tool_fields(call)
+        fields.update(
+            wire.result_fields(
+                self.spec.shape, failure=failure, text=result.for_llm, duration=result.duration
+            )
+        )
+        done = self._run(call, fields)
+        if self.spec.shape == "agentao":
+            # Agentao's flat shape runs PostToolUse hooks for their side effects only.
+            if done.code != 0:
+                self._warn_exit(done, "the tool already ran; Agentao goes on, and so do we")
+            return None
+        return self._claude(call, result, done)
+
+    def _claude(self, call: ToolCall, result: ToolResult, done: Completed) -> Decision | None:
+        if done.code == 2:
+            # The tool already ran; stderr goes to the model as feedback.
+            reason = done.stderr.strip() or f"hook {self.name!r} exited 2"
+            return self._amend(result, feedback=reason)
+        if done.code != 0:
+            # Unlike before the tool, nothing is left to stop: follow Claude Code.
+            self._warn_exit(done, "the tool already ran; Claude Code goes on, and so do we")
+            return None
+        output = self._claude_json(done)
+        if not isinstance(output, dict):
+            return None  # Claude Code shows plain stdout in the transcript only
+        self._notice(output)
+        stop = self._stop(output)
+        if stop is not None:
+            return stop
+        specific = self._specific(output)
+        feedback = ""
+        if output.get("decision") is not None:
+            if output["decision"] != "block":
+                raise CommandHookError(f"`decision` must be 'block', not {output['decision']!r}")
+            feedback = _optional_text(output, "reason") or f"blocked by hook {self.name!r}"
+        replaced: str | None = None
+        for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+            if key in specific and (key == "updatedToolOutput" or call.tool.startswith("mcp__")):
+                value = specific[key]
+                replaced = value if isinstance(value, str) else json.dumps(value, default=str)
+                break
+        context = _context_text(specific.get("additionalContext"), "additionalContext")
+        return self._amend(result, replaced=replaced, feedback=feedback, context=context)
+
+    def _amend(
+        self,
+        result: ToolResult,
+        *,
+        replaced: str | None = None,
+        feedback: str = "",
+        context: str = "",
+    ) -> Decision | None:
+        """What the model sees after the hook: the (replaced) output, then the hook's
+        feedback and context, which Claude Code adds after the tool result."""
+        if replaced is None and not feedback and not context:
+            return None
+        text = result.for_llm if replaced is None else replaced
+        notes = []
+        if feedback:
+            notes.append(f"{self.spec.event} hook feedback: {feedback}")
+        if context:
+            notes.append(context)
+        if notes:
+            text = "\n\n".join([text, *notes]) if text else "\n\n".join(notes)
+        why = "output replaced" if replaced is not None else "feedback added"
+        return Decision(
+            Action.MODIFY,
+            reason=f"{why} by hook {self.name!r}",
+            result=result.replace(for_llm=text),
+        )
+
+
+class _UserPromptSubmit(_CommandHook):
+    """UserPromptSubmit -> user_prompt."""
+
+    def user_prompt(self, prompt: Prompt) -> Decision | None:
+        if self.spec.shape == "agentao":
+            done = self._run(prompt, wire.prompt_fields("agentao", prompt.text))
+            return self._agentao(prompt, done)
+        done = self._run(prompt, wire.prompt_fields("claude", prompt.text))
+        return self._claude(prompt, done)
+
+    def _claude(self, prompt: Prompt, done: Completed) -> Decision | None:
+        if done.code == 2:
+            reason = done.stderr.strip() or f"prompt blocked by hook {self.name!r} (exit 2)"
+            return Decision(Action.ABORT_TURN, reason=reason)
+        if done.code != 0:
+            raise self._exit_failure(done)
+        output = self._claude_json(done)
+        if output is None:
+            return None
+        if isinstance(output, str):
+            return _with_context(prompt, [output], self.name)  # plain stdout is context
+        self._notice(output)
+        stop = self._stop(output)
+        if stop is not None:
+            return stop
+        if output.get("decision") is not None:
+            if output["decision"] != "block":
+                raise CommandHookError(f"`decision` must be 'block', not {output['decision']!r}")
+            reason = _optional_text(output, "reason") or f"prompt blocked by hook {self.name!r}"
+            return Decision(Action.ABORT_TURN, reason=reason)
+        specific = self._specific(output)
+        context = _context_text(specific.get("additionalContext"), "additionalContext")
+        return _with_context(prompt, [context] if context else [], self.name)
+
+    def _agentao(self, prompt: Prompt, done: Completed) -> Decision | None:
+        if done.code in (0, 2):
+            if done.code == 2:
+                self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
+            return self._agentao_verdict(prompt, done)
+        return _refusal_or_failure(
+            lambda d: self._agentao_verdict(prompt, d), done, self._exit_failure(done)
+        )
+
+    def _agentao_verdict(self, prompt: Prompt, done: Completed) -> Decision | None:
+        output = self._claude_json(done)
+        if output is None:
+            return None
+        if isinstance(output, str):
+            return _with_context(prompt, [output], self.name)
+        if "blockingError" in output:
+            blocked = str(output["blockingError"])
+            if blocked:
+                return Decision(Action.ABORT_TURN, reason=blocked)
+            return None
+        if output.get("preventContinuation"):
+            reason = _optional_text(output, "stopReason") or "Hook prevented continuation"
+            return Decision(Action.ABORT_TURN, reason=reason)
+        contexts = _contexts(output.get("additionalContext"))
+        return _with_context(prompt, contexts, self.name)
+
+
+class _PromptText:
+    """Agentao's `prompt` hook: its text, with `{userMessage}` filled in, added to the
+    prompt as context. No process and no model, so it runs inline."""
+
+    inline = True
+
+    def __init__(self, spec: Spec, priority: int) -> None:
+        self.name = spec.name
+        self.priority = priority
+        self.spec = spec
+
+    def user_prompt(self, prompt: Prompt) -> Decision | None:
+        context = self.spec.text.replace("{userMessage}", prompt.text)
+        return _with_context(prompt, [context], self.name)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _refusal_or_failure(
+    verdict: Callable[[Completed], Decision | None], done: Completed, failure: CommandHookError
+) -> Decision | None:
+    """For a flat-shape hook that exited with a failure status: a refusal it still
+    printed stands (Agentao reads the output whatever the exit, and a failure policy of
+    `ignore` must not undo a "no"); anything else is the failure."""
+    try:
+        decision = verdict(done)
+    except CommandHookError:
+        raise failure from None
+    if decision is not None and decision.action in (Action.DENY_TOOL, Action.ABORT_TURN):
+        return decision
+    raise failure
+
+
+def _optional_text(output: Mapping[str, Any], key: str) -> str:
+    value = output.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CommandHookError(f"`{key}` must be a string, not {type_name(value)}")
+    return value
+
+
+def _contexts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return []
+
+
+def _context_text(value: Any, key: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value)
+    raise CommandHookError(f"`{key}` must be a string, not {type_name(value)}")
+
+
+def _with_context(prompt: Prompt, contexts: Sequence[str], hook: str) -> Decision | None:
+    """Agentao's rendering of hook context: each piece in its own
+    <user-prompt-submit-hook> tag, before the user's text."""
+    pieces = [c for c in contexts if c.strip()]
+    if not pieces:
+        return None
+    extra = "\n".join(f"<{_CONTEXT_TAG}>\n{c}\n</{_CONTEXT_TAG}>" for c in pieces)
+    return Decision(
+        Action.MODIFY,
+        reason=f"context added by hook {hook!r}",
+        prompt=prompt.replace(text=f"{extra}\n{prompt.text}"),
+    )
+
+
+#: The hook for each point of our chain an event runs at (wire.EVENTS).
+_HOOK_CLASSES: Mapping[str | None, type[_CommandHook]] = {
+    "before_tool": _PreToolUse,
+    "after_tool": _PostToolUse,
+    "user_prompt": _UserPromptSubmit,
+}
+
+
+def load_claude_hooks(paths: Sequence[Path], *, aliases: AliasTable) -> list[object]:
+    """Read every hooks file and make one chain hook per configured hook.
+
+    Priorities follow the order of the files, then of the hooks in each file, so the
+    chain runs them as the host would. SettingsError names the file and the field (or
+    line:col) of the first thing that is wrong; no hook is returned then.
+    """
+    names = HostNames(aliases)
+    hooks: list[object] = []
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        path = Path(path)
+        key = path.resolve()
+        if key in seen:
+            raise settings_error(path, f"listed twice (also as {seen[key]})")
+        seen[key] = path
+        for spec in read_hooks_file(path):
+            priority = len(hooks)
+            if spec.kind == "prompt":
+                hooks.append(_PromptText(spec, priority))
+            else:
+                hooks.append(_HOOK_CLASSES[wire.EVENTS[spec.event]](spec, names, priority))
+    return hooks

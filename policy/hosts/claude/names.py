@@ -1,0 +1,144 @@
+"""Tool and argument names as a hook written for Claude Code or Agentao expects them.
+
+A hook we run in our chain may be asked about a call from any host; it was written
+for Claude Code's names (`Bash`, `Read {file_path}`), or Agentao's Claude-compatible
+ones. `HostNames` shows it the call under those, and says which keys it renamed so a
+rewritten input can be mapped back (`claude.hosted`). Where a call spells one
+argument both ways with different values, the hook is shown the value the tool will
+read, never the decoy.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from policy.hosts.claude.wire import HOST_ID, Shape
+from policy.hosts.picoclaw.wire import HOST as PICOCLAW
+
+if TYPE_CHECKING:
+    from policy.aliases import AliasTable
+    from policy.model import ToolCall
+
+__all__ = ["CLAUDE_TOOL_NAMES", "HostNames"]
+
+log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
+
+#: Claude Code's built-in tool names. A call from another host is shown to a hook
+#: under the one of these its canonical name maps to (through the engine's aliases).
+CLAUDE_TOOL_NAMES = (
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "LS",
+    "Grep",
+    "Glob",
+    "WebFetch",
+    "WebSearch",
+    "Task",
+    "TodoWrite",
+)
+#: Agentao's own tool names -> the Claude-compatible name it puts in `toolName`
+#: (agentao/plugins/hooks/_alias.py), for the tools no canonical name covers.
+_AGENTAO_TO_CLAUDE = {
+    "save_memory": "SaveMemory",
+    "ask_user": "AskUser",
+    "todo_write": "TodoWrite",
+    "plan_save": "PlanSave",
+    "plan_finalize": "PlanFinalize",
+    "activate_skill": "ActivateSkill",
+}
+#: Argument names per canonical tool: {another host's name: this host's name}.
+#: Claude's Read/Write/Edit take `file_path`, `old_string`, `new_string`; PicoClaw's
+#: take `path`, `old_text`, `new_text`; Agentao's `file_path`, `old_text`, `new_text`.
+_INPUT_KEYS: Mapping[Shape, Mapping[str, Mapping[str, str]]] = {
+    "claude": {
+        "read_file": {"path": "file_path"},
+        "write_file": {"path": "file_path"},
+        "edit_file": {"path": "file_path", "old_text": "old_string", "new_text": "new_string"},
+    },
+    "agentao": {
+        "read_file": {"path": "file_path"},
+        "write_file": {"path": "file_path"},
+        "edit_file": {"path": "file_path", "old_string": "old_text", "new_string": "new_text"},
+    },
+}
+#: Which spelling of a renamed argument the file tools of a host read, by the `host`
+#: a call carries. It settles a call that gives both spellings with different values:
+#: the hook must judge the value the tool will use, and a model can add the other
+#: spelling as a decoy. A call naming no host listed here reads PicoClaw's names (our
+#: canonical tools' `read_file {path}`), unless it uses a Claude Code tool name, whose
+#: arguments are Claude's.
+_HOST_READS: Mapping[str, frozenset[str]] = {
+    PICOCLAW: frozenset({"path", "old_text", "new_text"}),
+    HOST_ID["claude"]: frozenset({"file_path", "old_string", "new_string"}),
+    HOST_ID["agentao"]: frozenset({"file_path", "old_text", "new_text"}),
+}
+
+
+class HostNames:
+    """Tool names and argument names as a hook written for the host expects them."""
+
+    def __init__(self, aliases: AliasTable) -> None:
+        self._aliases = aliases
+        self._claude_names = frozenset(CLAUDE_TOOL_NAMES)
+        self._for_canonical: dict[str, str] = {}
+        for name in CLAUDE_TOOL_NAMES:
+            canonical = aliases.canonical(name)
+            if canonical != name:
+                self._for_canonical.setdefault(canonical, name)
+
+    def tool(self, call: ToolCall) -> str:
+        """The host's spelling of `call`'s tool: its own when it came from Claude Code,
+        else the Claude name of its canonical tool, else the name as the call has it."""
+        raw = call.tool_raw or call.tool
+        canonical = self._aliases.canonical(call.tool)
+        if raw in self._claude_names and self._aliases.canonical(raw) == canonical:
+            return raw
+        if canonical in self._for_canonical:
+            return self._for_canonical[canonical]
+        return _AGENTAO_TO_CLAUDE.get(raw, _AGENTAO_TO_CLAUDE.get(canonical, raw))
+
+    def tool_input(self, shape: Shape, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
+        """The call's arguments under the host's key names, and {host key: our key}
+        for every key renamed (so a rewritten input can be mapped back).
+
+        When the call gives both spellings of one argument, the hook is shown the value
+        the tool will read (`_reads`), whichever key it came under: a guard that reads
+        `file_path` must not be shown a decoy while the tool opens `path`.
+        """
+        renames = _INPUT_KEYS[shape].get(self._aliases.canonical(call.tool), {})
+        tool_input = dict(call.args)
+        renamed: dict[str, str] = {}
+        for ours, theirs in renames.items():
+            if ours not in tool_input:
+                continue
+            if theirs in tool_input and tool_input[theirs] != tool_input[ours]:
+                read = self._reads(call, ours, theirs)
+                log.warning(
+                    "call to %r gives both %r and %r with different values; hooks are "
+                    "shown the value under %r, the one the tool reads",
+                    call.tool_raw or call.tool,
+                    ours,
+                    theirs,
+                    read,
+                )
+                if read == theirs:
+                    continue  # the tool reads the host's spelling: shown as it is
+            tool_input[theirs] = tool_input.pop(ours)
+            renamed[theirs] = ours
+        return tool_input, renamed
+
+    def _reads(self, call: ToolCall, ours: str, theirs: str) -> str:
+        """Which of two spellings of one argument the call's tool reads: its host's,
+        when the call names a host we know; else Claude Code's for a Claude Code tool
+        name, PicoClaw's for any other."""
+        reads = _HOST_READS.get(call.host)
+        if reads is None:
+            claude = (call.tool_raw or call.tool) in self._claude_names
+            reads = _HOST_READS[HOST_ID["claude"] if claude else PICOCLAW]
+        return theirs if theirs in reads and ours not in reads else ours
