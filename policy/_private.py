@@ -52,16 +52,27 @@ def private_file(path: Path) -> None:
         path.chmod(_FILE_MODE)
 
 
-def writable_by_self(paths: list[Path]) -> list[Path]:
-    """Those of `paths` this process's uid could rewrite: the path itself, or (for a
-    path that does not exist yet, or a directory's contents) the directory holding it.
+def writable_by_self(paths: list[Path]) -> list[tuple[Path, str]]:
+    """Those of `paths` this process's uid could rewrite, with why: the path, or
+    any directory above it (whoever may write a directory may replace what is in it) —
+    owner, mode bits and groups, as `policy.approvals.identity.writable_by` judges the
+    approvers map. A path that does not exist yet is judged by where it would be made.
 
     What `policy hook` warns about when a policy names approvers: whatever the agent's
     own uid can write, a same-uid agent can forge (docs/approvals.md, trust model).
     """
-    found: list[Path] = []
+    from policy.approvals.identity import Writer, writable_by
+
+    writer = Writer.of(os.getuid())
+    found: list[tuple[Path, str]] = []
     for path in paths:
-        target = path if path.exists() else path.parent
-        if os.access(target, os.W_OK):
-            found.append(path)
+        target = path
+        while not target.exists() and target != target.parent:
+            target = target.parent
+        try:
+            why = writable_by(target, writer)
+        except OSError:
+            continue
+        if why is not None:
+            found.append((path, why))
     return found

@@ -12,10 +12,11 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from policy import ApprovalDecision, Engine, ToolCall, ToolResult
+from policy import ApprovalDecision, ApprovalGate, Engine, ToolCall, ToolResult
 from policy.approvals import AlreadyDecided, ApprovalRequest
 from policy.approvals.rules import NotAllowed, decide
 from policy.settings import Settings
@@ -360,3 +361,155 @@ rules:
         decision = engine.before_tool(bash("make deploy"))
         assert (decision.needs_approval, decision.gates) == (False, ())
         assert engine.respond_bypasses == 1
+
+
+# ------------------------------------------------------------------ the stage itself
+
+
+def stage_on(store: Any, timeout: float = 5.0) -> Any:
+    from policy.builtins.approval import ApprovalGates
+
+    return ApprovalGates(lambda: store, default_timeout=timeout)
+
+
+def gate(approvers: tuple[str, ...], **fields: Any) -> ApprovalGate:
+    return ApprovalGate(
+        source=f"ops/{approvers[0] if approvers else 'any'}",
+        pack="ops",
+        approvers=approvers,
+        **fields,
+    )
+
+
+def test_a_grant_of_one_approver_group_never_admits_for_another() -> None:
+    from policy.approvals.memory import MemoryStore
+
+    store = MemoryStore()
+    stage = stage_on(store)
+    gates = (gate(("secops-*",), grants=("once", "session")), gate(("dba-*",)))
+    call = bash("make deploy")
+    first = stage.approve(call, gates, defer=True)
+    assert not first.approved
+    by_group = {r.approvers: r for r in store.list()}
+    decide(store, by_group[("secops-*",)].id, approved=True, by="secops-1", grant="session")
+    decide(store, by_group[("dba-*",)].id, approved=True, by="dba-1")
+    assert stage.approve(call, gates, defer=True).approved
+    again = stage.approve(call, gates, defer=True)  # secops' session grant, dba's once spent
+    assert not again.approved
+    (dba_again,) = store.list()
+    assert dba_again.approvers == ("dba-*",)
+
+
+def test_one_groups_approval_is_not_spent_while_another_group_holds_the_call() -> None:
+    from policy.approvals.memory import MemoryStore
+
+    store = MemoryStore()
+    stage = stage_on(store)
+    gates = (gate(("secops-*",)), gate(("dba-*",)))
+    call = bash("make deploy")
+    stage.approve(call, gates, defer=True)
+    by_group = {r.approvers: r for r in store.list()}
+    decide(store, by_group[("secops-*",)].id, approved=True, by="secops-1")
+    assert not stage.approve(call, gates, defer=True).approved  # dba still pending
+    assert store.get(by_group[("secops-*",)].id).claimed_at is None  # not spent
+    decide(store, by_group[("dba-*",)].id, approved=True, by="dba-1")
+    retried = stage.approve(call, gates, defer=True)
+    assert retried.approved, retried.reason
+    assert all(store.get(r.id).claimed_at is not None for r in by_group.values())
+
+
+def test_a_store_failing_while_the_call_waits_expires_what_it_filed() -> None:
+    from policy.approvals.memory import MemoryStore
+    from policy.approvals.store import StoreError
+
+    class Failing(MemoryStore):
+        def wait(self, request_id: str, until: float) -> ApprovalRequest:
+            raise StoreError("the disk went away")
+
+    store = Failing()
+    answer = stage_on(store).approve(bash("make deploy"), (gate(("secops-*",)),))
+    assert not answer.approved
+    assert answer.reason == "approval store unavailable: the disk went away"
+    (request,) = store.list(None)
+    assert request.state == "expired"
+
+
+def test_a_denial_found_before_asking_files_nothing() -> None:
+    from policy.approvals.memory import MemoryStore
+
+    store = MemoryStore()
+    stage = stage_on(store)
+    gates = (gate(("secops-*",)), gate(("dba-*",), max_denials=1))
+    call = bash("make deploy")
+    stage.approve(call, gates, defer=True)
+    by_group = {r.approvers: r for r in store.list()}
+    decide(store, by_group[("dba-*",)].id, approved=False, by="dba-1")
+    capped = stage.approve(call, gates, defer=True)
+    assert capped.reason.startswith("this call was denied 1 times")
+    assert [r.id for r in store.list()] == [by_group[("secops-*",)].id]  # nothing new
+
+
+def test_a_call_that_stops_waiting_leaves_another_calls_request_pending() -> None:
+    from policy.approvals.memory import MemoryStore
+
+    store = MemoryStore()
+    gates = (gate(("secops-*",)),)
+    call = bash("make deploy")
+    patient = stage_on(store, timeout=30)
+    answers: list[ApprovalDecision] = []
+    thread = threading.Thread(target=lambda: answers.append(patient.approve(call, gates)))
+    thread.start()
+    (request,) = pending_in(store)
+    hasty = stage_on(store, timeout=30).approve(call, gates, until=time.time() + 0.2)
+    assert not hasty.approved
+    assert hasty.reason.startswith(f"no approval within 0.2 s (request {request.id})")
+    assert store.get(request.id).state == "pending"  # not the hasty call's to expire
+    decide(store, request.id, approved=True, by="secops-1")
+    thread.join(10)
+    assert answers[0].approved
+
+
+def pending_in(store: Any, count: int = 1) -> list[ApprovalRequest]:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        found: list[ApprovalRequest] = store.list()
+        if len(found) >= count:
+            return found
+        time.sleep(0.01)
+    raise AssertionError("no pending request")
+
+
+def test_an_ask_that_names_nobody_is_answered_by_the_builtins_approvers_allow_or_not(
+    tmp_path: Path,
+) -> None:
+    """autonomy `supervised` asks without a gate; the pack's approval builtin says who
+    answers, and an allow rule that lifts the builtin's own gate does not leave that
+    ask without approvers."""
+    body = """
+builtins:
+  autonomy: {mode: supervised}
+  approval: {tools: [bash], approvers: ["secops-*"]}
+rules:
+  - id: make-test-is-fine
+    tools: [bash]
+    when: commands.all(c, c.name == "make" && c.args == ["test"])
+    action: allow
+"""
+    with engine_on(tmp_path, ops=body) as engine:
+        decision = engine.before_tool(bash("make test"))
+        assert decision.needs_approval
+        assert [g.source for g in decision.gates] == ["ops/approval"]
+
+
+def test_a_builtin_when_that_fails_gates_the_call_even_with_on_error_skip(
+    tmp_path: Path,
+) -> None:
+    body = """on_error: skip
+builtins:
+  approval: {tools: [bash], when: 'args.command.startsWith("make")', approvers: ["secops-*"]}
+"""
+    with engine_on(tmp_path, ops=body) as engine:
+        odd = ToolCall(tool="Bash", args={"cmd": "make deploy"}, sender="a", session="s")
+        decision = engine.before_tool(odd)
+        assert decision.needs_approval
+        assert [g.source for g in decision.gates] == ["ops/approval"]

@@ -57,6 +57,12 @@ def holds(c: Command, **expected: Any) -> None:
         # terminal multiplexers run what they are given, detached or typed into a pane
         ("tmux new -d 'rm -rf /etc'", "rm", {"deletes": "/etc"}),
         ("tmux send-keys -t s 'rm -rf /etc' Enter", "rm", {"deletes": "/etc"}),
+        # options differ per tmux command: -b, -h flags; -d a delay for run-shell only
+        ("tmux run-shell -b 'rm -rf /etc'", "rm", {"deletes": "/etc"}),
+        ("tmux split-window -h 'rm -rf /etc'", "rm", {"deletes": "/etc"}),
+        ("tmux run-shell -d 1 'rm -rf /etc'", "rm", {"deletes": "/etc"}),
+        ("tmux send-keys -l 'rm -rf /etc' Enter", "rm", {"deletes": "/etc"}),
+        ("tmux -L s neww -dP -n x 'rm -rf /etc'", "rm", {"deletes": "/etc"}),
         ("screen -dmS s rm -rf /etc", "rm", {"deletes": "/etc", "via": "screen"}),
         ("X='!rm -rf /etc' git --config-env=alias.d=X d", "git", {"hidden": True}),
         # a file the line wrote itself is a plain file; a link it made leads where it points

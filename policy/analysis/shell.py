@@ -2507,18 +2507,34 @@ _STDIN_FILES = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 _STRING_RUNNERS = frozenset(
     {"ssh", "watch", "alias", "trap", "script", "flock", "tmux", "screen", "byobu"}
 )
-#: tmux commands that run a shell command given as their last operands.
-_TMUX_RUNS = frozenset(
-    "new-session new new-window neww split-window splitw respawn-pane respawnp "
-    "respawn-window respawnw run-shell run display-popup popup if-shell if pipe-pane pipep".split()
-)
-#: tmux commands that type their operands into a pane's shell.
-_TMUX_TYPES = frozenset({"send-keys", "send"})
-#: tmux options taking a value (global ones and those of the commands above).
-_TMUX_VALUED = frozenset("-L -S -f -T -c -e -F -n -s -t -x -y -l -w -h -b -d -E -B".split()) - {
-    "-d",
-    "-E",
+#: tmux commands that run a shell command, with the letters of their options that take
+#: a value (tmux(1); they differ per command: `-d` is a delay for run-shell, a flag
+#: for new-window). `send-keys` types its operands into a pane's shell instead.
+_TMUX_VALUED: dict[str, str] = {
+    "new-session": "cefFnstxy",
+    "new-window": "ceFnt",
+    "split-window": "celtF",
+    "respawn-pane": "cet",
+    "respawn-window": "cet",
+    "run-shell": "cdt",
+    "display-popup": "bcdehsStTwxy",
+    "if-shell": "t",
+    "pipe-pane": "t",
+    "send-keys": "cNt",
 }
+_TMUX_ALIASES = {
+    "new": "new-session",
+    "neww": "new-window",
+    "splitw": "split-window",
+    "respawnp": "respawn-pane",
+    "respawnw": "respawn-window",
+    "run": "run-shell",
+    "popup": "display-popup",
+    "if": "if-shell",
+    "pipep": "pipe-pane",
+    "send": "send-keys",
+}
+_TMUX_GLOBAL_VALUED = "cfLST"
 _TMUX_KEYS = re.compile(r"^(?:Enter|KPEnter|C-[a-zA-Z]|M-.|Escape|Tab|BSpace|Space)$")
 _SCREEN_VALUED = frozenset("-S -c -e -h -p -s -T -t -Logfile".split())
 _PARALLEL_OPTION_ARGS = frozenset(
@@ -2638,31 +2654,46 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
     return _joined(rest), False
 
 
-def _tmux_script(args: list[str]) -> tuple[Any, bool] | None:
-    """The shell command a tmux (or byobu) call runs: `tmux -c CMD`, `tmux new -d CMD`,
-    `tmux run-shell CMD`, or what `send-keys` types into a pane (key names dropped);
-    None for the rest (`tmux ls`, `tmux attach`)."""
+def _getopt(args: list[Any], valued: str) -> tuple[dict[str, Any], list[Any]]:
+    """getopt-style options (`-dP`, `-t x`, `-tx`) up to the first operand or `--`:
+    ({letter: value or True}, operands). An unknown word as an option ends them."""
+    options: dict[str, Any] = {}
     rest = list(args)
-    while rest and rest[0].startswith("-") and rest[0] != "-":
-        option = rest.pop(0)
-        if option == "-c":  # tmux -c SHELL-COMMAND: runs it as a login shell would
-            return (rest[0], False) if rest else None
-        if option in _TMUX_VALUED and rest:
-            rest.pop(0)
-    if not rest:
-        return None
-    command, rest = rest[0], rest[1:]
-    if command not in _TMUX_RUNS and command not in _TMUX_TYPES:
-        return None
-    while rest and rest[0].startswith("-") and rest[0] != "-":
-        option = rest.pop(0)
-        if option == "--":
+    while rest and isinstance(rest[0], str) and rest[0].startswith("-") and rest[0] != "-":
+        word = rest.pop(0)
+        if word == "--":
             break
-        if option in _TMUX_VALUED and rest:
-            rest.pop(0)
-    if command in _TMUX_TYPES:
-        rest = [word for word in rest if not (isinstance(word, str) and _TMUX_KEYS.match(word))]
-    return (_joined(rest), False) if rest else None
+        for at, letter in enumerate(word[1:], 1):
+            if letter in valued:
+                if at + 1 < len(word):
+                    options[letter] = word[at + 1 :]
+                else:
+                    options[letter] = rest.pop(0) if rest else ""
+                break
+            options[letter] = True
+    return options, rest
+
+
+def _tmux_script(args: list[Any]) -> tuple[Any, bool] | None:
+    """The shell command a tmux (or byobu) call runs: `tmux -c CMD`, `tmux new -d CMD`,
+    `tmux run-shell -b CMD`, `tmux if-shell CMD ...`, or what `send-keys` types into a
+    pane (key names dropped unless `-l`); None for the rest (`tmux ls`, `tmux attach`)."""
+    options, rest = _getopt(args, _TMUX_GLOBAL_VALUED)
+    if isinstance(options.get("c"), str):  # tmux -c SHELL-COMMAND, as a login shell would
+        return options["c"], False
+    if not rest or not isinstance(rest[0], str):
+        return None
+    command = _TMUX_ALIASES.get(rest[0], rest[0])
+    if command not in _TMUX_VALUED:
+        return None
+    options, operands = _getopt(rest[1:], _TMUX_VALUED[command])
+    if not operands:
+        return None
+    if command == "if-shell":
+        return operands[0], False  # then tmux commands, not shell
+    if command == "send-keys" and not options.get("l"):
+        operands = [w for w in operands if not (isinstance(w, str) and _TMUX_KEYS.match(w))]
+    return (_joined(operands), False) if operands else None
 
 
 _FIND_OPTIONS = frozenset({"-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3"})

@@ -49,7 +49,7 @@ __all__ = ["SqliteStore"]
 
 # Bump when the tables change (and add the steps to `_MIGRATIONS`); `_open_schema`
 # refuses files written by a newer version rather than misreading them.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # How long a writer waits for another one before SQLite reports "database is locked".
 BUSY_TIMEOUT_MS = 5000
@@ -92,6 +92,7 @@ _GRANT_COLUMNS = (
     "request_id",
     "expires",
     "created",
+    "group",
 )
 
 
@@ -156,6 +157,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         """ALTER TABLE requests ADD COLUMN "cwd" TEXT NOT NULL DEFAULT ''""",
         'CREATE INDEX IF NOT EXISTS requests_by_digest ON requests ("digest")',
     ),
+    3: ("""ALTER TABLE grants ADD COLUMN "group" TEXT NOT NULL DEFAULT ''""",),
 }
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "State",
     "StoreError",
     "StoreMissing",
+    "approver_group",
     "call_digest",
     "open_store",
 ]
@@ -144,8 +145,9 @@ class Grant:
 
     `session` grants hold for calls with the same digest in the same session;
     `window` grants for the same digest from the same requester until `expires`.
-    A grant is the pack's: another pack's approval builtin (other approvers, other
-    grant rules) never sees it, though both may share one store.
+    A grant is its pack's and its approver group's: another pack's gates, or a gate of
+    the same pack naming other approvers, never see it, though all may share one store
+    (`group` is the group's approver globs, sorted, one per line; "" for anyone).
     """
 
     digest: str
@@ -157,9 +159,12 @@ class Grant:
     request_id: str
     expires: float | None = None
     created: float = field(default_factory=time.time)
+    group: str = ""
 
-    def covers(self, pack: str, digest: str, session: str, requester: str, now: float) -> bool:
-        if digest != self.digest or pack != self.pack:
+    def covers(
+        self, pack: str, digest: str, session: str, requester: str, now: float, group: str = ""
+    ) -> bool:
+        if digest != self.digest or pack != self.pack or group != self.group:
             return False
         if self.scope == "session":
             return session == self.session and bool(session)
@@ -171,6 +176,11 @@ class Grant:
                 and (self.expires is None or now < self.expires)
             )
         return False
+
+
+def approver_group(approvers: tuple[str, ...] | list[str]) -> str:
+    """The key of an approver group: its globs, sorted, one per line ("" for anyone)."""
+    return "\n".join(sorted(approvers))
 
 
 def ended_before(request: ApprovalRequest, before: float) -> bool:
@@ -303,11 +313,17 @@ class ApprovalStore(abc.ABC):
             return exc.current
 
     def find_grant(
-        self, pack: str, digest: str, session: str, requester: str, now: float | None = None
+        self,
+        pack: str,
+        digest: str,
+        session: str,
+        requester: str,
+        now: float | None = None,
+        group: str = "",
     ) -> Grant | None:
         now = time.time() if now is None else now
         for grant in self.grants_for(digest):
-            if grant.covers(pack, digest, session, requester, now):
+            if grant.covers(pack, digest, session, requester, now, group):
                 return grant
         return None
 

@@ -44,6 +44,7 @@ from policy.approvals.store import (
     Grant,
     GrantScope,
     StoreError,
+    approver_group,
     call_digest,
 )
 from policy.digest import json_safe
@@ -71,6 +72,16 @@ class _Group:
     self_approval: bool
     max_denials: int | None
     sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """What the store says about one group of a call before anything is asked."""
+
+    grant: Grant | None = None
+    denial: ApprovalDecision | None = None
+    approved: ApprovalRequest | None = None  # approved, not used yet: to claim
+    pending: ApprovalRequest | None = None  # asked already, undecided
 
 
 def merge_gates(gates: Iterable[ApprovalGate], default_timeout: float) -> list[_Group]:
@@ -137,7 +148,15 @@ class ApprovalGates:
         defer: bool = False,
         until: float | None = None,
     ) -> ApprovalDecision:
-        """Admit `call` once every gate's approvers have; `until` caps the wait (epoch s)."""
+        """Admit `call` once every gate's approvers have; `until` caps the wait (epoch s).
+
+        First every group is looked at without changing anything (a grant, the denial
+        cap, an approval not used yet, a request still pending); a denial there files
+        nothing. Approvals not used yet are claimed only when every group is satisfied,
+        so one group's approval is never spent on a call another group still holds up.
+        Requests this call files are expired if it gives up, whatever the reason; a
+        pending request another call filed is waited on, never expired, by this one.
+        """
         digest = call_digest(call.tool, call.args, call.cwd)
         now = self._clock()
         changed = self._changed(call, digest)
@@ -145,72 +164,73 @@ class ApprovalGates:
         deadline = now + min(g.timeout for g in groups)
         if until is not None:
             deadline = min(deadline, until)
+        filed: list[str] = []
         try:
             store = self._open_store()
-            admitted: list[str] = []
-            asked: list[tuple[_Group, ApprovalRequest]] = []
+            looks: list[tuple[_Group, _Look]] = []
             for group in groups:
-                early = self._without_asking(store, group, call, digest, now)
-                if isinstance(early, ApprovalDecision):
-                    if not early.approved:
-                        return early
-                    admitted.append(early.reason)
-                    continue
-                asked.append(
-                    (group, early or self._file(store, group, call, digest, now, deadline))
-                )
-            if not asked:
-                return ApprovalDecision(True, changed + "; ".join(admitted))
-            if defer:
-                return self._deferred(asked, admitted)
-            return self._wait(store, call, asked, admitted, deadline, changed)
+                look = self._look(store, group, call, digest, now)
+                if look.denial is not None:
+                    return look.denial
+                looks.append((group, look))
+            waiting = [(g, look.pending) for g, look in looks if look.pending is not None]
+            for group, look in looks:
+                if look.grant is None and look.approved is None and look.pending is None:
+                    waiting.append(
+                        (group, self._file(store, group, call, digest, now, deadline, filed))
+                    )
+            approved = [look.approved for _, look in looks if look.approved is not None]
+            if waiting and defer:
+                return self._deferred(waiting)
+            if waiting:
+                answered = self._wait(store, waiting, deadline, filed)
+                if isinstance(answered, ApprovalRequest):
+                    self._expire(store, filed)
+                    return self._refused(answered, changed, deadline - now)
+                approved += answered
+            return self._admit(store, call, looks, approved, changed)
         except StoreError as exc:
+            self._expire_ids(filed)
             return ApprovalDecision(False, f"approval store unavailable: {exc}")
+        except BaseException:
+            self._expire_ids(filed)
+            raise
+        finally:
+            with self._lock:
+                for request_id in filed:
+                    self._waiting.pop(request_id, None)
 
-    def _without_asking(
+    def _look(
         self, store: ApprovalStore, group: _Group, call: ToolCall, digest: str, now: float
-    ) -> ApprovalDecision | ApprovalRequest | None:
-        """A decision that needs nobody now (a grant, the denial cap, a deferred approval
-        to claim), a request still pending that the call may wait on, or None."""
-        grant = store.find_grant(group.pack, digest, call.session, call.sender, now)
+    ) -> _Look:
+        """What the store already says about `call` for `group`, changing nothing."""
+        key = approver_group(group.approvers)
+        grant = store.find_grant(group.pack, digest, call.session, call.sender, now, key)
         if grant is not None:
-            return ApprovalDecision(
-                True,
-                f"grant {grant.scope} by {grant.approver} (request {grant.request_id}) "
-                "covers this call",
-                approver=grant.approver,
-            )
+            return _Look(grant=grant)
         if group.max_denials is not None:
             denied = store.denials(group.pack, digest, call.session)
             if denied >= group.max_denials:
-                return ApprovalDecision(
-                    False,
-                    f"this call was denied {denied} times in session {call.session!r}; "
-                    "not asking again",
+                return _Look(
+                    denial=ApprovalDecision(
+                        False,
+                        f"this call was denied {denied} times in session {call.session!r}; "
+                        "not asking again",
+                    )
                 )
         for request in store.find(group.pack, digest, call.session):
             if tuple(sorted(request.approvers)) != group.approvers:
                 continue
             if request.state == "pending" and now < request.deadline:
-                return request  # asked already (a deferred call retried): keep waiting on it
+                return _Look(pending=request)  # asked already: wait on it, or defer again
             if (
                 request.state == "approved"
                 and request.claimed_at is None
                 and now < request.deadline + group.timeout
             ):
-                try:
-                    claimed = store.claim(request.id, now)
-                except AlreadyClaimed:
-                    continue
-                self._remember(store, claimed, call)
-                return ApprovalDecision(
-                    True,
-                    f"approved by {claimed.decided_by} (request {claimed.id}, "
-                    f"grant {claimed.grant}){_suffix(claimed.reason)}",
-                    approver=claimed.decided_by,
-                )
-            break  # the newest request for this call was denied or expired: ask again
-        return None
+                return _Look(approved=request)
+            break  # the newest request for this call was denied, expired or used: ask again
+        return _Look()
 
     def _file(
         self,
@@ -220,6 +240,7 @@ class ApprovalGates:
         digest: str,
         now: float,
         deadline: float,
+        filed: list[str],
     ) -> ApprovalRequest:
         request = ApprovalRequest(
             id=secrets.token_hex(6),
@@ -239,8 +260,12 @@ class ApprovalGates:
             agent_uid=os.getuid(),
             cwd=call.cwd,
         )
+        # This call's before it exists, so whoever gives up on the call in between (a
+        # watchdog, a signal) expires it too.
+        filed.append(request.id)
+        with self._lock:
+            self._waiting[request.id] = call
         store.create(request)
-        who = ", ".join(group.approvers) or "anyone"
         log.warning(
             "approval request %s: %s by %r (%s) waits up to %g s for %s "
             "(policy approvals approve %s)",
@@ -249,91 +274,82 @@ class ApprovalGates:
             call.sender,
             ", ".join(group.sources),
             round(deadline - now, 1),
-            who,
+            ", ".join(group.approvers) or "anyone",
             request.id,
         )
         return request
 
-    def _deferred(
-        self, asked: list[tuple[_Group, ApprovalRequest]], admitted: list[str]
-    ) -> ApprovalDecision:
+    def _deferred(self, asked: list[tuple[_Group, ApprovalRequest]]) -> ApprovalDecision:
         pending = "; ".join(
             f"approval {request.id} pending (approvers: {', '.join(group.approvers) or 'anyone'}; "
             f"`policy approvals approve {request.id}`)"
             for group, request in asked
         )
-        done = f" ({'; '.join(admitted)})" if admitted else ""
         return ApprovalDecision(
-            False,
-            f"{pending}: retry the same command once it is approved{done}",
-            failure="deferred",
+            False, f"{pending}: retry the same command once it is approved", failure="deferred"
         )
 
     def _wait(
         self,
         store: ApprovalStore,
-        call: ToolCall,
-        asked: list[tuple[_Group, ApprovalRequest]],
-        admitted: list[str],
+        waiting: list[tuple[_Group, ApprovalRequest]],
         deadline: float,
-        changed: str,
-    ) -> ApprovalDecision:
-        ids = [request.id for _, request in asked]
-        with self._lock:
-            for request_id in ids:
-                self._waiting[request_id] = call
-        try:
-            finals = self._answers(store, [request for _, request in asked], deadline)
-            refused = next((final for final in finals if final.state != "approved"), None)
-            if refused is not None:
-                self._expire(store, ids)
-                return self._refused(refused, changed, deadline - asked[0][1].created)
-            reasons = list(admitted)
-            approver = None
-            for final in finals:
-                try:
-                    final = store.claim(final.id, self._clock())
-                except AlreadyClaimed as exc:
-                    return ApprovalDecision(
-                        False, f"request {final.id} was used by another call: {exc}"
-                    )
-                self._remember(store, final, call)
-                reasons.append(
-                    f"approved by {final.decided_by} (request {final.id}, grant {final.grant})"
-                    f"{_suffix(final.reason)}"
-                )
-                approver = final.decided_by
-            return ApprovalDecision(True, changed + "; ".join(reasons), approver=approver)
-        finally:
-            with self._lock:
-                for request_id in ids:
-                    self._waiting.pop(request_id, None)
-
-    def _answers(
-        self, store: ApprovalStore, requests: list[ApprovalRequest], deadline: float
-    ) -> list[ApprovalRequest]:
-        """Each request as it ended: all approved, or up to the first that was not (denied,
-        or expired at the deadline). Several requests are watched in turn, a slice at a
-        time, so a denial of any of them is seen within a slice."""
-        if len(requests) == 1:
-            (request,) = requests
-            final = store.wait(request.id, until=min(deadline, request.deadline))
-            return [final if final.state != "pending" else store.expire(request.id)]
-        open_ids = [request.id for request in requests]
+        filed: list[str],
+    ) -> list[ApprovalRequest] | ApprovalRequest:
+        """Every request approved (the list), or the first that was not: denied, or still
+        pending at the deadline (expired if this call filed it, else left to its owner).
+        Several requests are watched in turn, a slice at a time, so a denial of any of
+        them is seen within a slice."""
+        open_ids = [request.id for _, request in waiting]
         done: dict[str, ApprovalRequest] = {}
+        single = len(open_ids) == 1
         while open_ids:
             for request_id in list(open_ids):
-                until = min(deadline, self._clock() + _SLICE)
+                until = deadline if single else min(deadline, self._clock() + _SLICE)
                 final = store.wait(request_id, until=until)
                 if final.state == "pending" and self._clock() >= deadline:
-                    final = store.expire(request_id)
+                    if request_id in filed:
+                        final = store.expire(request_id)
+                    if final.state == "pending":
+                        return final  # another call's request: stop waiting, leave it be
                 if final.state == "pending":
                     continue
+                if final.state != "approved":
+                    return final
                 done[request_id] = final
                 open_ids.remove(request_id)
-                if final.state != "approved":
-                    return [final]
-        return [done[request.id] for request in requests]
+        return [done[request.id] for _, request in waiting]
+
+    def _admit(
+        self,
+        store: ApprovalStore,
+        call: ToolCall,
+        looks: list[tuple[_Group, _Look]],
+        approved: list[ApprovalRequest],
+        changed: str,
+    ) -> ApprovalDecision:
+        """Every group is satisfied: use each approval (once), keep what was granted."""
+        reasons = [
+            f"grant {look.grant.scope} by {look.grant.approver} (request "
+            f"{look.grant.request_id}) covers this call"
+            for _, look in looks
+            if look.grant is not None
+        ]
+        approver = next((look.grant.approver for _, look in looks if look.grant), None)
+        for request in approved:
+            try:
+                used = store.claim(request.id, self._clock())
+            except AlreadyClaimed as exc:
+                return ApprovalDecision(
+                    False, f"request {request.id} was used by another call: {exc}"
+                )
+            self._remember(store, used, call)
+            reasons.append(
+                f"approved by {used.decided_by} (request {used.id}, grant {used.grant})"
+                + _suffix(used.reason)
+            )
+            approver = used.decided_by
+        return ApprovalDecision(True, changed + "; ".join(reasons), approver=approver)
 
     def _refused(self, final: ApprovalRequest, changed: str, waited: float) -> ApprovalDecision:
         if final.state == "denied":
@@ -418,6 +434,7 @@ class ApprovalGates:
                 approver=request.decided_by,
                 request_id=request.id,
                 expires=None if seconds is None else self._clock() + seconds,
+                group=approver_group(request.approvers),
             )
         )
 
