@@ -113,6 +113,7 @@ class FastSettings:
     aliases: dict[str, str]
     hooks: NoHostedHooks
     claude_hooks: list[Path]
+    claude_hooks_skip_unsupported = False
     workspace: str | None = None
     protected_paths: list[Path]
 
@@ -172,6 +173,7 @@ FIELDS = (
     "aliases",
     "hooks",
     "claude_hooks",
+    "claude_hooks_skip_unsupported",
     "workspace",
     "protected_paths",
 )
@@ -191,6 +193,7 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "approvals_retention": (float, type(None)),
     "cel_engine": (str,),
     "pack_cache": (bool,),
+    "claude_hooks_skip_unsupported": (bool,),
     "workspace": (str, type(None)),
 }
 

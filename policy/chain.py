@@ -446,8 +446,11 @@ class Fold:
                     new, warning = self.normalize(self.current, new, reg.name)
                     if warning:
                         self.ignored += (warning,)
-                self.current = new
-                self.modified_by = reg.name
+                # A payload handed back unchanged (a hook that echoes the call) is no
+                # rewrite: nothing for later hooks or the re-judgment to see.
+                if new != self.current:
+                    self.current = new
+                    self.modified_by = reg.name
             if decision.reason and (
                 (decision.needs_approval and not self.needs_approval)
                 or not (self.reason or self.needs_approval)

@@ -27,6 +27,7 @@ from policy.builtins.registry import ContractRegistry
 from policy.builtins.respond_guard import RespondGuard
 from policy.chain import (
     Chain,
+    Fold,
     Normalizer,
     Outcome,
     Registration,
@@ -85,6 +86,7 @@ _BEFORE_TOOL = HookPoint.BEFORE_TOOL
 _APPROVE_TOOL = HookPoint.APPROVE_TOOL
 _PASSED = frozenset({Action.CONTINUE, Action.MODIFY})
 _RESPOND = Action.RESPOND
+_MODIFY = Action.MODIFY
 
 ToolExecutor = Callable[[ToolCall], "ToolResult | str"]
 AsyncToolExecutor = Callable[[ToolCall], "Awaitable[ToolResult | str] | ToolResult | str"]
@@ -163,6 +165,8 @@ class Engine:
         self.contracts = ContractRegistry(state_uri=s.state_store_uri)
         self._approvals: ApprovalStore | None = None
         self._gate_stage: ApprovalGates | None = None
+        #: The packs and builtins that judge a rewritten call again (`_rejudge`).
+        self._judges: _Judges | None = None
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
         self._respond_guard = RespondGuard(self._audit.write, self._gates_for, self._covered)
         #: What packs and builtins know that calls do not: the workspace, the
@@ -490,11 +494,15 @@ class Engine:
     # The sync and async APIs differ only in how the chain runs (`_intercept` or
     # `_aintercept`); what follows the chain's decision is written once, below.
 
-    def _settle_before_tool(self, decision: Decision) -> Decision:
-        """The chain's before_tool decision, completed: an approver in the chain that
-        covers the final call asks for approval too, and a respond goes to the respond
-        guard (which records it, and may refuse it or hold it for a person)."""
+    def _settle_before_tool(self, decision: Decision, asked: ToolCall) -> Decision:
+        """The chain's before_tool decision, completed: a call rewritten after the
+        packs and builtins judged it is judged again (`_rejudge`), an approver in the
+        chain that covers the final call asks for approval too, and a respond goes to
+        the respond guard (which records it, and may refuse it or hold it for a person).
+        `asked` is the call as the host asked it."""
         snapshot = self._chain.snapshot
+        if decision.action is _MODIFY:
+            decision = self._rejudge(decision, asked, snapshot)
         if (
             snapshot.at[_APPROVE_TOOL]
             and decision.action in _PASSED
@@ -511,8 +519,119 @@ class Engine:
     def _conclude_before_tool(self, decision: Decision, call: ToolCall, start: int) -> Decision:
         """Everything after the chain decided before_tool, for both APIs: settled
         (`_settle_before_tool`), then logged and told to observers."""
-        decision = self._settle_before_tool(decision)
+        decision = self._settle_before_tool(decision, call)
         return self._logged(_BEFORE_TOOL, decision, decision.call or call, start)
+
+    # ----------------------------------------------- the chain invariant: re-judgment
+
+    def _judges_of(self, snapshot: Any) -> _Judges:
+        """The packs and builtins that judge a rewritten call again, for `snapshot`
+        (kept until the chain changes)."""
+        judges = self._judges
+        if judges is None or judges.snapshot is not snapshot:
+            judges = self._judges = _judges_for(snapshot)
+        return judges
+
+    def _rejudge(self, decision: Decision, asked: ToolCall, snapshot: Any) -> Decision:
+        """Packs and builtins judge the arguments that will run (the chain invariant).
+
+        The chain ran in order, so a call rewritten by a hook that sorts after some
+        packs or builtins — a process hook, a hosted Claude Code hook, a code hook of
+        higher priority — was let through by rules that judged the call before the
+        rewrite. Here the trusted packs and builtins judge the rewritten call once
+        more, as one more pass of the chain (the same Fold): a denial denies it, naming
+        the rewrite; another rewrite denies it (a rewrite is judged once, never
+        looped); an `ask` or a gate holds it for approval on top of what the first pass
+        asked; an `allow` rule is what this pass says, since one that matched the
+        call before its rewrite vouches for nothing. A rewrite by a pack or builtin
+        itself, or by a hook sorted before every one of them, is not judged again:
+        everything after it saw the final call already.
+
+        The judges are pure, so running them twice changes nothing but time, except
+        what counts calls: `contract_scope` is asked only its tool, path and expiry
+        checks (its max_tool_calls / max_runtime counted the call once already),
+        `tool_policy` only when the rewrite changed the tool (its allow and deny
+        lists and rate limits then apply to the tool that will run), and `audit_hook`
+        not at all (the decision log records the final call).
+        """
+        judges = self._judges_of(snapshot)
+        rewriter = decision.hook
+        if not judges.steps or rewriter in judges.names:
+            return decision
+        position = judges.order.get(rewriter) if rewriter is not None else None
+        if position is not None and position < judges.first:
+            return decision  # every judge ran after the rewrite
+        rewritten = decision.call
+        assert rewritten is not None
+        original = self._canonical(asked)
+        fold = Fold(_BEFORE_TOOL, rewritten, self._normalize_call, decision.decision_id, None)
+        timeout = self._timeouts.interceptor
+        ended: Decision | None = None
+        by = ""
+        for reg, judge, if_tool_changed in judges.steps:
+            if if_tool_changed and rewritten.tool == original.tool:
+                continue
+            budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
+            value, failure = call_inline(judge, (fold.current,), budget)
+            ended = fold.take(reg, value, failure, budget)
+            if ended is not None:
+                by = _judged_by(reg.name, value if failure is None else None)
+                break
+        rule_ids = decision.rule_ids
+        ignored = decision.ignored
+        what = f"rewritten by hook {rewriter!r} into {_shown(rewritten)}"
+        if ended is not None:
+            rule_ids += tuple(r for r in ended.rule_ids if r not in rule_ids)
+            ignored += tuple(i for i in ended.ignored if i not in ignored)
+            if ended.action is _RESPOND:
+                return ended.replace(
+                    reason=f"{what}; answered by {by}: {ended.reason}",
+                    call=rewritten,
+                    rule_ids=rule_ids,
+                    ignored=ignored,
+                )
+            return ended.replace(
+                reason=f"{what}; denied by {by}: {ended.reason}",
+                call=rewritten,
+                rule_ids=rule_ids,
+                ignored=ignored,
+                needs_approval=False,
+                allowed=False,
+                gates=(),
+            )
+        again = fold.result()
+        rule_ids += tuple(r for r in again.rule_ids if r not in rule_ids)
+        ignored += tuple(i for i in again.ignored if i not in ignored)
+        if again.action is _MODIFY:
+            final = again.call
+            assert final is not None
+            if final.tool != rewritten.tool or final.args != rewritten.args:
+                return decision.replace(
+                    action=Action.DENY_TOOL,
+                    reason=(
+                        f"{what}; {again.hook} would rewrite it again into {_shown(final)} "
+                        f"({again.reason or 'modify'}): denied, a rewrite is judged once"
+                    ),
+                    hook=again.hook,
+                    rule_ids=rule_ids,
+                    ignored=ignored,
+                    needs_approval=False,
+                    allowed=False,
+                    gates=(),
+                )
+        gates = decision.gates + tuple(g for g in again.gates if g not in decision.gates)
+        held = decision.needs_approval or again.needs_approval
+        reason = decision.reason
+        if (again.needs_approval or again.allowed) and again.reason:
+            reason = f"{what}; {again.reason}"
+        return decision.replace(
+            reason=reason,
+            rule_ids=rule_ids,
+            ignored=ignored,
+            needs_approval=held,
+            gates=gates,
+            allowed=again.allowed and not held,
+        )
 
     def _covered(self, call: ToolCall) -> bool:
         """Whether an approver in the chain covers `call` (the respond guard asks)."""
@@ -521,7 +640,7 @@ class Engine:
     def _decide_before_tool(self, call: ToolCall) -> Decision:
         """The decision alone, without the log line (benchmarks measure this part)."""
         decision = self._intercept(_BEFORE_TOOL, self._canonical(call), (), self._normalize_call)
-        return self._settle_before_tool(decision)
+        return self._settle_before_tool(decision, call)
 
     def before_tool(self, call: ToolCall) -> Decision:
         """Run the before_tool interceptors over `call`.
@@ -948,6 +1067,93 @@ class Engine:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Judges:
+    """Who judges a rewritten call again (`Engine._rejudge`), for one chain snapshot."""
+
+    snapshot: object
+    #: Every trusted pack and builtin at before_tool: a rewrite of theirs is the policy's.
+    names: frozenset[str]
+    #: Position of every before_tool hook in the chain, and of its first judge.
+    order: Mapping[str, int]
+    first: int
+    #: (registration, how it judges, only when the rewrite changed the tool), in order.
+    steps: tuple[tuple[Registration, Callable[[ToolCall], Any], bool], ...]
+
+
+#: Builtins that are not asked again, and why: they record or count, they do not judge.
+_NOT_REJUDGED = frozenset({"audit_hook"})
+
+
+def _judges_for(snapshot: Any) -> _Judges:
+    entries = snapshot.at[_BEFORE_TOOL]
+    order = {reg.name: index for index, (reg, _, _) in enumerate(entries)}
+    names: set[str] = set()
+    steps: list[tuple[Registration, Callable[[ToolCall], Any], bool]] = []
+    first = len(entries)
+    for index, (reg, method, coroutine) in enumerate(entries):
+        if not (reg.trusted and reg.name.startswith(("pack:", "builtin:"))) or coroutine:
+            continue
+        names.add(reg.name)
+        first = min(first, index)
+        builtin = reg.name.rsplit("/", 1)[-1] if reg.name.startswith("builtin:") else ""
+        if builtin in _NOT_REJUDGED:
+            continue
+        if builtin == "contract_scope":
+            steps.append((reg, _contract_checks(reg.hook, method), False))
+        elif builtin == "tool_policy":
+            steps.append((reg, method, True))
+        else:  # packs (pure rules), autonomy (pure), a builtin this list does not know
+            steps.append((reg, method, False))
+    return _Judges(snapshot, frozenset(names), order, first, tuple(steps))
+
+
+def _contract_checks(hook: Any, method: Callable[[ToolCall], Any]) -> Callable[[ToolCall], Any]:
+    """contract_scope's checks of one call — its tools, paths and expiry — without
+    admitting the call against max_tool_calls / max_runtime again (its `before_tool`
+    counted it once already). A hook without those parts is asked whole."""
+    contract_for = getattr(hook, "_contract_for", None)
+    refusal = getattr(hook, "_refusal", None)
+    if not (callable(contract_for) and callable(refusal)):
+        return method
+
+    def checks(call: ToolCall) -> Decision | None:
+        compiled = contract_for(call.session)
+        if compiled is None:
+            return None
+        reason = refusal(call, compiled)
+        if reason is None:
+            return None
+        return Decision(
+            Action.DENY_TOOL,
+            reason,
+            rule_ids=(f"{hook.rule_id}/{compiled.contract.id}",),
+        )
+
+    return checks
+
+
+def _shown(call: ToolCall) -> str:
+    """A rewritten call, short, for a reason: its command when it has one."""
+    command = call.args.get("command")
+    if isinstance(command, str):
+        text = f"{call.tool} {command!r}"
+    else:
+        from policy.digest import canonical_json
+
+        text = f"{call.tool} {canonical_json(call.args).decode()}"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _judged_by(hook: str, answer: Any) -> str:
+    """`rule ID (hook)` for the rule whose answer decided (a pack names the rule that
+    won first), or the hook alone."""
+    rule_ids = getattr(answer, "rule_ids", None)
+    if isinstance(rule_ids, tuple | list) and rule_ids and isinstance(rule_ids[0], str):
+        return f"rule {rule_ids[0]} ({hook})"
+    return hook
 
 
 def _no_policy(

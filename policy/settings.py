@@ -150,6 +150,11 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Claude Code / Agentao hooks.json files whose command hooks run in the chain.",
     )
+    claude_hooks_skip_unsupported: bool = Field(
+        False,
+        description="Skip claude_hooks hooks of a type hookpolicy cannot run (prompt, agent, "
+        "http, mcp_tool) at PreToolUse and UserPromptSubmit, instead of refusing the file.",
+    )
     workspace: str | None = Field(
         None,
         description="The directory the agent works in; default: CLAUDE_PROJECT_DIR, else the "

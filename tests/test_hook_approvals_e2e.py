@@ -52,9 +52,12 @@ def _can_run_as_agent() -> bool:
     return probe.returncode == 0 and probe.stdout.strip() == str(NOBODY).encode()
 
 
-pytestmark = pytest.mark.skipif(
-    not _can_run_as_agent(), reason="needs root and setpriv to run the hook as another uid"
-)
+pytestmark = [
+    pytest.mark.slow,  # a dozen hook and CLI processes per test
+    pytest.mark.skipif(
+        not _can_run_as_agent(), reason="needs root and setpriv to run the hook as another uid"
+    ),
+]
 
 
 class Mount:

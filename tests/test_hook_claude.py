@@ -83,7 +83,9 @@ def test_a_rewrite_is_sent_as_the_whole_updated_input(tmp_path: Path) -> None:
     answer, _, _ = hook(
         "claude", pre_tool("Bash", command="ls", description="list"), "--packs", str(pack)
     )
-    assert answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+    # A rewrite is no verdict: no `permissionDecision`, so Claude Code's own permission
+    # flow judges the rewritten input (an `allow` would skip its prompt).
+    assert "permissionDecision" not in answer["hookSpecificOutput"]
     assert answer["hookSpecificOutput"]["updatedInput"] == {
         "command": "ls --no-color",
         "description": "list",
@@ -324,3 +326,27 @@ def test_a_respond_held_for_approvers_never_shows_its_answer_unapproved(tmp_path
         kind, reason = decision_of(answer)
         assert kind == "deny", approval
         assert "SECRET-CACHED-PAGE" not in reason, approval
+
+
+def test_a_rewrite_an_allow_rule_covers_is_answered_allow(tmp_path: Path) -> None:
+    """A rewrite alone leaves the verdict to Claude Code (no `permissionDecision`); an
+    `allow` rule that judged the rewritten call keeps `allow` + `updatedInput`."""
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules:\n"
+        "  - id: no-color\n    tools: [bash]\n    action: modify\n"
+        "    set: {args.command: 'string(args.command) + \" --no-color\"'}\n"
+        "  - id: ls\n    tools: [bash]\n    when: 'args.command.startsWith(\"ls\")'\n"
+        "    action: allow\n"
+    )
+    answer, _, _ = hook("claude", pre_tool("Bash", command="ls"), "--packs", str(pack))
+    output = answer["hookSpecificOutput"]
+    assert output["permissionDecision"] == "allow"
+    assert output["updatedInput"] == {"command": "ls --no-color"}
+    answer, _, _ = hook("claude", pre_tool("Bash", command="make"), "--packs", str(pack))
+    assert answer == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "updatedInput": {"command": "make --no-color"},
+        }
+    }

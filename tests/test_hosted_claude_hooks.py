@@ -1005,9 +1005,10 @@ def test_invalid_json_is_reported_at_its_line_and_column(tmp_path: Path) -> None
             "ask an LLM",
         ),
         (
-            {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}},
-            "hooks.Stop",
-            "no point in the hookpolicy chain",
+            # A misspelt guard event is refused: its guard would never run.
+            {"hooks": {"PreToolUze": [{"hooks": [{"type": "command", "command": "true"}]}]}},
+            "hooks.PreToolUze",
+            "unknown hook event",
         ),
         (
             {
@@ -1066,9 +1067,20 @@ def test_invalid_json_is_reported_at_its_line_and_column(tmp_path: Path) -> None
             "takes no matcher",
         ),
         (
-            {"permissions": {}, "hooks": {}},
-            "permissions",
-            "unknown top-level field",
+            {"hooks": {"PreToolUse": [{"hooks": [{"type": "bogus", "command": "true"}]}]}},
+            "hooks.PreToolUse[0].hooks[0].type",
+            "unknown hook type 'bogus'",
+        ),
+        (
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"hooks": [{"type": "command", "command": "true", "async": True}]}
+                    ]
+                }
+            },
+            "hooks.PreToolUse[0].hooks[0].async",
+            "background hooks cannot decide a call",
         ),
     ],
 )

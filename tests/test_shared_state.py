@@ -295,6 +295,7 @@ def _together(script: str, *argv: str, processes: int = 4) -> list[int]:
     return counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_four_processes_hitting_twenty_a_minute_ten_times_each_admit_exactly_twenty(
     tmp_path: Path, strategy: str
@@ -303,6 +304,7 @@ def test_four_processes_hitting_twenty_a_minute_ten_times_each_admit_exactly_twe
     assert sum(counts) == 20, counts
 
 
+@pytest.mark.slow
 def test_four_processes_admit_exactly_max_tool_calls(tmp_path: Path) -> None:
     counts = _together(_ADMITTER, f"sqlite:///{tmp_path / 'state.db'}", "5")
     assert sum(counts) == 10, counts

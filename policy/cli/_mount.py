@@ -5,7 +5,9 @@ times out. `policy hook` answers (a refusal if need be) by `--deadline`, so the 
 must end before the host's timeout; with `--approval wait` every approval gate must end
 before the deadline, or an unanswered request is denied early by the watchdog instead
 of at the gate's timeout; with `--approval ask` the host's own dialog decides calls the
-packs give to named approvers. This module reads the host's settings/hooks file
+packs give to named approvers; and at Claude Code's PostToolUse, a rule that rewrites a
+built-in tool's output hides nothing from the model, which `policy hook claude` can
+only tell after the original output. This module reads the host's settings/hooks file
 (Claude Code's `.claude/settings.json`, Agentao's hooks.json: the same nested shape),
 finds every command hook that runs `policy hook <host>`, and reports what does not fit,
 located at the command string in the settings file.
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from policy.errors import PolicyError
+from policy.hosts.claude.names import MCP_PREFIX
 from policy.hosts.claude.wire import DEFAULT_TIMEOUT
 from policy.packs.diagnostics import Diagnostic, PackError, Severity
 
@@ -65,6 +68,8 @@ APPROVAL_MARGIN = 1.0
 _HOST_NAME = {"claude": "Claude Code", "agentao": "Agentao"}
 #: The event at which a host asks about a tool call: the only one with approvals.
 _PRE_TOOL = "PreToolUse"
+#: The events at which Claude Code shows a hook a tool's result (our after_tool).
+_POST_TOOL = frozenset({"PostToolUse", "PostToolUseFailure"})
 _PROJECT_DIR_VARS = ("$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}")
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 _PYTHON_VALUED = frozenset({"-X", "-W"})  # python options that take the next word
@@ -395,6 +400,8 @@ class _Gate:
 class _Packs:
     gates: list[_Gate]
     errors: list[Diagnostic]
+    #: after_tool `modify` rules that can apply to a tool that is not an MCP server's.
+    rewrites: list[str] = field(default_factory=list)
 
 
 def _resolve(raw: str, root: Path, cwd: Path) -> Path | None:
@@ -427,7 +434,8 @@ def mount_pack_paths(mount: Mount, cwd: Path | None = None) -> list[str]:
 
 
 def _gates_of(paths: Sequence[str]) -> _Packs:
-    """The approval gates the packs at `paths` put on before_tool calls."""
+    """The approval gates the packs at `paths` put on before_tool calls, and their
+    after_tool rewrites of tools that are not MCP tools."""
     from policy.packs.load import read_packs
 
     try:
@@ -435,11 +443,18 @@ def _gates_of(paths: Sequence[str]) -> _Packs:
     except PackError as exc:
         return _Packs([], list(exc.diagnostics))
     gates: list[_Gate] = []
+    rewrites: list[str] = []
     for pack in loaded:
         model = pack.model
         for rule in model.rules:
-            if rule.on != "before_tool" or (rule.enforcement or model.enforcement) == "audit":
-                continue  # audit-mode rules record what they would do; they gate nothing
+            if (rule.enforcement or model.enforcement) == "audit":
+                continue  # audit-mode rules record what they would do; they change nothing
+            if rule.on == "after_tool" and rule.action == "modify":
+                if _reaches_built_in_tools(rule.tools):
+                    rewrites.append(f"{model.name}/{rule.id}")
+                continue
+            if rule.on != "before_tool":
+                continue
             if rule.action == "ask" or (rule.action == "respond" and rule.names_gate):
                 gates.append(
                     _Gate(
@@ -456,7 +471,24 @@ def _gates_of(paths: Sequence[str]) -> _Packs:
                 )
             )
     errors = [d for d in diagnostics if d.severity == "error"]
-    return _Packs(gates, errors)
+    return _Packs(gates, errors, rewrites)
+
+
+def _reaches_built_in_tools(tools: Sequence[str] | None) -> bool:
+    """Whether a rule's `tools:` can match a tool that is not an MCP server's: no
+    `tools:`, only exclusions, or a pattern (brace-expanded) whose literal start is not
+    `mcp__`."""
+    import bracex
+
+    positive = [p for p in tools or () if not p.startswith("!")]
+    if not positive:
+        return True
+    for pattern in positive:
+        for name in bracex.expand(pattern):
+            literal = re.split(r"[*?\[]", name, maxsplit=1)[0]
+            if not literal.startswith(MCP_PREFIX):
+                return True
+    return False
 
 
 def _seconds(value: str | int | None) -> float | None:
@@ -537,7 +569,28 @@ def check_mount(
             )
         if hook.event == _PRE_TOOL:
             _check_gates(mount, hook, found.gates, timeout, note)
+        elif hook.event == "PostToolUseFailure" and mount.host == "claude" and found.rewrites:
+            _check_rewrites(hook, found.rewrites, note)
     return sorted(set(out))
+
+
+def _check_rewrites(hook: HookMount, rewrites: Sequence[str], note: _Note) -> None:
+    """At PostToolUseFailure Claude Code takes no replacement output (only
+    `additionalContext`): a rewrite of a failed tool's output hides nothing. At
+    PostToolUse `policy hook claude` replaces it (`updatedMCPToolOutput`, or
+    `updatedToolOutput` in the tool's own shape), so there is nothing to warn about."""
+    listed = ", ".join(rewrites[:_LISTED])
+    more = len(rewrites) - _LISTED
+    if more > 0:
+        listed += f" and {more} more"
+    note(
+        hook,
+        "warning",
+        "output-not-replaced",
+        f"{listed} rewrite tool output, but at {hook.event} Claude Code replaces none: the "
+        "model gets the failed tool's original output, and the rewritten one only after "
+        "it; to keep something from the model, deny the call at before_tool",
+    )
 
 
 def _check_deadline(mount: Mount, hook: HookMount, note: _Note) -> None:

@@ -34,7 +34,14 @@ def build_hosted(settings: Settings, aliases: AliasTable, timeouts: Timeouts) ->
         from policy.hosts.claude.hosted import load_claude_hooks
 
         try:
-            hooks.extend(load_claude_hooks(settings.claude_hooks, aliases=aliases))
+            hooks.extend(
+                load_claude_hooks(
+                    settings.claude_hooks,
+                    aliases=aliases,
+                    workspace=settings.workspace,
+                    skip_unsupported=settings.claude_hooks_skip_unsupported,
+                )
+            )
         except BaseException:
             for hook in hooks:
                 close = getattr(hook, "close", None)

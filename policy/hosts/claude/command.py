@@ -1,12 +1,12 @@
 """Running one configured hook command, as Claude Code runs it, and nothing more.
 
 `/bin/sh -c COMMAND` (or the exec form, `command` + `args`, with `${VAR}` filled in by
-us since no shell does it) in the project the hooks file belongs to, with
-`CLAUDE_PROJECT_DIR` and `CLAUDE_PLUGIN_ROOT` set, the payload on stdin, within the
-hook's timeout. Each command runs in a process group of its own, so a timeout or an
-engine that closes kills what it started too. What did not run — not started, timed
-out, killed by a signal — is a CommandHookError; what the command said is read by
-`claude.hosted`.
+us since no shell does it) in the project it runs for (`claude.hosted` says which), with
+`CLAUDE_PROJECT_DIR` (that project) and `CLAUDE_PLUGIN_ROOT` (the plugin's folder) set,
+the payload on stdin, within the hook's timeout. Each command runs in a process group
+of its own, so a timeout or an engine that closes kills what it started too. What did
+not run — not started, timed out, killed by a signal — is a CommandHookError; what the
+command said is read by `claude.hosted`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import subprocess
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from policy.hosts.claude.hooks_file import Spec
@@ -76,11 +77,15 @@ class Command:
             # let that thread see the kill and report it.
             _signal_group(process)
 
-    def run(self, payload: Mapping[str, Any]) -> Completed:
-        """Run the command with `payload` on stdin; CommandHookError when it did not run
-        to an exit of its own."""
+    def run(self, payload: Mapping[str, Any], project: Path) -> Completed:
+        """Run the command in `project` with `payload` on stdin; CommandHookError when
+        it did not run to an exit of its own."""
         spec = self.spec
-        run_dir = str(spec.project_dir)
+        run_dir = str(project)
+        if not os.path.isdir(run_dir):
+            raise CommandHookError(
+                f"command {spec.command!r} cannot run in {run_dir}: not a directory"
+            )
         places = {
             "CLAUDE_PROJECT_DIR": run_dir,
             "CLAUDE_PLUGIN_ROOT": str(spec.plugin_root),

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from policy.hosts.claude.wire import (
     EVENTS,
     HOST_ID,
@@ -22,6 +24,7 @@ from policy.hosts.claude.wire import (
     answer_post_tool,
     answer_pre_tool,
     answer_prompt,
+    answer_rewritten,
     answer_stop_turn,
     call_of,
     prompt_of,
@@ -150,36 +153,85 @@ def _pre_tool(
             return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
         return _approve(engine, decision, decision.call or call, mode, budget, updated)
     if updated is not None:
-        return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
+        if decision.allowed or event.host == "agentao":
+            # An `allow` rule judged the rewritten call (the engine judges a rewrite
+            # again: chain invariant). Agentao's `allow` lifts none of its own checks.
+            return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
+        # A rewrite is no verdict: Claude Code applies `updatedInput` alone and its own
+        # permission rules then decide on the rewritten input (checked by running it).
+        return answer_rewritten(updated)
     if decision.allowed:
         return answer_pre_tool("allow", decision.reason or "allowed by policy")
     return None  # no rule decided: the host's own permission rules apply
 
 
 def _post_tool(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.hosts.claude.context import result_context
     from policy.model import Action
 
-    decision = engine.after_tool(call_of(event), result_of(event))
+    original = result_of(event)
+    decision = engine.after_tool(call_of(event), original)
     if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
         return answer_stop_turn(decision.reason)
-    if decision.action is Action.MODIFY and decision.result is not None:
-        # The tool already ran and its output reached the transcript; the host cannot
-        # swap it. The rewritten output goes back to the model as the block reason.
-        return answer_post_tool(
-            event.name,
-            f"policy rewrote this tool output ({decision.reason}); use this instead: "
-            f"{decision.result.for_llm}",
+    if decision.action is not Action.MODIFY or decision.result is None:
+        return None
+    text = decision.result.for_llm
+    context = result_context(original.for_llm, text)
+    if context is not None:  # a hook only added to the output: context, not a block
+        return {"hookSpecificOutput": {"hookEventName": event.name, "additionalContext": context}}
+    if event.name == "PostToolUse":
+        replaced = _replacement(event, text)
+        if replaced is not None:
+            return {"hookSpecificOutput": {"hookEventName": event.name, **replaced}}
+    # The model gets the original output in the tool result; the rewritten one can only
+    # follow it, as the block reason (PostToolUseFailure accepts nothing else).
+    return answer_post_tool(
+        event.name,
+        f"policy rewrote this tool output ({decision.reason}); use this instead: {text}",
+    )
+
+
+def _replacement(event: HookEvent, text: str) -> dict[str, Any] | None:
+    """The field that makes Claude Code replace the tool's output with `text` (checked
+    with 2.1.332 and 2.1.197, tools/claude-facts/round2): `updatedMCPToolOutput` for an
+    MCP tool (its content blocks, or the text); `updatedToolOutput` for a built-in tool,
+    which Claude Code takes only in the tool's own output shape — so only when the
+    rewritten text is that object again (the same keys as the original response)."""
+    from policy.hosts.claude.names import is_mcp
+
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if is_mcp(event.tool):
+        blocks = isinstance(parsed, list) and all(
+            isinstance(b, dict) and "type" in b for b in parsed
         )
+        return {"updatedMCPToolOutput": parsed if blocks else text}
+    original = event.tool_response
+    if isinstance(original, dict) and isinstance(parsed, dict) and parsed.keys() == original.keys():
+        return {"updatedToolOutput": parsed}
     return None
 
 
 def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    from policy.hosts.claude.context import prompt_context
     from policy.model import Action
 
     decision = engine.user_prompt(prompt_of(event))
     if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
         return answer_prompt(decision.reason or "prompt refused by policy", flat=event.flat)
     if decision.action is Action.MODIFY and decision.prompt is not None:
+        context = prompt_context(event.prompt, decision.prompt.text)
+        if context is not None:  # a hook only added context: pass it on, do not block
+            if event.flat:
+                return {"additionalContext": context}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "UserPromptSubmit",
+                    "additionalContext": context,
+                }
+            }
         return answer_prompt(
             f"policy rewrote this prompt ({decision.reason}); resend it as: {decision.prompt.text}",
             flat=event.flat,

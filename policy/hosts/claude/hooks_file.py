@@ -12,7 +12,15 @@ matcher semantics (docs/hosts.md lists the sources):
 
 Anything the loader does not understand stops the engine from starting, naming the
 file and the field: a hook that loads and never runs would look like protection it is
-not. Running what is read is `claude.hosted`'s job.
+not. What a real plugin or settings file carries besides the hooks we run is read and
+set aside, named in the file's one warning (`HooksFile.skipped`): events with no point
+in our chain (Stop, SessionStart, Notification, ...; and names we do not know, which
+Claude Code ignores too, unless one looks like a misspelt point event), settings keys
+(`permissions`, `statusLine`, ...), and hook types we cannot run (`prompt`, `agent`,
+`http`, `mcp_tool`) where they could not have blocked anything. At a point where a hook
+guards (PreToolUse, UserPromptSubmit) such a type is refused unless the operator chose
+`skip_unsupported` (the `claude_hooks_skip_unsupported` setting). Running what is read
+is `claude.hosted`'s job.
 """
 
 from __future__ import annotations
@@ -26,9 +34,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from policy.errors import SettingsError
-from policy.hosts.claude.wire import DEFAULT_TIMEOUT, EVENTS, POINT_EVENTS, TOOL_EVENTS, Shape
+from policy.hosts.claude.wire import (
+    DEFAULT_TIMEOUT,
+    EVENTS,
+    GUARD_EVENTS,
+    POINT_EVENTS,
+    TOOL_EVENTS,
+    Shape,
+)
 
-__all__ = ["Matcher", "Spec", "read_hooks_file", "settings_error", "type_name"]
+__all__ = ["HooksFile", "Matcher", "Spec", "read_hooks_file", "settings_error", "type_name"]
 
 _EXACT = re.compile(r"[A-Za-z0-9_|]+")
 
@@ -99,21 +114,45 @@ class Spec:
     timeout: float = 60.0
     text: str = ""  # Agentao `prompt` hooks
     plugin_root: Path = Path()
+    #: A plugin's hooks file (`<plugin>/hooks/hooks.json`, or a file in a folder with a
+    #: plugin manifest): its commands run in the project the call is for, as Claude
+    #: Code runs a plugin's hooks, not in the plugin (`project_dir` is None).
+    plugin: bool = False
 
     @property
     def name(self) -> str:
         return f"{self.shape}:{self.file}:{self.where}"
 
     @property
-    def project_dir(self) -> Path:
-        """Where the command runs and what `$CLAUDE_PROJECT_DIR` names: the project the
-        hooks file belongs to (`<project>/.claude/settings.json`), else its folder.
+    def project_dir(self) -> Path | None:
+        """Where the command runs and what `$CLAUDE_PROJECT_DIR` names, when the hooks
+        file fixes it: the project the file belongs to (`<project>/.claude/hooks.json`),
+        else its folder. None for a plugin's file, whose hooks run in the project of
+        the call (`claude.hosted`: the operator's `workspace`, else our own directory).
 
-        Fixed by the operator's file, never by the call: an agent chooses its own
-        working directory, and a command such as `"$CLAUDE_PROJECT_DIR"/.claude/hooks/
-        guard.sh` (or a relative path) run from there would run the agent's guard."""
+        Never the call's cwd: an agent chooses its own working directory, and a command
+        such as `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh` (or a relative path) run
+        from there would run the agent's guard."""
+        if self.plugin:
+            return None
         folder = self.file.resolve().parent
-        return folder.parent if folder.name in (".claude", ".agentao", "hooks") else folder
+        if folder.name == "hooks" and folder.parent.name in _PROJECT_FOLDERS:
+            return folder.parent.parent  # <project>/.claude/hooks/hooks.json
+        return folder.parent if folder.name in (*_PROJECT_FOLDERS, "hooks") else folder
+
+
+#: Folders a project keeps its host settings in.
+_PROJECT_FOLDERS = (".claude", ".agentao")
+
+
+@dataclass(frozen=True, slots=True)
+class HooksFile:
+    """What one hooks file configures: the hooks to run, in file order, and what the
+    file holds that is not run here (for one warning naming it all)."""
+
+    path: Path
+    specs: list[Spec]
+    skipped: list[str]
 
 
 class _Invalid(Exception):
@@ -157,12 +196,20 @@ def _read(path: Path) -> Any:
         raise settings_error(path, f"invalid JSON: {exc}") from None
 
 
-def _plugin_root(path: Path) -> Path:
-    """Where `${CLAUDE_PLUGIN_ROOT}` points: a plugin keeps its hooks in
-    `<root>/hooks/hooks.json` (Claude Code, Agentao's auto-discovery) or names a file
-    in its root from plugin.json (Agentao)."""
+def _plugin_root(path: Path) -> tuple[Path, bool]:
+    """Where `${CLAUDE_PLUGIN_ROOT}` points, and whether the file is a plugin's.
+
+    A plugin keeps its hooks in `<root>/hooks/hooks.json` (Claude Code, Agentao's
+    auto-discovery) or names a file in its root from its manifest (`plugin.json`,
+    Agentao; `.claude-plugin/plugin.json`, Claude Code). A `hooks/` folder inside a
+    project's `.claude/` or `.agentao/` is the project's, not a plugin."""
     folder = path.resolve().parent
-    return folder.parent if folder.name == "hooks" else folder
+    if folder.name == "hooks":
+        return folder.parent, folder.parent.name not in _PROJECT_FOLDERS
+    manifest = (folder / ".claude-plugin" / "plugin.json").is_file() or (
+        folder / "plugin.json"
+    ).is_file()
+    return folder, manifest
 
 
 def type_name(value: Any) -> str:
@@ -188,6 +235,8 @@ def _check_keys(
 ) -> None:
     for key in obj:
         if key in refused:
+            if key in _NO_OP_WHEN_FALSE and obj[key] is False:
+                continue  # `"async": false` asks for what every hook here does
             raise _Invalid(f"{where}.{key}", refused[key])
         if key not in allowed:
             raise _Invalid(
@@ -196,18 +245,22 @@ def _check_keys(
             )
 
 
-def _events(doc: Any) -> tuple[dict[str, Any], str, Any]:
-    """The events object, the field-path prefix of its entries, and `contract`."""
+#: Refused fields that say nothing when false (real plugins spell the defaults out).
+_NO_OP_WHEN_FALSE = frozenset({"async", "asyncRewake", "once"})
+
+
+def _events(doc: Any, skipped: list[str]) -> tuple[dict[str, Any], str, Any]:
+    """The events object, the field-path prefix of its entries, and `contract`; other
+    top-level keys (a settings.json's `permissions`, `statusLine`, ...) go to
+    `skipped`."""
     if not isinstance(doc, dict):
         raise _Invalid("(top level)", f"must be a JSON object, not {type_name(doc)}")
     if "hooks" in doc:
-        extra = sorted(set(doc) - {"hooks", "description", "contract"})
+        extra = [key for key in doc if key not in ("hooks", "description", "contract")]
         if extra:
-            raise _Invalid(
-                extra[0],
-                "unknown top-level field: a hooks file holds `hooks` (and optionally "
-                "`description`, `contract`); copy the `hooks` block of a settings file "
-                "into a file of its own",
+            skipped.append(
+                f"the settings keys {', '.join(f'`{key}`' for key in extra)} are ignored "
+                "(hookpolicy reads only `hooks` of a hooks file)"
             )
         events = doc["hooks"]
         if not isinstance(events, dict):
@@ -272,19 +325,47 @@ def _file_shape(events: Mapping[str, Any], prefix: str, contract: Any) -> Shape:
     return declared[contract]
 
 
-def _check_event(event: str, where: str) -> None:
-    """Refuse an event with no point in our chain: a hook that loads and never runs
-    would look like protection it is not."""
+def _runs_here(event: str, where: str) -> bool:
+    """Whether the hooks of `event` run in our chain. An event our chain has no point
+    for (Stop, SessionStart, ..., and names we do not know: Claude Code ignores those,
+    and its newer versions add events) is set aside: its hooks stay the host's
+    business. A name that looks like a misspelt point event (`PreToolUze`) is refused:
+    its guard would silently never run."""
     if event in POINT_EVENTS:
-        return
+        return True
     if event in EVENTS:
+        return False
+    import difflib
+
+    lowered = {name.lower(): name for name in POINT_EVENTS}
+    close = difflib.get_close_matches(event.lower(), lowered, n=1, cutoff=_MISSPELT)
+    if close:
         raise _Invalid(
             where,
-            f"event {event!r} has no point in the hookpolicy chain (it runs "
-            f"{', '.join(POINT_EVENTS)}); its hooks would never run here. Keep them in the "
-            "host's own configuration",
+            f"unknown hook event {event!r}: did you mean {lowered[close[0]]!r}? (the "
+            f"events that run here: {', '.join(POINT_EVENTS)})",
         )
-    raise _Invalid(where, f"unknown hook event {event!r} (events: {', '.join(POINT_EVENTS)})")
+    return False
+
+
+#: How alike (difflib's ratio, case ignored) an unknown event name and a point event
+#: must be for the name to be taken as a misspelling: `PreToolUze`, `PostToolUses`.
+_MISSPELT = 0.8
+
+
+def _unsupported(
+    kind: str, why: str, event: str, where: str, skip_unsupported: bool, skipped: list[str]
+) -> None:
+    """A hook type we cannot run: refused where it could have blocked (a guard event),
+    unless the operator chose to skip such hooks; else noted as skipped."""
+    if event in GUARD_EVENTS and not skip_unsupported:
+        raise _Invalid(
+            f"{where}.type",
+            f"{kind!r}: {why}. At {event} it could refuse the call, so the file is not "
+            "loaded without it; set `claude_hooks_skip_unsupported: true` to run the "
+            "file's other hooks and skip this one",
+        )
+    skipped.append(f"not run: {where} (a {kind!r} hook: {why})")
 
 
 _CLAUDE_GROUP_KEYS = {"matcher", "hooks"}
@@ -311,11 +392,73 @@ _AGENTAO_REFUSED_TYPES = {
 }
 
 
-def _claude_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Path) -> list[Spec]:
+class _Reader:
+    """One file's reading: where it is, what it set aside, and the operator's choice
+    about hook types we cannot run."""
+
+    def __init__(self, path: Path, prefix: str, skip_unsupported: bool) -> None:
+        self.path = path
+        self.prefix = prefix
+        self.root, self.plugin = _plugin_root(path)
+        self.skip_unsupported = skip_unsupported
+        self.skipped: list[str] = []
+        self._events_skipped: dict[str, int] = {}
+        self._events_unknown: dict[str, int] = {}
+
+    def events(self, events: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+        """(event, its field path, its entries) for the events that run here; the
+        others are counted for the warning."""
+        kept = []
+        for event, entries in events.items():
+            here = f"{self.prefix}{event}"
+            if _runs_here(event, here):
+                kept.append((event, here, entries))
+            elif event in EVENTS:
+                self._events_skipped[event] = _count_hooks(entries)
+            else:
+                self._events_unknown[event] = _count_hooks(entries)
+        return kept
+
+    def unsupported(self, kind: str, why: str, event: str, where: str) -> None:
+        _unsupported(kind, why, event, where, self.skip_unsupported, self.skipped)
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self._events_skipped:
+            notes.append(
+                "hooks of events with no point in the hookpolicy chain are not run: "
+                f"{_counted(self._events_skipped)} (it runs {', '.join(POINT_EVENTS)}; "
+                "the host's own configuration runs the others)"
+            )
+        if self._events_unknown:
+            notes.append(
+                f"hooks of events hookpolicy does not know are not run: "
+                f"{_counted(self._events_unknown)}"
+            )
+        return notes + self.skipped
+
+    def spec(self, **fields: Any) -> Spec:
+        return Spec(file=self.path, plugin_root=self.root, plugin=self.plugin, **fields)
+
+
+def _counted(events: Mapping[str, int]) -> str:
+    return ", ".join(f"{event} ({n} hook{'s' if n != 1 else ''})" for event, n in events.items())
+
+
+def _count_hooks(entries: Any) -> int:
+    """How many hooks a skipped event lists (for the warning; its shape is not checked)."""
+    if not isinstance(entries, list):
+        return 0
+    count = 0
+    for entry in entries:
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        count += len(inner) if isinstance(inner, list) else 1
+    return count
+
+
+def _claude_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
-    for event, groups in events.items():
-        here = f"{prefix}{event}"
-        _check_event(event, here)
+    for event, here, groups in reader.events(events):
         if not isinstance(groups, list):
             raise _Invalid(here, f"must be a list of matcher groups, not {type_name(groups)}")
         for g, group in enumerate(groups):
@@ -347,7 +490,8 @@ def _claude_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Path
                     raise _Invalid(hwhere, f"must be an object, not {type_name(handler)}")
                 kind = handler.get("type")
                 if kind in _CLAUDE_REFUSED_TYPES:
-                    raise _Invalid(f"{hwhere}.type", f"{kind!r}: {_CLAUDE_REFUSED_TYPES[kind]}")
+                    reader.unsupported(kind, _CLAUDE_REFUSED_TYPES[kind], event, hwhere)
+                    continue
                 if kind != "command":
                     raise _Invalid(
                         f"{hwhere}.type", f"unknown hook type {kind!r} (hookpolicy runs 'command')"
@@ -372,27 +516,23 @@ def _claude_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Path
                 if "timeout" in handler:
                     timeout = _timeout(handler["timeout"], f"{hwhere}.timeout")
                 specs.append(
-                    Spec(
+                    reader.spec(
                         shape="claude",
-                        file=path,
                         event=event,
-                        where=hwhere.removeprefix(prefix),
+                        where=hwhere.removeprefix(reader.prefix),
                         matcher=matcher,
                         kind="command",
                         command=command,
                         args=args,
                         timeout=timeout,
-                        plugin_root=root,
                     )
                 )
     return specs
 
 
-def _agentao_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Path) -> list[Spec]:
+def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
-    for event, handlers in events.items():
-        here = f"{prefix}{event}"
-        _check_event(event, here)
+    for event, here, handlers in reader.events(events):
         if not isinstance(handlers, list):
             raise _Invalid(here, f"must be a list of hooks, not {type_name(handlers)}")
         for h, handler in enumerate(handlers):
@@ -401,7 +541,8 @@ def _agentao_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Pat
                 raise _Invalid(hwhere, f"must be an object, not {type_name(handler)}")
             kind = handler.get("type")
             if kind in _AGENTAO_REFUSED_TYPES:
-                raise _Invalid(f"{hwhere}.type", f"{kind!r}: {_AGENTAO_REFUSED_TYPES[kind]}")
+                reader.unsupported(kind, _AGENTAO_REFUSED_TYPES[kind], event, hwhere)
+                continue
             if kind not in ("command", "prompt"):
                 raise _Invalid(
                     f"{hwhere}.type", f"unknown hook type {kind!r} (Agentao runs command, prompt)"
@@ -411,7 +552,7 @@ def _agentao_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Pat
             timeout = DEFAULT_TIMEOUT["agentao"]
             if "timeout" in handler:
                 timeout = _timeout(handler["timeout"], f"{hwhere}.timeout")
-            where = hwhere.removeprefix(prefix)
+            where = hwhere.removeprefix(reader.prefix)
             if kind == "prompt":
                 if event != "UserPromptSubmit":
                     raise _Invalid(
@@ -421,22 +562,29 @@ def _agentao_specs(path: Path, events: Mapping[str, Any], prefix: str, root: Pat
                 if "command" in handler:
                     raise _Invalid(f"{hwhere}.command", "a 'prompt' hook has no command")
                 text = _string(handler.get("prompt"), f"{hwhere}.prompt")
-                specs.append(Spec("agentao", path, event, where, matcher, "prompt", text=text))
+                specs.append(
+                    reader.spec(
+                        shape="agentao",
+                        event=event,
+                        where=where,
+                        matcher=matcher,
+                        kind="prompt",
+                        text=text,
+                    )
+                )
                 continue
             if "prompt" in handler:
                 raise _Invalid(f"{hwhere}.prompt", "a 'command' hook has no prompt")
             command = _string(handler.get("command"), f"{hwhere}.command")
             specs.append(
-                Spec(
-                    "agentao",
-                    path,
-                    event,
-                    where,
-                    matcher,
-                    "command",
+                reader.spec(
+                    shape="agentao",
+                    event=event,
+                    where=where,
+                    matcher=matcher,
+                    kind="command",
                     command=command,
                     timeout=timeout,
-                    plugin_root=root,
                 )
             )
     return specs
@@ -466,16 +614,21 @@ def _agentao_matcher(value: Any, event: str, where: str) -> Matcher:
     return _agentao_glob(_string(value["toolName"], f"{where}.toolName"))
 
 
-def read_hooks_file(path: Path) -> list[Spec]:
-    """The hooks `path` configures, in file order; SettingsError naming the file and
-    the field (or line:col) of the first thing that is wrong."""
+def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
+    """The hooks `path` configures, in file order, and what it holds that is not run
+    here; SettingsError naming the file and the field (or line:col) of the first thing
+    that is wrong. `skip_unsupported`: a hook type we cannot run at a guard event is
+    skipped (and named) rather than refused."""
     doc = _read(path)
+    skipped: list[str] = []
     try:
-        events, prefix, contract = _events(doc)
+        events, prefix, contract = _events(doc, skipped)
         shape = _file_shape(events, prefix, contract)
-        root = _plugin_root(path)
+        reader = _Reader(path, prefix, skip_unsupported)
         if shape == "claude":
-            return _claude_specs(path, events, prefix, root)
-        return _agentao_specs(path, events, prefix, root)
+            specs = _claude_specs(reader, events)
+        else:
+            specs = _agentao_specs(reader, events)
     except _Invalid as exc:
         raise settings_error(path, str(exc)) from None
+    return HooksFile(path, specs, skipped + reader.notes())

@@ -33,6 +33,18 @@ or unreadable output is logged as a warning on the `policy.hosted` logger and th
 result goes on. Plain text on exit 0 stays what the hosts make of it (ignored before a
 tool, context at a prompt).
 
+Where the commands run is Claude Code's choice too: a hooks file of a project
+(`<project>/.claude/hooks.json`) runs its commands in that project; a plugin's
+(`<plugin>/hooks/hooks.json`) in the project the call is for — the operator's
+`workspace` (which `policy hook claude` takes from `CLAUDE_PROJECT_DIR`), else our own
+working directory, never the cwd the agent reports — with `CLAUDE_PROJECT_DIR` that
+project and `CLAUDE_PLUGIN_ROOT` the plugin, so a plugin's project-local rules are found.
+What runs is still what the operator's file names.
+
+Context a hook adds (`additionalContext`, plain stdout at a prompt) stays an addition:
+before the prompt's text, or after the tool's output, never a change of either, so an
+answer writer can tell it from a rewrite and hand it on as context (`claude.context`).
+
 Argument names are the host's (`Read {file_path}`), so a call that spells one argument
 both ways with different values (`{"path": "/etc/shadow", "file_path": "/tmp/x"}`)
 shows the hook the value the tool will read, not the decoy (`claude.names`);
@@ -61,8 +73,9 @@ from policy.hosts.claude.command import (
     first_line,
     stderr_quote,
 )
+from policy.hosts.claude.context import after_blocks, context_block
 from policy.hosts.claude.hooks_file import Spec, read_hooks_file, settings_error, type_name
-from policy.hosts.claude.names import HostNames
+from policy.hosts.claude.names import HostNames, is_mcp
 from policy.model import Action, CallContext, Decision, Prompt, ToolCall, ToolResult
 
 __all__ = ["CommandHookError", "load_claude_hooks"]
@@ -72,7 +85,6 @@ log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
 #: The chain waits this much longer than the command may run, so the hook's own
 #: error (naming the command and its timeout) is the one that lands.
 _CHAIN_SLACK_MS = 1000
-_CONTEXT_TAG = "user-prompt-submit-hook"
 
 
 def _input_back(updated: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, Any]:
@@ -106,13 +118,16 @@ class _CommandHook:
 
     inline = False
 
-    def __init__(self, spec: Spec, names: HostNames, priority: int) -> None:
+    def __init__(
+        self, spec: Spec, names: HostNames, priority: int, workspace: Path | None = None
+    ) -> None:
         self.name = spec.name
         self.priority = priority
         self.timeout_ms = round(spec.timeout * 1000) + _CHAIN_SLACK_MS
         self.spec = spec
         self._names = names
         self._command = Command(spec)
+        self._workspace = workspace
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} command={self.spec.command!r}>"
@@ -129,10 +144,20 @@ class _CommandHook:
         fields = wire.tool_fields(self.spec.shape, self._names.tool(call), tool_input, call.call_id)
         return fields, renamed
 
+    def _project(self) -> Path:
+        """Where the command runs: the project its hooks file belongs to; for a
+        plugin's, the project the call is for — the operator's workspace, else ours.
+        Never the call's cwd, which the agent chooses."""
+        fixed = self.spec.project_dir
+        if fixed is not None:
+            return fixed
+        return self._workspace if self._workspace is not None else Path.cwd()
+
     def _run(self, context: CallContext, fields: dict[str, Any]) -> Completed:
         spec = self.spec
         return self._command.run(
-            wire.payload(spec.shape, spec.event, context, _payload_cwd(context), fields)
+            wire.payload(spec.shape, spec.event, context, _payload_cwd(context), fields),
+            self._project(),
         )
 
     # ------------------------------------------------------------------- reading
@@ -382,14 +407,30 @@ class _PostToolUse(_CommandHook):
             if output["decision"] != "block":
                 raise CommandHookError(f"`decision` must be 'block', not {output['decision']!r}")
             feedback = _optional_text(output, "reason") or f"blocked by hook {self.name!r}"
-        replaced: str | None = None
-        for key in ("updatedToolOutput", "updatedMCPToolOutput"):
-            if key in specific and (key == "updatedToolOutput" or call.tool.startswith("mcp__")):
-                value = specific[key]
-                replaced = value if isinstance(value, str) else json.dumps(value, default=str)
-                break
+        replaced = self._replaced_output(call, specific)
         context = _context_text(specific.get("additionalContext"), "additionalContext")
         return self._amend(result, replaced=replaced, feedback=feedback, context=context)
+
+    def _replaced_output(self, call: ToolCall, specific: Mapping[str, Any]) -> str | None:
+        """The output a hook puts in place of the tool's, as Claude Code 2.1.332 takes it:
+        `updatedToolOutput` first, for any tool, though a built-in tool's must be an
+        object in its own output shape (a string is refused there and the original kept);
+        else `updatedMCPToolOutput`, for MCP tools only (on Bash it is ignored)."""
+        mcp = is_mcp(call.tool)
+        value = specific.get("updatedToolOutput")
+        if value is not None and not mcp and not isinstance(value, dict):
+            log.warning(
+                "hook %r returned an updatedToolOutput that is not an object for the built-in "
+                "tool %r; Claude Code keeps the original output then, and so does the chain",
+                self.name,
+                self._names.tool(call),
+            )
+            return None
+        if value is None and mcp:
+            value = specific.get("updatedMCPToolOutput")
+        if value is None:
+            return None
+        return value if isinstance(value, str) else json.dumps(value, default=str)
 
     def _amend(
         self,
@@ -543,15 +584,19 @@ def _context_text(value: Any, key: str) -> str:
 
 def _with_context(prompt: Prompt, contexts: Sequence[str], hook: str) -> Decision | None:
     """Agentao's rendering of hook context: each piece in its own
-    <user-prompt-submit-hook> tag, before the user's text."""
+    <user-prompt-submit-hook> tag, before the user's text and after the pieces hooks
+    before this one added, so they read in the order the hooks ran (as the hosts list
+    them)."""
     pieces = [c for c in contexts if c.strip()]
     if not pieces:
         return None
-    extra = "\n".join(f"<{_CONTEXT_TAG}>\n{c}\n</{_CONTEXT_TAG}>" for c in pieces)
+    extra = "\n".join(context_block(c) for c in pieces)
+    text = prompt.text
+    at = after_blocks(text)
     return Decision(
         Action.MODIFY,
         reason=f"context added by hook {hook!r}",
-        prompt=prompt.replace(text=f"{extra}\n{prompt.text}"),
+        prompt=prompt.replace(text=f"{text[:at]}{extra}\n{text[at:]}"),
     )
 
 
@@ -563,14 +608,25 @@ _HOOK_CLASSES: Mapping[str | None, type[_CommandHook]] = {
 }
 
 
-def load_claude_hooks(paths: Sequence[Path], *, aliases: AliasTable) -> list[object]:
+def load_claude_hooks(
+    paths: Sequence[Path],
+    *,
+    aliases: AliasTable,
+    workspace: str | os.PathLike[str] | None = None,
+    skip_unsupported: bool = False,
+) -> list[object]:
     """Read every hooks file and make one chain hook per configured hook.
 
     Priorities follow the order of the files, then of the hooks in each file, so the
-    chain runs them as the host would. SettingsError names the file and the field (or
+    chain runs them as the host would. What a file holds that is not run here (events
+    with no point in the chain, settings keys, hook types we cannot run where they
+    could not block, or anywhere with `skip_unsupported`) is named in one warning per
+    file on the `policy.hosted` logger. `workspace` (the operator's setting) is the
+    project a plugin's hooks run in. SettingsError names the file and the field (or
     line:col) of the first thing that is wrong; no hook is returned then.
     """
     names = HostNames(aliases)
+    project = Path(os.path.expanduser(workspace)) if workspace else None
     hooks: list[object] = []
     seen: dict[Path, Path] = {}
     for path in paths:
@@ -579,10 +635,14 @@ def load_claude_hooks(paths: Sequence[Path], *, aliases: AliasTable) -> list[obj
         if key in seen:
             raise settings_error(path, f"listed twice (also as {seen[key]})")
         seen[key] = path
-        for spec in read_hooks_file(path):
+        read = read_hooks_file(path, skip_unsupported=skip_unsupported)
+        if read.skipped:
+            log.warning("claude_hooks: %s: %s", path, "; ".join(read.skipped))
+        for spec in read.specs:
             priority = len(hooks)
             if spec.kind == "prompt":
                 hooks.append(_PromptText(spec, priority))
             else:
-                hooks.append(_HOOK_CLASSES[wire.EVENTS[spec.event]](spec, names, priority))
+                kind = _HOOK_CLASSES[wire.EVENTS[spec.event]]
+                hooks.append(kind(spec, names, priority, project))
     return hooks

@@ -21,9 +21,20 @@ if TYPE_CHECKING:
     from policy.aliases import AliasTable
     from policy.model import ToolCall
 
-__all__ = ["CLAUDE_TOOL_NAMES", "HostNames"]
+__all__ = ["CLAUDE_TOOL_NAMES", "MCP_PREFIX", "HostNames", "is_mcp"]
 
 log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
+
+#: How Claude Code names an MCP server's tools: `mcp__<server>__<tool>`. Their names
+#: pass through our alias table unchanged, and only their output can be replaced by a
+#: PostToolUse hook's `updatedMCPToolOutput`.
+MCP_PREFIX = "mcp__"
+
+
+def is_mcp(tool: str) -> bool:
+    """Whether `tool` (as the call or a hook names it) is an MCP server's tool."""
+    return tool.startswith(MCP_PREFIX)
+
 
 #: Claude Code's built-in tool names. A call from another host is shown to a hook
 #: under the one of these its canonical name maps to (through the engine's aliases).

@@ -15,12 +15,13 @@ Facts this follows (DESIGN §7, checked by running the hosts): both hosts FAIL O
 a hook that crashes, times out or prints anything but JSON, so every refusal is an
 explicit JSON answer with exit 0. Claude Code's PreToolUse reads
 `hookSpecificOutput.permissionDecision` allow/deny/ask (+ reason, + `updatedInput`
-that replaces the whole input); PostToolUse, UserPromptSubmit and Stop read
-`decision: "block"` + `reason`; `continue: false` + `stopReason` ends the session's
-turn. Agentao reads `permissionDecision`; it applies `updatedInput` and honours exit 2
-only for hooks in Claude's nested shape (checked by running 0.5.17), not in its flat
-one. A call no rule decided gets no opinion (empty output), so the host's own
-permission rules still apply.
+that replaces the whole input; `updatedInput` without a decision is applied too, and
+Claude Code's own permission flow then judges the rewritten input); PostToolUse,
+UserPromptSubmit and Stop read `decision: "block"` + `reason`; `continue: false` +
+`stopReason` ends the session's turn. Agentao reads `permissionDecision`; it applies
+`updatedInput` and honours exit 2 only for hooks in Claude's nested shape (checked by
+running 0.5.17), not in its flat one. A call no rule decided gets no opinion (empty
+output), so the host's own permission rules still apply.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "answer_post_tool",
     "answer_pre_tool",
     "answer_prompt",
+    "answer_rewritten",
     "answer_stop_turn",
     "call_of",
     "event_of",
@@ -329,6 +331,13 @@ def answer_pre_tool(
     if updated_input is not None:
         output["updatedInput"] = updated_input
     return {"hookSpecificOutput": output}
+
+
+def answer_rewritten(updated_input: Any) -> dict[str, Any]:
+    """A rewrite with no permission decision. Claude Code (2.1.197 and 2.1.332, run)
+    applies `updatedInput` alone and then runs its own permission flow on the
+    rewritten input — rules, mode, dialog — where `allow` would have skipped it."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated_input}}
 
 
 def answer_post_tool(event: str, reason: str, context: str = "") -> dict[str, Any]:
