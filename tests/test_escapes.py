@@ -68,6 +68,7 @@ class Project:
         (self.dir / ".claude").mkdir(parents=True)
         shutil.copytree(ROOT / "rules", self.dir / "rules")
         (self.dir / ".claude" / "settings.json").write_text(json.dumps(MOUNT))
+        shutil.copy(ROOT / "examples/claude-code/.claude/hookpolicy.yaml", self.dir / ".claude")
         (self.home / ".ssh").mkdir()
         (self.home / ".ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
         self.env = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,16 @@ def commands(path: Path) -> list[tuple[str, str]]:
     ("example", "host"),
     [("claude-code/settings.json", "claude"), ("agentao/hooks.json", "agentao")],
 )
-def test_command_hook_examples_load_and_their_command_denies(example: str, host: str) -> None:
+def test_command_hook_examples_load_and_their_command_denies(
+    example: str, host: str, tmp_path: Path
+) -> None:
     path = EXAMPLES / example
+    # The project the example is mounted in: its hooks run there, with the rules and,
+    # for Claude Code, the settings file the command names next to settings.json.
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "rules", project / "rules")
+    if (path.parent / ".claude").is_dir():
+        shutil.copytree(path.parent / ".claude", project / ".claude")
     hooks = load_claude_hooks([path], aliases=DEFAULT_ALIASES)  # the host's shape, strictly
     assert hooks
     for hook in hooks:
@@ -65,7 +74,7 @@ def test_command_hook_examples_load_and_their_command_denies(example: str, host:
     assert shlex.split(pre_tool[0])[:3] == ["policy", "hook", host]
     payload = {
         "session_id": "s1",
-        "cwd": str(ROOT),
+        "cwd": str(project),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": "rm -rf /"},
@@ -74,7 +83,7 @@ def test_command_hook_examples_load_and_their_command_denies(example: str, host:
     done = subprocess.run(
         pre_tool[0],
         shell=True,  # as the hosts run a command hook
-        cwd=ROOT,
+        cwd=project,
         input=orjson.dumps(payload),
         capture_output=True,
         env=host_env(),
@@ -84,6 +93,12 @@ def test_command_hook_examples_load_and_their_command_denies(example: str, host:
     assert done.returncode == 0, done.stderr.decode()
     answer = orjson.loads(done.stdout)["hookSpecificOutput"]
     assert (answer["permissionDecision"], answer["permissionDecisionReason"]) == ("deny", REASON)
+    if host == "claude":
+        # The decision log is a file the mount's own settings name, not stderr.
+        log = project / ".claude" / "hookpolicy" / "decisions.jsonl"
+        (line,) = [orjson.loads(x) for x in log.read_bytes().splitlines()]
+        assert line["action"] == "deny_tool"
+        assert done.stderr.count(b'"point"') == 0
 
 
 def test_the_picoclaw_example_block_runs_our_hook_in_our_chain(

@@ -460,3 +460,55 @@ def test_a_hook_that_hands_the_call_back_unchanged_rewrote_nothing(
         assert decision.action is Action.MODIFY
         assert decision.hook == "pack:flags"
         assert decision.call is not None and decision.call.args["command"] == "ls --no-color"
+
+
+ECHO_HOOK = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    params = message.get("params") or {}
+    if message["method"] == "hook.before_tool":
+        # as some PicoClaw hooks do: hand the whole call back, changed or not
+        result = {"action": "modify", "call": {"tool": params.get("tool"),
+                  "arguments": params.get("arguments") or {}}}
+    elif message["method"] == "hook.hello":
+        result = {"ok": True, "name": "echo"}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def test_a_picoclaw_process_hook_echoing_whole_params_after_a_pack_rewrite(
+    tmp_path: Path,
+) -> None:
+    """A real process hook (JSON-RPC over stdio) that echoes every call back as `modify`,
+    running after a pack that rewrote the call: what it hands back is the pack's
+    rewrite, unchanged — no rewrite of its own, nothing to judge again, no denial."""
+    import sys as _sys
+
+    hook = tmp_path / "echo.py"
+    hook.write_text(ECHO_HOOK)
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules:\n"
+        "  - id: no-color\n    tools: [bash]\n    when: '!args.command.contains(\"--color\")'\n"
+        "    action: modify\n"
+        "    set: {args.command: 'args.command + \" --color=never\"'}\n"
+    )
+    process = {
+        "enabled": True,
+        "transport": "stdio",
+        "command": [_sys.executable, str(hook)],
+        "intercept": ["before_tool"],
+    }
+    with Engine(
+        Settings(packs=[pack], hooks={"processes": {"echo": process}}, audit_path=tmp_path / "l")
+    ) as engine:
+        decision = engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"}))
+        assert decision.action is Action.MODIFY
+        assert decision.call is not None
+        assert decision.call.args == {"command": "ls --color=never"}
+        assert decision.hook == "pack:p"  # the echo changed nothing
