@@ -138,6 +138,14 @@ def _pre_tool(
         return answer_pre_tool("deny", f"answered by policy: {text}")
     updated = None
     if action is Action.MODIFY and decision.call is not None:
+        if decision.call.tool != engine.aliases.canonical(call.tool):
+            # The host takes new arguments, never another tool: it would run them under
+            # the tool it asked for, which is not the call the policy judged.
+            return answer_pre_tool(
+                "deny",
+                f"the policy rewrites this {call.tool} call into a {decision.call.tool} call "
+                f"({decision.reason or 'modify'}), and Claude Code cannot change a call's tool",
+            )
         # Agentao 0.5.17 applies updatedInput to Claude-shaped (nested hooks.json)
         # payloads only; its flat envelope would run the call unrewritten.
         if event.host == "agentao" and event.flat:
