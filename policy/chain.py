@@ -386,6 +386,9 @@ class Fold:
     ungated = False  # a hook asked for approval naming no gate
     would: Action | None = None
     modified_by: str | None = None
+    #: The last hook not built by our compilers that rewrote the payload: what the
+    #: engine's re-judgment must follow, even when a pack rewrote again after it.
+    untrusted_modifier: str | None = None
 
     def __init__(
         self,
@@ -451,6 +454,8 @@ class Fold:
                 if new != self.current:
                     self.current = new
                     self.modified_by = reg.name
+                    if not reg.trusted:
+                        self.untrusted_modifier = reg.name
             if decision.reason and (
                 (decision.needs_approval and not self.needs_approval)
                 or not (self.reason or self.needs_approval)
@@ -500,7 +505,9 @@ class Fold:
     def result(self) -> Decision:
         """The decision when every interceptor let the payload through."""
         values = self._values(_MODIFY if self.modified_by is not None else _CONTINUE, self.reason)
-        values[_HOOK] = self.modified_by
+        # The hook to answer for the rewrite: one of other people's, if any rewrote, so
+        # that packs before it judge what it made (the engine's `_rejudge`).
+        values[_HOOK] = self.untrusted_modifier or self.modified_by
         gates = self._live_gates()
         if self.needs_approval or gates:
             values[_NEEDS_APPROVAL] = True
