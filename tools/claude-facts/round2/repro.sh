@@ -8,8 +8,8 @@ for v in 332 197; do
   for s in q1 q1b q2 q3 q4 q4b q5 q6 q6b q_extra; do ./$s.sh > ${s}_v$v.out 2>&1; done
   ./q2.sh uto_partial uto_mcpshape_on_bash >> q2_v$v.out 2>&1
   ./q4.sh prompt_cob bogus_mix >> q4_v$v.out 2>&1
-  # Notification needs the interactive TUI (pty): run_pty.py is ../ccfacts/run.py copied here
-  python3 run_pty.py --name v${v}_q6_pty_notification_default --mode default --interactive 10 --extra-arg=--permission-mode --extra-arg=default \
+  # Notification needs the interactive TUI (pty): ../run.py drives it
+  python3 ../run.py --name v${v}_q6_pty_notification_default --mode default --interactive 10 --extra-arg=--permission-mode --extra-arg=default \
     --hooks '{"Notification":[{"hooks":[{"type":"command","command":"HOOK notification","timeout":5}]}],"SessionStart":[{"hooks":[{"type":"command","command":"HOOK sessionstart","timeout":5}]}]}' > q6pty_v$v.out 2>&1
   python3 bundle_facts.py ../ccfacts/strings_$v.txt > bundle_facts_v$v.out 2>&1
 done
