@@ -56,12 +56,13 @@ def test_command_hook_examples_load_and_their_command_denies(
     example: str, host: str, tmp_path: Path
 ) -> None:
     path = EXAMPLES / example
-    # The project the example is mounted in: its hooks run there, with the rules and,
-    # for Claude Code, the settings file the command names next to settings.json.
+    # The project the example is mounted in: its hooks run there, with the rules and
+    # the settings file the command names (.claude/ or .agentao/hookpolicy.yaml).
     project = tmp_path / "project"
     shutil.copytree(ROOT / "rules", project / "rules")
-    if (path.parent / ".claude").is_dir():
-        shutil.copytree(path.parent / ".claude", project / ".claude")
+    for own in (".claude", ".agentao"):
+        if (path.parent / own).is_dir():
+            shutil.copytree(path.parent / own, project / own)
     hooks = load_claude_hooks([path], aliases=DEFAULT_ALIASES)  # the host's shape, strictly
     assert hooks
     for hook in hooks:
@@ -99,6 +100,77 @@ def test_command_hook_examples_load_and_their_command_denies(
         (line,) = [orjson.loads(x) for x in log.read_bytes().splitlines()]
         assert line["action"] == "deny_tool"
         assert done.stderr.count(b'"point"') == 0
+
+
+def test_the_agentao_mount_logs_its_decisions_to_the_file_its_settings_name(
+    tmp_path: Path,
+) -> None:
+    """The Agentao example mounted as a project plugin, run the way Agentao 0.5.17 runs
+    it (checked with the real CLI, ../shared/real_hosts/agentao; docs/hosts.md): every
+    event's command under /bin/sh in the project directory (the one holding
+    `.agentao/`), with CLAUDE_PROJECT_DIR, CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA set
+    and the payload, Claude-shaped, on stdin. The decision log is the hash-chained file
+    `.agentao/hookpolicy.yaml` names, not stderr."""
+    project = tmp_path / "project"
+    plugin = project / ".agentao" / "plugins" / "local" / "hookpolicy"
+    shutil.copytree(ROOT / "rules", project / "rules")
+    shutil.copytree(EXAMPLES / "agentao", plugin, ignore=shutil.ignore_patterns(".agentao"))
+    shutil.copy(EXAMPLES / "agentao" / ".agentao" / "hookpolicy.yaml", project / ".agentao")
+    env = host_env() | {
+        "CLAUDE_PROJECT_DIR": str(project),
+        "CLAUDE_PLUGIN_ROOT": str(plugin),
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "home" / ".agentao" / "plugin-data" / "hookpolicy"),
+    }
+    command = dict(commands(plugin / "hooks.json"))
+    base = {"session_id": "s1", "transcript_path": None, "cwd": str(project)}
+    rm = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "tool_use_id": "call_1"}
+    echo = {"tool_name": "Bash", "tool_input": {"command": "echo hi"}, "tool_use_id": "call_2"}
+    events = [
+        {"hook_event_name": "UserPromptSubmit", "prompt": "say hi"},
+        {"hook_event_name": "PreToolUse", **rm},
+        {"hook_event_name": "PreToolUse", **echo},
+        {"hook_event_name": "PostToolUse", **echo, "tool_response": "STDOUT:\nhi\n"},
+    ]
+    answers = []
+    for event in events:
+        done = subprocess.run(
+            command[event["hook_event_name"]],
+            shell=True,  # /bin/sh -c, as Agentao runs a command hook
+            cwd=project,
+            input=orjson.dumps(base | event),
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        assert b'"point"' not in done.stderr, done.stderr.decode()  # no decision on stderr
+        answers.append(orjson.loads(done.stdout) if done.stdout.strip() else None)
+    denied = answers[1]["hookSpecificOutput"]
+    assert (denied["permissionDecision"], denied["permissionDecisionReason"]) == ("deny", REASON)
+
+    log = project / ".agentao" / "hookpolicy" / "decisions.jsonl"
+    assert [p.relative_to(tmp_path) for p in tmp_path.rglob("decisions.jsonl")] == [
+        log.relative_to(tmp_path)
+    ]
+    records = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    decisions = [(r["point"], r["action"]) for r in records if r["event"] == "decision"]
+    assert decisions == [
+        ("user_prompt", "continue"),
+        ("before_tool", "deny_tool"),
+        ("before_tool", "continue"),
+        ("after_tool", "continue"),
+    ]
+    verified = subprocess.run(
+        [str(Path(BIN) / "policy"), "audit", "verify", str(log)],
+        cwd=project,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stdout.decode() + verified.stderr.decode()
+    assert b"OK" in verified.stdout
 
 
 def test_the_picoclaw_example_block_runs_our_hook_in_our_chain(
