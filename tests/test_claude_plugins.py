@@ -30,6 +30,7 @@ from policy import Action, Engine, ToolCall
 from policy.cli import main
 from policy.errors import SettingsError
 from policy.hosts.claude.context import prompt_context, result_context
+from policy.hosts.claude.hooks_file import read_hooks_file
 from policy.model import Prompt, ToolResult
 from policy.settings import Settings
 
@@ -346,13 +347,15 @@ def prompt_hook_plugin(tmp_path: Path, event: str, kind: str = "prompt") -> Path
     return write_plugin(tmp_path / f"{kind}-{event}", hooks_json(**{event: [group]}))
 
 
-@pytest.mark.parametrize("event", ["PreToolUse", "UserPromptSubmit"])
+@pytest.mark.parametrize(
+    "event", ["PreToolUse", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"]
+)
 @pytest.mark.parametrize("kind", ["prompt", "agent", "http", "mcp_tool"])
-def test_a_hook_type_we_cannot_run_where_it_could_block_is_refused(
+def test_a_hook_type_we_cannot_run_at_an_event_we_run_is_refused(
     build: Build, tmp_path: Path, event: str, kind: str
 ) -> None:
     document = hooks_json()
-    document["hooks"][event] = [*document["hooks"][event], {"hooks": [{"type": kind}]}]
+    document["hooks"][event] = [*document["hooks"].get(event, []), {"hooks": [{"type": kind}]}]
     plugin = write_plugin(tmp_path / "p", document)
     index = len(document["hooks"][event]) - 1
     with pytest.raises(SettingsError) as raised:
@@ -379,14 +382,36 @@ def test_skip_unsupported_runs_the_rest_of_the_file(
     assert denied.action is Action.DENY_TOOL  # the file's command hooks run
 
 
-def test_after_the_tool_a_hook_type_we_cannot_run_is_skipped_without_the_option(
+def test_after_the_tool_an_output_rewriter_we_cannot_run_is_refused_unless_skipped(
     build: Build, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # An http hook at PostToolUse can replace the output Claude Code hands the model
+    # (a redactor): loading the file without it would drop that protection silently.
     plugin = prompt_hook_plugin(tmp_path, "PostToolUse", kind="http")
-    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+    with pytest.raises(SettingsError, match="could replace or hold back the tool's output"):
         build(plugin, workspace=str(tmp_path))
+    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+        build(plugin, workspace=str(tmp_path), claude_hooks_skip_unsupported=True)
     (warning,) = warnings(caplog)
     assert "not run: hooks.PostToolUse[0].hooks[0] (a 'http' hook:" in warning
+
+
+def test_hooks_that_refuse_at_events_we_do_not_run_are_named_apart(
+    build: Build, tmp_path: Path, project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A PermissionRequest hook can deny a permission in Claude Code; here it never runs.
+    document = hooks_json()
+    document["hooks"]["PermissionRequest"] = [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}]}
+    ]
+    plugin = write_plugin(tmp_path / "p", document)
+    read = read_hooks_file(plugin)
+    assert read.unguarded == {"PermissionRequest": 1}
+    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+        build(plugin, workspace=str(project))
+    (warning,) = warnings(caplog)
+    assert "can refuse in the host but have no point in the hookpolicy chain" in warning
+    assert "PermissionRequest (1 hook)" in warning
 
 
 def test_defaults_spelt_out_are_accepted_and_their_opposites_refused(
@@ -621,6 +646,34 @@ def test_a_hooks_replacement_of_an_mcp_tools_output(
     assert result_context(MCP_OUTPUT, decision.result.for_llm) is None  # a replacement
 
 
+def test_a_hooks_replacement_output_is_redacted_by_the_packs_that_ran_before_it(
+    build: Build, tmp_path: Path
+) -> None:
+    """Packs run before hosted hooks; an output a hook made after them goes through
+    them once more (the chain invariant after the tool), so the shipped credentials
+    pack redacts the key the hook put in."""
+    leaked = "card [redacted]; key=AKIAABCDEFGHIJKLMNOP"
+    engine = build(
+        post_tool_plugin(tmp_path, {"updatedMCPToolOutput": leaked}),
+        packs=[Path("rules/credentials.yaml")],
+    )
+    decision = engine.after_tool(MCP_CALL, ToolResult(for_llm=MCP_OUTPUT))
+    assert decision.action is Action.MODIFY
+    assert decision.result is not None
+    assert decision.result.for_llm == "card [redacted]; key=AKIA****************"
+    assert "credentials/redact-aws-keys" in decision.rule_ids
+    # An output the hook left clean is not rewritten twice.
+    engine.close()
+    engine = build(
+        post_tool_plugin(tmp_path, {"updatedMCPToolOutput": "card [redacted]"}),
+        packs=[Path("rules/credentials.yaml")],
+    )
+    decision = engine.after_tool(MCP_CALL, ToolResult(for_llm=MCP_OUTPUT))
+    assert decision.result is not None
+    assert decision.result.for_llm == "card [redacted]"
+    assert decision.rule_ids == ()
+
+
 def test_a_built_in_tools_output_is_replaced_only_in_its_own_shape(
     build: Build, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -714,3 +767,24 @@ def test_check_is_silent_without_a_post_tool_hook_or_for_audit_rules(
     assert check(tmp_path, capsys, pack, ["PreToolUse"]) == []
     audit = rewrite_pack(tmp_path / "audit", None, enforcement="audit")
     assert check(tmp_path, capsys, audit, ["PreToolUse", "PostToolUseFailure"]) == []
+
+
+def test_check_reports_a_hosted_files_hooks_that_refuse_where_we_do_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = hooks_json()
+    document["hooks"]["PermissionRequest"] = [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}]}
+    ]
+    plugin = write_plugin(tmp_path / "p", document)
+    config = tmp_path / "hookpolicy.yaml"
+    config.write_text(f"claude_hooks: [{plugin}]\n")
+    pack = rewrite_pack(tmp_path / "packs", None)
+    code = main(["check", str(pack), "--config", str(config), "--format", "json"])
+    out, _ = capsys.readouterr()
+    assert code == 0  # a warning: the file loads, and the host's own settings may run them
+    (found,) = [d for d in orjson.loads(out)["diagnostics"] if d["code"] == "hosted-guard-not-run"]
+    assert found["path"] == str(plugin)
+    line = plugin.read_text().splitlines()[found["line"] - 1]
+    assert '"PermissionRequest"' in line
+    assert "PermissionRequest lists 1 hook(s) that can refuse in the host" in found["message"]

@@ -144,6 +144,7 @@ def test_claude_payloads_we_send_read_back_as_sent(shape: claude.Shape) -> None:
     said = claude.prompt_fields(shape, "hello")
     prompt = claude.event_of(claude.payload(shape, "UserPromptSubmit", context, "/", said), shape)
     assert claude.prompt_of(prompt).text == "hello"
+    assert claude.prompt_of(prompt).host == claude.HOST_ID[shape]  # logged with its host
 
 
 def test_one_event_list_for_the_server_and_the_hooks_file() -> None:

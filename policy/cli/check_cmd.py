@@ -100,6 +100,48 @@ def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
+def _hosted_findings(settings: Any) -> list[Diagnostic]:
+    """What the hooks files the settings host (`claude_hooks`) guard in their own host
+    but not here: hooks of events that can refuse there (PermissionRequest, ...) and
+    have no point in our chain. A file that does not load is an error here too."""
+    from policy.errors import SettingsError
+    from policy.hosts.claude.hooks_file import read_hooks_file
+
+    found = []
+    for path in settings.claude_hooks:
+        try:
+            read = read_hooks_file(path, skip_unsupported=settings.claude_hooks_skip_unsupported)
+        except SettingsError as exc:
+            found.append(Diagnostic(str(path), 1, 1, "error", "hosted-hooks-invalid", str(exc)))
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for event, count in read.unguarded.items():
+            line, col = _key_position(text, event)
+            found.append(
+                Diagnostic(
+                    str(path),
+                    line,
+                    col,
+                    "warning",
+                    "hosted-guard-not-run",
+                    f"{event} lists {count} hook(s) that can refuse in the host, and hookpolicy "
+                    f"has no point to run them at: what they would refuse is decided without "
+                    "them. Keep them in the host's own settings, or write the check as a pack "
+                    "rule",
+                )
+            )
+    return found
+
+
+def _key_position(text: str, key: str) -> tuple[int, int]:
+    """1-based line and column of `"key"` in a JSON text (1:1 if not found)."""
+    at = text.find(f'"{key}"')
+    if at < 0:
+        return 1, 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
 def run(args: argparse.Namespace) -> int:
     from policy.aliases import DEFAULT_ALIASES, AliasConflictError
     from policy.packs.diagnostics import PackError
@@ -146,6 +188,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     diagnostics = report.diagnostics
     files = list(report.files)
+    if settings.claude_hooks:
+        diagnostics = sorted(set(diagnostics) | set(_hosted_findings(settings)))
+        files.extend(str(path) for path in settings.claude_hooks)
     if mount is not None:
         from policy.cli._mount import check_mount
 

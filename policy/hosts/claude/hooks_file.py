@@ -17,10 +17,12 @@ set aside, named in the file's one warning (`HooksFile.skipped`): events with no
 in our chain (Stop, SessionStart, Notification, ...; and names we do not know, which
 Claude Code ignores too, unless one looks like a misspelt point event), settings keys
 (`permissions`, `statusLine`, ...), and hook types we cannot run (`prompt`, `agent`,
-`http`, `mcp_tool`) where they could not have blocked anything. At a point where a hook
-guards (PreToolUse, UserPromptSubmit) such a type is refused unless the operator chose
-`skip_unsupported` (the `claude_hooks_skip_unsupported` setting). Running what is read
-is `claude.hosted`'s job.
+`http`, `mcp_tool`) that the host itself does not run. At an event that runs here such
+a type is refused unless the operator chose `skip_unsupported` (the
+`claude_hooks_skip_unsupported` setting): before the call it could refuse it, after it
+replace the output. Hooks of events that can refuse in Claude Code but have no point
+here (PermissionRequest, ...) are listed in `HooksFile.unguarded` for `policy check`.
+Running what is read is `claude.hosted`'s job.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from policy.hosts.claude.wire import (
     EVENTS,
     GUARD_EVENTS,
     POINT_EVENTS,
+    REFUSING_EVENTS,
     TOOL_EVENTS,
     Shape,
 )
@@ -153,6 +156,9 @@ class HooksFile:
     path: Path
     specs: list[Spec]
     skipped: list[str]
+    #: Events whose hooks could refuse something in the host (REFUSING_EVENTS) and are
+    #: not run here, with how many hooks each lists: `policy check` reports them.
+    unguarded: dict[str, int]
 
 
 class _Invalid(Exception):
@@ -354,16 +360,33 @@ _MISSPELT = 0.8
 
 
 def _unsupported(
-    kind: str, why: str, event: str, where: str, skip_unsupported: bool, skipped: list[str]
+    kind: str,
+    why: str,
+    event: str,
+    where: str,
+    skip_unsupported: bool,
+    skipped: list[str],
+    *,
+    host_runs: bool,
 ) -> None:
-    """A hook type we cannot run: refused where it could have blocked (a guard event),
-    unless the operator chose to skip such hooks; else noted as skipped."""
-    if event in GUARD_EVENTS and not skip_unsupported:
+    """A hook type we cannot run, at an event that runs here: refused, since at every
+    such event a hook the host runs can change what happens (stop the call or the
+    prompt, replace or hold back the tool's output), unless the operator chose to skip
+    such hooks. A type the host itself does not run (Agentao's `http`) is refused only
+    where a guard was clearly meant: it protects nothing in its own host either."""
+    if not skip_unsupported and (host_runs or event in GUARD_EVENTS):
+        could = (
+            "replace or hold back the tool's output"
+            if event not in GUARD_EVENTS
+            else "refuse the call"
+            if event in TOOL_EVENTS
+            else "refuse the prompt"
+        )
         raise _Invalid(
             f"{where}.type",
-            f"{kind!r}: {why}. At {event} it could refuse the call, so the file is not "
-            "loaded without it; set `claude_hooks_skip_unsupported: true` to run the "
-            "file's other hooks and skip this one",
+            f"{kind!r}: {why}. At {event} it could {could}, so the file is not loaded "
+            "without it; set `claude_hooks_skip_unsupported: true` to run the file's "
+            "other hooks and skip this one",
         )
     skipped.append(f"not run: {where} (a {kind!r} hook: {why})")
 
@@ -403,6 +426,7 @@ class _Reader:
         self.skip_unsupported = skip_unsupported
         self.skipped: list[str] = []
         self._events_skipped: dict[str, int] = {}
+        self.unguarded: dict[str, int] = {}
         self._events_unknown: dict[str, int] = {}
 
     def events(self, events: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
@@ -413,17 +437,29 @@ class _Reader:
             here = f"{self.prefix}{event}"
             if _runs_here(event, here):
                 kept.append((event, here, entries))
+            elif event in REFUSING_EVENTS:
+                self.unguarded[event] = _count_hooks(entries)
             elif event in EVENTS:
                 self._events_skipped[event] = _count_hooks(entries)
             else:
                 self._events_unknown[event] = _count_hooks(entries)
         return kept
 
-    def unsupported(self, kind: str, why: str, event: str, where: str) -> None:
-        _unsupported(kind, why, event, where, self.skip_unsupported, self.skipped)
+    def unsupported(
+        self, kind: str, why: str, event: str, where: str, *, host_runs: bool = True
+    ) -> None:
+        _unsupported(
+            kind, why, event, where, self.skip_unsupported, self.skipped, host_runs=host_runs
+        )
 
     def notes(self) -> list[str]:
         notes = []
+        if self.unguarded:
+            notes.append(
+                "hooks that can refuse in the host but have no point in the hookpolicy "
+                f"chain are not run: {_counted(self.unguarded)}; what they would refuse is "
+                "decided without them (keep them in the host's own settings)"
+            )
         if self._events_skipped:
             notes.append(
                 "hooks of events with no point in the hookpolicy chain are not run: "
@@ -541,7 +577,9 @@ def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                 raise _Invalid(hwhere, f"must be an object, not {type_name(handler)}")
             kind = handler.get("type")
             if kind in _AGENTAO_REFUSED_TYPES:
-                reader.unsupported(kind, _AGENTAO_REFUSED_TYPES[kind], event, hwhere)
+                reader.unsupported(
+                    kind, _AGENTAO_REFUSED_TYPES[kind], event, hwhere, host_runs=False
+                )
                 continue
             if kind not in ("command", "prompt"):
                 raise _Invalid(
@@ -617,8 +655,8 @@ def _agentao_matcher(value: Any, event: str, where: str) -> Matcher:
 def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
     """The hooks `path` configures, in file order, and what it holds that is not run
     here; SettingsError naming the file and the field (or line:col) of the first thing
-    that is wrong. `skip_unsupported`: a hook type we cannot run at a guard event is
-    skipped (and named) rather than refused."""
+    that is wrong. `skip_unsupported`: a hook type we cannot run at an event that runs
+    here is skipped (and named) rather than refused."""
     doc = _read(path)
     skipped: list[str] = []
     try:
@@ -631,4 +669,4 @@ def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
             specs = _agentao_specs(reader, events)
     except _Invalid as exc:
         raise settings_error(path, str(exc)) from None
-    return HooksFile(path, specs, skipped + reader.notes())
+    return HooksFile(path, specs, skipped + reader.notes(), reader.unguarded)

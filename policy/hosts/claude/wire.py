@@ -40,6 +40,7 @@ __all__ = [
     "GUARD_EVENTS",
     "HOST_ID",
     "POINT_EVENTS",
+    "REFUSING_EVENTS",
     "TOOL_EVENTS",
     "HookEvent",
     "Host",
@@ -115,6 +116,13 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 #: The events at which a hook guards: its verdict can stop the call or the prompt
 #: before anything happens.
 GUARD_EVENTS = frozenset({"PreToolUse", "UserPromptSubmit"})
+#: Events with no point in our chain whose hooks can still refuse something in Claude
+#: Code: a permission (PermissionRequest), a slash command's prompt, a settings change,
+#: an MCP server's request for input. Their hooks stay the host's business, and `policy
+#: check` says so, since a file that lists them guards less here than where it came from.
+REFUSING_EVENTS = frozenset(
+    {"PermissionRequest", "UserPromptExpansion", "ConfigChange", "Elicitation"}
+)
 
 
 # -------------------------------------------------------------- payload -> model
@@ -266,7 +274,13 @@ def prompt_of(event: HookEvent) -> Prompt:
     """The prompt UserPromptSubmit carries."""
     from policy.model import Prompt
 
-    return Prompt(text=event.prompt, session=event.session, cwd=event.cwd, sender=event.sender)
+    return Prompt(
+        text=event.prompt,
+        session=event.session,
+        cwd=event.cwd,
+        sender=event.sender,
+        host=HOST_ID[event.host],
+    )
 
 
 # -------------------------------------------------------------- model -> payload
