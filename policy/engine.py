@@ -83,6 +83,7 @@ log = logging.getLogger("policy.engine")
 _IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
 # Enum attribute lookups cost ~0.1 µs each; the hot path reads these instead.
 _BEFORE_TOOL = HookPoint.BEFORE_TOOL
+_AFTER_TOOL = HookPoint.AFTER_TOOL
 _APPROVE_TOOL = HookPoint.APPROVE_TOOL
 _PASSED = frozenset({Action.CONTINUE, Action.MODIFY})
 _RESPOND = Action.RESPOND
@@ -167,6 +168,7 @@ class Engine:
         self._gate_stage: ApprovalGates | None = None
         #: The packs and builtins that judge a rewritten call again (`_rejudge`).
         self._judges: _Judges | None = None
+        self._result_judges: _Judges | None = None
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
         self._respond_guard = RespondGuard(self._audit.write, self._gates_for, self._covered)
         #: What packs and builtins know that calls do not: the workspace, the
@@ -532,6 +534,47 @@ class Engine:
             judges = self._judges = _judges_for(snapshot)
         return judges
 
+    def _rejudge_result(self, decision: Decision, call: ToolCall) -> Decision:
+        """The packs and builtins see the output the model will see (the chain
+        invariant, after the tool): an output rewritten by a hook sorted after some of
+        them — a hosted PostToolUse hook that formats or replaces it, a process hook —
+        goes through them once more, so `credentials/redact-*` redacts what that hook
+        made. Their rewrite is kept (the tool ran; redacting is the point), a stop ends
+        the turn; nothing is judged a third time."""
+        snapshot = self._chain.snapshot
+        judges = self._result_judges
+        if judges is None or judges.snapshot is not snapshot:
+            judges = self._result_judges = _judges_for(snapshot, _AFTER_TOOL)
+        rewriter = decision.hook
+        if not judges.steps or rewriter in judges.names:
+            return decision
+        position = judges.order.get(rewriter) if rewriter is not None else None
+        if position is not None and position < judges.first:
+            return decision  # every judge ran after the rewrite
+        fold = Fold(_AFTER_TOOL, decision.result, None, decision.decision_id, call)
+        timeout = self._timeouts.interceptor
+        what = f"output rewritten by hook {rewriter!r}"
+        for reg, judge, _ in judges.steps:
+            budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
+            value, failure = call_inline(judge, (call, fold.current), budget)
+            ended = fold.take(reg, value, failure, budget)
+            if ended is not None:
+                return ended.replace(
+                    reason=f"{what}; then {ended.reason}",
+                    rule_ids=decision.rule_ids
+                    + tuple(r for r in ended.rule_ids if r not in decision.rule_ids),
+                )
+        again = fold.result()
+        if again.action is not _MODIFY:
+            return decision
+        return decision.replace(
+            result=again.result,
+            reason=f"{what}; then {again.reason or 'rewritten'} by {again.hook}",
+            rule_ids=decision.rule_ids
+            + tuple(r for r in again.rule_ids if r not in decision.rule_ids),
+            ignored=decision.ignored + tuple(i for i in again.ignored if i not in decision.ignored),
+        )
+
     def _rejudge(self, decision: Decision, asked: ToolCall, snapshot: Any) -> Decision:
         """Packs and builtins judge the arguments that will run (the chain invariant).
 
@@ -849,6 +892,8 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
+        if decision.action is _MODIFY:
+            decision = self._rejudge_result(decision, call)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
@@ -856,6 +901,8 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
+        if decision.action is _MODIFY:
+            decision = self._rejudge_result(decision, call)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     # ------------------------------------------------------------ full cycle
@@ -1087,8 +1134,8 @@ class _Judges:
 _NOT_REJUDGED = frozenset({"audit_hook"})
 
 
-def _judges_for(snapshot: Any) -> _Judges:
-    entries = snapshot.at[_BEFORE_TOOL]
+def _judges_for(snapshot: Any, point: HookPoint = HookPoint.BEFORE_TOOL) -> _Judges:
+    entries = snapshot.at[point]
     order = {reg.name: index for index, (reg, _, _) in enumerate(entries)}
     names: set[str] = set()
     steps: list[tuple[Registration, Callable[[ToolCall], Any], bool]] = []
