@@ -57,7 +57,7 @@ __all__ = [
 ENV_PREFIX = "POLICY_"
 CONFIG_ENV = "POLICY_CONFIG"
 #: Bumped whenever the layout of a settings entry changes.
-FORMAT = 2
+FORMAT = 3
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
 _SOURCES = (
@@ -65,6 +65,7 @@ _SOURCES = (
     "_version.py",
     "_yaml.py",
     "hosts/picoclaw/config.py",
+    "service_settings.py",
     "settings.py",
 )
 _LIBRARIES = ("pydantic", "pydantic_core", "pydantic_settings", "yaml")
@@ -116,6 +117,9 @@ class FastSettings:
     claude_hooks_skip_unsupported = False
     workspace: str | None = None
     protected_paths: list[Path]
+    server: str | None = None
+    server_owner: str | None = None
+    service: None = None
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(FIELDS)
@@ -176,6 +180,9 @@ FIELDS = (
     "claude_hooks_skip_unsupported",
     "workspace",
     "protected_paths",
+    "server",
+    "server_owner",
+    "service",
 )
 
 #: Kept as they are in an entry (JSON scalars), with the type each must have.
@@ -195,6 +202,8 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "pack_cache": (bool,),
     "claude_hooks_skip_unsupported": (bool,),
     "workspace": (str, type(None)),
+    "server": (str, type(None)),
+    "server_owner": (str, type(None)),
 }
 
 
@@ -388,6 +397,8 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
         return None  # a field this module does not know: keep nothing
     if settings.audit_key is not None or settings.hooks.processes or settings.claude_hooks:
         return None
+    if settings.service is not None:
+        return None  # the service's own settings: read once per start, never per event
     if not settings.pack_cache:
         return None  # the switch that turns the pack cache off turns this one off too
     uris = (settings.limits_storage_uri or "", settings.approvals_store or "")

@@ -13,11 +13,18 @@ from typing import Any, TypeVar
 
 from policy.errors import InputError
 from policy.model import (
+    Action,
     ApprovalDecision,
+    ApprovalGate,
     Decision,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
 )
 
-__all__ = ["from_dict", "to_dict"]
+__all__ = ["approval_from_dict", "decision_from_dict", "from_dict", "gate_from_dict", "to_dict"]
 
 T = TypeVar("T")
 
@@ -164,3 +171,115 @@ def to_dict(value: Any) -> dict[str, Any]:
             continue
         out[_JSON_NAMES.get(name, name)] = _jsonable(item)
     return out
+
+
+# ----------------------------------------------- answers back (the service's clients)
+
+_PAYLOADS: dict[str, type[Any]] = {
+    "call": ToolCall,
+    "result": ToolResult,
+    "request": LLMRequest,
+    "response": LLMResponse,
+    "prompt": Prompt,
+}
+
+
+def _strings(data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = data.get(key, ())
+    _expect("strings", value, f"{where}.{key}")
+    return tuple(value)
+
+
+def gate_from_dict(data: Any, where: str = "gate") -> ApprovalGate:
+    """An ApprovalGate from `to_dict`'s output (a client sends a decision's gates back)."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"{where}: expected an object, got {_type_name(data)}")
+    known = {f.name for f in dataclasses.fields(ApprovalGate)}
+    for key in data:
+        if key not in known:
+            raise InputError(f"{where}.{key}: unknown field (known: {', '.join(sorted(known))})")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in ("approvers", "grants"):
+            values[key] = _strings(data, key, where)
+        elif key in ("timeout",):
+            if value is not None:
+                _expect("number", value, f"{where}.{key}")
+            values[key] = value
+        elif key == "max_denials":
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise InputError(f"{where}.{key}: expected an integer, got {_type_name(value)}")
+            values[key] = value
+        elif key in ("self_approval", "exempt_by_allow", "holds_respond"):
+            _expect("bool", value, f"{where}.{key}")
+            values[key] = value
+        else:
+            _expect("str", value, f"{where}.{key}")
+            values[key] = value
+    for required in ("source", "pack"):
+        if required not in values:
+            raise InputError(f"{where}: missing required field {required!r}")
+    return ApprovalGate(**values)
+
+
+def decision_from_dict(data: Any, where: str = "decision") -> Decision:
+    """A Decision from `to_dict`'s output: what a client of `policy serve` reads back."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"{where}: expected an object, got {_type_name(data)}")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        at = f"{where}.{key}"
+        if key not in Decision._fields:
+            raise InputError(f"{at}: unknown field")
+        if key in ("action", "would_action"):
+            try:
+                values[key] = Action(value)
+            except ValueError:
+                raise InputError(f"{at}: not an action: {value!r}") from None
+        elif key in _PAYLOADS:
+            values[key] = from_dict(_PAYLOADS[key], value, at)
+        elif key in ("rule_ids", "ignored"):
+            values[key] = _strings(data, key, where)
+        elif key == "gates":
+            _expect("objects", value, at)
+            values[key] = tuple(gate_from_dict(g, f"{at}[{i}]") for i, g in enumerate(value))
+        elif key in ("needs_approval", "allowed"):
+            _expect("bool", value, at)
+            values[key] = value
+        else:
+            _expect("str", value, at)
+            values[key] = value
+    if "action" not in values:
+        raise InputError(f"{where}: missing required field 'action'")
+    return Decision(**values)
+
+
+def approval_from_dict(data: Any, where: str = "approval") -> ApprovalDecision:
+    """An ApprovalDecision from `to_dict`'s output."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"{where}: expected an object, got {_type_name(data)}")
+    kinds = {
+        "approved": "bool",
+        "reason": "str",
+        "hook": "str",
+        "approver": "str",
+        "waited_ms": "number",
+        "decision_id": "str",
+        "failure": "str",
+    }
+    for key, value in data.items():
+        if key not in kinds:
+            raise InputError(f"{where}.{key}: unknown field")
+        if value is not None:
+            _expect(kinds[key], value, f"{where}.{key}")
+    if "approved" not in data:
+        raise InputError(f"{where}: missing required field 'approved'")
+    return ApprovalDecision(
+        data["approved"],
+        data.get("reason") or "",
+        hook=data.get("hook"),
+        approver=data.get("approver"),
+        waited_ms=float(data.get("waited_ms") or 0.0),
+        decision_id=data.get("decision_id") or "",
+        failure=data.get("failure"),
+    )

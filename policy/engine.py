@@ -801,14 +801,18 @@ class Engine:
                         log.warning("abandon() of %r failed", answer.hook, exc_info=True)
                 return
 
-    def abandon_approvals(self, reason: str) -> int:
+    def abandon_approvals(self, reason: str, call: ToolCall | None = None) -> int:
         """Give up on every call waiting for a person in this process, now: expire their
         requests in the store (a late approve is refused: already expired) and log each
         denial. For whoever stops waiting from outside the call — a hook's watchdog,
-        the host closing the pipe, a signal ending the process. The count expired."""
+        the host closing the pipe, a signal ending the process; with `call`, only the
+        waits for that call (`policy serve`, whose client hung up). The count expired."""
         if self._gate_stage is None:
             return 0
-        expired = self._gate_stage.abandon_all()
+        if call is None:
+            expired = self._gate_stage.abandon_all()
+        else:
+            expired = self._gate_stage.abandon_like(self._canonical(call))
         for call, request in expired:
             answer = ApprovalDecision(
                 False,
@@ -1096,6 +1100,12 @@ class Engine:
     def respond_bypasses(self) -> int:
         """Responds the guard has seen (the metric of `mode: flag`)."""
         return self._respond_guard.bypasses
+
+    @property
+    def packs(self) -> Mapping[str, str]:
+        """The rule packs loaded: name → `revision@digest` (the first 12 hex digits of
+        the file's SHA-256), as the decision log records them."""
+        return dict(self._packs)
 
     @property
     def approvals(self) -> ApprovalStore:

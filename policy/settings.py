@@ -28,6 +28,7 @@ from policy._default_settings import default_data_dir
 from policy._yaml import YamlDocument, YamlError, load_yaml
 from policy.errors import SettingsError
 from policy.hosts.picoclaw.config import HooksConfig
+from policy.service_settings import ServiceSettings, parse_server
 
 __all__ = ["ENV_PREFIX", "Settings", "default_data_dir", "load_settings"]
 
@@ -153,7 +154,7 @@ class Settings(BaseSettings):
     claude_hooks_skip_unsupported: bool = Field(
         False,
         description="Skip claude_hooks hooks of a type hookpolicy cannot run (prompt, agent, "
-        "http, mcp_tool) at PreToolUse and UserPromptSubmit, instead of refusing the file.",
+        "http, mcp_tool) at the events it runs, instead of refusing the file.",
     )
     workspace: str | None = Field(
         None,
@@ -163,6 +164,20 @@ class Settings(BaseSettings):
     protected_paths: Annotated[list[Path], NoDecode] = Field(
         default_factory=list,
         description="More paths the agent may not change, besides the policy's own files.",
+    )
+
+    server: str | None = Field(
+        None,
+        description="The `policy serve` that decides for hooks: unix:/path or http://HOST:PORT. "
+        "Set, a hook never decides alone: an unreachable service is a refusal.",
+    )
+    server_owner: str | None = Field(
+        None,
+        description="User (name or uid) the service behind a unix `server` must run as; "
+        "default: the hook's own user.",
+    )
+    service: ServiceSettings | None = Field(
+        None, description="What `policy serve` listens on and who may approve (docs/service.md)."
     )
 
     _reserved_env: ClassVar[frozenset[str]] = frozenset({CONFIG_ENV})
@@ -248,6 +263,22 @@ class Settings(BaseSettings):
         from policy.builtins.config import parse_duration
 
         return parse_duration(value)
+
+    @field_validator("server")
+    @classmethod
+    def _server_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_server(value)
+        return value
+
+    @field_validator("server_owner", mode="before")
+    @classmethod
+    def _owner(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("name the user (or uid) the service runs as")
+        return value
 
     @field_validator("aliases")
     @classmethod

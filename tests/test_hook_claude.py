@@ -267,7 +267,7 @@ def test_every_failure_is_a_json_refusal_with_exit_0(host: str, tmp_path: Path) 
 def test_an_internal_exception_is_a_refusal(tmp_path: Path) -> None:
     """Our own bug, injected: the answer is still an explicit deny."""
     script = (
-        "import sys; import policy.hosts.claude.server as h\n"
+        "import sys; import policy.hosts.claude.decide as h\n"
         "def boom(*a, **k): raise RuntimeError('injected')\n"
         "h.decide = boom\n"
         f"from policy.cli import main; sys.exit(main(['hook', 'claude', '--packs', {str(RULES)!r}]))\n"

@@ -370,3 +370,21 @@ def test_the_shipped_rules_answer_alike_cold_and_warm() -> None:
         warm, _, done = _hook(payload, "--packs", str(RULES))
         assert warm == cold, payload
         assert b'"event":"decision"' in done.stderr  # the decision was logged
+
+
+def test_a_hook_that_asks_the_service_imports_no_engine_and_no_library(tmp_path: Path) -> None:
+    """With a service configured the hook forwards the payload: the standard library,
+    the transport and the wire vocabulary, nothing that decides (and it refuses, naming
+    why, when the service is not there)."""
+    gone = f"unix:{tmp_path / 'none.sock'}"
+    out, modules, _ = _hook(PAYLOAD, "--server", gone, importtime=True)
+    answer = orjson.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "policy serve is not reachable" in answer["permissionDecisionReason"]
+    assert "policy.client.transport" in modules  # the measurement saw the hook's imports
+    loaded = [
+        m
+        for m in (*HEAVY, "orjson", "policy.engine", "policy.model", "fastapi", "http.client")
+        if m in modules
+    ]
+    assert loaded == []

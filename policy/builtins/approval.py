@@ -372,6 +372,14 @@ class ApprovalGates:
             ids = [rid for rid, waiting in self._waiting.items() if waiting is call]
         return self._expire_ids(ids)
 
+    def abandon_like(self, call: ToolCall) -> list[tuple[ToolCall, ApprovalRequest]]:
+        """Expire the requests of every wait for a call equal to `call` (`policy serve`,
+        when the client that asked for it hung up: it holds another copy of the call)."""
+        with self._lock:
+            waiting = {rid: c for rid, c in self._waiting.items() if c == call}
+        expired = self._expire_ids(list(waiting))
+        return [(waiting[request.id], request) for request in expired]
+
     def abandon_all(self) -> list[tuple[ToolCall, ApprovalRequest]]:
         """Expire every request this process waits on (a watchdog fired, the host went
         away, the process is ending); what was expired, with its call."""

@@ -119,6 +119,15 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
     common.add_argument("--store", metavar="URI", help="store URI (overrides approvals_store)")
+    common.add_argument(
+        "--server",
+        metavar="unix:PATH|URL",
+        help="decide through this policy serve (overrides the server setting); the "
+        "approver is then the identity of the token in $POLICY_TOKEN or --token-file",
+    )
+    common.add_argument(
+        "--token-file", metavar="FILE", help="file holding the bearer token for --server"
+    )
     approval_commands = approvals.add_subparsers(
         dest="approvals_command", metavar="ACTION", required=True
     )
@@ -192,7 +201,67 @@ def _parser() -> argparse.ArgumentParser:
         help="answer (a refusal if need be) within this time; keep it below the host's "
         "hook timeout (default 50)",
     )
+    hook.add_argument(
+        "--server",
+        metavar="unix:PATH|URL",
+        help="let this policy serve decide (overrides the server setting); an unreachable "
+        "service is a refusal, never a decision made here instead",
+    )
     hook.set_defaults(module="hook")
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the service: one engine, its state and approvals, for thin hook clients",
+        description="Load the policy once and serve decisions, approvals and contracts over a "
+        "Unix socket (and HTTP with --http). The decision log goes to audit_path, else "
+        "stdout; the operational log to stderr. docs/service.md.",
+    )
+    serve.add_argument("--config", metavar="FILE", help="settings file ($POLICY_CONFIG)")
+    serve.add_argument(
+        "--packs", action="append", default=[], metavar="PATH", help="rule packs (repeatable)"
+    )
+    serve.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="Unix socket (default: service.socket, else under the runtime dir)",
+    )
+    serve.add_argument(
+        "--socket-mode",
+        metavar="OCTAL",
+        default=None,
+        help="permissions of the socket (default 0600: its owner only; 0660 for a group)",
+    )
+    serve.add_argument(
+        "--http", metavar="HOST:PORT", help="also serve HTTP here (loopback unless allowed)"
+    )
+    serve.add_argument(
+        "--log-format",
+        choices=("auto", "json", "console"),
+        default="auto",
+        help="operational log: JSON lines, or key=value (auto: key=value on a terminal)",
+    )
+    serve.set_defaults(module="serve_cmd")
+
+    token = commands.add_parser(
+        "token",
+        help="make a bearer token for policy serve and the settings lines that admit it",
+    )
+    token.add_argument("name", help="who the token is for (recorded in decisions)")
+    token.add_argument(
+        "--role",
+        action="append",
+        choices=("agent", "approver", "operator"),
+        required=True,
+        help="what it may do (repeatable)",
+    )
+    token.add_argument(
+        "--approver-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="approver names matched against the policy's approvers (default: the name)",
+    )
+    token.set_defaults(module="token_cmd")
     return parser
 
 

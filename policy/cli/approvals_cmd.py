@@ -192,6 +192,75 @@ def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
     raise AssertionError(f"unknown action {action!r}")
 
 
+#: The environment variable holding an approver's token for `--server`. Not POLICY_*:
+#: every POLICY_ variable is a setting, and an unknown one stops the settings loading.
+TOKEN_ENV = "HOOKPOLICY_TOKEN"
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    if args.token_file:
+        try:
+            with open(args.token_file, encoding="utf-8") as handle:
+                return handle.read().strip() or None
+        except OSError as exc:
+            raise PolicyError(f"{args.token_file}: cannot read the token: {exc.strerror}") from None
+    return os.environ.get(TOKEN_ENV) or None
+
+
+def _via_service(settings: Any, args: argparse.Namespace) -> int:
+    """The same actions against `policy serve`, as the identity of the bearer token
+    (`--token-file`, else $HOOKPOLICY_TOKEN): the service, not this process, knows who
+    may decide what."""
+    from urllib.parse import quote
+
+    from policy.approvals.store import ApprovalRequest
+    from policy.client.transport import ServiceError, ServiceRefused, server_from_settings
+
+    action = args.approvals_command
+    if action == "purge":
+        error("purge works on the store itself: run it where the service keeps it, as its user")
+        return 2
+    if getattr(args, "identity", None) is not None:
+        error("--as does not apply with --server: you are the identity of your token")
+        return 2
+    server = server_from_settings(settings, args.server, token=_token(args))
+    assert server is not None
+    try:
+        if action == "list":
+            answer = server.call("GET", f"/v1/approvals?state={args.state}")
+            requests = [ApprovalRequest.from_dict(r) for r in answer["requests"]]
+            if args.format == "json":
+                listed = [r.to_dict() for r in requests]
+                sys.stdout.write(orjson.dumps(listed, option=orjson.OPT_INDENT_2).decode() + "\n")
+            elif not requests:
+                sys.stdout.write(f"no {args.state} approval requests at {server.address}\n")
+            else:
+                sys.stdout.write("".join(_line(r) + "\n" for r in requests))
+            return 0
+        path = f"/v1/approvals/{quote(args.id, safe='')}"
+        if action == "show":
+            request = ApprovalRequest.from_dict(server.call("GET", path))
+            if args.format == "json":
+                text = orjson.dumps(request.to_dict(), option=orjson.OPT_INDENT_2).decode()
+                sys.stdout.write(text + "\n")
+            else:
+                sys.stdout.write(_show(request))
+            return 0
+        body = {"reason": args.reason or ""}
+        if action == "approve":
+            body["grant"] = args.grant or "once"
+        decided = ApprovalRequest.from_dict(server.call("POST", f"{path}/{action}", body))
+    except ServiceRefused as exc:
+        error(str(exc))
+        return 1 if exc.status in (401, 403, 409) else 2
+    except ServiceError as exc:
+        error(str(exc))
+        return 2
+    grant = f", grant {decided.grant}" if action == "approve" else ""
+    sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from policy.approvals import AlreadyDecided, RequestNotFound, open_store
     from policy.approvals.rules import NotAllowed
@@ -203,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
     identity: Identity | None = None
     try:
         settings = load_settings(args.config)
+        if args.server or settings.server:
+            return _via_service(settings, args)
         if deciding and args.identity is not None:
             # Known without the request: a non-root --as is refused before the store opens.
             identity = _identity(args, settings, None)

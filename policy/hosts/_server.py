@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 import orjson
 
 from policy.errors import PolicyError
+from policy.hosts._settings import read_settings
 
 __all__ = [
     "EngineSlot",
@@ -178,35 +179,6 @@ class NoPolicyError(PolicyError):
     """A hook command was started with nothing to enforce."""
 
 
-def read_settings(config: str | None, *, cached: bool = False) -> Any:
-    """The settings `--config` names (else `$POLICY_CONFIG`, else the defaults).
-
-    `cached` (a one-event process): without pydantic-settings (≈ 110 ms of imports, per
-    event) when nothing configures them, or when the same settings file — one the user
-    could change anyway, with no POLICY_* variable beside it — was validated before
-    (policy._default_settings); anything else goes through `load_settings`, with its
-    validation and messages, and is remembered when valid and cacheable. A FastSettings
-    stands in for a Settings: it carries every attribute the engine reads
-    (tests/test_hook_cold_start.py holds it to Settings).
-    """
-    if cached:
-        from policy import _default_settings as fast
-
-        settings: Any = fast.unconfigured(config)
-        if settings is None:
-            key = fast.settings_key(config)
-            settings = fast.cached(key)
-            if settings is None:
-                from policy.settings import load_settings
-
-                settings = load_settings(config)
-                fast.remember(config, key, settings)
-        return settings
-    from policy.settings import load_settings
-
-    return load_settings(config)
-
-
 def with_packs(settings: Any, packs: list[str], **update: Any) -> Any:
     """`settings` with `--packs` (when given) in place of the packs setting, and
     `update`, in one copy."""
@@ -250,19 +222,30 @@ def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
 class EngineSlot:
     """The engine a long-running server decides with, built once from `--config` and
     `--packs` — or why it could not be built, which every answer then gives as its
-    refusal (the server stays up: a host whose hook died would run every call)."""
+    refusal (the server stays up: a host whose hook died would run every call). With a
+    service configured (`server`, or `--server`) it is a `RemoteEngine` of that service."""
 
-    def __init__(self, config: str | None, packs: list[str]) -> None:
+    def __init__(self, config: str | None, packs: list[str], server: str | None = None) -> None:
         self._config = config
         self._packs = packs
+        self._server = server
         self.engine: Any = None
         self.broken = ""  # why the engine could not be built
         self.ready = threading.Event()
 
     def load(self) -> None:
         try:
-            settings = with_packs(read_settings(self._config), self._packs)
-            self.engine = engine_for_protocol(settings)
+            settings = read_settings(self._config)
+            from policy.client.transport import server_from_settings
+
+            server = server_from_settings(settings, self._server)
+            if server is not None:
+                # A service decides: never this process, even when it cannot be reached.
+                from policy.client.remote import RemoteEngine
+
+                self.engine = RemoteEngine(server)
+            else:
+                self.engine = engine_for_protocol(with_packs(settings, self._packs))
         except Exception as exc:  # noqa: BLE001 - reported on every answer instead
             self.broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
             sys.stderr.write(f"policy: {self.broken}\n")

@@ -54,9 +54,12 @@ def _approve(
     mode: str,
     budget: float | None,
     updated: dict[str, Any] | None,
+    per_event: bool = True,
 ) -> dict[str, Any]:
-    """Ask the gates' approvers (waiting within `budget`, or deferring) and answer."""
-    if engine.settings.approvals_store_uri.startswith("memory:"):
+    """Ask the gates' approvers (waiting within `budget`, or deferring) and answer.
+    `per_event`: this process ends with the event (else it is `policy serve`, which
+    keeps its store, and whose own files are its own to write)."""
+    if per_event and engine.settings.approvals_store_uri.startswith("memory:"):
         return answer_pre_tool(
             "deny",
             "approvals_store is memory://: nobody outside this one-event process can "
@@ -64,7 +67,8 @@ def _approve(
         )
     if mode == "wait" and budget is not None and budget <= 0:
         return answer_pre_tool("deny", "no time left before --deadline to wait for approval")
-    _warn_trust_once(engine, decision)
+    if per_event:
+        _warn_trust_once(engine, decision)
     # Waiting is bounded by --deadline; a deferred request is not waited on here, so it
     # keeps the whole of its gates' timeout for the approvers to answer in.
     defer = mode == "defer"
@@ -108,7 +112,11 @@ _TRUST_WARNED = False
 
 
 def _pre_tool(
-    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+    engine: Any,
+    event: HookEvent,
+    approval: str,
+    budget: float | None = None,
+    per_event: bool = True,
 ) -> dict[str, Any] | None:
     from policy.codec import to_dict
     from policy.model import Action
@@ -132,7 +140,7 @@ def _pre_tool(
                 return answer_pre_tool(
                     "deny", "the policy's answer to this call waits for its approvers"
                 )
-            held = _approve(engine, decision, decision.call or call, mode, budget, None)
+            held = _approve(engine, decision, decision.call or call, mode, budget, None, per_event)
             if held["hookSpecificOutput"]["permissionDecision"] != "allow":
                 return held
         return answer_pre_tool("deny", f"answered by policy: {text}")
@@ -159,7 +167,7 @@ def _pre_tool(
         mode = route_approval(approval, decision)
         if mode == "ask":
             return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
-        return _approve(engine, decision, decision.call or call, mode, budget, updated)
+        return _approve(engine, decision, decision.call or call, mode, budget, updated, per_event)
     if updated is not None:
         if decision.allowed or event.host == "agentao":
             # An `allow` rule judged the rewritten call (the engine judges a rewrite
@@ -254,14 +262,20 @@ def _observe(engine: Any, event: HookEvent) -> None:
 
 
 def decide(
-    engine: Any, event: HookEvent, approval: str, budget: float | None = None
+    engine: Any,
+    event: HookEvent,
+    approval: str,
+    budget: float | None = None,
+    *,
+    per_event: bool = True,
 ) -> dict[str, Any] | None:
     """The answer to print for `event` (None: no opinion); `budget` (seconds) caps a
     wait for approval. The event's point of our chain (`EVENTS`) says what decides it;
-    an event with none is only observed."""
+    an event with none is only observed. `per_event` False: `policy serve` decides it
+    for a thin hook, with the service's long-lived store."""
     point = EVENTS[event.name]
     if point == "before_tool":
-        return _pre_tool(engine, event, approval, budget)
+        return _pre_tool(engine, event, approval, budget, per_event)
     if point == "after_tool":
         return _post_tool(engine, event)
     if point == "user_prompt":

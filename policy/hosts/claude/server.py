@@ -23,24 +23,6 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-import orjson
-
-from policy.hosts._server import (
-    Output,
-    Reply,
-    Watchdog,
-    abandon_approvals,
-    end_process,
-    engine_for_protocol,
-    failed_closed,
-    no_answer_within,
-    on_signal,
-    read_settings,
-    with_packs,
-)
-from policy.hosts.claude.decide import decide
-from policy.hosts.claude.wire import answer_denied, event_of
-
 __all__ = ["run"]
 
 #: Time kept back from --deadline for logging and printing the answer after a wait.
@@ -55,6 +37,8 @@ class _Answer:
     event (a PreToolUse deny until the payload names one)."""
 
     def __init__(self) -> None:
+        from policy.hosts._server import Output, Reply
+
         self._reply = Reply(Output())
         self.event: str | None = None
         self.flat = False
@@ -63,10 +47,12 @@ class _Answer:
         self._reply.give(answer)
 
     def refuse(self, reason: str) -> None:
+        from policy.hosts.claude.wire import answer_denied
+
         self.give(answer_denied(self.event, reason, flat=self.flat))
 
 
-def _engine(args: argparse.Namespace) -> Any:
+def _engine(args: argparse.Namespace, settings: Any = None) -> Any:
     """The engine for this event.
 
     Settings come from the settings cache when they can (`read_settings(cached=True)`).
@@ -74,7 +60,10 @@ def _engine(args: argparse.Namespace) -> Any:
     changed and the user controls them (policy.packs.cache): a cache the governed agent
     can write must never grant what the policy files do not.
     """
-    settings = read_settings(args.config, cached=True)
+    from policy.hosts._server import engine_for_protocol, read_settings, with_packs
+
+    if settings is None:
+        settings = read_settings(args.config, cached=True)
     update: dict[str, Any] = {}
     # Where the agent works, when the operator did not say: Claude Code (and Agentao
     # for Claude-shaped hooks) name the project in the hook's environment; the
@@ -88,12 +77,40 @@ def _engine(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Answer one event: through `policy serve` when one is configured (`--server`, or
+    the `server` setting), else here. Settings that do not load are a refusal, printed
+    by the in-process path, which reads them again and says why."""
+    settings: Any = None
+    try:
+        from policy.hosts._settings import read_settings
+
+        settings = read_settings(args.config, cached=True)
+    except Exception:  # noqa: BLE001 - _answer_one reads them again and refuses, naming why
+        settings = None
+    if args.server or (settings is not None and settings.server):
+        from policy.hosts.claude.thin import forward
+
+        forward(args, settings)  # never returns
     _answer_one(args)
+    from policy.hosts._server import end_process
+
     end_process()  # never returns: the process ends here, skipping teardown
 
 
 def _answer_one(args: argparse.Namespace) -> None:
     """Read the event, decide it and print the answer (or a refusal); never raises."""
+    import orjson
+
+    from policy.hosts._server import (
+        Watchdog,
+        abandon_approvals,
+        end_process,
+        failed_closed,
+        no_answer_within,
+        on_signal,
+    )
+    from policy.hosts.claude.decide import decide
+
     answer = _Answer()
     ends_at = time.monotonic() + args.deadline
     engine = None
@@ -122,6 +139,8 @@ def _answer_one(args: argparse.Namespace) -> None:
             name = payload.get("hook_event_name", payload.get("event"))
             answer.event = name if isinstance(name, str) else None
             answer.flat = "hook_event_name" not in payload and "data" in payload
+        from policy.hosts.claude.wire import event_of
+
         event = event_of(payload, args.host)
         engine = _engine(args)
         budget = ends_at - time.monotonic() - _ANSWER_MARGIN

@@ -65,7 +65,7 @@ class _Server:
         self._deadline = max(0.0, min(float(args.deadline), _BUDGET))
         self._out = Output()  # a lone surrogate echoed from the request still goes
         # The engine, or why it could not start: then every hook_before refuses.
-        self._slot = EngineSlot(args.config, args.packs)
+        self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
         self._watchdog = Watchdog("openclaw-watchdog")
         self._running: set[Future[None]] = set()  # requests not answered yet
         self._running_lock = threading.Lock()

@@ -71,7 +71,7 @@ class _Server:
     def __init__(self, args: argparse.Namespace) -> None:
         self._out = Output()
         # The engine, or why it could not start: then every answer refuses, naming it.
-        self._slot = EngineSlot(args.config, args.packs)
+        self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
         self._modes: set[str] = set()
         self._ledger = Ledger()
 

@@ -1,0 +1,51 @@
+"""`policy serve`: the service (policy.server), started from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from policy.cli._output import error
+from policy.errors import PolicyError
+
+
+def run(args: argparse.Namespace) -> int:
+    from policy.hosts._server import read_settings, with_packs
+    from policy.server.logs import configure
+    from policy.server.run import ServeError, serve
+    from policy.service_settings import default_socket, is_loopback, parse_listen
+
+    configure(json_lines={"auto": None, "json": True, "console": False}[args.log_format])
+    try:
+        settings = with_packs(read_settings(args.config), args.packs)
+        service = settings.service
+        socket_path = Path(
+            args.socket
+            or (service.socket if service is not None and service.socket else None)
+            or default_socket(settings.data_dir)
+        )
+        http_text = args.http or (service.http if service is not None else None)
+        http = None
+        if http_text is not None:
+            http = parse_listen(http_text)
+            remote = service is not None and service.allow_remote_http
+            if args.http and not remote and not is_loopback(http[0]):
+                error(
+                    f"--http {args.http} is not a loopback address; set service.allow_remote_http"
+                    " in the settings to serve decisions beyond this machine"
+                )
+                return 2
+        mode = int(args.socket_mode, 8) if args.socket_mode else 0o600
+        return serve(
+            settings,
+            socket_path=socket_path,
+            http=http,
+            socket_mode=mode,
+            ready=lambda addresses: sys.stderr.write(
+                "policy serve: listening on " + ", ".join(addresses) + "\n"
+            ),
+        )
+    except (PolicyError, ServeError, ValueError) as exc:
+        error(str(exc))
+        return 2

@@ -1,0 +1,134 @@
+"""An engine whose decisions come from `policy serve`: what the long-running hook
+servers (PicoClaw, OpenClaw) decide with when a service is configured.
+
+It has the part of the Engine's surface those servers use — the decision points,
+`approve_tool`, `emit`, `close` — and each call is one request to the service, which
+holds the policy, the counters and the approvals. A call the service cannot answer
+raises ServiceError, which the servers turn into a refusal of that call: there is no
+local engine to fall back to, by design.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sys
+import threading
+from typing import Any
+
+from policy.client.transport import Server, ServiceRefused
+from policy.codec import approval_from_dict, decision_from_dict, to_dict
+from policy.model import (
+    ApprovalDecision,
+    ApprovalGate,
+    Decision,
+    Event,
+    LLMRequest,
+    LLMResponse,
+    Prompt,
+    ToolCall,
+    ToolResult,
+)
+
+__all__ = ["RemoteEngine"]
+
+#: Seconds a decision may take at the service (its hooks' own timeouts are shorter).
+DECISION_TIMEOUT = 30.0
+#: Added to an approval's own budget for the answer to travel back.
+_APPROVAL_MARGIN = 5.0
+#: The longest an approval is waited on when the caller gives no timeout.
+_APPROVAL_CAP = 24 * 3600.0
+
+
+class RemoteEngine:
+    """Decisions, approvals and events through the service at `server`."""
+
+    #: A service that enforces nothing refuses at /readyz, and each decision says why.
+    no_policy = ""
+
+    def __init__(self, server: Server, *, timeout: float = DECISION_TIMEOUT) -> None:
+        self.server = server
+        self.timeout = timeout
+        #: Connections of approve_tool calls in flight (abandon_approvals hangs them up).
+        self._waiting: set[socket.socket] = set()
+        self._lock = threading.Lock()
+
+    def _post(
+        self, path: str, body: Any, timeout: float, track: set[socket.socket] | None = None
+    ) -> Any:
+        status, _headers, answer = self.server.request(
+            "POST", path, body, timeout=timeout, track=track, lock=self._lock
+        )
+        if status >= 300:
+            detail = answer.get("error", answer.get("detail")) if isinstance(answer, dict) else None
+            raise ServiceRefused(
+                f"policy serve answered {status}: {detail if detail is not None else answer!r}",
+                status,
+                answer,
+            )
+        return answer
+
+    def _decide(self, point: str, body: Any) -> Decision:
+        return decision_from_dict(self._post(f"/v1/decide/{point}", body, self.timeout))
+
+    def before_tool(self, call: ToolCall) -> Decision:
+        return self._decide("before_tool", to_dict(call))
+
+    def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
+        return self._decide("after_tool", {"call": to_dict(call), "result": to_dict(result)})
+
+    def before_llm(self, request: LLMRequest) -> Decision:
+        return self._decide("before_llm", to_dict(request))
+
+    def after_llm(self, response: LLMResponse) -> Decision:
+        return self._decide("after_llm", to_dict(response))
+
+    def user_prompt(self, prompt: Prompt) -> Decision:
+        return self._decide("user_prompt", to_dict(prompt))
+
+    def approve_tool(
+        self,
+        call: ToolCall,
+        *,
+        timeout: float | None = None,
+        required: bool = True,
+        gates: tuple[ApprovalGate, ...] | None = None,
+        defer: bool = False,
+    ) -> ApprovalDecision:
+        """The service asks the approvers and waits (within `timeout`, when given)."""
+        body: dict[str, Any] = {
+            "call": to_dict(call),
+            "timeout": timeout,
+            "required": required,
+            "defer": defer,
+        }
+        if gates is not None:
+            body["gates"] = [to_dict(gate) for gate in gates]
+        budget = (timeout if timeout is not None else _APPROVAL_CAP) + _APPROVAL_MARGIN
+        return approval_from_dict(self._post("/v1/approve_tool", body, budget, track=self._waiting))
+
+    def emit(self, event: Event) -> None:
+        """Tell the service's observers; a failure is reported, never raised (observers
+        decide nothing)."""
+        try:
+            self._post(
+                "/v1/decide/event",
+                {"kind": event.kind, "payload": dict(event.payload)},
+                self.timeout,
+            )
+        except Exception as exc:  # noqa: BLE001 - an event lost is logged, not a refusal
+            sys.stderr.write(f"policy: event {event.kind} not delivered: {exc}\n")
+
+    def abandon_approvals(self, reason: str) -> int:
+        """Hang up every approval this client is waiting on: the service sees the
+        connection close and expires those requests (policy.server.app), so nobody
+        approves a call this host was already told is refused. The count hung up."""
+        with self._lock:
+            waiting = list(self._waiting)
+        for sock in waiting:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        return len(waiting)
+
+    def close(self) -> None:
+        """Nothing is held between requests (one connection per request)."""

@@ -1,0 +1,572 @@
+"""The HTTP API of `policy serve` (FastAPI), versioned under `/v1`.
+
+One engine, loaded once, decides for every client; the state it counts (rate limits,
+contract usage) and the approvals it waits on live in it. What each endpoint lets a
+caller do follows `policy.server.auth`: decisions for anybody who reaches the service,
+approvals for the approvers a request names, contracts for operators.
+
+Errors are JSON `{"error": "..."}` with a status a client can act on: 400 for input
+it sent (naming the field), 401/403 for who it is, 404/409 for approvals, 413 for a body
+over `max_body_bytes`, 500 when the engine failed — which every thin client turns into
+a refusal of the call (fail closed).
+"""
+
+import asyncio
+import functools
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import anyio
+import orjson
+import structlog
+from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi.responses import Response
+
+from policy._version import __version__
+from policy.codec import from_dict, gate_from_dict, to_dict
+from policy.errors import InputError, PolicyError
+from policy.model import Event, LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
+from policy.server.auth import Authenticator, Caller, NotAuthenticated
+
+# No `from __future__ import annotations` here: FastAPI reads the endpoints'
+# annotations (`Annotated[Caller, Depends(check)]`, with `check` a local) at definition.
+
+__all__ = ["Service", "create_app"]
+
+Point = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt", "event"]
+Host = Literal["claude", "agentao"]
+ApprovalMode = Literal["auto", "ask", "wait", "defer"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_DECIDE_BODY = (
+    "before_tool: a call; after_tool: {call, result}; before_llm: a request; after_llm: a "
+    "response; user_prompt: a prompt; event: {kind, payload}."
+)
+_APPROVE_BODY = (
+    "{call, gates?, timeout? (seconds), defer?, required?}: gates as before_tool returned "
+    "them; without them the packs are asked again."
+)
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+#: Threads that may block waiting for a person at once (approve_tool, host events
+#: that wait); decisions never wait on them.
+_WAITING_THREADS = 256
+
+
+class JSONBytes(Response):
+    """A JSON response rendered by orjson (what the decision log uses too)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Service:
+    """What the endpoints share: the engine, who may do what, and when it was loaded."""
+
+    def __init__(self, engine: Any, settings: Any) -> None:
+        self.engine = engine
+        self.settings = settings
+        service = getattr(settings, "service", None)
+        self.auth = Authenticator(service)
+        self.max_body = service.max_body_bytes if service is not None else 1 << 20
+        self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.waiting = anyio.CapacityLimiter(_WAITING_THREADS)
+        self.log = structlog.get_logger("policy.serve")
+
+
+# ------------------------------------------------------------------ middleware
+
+
+class _RequestLog:
+    """Request id, body-size limit and one operational log line per request.
+
+    A plain ASGI middleware: Starlette's BaseHTTPMiddleware costs ≈ 100 µs a request."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = ""
+        length = None
+        for name, value in scope["headers"]:
+            if name == b"x-request-id":
+                given = value.decode("latin-1")
+            elif name == b"content-length":
+                length = value
+        request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        scope.setdefault("state", {})["request_id"] = request_id
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        limit = self.service.max_body
+        try:
+            if length is not None and (not length.isdigit() or int(length) > limit):
+                await _plain_error(send_with_id, 413, f"the body is over {limit} bytes")
+                return
+            received = 0
+
+            async def limited() -> Message:
+                nonlocal received
+                message = await receive()
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise ApiError(413, f"the body is over {limit} bytes")
+                return message
+
+            try:
+                await self.app(scope, limited, send_with_id)
+            except ApiError as exc:
+                await _plain_error(send_with_id, exc.status, exc.message)
+        finally:
+            self.service.log.info(
+                "request",
+                method=scope.get("method"),
+                path=scope.get("path"),
+                status=status,
+                ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+            structlog.contextvars.unbind_contextvars("request_id")
+
+
+async def _plain_error(send: Send, status: int, message: str) -> None:
+    body = orjson.dumps({"error": message})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+# ------------------------------------------------------------------ the app
+
+
+def create_app(engine: Any, settings: Any) -> FastAPI:
+    """The API over `engine` (loaded from `settings`, whose `service` says who may
+    approve and attach contracts)."""
+    service = Service(engine, settings)
+    app = FastAPI(
+        title="hookpolicy",
+        version=__version__,
+        description="Decisions, approvals and contracts of one hookpolicy engine.",
+        default_response_class=JSONBytes,
+    )
+    app.state.service = service
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONBytes:
+        return JSONBytes({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(NotAuthenticated)
+    async def _not_authenticated(_request: Request, exc: NotAuthenticated) -> JSONBytes:
+        return JSONBytes(
+            {"error": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+        )
+
+    @app.exception_handler(InputError)
+    async def _bad_input(_request: Request, exc: InputError) -> JSONBytes:
+        return JSONBytes({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(Exception)
+    async def _failed(_request: Request, exc: Exception) -> JSONBytes:
+        service.log.error("request failed", error=f"{type(exc).__name__}: {exc}", exc_info=exc)
+        return JSONBytes(
+            {"error": f"the service failed: {type(exc).__name__}: {exc}"}, status_code=500
+        )
+
+    def caller(request: Request) -> Caller:
+        client = request.client
+        peer = client.host if client is not None and client.host else None
+        return service.auth.caller(request.headers, peer)
+
+    def needs(*roles: str) -> Callable[[Request], Caller]:
+        def check(request: Request) -> Caller:
+            who = caller(request)
+            if not any(who.has(role) for role in roles):
+                raise ApiError(
+                    403 if who.name else 401,
+                    f"{who} may not do this: it needs the {' or '.join(roles)} role",
+                )
+            return who
+
+        return check
+
+    _routes_health(app, service)
+    _routes_decide(app, service, caller)
+    _routes_approvals(app, service, needs)
+    _routes_contracts(app, service, needs)
+    app.add_middleware(_RequestLog, service=service)
+    return app
+
+
+def _decision_response(decision: Any) -> JSONBytes:
+    return JSONBytes(to_dict(decision), headers={"X-Decision-Id": decision.decision_id})
+
+
+#: How often a wait for approvers checks that its client is still there (seconds).
+_HANGUP_POLL = 0.25
+
+
+async def _while_connected(
+    request: Request, service: Service, work: Callable[[], Any], call: ToolCall
+) -> Any:
+    """Run `work` (which may wait for approvers) in a thread; if the client hangs up
+    meanwhile — a hook process killed at its host's timeout, a host that closed the
+    pipe — the requests filed for `call` are expired at once and the denial logged:
+    the client refused the call already, so no approver may release it later."""
+    task = asyncio.ensure_future(anyio.to_thread.run_sync(work, limiter=service.waiting))
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=_HANGUP_POLL)
+        if done:
+            return task.result()
+        if await request.is_disconnected():
+            expired = await anyio.to_thread.run_sync(
+                service.engine.abandon_approvals, "the client hung up while waiting", call
+            )
+            service.log.info("client hung up", tool=call.tool, expired=expired)
+            return await task
+
+
+async def _json(request: Request) -> Any:
+    """The request's body as JSON (None when empty), whatever its Content-Type says."""
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"the body is not JSON: {exc}") from None
+
+
+def _body(description: str, *, required: bool = True) -> dict[str, Any]:
+    """The OpenAPI request body of an endpoint that reads its JSON itself."""
+    return {
+        "requestBody": {
+            "required": required,
+            "description": description,
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        }
+    }
+
+
+def _object(body: Any, where: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InputError(f"{where}: expected an object")
+    return body
+
+
+def _routes_health(app: FastAPI, service: Service) -> None:
+    @app.get("/healthz", tags=["health"])
+    async def healthz() -> dict[str, str]:
+        """The process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"])
+    async def readyz() -> JSONBytes:
+        """The engine enforces a policy (packs or builtins loaded)."""
+        reason = service.engine.no_policy
+        if reason:
+            return JSONBytes({"status": "no policy", "error": reason}, status_code=503)
+        return JSONBytes({"status": "ready", "packs": len(service.engine.packs)})
+
+    @app.get("/v1/packs", tags=["packs"])
+    async def packs() -> dict[str, Any]:
+        """The rule packs this service enforces: name, revision, digest, load time."""
+        listed = []
+        for name, label in sorted(service.engine.packs.items()):
+            revision, _, digest = label.rpartition("@")
+            listed.append(
+                {
+                    "name": name,
+                    "revision": revision or None,
+                    "digest": digest,
+                    "loaded_at": service.loaded_at,
+                }
+            )
+        return {"packs": listed, "loaded_at": service.loaded_at}
+
+
+def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], Caller]) -> None:
+    engine = service.engine
+
+    @app.post("/v1/decide/{point}", tags=["decisions"], openapi_extra=_body(_DECIDE_BODY))
+    async def decide(
+        request: Request,
+        point: Annotated[Point, Path(description="The hook point.")],
+    ) -> JSONBytes:
+        """The chain's decision at `point` (`X-Decision-Id`: its decision-log line)."""
+        caller(request)  # a claimed identity that does not hold is refused
+        body = _object(await _json(request), point)
+        if point == "before_tool":
+            return _decision_response(await engine.abefore_tool(from_dict(ToolCall, body, "call")))
+        if point == "after_tool":
+            extra = set(body) - {"call", "result"}
+            if extra:
+                raise InputError(f"after_tool.{sorted(extra)[0]}: unknown field (call, result)")
+            call = from_dict(ToolCall, body.get("call"), "call")
+            result = from_dict(ToolResult, body.get("result"), "result")
+            return _decision_response(await engine.aafter_tool(call, result))
+        if point == "before_llm":
+            return _decision_response(
+                await engine.abefore_llm(from_dict(LLMRequest, body, "request"))
+            )
+        if point == "after_llm":
+            return _decision_response(
+                await engine.aafter_llm(from_dict(LLMResponse, body, "response"))
+            )
+        if point == "user_prompt":
+            return _decision_response(await engine.auser_prompt(from_dict(Prompt, body, "prompt")))
+        kind, payload = body.get("kind"), body.get("payload", {})
+        if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
+            raise InputError("event: {kind: string, payload: object} expected")
+        engine.emit(Event(kind=kind, payload=payload))
+        return JSONBytes({"accepted": True}, status_code=202)
+
+    @app.post("/v1/approve_tool", tags=["decisions"], openapi_extra=_body(_APPROVE_BODY))
+    async def approve_tool(request: Request) -> JSONBytes:
+        """Ask the approvers of a call, waiting within the caller's `timeout`."""
+        caller(request)
+        body = _object(await _json(request), "approve_tool")
+        extra = set(body) - {"call", "gates", "timeout", "defer", "required"}
+        if extra:
+            raise InputError(f"approve_tool.{sorted(extra)[0]}: unknown field")
+        call = from_dict(ToolCall, body.get("call"), "call")
+        gates_raw = body.get("gates")
+        gates = None
+        if gates_raw is not None:
+            if not isinstance(gates_raw, list):
+                raise InputError("approve_tool.gates: expected an array")
+            gates = tuple(gate_from_dict(g, f"gates[{i}]") for i, g in enumerate(gates_raw))
+        timeout = body.get("timeout")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
+        ):
+            raise InputError("approve_tool.timeout: expected seconds (a number ≥ 0)")
+        defer, required = body.get("defer", False), body.get("required", True)
+        if not isinstance(defer, bool) or not isinstance(required, bool):
+            raise InputError("approve_tool.defer and .required are booleans")
+        ask = functools.partial(
+            engine.approve_tool,
+            call,
+            timeout=timeout,
+            required=required,
+            gates=gates,
+            defer=defer,
+        )
+        answer = await _while_connected(request, service, ask, call)
+        return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
+
+    @app.post(
+        "/v1/hosts/{host}/event",
+        tags=["hosts"],
+        openapi_extra=_body("The host's hook payload, as the host sent it."),
+    )
+    async def host_event(
+        request: Request,
+        host: Annotated[Host, Path(description="Whose command-hook payload this is.")],
+        approval: Annotated[ApprovalMode, Query(description="As `policy hook --approval`.")] = (
+            "auto"
+        ),
+        budget: Annotated[float | None, Query(ge=0, description="Seconds a wait may take.")] = None,
+    ) -> dict[str, Any]:
+        """One Claude Code / Agentao hook event decided as `policy hook` decides it;
+        `answer` is what the hook prints (null: no opinion)."""
+        from policy.hosts.claude.decide import decide as decide_event
+        from policy.hosts.claude.wire import call_of, event_of
+
+        caller(request)
+        event = event_of(await _json(request), host)
+        ask = functools.partial(decide_event, engine, event, approval, budget, per_event=False)
+        if event.name != "PreToolUse" or approval in ("ask", "defer"):
+            answer = await anyio.to_thread.run_sync(ask, limiter=service.waiting)
+        else:  # it may wait for approvers: stop waiting when the hook is gone
+            answer = await _while_connected(request, service, ask, call_of(event))
+        return {"answer": answer}
+
+
+def _routes_approvals(
+    app: FastAPI, service: Service, needs: Callable[..., Callable[[Request], Caller]]
+) -> None:
+    from policy.approvals.identity import Identity
+    from policy.approvals.rules import NotAllowed, decide
+    from policy.approvals.store import AlreadyDecided, RequestNotFound
+
+    deciders = needs("approver", "operator")
+    approvers = needs("approver")
+
+    def store() -> Any:
+        return service.engine.approvals
+
+    def visible(who: Caller, request: Any) -> bool:
+        if who.has("operator") or not request.approvers:
+            return True
+        from wcmatch import fnmatch as wfnmatch
+
+        flags = wfnmatch.BRACE | wfnmatch.DOTMATCH
+        patterns: list[str] = list(request.approvers)
+        return any(wfnmatch.fnmatch(name, patterns, flags=flags) for name in who.approver_names)
+
+    def fetch(who: Caller, request_id: str) -> Any:
+        try:
+            request = store().get(request_id)
+        except RequestNotFound:
+            raise ApiError(404, f"no approval request {request_id!r}") from None
+        if not visible(who, request):
+            raise ApiError(404, f"no approval request {request_id!r}")
+        return request
+
+    @app.get("/v1/approvals", tags=["approvals"])
+    async def list_requests(
+        who: Annotated[Caller, Depends(deciders)],
+        state: Literal["pending", "approved", "denied", "expired", "all"] = "pending",
+    ) -> dict[str, Any]:
+        """The requests this approver may decide (an operator: all of them)."""
+        found = store().list(None if state == "all" else state)
+        return {"requests": [r.to_dict() for r in found if visible(who, r)]}
+
+    @app.get("/v1/approvals/{request_id}", tags=["approvals"])
+    async def show(request_id: str, who: Annotated[Caller, Depends(deciders)]) -> dict[str, Any]:
+        result: dict[str, Any] = fetch(who, request_id).to_dict()
+        return result
+
+    def answer(who: Caller, request_id: str, approved: bool, body: Any) -> dict[str, Any]:
+        body = _object(body if body is not None else {}, "approval")
+        extra = set(body) - {"reason", "grant"}
+        if extra:
+            raise InputError(f"approval.{sorted(extra)[0]}: unknown field (reason, grant)")
+        reason, grant = body.get("reason", ""), body.get("grant", "once")
+        if not isinstance(reason, str) or not isinstance(grant, str):
+            raise InputError("approval.reason and .grant are strings")
+        fetch(who, request_id)
+        identity = Identity(user=who.name or "", names=who.approver_names)
+        try:
+            decided = decide(
+                store(),
+                request_id,
+                approved=approved,
+                identity=identity,
+                reason=reason,
+                grant=grant,
+            )
+        except NotAllowed as exc:
+            raise ApiError(403, str(exc)) from None
+        except AlreadyDecided as exc:
+            raise ApiError(409, str(exc)) from None
+        service.log.info(
+            "approval decided", id=request_id, approved=approved, by=str(who), grant=grant
+        )
+        result: dict[str, Any] = decided.to_dict()
+        return result
+
+    @app.post(
+        "/v1/approvals/{request_id}/approve",
+        tags=["approvals"],
+        openapi_extra=_body("{reason?, grant?: once|session|<duration>}", required=False),
+    )
+    async def approve(
+        request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
+    ) -> dict[str, Any]:
+        """Approve a request this approver is named for (never one it filed)."""
+        return answer(who, request_id, True, await _json(request))
+
+    @app.post(
+        "/v1/approvals/{request_id}/deny",
+        tags=["approvals"],
+        openapi_extra=_body("{reason?}", required=False),
+    )
+    async def deny(
+        request: Request, request_id: str, who: Annotated[Caller, Depends(deciders)]
+    ) -> dict[str, Any]:
+        """Deny a request (approvers it names, and operators)."""
+        return answer(who, request_id, False, await _json(request))
+
+
+def _routes_contracts(
+    app: FastAPI, service: Service, needs: Callable[..., Callable[[Request], Caller]]
+) -> None:
+    operator = needs("operator")
+    contracts = service.engine.contracts
+
+    @app.put(
+        "/v1/contracts/{session}",
+        tags=["contracts"],
+        openapi_extra=_body("The contract, as under `contract_scope` in a pack."),
+    )
+    async def attach(
+        request: Request, session: str, who: Annotated[Caller, Depends(operator)]
+    ) -> dict[str, Any]:
+        """Attach a contract to one session; it wins over the packs' contract for it."""
+        body = _object(await _json(request), "contract")
+        try:
+            contract = contracts.attach(session, body)
+        except (PolicyError, ValueError, TypeError) as exc:
+            raise InputError(f"contract: {exc}") from None
+        service.log.info("contract attached", session=session, by=str(who))
+        return {"session": session, "contract": _plain(contract)}
+
+    @app.get("/v1/contracts/{session}", tags=["contracts"])
+    async def show_contract(
+        session: str, _who: Annotated[Caller, Depends(operator)]
+    ) -> dict[str, Any]:
+        contract = contracts.attached(session)
+        if contract is None:
+            raise ApiError(404, f"no contract is attached to session {session!r}")
+        return {"session": session, "contract": _plain(contract)}
+
+    @app.delete("/v1/contracts/{session}", tags=["contracts"])
+    async def detach(session: str, who: Annotated[Caller, Depends(operator)]) -> dict[str, Any]:
+        """Detach the session's contract (the packs' contract applies again)."""
+        contract = contracts.detach(session)
+        if contract is None:
+            raise ApiError(404, f"no contract is attached to session {session!r}")
+        service.log.info("contract detached", session=session, by=str(who))
+        return {"session": session, "detached": _plain(contract)}
+
+
+def _plain(value: Any) -> Any:
+    """A contract (a pydantic model or a dataclass) as JSON data."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value

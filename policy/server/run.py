@@ -1,0 +1,151 @@
+"""Start the service: load the engine once, bind the Unix socket (and HTTP when asked),
+serve until SIGTERM/SIGINT, then close the engine and remove the socket.
+
+The socket is created with mode 0600 by default (owner only) under a umask, so no
+other user can reach it even for the instant before `chmod`; `socket_mode` widens it
+for a group of agents. A socket file left by a service that died is replaced; one a
+live service still answers on is not (two services must not share a path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ServeError", "bind_http", "bind_unix", "serve"]
+
+
+class ServeError(Exception):
+    """The service cannot start (a socket it cannot bind, a policy it cannot load)."""
+
+
+def bind_unix(path: Path, mode: int = 0o600) -> socket.socket:
+    """A listening Unix socket at `path`, readable and writable per `mode` only."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise ServeError(f"{path} exists and is not a socket: not replacing it")
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            path.unlink()  # left by a service that is gone
+        else:
+            raise ServeError(f"another service is listening on {path}")
+        finally:
+            probe.close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o777 & ~mode)
+    try:
+        sock.bind(str(path))
+    except OSError as exc:
+        sock.close()
+        raise ServeError(f"cannot listen on {path}: {exc.strerror or exc}") from None
+    finally:
+        os.umask(old)
+    os.chmod(path, mode)
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+def bind_http(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGINT, after uvicorn's graceful shutdown."""
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise _Stopped(signum)
+
+
+def serve(
+    settings: Any,
+    *,
+    socket_path: Path,
+    http: tuple[str, int] | None,
+    socket_mode: int = 0o600,
+    ready: Any = None,
+) -> int:
+    """Run the service until a signal stops it; the exit status.
+
+    `ready(addresses)` is called once both sockets listen (the CLI prints where)."""
+    import uvicorn
+
+    from policy.engine import Engine
+    from policy.hosts._server import NoPolicyError
+    from policy.server.app import create_app
+    from policy.server.logs import get_logger
+
+    log = get_logger()
+    # Without a decision-log file the decision log is stdout (DESIGN §6); the
+    # operational log is stderr.
+    engine = Engine(settings) if settings.audit_path is not None else None
+    if engine is None:
+        engine = Engine(settings, audit_stream=sys.stdout)
+    if engine.no_policy:
+        engine.close()
+        raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    sockets: list[socket.socket] = []
+    try:
+        sockets.append(bind_unix(socket_path, socket_mode))
+        addresses = [f"unix:{socket_path}"]
+        if http is not None:
+            sockets.append(bind_http(*http))
+            host, port = sockets[-1].getsockname()[:2]
+            addresses.append(f"http://{'[' + host + ']' if ':' in host else host}:{port}")
+        app = create_app(engine, settings)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_keep_alive=5,
+            server_header=False,
+            date_header=False,
+            limit_max_requests=settings.service.max_requests if settings.service else None,
+        )
+        server = uvicorn.Server(config)
+        log.info("listening", addresses=addresses, packs=sorted(engine.packs))
+        if ready is not None:
+            ready(addresses)
+        # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for
+        # the handler it found: ours ends the run here, so the cleanup below happens
+        # (socket removed, waits expired, engine closed) instead of dying on the signal.
+        previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            server.run(sockets=sockets)
+        except _Stopped:
+            pass
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    finally:
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
+        with contextlib.suppress(OSError):
+            if socket_path.is_socket():
+                socket_path.unlink()
+        abandoned = engine.abandon_approvals("policy serve stopped")
+        engine.close()
+        log.info("stopped", abandoned_approvals=abandoned)
+    return 0

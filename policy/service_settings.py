@@ -1,0 +1,192 @@
+"""What `policy serve` reads from its settings file under `service:`: where it listens,
+and who may change anything.
+
+Reaching the socket or the decision endpoints lets a caller ask for decisions, nothing
+more. Everything else — approving, denying, attaching a contract — needs an identity:
+a bearer token (kept here only as its SHA-256) or, behind a reverse proxy the operator
+trusts, the proxy's user header. Each identity has roles:
+
+* `agent` — may ask for decisions (what anybody reaching the socket may do; useful when
+  the HTTP port is reachable by more than the agent);
+* `approver` — may list, approve and deny approval requests whose gates name one of its
+  `approver_names` (default: its `name`);
+* `operator` — may attach and detach contracts, and see every request.
+
+Only pydantic here: `policy.settings` imports this module, and the service (FastAPI)
+is imported by `policy serve` alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import os
+import pwd
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "Identity",
+    "ServiceSettings",
+    "TrustedProxy",
+    "default_socket",
+    "is_loopback",
+    "parse_listen",
+    "parse_server",
+    "resolve_uid",
+    "token_digest",
+]
+
+Role = Literal["agent", "approver", "operator"]
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 (hex) a token is kept as in the settings file."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Identity(BaseModel):
+    """Somebody the service knows: by a token, by the proxy's user header, or both."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, description="Who: recorded in decisions and the log.")
+    token_sha256: str | None = Field(
+        None, description="SHA-256 (hex) of the bearer token; `policy token` makes one."
+    )
+    roles: list[Role] = Field(min_length=1)
+    approver_names: list[str] = Field(
+        default_factory=list,
+        description="Names matched against the approvers a gate names (default: name).",
+    )
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _hex(cls, value: str | None) -> str | None:
+        if value is not None and not _HEX64.fullmatch(value):
+            raise ValueError("must be 64 lowercase hex digits (the SHA-256 of the token)")
+        return value
+
+
+class TrustedProxy(BaseModel):
+    """A reverse proxy that authenticates people and names them in a header."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    header: str = Field("X-Forwarded-User", min_length=1)
+    addresses: list[str] = Field(
+        min_length=1, description="Peer addresses of the proxy; requests from others are not."
+    )
+
+    @field_validator("addresses")
+    @classmethod
+    def _ip(cls, value: list[str]) -> list[str]:
+        for address in value:
+            ipaddress.ip_address(address)  # ValueError names the bad one
+        return value
+
+
+class ServiceSettings(BaseModel):
+    """`service:` in the settings file of `policy serve`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    socket: Path | None = Field(None, description="Unix socket (default: default_socket()).")
+    http: str | None = Field(None, description="HOST:PORT for HTTP; loopback unless told.")
+    allow_remote_http: bool = Field(
+        False, description="Let `http` listen on an address other than loopback."
+    )
+    identities: list[Identity] = Field(default_factory=list)
+    trusted_proxy: TrustedProxy | None = None
+    max_body_bytes: int = Field(1 << 20, gt=0, description="Largest request body accepted.")
+    max_requests: int | None = Field(
+        None,
+        gt=0,
+        description="Exit after this many requests, for a supervisor (systemd) to restart: "
+        "cel-expr-python 0.1.3 keeps ≈ 11 KB per decision on the shipped packs "
+        "(docs/service.md).",
+    )
+
+    @field_validator("http")
+    @classmethod
+    def _listen(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_listen(value)
+        return value
+
+    @model_validator(mode="after")
+    def _checked(self) -> ServiceSettings:
+        if self.http is not None and not self.allow_remote_http:
+            host, _ = parse_listen(self.http)
+            if not is_loopback(host):
+                raise ValueError(
+                    f"http {self.http!r} is not a loopback address: set allow_remote_http: "
+                    "true to serve decisions beyond this machine"
+                )
+        seen: set[str] = set()
+        for identity in self.identities:
+            if identity.name in seen:
+                raise ValueError(f"identity {identity.name!r} is listed twice")
+            seen.add(identity.name)
+        digests = [i.token_sha256 for i in self.identities if i.token_sha256]
+        if len(digests) != len(set(digests)):
+            raise ValueError("two identities share one token")
+        return self
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT` (`[::1]:8181` for IPv6) → (host, port); ValueError otherwise."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{value!r} is not HOST:PORT")
+    return host, int(port)
+
+
+def parse_server(value: str) -> tuple[Literal["unix", "http"], str]:
+    """Where a client finds the service: `unix:/abs/path` or `http://HOST:PORT`."""
+    if value.startswith("unix:"):
+        path = value[len("unix:") :]
+        if not path.startswith("/"):
+            raise ValueError("a unix socket is written unix:/absolute/path")
+        return "unix", path
+    if value.startswith("http://"):
+        address = value[len("http://") :].rstrip("/")
+        parse_listen(address)
+        return "http", address
+    raise ValueError("the server is written unix:/absolute/path or http://HOST:PORT")
+
+
+def resolve_uid(owner: str | int) -> int:
+    """A user name or uid → uid; ValueError for a name the system does not know."""
+    if isinstance(owner, int) or owner.isdigit():
+        return int(owner)
+    try:
+        return pwd.getpwnam(owner).pw_uid
+    except KeyError:
+        raise ValueError(f"no such user: {owner!r}") from None
+
+
+def default_socket(data_dir: Path) -> Path:
+    """Where `policy serve` listens when not told: `/run/hookpolicy/policy.sock` for
+    root, else `$XDG_RUNTIME_DIR/hookpolicy/policy.sock`, else under data_dir."""
+    if os.geteuid() == 0:
+        return Path("/run/hookpolicy/policy.sock")
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "hookpolicy" / "policy.sock"
+    return data_dir / "policy.sock"

@@ -1,0 +1,217 @@
+"""The parts of the service that decide who is who and what an answer says, alone:
+the service's settings, the authenticator, the client's reading of answers, and the
+codec of decisions sent back to clients."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from policy.client.transport import Server, ServiceRefused
+from policy.codec import approval_from_dict, decision_from_dict, to_dict
+from policy.errors import InputError, SettingsError
+from policy.model import Action, ApprovalDecision, ApprovalGate, Decision, ToolCall
+from policy.server.auth import Authenticator, NotAuthenticated
+from policy.service_settings import ServiceSettings, parse_server, token_digest
+from policy.settings import Settings
+
+# ------------------------------------------------------------------- settings
+
+
+def service(**values: object) -> ServiceSettings:
+    return ServiceSettings.model_validate(values)
+
+
+def test_http_beyond_loopback_needs_saying_so() -> None:
+    assert service(http="127.0.0.1:8181").http == "127.0.0.1:8181"
+    assert service(http="[::1]:8181").http == "[::1]:8181"
+    with pytest.raises(ValueError, match="not a loopback address"):
+        service(http="0.0.0.0:8181")
+    assert service(http="0.0.0.0:8181", allow_remote_http=True).allow_remote_http
+
+
+def test_identities_are_checked() -> None:
+    digest = token_digest("t")
+    with pytest.raises(ValueError, match="64 lowercase hex"):
+        service(identities=[{"name": "a", "token_sha256": "abc", "roles": ["approver"]}])
+    with pytest.raises(ValueError, match="share one token"):
+        service(
+            identities=[
+                {"name": "a", "token_sha256": digest, "roles": ["approver"]},
+                {"name": "b", "token_sha256": digest, "roles": ["operator"]},
+            ]
+        )
+    with pytest.raises(ValueError, match="roles"):
+        service(identities=[{"name": "a", "roles": ["root"]}])
+
+
+def test_a_bad_service_setting_names_its_file_line_and_field(tmp_path: Path) -> None:
+    config = tmp_path / "serve.yaml"
+    config.write_text("service:\n  http: 10.0.0.1:80\n")
+    with pytest.raises(SettingsError, match="service"):
+        Settings(config)
+    config.write_text("server: tcp://x\n")
+    with pytest.raises(SettingsError, match="unix:/absolute/path or http://HOST:PORT"):
+        Settings(config)
+
+
+def test_server_addresses() -> None:
+    assert parse_server("unix:/run/hookpolicy/policy.sock") == (
+        "unix",
+        "/run/hookpolicy/policy.sock",
+    )
+    assert parse_server("http://127.0.0.1:8181") == ("http", "127.0.0.1:8181")
+    for bad in ("unix:relative.sock", "https://x:1", "127.0.0.1:8181", "http://host"):
+        with pytest.raises(ValueError):
+            parse_server(bad)
+
+
+# ------------------------------------------------------------------- who is calling
+
+
+AUTH = Authenticator(
+    service(
+        identities=[
+            {
+                "name": "alice",
+                "token_sha256": token_digest("alice-token"),
+                "roles": ["approver"],
+                "approver_names": ["secops-alice"],
+            },
+            {"name": "bob", "roles": ["operator"]},
+        ],
+        trusted_proxy={"header": "X-Forwarded-User", "addresses": ["127.0.0.1"]},
+    )
+)
+
+
+def test_a_token_names_its_identity_and_nothing_else_does() -> None:
+    alice = AUTH.caller({"authorization": "Bearer alice-token"}, "10.1.1.1")
+    assert (alice.name, alice.approver_names, alice.via) == ("alice", ("secops-alice",), "token")
+    assert alice.has("approver") and not alice.has("operator")
+    assert AUTH.caller({}, None).name is None  # anonymous: decisions only
+    with pytest.raises(NotAuthenticated, match="matches no identity"):
+        AUTH.caller({"authorization": "Bearer guessed"}, None)
+    with pytest.raises(NotAuthenticated, match="Bearer <token>"):
+        AUTH.caller({"authorization": "Basic YWxpY2U6eA=="}, None)
+
+
+def test_the_proxy_header_counts_from_the_proxy_only() -> None:
+    bob = AUTH.caller({"x-forwarded-user": "bob"}, "127.0.0.1")
+    assert (bob.name, bob.via, bob.has("operator")) == ("bob", "proxy", True)
+    with pytest.raises(NotAuthenticated, match="from the trusted proxy only"):
+        AUTH.caller({"x-forwarded-user": "bob"}, "10.0.0.9")
+    with pytest.raises(NotAuthenticated, match="from the trusted proxy only"):
+        AUTH.caller({"x-forwarded-user": "bob"}, None)  # the Unix socket has no proxy
+    with pytest.raises(NotAuthenticated, match="does not know"):
+        AUTH.caller({"x-forwarded-user": "mallory"}, "127.0.0.1")
+
+
+def test_without_a_proxy_the_header_means_nothing() -> None:
+    plain = Authenticator(service())
+    assert plain.caller({"x-forwarded-user": "bob"}, "127.0.0.1").name is None
+
+
+# ------------------------------------------------------------------- answers
+
+
+def serve_once(tmp_path: Path, answer: bytes) -> str:
+    """A Unix socket that answers one request with `answer` (bytes as sent)."""
+    path = tmp_path / "s.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def run() -> None:
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(answer)
+        conn.close()
+        listener.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return f"unix:{path}"
+
+
+def test_a_well_formed_answer_is_read_whole(tmp_path: Path) -> None:
+    body = b'{"action": "continue", "pad": "' + b"x" * 200_000 + b'"}'
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    status, headers, parsed = Server(serve_once(tmp_path, raw)).request("GET", "/x")
+    assert (status, headers["content-length"], parsed["action"]) == (
+        200,
+        str(len(body)),
+        "continue",
+    )
+
+
+def test_a_chunked_answer_from_a_proxy_is_read(tmp_path: Path) -> None:
+    raw = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n2\r\n1}\r\n0\r\n\r\n'
+    assert Server(serve_once(tmp_path, raw)).request("GET", "/x")[2] == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"SSH-2.0-OpenSSH\r\n\r\n", "not HTTP"),
+        (b"HTTP/1.1 200 OK\r\n\r\n{}", "no Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", "cut its answer short"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nallow", "not JSON"),
+        (b"HTTP/1.1 200 OK\r\nContent-Len", "closed the connection"),
+    ],
+)
+def test_an_answer_that_is_not_what_the_service_sends_is_refused(
+    tmp_path: Path, raw: bytes, message: str
+) -> None:
+    with pytest.raises(ServiceRefused, match=message):
+        Server(serve_once(tmp_path, raw)).request("GET", "/x")
+
+
+def test_a_status_over_299_is_an_error_naming_the_services_reason(tmp_path: Path) -> None:
+    body = b'{"error": "the bearer token matches no identity"}'
+    raw = b"HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    with pytest.raises(ServiceRefused, match="401: the bearer token matches no identity") as e:
+        Server(serve_once(tmp_path, raw)).call("GET", "/x")
+    assert e.value.status == 401
+
+
+# ------------------------------------------------------------------- the codec
+
+
+def test_a_decision_survives_the_trip_to_a_client() -> None:
+    gate = ApprovalGate(
+        source="rel/deploys",
+        pack="rel",
+        approvers=("secops-*",),
+        timeout=600.0,
+        grants=("once", "session"),
+    )
+    decision = Decision(
+        Action.MODIFY,
+        "rewritten",
+        call=ToolCall(tool="Bash", args={"command": "ls"}),
+        rule_ids=("rel/deploys",),
+        needs_approval=True,
+        gates=(gate,),
+        decision_id="abc",
+    )
+    assert decision_from_dict(to_dict(decision)) == decision
+    answer = ApprovalDecision(False, "denied", hook="approval", failure="timeout", waited_ms=3.5)
+    assert approval_from_dict(to_dict(answer)) == answer
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"reason": "x"}, "missing required field 'action'"),
+        ({"action": "explode"}, "not an action"),
+        ({"action": "continue", "extra": 1}, "decision.extra: unknown field"),
+        ({"action": "continue", "gates": [{"pack": "p"}]}, "missing required field 'source'"),
+        ({"action": "continue", "allowed": "yes"}, "expected a boolean"),
+    ],
+)
+def test_a_decision_a_client_cannot_trust_is_an_error(data: object, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        decision_from_dict(data)
