@@ -215,3 +215,29 @@ def test_a_decision_survives_the_trip_to_a_client() -> None:
 def test_a_decision_a_client_cannot_trust_is_an_error(data: object, message: str) -> None:
     with pytest.raises(InputError, match=message):
         decision_from_dict(data)
+
+
+def test_the_example_service_settings_load() -> None:
+    root = Path(__file__).resolve().parent.parent / "examples" / "service"
+    served = Settings(root / "serve.yaml")
+    assert served.service is not None and served.service.max_requests == 50000
+    assert {i.name for i in served.service.identities} == {"alice", "ops"}
+    hook = Settings(root / "hook.yaml")
+    assert (hook.server, hook.server_owner) == ("unix:/run/hookpolicy/policy.sock", "hookpolicy")
+
+
+def test_policy_token_prints_a_token_and_the_line_that_admits_only_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import yaml
+
+    from policy.cli import main
+    from policy.service_settings import Identity
+
+    assert main(["token", "alice", "--role", "approver", "--approver-name", "secops-alice"]) == 0
+    out, err = capsys.readouterr()
+    token = out.strip()
+    line = err.splitlines()[-1].strip().removeprefix("- ")
+    identity = Identity.model_validate(yaml.safe_load(line))
+    assert identity.token_sha256 == token_digest(token) and token not in err
+    assert (identity.roles, identity.approver_names) == (["approver"], ["secops-alice"])
