@@ -12,6 +12,7 @@ Three ways to run a hook, chosen at registration:
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -86,7 +87,10 @@ class Invoker:
             return self._wait(self._get_loop().submit(awaitable), budget)
         if reg.inline:
             return call_inline(method, args, budget)
-        return self._wait(self._get_pool().submit(method, *args), budget)
+        # In the caller's context: whom the decision is for (policy.facts.deciding_for)
+        # holds in the worker too.
+        context = contextvars.copy_context()
+        return self._wait(self._get_pool().submit(context.run, method, *args), budget)
 
     @staticmethod
     def _wait(future: Future[Any], budget: float) -> Outcome:
@@ -124,7 +128,8 @@ class Invoker:
                     value = await method(*args)
                 else:
                     loop = asyncio.get_running_loop()
-                    value = await loop.run_in_executor(self._get_pool(), method, *args)
+                    context = contextvars.copy_context()
+                    value = await loop.run_in_executor(self._get_pool(), context.run, method, *args)
         except TimeoutError as exc:
             if scope.expired():
                 return None, _timeout(budget)

@@ -14,8 +14,11 @@ dir, decision log, installation), which rules keep the agent from changing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +27,16 @@ if TYPE_CHECKING:
     # events of a one-event hook) never loads the analysers.
     from policy.analysis.access import Access
 
-__all__ = ["CallFacts", "FactsContext", "facts_of", "home_dir", "protected_paths"]
+__all__ = [
+    "CallFacts",
+    "Caller",
+    "FactsContext",
+    "current_caller",
+    "deciding_for",
+    "facts_of",
+    "home_dir",
+    "protected_paths",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +47,44 @@ class FactsContext:
     protected: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asked for this decision, when that is not this process: `policy serve`
+    deciding for a hook of another user. `home` is what `~` means (that user's home,
+    from the uid the socket's peer credentials name), `workspace` the project the hook
+    was started in (`CLAUDE_PROJECT_DIR`), `uid` the agent's uid (its approval requests
+    are its own), `protected` more paths the policy depends on (the hook's settings)."""
+
+    home: str | None = None
+    workspace: str | None = None
+    uid: int | None = None
+    protected: tuple[str, ...] = ()
+
+
+_caller: ContextVar[Caller | None] = ContextVar("policy_caller", default=None)
+
+
+@contextlib.contextmanager
+def deciding_for(caller: Caller | None) -> Iterator[None]:
+    """Decide, within this block (and the threads it hands work to with its context),
+    for `caller` rather than for this process's own user."""
+    token = _caller.set(caller)
+    try:
+        yield
+    finally:
+        _caller.reset(token)
+
+
+def current_caller() -> Caller | None:
+    return _caller.get()
+
+
 def home_dir() -> str:
-    """What `~` means: the home of the user the policy runs as, which is the user the
-    agent's tools run as (hooks run as the agent's user)."""
+    """What `~` means: the home of the user the agent's tools run as — this process's
+    user for a hook (hooks run as the agent's user), the caller's for `policy serve`."""
+    caller = _caller.get()
+    if caller is not None and caller.home:
+        return caller.home
     expanded = os.path.expanduser("~")
     return "" if expanded == "~" else expanded
 
@@ -61,13 +108,15 @@ def facts_of(call: Any, context: FactsContext) -> CallFacts:
     from policy.analysis import access as _access
     from policy.analysis.operands import locate
 
+    caller = _caller.get()
     last = getattr(_local, "last", None)
-    if last is not None and last[0] is call and last[1] is context:
+    if last is not None and last[0] is call and last[1] is context and last[3] is caller:
         found: CallFacts = last[2]
         return found
     home = home_dir()
     cwd = call.cwd if isinstance(call.cwd, str) else ""
-    workspace = context.workspace or (cwd if cwd.startswith("/") else "")
+    project = caller.workspace if caller is not None and caller.workspace else ""
+    workspace = context.workspace or project or (cwd if cwd.startswith("/") else "")
     if workspace:
         workspace = locate(workspace, "/", home)
     result = _access.of_call(call.tool, call.args, cwd, home)
@@ -78,7 +127,7 @@ def facts_of(call: Any, context: FactsContext) -> CallFacts:
         commands_cel=[c.to_cel() for c in result.commands],
         access_cel=result.to_cel(),
     )
-    _local.last = (call, context, facts)
+    _local.last = (call, context, facts, caller)
     return facts
 
 

@@ -64,6 +64,11 @@ class Identity(BaseModel):
         default_factory=list,
         description="Names matched against the approvers a gate names (default: name).",
     )
+    os_user: str | None = Field(
+        None,
+        description="The OS account this person runs agents as: requests that uid filed "
+        "are their own, and approving them is self-approval.",
+    )
 
     @field_validator("token_sha256")
     @classmethod
@@ -74,14 +79,29 @@ class Identity(BaseModel):
 
 
 class TrustedProxy(BaseModel):
-    """A reverse proxy that authenticates people and names them in a header."""
+    """A reverse proxy that authenticates people and names them in a header.
+
+    The proxy proves itself on every request with its own secret
+    (`X-Hookpolicy-Proxy-Token`, kept here as its SHA-256), and must connect from one of
+    `addresses`: a peer address alone proves nothing on loopback, where every local
+    process — the agent's too — connects from 127.0.0.1."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     header: str = Field("X-Forwarded-User", min_length=1)
+    token_sha256: str = Field(
+        description="SHA-256 (hex) of the secret the proxy sends in X-Hookpolicy-Proxy-Token."
+    )
     addresses: list[str] = Field(
         min_length=1, description="Peer addresses of the proxy; requests from others are not."
     )
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _hex(cls, value: str) -> str:
+        if not _HEX64.fullmatch(value):
+            raise ValueError("must be 64 lowercase hex digits (the SHA-256 of the secret)")
+        return value
 
     @field_validator("addresses")
     @classmethod
@@ -103,7 +123,12 @@ class ServiceSettings(BaseModel):
     )
     identities: list[Identity] = Field(default_factory=list)
     trusted_proxy: TrustedProxy | None = None
-    max_body_bytes: int = Field(1 << 20, gt=0, description="Largest request body accepted.")
+    max_body_bytes: int = Field(
+        64 << 20,
+        gt=0,
+        description="Largest request body accepted (a tool's output comes whole, to be "
+        "redacted: Claude Code's own limits keep them far below this).",
+    )
     max_requests: int | None = Field(
         None,
         gt=0,

@@ -372,6 +372,7 @@ def test_the_shipped_rules_answer_alike_cold_and_warm() -> None:
         assert b'"event":"decision"' in done.stderr  # the decision was logged
 
 
+@pytest.mark.slow  # it waits out the client's restart grace (3 s)
 def test_a_hook_that_asks_the_service_imports_no_engine_and_no_library(tmp_path: Path) -> None:
     """With a service configured the hook forwards the payload: the standard library,
     the transport and the wire vocabulary, nothing that decides (and it refuses, naming

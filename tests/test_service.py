@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -87,7 +89,13 @@ class Running:
         return Server(self.http if http else self.unix, token=token)
 
 
-def start_service(tmp: Path, *, settings_extra: str = "") -> Running:
+def start_service(
+    tmp: Path,
+    *,
+    settings_extra: str = "",
+    packs: Path | None = None,
+    socket_mode: str = "0600",
+) -> Running:
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "packs").mkdir(exist_ok=True)
     (tmp / "packs" / "svc.yaml").write_text(PACK)
@@ -95,7 +103,7 @@ def start_service(tmp: Path, *, settings_extra: str = "") -> Running:
     settings.write_text(
         f"data_dir: {tmp / 'data'}\n"
         f"audit_path: {tmp / 'decisions.jsonl'}\n"
-        f"packs: [{tmp / 'packs'}]\n"
+        f"packs: [{packs or tmp / 'packs'}]\n"
         "limits_storage_uri: memory://\n"  # the service's memory: one process holds it
         "approvals_store: memory://\n"
         "service:\n"
@@ -110,6 +118,7 @@ def start_service(tmp: Path, *, settings_extra: str = "") -> Running:
     process = subprocess.Popen(
         [
             *(POLICY, "serve", "--config", str(settings), "--socket", str(sock)),
+            *("--socket-mode", socket_mode),
             *("--http", "127.0.0.1:0", "--log-format", "json"),
         ],
         stdout=subprocess.DEVNULL,
@@ -163,13 +172,22 @@ def pre_tool(command: str, session: str = "s1") -> dict[str, Any]:
 
 
 def hook(
-    host: str, payload: Any, *options: str, config: Path | None = None
+    host: str,
+    payload: Any,
+    *options: str,
+    config: Path | None = None,
+    env: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> tuple[Any, subprocess.CompletedProcess[bytes]]:
-    args = [POLICY, "hook", host, *options]
+    args = [*prefix, POLICY, "hook", host, *options]
     if config is not None:
         args += ["--config", str(config)]
     done = subprocess.run(
-        args, input=orjson.dumps(payload), capture_output=True, env=clean_env(), timeout=60
+        args,
+        input=orjson.dumps(payload),
+        capture_output=True,
+        env=clean_env(**(env or {})),
+        timeout=60,
     )
     answer = orjson.loads(done.stdout) if done.stdout.strip() else None
     return answer, done
@@ -223,9 +241,9 @@ def test_bad_input_is_a_clear_400_and_the_service_keeps_serving(service: Running
     status, _, answer = client.request("POST", "/v1/decide/nowhere", {})
     assert status == 422
     status, _, answer = client.request(
-        "POST", "/v1/decide/before_tool", raw_body=b'{"tool": "' + b"a" * (2 << 20) + b'"}'
+        "POST", "/v1/decide/before_tool", raw_body=b'{"tool": "' + b"a" * (64 << 20) + b'"}'
     )
-    assert status == 413
+    assert status == 413 and answer["error"] == f"the body is over {64 << 20} bytes"
     nested = b"[" * 100_000 + b"]" * 100_000
     status, _, _ = client.request("POST", "/v1/decide/before_tool", raw_body=nested)
     assert status == 400
@@ -315,6 +333,7 @@ def test_twelve_fetches_in_twelve_hook_processes_share_one_budget(service: Runni
 # --------------------------------------------------------------- failing closed
 
 
+@pytest.mark.slow
 def test_an_unreachable_configured_service_is_a_refusal_not_a_local_decision(
     tmp_path: Path,
 ) -> None:
@@ -341,8 +360,10 @@ def test_a_service_run_by_another_user_than_configured_is_refused(
 
 
 def test_a_client_gives_up_on_a_service_that_is_not_listening(tmp_path: Path) -> None:
-    with pytest.raises(ServiceUnreachable):
-        Server(f"unix:{tmp_path / 'none.sock'}").request("GET", "/healthz")
+    started = time.monotonic()
+    with pytest.raises(ServiceUnreachable, match="not reachable"):
+        Server(f"unix:{tmp_path / 'none.sock'}", restart_grace=0.3).request("GET", "/healthz")
+    assert time.monotonic() - started >= 0.25  # it waited for a restart, then gave up
 
 
 # --------------------------------------------------------------- approvals
@@ -382,7 +403,7 @@ def test_an_approval_over_http_with_an_approver_token_releases_a_waiting_hook(
     assert request_id is not None, "the hook filed no request"
     decided = approver.call("POST", f"/v1/approvals/{request_id}/approve", {"reason": "ok"})
     assert decided["state"] == "approved"
-    assert decided["decided_by"] == "secops-alice (os user alice)"
+    assert decided["decided_by"] == "secops-alice (token alice)"
     assert waiting.stdout is not None
     out = waiting.stdout.read()
     waiting.wait(timeout=30)
@@ -406,8 +427,9 @@ def test_the_agents_token_or_none_cannot_approve_or_touch_contracts(service: Run
         assert got == status
     # An operator may attach and detach contracts, but is no approver.
     operator = service.client(token=OPERATOR_TOKEN)
-    got, _, _ = operator.request("POST", f"/v1/approvals/{request_id}/approve", {})
-    assert got == 403
+    for verb in ("approve", "deny"):  # operators run contracts; approvers decide requests
+        got, _, _ = operator.request("POST", f"/v1/approvals/{request_id}/{verb}", {})
+        assert got == 403
     assert operator.call("PUT", "/v1/contracts/s9", {"id": "readonly", "tools": ["read"]})
     answer, _ = hook("claude", pre_tool("ls", session="s9"), "--server", service.unix)
     assert permission(answer)[0] == "deny"  # the contract allows read only
@@ -453,6 +475,7 @@ def wait_for_request(client: Server, state: str = "pending") -> dict[str, Any]:
     raise AssertionError(f"no {state} approval request appeared")
 
 
+@pytest.mark.slow
 def test_a_hook_killed_while_it_waits_leaves_no_request_to_approve(service: Running) -> None:
     waiting = subprocess.Popen(
         [POLICY, "hook", "claude", "--server", service.unix, "--approval", "wait"],
@@ -475,6 +498,7 @@ def test_a_hook_killed_while_it_waits_leaves_no_request_to_approve(service: Runn
     assert got == 409, answer  # nobody can release a call its host was refused
 
 
+@pytest.mark.slow
 def test_picoclaw_closing_the_pipe_expires_what_its_thin_hook_waits_on(service: Running) -> None:
     hook_process = subprocess.Popen(
         [POLICY, "hook", "picoclaw", "--server", service.unix],
@@ -508,6 +532,7 @@ def test_picoclaw_closing_the_pipe_expires_what_its_thin_hook_waits_on(service: 
     assert wait_for_request(operator, "expired")["id"] == request["id"]
 
 
+@pytest.mark.slow
 def test_the_main_job_runs_every_host_through_the_service(tmp_path: Path) -> None:
     """`./dev run`: the service on the shipped packs, each host's thin hook, the log proved."""
     done = subprocess.run(
@@ -529,6 +554,7 @@ def test_the_main_job_runs_every_host_through_the_service(tmp_path: Path) -> Non
     assert b"decisions.log: OK" in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_max_requests_ends_the_service_cleanly_for_its_supervisor(tmp_path: Path) -> None:
     """A supervisor (systemd) restarts it: the memory cel-expr-python keeps per decision
     goes with the process (docs/service.md)."""
@@ -540,3 +566,170 @@ def test_max_requests_ends_the_service_cleanly_for_its_supervisor(tmp_path: Path
         )
     assert running.process.wait(timeout=30) == 0
     assert not running.socket.exists()
+
+
+# --------------------------------------------------------------- deciding for the hook
+
+
+@pytest.mark.slow
+def test_the_service_decides_for_the_hooks_project_and_settings_as_in_process(
+    tmp_path: Path,
+) -> None:
+    """The workspace is the project the hook runs in (`CLAUDE_PROJECT_DIR`), not the
+    call's cwd, and the hook's own settings file is protected — through the service as
+    in process."""
+    running = start_service(tmp_path / "svc", packs=ROOT / "rules")
+    try:
+        project = tmp_path / "app"
+        project.mkdir()
+        config = tmp_path / "hook.yaml"
+        config.write_text(f"server: {running.unix}\n")
+        env = {"CLAUDE_PROJECT_DIR": str(project)}
+        cases = [
+            pre_tool("cat /etc/passwd") | {"cwd": "/"},
+            pre_tool("rm -rf ~") | {"cwd": "/"},
+            pre_tool("ls -la") | {"cwd": str(project)},
+            {
+                "session_id": "s1",
+                "cwd": str(project),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Write",
+                "tool_input": {"file_path": str(config), "content": "x"},
+            },
+        ]
+        for payload in cases[:3]:
+            served, _ = hook("claude", payload, config=config, env=env)
+            local, _ = hook("claude", payload, "--packs", str(ROOT / "rules"), env=env)
+            assert served == local, payload
+        denied, _ = hook("claude", cases[3], config=config, env=env)
+        assert permission(denied) == (  # the hook's settings are the policy's, as in process
+            "deny",
+            "the policy's own files, settings, state and hook mounts are not the agent's to change",
+        )
+        elsewhere = cases[3] | {"tool_input": {"file_path": str(project / "x"), "content": "x"}}
+        assert hook("claude", elsewhere, config=config, env=env)[0] is None
+        # A tool's output comes whole, however long, and is redacted as in process.
+        stdout = "x" * (3 << 20) + " AWS_ACCESS_KEY_ID=AKIAABCDEFGHIJKLMNOP"
+        output = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
+        after = pre_tool("cat big.log") | {
+            "hook_event_name": "PostToolUse",
+            "tool_response": output,
+        }
+        served, _ = hook("claude", after, config=config, env=env)
+        replaced = served["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+        assert replaced.endswith("AWS_ACCESS_KEY_ID=AKIA****************")
+    finally:
+        stop(running)
+
+
+AS_NOBODY = (
+    "setpriv",
+    "--reuid=65534",
+    "--regid=65534",
+    "--clear-groups",
+    "--inh-caps=+dac_read_search",
+    "--ambient-caps=+dac_read_search",
+)
+
+
+def _can_run_as_nobody() -> bool:
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return False
+    probe = subprocess.run(
+        [*AS_NOBODY, sys.executable, "-c", "import policy"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _can_run_as_nobody(), reason="needs root and setpriv")
+def test_over_the_socket_the_service_decides_for_the_hooks_user(tmp_path: Path) -> None:
+    """The kernel names the hook's uid: `~` is that user's home, and the approval
+    requests it files are that uid's own (approving them from it is self-approval)."""
+    nobody_home = pwd.getpwuid(65534).pw_dir
+    pack = tmp_path / "home.yaml"
+    pack.write_text(
+        PACK.replace("name: svc", "name: home")
+        + (
+            "  - id: nobodys-home\n    tools: [bash]\n"
+            f"    when: home == '{nobody_home}' && args.command == 'whoami'\n"
+            "    action: deny\n    message: decided for nobody\n"
+        )
+    )
+    own = f"    - {{name: nob, token_sha256: {token_digest('hp_nob')}, roles: [approver],"
+    own += " approver_names: [secops-nob], os_user: '65534'}\n"
+    running = start_service(tmp_path / "svc", packs=pack, socket_mode="0666", settings_extra=own)
+    try:
+        running.socket.parent.chmod(0o755)
+        server = ("--server", running.unix)
+        as_root, _ = hook("claude", pre_tool("whoami"), *server)
+        assert as_root is None or permission(as_root)[0] != "deny"
+        as_nobody, done = hook(
+            "claude",
+            pre_tool("whoami"),
+            *server,
+            "--approval",
+            "defer",
+            prefix=AS_NOBODY,
+            env={"HOME": "/root"},  # what the process says is not what the kernel says
+        )
+        # nobody's hook trusts a service run by root only when told so
+        assert "not as the configured owner" in permission(as_nobody)[1], done.stderr
+        config = tmp_path / "nobody.yaml"
+        config.write_text(f"server: {running.unix}\nserver_owner: '{os.getuid()}'\n")
+        config.chmod(0o644)
+        as_nobody, done = hook("claude", pre_tool("whoami"), config=config, prefix=AS_NOBODY)
+        assert permission(as_nobody) == ("deny", "decided for nobody"), done.stderr
+        hook("claude", pre_tool("./deploy prod"), config=config, prefix=AS_NOBODY)
+        (filed,) = running.client(token=OPERATOR_TOKEN).call("GET", "/v1/approvals")["requests"]
+        assert filed["agent_uid"] == 65534
+        # The person whose account ran that agent may not approve what it asked.
+        got, _, refused = running.client(token="hp_nob").request(
+            "POST", f"/v1/approvals/{filed['id']}/approve", {}
+        )
+        assert got == 403 and "self-approval refused" in refused["error"]
+    finally:
+        stop(running)
+
+
+@pytest.mark.slow
+def test_sockets_passed_by_systemd_are_served_and_outlive_the_service(tmp_path: Path) -> None:
+    """Socket activation (`hookpolicy.socket`): systemd holds the socket, so between a
+    stop and a start nobody else can take its path or port, and calls queue."""
+    import socket as sockets
+
+    path = tmp_path / "activated.sock"
+    listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(16)
+    settings = tmp_path / "serve.yaml"
+    settings.write_text(f"data_dir: {tmp_path / 'data'}\naudit_path: {tmp_path / 'log'}\n")
+    fd = listener.fileno()
+
+    def as_fd_3() -> None:
+        os.dup2(fd, 3)
+
+    command = f'LISTEN_PID=$$ LISTEN_FDS=1 exec "{POLICY}" serve --config "{settings}" '
+    command += f'--packs "{ROOT / "rules"}"'
+    service = subprocess.Popen(
+        ["sh", "-c", command],
+        pass_fds=(fd, 3),  # 3: kept open in the child once as_fd_3 made it
+        preexec_fn=as_fd_3,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+    )
+    try:
+        # The kernel queues the connection until the service, still starting, accepts.
+        status, _, denied = Server(f"unix:{path}").request(
+            "POST",
+            "/v1/decide/before_tool",
+            {"tool": "Bash", "args": {"command": "rm -rf /"}},
+            timeout=60,
+        )
+        assert (status, denied["action"]) == (200, "deny_tool")
+    finally:
+        service.send_signal(signal.SIGTERM)
+        _, err = service.communicate(timeout=30)
+    assert service.returncode == 0, err.decode()
+    assert path.is_socket()  # systemd's, not the service's to remove
+    listener.close()

@@ -46,6 +46,8 @@ def test_identities_are_checked() -> None:
         )
     with pytest.raises(ValueError, match="roles"):
         service(identities=[{"name": "a", "roles": ["root"]}])
+    with pytest.raises(ValueError, match="token_sha256"):
+        service(trusted_proxy={"addresses": ["127.0.0.1"]})  # a proxy proves itself
 
 
 def test_a_bad_service_setting_names_its_file_line_and_field(tmp_path: Path) -> None:
@@ -83,7 +85,11 @@ AUTH = Authenticator(
             },
             {"name": "bob", "roles": ["operator"]},
         ],
-        trusted_proxy={"header": "X-Forwarded-User", "addresses": ["127.0.0.1"]},
+        trusted_proxy={
+            "header": "X-Forwarded-User",
+            "addresses": ["127.0.0.1"],
+            "token_sha256": token_digest("proxy-secret"),
+        },
     )
 )
 
@@ -99,15 +105,43 @@ def test_a_token_names_its_identity_and_nothing_else_does() -> None:
         AUTH.caller({"authorization": "Basic YWxpY2U6eA=="}, None)
 
 
+PROXY = {"x-hookpolicy-proxy-token": "proxy-secret"}
+
+
 def test_the_proxy_header_counts_from_the_proxy_only() -> None:
-    bob = AUTH.caller({"x-forwarded-user": "bob"}, "127.0.0.1")
+    bob = AUTH.caller({"x-forwarded-user": "bob", **PROXY}, "127.0.0.1")
     assert (bob.name, bob.via, bob.has("operator")) == ("bob", "proxy", True)
     with pytest.raises(NotAuthenticated, match="from the trusted proxy only"):
-        AUTH.caller({"x-forwarded-user": "bob"}, "10.0.0.9")
+        AUTH.caller({"x-forwarded-user": "bob", **PROXY}, "10.0.0.9")
     with pytest.raises(NotAuthenticated, match="from the trusted proxy only"):
-        AUTH.caller({"x-forwarded-user": "bob"}, None)  # the Unix socket has no proxy
+        AUTH.caller({"x-forwarded-user": "bob", **PROXY}, None)  # the Unix socket has no proxy
     with pytest.raises(NotAuthenticated, match="does not know"):
-        AUTH.caller({"x-forwarded-user": "mallory"}, "127.0.0.1")
+        AUTH.caller({"x-forwarded-user": "mallory", **PROXY}, "127.0.0.1")
+
+
+def test_on_loopback_the_proxy_proves_itself_with_its_secret() -> None:
+    """Every local process connects from 127.0.0.1, the agent too: the address alone
+    would let it name itself an approver."""
+    for headers in (
+        {"x-forwarded-user": "bob"},
+        {"x-forwarded-user": "bob", "x-hookpolicy-proxy-token": "guess"},
+    ):
+        with pytest.raises(NotAuthenticated, match="X-Hookpolicy-Proxy-Token is missing or wrong"):
+            AUTH.caller(headers, "127.0.0.1")
+
+
+def test_an_identity_header_sent_twice_is_refused() -> None:
+    from starlette.datastructures import Headers
+
+    twice = Headers(
+        raw=[
+            (b"x-forwarded-user", b"bob"),
+            (b"x-forwarded-user", b"alice"),
+            (b"x-hookpolicy-proxy-token", b"proxy-secret"),
+        ]
+    )
+    with pytest.raises(NotAuthenticated, match="sent 2 times"):
+        AUTH.caller(twice, "127.0.0.1")
 
 
 def test_without_a_proxy_the_header_means_nothing() -> None:

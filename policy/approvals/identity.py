@@ -72,6 +72,9 @@ class Identity:
     #: The uid the OS vouches for (None for root acting `--as` somebody else, and for
     #: identities from other channels): a request filed by this uid is its own.
     uid: int | None = None
+    #: What vouches for `user`, as decisions record it: the OS, or `policy serve`'s
+    #: `token` / `proxy`.
+    channel: str = "os user"
 
     @property
     def candidates(self) -> tuple[str, ...]:
@@ -82,11 +85,11 @@ class Identity:
         """How a decision records `name` (the first candidate by default):
         `secops-alice (os user alice)`, or `alice` when the name is the user's own."""
         chosen = self.candidates[0] if name is None else name
-        return chosen if chosen == self.user else f"{chosen} (os user {self.user})"
+        return chosen if chosen == self.user else f"{chosen} ({self.channel} {self.user})"
 
     def __str__(self) -> str:
         names = ", ".join(self.candidates)
-        return names if self.candidates == (self.user,) else f"{names} (os user {self.user})"
+        return names if self.candidates == (self.user,) else f"{names} ({self.channel} {self.user})"
 
 
 def os_user(uid: int | None = None) -> str:

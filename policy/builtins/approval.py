@@ -257,7 +257,7 @@ class ApprovalGates:
             approvers=group.approvers,
             self_approval=group.self_approval,
             grants=group.grants,
-            agent_uid=os.getuid(),
+            agent_uid=_agent_uid(),
             cwd=call.cwd,
         )
         # This call's before it exists, so whoever gives up on the call in between (a
@@ -449,3 +449,13 @@ class ApprovalGates:
 
 def _suffix(reason: str) -> str:
     return f": {reason}" if reason else ""
+
+
+def _agent_uid() -> int:
+    """The uid of the agent whose call this is: this process's for a hook, the hook's
+    (its socket peer) for `policy serve` — a request filed by that uid is its own, and
+    approving it from that uid is self-approval."""
+    from policy.facts import current_caller
+
+    caller = current_caller()
+    return caller.uid if caller is not None and caller.uid is not None else os.getuid()

@@ -225,6 +225,12 @@ def _via_service(settings: Any, args: argparse.Namespace) -> int:
         return 2
     server = server_from_settings(settings, args.server, token=_token(args))
     assert server is not None
+    if server.kind == "http" and server.token:
+        error(
+            f"{server.address}: a token is sent over the Unix socket only, whose server's "
+            "user is checked; over http:// it goes to whoever holds the port"
+        )
+        return 2
     try:
         if action == "list":
             answer = server.call("GET", f"/v1/approvals?state={args.state}")
@@ -255,6 +261,9 @@ def _via_service(settings: Any, args: argparse.Namespace) -> int:
         return 1 if exc.status in (401, 403, 409) else 2
     except ServiceError as exc:
         error(str(exc))
+        return 2
+    except (KeyError, TypeError, ValueError) as exc:
+        error(f"{server.address} answered something that is not an approval request: {exc!r}")
         return 2
     grant = f", grant {decided.grant}" if action == "approve" else ""
     sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")

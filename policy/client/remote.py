@@ -95,15 +95,15 @@ class RemoteEngine:
         gates: tuple[ApprovalGate, ...] | None = None,
         defer: bool = False,
     ) -> ApprovalDecision:
-        """The service asks the approvers and waits (within `timeout`, when given)."""
+        """The service asks the approvers and waits (within `timeout`, when given).
+        `gates` are not sent: who must approve is the service's packs' answer for the
+        call, never a client's (a client could name itself an easier gate)."""
         body: dict[str, Any] = {
             "call": to_dict(call),
             "timeout": timeout,
             "required": required,
             "defer": defer,
         }
-        if gates is not None:
-            body["gates"] = [to_dict(gate) for gate in gates]
         budget = (timeout if timeout is not None else _APPROVAL_CAP) + _APPROVAL_MARGIN
         return approval_from_dict(self._post("/v1/approve_tool", body, budget, track=self._waiting))
 

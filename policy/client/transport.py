@@ -20,6 +20,7 @@ import socket
 import struct
 import time
 from typing import Any
+from urllib.parse import quote
 
 __all__ = [
     "Server",
@@ -61,7 +62,13 @@ class Server:
     bearer token with every request (`policy approvals` with an approver's token)."""
 
     def __init__(
-        self, address: str, *, owner_uid: int | None = None, token: str | None = None
+        self,
+        address: str,
+        *,
+        owner_uid: int | None = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        restart_grace: float = RESTART_GRACE,
     ) -> None:
         if address.startswith("unix:") and address[5:].startswith("/"):
             self.kind, self.target = "unix", address[5:]
@@ -77,6 +84,9 @@ class Server:
         self.address = address
         self.owner_uid = os.getuid() if owner_uid is None else owner_uid
         self.token = token
+        self.restart_grace = restart_grace
+        #: Sent with every request (the hook's project and settings file).
+        self.headers = {name: quote(value, safe="/") for name, value in (headers or {}).items()}
 
     def _connect(self, timeout: float) -> socket.socket:
         if self.kind == "unix":
@@ -97,8 +107,8 @@ class Server:
 
     def _connect_unix(self, timeout: float) -> socket.socket:
         """Connected to the socket; a service restarting (no socket file yet, or nobody
-        accepting) is given RESTART_GRACE seconds, within `timeout`, to come back."""
-        ends = time.monotonic() + min(RESTART_GRACE, timeout)
+        accepting) is given `restart_grace` seconds, within `timeout`, to come back."""
+        ends = time.monotonic() + min(self.restart_grace, timeout)
         delay = 0.02
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -160,6 +170,7 @@ class Server:
             head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
         if self.token:
             head.append(f"Authorization: Bearer {self.token}")
+        head += [f"{name}: {value}" for name, value in self.headers.items()]
         message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload
         sock = self._connect(timeout)
         if track is not None:
@@ -277,12 +288,18 @@ def _dechunk(sock: socket.socket, data: bytes, address: str) -> bytes:
 
 
 def server_from_settings(
-    settings: Any, override: str | None = None, *, token: str | None = None
+    settings: Any,
+    override: str | None = None,
+    *,
+    token: str | None = None,
+    config: str | None = None,
 ) -> Server | None:
     """The service these settings (or `--server`) name, or None: decide in process.
 
     `server_owner` (a user name or uid) is whom a Unix socket's server must run as;
-    unset, the hook's own user."""
+    unset, the hook's own user. The service is told the project the hook runs in
+    (`CLAUDE_PROJECT_DIR`, the workspace when the service sets none) and the hook's
+    settings file `config` (a path the agent must not change, as in process)."""
     address = override or getattr(settings, "server", None)
     if not address:
         return None
@@ -300,4 +317,10 @@ def server_from_settings(
                 raise ServiceRefused(
                     f"server_owner {owner!r} is not a user of this system"
                 ) from None
-    return Server(address, owner_uid=owner_uid, token=token)
+    headers = {}
+    project = os.environ.get("CLAUDE_PROJECT_DIR", "")
+    if project.startswith("/"):
+        headers["X-Hookpolicy-Project"] = project
+    if config:
+        headers["X-Hookpolicy-Protect"] = os.path.abspath(config)
+    return Server(address, owner_uid=owner_uid, token=token, headers=headers)

@@ -238,7 +238,7 @@ class EngineSlot:
             settings = read_settings(self._config)
             from policy.client.transport import server_from_settings
 
-            server = server_from_settings(settings, self._server)
+            server = server_from_settings(settings, self._server, config=self._config)
             if server is not None:
                 # A service decides: never this process, even when it cannot be reached.
                 from policy.client.remote import RemoteEngine

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from policy.aliases import AliasTable
-from policy.facts import CallFacts, FactsContext, facts_of
+from policy.facts import CallFacts, FactsContext, current_caller, facts_of
 from policy.model import (
     POINTS,
     Action,
@@ -839,6 +839,14 @@ def _facts(subject: Any, pack: CompiledPack) -> CallFacts:
     return facts_of(subject, pack.facts_context)
 
 
+def _protected(pack: CompiledPack) -> list[str]:
+    """The paths the policy depends on: the engine's, and those of the hook that asked
+    `policy serve` for this decision (its own settings file)."""
+    caller = current_caller()
+    own = list(pack.facts_context.protected)
+    return own + list(caller.protected) if caller is not None else own
+
+
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
     "tool_raw": lambda s, p, _: s.tool_raw,
@@ -862,5 +870,5 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "access": lambda s, p, pack: _facts(s, pack).access_cel,
     "workspace": lambda s, p, pack: _facts(s, pack).workspace,
     "home": lambda s, p, pack: _facts(s, pack).home,
-    "protected": lambda s, p, pack: list(pack.facts_context.protected),
+    "protected": lambda s, p, pack: _protected(pack),
 }

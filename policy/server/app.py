@@ -13,12 +13,15 @@ a refusal of the call (fail closed).
 
 import asyncio
 import functools
+import os
+import pwd
 import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote
 
 import anyio
 import orjson
@@ -27,10 +30,13 @@ from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.responses import Response
 
 from policy._version import __version__
-from policy.codec import from_dict, gate_from_dict, to_dict
+from policy.codec import from_dict, to_dict
 from policy.errors import InputError, PolicyError
+from policy.facts import Caller as FactsCaller
+from policy.facts import deciding_for
 from policy.model import Event, LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
+from policy.server.peer import peer_uid
 
 # No `from __future__ import annotations` here: FastAPI reads the endpoints'
 # annotations (`Annotated[Caller, Depends(check)]`, with `check` a local) at definition.
@@ -52,13 +58,15 @@ _DECIDE_BODY = (
     "response; user_prompt: a prompt; event: {kind, payload}."
 )
 _APPROVE_BODY = (
-    "{call, gates?, timeout? (seconds), defer?, required?}: gates as before_tool returned "
-    "them; without them the packs are asked again."
+    "{call, timeout? (seconds), defer?, required?}: who must approve is the packs' answer "
+    "for the call, asked again here."
 )
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 #: Threads that may block waiting for a person at once (approve_tool, host events
 #: that wait); decisions never wait on them.
 _WAITING_THREADS = 256
+#: Threads deciding at once (the GIL runs one at a time; more only queue).
+_DECIDING_THREADS = 8
 
 
 class JSONBytes(Response):
@@ -87,7 +95,11 @@ class Service:
         self.auth = Authenticator(service)
         self.max_body = service.max_body_bytes if service is not None else 1 << 20
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        #: Threads deciding (CPU: the analysis and the packs) and threads waiting for
+        #: people, apart: waits that pile up never hold up a decision.
+        self.deciding = anyio.CapacityLimiter(_DECIDING_THREADS)
         self.waiting = anyio.CapacityLimiter(_WAITING_THREADS)
+        self.own_uid = os.getuid()
         self.log = structlog.get_logger("policy.serve")
 
 
@@ -132,7 +144,10 @@ class _RequestLog:
 
         limit = self.service.max_body
         try:
-            if length is not None and (not length.isdigit() or int(length) > limit):
+            if length is not None and not length.isdigit():
+                await _plain_error(send_with_id, 400, "Content-Length is not a number")
+                return
+            if length is not None and int(length) > limit:
                 await _plain_error(send_with_id, 413, f"the body is over {limit} bytes")
                 return
             received = 0
@@ -323,8 +338,46 @@ def _routes_health(app: FastAPI, service: Service) -> None:
         return {"packs": listed, "loaded_at": service.loaded_at}
 
 
+def _caller_of(request: Request, service: Service) -> FactsCaller | None:
+    """Whom this decision is for. Over the Unix socket the kernel names the hook's uid:
+    `~` is that user's home and its approval requests are its own. The hook names the
+    project it was started in (`X-Hookpolicy-Project`, used when the service has no
+    `workspace` of its own) and its settings file (`X-Hookpolicy-Protect`): both only
+    shape the decision of the caller's own call."""
+    uid = peer_uid(request.client)
+    home = None
+    if uid is not None and uid != service.own_uid:
+        try:
+            home = pwd.getpwuid(uid).pw_dir
+        except KeyError:
+            home = "/nonexistent"  # no account: `~` matches nothing of ours either
+    project = _header_path(request, "x-hookpolicy-project")
+    protected = tuple(
+        path
+        for value in request.headers.getlist("x-hookpolicy-protect")
+        if (path := unquote(value)).startswith("/")
+    )
+    if uid is None and home is None and project is None and not protected:
+        return None
+    return FactsCaller(home=home, workspace=project, uid=uid, protected=protected)
+
+
+def _header_path(request: Request, name: str) -> str | None:
+    values = request.headers.getlist(name)
+    if len(values) != 1:
+        return None
+    path = unquote(values[0])
+    return path if path.startswith("/") else None
+
+
 def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], Caller]) -> None:
     engine = service.engine
+
+    async def decided(request: Request, work: Callable[[], Any]) -> Any:
+        """`work` on a thread, for the caller of `request`: the event loop keeps
+        serving while a large call is analysed."""
+        with deciding_for(_caller_of(request, service)):
+            return await anyio.to_thread.run_sync(work, limiter=service.deciding)
 
     @app.post("/v1/decide/{point}", tags=["decisions"], openapi_extra=_body(_DECIDE_BODY))
     async def decide(
@@ -334,46 +387,43 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         """The chain's decision at `point` (`X-Decision-Id`: its decision-log line)."""
         caller(request)  # a claimed identity that does not hold is refused
         body = _object(await _json(request), point)
+        work: Callable[[], Any]
         if point == "before_tool":
-            return _decision_response(await engine.abefore_tool(from_dict(ToolCall, body, "call")))
-        if point == "after_tool":
+            work = functools.partial(engine.before_tool, from_dict(ToolCall, body, "call"))
+        elif point == "after_tool":
             extra = set(body) - {"call", "result"}
             if extra:
                 raise InputError(f"after_tool.{sorted(extra)[0]}: unknown field (call, result)")
             call = from_dict(ToolCall, body.get("call"), "call")
             result = from_dict(ToolResult, body.get("result"), "result")
-            return _decision_response(await engine.aafter_tool(call, result))
-        if point == "before_llm":
-            return _decision_response(
-                await engine.abefore_llm(from_dict(LLMRequest, body, "request"))
-            )
-        if point == "after_llm":
-            return _decision_response(
-                await engine.aafter_llm(from_dict(LLMResponse, body, "response"))
-            )
-        if point == "user_prompt":
-            return _decision_response(await engine.auser_prompt(from_dict(Prompt, body, "prompt")))
-        kind, payload = body.get("kind"), body.get("payload", {})
-        if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
-            raise InputError("event: {kind: string, payload: object} expected")
-        engine.emit(Event(kind=kind, payload=payload))
-        return JSONBytes({"accepted": True}, status_code=202)
+            work = functools.partial(engine.after_tool, call, result)
+        elif point == "before_llm":
+            work = functools.partial(engine.before_llm, from_dict(LLMRequest, body, "request"))
+        elif point == "after_llm":
+            work = functools.partial(engine.after_llm, from_dict(LLMResponse, body, "response"))
+        elif point == "user_prompt":
+            work = functools.partial(engine.user_prompt, from_dict(Prompt, body, "prompt"))
+        else:
+            kind, payload = body.get("kind"), body.get("payload", {})
+            if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
+                raise InputError("event: {kind: string, payload: object} expected")
+            engine.emit(Event(kind=kind, payload=payload))
+            return JSONBytes({"accepted": True}, status_code=202)
+        return _decision_response(await decided(request, work))
 
     @app.post("/v1/approve_tool", tags=["decisions"], openapi_extra=_body(_APPROVE_BODY))
     async def approve_tool(request: Request) -> JSONBytes:
-        """Ask the approvers of a call, waiting within the caller's `timeout`."""
+        """Ask the approvers of a call, waiting within the caller's `timeout`. Who must
+        approve comes from the packs, asked again here — never from the caller."""
         caller(request)
         body = _object(await _json(request), "approve_tool")
-        extra = set(body) - {"call", "gates", "timeout", "defer", "required"}
+        extra = set(body) - {"call", "timeout", "defer", "required"}
         if extra:
-            raise InputError(f"approve_tool.{sorted(extra)[0]}: unknown field")
+            raise InputError(
+                f"approve_tool.{sorted(extra)[0]}: unknown field (call, timeout, defer, "
+                "required; the gates are the packs' own)"
+            )
         call = from_dict(ToolCall, body.get("call"), "call")
-        gates_raw = body.get("gates")
-        gates = None
-        if gates_raw is not None:
-            if not isinstance(gates_raw, list):
-                raise InputError("approve_tool.gates: expected an array")
-            gates = tuple(gate_from_dict(g, f"gates[{i}]") for i, g in enumerate(gates_raw))
         timeout = body.get("timeout")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
@@ -383,14 +433,10 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         if not isinstance(defer, bool) or not isinstance(required, bool):
             raise InputError("approve_tool.defer and .required are booleans")
         ask = functools.partial(
-            engine.approve_tool,
-            call,
-            timeout=timeout,
-            required=required,
-            gates=gates,
-            defer=defer,
+            engine.approve_tool, call, timeout=timeout, required=required, defer=defer
         )
-        answer = await _while_connected(request, service, ask, call)
+        with deciding_for(_caller_of(request, service)):
+            answer = await _while_connected(request, service, ask, call)
         return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
 
     @app.post(
@@ -414,10 +460,11 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         caller(request)
         event = event_of(await _json(request), host)
         ask = functools.partial(decide_event, engine, event, approval, budget, per_event=False)
-        if event.name != "PreToolUse" or approval in ("ask", "defer"):
-            answer = await anyio.to_thread.run_sync(ask, limiter=service.waiting)
-        else:  # it may wait for approvers: stop waiting when the hook is gone
-            answer = await _while_connected(request, service, ask, call_of(event))
+        with deciding_for(_caller_of(request, service)):
+            if event.name != "PreToolUse" or approval in ("ask", "defer"):
+                answer = await anyio.to_thread.run_sync(ask, limiter=service.deciding)
+            else:  # it may wait for approvers: stop waiting when the hook is gone
+                answer = await _while_connected(request, service, ask, call_of(event))
         return {"answer": answer}
 
 
@@ -428,7 +475,7 @@ def _routes_approvals(
     from policy.approvals.rules import NotAllowed, decide
     from policy.approvals.store import AlreadyDecided, RequestNotFound
 
-    deciders = needs("approver", "operator")
+    readers = needs("approver", "operator")
     approvers = needs("approver")
 
     def store() -> Any:
@@ -454,7 +501,7 @@ def _routes_approvals(
 
     @app.get("/v1/approvals", tags=["approvals"])
     async def list_requests(
-        who: Annotated[Caller, Depends(deciders)],
+        who: Annotated[Caller, Depends(readers)],
         state: Literal["pending", "approved", "denied", "expired", "all"] = "pending",
     ) -> dict[str, Any]:
         """The requests this approver may decide (an operator: all of them)."""
@@ -462,7 +509,7 @@ def _routes_approvals(
         return {"requests": [r.to_dict() for r in found if visible(who, r)]}
 
     @app.get("/v1/approvals/{request_id}", tags=["approvals"])
-    async def show(request_id: str, who: Annotated[Caller, Depends(deciders)]) -> dict[str, Any]:
+    async def show(request_id: str, who: Annotated[Caller, Depends(readers)]) -> dict[str, Any]:
         result: dict[str, Any] = fetch(who, request_id).to_dict()
         return result
 
@@ -475,7 +522,9 @@ def _routes_approvals(
         if not isinstance(reason, str) or not isinstance(grant, str):
             raise InputError("approval.reason and .grant are strings")
         fetch(who, request_id)
-        identity = Identity(user=who.name or "", names=who.approver_names)
+        identity = Identity(
+            user=who.name or "", names=who.approver_names, uid=who.uid, channel=who.via
+        )
         try:
             decided = decide(
                 store(),
@@ -512,9 +561,9 @@ def _routes_approvals(
         openapi_extra=_body("{reason?}", required=False),
     )
     async def deny(
-        request: Request, request_id: str, who: Annotated[Caller, Depends(deciders)]
+        request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
     ) -> dict[str, Any]:
-        """Deny a request (approvers it names, and operators)."""
+        """Deny a request this approver is named for."""
         return answer(who, request_id, False, await _json(request))
 
 

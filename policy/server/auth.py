@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from policy.service_settings import Identity, ServiceSettings
+from policy.service_settings import Identity, ServiceSettings, resolve_uid
 
 __all__ = ["ANONYMOUS", "Authenticator", "Caller", "NotAuthenticated"]
 
@@ -38,6 +38,8 @@ class Caller:
     roles: frozenset[str]
     approver_names: tuple[str, ...]
     via: str  # "token", "proxy" or "anonymous"
+    #: The OS account the person runs agents as (`os_user`), for self-approval.
+    uid: int | None = None
 
     def has(self, role: str) -> bool:
         return role in self.roles
@@ -49,9 +51,25 @@ class Caller:
 ANONYMOUS = Caller(None, frozenset(), (), "anonymous")
 
 
+def _one(headers: Any, name: str) -> str | None:
+    """The header's one value; NotAuthenticated when it comes more than once (which
+    copy a proxy or a server would read is not for the caller to choose)."""
+    getlist = getattr(headers, "getlist", None)
+    values = getlist(name) if getlist is not None else ([headers[name]] if name in headers else [])
+    if len(values) > 1:
+        raise NotAuthenticated(f"{name} is sent {len(values)} times")
+    return values[0] if values else None
+
+
 def _caller(identity: Identity, via: str) -> Caller:
     names = tuple(identity.approver_names) or (identity.name,)
-    return Caller(identity.name, frozenset(identity.roles), names, via)
+    uid = None
+    if identity.os_user is not None:
+        try:
+            uid = resolve_uid(identity.os_user)
+        except ValueError:
+            uid = -1  # an account this machine lacks files nothing here
+    return Caller(identity.name, frozenset(identity.roles), names, via, uid)
 
 
 class Authenticator:
@@ -64,22 +82,31 @@ class Authenticator:
         proxy = service.trusted_proxy if service is not None else None
         self._proxy_header = proxy.header.lower() if proxy is not None else None
         self._proxy_addresses = frozenset(proxy.addresses) if proxy is not None else frozenset()
+        self._proxy_digest = proxy.token_sha256 if proxy is not None else ""
 
-    def caller(self, headers: Mapping[str, str], peer: str | None) -> Caller:
-        """The caller of a request with these headers from `peer` (an IP address, or
-        None over the Unix socket)."""
-        authorization = headers.get("authorization")
+    def caller(self, headers: Any, peer: str | None) -> Caller:
+        """The caller of a request with these headers (a Starlette `Headers`, or a
+        plain mapping) from `peer` (an IP address; None or `unix-uid:N` over the Unix
+        socket). A header that names an identity must come once: two are refused."""
+        authorization = _one(headers, "authorization")
         if authorization is not None:
             scheme, _, token = authorization.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise NotAuthenticated("Authorization must be `Bearer <token>`")
             return self._by_token(token.strip())
         if self._proxy_header is not None:
-            user = headers.get(self._proxy_header)
+            user = _one(headers, self._proxy_header)
             if user is not None:
                 if peer is None or peer not in self._proxy_addresses:
                     raise NotAuthenticated(
                         f"{self._proxy_header} is honoured from the trusted proxy only"
+                    )
+                secret = _one(headers, "x-hookpolicy-proxy-token") or ""
+                digest = hashlib.sha256(secret.encode()).hexdigest()
+                if not secret or not hmac.compare_digest(digest, self._proxy_digest):
+                    raise NotAuthenticated(
+                        f"{self._proxy_header} is honoured from the trusted proxy only: "
+                        "X-Hookpolicy-Proxy-Token is missing or wrong"
                     )
                 identity = self._by_name.get(user)
                 if identity is None:

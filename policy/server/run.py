@@ -69,6 +69,44 @@ def bind_http(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: Connections served at once; more get a 503 rather than take the last descriptors.
+_MAX_CONNECTIONS = 2048
+#: The first file descriptor systemd passes (sd_listen_fds).
+_LISTEN_FDS_START = 3
+
+
+def _inherited_sockets() -> list[socket.socket]:
+    """The listening sockets systemd passed (`LISTEN_FDS`, for this pid), if any."""
+    if os.environ.get("LISTEN_PID") != str(os.getpid()):
+        return []
+    count = int(os.environ.get("LISTEN_FDS", "0") or 0)
+    for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
+        os.environ.pop(name, None)  # not for our children
+    found = []
+    for fd in range(_LISTEN_FDS_START, _LISTEN_FDS_START + count):
+        sock = socket.socket(fileno=fd)
+        sock.setblocking(False)
+        found.append(sock)
+    return found
+
+
+def _address(sock: socket.socket) -> str:
+    if sock.family == socket.AF_UNIX:
+        return f"unix:{sock.getsockname()}"
+    host, port = sock.getsockname()[:2]
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+
+
+def _more_files() -> None:
+    """As many file descriptors as the hard limit allows: each connection holds one."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 class _Stopped(Exception):
     """SIGTERM or SIGINT, after uvicorn's graceful shutdown."""
 
@@ -94,6 +132,7 @@ def serve(
     from policy.hosts._server import NoPolicyError
     from policy.server.app import create_app
     from policy.server.logs import get_logger
+    from policy.server.peer import PeerCredentials
 
     log = get_logger()
     # Without a decision-log file the decision log is stdout (DESIGN §6); the
@@ -105,13 +144,20 @@ def serve(
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
     sockets: list[socket.socket] = []
+    inherited = _inherited_sockets()
     try:
-        sockets.append(bind_unix(socket_path, socket_mode))
-        addresses = [f"unix:{socket_path}"]
-        if http is not None:
-            sockets.append(bind_http(*http))
-            host, port = sockets[-1].getsockname()[:2]
-            addresses.append(f"http://{'[' + host + ']' if ':' in host else host}:{port}")
+        if inherited:
+            # systemd socket activation: the sockets outlive this process, so a restart
+            # leaves no moment where the path or the port is free for somebody else.
+            sockets = inherited
+            addresses = [_address(sock) for sock in sockets]
+        else:
+            sockets.append(bind_unix(socket_path, socket_mode))
+            addresses = [f"unix:{socket_path}"]
+            if http is not None:
+                sockets.append(bind_http(*http))
+                addresses.append(_address(sockets[-1]))
+        _more_files()
         app = create_app(engine, settings)
         config = uvicorn.Config(
             app,
@@ -122,6 +168,8 @@ def serve(
             server_header=False,
             date_header=False,
             limit_max_requests=settings.service.max_requests if settings.service else None,
+            limit_concurrency=_MAX_CONNECTIONS,
+            http=PeerCredentials,
         )
         server = uvicorn.Server(config)
         log.info("listening", addresses=addresses, packs=sorted(engine.packs))
@@ -143,7 +191,7 @@ def serve(
             with contextlib.suppress(OSError):
                 sock.close()
         with contextlib.suppress(OSError):
-            if socket_path.is_socket():
+            if not inherited and socket_path.is_socket():
                 socket_path.unlink()
         abandoned = engine.abandon_approvals("policy serve stopped")
         engine.close()

@@ -76,7 +76,7 @@ def forward(args: Any, settings: Any) -> NoReturn:
             name = payload.get("hook_event_name", payload.get("event"))
             event = name if isinstance(name, str) else None
             flat = "hook_event_name" not in payload and "data" in payload
-        server = server_from_settings(settings, args.server)
+        server = server_from_settings(settings, args.server, config=args.config)
         if server is None:
             refuse("policy hook failed closed: no service is configured")
         budget = ends_at - time.monotonic() - _MARGIN
