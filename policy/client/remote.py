@@ -32,8 +32,10 @@ from policy.model import (
 
 __all__ = ["RemoteEngine"]
 
-#: Seconds a decision may take at the service (its hooks' own timeouts are shorter).
-DECISION_TIMEOUT = 30.0
+#: Seconds a decision may take at the service before this client refuses the call:
+#: under PicoClaw's interceptor timeout (5 s), which skips — lets run — a hook that
+#: answers later; a refusal must arrive in time to count.
+DECISION_TIMEOUT = 4.0
 #: Added to an approval's own budget for the answer to travel back.
 _APPROVAL_MARGIN = 5.0
 #: The longest an approval is waited on when the caller gives no timeout.

@@ -117,11 +117,12 @@ class Server:
                 sock.connect(self.target)
             except (FileNotFoundError, ConnectionRefusedError) as exc:
                 sock.close()
-                if time.monotonic() + delay > ends:
+                remaining = ends - time.monotonic()
+                if remaining <= 0:
                     raise ServiceUnreachable(
                         f"policy serve is not reachable at {self.address}: {exc.strerror or exc}"
                     ) from None
-                time.sleep(delay)
+                time.sleep(min(delay, remaining))
                 delay = min(delay * 2, 0.25)
             except OSError as exc:
                 sock.close()

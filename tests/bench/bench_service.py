@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+#: The packs served and decided with (`--packs`; the shipped ones by default).
 RULES = ROOT / "rules"
 DECIDE = "/v1/decide/before_tool"
 
@@ -429,7 +430,16 @@ def main() -> None:
     parser.add_argument(
         "--requests", type=int, default=0, help="requests per client instead of --seconds"
     )
+    parser.add_argument(
+        "--packs",
+        type=Path,
+        default=None,
+        help="packs to serve (default rules/; a small pack shows the service's own cost)",
+    )
     options = parser.parse_args()
+    global RULES
+    if options.packs is not None:
+        RULES = options.packs.resolve()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` runs
     tmp = Path(tempfile.mkdtemp(prefix="bench-service-"))
     env = {
