@@ -476,11 +476,11 @@ def wait_for_request(client: Server, state: str = "pending") -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_a_hook_killed_while_it_waits_leaves_no_request_to_approve(service: Running) -> None:
+def test_a_hook_stopped_while_it_waits_refuses_and_leaves_no_request_to_approve(service: Running) -> None:
     waiting = subprocess.Popen(
         [POLICY, "hook", "claude", "--server", service.unix, "--approval", "wait"],
         stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         env=clean_env(),
     )
     assert waiting.stdin is not None
@@ -488,8 +488,11 @@ def test_a_hook_killed_while_it_waits_leaves_no_request_to_approve(service: Runn
     waiting.stdin.close()
     operator = service.client(token=OPERATOR_TOKEN)
     request = wait_for_request(operator)
-    waiting.kill()  # as a host does at its hook timeout
+    waiting.send_signal(signal.SIGTERM)  # as Claude Code does at its hook timeout
+    assert waiting.stdout is not None
+    answer = orjson.loads(waiting.stdout.read())
     waiting.wait()
+    assert permission(answer) == ("deny", f"policy hook stopped by signal {signal.SIGTERM.value}")
     expired = wait_for_request(operator, "expired")
     assert expired["id"] == request["id"]
     got, _, answer = service.client(token=APPROVER_TOKEN).request(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -66,6 +67,10 @@ def forward(args: Any, settings: Any) -> NoReturn:
     )
     watchdog.daemon = True
     watchdog.start()
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        # The host gives up on the hook: the refusal goes out before the process does
+        # (and the service, seeing the connection close, expires what it waited on).
+        signal.signal(number, lambda sig, _frame: refuse(f"policy hook stopped by signal {sig}"))
     try:
         raw = sys.stdin.buffer.read()
         try:
