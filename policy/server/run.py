@@ -180,9 +180,8 @@ def serve(
         # (socket removed, waits expired, engine closed) instead of dying on the signal.
         previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
-            server.run(sockets=sockets)
-        except _Stopped:
-            pass
+            with contextlib.suppress(_Stopped):
+                server.run(sockets=sockets)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
