@@ -167,8 +167,7 @@ class Engine:
         self._approvals: ApprovalStore | None = None
         self._gate_stage: ApprovalGates | None = None
         #: The packs and builtins that judge a rewritten call again (`_rejudge`).
-        self._judges: _Judges | None = None
-        self._result_judges: _Judges | None = None
+        self._judges: dict[HookPoint, _Judges] = {}
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
         self._respond_guard = RespondGuard(self._audit.write, self._gates_for, self._covered)
         #: What packs and builtins know that calls do not: the workspace, the
@@ -526,12 +525,12 @@ class Engine:
 
     # ----------------------------------------------- the chain invariant: re-judgment
 
-    def _judges_of(self, snapshot: Any) -> _Judges:
-        """The packs and builtins that judge a rewritten call again, for `snapshot`
-        (kept until the chain changes)."""
-        judges = self._judges
+    def _judges_of(self, snapshot: Any, point: HookPoint = _BEFORE_TOOL) -> _Judges:
+        """The packs and builtins that judge a rewrite at `point` again, for
+        `snapshot` (kept until the chain changes)."""
+        judges = self._judges.get(point)
         if judges is None or judges.snapshot is not snapshot:
-            judges = self._judges = _judges_for(snapshot)
+            judges = self._judges[point] = _judges_for(snapshot, point)
         return judges
 
     def _rejudge_result(self, decision: Decision, call: ToolCall) -> Decision:
@@ -541,16 +540,10 @@ class Engine:
         goes through them once more, so `credentials/redact-*` redacts what that hook
         made. Their rewrite is kept (the tool ran; redacting is the point), a stop ends
         the turn; nothing is judged a third time."""
-        snapshot = self._chain.snapshot
-        judges = self._result_judges
-        if judges is None or judges.snapshot is not snapshot:
-            judges = self._result_judges = _judges_for(snapshot, _AFTER_TOOL)
+        judges = self._judges_of(self._chain.snapshot, _AFTER_TOOL)
         rewriter = decision.hook
-        if not judges.steps or rewriter in judges.names:
+        if not judges.must_judge(rewriter):
             return decision
-        position = judges.order.get(rewriter) if rewriter is not None else None
-        if position is not None and position < judges.first:
-            return decision  # every judge ran after the rewrite
         fold = Fold(_AFTER_TOOL, decision.result, None, decision.decision_id, call)
         timeout = self._timeouts.interceptor
         what = f"output rewritten by hook {rewriter!r}"
@@ -599,11 +592,8 @@ class Engine:
         """
         judges = self._judges_of(snapshot)
         rewriter = decision.hook
-        if not judges.steps or rewriter in judges.names:
+        if not judges.must_judge(rewriter):
             return decision
-        position = judges.order.get(rewriter) if rewriter is not None else None
-        if position is not None and position < judges.first:
-            return decision  # every judge ran after the rewrite
         rewritten = decision.call
         assert rewritten is not None
         original = self._canonical(asked)
@@ -1128,7 +1118,8 @@ class Engine:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Judges:
-    """Who judges a rewritten call again (`Engine._rejudge`), for one chain snapshot."""
+    """Who judges a rewrite at one point again (`Engine._rejudge`,
+    `Engine._rejudge_result`), for one chain snapshot."""
 
     snapshot: object
     #: Every trusted pack and builtin at before_tool: a rewrite of theirs is the policy's.
@@ -1139,12 +1130,20 @@ class _Judges:
     #: (registration, how it judges, only when the rewrite changed the tool), in order.
     steps: tuple[tuple[Registration, Callable[[ToolCall], Any], bool], ...]
 
+    def must_judge(self, rewriter: str | None) -> bool:
+        """Whether a rewrite by `rewriter` is judged again: not when it is a judge's
+        own (the policy's), nor when it came before every judge (they all saw it)."""
+        if not self.steps or rewriter in self.names:
+            return False
+        position = self.order.get(rewriter) if rewriter is not None else None
+        return position is None or position >= self.first
+
 
 #: Builtins that are not asked again, and why: they record or count, they do not judge.
 _NOT_REJUDGED = frozenset({"audit_hook"})
 
 
-def _judges_for(snapshot: Any, point: HookPoint = HookPoint.BEFORE_TOOL) -> _Judges:
+def _judges_for(snapshot: Any, point: HookPoint) -> _Judges:
     entries = snapshot.at[point]
     order = {reg.name: index for index, (reg, _, _) in enumerate(entries)}
     names: set[str] = set()
