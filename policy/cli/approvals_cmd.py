@@ -161,33 +161,42 @@ def _decide(store: Any, args: argparse.Namespace, identity: Identity) -> int:
         reason=args.reason or "",
         grant=getattr(args, "grant", None) or "once",
     )
+    _print_decided(decided, approved)
+    return 0
+
+
+def _print_list(requests: list[Any], args: argparse.Namespace, where: str) -> None:
+    if args.format == "json":
+        listed = [r.to_dict() for r in requests]
+        sys.stdout.write(orjson.dumps(listed, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif not requests:
+        sys.stdout.write(f"no {args.state} approval requests {where}\n")
+    else:
+        sys.stdout.write("".join(_line(r) + "\n" for r in requests))
+
+
+def _print_request(request: Any, args: argparse.Namespace) -> None:
+    if args.format == "json":
+        sys.stdout.write(
+            orjson.dumps(request.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
+    else:
+        sys.stdout.write(_show(request))
+
+
+def _print_decided(decided: Any, approved: bool) -> None:
     grant = f", grant {decided.grant}" if approved else ""
     sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
-    return 0
 
 
 def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
     action = args.approvals_command
     if action == "list":
         state = None if args.state == "all" else args.state
-        requests = store.list(state)
-        if args.format == "json":
-            sys.stdout.write(
-                orjson.dumps([r.to_dict() for r in requests], option=orjson.OPT_INDENT_2).decode()
-                + "\n"
-            )
-        elif not requests:
-            sys.stdout.write(f"no {args.state} approval requests in {uri}\n")
-        else:
-            sys.stdout.write("".join(_line(r) + "\n" for r in requests))
+        _print_list(store.list(state), args, f"in {uri}")
         return 0
     if action == "show":
-        request = store.get(args.id)
-        if args.format == "json":
-            text = orjson.dumps(request.to_dict(), option=orjson.OPT_INDENT_2).decode()
-            sys.stdout.write(text + "\n")
-        else:
-            sys.stdout.write(_show(request))
+        _print_request(store.get(args.id), args)
         return 0
     raise AssertionError(f"unknown action {action!r}")
 
@@ -235,22 +244,11 @@ def _via_service(settings: Any, args: argparse.Namespace) -> int:
         if action == "list":
             answer = server.call("GET", f"/v1/approvals?state={args.state}")
             requests = [ApprovalRequest.from_dict(r) for r in answer["requests"]]
-            if args.format == "json":
-                listed = [r.to_dict() for r in requests]
-                sys.stdout.write(orjson.dumps(listed, option=orjson.OPT_INDENT_2).decode() + "\n")
-            elif not requests:
-                sys.stdout.write(f"no {args.state} approval requests at {server.address}\n")
-            else:
-                sys.stdout.write("".join(_line(r) + "\n" for r in requests))
+            _print_list(requests, args, f"at {server.address}")
             return 0
         path = f"/v1/approvals/{quote(args.id, safe='')}"
         if action == "show":
-            request = ApprovalRequest.from_dict(server.call("GET", path))
-            if args.format == "json":
-                text = orjson.dumps(request.to_dict(), option=orjson.OPT_INDENT_2).decode()
-                sys.stdout.write(text + "\n")
-            else:
-                sys.stdout.write(_show(request))
+            _print_request(ApprovalRequest.from_dict(server.call("GET", path)), args)
             return 0
         body = {"reason": args.reason or ""}
         if action == "approve":
@@ -265,8 +263,7 @@ def _via_service(settings: Any, args: argparse.Namespace) -> int:
     except (KeyError, TypeError, ValueError) as exc:
         error(f"{server.address} answered something that is not an approval request: {exc!r}")
         return 2
-    grant = f", grant {decided.grant}" if action == "approve" else ""
-    sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
+    _print_decided(decided, action == "approve")
     return 0
 
 

@@ -47,21 +47,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench_cold_start import PAYLOAD  # the same event as the in-process cold start
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: The packs served and decided with (`--packs`; the shipped ones by default).
 RULES = ROOT / "rules"
 DECIDE = "/v1/decide/before_tool"
 
-PAYLOAD = {
-    "session_id": "bench",
-    "transcript_path": "/tmp/transcript.jsonl",
-    "cwd": "/tmp",
-    "permission_mode": "default",
-    "hook_event_name": "PreToolUse",
-    "tool_name": "Bash",
-    "tool_input": {"command": "ls -la"},
-    "tool_use_id": "toolu_bench",
-}
 
 #: The load's mix of calls, 8 allowed and 2 denied; each client cycles through it.
 MIX: list[tuple[str, dict[str, Any]]] = [
