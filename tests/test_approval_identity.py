@@ -383,6 +383,10 @@ def test_as_is_refused_for_a_real_non_root_user(tmp_path: Path) -> None:
             f"--reuid={AGENT}",
             f"--regid={AGENT}",
             "--clear-groups",
+            # read the checkout wherever it is (a 0700 temporary directory, say), as
+            # tests/test_hook_approvals_e2e.py does; the uid stays a non-root one
+            "--inh-caps=+dac_read_search",
+            "--ambient-caps=+dac_read_search",
             sys.executable,
             "-m",
             "policy",
