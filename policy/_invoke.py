@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from policy._workers import DaemonPool, LoopThread
 from policy.chain import Failure, Outcome, Step
+from policy.errors import AnalysisIncomplete
 
 __all__ = ["Invoker", "call_inline"]
 
@@ -30,6 +31,15 @@ T = TypeVar("T")
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _failure(exc: BaseException) -> Failure:
+    """A hook's exception as a failure: a call whose analysis gave up is a refusal of
+    its own kind ("limit", policy.errors.AnalysisIncomplete), which no failure policy
+    skips (policy.chain.Fold.take)."""
+    if isinstance(exc, AnalysisIncomplete):
+        return Failure("limit", exc.limit)
+    return Failure("error", _describe(exc))
 
 
 def _timeout(budget: float) -> Failure:
@@ -42,28 +52,42 @@ def call_inline(method: Callable[..., Any], args: tuple[Any, ...], budget: float
     try:
         value = method(*args)
     except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
-        return None, Failure("error", _describe(exc))
+        return None, _failure(exc)
     if time.perf_counter() - start > budget:
         return None, _timeout(budget)
     return value, None
 
 
+#: Threads that approvers may hold while they wait for a person. Apart from the hook
+#: workers, so waits that pile up never hold up a decision (or a deferred approval,
+#: which must answer at once); grown on demand, so the size costs nothing until used.
+#: `policy serve` caps concurrent waits below this (docs/service.md), so none queues.
+WAIT_WORKERS = 1024
+
+
 class Invoker:
     """Owns the worker threads; shared by every call of one engine."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, wait_workers: int = WAIT_WORKERS) -> None:
         self._workers = workers
+        self._wait_workers = wait_workers
         self._lock = threading.Lock()
         self._pool: DaemonPool | None = None
+        self._waits: DaemonPool | None = None
         self._loop: LoopThread | None = None
 
-    def _get_pool(self) -> DaemonPool:
-        pool = self._pool
+    def _get_pool(self, waiting: bool = False) -> DaemonPool:
+        pool = self._waits if waiting else self._pool
         if pool is None:
             with self._lock:
-                if self._pool is None:
-                    self._pool = DaemonPool(self._workers)
-                pool = self._pool
+                if waiting:
+                    if self._waits is None:
+                        self._waits = DaemonPool(self._wait_workers, name="policy-wait")
+                    pool = self._waits
+                else:
+                    if self._pool is None:
+                        self._pool = DaemonPool(self._workers)
+                    pool = self._pool
         return pool
 
     def _get_loop(self) -> LoopThread:
@@ -77,20 +101,22 @@ class Invoker:
 
     # ------------------------------------------------------------------ sync
 
-    def run(self, step: Step) -> Outcome:
+    def run(self, step: Step, waiting: bool = False) -> Outcome:
+        """Run one step; `waiting`: on the approvers' threads, not the hooks'."""
         reg, method, args, budget, coroutine = step
         if coroutine:
             try:
                 awaitable = method(*args)  # a wrong signature raises here, not in the loop
             except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
-                return None, Failure("error", _describe(exc))
+                return None, _failure(exc)
             return self._wait(self._get_loop().submit(awaitable), budget)
         if reg.inline:
             return call_inline(method, args, budget)
         # In the caller's context: whom the decision is for (policy.facts.deciding_for)
         # holds in the worker too.
         context = contextvars.copy_context()
-        return self._wait(self._get_pool().submit(context.run, method, *args), budget)
+        pool = self._get_pool(waiting)
+        return self._wait(pool.submit(context.run, method, *args), budget)
 
     @staticmethod
     def _wait(future: Future[Any], budget: float) -> Outcome:
@@ -102,20 +128,22 @@ class Invoker:
             future.cancel()
             return None, _timeout(budget)
         except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
-            return None, Failure("error", _describe(exc))
+            return None, _failure(exc)
 
-    def drive(self, plan: Generator[Step, Outcome, T]) -> T:
+    def drive(self, plan: Generator[Step, Outcome, T], *, waiting: bool = False) -> T:
+        """Run `plan` to its end; `waiting`: an approval plan, whose steps may wait for
+        people and so run on the approvers' threads."""
         try:
             step = next(plan)
             while True:
-                step = plan.send(self.run(step))
+                step = plan.send(self.run(step, waiting))
         except StopIteration as stop:
             result: T = stop.value
             return result
 
     # ----------------------------------------------------------------- async
 
-    async def arun(self, step: Step) -> Outcome:
+    async def arun(self, step: Step, waiting: bool = False) -> Outcome:
         reg, method, args, budget, coroutine = step
         if not coroutine and reg.inline:
             return self.run(step)
@@ -129,23 +157,25 @@ class Invoker:
                 else:
                     loop = asyncio.get_running_loop()
                     context = contextvars.copy_context()
-                    value = await loop.run_in_executor(self._get_pool(), context.run, method, *args)
+                    value = await loop.run_in_executor(
+                        self._get_pool(waiting), context.run, method, *args
+                    )
         except TimeoutError as exc:
             if scope.expired():
                 return None, _timeout(budget)
             return None, Failure("error", _describe(exc))
         except Exception as exc:  # noqa: BLE001 - a hook's error is a failure, by policy
-            return None, Failure("error", _describe(exc))
+            return None, _failure(exc)
         if scope.expired():
             # The hook swallowed its cancellation and answered late: not an answer.
             return None, _timeout(budget)
         return value, None
 
-    async def adrive(self, plan: Generator[Step, Outcome, T]) -> T:
+    async def adrive(self, plan: Generator[Step, Outcome, T], *, waiting: bool = False) -> T:
         try:
             step = next(plan)
             while True:
-                step = plan.send(await self.arun(step))
+                step = plan.send(await self.arun(step, waiting))
         except StopIteration as stop:
             result: T = stop.value
             return result
@@ -153,8 +183,10 @@ class Invoker:
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
+            waits, self._waits = self._waits, None
             loop, self._loop = self._loop, None
-        if pool is not None:
-            pool.shutdown(wait=False)
+        for threads in (pool, waits):
+            if threads is not None:
+                threads.shutdown(wait=False)
         if loop is not None:
             loop.close()

@@ -65,7 +65,7 @@ class Timeouts:
 class Failure:
     """Why a hook produced no usable answer."""
 
-    kind: str  # "error" | "timeout" | "invalid"
+    kind: str  # "error" | "timeout" | "invalid" | "limit" (an analysis gave up: refuses)
     message: str
 
 
@@ -338,6 +338,8 @@ _ACTIONS = frozenset(Action) | frozenset(a.value for a in Action)
 
 
 def failure_reason(name: str, failure: Failure, timeout: float) -> str:
+    if failure.kind == "limit":
+        return failure.message  # names the cap: the refusal is the analysis's, not the hook's
     if failure.kind == "timeout":
         return f"hook {name!r} timed out after {round(timeout * 1000)} ms"
     if failure.kind == "invalid":
@@ -428,6 +430,11 @@ class Fold:
                 decision, action, failure = _validate(self.point, spec, self.slot, value)
         if failure is not None:
             reason = failure_reason(reg.name, failure, budget)
+            if failure.kind == "limit":
+                # What the call does cannot be known (policy.errors.AnalysisIncomplete):
+                # refused whatever the hook's failure policy says.
+                log.warning("%s: %s", reason, spec.fail_action.value)
+                return self._decision(spec.fail_action, reason, hook=reg.name, failure="limit")
             if reg.failure_policy == "ignore":
                 log.warning("%s (failure_policy=ignore: skipped)", reason)
                 self.ignored += (reason,)

@@ -29,6 +29,17 @@ class InputError(PolicyError):
     """A call, result or request given as JSON does not describe a valid value."""
 
 
+class AnalysisIncomplete(PolicyError):
+    """What a call does cannot be known: its analysis met a cap (`limit` names it,
+    `... (cap: analysis.max_word_bytes)`) or failed. Raised where the call's facts are
+    read (policy.facts); the chain turns it into a refusal whatever the hook's
+    failure policy and the pack's `on_error` say — a give-up never allows."""
+
+    def __init__(self, limit: str) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
 class AuditError(PolicyError):
     """The decision log cannot be written or read."""
 

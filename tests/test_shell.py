@@ -635,9 +635,13 @@ def test_hostile_results_keep_what_was_seen() -> None:
     nested = analyze(_nested_bash_c(MAX_DEPTH + 4))
     assert "nested deeper than" in nested.parse_error
     assert nested.commands and nested.commands[0].name == "sh"
-    bomb = analyze("{a,b}" * 40).commands[0]
-    assert len(bomb.argv) <= 256
-    assert analyze("a" * (MAX_INPUT + 1)).parse_error == f"command longer than {MAX_INPUT} bytes"
+    bomb = analyze("{a,b}" * 40)  # 2**40 words: refused before they are made
+    assert bomb.limit.endswith("(cap: analysis.max_words)") and bomb.parse_error
+    too_long = analyze("a" * (MAX_INPUT + 1))
+    assert (
+        too_long.limit == f"command longer than {MAX_INPUT} bytes (cap: analysis.max_input_bytes)"
+    )
+    assert too_long.parse_error == too_long.limit
 
 
 def test_exactly_max_input_is_parsed() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from policy.analysis import effects
 from policy.analysis.operands import host_of, is_unknown, locate
+from policy.analysis.shell import MAX_ARGUMENT_VALUES, too_many_paths
 
 __all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "of_call", "shell_start"]
 
@@ -66,7 +67,9 @@ _PATCH_FILE = re.compile(
     re.MULTILINE,
 )
 _PATCH_DELETE = re.compile(r"^\*\*\* Delete File: (.+?)\s*$|^\+\+\+ /dev/null", re.MULTILINE)
-_MAX_WALK = 2000  # values looked at in one call's arguments
+#: Values looked at in one call's arguments; a call with more is refused (every value
+#: is read: a path after the first few thousand must not go unseen).
+_MAX_WALK = MAX_ARGUMENT_VALUES
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,10 @@ class Access:
     parse_error: str = ""
     #: Paths whose names and metadata it shows, never contents (`ls`, `find`, Glob).
     lists: tuple[str, ...] = ()
+    #: Why the analysis gave up ("" when it did not): a cap it met, named, or an
+    #: error it failed with (`effects.Line.limit`). The rest is then not what the call
+    #: does, and a policy must refuse the call (`policy.facts` does).
+    limit: str = ""
 
     def to_cel(self) -> dict[str, Any]:
         return {
@@ -117,6 +124,8 @@ def of_call(
         if isinstance(command, str):
             start = shell_start(args, base, home)
             line = effects.analyze(command, start, home, disk=disk)
+            if line.limit:
+                return Access((), (), (), (), (), (), line.parse_error, limit=line.limit)
             reads = [start] if start else []
             writes: list[str] = []
             deletes: list[str] = []
@@ -140,10 +149,19 @@ def of_call(
                 line.parse_error,
                 _unique(lists),
             )
-    reads, writes, deletes, hosts = _tool_paths(tool, args)
+    try:
+        reads, writes, deletes, hosts = _tool_paths(tool, args)
+    except _TooManyValues as exc:
+        return Access((), (), (), (), (), (), str(exc), limit=str(exc))
     f = _Located(base, home)
     located = (f.all(reads), f.all(writes), f.all(deletes))
+    refused = too_many_paths(p for found in located for p in found)
+    if refused:
+        return Access((), (), (), (), (), (), refused, limit=refused)
     r, w, d = (_disk(p, home) if disk else _unique(p) for p in located)
+    refused = too_many_paths((*r, *w, *d), on_disk=disk)
+    if refused:
+        return Access((), (), (), (), (), (), refused, limit=refused)
     if tool in _LISTERS:
         return Access((), (), w, d, _unique(hosts), (), lists=r)
     return Access((), r, w, d, _unique(hosts), ())
@@ -233,11 +251,20 @@ def _join(root: str, pattern: str) -> str:
     return root.rstrip("/") + "/" + pattern
 
 
+class _TooManyValues(Exception):
+    pass
+
+
 def _path_values(value: Any) -> Iterable[str]:
     """Strings under a path-like key anywhere in the arguments (`edits[].file_path`)."""
     stack: list[tuple[str, Any]] = [("", value)]
     seen = 0
-    while stack and seen < _MAX_WALK:
+    while stack:
+        if seen >= _MAX_WALK:
+            raise _TooManyValues(
+                f"the arguments hold more than {_MAX_WALK} values "
+                "(cap: analysis.max_argument_values)"
+            )
         key, current = stack.pop()
         seen += 1
         if isinstance(current, str):

@@ -28,9 +28,11 @@ shell commands they hand to a shell are analysed like any other line.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import posixpath
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -38,6 +40,7 @@ from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
+from policy.analysis.viewer import may_list, may_search
 
 __all__ = ["UNKNOWN", "Command", "Line", "analyze", "is_unknown"]
 
@@ -100,35 +103,119 @@ _COMMAND_FIELDS = tuple(f.name for f in fields(Command))
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """Every command of one line with its facts, and the parse error ("" if none)."""
+    """Every command of one line with its facts, and the parse error ("" if none).
+
+    `limit`: why the analysis gave up ("" when it did not) — a cap it met, named
+    (`shell.CAPS`), in the line or in code the line runs, or an error it failed
+    with. Its commands are then left out: a policy must refuse such a line, not
+    judge it on what was seen before the analysis stopped."""
 
     commands: tuple[Command, ...]
     parse_error: str = ""
+    limit: str = ""
+    #: Units of work spent on it, the code it runs included (what `_MAX_COST` bounds).
+    cost: int = 0
+    #: Stopped by the wall-clock backstop (shell.BACKSTOP_S): never memoised.
+    clocked: bool = False
+    #: Bytes its analyses built, the code's included: a large line is not memoised.
+    built: int = 0
 
     def to_cel(self) -> list[dict[str, Any]]:
         return [c.to_cel() for c in self.commands]
+
+
+#: The work one line may take, the code it hands to a shell included (each piece of
+#: code is analysed on its own, within the caps of one analysis; together they get
+#: the budget of one).
+_MAX_COST = _shell.MAX_STEPS + _shell.MAX_PARSE_STEPS
+_CODE_BYTES_PER_STEP = 2  # bytes of code read (`programs.reading_code`) per unit of cost
 
 
 def analyze(command: str, cwd: str = "", home: str = "", *, disk: bool = True) -> Line:
     """The facts of `command` run in `cwd` by a user whose home is `home`.
 
     The parse and lexical facts are memoised; with `disk` the file system is then
-    consulted for this call (globs, symbolic links, a repository's git config)."""
+    consulted for this call (globs, symbolic links, a repository's git config).
+    Never raises: an analysis that fails comes back with `limit` set."""
     lexical = _lexical(command, cwd, home)
-    if not disk:
+    if not disk or lexical.limit:
         return lexical
-    return _on_disk(lexical, home)
+    try:
+        found = _on_disk(lexical, home)
+        limit = _too_many_paths(found.commands, on_disk=True)
+    except Exception as exc:  # noqa: BLE001 - a failure refuses the line, never passes it
+        limit = _failed(exc)
+    else:
+        if not limit:
+            return found
+    return Line((), lexical.parse_error or limit, limit, lexical.cost, built=lexical.built)
+
+
+def _too_many_paths(commands: Iterable[Command], *, on_disk: bool = False) -> str:
+    """Why a line must be refused for the paths it names (`shell.too_many_paths`), or ""."""
+    return _shell.too_many_paths(
+        (
+            p
+            for c in commands
+            for found in (c.reads, c.lists, c.writes, c.deletes, c.sends)
+            for p in found
+        ),
+        on_disk=on_disk,
+    )
+
+
+def _failed(exc: BaseException) -> str:
+    return f"the analysis failed: {type(exc).__name__}: {exc}"
+
+
+class _Unkept(Exception):
+    """Carries a line past `_memoised`'s cache: stopped by the clock, or large."""
+
+    def __init__(self, line: Line) -> None:
+        super().__init__(line.limit)
+        self.line = line
+
+
+def _lexical(command: str, cwd: str, home: str, depth: int = 0) -> Line:
+    try:
+        return _memoised(command, cwd, home, depth)
+    except _Unkept as exc:
+        return exc.line
 
 
 @functools.lru_cache(maxsize=1024)
-def _lexical(command: str, cwd: str, home: str) -> Line:
+def _memoised(command: str, cwd: str, home: str, depth: int) -> Line:
+    """The lexical facts of `command`, itself code run by code `depth` levels deep."""
     analysis = _shell.analyze(command, cwd, home)
-    commands = list(analysis.commands)
-    facts = [programs.facts_of(c, home) for c in commands]
-    _dataflow(facts)
-    extra = _expand_code(facts, cwd, home, 0)
-    built = [_freeze(f) for f in facts] + extra
-    return Line(tuple(built), analysis.parse_error)
+    error = analysis.parse_error
+    if analysis.limit:
+        # what it saw before it stopped is not judged, so it is not worked on either
+        line = Line((), error, analysis.limit, analysis.cost, analysis.clocked, analysis.built)
+    else:
+        try:
+            commands = list(analysis.commands)
+            with programs.reading_code() as left:
+                facts = [programs.facts_of(c, home) for c in commands]
+                _dataflow(facts)
+            # reading code takes a few µs a byte: charged with the line's steps
+            own = analysis.cost + (programs.MAX_CODE_BYTES - left[0]) // _CODE_BYTES_PER_STEP
+            extra, cost, built, limit, clocked = _expand_code(
+                facts, cwd, home, depth, own, analysis.built
+            )
+            made = [_freeze(f) for f in facts] + extra
+            limit = limit or _too_many_paths(made)
+            if limit:
+                line = Line((), error or limit, limit, cost, clocked, built)
+            else:
+                line = Line(tuple(made), error, cost=cost, built=built)
+        except programs.CodeLimit as exc:
+            line = Line((), error or str(exc), str(exc), analysis.cost, built=analysis.built)
+        except Exception as exc:  # noqa: BLE001 - a failure refuses the line, never passes it
+            failed = _failed(exc)
+            line = Line((), error or failed, failed, analysis.cost, built=analysis.built)
+    if line.clocked or line.built > _shell.KEEP_BYTES:
+        raise _Unkept(line)
+    return line
 
 
 def _freeze(f: Facts) -> Command:
@@ -179,10 +266,19 @@ def _show_dir(cwd: str | None) -> str:
     return cwd
 
 
-def _expand_code(facts: list[Facts], cwd: str, home: str, depth: int) -> list[Command]:
+def _expand_code(
+    facts: list[Facts], cwd: str, home: str, depth: int, cost: int, built: int
+) -> tuple[list[Command], int, int, str, bool]:
     """The shell commands interpreter code, awk, sed, vim and git hand to a shell,
-    analysed as command lines of their own (their facts join the line)."""
+    analysed as command lines of their own (their facts join the line); with the
+    work spent on the line (`cost`, its own) and its code, the bytes they built
+    (`built`, its own), and why the line must be refused ("" if it need not; and
+    whether that depends on the clock): a piece of code gave up, or the line and its
+    code together took more than `_MAX_COST`, or have too many commands or words."""
     extra: list[Command] = []
+    # the caps on commands and words hold for the line and its code together
+    count = len(facts)
+    words = sum(len(f.cmd.argv) for f in facts)
     for f in facts:
         if not f.scripts and not f.argvs:
             continue
@@ -190,20 +286,37 @@ def _expand_code(facts: list[Facts], cwd: str, home: str, depth: int) -> list[Co
             f.hide("code nested too deep to follow")
             continue
         where = f.cwd if f.cwd is not None else ""
-        for script in f.scripts:
-            if not script.strip():
-                continue
-            line = _lexical(script, where if where.startswith("/") else cwd, home)
-            if line.parse_error:
+        start = where if where.startswith("/") else cwd
+        texts = [script for script in f.scripts if script.strip()]
+        texts += [" ".join(_quote(a) for a in argv) for argv in f.argvs if argv]
+        for text in texts:
+            line = _lexical(text, start, home, depth + 1)
+            cost += line.cost
+            built += line.built
+            if line.limit:
+                name = f.cmd.name or "a command"
+                return extra, cost, built, f"in the code {name} runs: {line.limit}", line.clocked
+            if cost > _MAX_COST:
+                limit = (
+                    f"the line and the code it runs take more than {_MAX_COST} steps "
+                    "(cap: analysis.max_steps)"
+                )
+                return extra, cost, built, limit, False
+            count += len(line.commands)
+            words += sum(len(c.argv) for c in line.commands)
+            if count > _shell.MAX_COMMANDS or words > _shell.MAX_WORDS:
+                limit = (
+                    f"the line and the code it runs have more than {_shell.MAX_COMMANDS} "
+                    "commands (cap: analysis.max_commands)"
+                    if count > _shell.MAX_COMMANDS
+                    else f"the line and the code it runs have more than {_shell.MAX_WORDS} "
+                    "words (cap: analysis.max_words)"
+                )
+                return extra, cost, built, limit, False
+            if line.parse_error:  # (an argv's too: `["sh", "-c", "..."]` holds a script)
                 f.hide(f"{f.cmd.name} runs a command that cannot be parsed: {line.parse_error}")
             extra += [replace(c, via=f"{f.cmd.name} code") for c in line.commands]
-        for argv in f.argvs:
-            if not argv:
-                continue
-            text = " ".join(_quote(a) for a in argv)
-            line = _lexical(text, where if where.startswith("/") else cwd, home)
-            extra += [replace(c, via=f"{f.cmd.name} code") for c in line.commands]
-    return extra
+    return extra, cost, built, "", False
 
 
 def _quote(word: str) -> str:
@@ -431,21 +544,33 @@ def _written_by_redirect(f: Facts) -> list[str]:
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
+#: Directory entries read and path components looked up on disk for one call (globs
+#: and symbolic links); past it a path is unknown (`?/...`), never guessed.
+_MAX_DISK_LOOKUPS = 20_000
+
+
 def _on_disk(line: Line, home: str) -> Line:
     """`line` with globs expanded and symbolic links resolved, as of now."""
-    commands = tuple(_resolve_command(c, home) for c in line.commands)
-    return Line(commands, line.parse_error)
+    budget = [_MAX_DISK_LOOKUPS]
+    repos: dict[tuple[str, str], str] = {}
+    commands = tuple(_resolve_command(c, home, budget, repos) for c in line.commands)
+    return replace(line, commands=commands)
 
 
-def _resolve_command(command: Command, home: str) -> Command:
-    reads = resolve_all(command.reads, home)
-    lists = resolve_all(command.lists, home)
-    writes = resolve_all(command.writes, home)
-    deletes = resolve_all(command.deletes, home, keep_patterns=True)
-    sends = resolve_all(command.sends, home)
+def _resolve_command(
+    command: Command, home: str, budget: list[int], repos: dict[tuple[str, str], str]
+) -> Command:
+    reads = resolve_all(command.reads, home, budget=budget)
+    lists = resolve_all(command.lists, home, budget=budget)
+    writes = resolve_all(command.writes, home, budget=budget)
+    deletes = resolve_all(command.deletes, home, keep_patterns=True, budget=budget)
+    sends = resolve_all(command.sends, home, budget=budget)
     hidden = command.hidden
     if command.name == "git" and not hidden:
-        hidden = git.repo_code(command.cwd, _git_dir(command))
+        key = (command.cwd, _git_dir(command))
+        if key not in repos:  # (a line of a thousand git commands reads the config once)
+            repos[key] = git.repo_code(*key)
+        hidden = repos[key]
     if (reads, lists, writes, deletes, sends, hidden) == (
         command.reads,
         command.lists,
@@ -487,10 +612,19 @@ def _git_dir(command: Command) -> str:
 
 
 def resolve_all(
-    found: tuple[str, ...], home: str, *, keep_patterns: bool = False
+    found: tuple[str, ...],
+    home: str,
+    *,
+    keep_patterns: bool = False,
+    budget: list[int] | None = None,
 ) -> tuple[str, ...]:
+    """`found` with globs expanded and symbolic links resolved (both spellings kept);
+    a path that cannot be, or only past `budget` lookups on disk (a one-item list
+    the caller shares between its calls), is also given as unknown (`?/...`)."""
     if not found:
         return found
+    if budget is None:
+        budget = [_MAX_DISK_LOOKUPS]
     out: list[str] = []
     for path in found:
         out.append(path)
@@ -500,7 +634,12 @@ def resolve_all(
         # `DIR/**` says "everything below DIR" (a recursive read or delete); only a
         # shell glob is expanded the way bash would
         if _GLOB_CHARS.search(path.removesuffix("/**")):
-            candidates = _glob(path)
+            globbed = _glob(path, budget)
+            if globbed is None:
+                # the pattern cannot be expanded here: where it leads is not known
+                out.append(UNKNOWN + path)
+                continue
+            candidates = globbed
             if candidates and not keep_patterns:
                 # bash hands the program what the pattern matches, not the pattern;
                 # a delete keeps it too: `rm -rf *` says "all of it"
@@ -508,7 +647,7 @@ def resolve_all(
             out += candidates
         for candidate in candidates:
             try:
-                real = _paths.resolve(candidate, home=home or None)
+                real = _paths.resolve(candidate, home=home or None, budget=budget)
             except _paths.UnsafePathError:
                 out.append(UNKNOWN + candidate)
                 continue
@@ -517,16 +656,82 @@ def resolve_all(
     return tuple(dict.fromkeys(out))
 
 
-def _glob(pattern: str) -> list[str]:
-    """What bash would expand `pattern` to now (no dotfiles unless named), bounded."""
-    import glob
-
+def _glob(pattern: str, budget: list[int]) -> list[str] | None:
+    """What bash would expand `pattern` to now (no dotfiles unless named), bounded;
+    None when it cannot be expanded, or only by reading more directory entries than
+    `budget` has left (`/*/*/*/*/*/*/x` would read the whole file system)."""
+    if budget[0] <= 0:
+        return None
     found: list[str] = []
     try:
-        for match in glob.iglob(pattern):
+        for match in _iglob(pattern, budget, dironly=False):
             found.append(match)
             if len(found) >= _MAX_GLOB_MATCHES:
                 break
-    except (OSError, ValueError, RecursionError):
-        return []
+    except (OSError, ValueError, RecursionError, _GlobTooBig):
+        return None
     return found
+
+
+class _GlobTooBig(Exception):
+    pass
+
+
+def _iglob(pattern: str, budget: list[int], *, dironly: bool) -> Iterator[str]:
+    """`glob.iglob` (not recursive: `**` is `*`), charging each directory entry it
+    reads to `budget` (a one-item list, shared by a call's lookups)."""
+    import glob
+    import os
+
+    dirname, basename = os.path.split(pattern)
+    if not glob.has_magic(pattern):
+        if not may_search(dirname or "/"):
+            return  # the caller could not look here (viewer.py): nothing it could see
+        if basename:
+            if os.path.lexists(pattern):
+                yield pattern
+        elif os.path.isdir(dirname):
+            yield pattern  # a pattern ending with a slash matches directories only
+        return
+    if not dirname:
+        return  # (only absolute patterns are expanded)
+    if dirname != pattern and glob.has_magic(dirname):
+        dirs: Iterable[str] = _iglob(dirname, budget, dironly=True)
+    else:
+        dirs = [dirname]
+    for directory in dirs:
+        if not glob.has_magic(basename):
+            if not may_search(directory):
+                continue  # the caller could not look here (viewer.py)
+            if (basename and os.path.lexists(os.path.join(directory, basename))) or (
+                not basename and os.path.isdir(directory)
+            ):
+                yield os.path.join(directory, basename)
+            continue
+        names = _entries(directory, budget, dironly)
+        if basename[:1] != ".":
+            names = [name for name in names if name[:1] != "."]
+        for name in fnmatch.filter(names, basename):
+            yield os.path.join(directory, name)
+
+
+def _entries(directory: str, budget: list[int], dironly: bool) -> list[str]:
+    import os
+
+    names: list[str] = []
+    if not may_list(directory):
+        return names  # as bash, run by the caller, would find it: nothing (viewer.py)
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise _GlobTooBig(directory)
+                try:
+                    if not dironly or entry.is_dir():
+                        names.append(entry.name)
+                except OSError:
+                    pass
+    except OSError:
+        return []
+    return names

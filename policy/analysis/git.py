@@ -27,6 +27,7 @@ from policy.analysis.operands import (
     split_options,
     words,
 )
+from policy.analysis.viewer import may_read, may_search
 
 __all__ = ["HANDLERS", "config_setting", "repo_code"]
 
@@ -517,20 +518,29 @@ def _scan_repository(config: str) -> str:
         path
         for pattern in ("*/config", "*/*/config", "*/modules/*/config")
         for path in glob.glob(root + pattern)
+        if may_read(path)  # what the agent's git could read (viewer.py)
     ]
-    for path in [config, *sorted(modules)[:64]]:
+    if len(modules) > _MAX_MODULES:
+        # the config of every one is not read: one of those not read may run a program
+        return f"the repository has more than {_MAX_MODULES} submodules, whose config is not read"
+    for path in [config, *sorted(modules)]:
         found = _scan_git_config(path)
         if found:
             return found
     return ""
 
 
+_MAX_MODULES = 64  # submodule configs read per repository
+
+
 def _git_config_file(directory: str) -> str | None:
     dot_git = directory.rstrip("/") + "/.git"
+    if not may_search(directory.rstrip("/") or "/"):
+        return None  # the agent's git could not look here either (viewer.py)
     try:
         if os.path.isdir(dot_git):
             return dot_git + "/config"
-        if os.path.isfile(dot_git):
+        if os.path.isfile(dot_git) and may_read(dot_git):
             with open(dot_git, encoding="utf-8", errors="replace") as handle:
                 head = handle.read(4096)
             if head.startswith("gitdir:"):
@@ -550,11 +560,19 @@ _REPO_CODE_KEYS = re.compile(
 
 
 def _scan_git_config(path: str) -> str:
+    if os.path.exists(path) and not may_read(path):
+        return ""  # git, run by the agent, could not read it either (viewer.py)
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(1 << 20)
-    except OSError:
+            text = handle.read((1 << 20) + 1)
+    except FileNotFoundError:
         return ""
+    except OSError:
+        # git, as the agent, may read what this process cannot: it is not known
+        # what the config makes git run
+        return "the repository's git config cannot be read"
+    if len(text) > 1 << 20:
+        return "the repository's git config is larger than 1 MiB, and is not read"
     section = ""
     for raw in text.lstrip("\ufeff").splitlines():
         line = raw.strip()

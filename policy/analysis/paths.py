@@ -30,6 +30,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from policy.analysis.viewer import may_search
+
 __all__ = [
     "MAX_PATH_BYTES",
     "UnsafePathError",
@@ -100,7 +102,14 @@ def within(path: str, root: str, cwd: str = "") -> bool:
     return _inside(normalize(path, cwd), normalize(root, cwd))
 
 
-def resolve(path: str, cwd: str = "", *, home: str | None = None, max_links: int = 40) -> str:
+def resolve(
+    path: str,
+    cwd: str = "",
+    *,
+    home: str | None = None,
+    max_links: int = 40,
+    budget: list[int] | None = None,
+) -> str:
     """The absolute path the OS would reach for `path`, following symlinks as it goes.
 
     Like `os.path.realpath` but with kernel semantics and no guessing: each `..` is
@@ -114,7 +123,8 @@ def resolve(path: str, cwd: str = "", *, home: str | None = None, max_links: int
     component that cannot be inspected (permission denied, name too long, ...) raises
     `UnsafePathError`. So does a path that is still relative after joining `cwd`,
     because resolving it against this process's working directory would judge some
-    other file.
+    other file. With `budget` (a one-item list, shared by the caller's lookups), each
+    component walked spends one; none left raises `UnsafePathError` too.
     """
     raw = _expand(path, cwd, home) if path else ""
     if not raw.startswith("/"):
@@ -125,6 +135,10 @@ def resolve(path: str, cwd: str = "", *, home: str | None = None, max_links: int
     todo = raw.split("/")[::-1]  # a stack: the next component is at the end
     links = 0
     seen: set[tuple[str, tuple[str, ...]]] = set()
+    # How many of the last components of `done` are, or lie below, one that does not
+    # exist (or is no directory): nothing can exist below it, so they are not looked
+    # at (a path of thousands of missing components costs one lstat, not thousands).
+    missing = 0
     while todo:
         name = todo.pop()
         if name in ("", "."):
@@ -132,12 +146,28 @@ def resolve(path: str, cwd: str = "", *, home: str | None = None, max_links: int
         if name == "..":
             if done:
                 done.pop()
+                missing = max(0, missing - 1)
+            continue
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise UnsafePathError(f"too many lookups on disk resolving {path[:200]!r}")
+        if missing:
+            done.append(name)
+            missing += 1
             continue
         here = "/" + "/".join([*done, name])
+        if not may_search("/" + "/".join(done)):
+            # `policy serve` deciding for a uid that could not look here (viewer.py):
+            # what is there is not for that uid to learn from the answer.
+            raise UnsafePathError(
+                f"cannot inspect {here!r} while resolving {path!r}: permission denied"
+            )
         try:
             mode = os.lstat(here).st_mode
         except (FileNotFoundError, NotADirectoryError):
             done.append(name)
+            missing = 1
             continue
         except OSError as exc:
             raise UnsafePathError(
@@ -227,6 +257,10 @@ def _expand(path: str, cwd: str, home: str | None) -> str:
 def _collapse(path: str) -> str:
     """Lexical `.`, `..` and `//` removal; unlike `posixpath.normpath`, `//x` -> `/x`."""
     absolute = path.startswith("/")
+    if "//" not in path and "/." not in path and not path.startswith("."):
+        # no empty, `.` or `..` component (the common case, and a long path's cost is
+        # that of a scan): only a trailing slash to drop
+        return path.rstrip("/") or ("/" if absolute else ".")
     parts: list[str] = []
     for name in path.split("/"):
         if name in ("", "."):
@@ -422,28 +456,40 @@ def _single_glob(pattern: str) -> Callable[[str], bool]:
     return wglob.compile(pattern, flags=flags).match
 
 
+@functools.lru_cache(maxsize=4096)
 def _components(path: str) -> tuple[str, ...]:
+    # (memoised: the policy's globs are split call after call)
     return tuple(part for part in path.split("/") if part not in ("", "."))
 
 
 @functools.lru_cache(maxsize=16384)
 def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Can the glob components `a` (a path that may hold shell wildcards) and `b` (a
-    policy glob) name one path? `**` on either side spans any number of components."""
+    policy glob) name one path? `**` on either side spans any number of components.
 
-    @functools.cache
-    def go(i: int, j: int) -> bool:
-        if i == len(a) and j == len(b):
-            return True
-        if i < len(a) and a[i] == "**":
-            return go(i + 1, j) or (j < len(b) and go(i, j + 1))
-        if j < len(b) and b[j] == "**":
-            return go(i, j + 1) or (i < len(a) and go(i + 1, j))
-        if i == len(a) or j == len(b):
-            return False
-        return _component_meets(a[i], b[j]) and go(i + 1, j + 1)
-
-    return go(0, 0)
+    Worked out over the (len(a) + 1) x (len(b) + 1) table of suffixes, without
+    recursion: a path of thousands of components must not exhaust Python's stack
+    (an error a rule could skip), and each pair costs a few operations."""
+    rows, cols = len(a), len(b)
+    # below[j]: do a[i + 1:] and b[j:] meet; here[j]: do a[i:] and b[j:]
+    below = [False] * (cols + 1)
+    below[cols] = True  # both ends reached
+    for j in range(cols - 1, -1, -1):  # a exhausted: only `**`s of b may remain
+        below[j] = b[j] == "**" and below[j + 1]
+    for i in range(rows - 1, -1, -1):
+        here = [False] * (cols + 1)
+        star = a[i] == "**"
+        for j in range(cols, -1, -1):
+            if star:
+                here[j] = below[j] or (j < cols and here[j + 1])
+            elif j < cols and b[j] == "**":
+                here[j] = here[j + 1] or below[j]
+            elif j == cols:
+                here[j] = False
+            else:
+                here[j] = below[j + 1] and _component_meets(a[i], b[j])
+        below = here
+    return below[0]
 
 
 @functools.lru_cache(maxsize=16384)

@@ -10,10 +10,13 @@ those of `network` and `git`. A name the table does not know is read by
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from policy.analysis import git, network
 from policy.analysis import shell as _shell
@@ -29,16 +32,22 @@ from policy.analysis.operands import (
     words,
 )
 
+if TYPE_CHECKING:
+    from policy.analysis.code import CodeFacts
+
 __all__ = [
     "HANDLERS",
     "INTERPRETERS",
+    "MAX_CODE_BYTES",
     "PASSIVE",
     "PRIVILEGED",
     "SHELLS",
     "SUBCOMMANDS",
+    "CodeLimit",
     "facts_of",
     "handler_for",
     "language_of",
+    "reading_code",
     "take_file",
     "take_input",
     "take_manifest",
@@ -1123,10 +1132,47 @@ def _uv(f: Facts) -> None:
         _default(f)
 
 
-def _take_code(f: Facts, language: str, text: str) -> None:
+#: Bytes of code one line may have read (`reading_code`): reading is a few µs a byte.
+MAX_CODE_BYTES = _shell.MAX_CODE_BYTES
+_code_budget = threading.local()
+
+
+class CodeLimit(Exception):
+    """A line holds more code than `MAX_CODE_BYTES` to read: its analysis gives up."""
+
+
+@contextlib.contextmanager
+def reading_code(limit: int = MAX_CODE_BYTES) -> Iterator[list[int]]:
+    """Within the block, the code read for commands (interpreter one-liners, code in
+    arguments, files written then run) adds up to at most `limit` bytes; past it,
+    `CodeLimit` is raised. Yields the bytes left (a one-item list). Blocks nest:
+    each line has a budget of its own."""
+    outer = getattr(_code_budget, "left", None)
+    left = [limit]
+    _code_budget.left = left
+    try:
+        yield left
+    finally:
+        _code_budget.left = outer
+
+
+def _inspect(language: str, text: str) -> CodeFacts:
     from policy.analysis import code as _code  # only lines with interpreter code need it
 
-    facts = _code.inspect(language, text)
+    left: list[int] | None = getattr(_code_budget, "left", None)
+    if left is not None:
+        if len(text) > left[0]:
+            raise CodeLimit(
+                f"the line has more than {MAX_CODE_BYTES} bytes of code to read "
+                "(cap: analysis.max_code_bytes)"
+            )
+        left[0] -= len(text)
+    return _code.inspect(language, text)
+
+
+def _take_code(f: Facts, language: str, text: str, facts: CodeFacts | None = None) -> None:
+    if facts is None:
+        facts = _inspect(language, text)
     f.scripts += facts.scripts
     f.argvs += facts.argvs
     if facts.hidden:
@@ -1960,10 +2006,8 @@ def _command_arguments(f: Facts) -> None:
         elif text.startswith((".shell ", ".system ")):
             f.scripts.append(text.split(" ", 1)[1])
         elif handler_for(name) is None and _CODE_CALL.search(arg):
-            from policy.analysis import code as _code
-
-            found = _code.inspect("generic", arg)
-            _take_code(f, "generic", arg)
+            found = _inspect("generic", arg)
+            _take_code(f, "generic", arg, found)
             if not (found.scripts or found.argvs):
                 f.hide(found.hidden or f"{name} runs code given in its arguments")
         elif handler_for(name) is None:

@@ -22,10 +22,20 @@ it reads right and parsed again (`{rm,-rf,/}` in command position, backquotes th
 follow one another or nest), and here-document bodies are parsed apart (tree-sitter
 misses backquotes and indented substitutions in them).
 
-Bounded on hostile input: at most `MAX_INPUT` bytes, `MAX_NODES` syntax nodes,
-`MAX_DEPTH` nested scripts, and a time budget per line (tree-sitter-bash recovers from
-some errors in quadratic time); past any bound the result carries a parse error, which
-rules treat as "cannot be understood". Never raises on any string.
+Variables are followed by building their values, so a few hundred bytes can spell
+terabytes (`v1=$v0$v0; v2=$v1$v1; ...`). Every analysis is bounded by caps (`CAPS`,
+docs/security.md "Bounded analysis") that are counted while it works, before anything
+larger is built, and that depend on the line alone, never on the clock: the bytes
+expansions put into one word (`MAX_WORD_BYTES`) and into all of them together
+(`MAX_TOTAL_BYTES`), the words and commands found, the steps of the walk (`MAX_STEPS`:
+nodes, expansions, loop rounds, brace products...) and of tree-sitter (`MAX_PARSE_STEPS`:
+the bytes its lexer reads, its progress callbacks, the pipes of a script, as
+tree-sitter-bash recovers from some errors in quadratic time), nested scripts
+(`MAX_DEPTH`) and nesting (`MAX_NESTING`). A wall-clock backstop (`BACKSTOP_S`) is only
+a guard against bugs. Past a cap the result names it in `limit` (`expanded word larger
+than 65536 bytes (cap: analysis.max_word_bytes)`), `parse_error` says the same and
+`dynamic` is true; the caller must refuse the line (policy.facts does, whatever the
+packs say). Never raises on any string.
 """
 
 from __future__ import annotations
@@ -38,15 +48,31 @@ import re
 import shlex
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from policy.analysis import paths as _paths
 
 __all__ = [
+    "BACKSTOP_S",
+    "CAPS",
+    "KEEP_BYTES",
+    "MAX_ARGUMENT_VALUES",
+    "MAX_CODE_BYTES",
+    "MAX_COMMANDS",
     "MAX_DEPTH",
     "MAX_INPUT",
-    "MAX_NODES",
+    "MAX_NESTING",
+    "MAX_PARSE_STEPS",
+    "MAX_PATHS",
+    "MAX_PATTERNS",
+    "MAX_PATTERN_COMPONENTS",
+    "MAX_PIPES",
+    "MAX_STEPS",
+    "MAX_TOTAL_BYTES",
+    "MAX_WORDS",
+    "MAX_WORD_BYTES",
     "Analysis",
     "SimpleCommand",
     "analyze",
@@ -55,14 +81,73 @@ __all__ = [
     "parse_error",
 ]
 
+# The caps on one analysis (docs/security.md, "Bounded analysis"). Each is counted
+# while the analysis works, before anything larger is built, and none depends on the
+# clock: the same line meets the same cap on a busy machine as on an idle one.
 MAX_INPUT = 1 << 20  # bytes of one command line
-MAX_NODES = 200_000  # syntax nodes visited, over all nested scripts
+MAX_WORD_BYTES = 64 * 1024  # bytes expansions put into one word (`$v$v`, `$(...)`)
+MAX_TOTAL_BYTES = 1 << 20  # bytes of every word, value and here-document built
+MAX_WORDS = 10_000  # words of the commands found, over all nested scripts
+MAX_COMMANDS = 256  # simple commands found, over all nested scripts
+MAX_STEPS = 50_000  # units of the walk's work: nodes, words, expansions, loop rounds...
+MAX_PARSE_STEPS = 30_000  # units of tree-sitter's work (`_parse_once`), over all scripts
 MAX_DEPTH = 8  # nested `bash -c` / `eval` / `$(...)` scripts
-_MAX_NESTING = 100  # words inside words (`${a:-${b:-...}}`), to bound Python recursion
-# tree-sitter-bash's error recovery takes time quadratic in the input for many shapes
-# (`"a|" * 16000` alone takes 8 s); one analysis gets this long, then is cut short.
-_TIME_BUDGET_S = 3.0
-_MAX_PIPES = 5_000  # a long pipeline with an error stalls the parser in one step
+MAX_NESTING = 64  # words inside words (`${a:-${b:-...}}`), loops inside loops...
+# tree-sitter-bash recovers from an error at the end of a long pipeline in one step of
+# time quadratic in its length (no progress callback fires meanwhile): the pipes of a
+# script are counted before it is parsed, and charged as that quadratic cost.
+MAX_PIPES = 2_000
+# Bytes of interpreter code read for one line (policy.analysis.programs: a few µs a byte).
+MAX_CODE_BYTES = 64 * 1024
+# Values in the arguments of a call of another tool (policy.analysis.access): all are
+# looked at, so a path after the first thousands is not missed.
+MAX_ARGUMENT_VALUES = 100_000
+# Paths one call names (its facts: what it reads, lists, writes, deletes, sends): rules
+# look at each, some against dozens of globs. As written, and four times as many once
+# its globs are expanded on disk (up to 256 files a glob).
+MAX_PATHS = 256
+# Those that are patterns (`/x*/1`, a recursive read `DIR/**`), and their components:
+# they are matched against each glob component by component.
+MAX_PATTERNS = 64
+MAX_PATTERN_COMPONENTS = 512
+# A guard against bugs, never what bounds a line: past it the answer is a refusal
+# that no cache keeps (it depends on the clock).
+BACKSTOP_S = 3.0
+
+#: Every cap by the name a refusal gives it.
+CAPS: dict[str, float] = {
+    "analysis.max_input_bytes": MAX_INPUT,
+    "analysis.max_word_bytes": MAX_WORD_BYTES,
+    "analysis.max_total_bytes": MAX_TOTAL_BYTES,
+    "analysis.max_words": MAX_WORDS,
+    "analysis.max_commands": MAX_COMMANDS,
+    "analysis.max_steps": MAX_STEPS,
+    "analysis.max_parse_steps": MAX_PARSE_STEPS,
+    "analysis.max_depth": MAX_DEPTH,
+    "analysis.max_nesting": MAX_NESTING,
+    "analysis.max_pipes": MAX_PIPES,
+    "analysis.max_code_bytes": MAX_CODE_BYTES,
+    "analysis.max_argument_values": MAX_ARGUMENT_VALUES,
+    "analysis.max_paths": MAX_PATHS,
+    "analysis.max_patterns": MAX_PATTERNS,
+    "analysis.max_pattern_components": MAX_PATTERN_COMPONENTS,
+    "analysis.max_seconds": BACKSTOP_S,
+}
+KEEP_BYTES = 64 * 1024  # a larger analysis is worked out again rather than memoised
+_CHUNK = 256  # bytes handed to tree-sitter per read: what it reads is what it is charged
+# Parse steps, calibrated to take about as long as one another: a read of `_CHUNK`
+# bytes is one, a progress callback (100 parser operations) four, and a script with
+# P pipes is charged P * P // _PIPE_COST before it is parsed.
+_CALLBACK_COST = 4
+_PIPE_COST = 180
+# Shapes tree-sitter parses in more time than its operations show (`_shape_cost`): a
+# script with Q backquotes is charged Q * Q // _BACKQUOTE_COST, each `${` this many,
+# and a callback once the parse has met an error one more step per _ERROR_COST bytes
+# already parsed.
+_BACKQUOTE_COST = 32
+_CLOSER_COST = 64  # a script with C more `)` than `(`: C * C // _CLOSER_COST
+_EXPANSION_COST = 2
+_ERROR_COST = 16
 
 # Programs that run another program given in their arguments.
 _WRAPPERS = frozenset(
@@ -290,7 +375,7 @@ _ANSI = re.compile(
 )
 _BRACE = re.compile(r"\{([^{},]*(?:,[^{},]*)+)\}")
 _SEQUENCE = re.compile(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-?\d{1,9}))?\}")
-_MAX_EXPANSION = 256  # words one brace expansion may produce
+_MAX_TRIMMED = 256  # bytes of a value `${X%pattern}` is worked out on (each cut is a match)
 _MAX_LOOP_VALUES = 8  # a `for` loop over more known words is walked once, its variable unknown
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _ENV_ASSIGNMENT = re.compile(r"[^=\s/-][^=\s/]*=")
@@ -303,7 +388,6 @@ _HEREDOC_OPERATOR = re.compile(rb"(?<!<)<<(?!<)")
 _PIPE = re.compile(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
 _MAX_HEREDOC_COST = 50_000_000  # sum over lines of (expansions on the line) squared
 _MAX_REWRITES = 4096  # places one rewrite of the source may change
-_SMALL_SOURCE = 4096  # bytes parsed without a deadline: they are fast whatever they hold
 _DEFAULT_IFS = " \t\n"
 _UNKNOWN = "$?"  # how a word whose value cannot be known appears in argv
 
@@ -385,11 +469,24 @@ class Analysis:
     #: Code whose output becomes data, or a script run from a string:
     #: `$(...)`, backticks, `<(...)`, `eval`, `bash -c`, `curl x | sh`, `find -exec`.
     has_substitution: bool = False
+    #: "" when the analysis went to the end; otherwise why it gave up: the cap it met,
+    #: named (`... (cap: analysis.max_word_bytes)`), or the error it failed with.
+    #: `commands` then holds what was seen before, and `parse_error` says the same:
+    #: what the line does is not known, and a policy must refuse it.
+    limit: str = ""
+    #: The answer depends on the clock (the wall-clock backstop, a guard against bugs,
+    #: stopped it): no cache may keep it.
+    clocked: bool = False
+    #: Units of work spent (walk and parse steps): what nested analyses add up.
+    cost: int = 0
+    #: Bytes of the words, values and here-documents it built (what `MAX_TOTAL_BYTES`
+    #: bounds): a large analysis is not memoised (`KEEP_BYTES`).
+    built: int = 0
 
     @property
     def dynamic(self) -> bool:
         """True when some command cannot be known without running the shell."""
-        return bool(self.parse_error) or any(c.dynamic for c in self.commands)
+        return bool(self.parse_error or self.limit) or any(c.dynamic for c in self.commands)
 
 
 def commands(command: str) -> list[SimpleCommand]:
@@ -405,37 +502,96 @@ def parse_error(command: str) -> str:
     return analyze(command).parse_error
 
 
-@functools.lru_cache(maxsize=2048)
 def analyze(command: str, cwd: str = "", home: str = "") -> Analysis:
     """The analysis of one command line; memoised, since rules ask about the same
-    line several times per call.
+    line several times per call (`cache_info`, `cache_clear` as functools gives them).
 
     `cwd` (absolute) is the directory the line starts in and `home` the user's home:
     with them `$PWD`, `$HOME` and `~` have known values and every command's `cwd`
     is absolute until a `cd` to somewhere unknown. Without them a command's `cwd`
     is relative to wherever the line starts ("" for that directory itself).
+
+    Never raises. A line past a cap comes back with `limit` (and `parse_error`) set.
     """
     given: object = command  # callers outside Python's type checks may pass anything
     if not isinstance(given, str):
-        return Analysis((), f"not a string: {type(given).__name__}", False)
-    source = given.encode("utf-8", "surrogatepass")
+        refused = f"not a string: {type(given).__name__}"
+        return Analysis((), refused, False, limit=refused)
+    try:
+        return _memoised(given, cwd, home)
+    except _Unkept as exc:  # not memoised (stopped by the clock, or large)
+        return exc.analysis
+
+
+@functools.lru_cache(maxsize=2048)
+def _memoised(command: str, cwd: str, home: str) -> Analysis:
+    source = command.encode("utf-8", "surrogatepass")
     if len(source) > MAX_INPUT:
-        return Analysis((), f"command longer than {MAX_INPUT} bytes", False)
+        too_long = f"command longer than {MAX_INPUT} bytes"
+        refused = str(_TooComplex("analysis.max_input_bytes", too_long))
+        return Analysis((), refused, False, limit=refused)
     walker = _Walker(cwd, home)
+    limit = ""
+    clocked = False
     try:
         walker.script(source, 0, "")
     except _TooComplex as exc:
-        walker.error = walker.error or str(exc)
-    except Exception as exc:  # noqa: BLE001 - never raise on input; report it instead
-        walker.error = walker.error or f"cannot analyse: {type(exc).__name__}: {exc}"
-    return Analysis(tuple(walker.found), walker.error, walker.substitution)
+        limit = str(exc)
+        clocked = exc.cap == "analysis.max_seconds"
+    except RecursionError:
+        limit = str(_TooComplex("analysis.max_nesting", "nested too deep for the analysis"))
+    except Exception as exc:  # noqa: BLE001 - never raise on input; refuse it instead
+        limit = f"the analysis failed: {type(exc).__name__}: {exc}"
+    found = Analysis(
+        tuple(walker.found),
+        walker.error or limit,
+        walker.substitution,
+        limit=limit,
+        clocked=clocked,
+        cost=walker.steps + walker.parse_steps,
+        built=walker.total_bytes,
+    )
+    if not _kept(found):
+        raise _Unkept(found)
+    return found
+
+
+def _kept(analysis: Analysis) -> bool:
+    """Whether a memo may keep `analysis`: not when the clock stopped it, nor when it
+    is large (the memo holds 2,048 lines: of at most `KEEP_BYTES` each, not of
+    `MAX_TOTAL_BYTES`)."""
+    return not analysis.clocked and analysis.built <= KEEP_BYTES
+
+
+analyze.cache_info = _memoised.cache_info  # type: ignore[attr-defined]
+analyze.cache_clear = _memoised.cache_clear  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------ internals
 
 
 class _TooComplex(Exception):
-    pass
+    """A cap was met; `cap` names it (`analysis.max_steps`)."""
+
+    def __init__(self, cap: str, what: str) -> None:
+        super().__init__(f"{what} (cap: {cap})")
+        self.cap = cap
+
+
+def _too_many_words(what: str) -> _TooComplex:
+    return _TooComplex("analysis.max_words", f"{what} more than {MAX_WORDS} words")
+
+
+def _too_deep(what: str) -> _TooComplex:
+    return _TooComplex("analysis.max_depth", f"{what} nested deeper than {MAX_DEPTH}")
+
+
+class _Unkept(Exception):
+    """Carries an analysis past `_memoised`'s cache (see `_kept`)."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        super().__init__(analysis.limit)
+        self.analysis = analysis
 
 
 _local = threading.local()
@@ -453,23 +609,29 @@ def _parser() -> Any:
     return parser
 
 
-def _parse(source: bytes, deadline: float) -> tuple[Any, bytes]:
+def _parse(source: bytes, walker: _Walker, nested: bool) -> tuple[Any, bytes]:
     """The syntax tree of `source`, with two misreadings of tree-sitter-bash undone by
     rewriting the source into an equivalent that it reads as bash does, then parsing
     again: a `{` that starts a word taken for a group (`{rm,-rf,/}`), and backquotes
     (`` `a` `b` `` read as one substitution, `` `a \\`b\\`` `` with b unseen).
-    Returns the tree and the source it was parsed from."""
-    if source.count(b"|") > _MAX_PIPES and len(_PIPE.findall(source)) > _MAX_PIPES:
+    Returns the tree and the source it was parsed from. The parse steps are charged
+    to `walker`; `nested`: a script inside the line (`bash -c`, `eval`, `$(...)`)."""
+    if source.count(b"|") > MAX_PIPES and len(_PIPE.findall(source)) > MAX_PIPES:
         # No progress callback fires while tree-sitter recovers from an error in a
         # long pipeline, and that recovery is quadratic in the pipeline's length.
-        raise _TooComplex(f"more than {_MAX_PIPES} pipes")
+        raise _TooComplex("analysis.max_pipes", f"more than {MAX_PIPES} pipes in one script")
     if _HEREDOC_OPERATOR.search(source) and source.count(b"$") ** 2 > _MAX_HEREDOC_COST:
         # tree-sitter-bash reads a here-document line in time quadratic in its expansions.
         cost = sum(line.count(b"$") ** 2 for line in source.split(b"\n"))
         if cost > _MAX_HEREDOC_COST:
-            raise _TooComplex("a here-document line with too many expansions")
-    tree = _parse_once(source, deadline)
+            raise _TooComplex(
+                "analysis.max_parse_steps", "a here-document line with too many expansions"
+            )
+    tree = _parse_once(source, walker, nested)
     for fix in (_brace_edits, _backquote_edits):
+        if fix is _backquote_edits and source.count(b"`") >= 3:
+            # rewritten in Python, byte by byte: charged before it is done
+            walker.parse_work(source.count(b"`") + len(source) // 16)
         edits = fix(tree.root_node, source)
         if edits:
             pieces: list[bytes] = []
@@ -479,29 +641,71 @@ def _parse(source: bytes, deadline: float) -> tuple[Any, bytes]:
                 last = end
             pieces.append(source[last:])
             source = b"".join(pieces)
-            tree = _parse_once(source, deadline)
+            tree = _parse_once(source, walker, nested)
     return tree, source
 
 
-def _parse_once(source: bytes, deadline: float) -> Any:
+def _shape_cost(source: bytes, nested: bool) -> int:
+    """Parse steps charged before `source` is parsed, for the shapes on which one
+    tree-sitter-bash operation costs far more than others, in a way its progress
+    callbacks do not show: backquotes (a line of many backquoted substitutions is
+    reduced again and again: quadratic in them), `)` that close nothing (each costs
+    more than the last: quadratic), `${` (an expansion costs dozens of times an
+    ordinary token), and, in a nested script (which an expansion may hand to
+    a shell again and again), a long pipeline that ends in an error (recovered from
+    in one step, quadratic in its length; `MAX_PIPES` bounds it in the line itself).
+    What a quoted here-document holds is counted too, so the quadratic terms are
+    counted per line, where a here-document's text is spread."""
+    cost = source.count(b"${") * _EXPANSION_COST
+    closers = source.count(b")") - source.count(b"(")
+    if closers > 0:
+        cost += closers * closers // _CLOSER_COST
+    if source.count(b"`") > 1:
+        cost += sum(line.count(b"`") ** 2 for line in source.split(b"\n")) // _BACKQUOTE_COST
+    if nested and source.count(b"|") > 32:
+        pipes = len(_PIPE.findall(source))
+        cost += pipes * pipes // _PIPE_COST
+    return cost
+
+
+def _parse_once(source: bytes, walker: _Walker, nested: bool) -> Any:
+    """Parse `source`, charging `walker` a parse step per `_CHUNK` bytes tree-sitter
+    reads (its lexer reads some shapes again and again: `x=(x=(...`, here-document
+    lines full of `$(`), `_CALLBACK_COST` per progress callback (one every 100 parser
+    operations) — more once the parse has met an error, as tree-sitter's error
+    recovery costs more the further it is into the source — and the cost of its
+    shape (`_shape_cost`); cut at `MAX_PARSE_STEPS`. Deterministic: tree-sitter does
+    the same work on the same source on any machine."""
+    walker.parse_work(_shape_cost(source, nested))
     parser = _parser()
-    if len(source) <= _SMALL_SOURCE:
-        return parser.parse(source)
+    over = False
 
     def read(offset: int, _point: Any) -> bytes:
-        return source[offset : offset + 65536]
+        nonlocal over
+        walker.parse_steps += 1
+        if walker.parse_steps > MAX_PARSE_STEPS:
+            over = True
+            return b""  # (an exception raised here does not come back out of parse)
+        return source[offset : offset + _CHUNK]
 
-    def late(_offset: int, _has_error: bool) -> bool:
-        return time.monotonic() > deadline
+    def progress(offset: int, has_error: bool) -> bool:
+        walker.parse_steps += _CALLBACK_COST + (offset // _ERROR_COST if has_error else 0)
+        return over or walker.parse_steps > MAX_PARSE_STEPS or walker.late()
 
-    # The progress callback is only honoured when the source comes from `read`; the
-    # nodes of such a tree then read their text through it, so the walker slices its
-    # own copy of the source instead (`_Walker.text`).
+    # The nodes of a tree parsed from `read` read their text through it, so the
+    # walker slices its own copy of the source instead (`_Walker.text`).
     try:
-        return parser.parse(read, progress_callback=late)
-    except ValueError:  # cancelled by `late`
+        tree = parser.parse(read, progress_callback=progress)
+    except ValueError:  # cancelled by `progress`
         parser.reset()
-        raise _TooComplex(f"took longer than {_TIME_BUDGET_S:g} s to parse") from None
+        tree = None
+    if over or walker.parse_steps > MAX_PARSE_STEPS:
+        raise _TooComplex(
+            "analysis.max_parse_steps", f"parsing took more than {MAX_PARSE_STEPS} steps"
+        )
+    if tree is None:
+        raise walker.backstop()
+    return tree
 
 
 def _brace_edits(root: Any, source: bytes) -> list[tuple[int, int, bytes]]:
@@ -569,9 +773,11 @@ class _Word:
     substitution went into it, and its template: the word with every unknown part
     replaced by `$?` (what a nested script such as `bash -c "..."` is parsed from).
     `split_before` / `split_after`: an unquoted expansion began / ended with a field
-    separator, so it does not join the text next to it."""
+    separator, so it does not join the text next to it. `grown`: the bytes expansions
+    put into it (what `MAX_WORD_BYTES` bounds; the source's own text is bounded by
+    `MAX_INPUT`)."""
 
-    __slots__ = ("dynamic", "split_after", "split_before", "template", "values")
+    __slots__ = ("dynamic", "grown", "split_after", "split_before", "template", "values")
 
     def __init__(
         self,
@@ -580,6 +786,8 @@ class _Word:
         template: str | None = None,
         split_before: bool = False,
         split_after: bool = False,
+        *,
+        grown: int = 0,
     ) -> None:
         self.values = values
         self.dynamic = dynamic
@@ -588,6 +796,7 @@ class _Word:
         self.template = template
         self.split_before = split_before
         self.split_after = split_after
+        self.grown = grown
 
 
 class _Unknown(str):
@@ -614,7 +823,14 @@ class _Walker:
         self.found: list[SimpleCommand] = []
         self.error = ""
         self.substitution = False
-        self.nodes = 0
+        # What the caps count (module constants MAX_*): the work done so far, in walk
+        # steps and parse steps, the bytes of words built, the words found.
+        self.steps = 0
+        self.parse_steps = 0
+        self.total_bytes = 0
+        self.words = 0
+        self.next_clock = 1024  # the step count at which the backstop is next looked at
+        self.deadline = time.monotonic() + BACKSTOP_S
         self.variables: dict[str, str | None] = {}
         #: Variables whose value the context gives (`$HOME`, `$PWD`): expanding them
         #: is not "dynamic", they say nothing the caller does not know.
@@ -647,29 +863,95 @@ class _Walker:
         self.expanded: list[str] = []
         self.function = ""
         self.parent = -1
-        self.level = 0  # words being expanded inside one another
+        self.level = 0  # words and bodies being walked inside one another
         #: byte ranges of the here-document bodies of the script being walked, which
         #: are parsed apart: tree-sitter's errors inside them do not count
         self.bodies: list[tuple[int, int]] = []
-        self.deadline = time.monotonic() + _TIME_BUDGET_S
         self.source = b""  # of the tree being walked
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
-    def count(self) -> None:
-        self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise _TooComplex(f"more than {MAX_NODES} syntax nodes")
-        if not self.nodes & 1023 and time.monotonic() > self.deadline:
-            raise _TooComplex(f"took longer than {_TIME_BUDGET_S:g} s to analyse")
+    # -- the caps
+
+    def step(self, units: int = 1) -> None:
+        """Charge `units` of work: a node visited, a word expanded, a loop round, a
+        word made by brace expansion, a look over the commands found..."""
+        self.steps += units
+        if self.steps > MAX_STEPS:
+            raise _TooComplex("analysis.max_steps", f"more than {MAX_STEPS} steps of analysis")
+        if self.steps >= self.next_clock:
+            self.next_clock = self.steps + 1024
+            if self.late():
+                raise self.backstop()
+
+    def nest(self) -> None:
+        """One level deeper in words inside words and bodies inside bodies."""
+        self.level += 1
+        if self.level > MAX_NESTING:
+            raise _TooComplex(
+                "analysis.max_nesting", f"words and bodies nested deeper than {MAX_NESTING}"
+            )
+
+    def parse_work(self, units: int) -> None:
+        """Charge `units` of parse steps for work done on a script's source outside
+        tree-sitter (before it is done)."""
+        self.parse_steps += units
+        if self.parse_steps > MAX_PARSE_STEPS:
+            raise _TooComplex(
+                "analysis.max_parse_steps", f"parsing took more than {MAX_PARSE_STEPS} steps"
+            )
+
+    def late(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def backstop(self) -> _TooComplex:
+        return _TooComplex("analysis.max_seconds", f"took longer than {BACKSTOP_S:g} s")
+
+    def built(self, size: int) -> None:
+        """Charge the bytes of a word, value or here-document the walk copies or
+        builds (each time: a loop or a function walks its body again)."""
+        self.total_bytes += size
+        if self.total_bytes > MAX_TOTAL_BYTES:
+            raise _TooComplex(
+                "analysis.max_total_bytes", f"words of more than {MAX_TOTAL_BYTES} bytes in all"
+            )
+
+    def expanded_word(self, size: int) -> None:
+        """Refuse a word into which expansions put more than `MAX_WORD_BYTES` (checked
+        before it is built)."""
+        if size > MAX_WORD_BYTES:
+            raise _TooComplex(
+                "analysis.max_word_bytes", f"expanded word larger than {MAX_WORD_BYTES} bytes"
+            )
+
+    def delivered(self, size: int) -> None:
+        """An expansion puts `size` bytes into a word."""
+        self.expanded_word(size)
+        self.built(size)
+
+    def replaced(self, word: str, old: str, new: str) -> str:
+        """`word.replace(old, new)`, charged (and refused past the caps) before it is built."""
+        count = word.count(old) if old else 0
+        if not count:
+            return word if type(word) is str else str(word)
+        self.delivered(len(word) + count * (len(new) - len(old)))
+        return word.replace(old, new)
+
+    def substituted(self, pattern: re.Pattern[str], new: str, word: str) -> str:
+        """`pattern.sub(new, word)` (`new` taken literally), charged before it is built."""
+        count = sum(1 for _ in pattern.finditer(word))
+        if not count:
+            return word if type(word) is str else str(word)
+        self.delivered(len(word) + count * len(new))
+        return pattern.sub(lambda _: new, word)
 
     # -- scripts and statements
 
     def script(self, source: bytes, depth: int, via: str) -> None:
         if depth > MAX_DEPTH:
-            raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
-        tree, parsed = _parse(source, self.deadline)
+            raise _too_deep("scripts")
+        tree, parsed = _parse(source, self, depth > 0)
         root = tree.root_node
         outer = self.bodies, self.source
         self.bodies, self.source = [], parsed
@@ -689,10 +971,15 @@ class _Walker:
             (node, via, redirects, False, self.pipe)
         ]
         outer_pipe = self.pipe
+        # A loop, a function or a word walks its body with a call of its own: the
+        # nesting is bounded, with words inside words, by MAX_NESTING (long before
+        # Python's own recursion limit, so the answer does not depend on the caller).
+        self.nest()
         try:
             self._walk(stack, depth)
         finally:
             self.pipe = outer_pipe
+            self.level -= 1
 
     def _walk(
         self,
@@ -702,7 +989,7 @@ class _Walker:
         while stack:
             current, where, pending, last_only, pipe = stack.pop()
             self.pipe = pipe
-            self.count()
+            self.step()
             kind = current.type
             if kind == "function_definition":
                 self.define(current, depth, where, pending)
@@ -787,11 +1074,12 @@ class _Walker:
                     values.extend(word.values)
             elif field_name == "body" or (child.is_named and field_name != "variable"):
                 rest.append(child)
-        values = _expand_braces(values)
+        values = _expand_braces(values, self)
         rounds: list[str | None] = (
             list(values) if known and 0 < len(values) <= _MAX_LOOP_VALUES else [None]
         )
         for value in rounds:
+            self.step()
             if name:
                 self.variables[name] = value
                 self.given.discard(name)
@@ -805,7 +1093,7 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         name = self.text(name_node) if name_node is not None else ""
         if depth + 1 > MAX_DEPTH:
-            raise _TooComplex(f"functions nested deeper than {MAX_DEPTH}")
+            raise _too_deep("functions")
         outer = self.function
         self.function = name
         try:
@@ -813,6 +1101,7 @@ class _Walker:
                 if child.is_named and (name_node is None or child.id != name_node.id):
                     self.walk(child, depth + 1, via, pending)
                     if name and len(self.functions) < 64:
+                        self.built(child.end_byte - child.start_byte)
                         self.functions[name] = self.text(child)
         finally:
             self.function = outer
@@ -875,6 +1164,9 @@ class _Walker:
             known = " ".join(word.values)
         if known is not None and any(child.type == "+=" for child in node.children):
             previous = self.variables.get(name)
+            if previous is not None:  # `a+=$a`: doubled as `a=$a$a` is
+                self.expanded_word(len(previous) + word.grown)
+                self.built(len(previous) + len(known))
             known = None if previous is None else previous + known
         self.variables[name] = known
         self.given.discard(name)
@@ -890,7 +1182,7 @@ class _Walker:
         """`[[ ]]`, `(( ))`, `$(( ))`, `$[ ]` and subscripts evaluate operands as
         arithmetic, and arithmetic runs the substitutions a quoted operand spells
         (`[[ 1 -eq 'a[$(id)]' ]]`): those are walked as commands."""
-        for found in _descendants_of_kind(node, _QUOTED_KINDS):
+        for found in _descendants_of_kind(node, _QUOTED_KINDS, self):
             text = self.text(found)
             if "$(" in text or "`" in text:
                 self.latent(text.replace("\\$", "$").replace("\\`", "`"), depth)
@@ -997,6 +1289,7 @@ class _Walker:
         redirects: list[_Redirect] = []
         extra: list[_Word] = []
         trailing: list[Any] = []
+        self.built(node.end_byte - node.start_byte)
         raw = self.source[node.start_byte : node.end_byte]
         line_end = -1  # where the line of `<<EOF` ends and the body begins (absolute)
         for index, child in enumerate(node.children):
@@ -1045,8 +1338,9 @@ class _Walker:
 
     def heredoc_expansions(self, body: str, node: Any, depth: int, via: str) -> None:
         """Walk the substitutions of an unquoted here-document body."""
+        self.parse_work(len(body) // 16)  # `_double_quoted` goes through it in Python
         source = f': "{_double_quoted(body)}"'.encode("utf-8", "surrogatepass")
-        tree, parsed = _parse(source, self.deadline)
+        tree, parsed = _parse(source, self, False)  # (its pipes are quoted)
         root = tree.root_node
         statement = root.named_children[0] if root.named_child_count else None
         argument = None
@@ -1144,7 +1438,7 @@ class _Walker:
         piped_done: bool = False,
         wrapped: list[str] | None = None,
     ) -> None:
-        unwrapped = _unwrap(_expand_braces(words))
+        unwrapped = _unwrap(_expand_braces(words, self))
         words, wrappers, assigned, chdir, replace = unwrapped[:5]
         for runner, spec in unwrapped.fetches:
             # `uv run --with URL cmd` installs URL first: judged as `uv install URL`
@@ -1161,12 +1455,16 @@ class _Walker:
         words = [self.tilde(w) for w in words]
         if not words and not redirects:
             return
+        self.step(1 + len(words))
+        self.words += len(words)
+        if self.words > MAX_WORDS:
+            raise _too_many_words("the commands have")
         if "xargs" in wrappers and not piped_done:
             items = self.piped_items(split=unwrapped.split)
             if items is not None:
                 # what comes down the pipe is known: xargs's arguments are those words
                 runs = (
-                    [[w.replace(replace, item) for w in words] for item in items[:8]]
+                    [[self.replaced(w, replace, item) for w in words] for item in items]
                     if replace
                     else [[*words, *items]]
                 )
@@ -1202,6 +1500,8 @@ class _Walker:
         if chdir is not None:
             cwd = self.changed_dir(chdir, own)
         index = len(self.found)
+        if index >= MAX_COMMANDS:
+            raise _TooComplex("analysis.max_commands", f"more than {MAX_COMMANDS} commands")
         self.found.append(
             SimpleCommand(
                 name=name,
@@ -1369,7 +1669,7 @@ class _Walker:
                 if is_argv:
                     unknown = any(isinstance(word, _Unknown) for word in text)
                     if depth + 1 > MAX_DEPTH:
-                        raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+                        raise _too_deep("scripts")
                     self.emit(list(text), (), unknown, depth + 1, name)
                 else:
                     self.run_string(index, _joined(text), depth, name)
@@ -1428,7 +1728,7 @@ class _Walker:
                 if arg in _FIND_EXEC:
                     self.substitution = True
                     if depth + 1 > MAX_DEPTH:
-                        raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+                        raise _too_deep("scripts")
                     inner: list[str] = []
                     for word in args[start + 1 :]:
                         if word in (";", "+"):
@@ -1436,7 +1736,7 @@ class _Walker:
                         # `{}` is each file found: below the start points (or, with no
                         # test to pick some, the start points themselves too)
                         if "{}" in word and not isinstance(word, _Unknown):
-                            inner.extend(word.replace("{}", place) for place in places)
+                            inner.extend(self.replaced(word, "{}", place) for place in places)
                         else:
                             inner.append(word)
                     if inner:
@@ -1550,9 +1850,12 @@ class _Walker:
             return
         self.substitution = True
         if depth + 1 > MAX_DEPTH:
-            raise _TooComplex(f"scripts nested deeper than {MAX_DEPTH}")
+            raise _too_deep("scripts")
         if any(_FD_TOKEN.search(w) for w in command if not isinstance(w, _Unknown)):
-            command = [w if isinstance(w, _Unknown) else _FD_TOKEN.sub(place, w) for w in command]
+            command = [
+                w if isinstance(w, _Unknown) else self.substituted(_FD_TOKEN, place, w)
+                for w in command
+            ]
         else:
             command.append(place)
         unknown = any(isinstance(w, _Unknown) for w in command)
@@ -1569,8 +1872,11 @@ class _Walker:
             return None
         value = self.variables.get(self.text(name_node))
         pattern = self.text(parts[2])
-        if value is None or len(value) > 4096 or any(c in pattern for c in "$`\\'\"[("):
+        if value is None or len(value) > _MAX_TRIMMED or any(c in pattern for c in "$`\\'\"[("):
             return None  # (a long value is not trimmed: each cut is a match)
+        if len(pattern) > 64:
+            return None
+        self.step((len(value) + 1) * (1 + len(pattern) // 8))
         return _trim(value, operator, pattern)
 
     def parallel(self, index: int, args: list[str], depth: int) -> None:
@@ -1607,15 +1913,13 @@ class _Walker:
             else:
                 self.mark_dynamic(index)
             return
-        for item in items[:8]:
+        for item in items:  # each run is charged: the caps bound how many
             if not template:
                 self.run_string(index, item, depth, "parallel")
                 continue
             if any(_PARALLEL_TOKEN.search(w) for w in template if not isinstance(w, _Unknown)):
                 run = [
-                    w
-                    if isinstance(w, _Unknown)
-                    else _PARALLEL_TOKEN.sub(item.replace("\\", "\\\\"), w)
+                    w if isinstance(w, _Unknown) else self.substituted(_PARALLEL_TOKEN, item, w)
                     for w in template
                 ]
             else:
@@ -1634,12 +1938,14 @@ class _Walker:
         parent = self.parent if parent is None else parent
         if not number or not stage:
             return None
+        self.step(len(self.found))
         before = [c for c in self.found if c.pipe[0] == number and c.pipe[1] < stage]
         if not before or len(before) != stage or any(c.parent != parent for c in before):
             return None
         output = literal.output_of(sorted(before, key=lambda c: c.pipe[1]))
         if output is None:
             return None
+        self.delivered(len(output))
         if split == " ":
             return output.split()
         items = output.split(split)
@@ -1699,10 +2005,8 @@ class _Walker:
         `quoted`: inside double quotes or an assignment, where no field splitting happens."""
         if node is None:
             return _Word([""], False)
-        self.count()
-        if self.level >= _MAX_NESTING:  # `${a:-${a:-...}}`: bound the recursion
-            raise _TooComplex(f"words nested deeper than {_MAX_NESTING}")
-        self.level += 1
+        self.step()
+        self.nest()  # `${a:-${a:-...}}`: the recursion is bounded
         try:
             return self.expand(node, depth, via, quoted)
         finally:
@@ -1710,16 +2014,19 @@ class _Walker:
 
     def expand(self, node: Any, depth: int, via: str, quoted: bool) -> _Word:
         kind = node.type
-        if kind in ("word", "number", "variable_name", "file_descriptor"):
+        if kind in _LITERAL_KINDS:
+            # text of the source: bounded by it, but copied again each time a loop or a
+            # function walks it, so charged each time
+            self.built(node.end_byte - node.start_byte)
+            if kind == "raw_string":
+                return _Word([self.text(node)[1:-1]], False)
+            if kind == "ansi_c_string":
+                return _Word([_ansi_c(self.text(node)[2:-1])], False)
+            if kind == "string_content":
+                return _Word([_unescape_double(self.text(node))], False)
+            if kind == "heredoc_content":
+                return _Word([self.text(node)], False)
             return _Word([_unescape(self.text(node))], False)
-        if kind == "raw_string":
-            return _Word([self.text(node)[1:-1]], False)
-        if kind == "ansi_c_string":
-            return _Word([_ansi_c(self.text(node)[2:-1])], False)
-        if kind == "string_content":
-            return _Word([_unescape_double(self.text(node))], False)
-        if kind == "heredoc_content":
-            return _Word([self.text(node)], False)
         if kind in ("string", "translated_string"):
             return self.concat(node, depth, via, quoted=True)
         if kind == "concatenation":
@@ -1729,31 +2036,36 @@ class _Walker:
         if kind in _SUBSTITUTIONS:
             self.substitution = True
             if depth + 1 > MAX_DEPTH:
-                raise _TooComplex(f"substitutions nested deeper than {MAX_DEPTH}")
+                raise _too_deep("substitutions")
             start = len(self.found)
             self.walk(node, depth + 1, via, ())
             output = self.output(start) if kind == "command_substitution" else None
             if output is None:
                 return _Word(None, True)
             output = output.rstrip("\n")  # as bash strips it
+            self.delivered(len(output))
             if quoted:
-                return _Word([output], True, output)
+                return _Word([output], True, output, grown=len(output))
             fields, before, after = _split_fields(output, self.variables.get("IFS") or _DEFAULT_IFS)
-            return _Word(fields, True, output, before, after)
+            return _Word(fields, True, output, before, after, grown=len(output))
         # Arithmetic, arrays, globs with expansions...: walk for commands, value unknown.
         self.walk(node, depth, via, ())
-        if any(True for _ in _descendants_of_kind(node, _DYNAMIC_KINDS)):
+        if any(True for _ in _descendants_of_kind(node, _DYNAMIC_KINDS, self)):
             return _Word(None, True)
+        self.built(node.end_byte - node.start_byte)
         return _Word([self.text(node)], False)
 
     def concat(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
         """Adjacent parts of one word (`"r"m`, `a$X`); a quoted string is one field,
-        an unquoted concatenation joins the split fields of its expansions."""
-        fields: list[str] = []
+        an unquoted concatenation joins the split fields of its expansions. The bytes
+        expansions put into it are counted before it is built (`$v$v`, doubled again
+        and again, must not be)."""
+        fields: list[list[str]] = []  # each field as its pieces, joined at the end
         joinable = False
         dynamic = False
         unknown = False
         template: list[str] = []
+        grown = 0
         for child in node.children:
             if not child.is_named:
                 if quoted:
@@ -1761,6 +2073,9 @@ class _Walker:
                 part = _Word([self.text(child)], False)
             else:
                 part = self.word(child, depth, via, quoted=quoted)
+            if part.grown:
+                grown += part.grown
+                self.expanded_word(grown)
             template.append(part.template)
             dynamic = dynamic or part.dynamic
             if part.values is None:
@@ -1772,27 +2087,29 @@ class _Walker:
                 # One field, except that "$@" keeps each argument a field of its own
                 # ("a$@b" with x y: `ax`, `yb`), as bash does.
                 if not fields:
-                    fields = [""]
+                    fields = [[]]
                 if part.values:
-                    fields[-1] += part.values[0]
-                    fields.extend(part.values[1:])
+                    fields[-1].append(part.values[0])
+                    fields.extend([value] for value in part.values[1:])
                 continue
             if not part.values:
                 joinable = joinable and not (part.split_before or part.split_after)
                 continue
             if fields and joinable and not part.split_before:
-                fields[-1] += part.values[0]
-                fields.extend(part.values[1:])
+                fields[-1].append(part.values[0])
+                fields.extend([value] for value in part.values[1:])
             else:
-                fields.extend(part.values)
+                fields.extend([value] for value in part.values)
             joinable = not part.split_after
         if unknown:
-            return _Word(None, True, "".join(template))
-        if quoted and not fields:
-            fields = [""]
-        return _Word(fields, dynamic, "".join(template))
+            return _Word(None, True, "".join(template), grown=grown)
+        joined = ["".join(pieces) for pieces in fields]
+        if quoted and not joined:
+            joined = [""]
+        return _Word(joined, dynamic, "".join(template), grown=grown)
 
     def expansion(self, node: Any, depth: int, via: str, *, quoted: bool) -> _Word:
+        self.step(node.child_count)  # (each child is looked at, some more than once)
         names = [c for c in node.children if c.type == "variable_name"]
         if names and any(c.type == "!" for c in node.children):
             # `${!k}`: the variable `k` names; its value is not known, its name may be
@@ -1814,24 +2131,34 @@ class _Walker:
                 # tree-sitter leaves `${x:-`id`}` and `${x%`id`}` operands as plain words
                 self.latent(self.text(child), depth)
         if defaulted is not None:
+            grown = len(defaulted)
+            self.delivered(grown)
             if quoted:
-                return _Word([defaulted], True, defaulted)
+                return _Word([defaulted], True, defaulted, grown=grown)
             separators = self.variables.get("IFS") or _DEFAULT_IFS
             fields, before, after = _split_fields(defaulted, separators)
-            return _Word(fields, True, defaulted, before, after)
+            return _Word(fields, True, defaulted, before, after, grown=grown)
         if plain and not names and self.positional is not None:
             special = [c for c in node.children if c.type == "special_variable_name"]
             if special and self.text(special[0]) in ("@", "*"):
+                grown = sum(len(p) + 1 for p in self.positional)
+                self.delivered(grown)
+                self.step(len(self.positional))
                 # "$@" is each argument a word of its own; "$*" joins them
                 if quoted and self.text(special[0]) == "*":
-                    return _Word([" ".join(self.positional)], True, " ".join(self.positional))
+                    joined = " ".join(self.positional)
+                    return _Word([joined], True, joined, grown=grown)
                 if quoted:
-                    return _Word(list(self.positional), True)
+                    return _Word(list(self.positional), True, grown=grown)
                 ifs = self.variables.get("IFS", _DEFAULT_IFS)
                 if ifs is None:
                     return _Word(None, True)
                 # unquoted, each argument is split again at $IFS
-                return _Word([w for p in self.positional for w in _split_fields(p, ifs)[0]], True)
+                return _Word(
+                    [w for p in self.positional for w in _split_fields(p, ifs)[0]],
+                    True,
+                    grown=grown,
+                )
         if not (plain and names):
             self.expanded.extend(self.text(n) for n in names)
             return _Word(None, True)
@@ -1842,13 +2169,15 @@ class _Walker:
             return _Word(None, True)
         value = known
         dynamic = variable not in self.given
+        grown = len(value)
+        self.delivered(grown)
         if quoted:
-            return _Word([value], dynamic, value)
+            return _Word([value], dynamic, value, grown=grown)
         ifs = self.variables.get("IFS", _DEFAULT_IFS)
         if ifs is None:
             return _Word(None, True)
         fields, before, after = _split_fields(value, ifs)
-        return _Word(fields, dynamic, value, before, after)
+        return _Word(fields, dynamic, value, before, after, grown=grown)
 
 
 #: What `${!x}` reads when `x` is not known: any variable at all.
@@ -1896,10 +2225,10 @@ def _trim(value: str, operator: str, pattern: str) -> str:
 
 def _latent_bodies(text: str) -> list[str]:
     """The bodies of the `...` and $(...) substitutions spelled in `text` (not $((...)),
-    which is arithmetic), at most a few."""
+    which is arithmetic), every one: each is walked, and charged, as a script."""
     bodies: list[str] = []
     index = 0
-    while index < len(text) and len(bodies) < 8:
+    while index < len(text):
         if text[index] == "`":
             end = text.find("`", index + 1)
             if end < 0:
@@ -1922,6 +2251,19 @@ def _latent_bodies(text: str) -> list[str]:
 
 _DYNAMIC_KINDS = frozenset(
     {"simple_expansion", "expansion", "command_substitution", "process_substitution"}
+)
+#: Words whose value is their text (unquoted, unescaped as their kind says).
+_LITERAL_KINDS = frozenset(
+    {
+        "word",
+        "number",
+        "variable_name",
+        "file_descriptor",
+        "raw_string",
+        "ansi_c_string",
+        "string_content",
+        "heredoc_content",
+    }
 )
 
 
@@ -1946,10 +2288,12 @@ def _template(word: str) -> str:
     return word.template if isinstance(word, _Unknown) else word
 
 
-def _descendants_of_kind(node: Any, kinds: frozenset[str]) -> Any:
+def _descendants_of_kind(node: Any, kinds: frozenset[str], walker: _Walker) -> Any:
+    """The nodes of `kinds` below `node`; each node looked at is a step of `walker`."""
     stack = list(node.children)
     while stack:
         current = stack.pop()
+        walker.step()
         if current.type in kinds:
             yield current
         stack.extend(current.children)
@@ -2124,23 +2468,24 @@ def _brace_choices(word: str) -> tuple[int, int, list[str]] | None:
 
 
 def _sequence(first: str, last: str, step: str | None) -> list[str] | None:
-    """`{a..e}`, `{1..10..2}`; None when bash would leave it alone or it is too long."""
+    """`{a..e}`, `{1..10..2}`; None when bash would leave it alone. One longer than
+    `MAX_WORDS` is refused before it is built."""
     increment = abs(int(step)) if step else 1
     increment = increment or 1
     letters = first.isalpha() and last.isalpha()
     if not letters and (first.isalpha() or last.isalpha()):
         return None
     low, high = (ord(first), ord(last)) if letters else (int(first), int(last))
-    if abs(high - low) // increment >= _MAX_EXPANSION:
-        return None
+    if abs(high - low) // increment >= MAX_WORDS:
+        raise _too_many_words("a brace expansion makes")
     direction = 1 if high >= low else -1
     numbers = range(low, high + direction, increment * direction)
     return [chr(n) if letters else str(n) for n in numbers]
 
 
-def _expand_braces(words: list[str]) -> list[str]:
+def _expand_braces(words: list[str], walker: _Walker) -> list[str]:
     """Bash brace expansion (`{rm,-rf,/}` -> rm -rf /; `a{b,c}` -> ab ac;
-    `{r..r}m` -> rm), bounded."""
+    `{r..r}m` -> rm), bounded; each word made is charged to `walker`."""
     out: list[str] = []
     for word in words:
         if "{" not in word or isinstance(word, _Unknown | _Quoted):
@@ -2148,16 +2493,20 @@ def _expand_braces(words: list[str]) -> list[str]:
             continue
         pending = [word]
         done: list[str] = []
-        while pending and len(done) + len(pending) < _MAX_EXPANSION:
-            current = pending.pop(0)
+        while pending:
+            if len(out) + len(done) + len(pending) > MAX_WORDS:
+                raise _too_many_words("brace expansion makes")
+            current = pending.pop()
             choice = _brace_choices(current)
             if choice is None:
                 done.append(current)
                 continue
             start, end, items = choice
             head, tail = current[:start], current[end:]
-            pending[:0] = [head + item + tail for item in items]
-        out.extend(done + pending)
+            walker.step(len(items))
+            walker.built(len(items) * (len(head) + len(tail)) + sum(len(i) for i in items))
+            pending.extend(head + item + tail for item in reversed(items))
+        out.extend(done)
     return out
 
 
@@ -2202,9 +2551,10 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     split_at = " "
     fetches: list[tuple[str, str]] = []
     for _ in range(_MAX_WRAPPERS):
-        while words and _ASSIGNMENT.match(words[0]):
-            assigned.append(words[0])
-            words = words[1:]
+        taken = _leading(words, _ASSIGNMENT)
+        if taken:
+            assigned += words[:taken]
+            words = words[taken:]
         if not words:
             return _Unwrapped(
                 words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
@@ -2302,9 +2652,10 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         # env takes any NAME=VALUE (`env 'BASH_FUNC_ls%%=() { ...; }' bash`), the shell
         # only identifiers
         assignment = _ENV_ASSIGNMENT if wrapper == "env" else _ASSIGNMENT
-        while rest and assignment.match(rest[0]):
-            assigned.append(rest[0])
-            rest = rest[1:]
+        taken = _leading(rest, assignment)
+        if taken:
+            assigned += rest[:taken]
+            rest = rest[taken:]
         if not rest:
             # the wrapper alone (`sudo -v`, `env`) is the command
             return _Unwrapped(
@@ -2315,6 +2666,41 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     return _Unwrapped(
         words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
     )
+
+
+def _leading(words: list[str], pattern: re.Pattern[str]) -> int:
+    """How many words at the start of `words` `pattern` matches (`A=1 B=2 cmd`: 2)."""
+    count = 0
+    for word in words:
+        if not pattern.match(word):
+            break
+        count += 1
+    return count
+
+
+def too_many_paths(paths: Iterable[str], *, on_disk: bool = False) -> str:
+    """Why a call must be refused for the paths it names (`MAX_PATHS`, `MAX_PATTERNS`,
+    `MAX_PATTERN_COMPONENTS`), or "". `on_disk`: its globs were expanded."""
+    named = set(paths)
+    most = MAX_PATHS * 4 if on_disk else MAX_PATHS
+    if len(named) > most:
+        found = " once its globs are expanded" if on_disk else ""
+        return str(_TooComplex("analysis.max_paths", f"more than {most} paths{found}"))
+    patterns = {p for p in named if _paths.is_pattern(p)}
+    if len(patterns) > MAX_PATTERNS:
+        return str(
+            _TooComplex(
+                "analysis.max_patterns", f"more than {MAX_PATTERNS} paths that are patterns"
+            )
+        )
+    if sum(p.count("/") + 1 for p in patterns) > MAX_PATTERN_COMPONENTS:
+        return str(
+            _TooComplex(
+                "analysis.max_pattern_components",
+                f"paths that are patterns of more than {MAX_PATTERN_COMPONENTS} components",
+            )
+        )
+    return ""
 
 
 def _as_root(option: str, value: str | None) -> bool:

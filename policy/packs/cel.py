@@ -45,6 +45,7 @@ __all__ = [
     "Checker",
     "get_engine",
     "referenced_names",
+    "take_gave_up",
 ]
 
 ENGINES = ("cel-expr-python", "cel-python")
@@ -189,25 +190,56 @@ def fn_path_is_pattern(path: str) -> bool:
     return paths.is_pattern(path)
 
 
+# A `shell.*` function on a line whose analysis gave up (a cap, policy.analysis.shell)
+# has no answer: it fails, and notes why here, so that the pack refuses the call
+# whatever its `on_error` says (the engines turn the exception into an error value,
+# which `on_error: skip` would skip). Per thread: a program runs on its caller's.
+_gave_up = threading.local()
+
+
+def _refuse(function: str, limit: str) -> None:
+    reason = f"{function}: the command cannot be analysed: {limit}"
+    _gave_up.limit = reason
+    raise ValueError(reason)
+
+
+def take_gave_up() -> str:
+    """Why a `shell.*` function run since the last call could not answer ("" if none
+    could not); forgotten once read. The pack runtime reads it after each program."""
+    limit: str = getattr(_gave_up, "limit", "")
+    if limit:
+        _gave_up.limit = ""
+    return limit
+
+
 def fn_shell_commands(command: str) -> list[dict[str, Any]]:
     # A command line with no call around it: its working directory is not known, so
     # relative paths stay relative (inside no workspace); `commands` has them located.
     from policy.analysis import effects
     from policy.facts import home_dir
 
-    return effects.analyze(command, "", home_dir()).to_cel()
+    line = effects.analyze(command, "", home_dir())
+    if line.limit:
+        _refuse("shell.commands", line.limit)
+    return line.to_cel()
 
 
 def fn_shell_has_substitution(command: str) -> bool:
     from policy.analysis import shell
 
-    return shell.has_substitution(command)
+    analysis = shell.analyze(command)
+    if analysis.limit:
+        _refuse("shell.has_substitution", analysis.limit)
+    return analysis.has_substitution
 
 
 def fn_shell_parse_error(command: str) -> str:
     from policy.analysis import shell
 
-    return shell.parse_error(command)
+    analysis = shell.analyze(command)
+    if analysis.limit:
+        _refuse("shell.parse_error", analysis.limit)
+    return analysis.parse_error
 
 
 @functools.lru_cache(maxsize=1024)

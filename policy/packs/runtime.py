@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from policy.aliases import AliasTable
+from policy.errors import AnalysisIncomplete
 from policy.facts import CallFacts, FactsContext, current_caller, facts_of
 from policy.model import (
     POINTS,
@@ -48,7 +49,7 @@ from policy.model import (
     ToolCall,
     ToolResult,
 )
-from policy.packs.cel import CelEngine, CelEvalError, CelProgram
+from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
 
 if TYPE_CHECKING:
@@ -440,9 +441,13 @@ class CompiledPack:
             mask = 0
             if program is not None:
                 data = self._data(point, program.needs, subject, payload)
+                take_gave_up()
                 got = program.run_mask(data)
+                # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
+                _refuse_if_gave_up()
                 if got is None:  # some condition failed: `run` says which
                     each = program.run(data)
+                    _refuse_if_gave_up()
                     return self._match(point, candidates, each, None, subject, payload, call)
                 mask = got
             if mask in candidates.by_results:
@@ -460,7 +465,10 @@ class CompiledPack:
             admitted is None
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
-            results = program.run(self._data(point, program.needs, subject, payload))
+            data = self._data(point, program.needs, subject, payload)
+            take_gave_up()
+            results = program.run(data)
+            _refuse_if_gave_up()
         return self._match(point, candidates, results, admitted, subject, payload, call)
 
     def _match(
@@ -554,7 +562,10 @@ class CompiledPack:
         for rule, message in failed:
             text = f"rule {rule.full_id}: condition failed: {message}"
             log.warning(text)
-            if rule.audit or self.on_error == "skip":
+            # CEL gave up on the facts (its iteration budget): a bound that was hit,
+            # which refuses the call whatever `on_error` says (as the analysis's caps do)
+            bounded = _gave_up_on(message)
+            if rule.audit or (self.on_error == "skip" and not bounded):
                 notes.append(f"{text} (skipped)")
             elif strength <= STRENGTH["deny"]:
                 # A condition that cannot be evaluated denies (on_error: deny).
@@ -563,7 +574,7 @@ class CompiledPack:
                     text,
                     rule_ids=(rule.full_id, *tail),
                     would_action=would,
-                    failure="cel",
+                    failure="limit" if bounded else "cel",
                     ignored=tuple(notes),
                 )
         if not winners:
@@ -661,8 +672,9 @@ class CompiledPack:
         payload: Any,
         call: ToolCall | None,
     ) -> Decision:
-        """A set/respond expression failed: deny, or (on_error: skip) decide without that rule."""
-        if self.on_error != "skip":
+        """A set/respond expression failed: deny, or (on_error: skip) decide without that
+        rule — unless CEL gave up on its iteration budget, which denies whatever."""
+        if self.on_error != "skip" or _gave_up_on(str(exc)):
             return Decision(
                 blocked,
                 str(exc),
@@ -684,7 +696,10 @@ class CompiledPack:
         self, rule: CompiledRule, key: str, source: str, subject: Any, payload: Any
     ) -> Any:
         program = self._rule_program(rule, key, source)
-        (value,) = program.run(self._data(rule.point, program.needs, subject, payload))
+        data = self._data(rule.point, program.needs, subject, payload)
+        take_gave_up()
+        (value,) = program.run(data)
+        _refuse_if_gave_up()
         return value
 
     def _message(self, rule: CompiledRule, subject: Any, payload: Any, notes: list[str]) -> str:
@@ -836,7 +851,27 @@ def _now(*_: Any) -> _dt.datetime:
 
 
 def _facts(subject: Any, pack: CompiledPack) -> CallFacts:
+    # AnalysisIncomplete (the analysis gave up) goes out of the hook: the chain
+    # refuses the call, whatever `on_error` says
     return facts_of(subject, pack.facts_context)
+
+
+#: What cel-expr-python says when an evaluation exhausts its fixed comprehension budget.
+_CEL_BUDGET = "iteration budget exceeded"
+
+
+def _gave_up_on(message: str) -> bool:
+    """The CEL error `message` is CEL giving up (a bound hit), not a rule's mistake."""
+    return _CEL_BUDGET in message.lower()
+
+
+def _refuse_if_gave_up() -> None:
+    """After a program ran: a `shell.*` function in it met a line whose analysis gave
+    up. That is no CEL error for `on_error` to skip: the call is refused (the chain
+    turns the exception into a refusal whatever the failure policy says)."""
+    limit = take_gave_up()
+    if limit:
+        raise AnalysisIncomplete(limit)
 
 
 def _protected(pack: CompiledPack) -> list[str]:
