@@ -7,6 +7,13 @@ each rendered line into the chain (see `audit_chain`) and writes it with one
 pipeline is written out here rather than run through structlog, whose import
 alone (≈ 75 ms) was most of a one-event hook's budget (docs/decisions/0011).
 
+A log heals: a write that fails part way (full disk) is cut back by the writer
+that made it; bytes after the last newline that stay behind anyway (a process
+killed mid-write, a failed cut) are moved verbatim into a 0600 sidecar
+`<log>.torn-<UTC time>` by the next writer, under the lock, and the chain goes on
+with a `log_torn` record naming them. A new log is created 0600 and the
+directories made for it 0700, whatever the umask.
+
 Arguments are masked by default: values under secret-looking keys, and
 secret-looking substrings (tokens, keys, passwords in commands and URLs) inside
 any string, become `***`, and long strings are cut. `audit_capture_args` logs
@@ -15,8 +22,11 @@ them verbatim instead. The args digest is always of the real arguments.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import errno
 import fcntl
+import hashlib
 import itertools
 import os
 import re
@@ -29,9 +39,10 @@ from typing import IO, Any, BinaryIO
 
 import orjson
 
-from policy.audit_chain import GENESIS, last_hash_of_open, make_digest, seal
+from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.digest import args_digest, json_safe
 from policy.errors import AuditError
+from policy.facts import current_caller
 from policy.model import (
     Action,
     ApprovalDecision,
@@ -161,6 +172,7 @@ def _open_own(path: Path) -> BinaryIO:
                 "not creating one"
             ) from None
         fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+        os.fchmod(fd, 0o600)
     owner = os.fstat(fd).st_uid
     if owner != os.geteuid():
         os.close(fd)
@@ -171,8 +183,80 @@ def _open_own(path: Path) -> BinaryIO:
     return open(fd, "a+b", buffering=0, closefd=True)
 
 
+def _make_parents(path: Path) -> None:
+    """Create the missing directories above `path` 0700, whatever the umask; the
+    ones that already exist keep their modes."""
+    missing: list[Path] = []
+    parent = path.parent
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue  # made by somebody else meanwhile: not ours to change
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fchmod(fd, 0o700)  # the umask may have taken the owner's bits too
+        finally:
+            os.close(fd)
+
+
+def _open_log(path: Path) -> BinaryIO:
+    """The decision log at `path`; a new one is created 0600 whatever the umask (an
+    existing one keeps its mode)."""
+    _make_parents(path)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        fd = os.open(path, flags | os.O_CREAT, 0o600)
+    else:
+        os.fchmod(fd, 0o600)
+    return open(fd, "a+b", buffering=0, closefd=True)
+
+
+# The sink's system calls, looked up at each call so tests can make them fail.
+_write = os.write
+_truncate = os.ftruncate
+
+
+def _write_all(fd: int, data: memoryview) -> None:
+    while data:
+        count = _write(fd, data)
+        if count == 0:  # no error, no progress: call it what it is likely to be
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        data = data[count:]
+
+
+def _copy_verbatim(source: int, start: int, stop: int, target: int) -> str:
+    """Copy bytes `start`..`stop` of `source` to `target` and sync it; returns
+    their SHA-256 (hex)."""
+    digest = hashlib.sha256()
+    position = start
+    while position < stop:
+        chunk = os.pread(source, min(stop - position, 1 << 20), position)
+        if not chunk:
+            raise OSError(errno.EIO, "the torn tail vanished while it was copied")
+        digest.update(chunk)
+        _write_all(target, memoryview(chunk))
+        position += len(chunk)
+    os.fsync(target)
+    return digest.hexdigest()
+
+
+class _WriteFailed(AuditError):
+    """Writing (not reading) the log failed: a full disk, a file-size limit."""
+
+
 class _ChainedSink:
-    """Seals each rendered record into the chain and writes it."""
+    """Seals each rendered record into the chain and writes it.
+
+    Invariant: `_size` is -1 or the file's size when this sink last held the
+    lock, and then `head` is the hash of the file's last line at that size; the
+    sink never advances either past what is in the file.
+    """
 
     def __init__(
         self,
@@ -186,23 +270,25 @@ class _ChainedSink:
         self._fd: int | None = None
         self._stream: IO[Any] | None = None
         self._closed = False
+        #: `log_torn` records of tears moved aside whose record is not written yet.
+        self._pending: list[bytes] = []
         self.head = GENESIS
         if path is not None:
             try:
-                if own_file_only:
-                    self._file = _open_own(path)
-                else:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    self._file = open(path, "a+b", buffering=0)  # noqa: SIM115 - owned by the sink
+                self._file = _open_own(path) if own_file_only else _open_log(path)
             except OSError as exc:
                 raise AuditError(f"{path}: cannot open decision log: {exc.strerror}") from None
             self._fd = self._file.fileno()
             self._path = path
             self._size = -1
-            # Read the chain's head now, so a damaged log stops the engine at start.
+            # Read the chain's head now, so a damaged log stops the engine at start;
+            # a torn tail is healed now (or, while the disk is full, at the first
+            # write that succeeds: every decision is refused until then).
             try:
                 with self._lock:
                     self._write_file(None)
+            except _WriteFailed:
+                pass
             except AuditError:
                 self._file.close()
                 raise
@@ -226,31 +312,117 @@ class _ChainedSink:
         assert fd is not None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                size = os.fstat(fd).st_size
-                if size != self._size:
-                    # Another writer appended since our last line: continue from its hash.
-                    try:
-                        self.head = last_hash_of_open(self._file, size)
-                    except ValueError as exc:
-                        raise AuditError(
-                            f"{self._path}: cannot continue the hash chain: {exc}; "
-                            "run `policy audit verify` and move the damaged file aside"
-                        ) from None
-                if body is None:
-                    self._size = size
-                    return
+        except OSError as exc:
+            raise AuditError(f"{self._path}: cannot lock decision log: {exc.strerror}") from None
+        try:
+            size = os.fstat(fd).st_size
+            if size != self._size:
+                # Another writer appended (or a write was cut short) since our last line.
+                size = self._catch_up(fd, size)
+            if self._pending:
+                data, line_hash = self._seal_pending(body)
+            elif body is None:
+                self._size = size
+                return
+            else:
                 line, line_hash = seal(body, self.head, self._digest)
                 data = line + b"\n"
-                written = os.write(fd, data)
-                if written != len(data):
-                    raise AuditError(f"{self._path}: short write to decision log")
-                self._size = size + len(data)
-                self.head = line_hash
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+            written = _write(fd, data)
+            if written != len(data):
+                self._write_rest(fd, data, written, size)
+            self._size = size + len(data)
+            self.head = line_hash
+            self._pending.clear()
+        except _WriteFailed:
+            self._size = -1
+            raise
         except OSError as exc:
-            raise AuditError(f"{self._path}: cannot write decision log: {exc.strerror}") from None
+            self._size = -1
+            raise _WriteFailed(f"{self._path}: cannot write decision log: {exc.strerror}") from None
+        except ValueError as exc:
+            self._size = -1
+            raise AuditError(
+                f"{self._path}: cannot continue the hash chain: {exc}; "
+                "run `policy audit verify` and move the damaged file aside"
+            ) from None
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _catch_up(self, fd: int, size: int) -> int:
+        """Read the head from the file's last complete line; move a torn tail aside.
+        Returns the file's size after."""
+        try:
+            tail = read_tail(fd, size)
+        except OSError as exc:
+            raise AuditError(f"{self._path}: cannot read decision log: {exc.strerror}") from None
+        self.head = tail.head
+        if tail.torn:
+            self._move_aside(fd, tail.end, size)
+            return tail.end
+        return size
+
+    def _move_aside(self, fd: int, end: int, size: int) -> None:
+        """Copy bytes `end`..`size` verbatim into a new 0600 sidecar (synced), cut the
+        log back to `end`, and queue the `log_torn` record that names them."""
+        now = _now(_UTC)
+        name = f"{sidecar_prefix(self._path.name)}{now.strftime('%Y%m%dT%H%M%S.%fZ')}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        for attempt in itertools.count(1):
+            sidecar = self._path.with_name(name if attempt == 1 else f"{name}-{attempt}")
+            try:
+                side = os.open(sidecar, flags, 0o600)
+                break
+            except FileExistsError:
+                if attempt >= 100:
+                    raise
+        try:
+            try:
+                os.fchmod(side, 0o600)  # exactly, whatever the umask
+                digest = _copy_verbatim(fd, end, size, side)
+            finally:
+                os.close(side)
+            _truncate(fd, end)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(sidecar)  # nothing was moved
+            raise
+        self._pending.append(
+            _render(
+                None,
+                "info",
+                {
+                    "record": {
+                        "sidecar": sidecar.name,
+                        "offset": end,
+                        "length": size - end,
+                        "sha256": digest,
+                    },
+                    "event": TORN_EVENT,
+                    "ts": now.isoformat().replace("+00:00", "Z"),
+                },
+            )
+        )
+
+    def _seal_pending(self, body: bytes | None) -> tuple[bytes, str]:
+        """The queued `log_torn` records, then `body`, sealed as consecutive lines."""
+        head = self.head
+        lines = []
+        for item in [*self._pending, body] if body is not None else self._pending:
+            line, head = seal(item, head, self._digest)
+            lines.append(line)
+        lines.append(b"")
+        return b"\n".join(lines), head
+
+    def _write_rest(self, fd: int, data: bytes, written: int, size: int) -> None:
+        """Finish a short write, still under the lock (so no other writer's line can
+        come between); if it fails, cut this write's bytes back off (they were never a
+        record) and raise. If even that fails, the next writer moves them aside."""
+        try:
+            _write_all(fd, memoryview(data)[written:])
+        except OSError:
+            with contextlib.suppress(OSError):
+                _truncate(fd, size)
+            raise
 
     def _write_stream(self, body: bytes) -> None:
         stream = self._stream
@@ -347,7 +519,7 @@ class DecisionLog:
             "decision_id": decision.decision_id,
             "point": point.value,
             "action": decision.action.value,
-            "reason": decision.reason,
+            "reason": _cut(decision.reason, _MAX_REASON),
             "hook": decision.hook,
             "rule_ids": decision.rule_ids,
         }
@@ -358,11 +530,11 @@ class DecisionLog:
                 fields["needs_approval"] = decision.needs_approval
                 fields["respond"] = decision.action is Action.RESPOND
         elif isinstance(subject, LLMRequest):
-            fields["model"] = subject.model
+            fields["model"] = _cut(subject.model)
             fields["messages"] = len(subject.messages)
             fields["tools"] = len(subject.tools)
         elif isinstance(subject, LLMResponse):
-            fields["model"] = subject.model
+            fields["model"] = _cut(subject.model)
             fields["content_chars"] = len(subject.content)
             fields["tool_calls"] = len(subject.tool_calls)
         elif isinstance(subject, Prompt):
@@ -395,7 +567,7 @@ class DecisionLog:
             "decision_id": answer.decision_id,
             "point": HookPoint.APPROVE_TOOL.value,
             "action": Action.CONTINUE.value if answer.approved else Action.DENY_TOOL.value,
-            "reason": answer.reason,
+            "reason": _cut(answer.reason, _MAX_REASON),
             "hook": answer.hook,
             "rule_ids": (),
         }
@@ -413,24 +585,44 @@ class DecisionLog:
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
         return {
-            "tool": call.tool,
-            "tool_raw": call.tool_raw,
-            "call_id": call.call_id,
+            "tool": _cut(call.tool),
+            "tool_raw": _cut(call.tool_raw),
+            "call_id": _cut(call.call_id),
             "args_digest": args_digest(call.args),
             "args": self._args(call.args),
         }
 
 
+#: Longest reason a record keeps whole (a hosted hook's reason is its own to choose).
+_MAX_REASON = 4096
+
+
+def _cut(text: str, limit: int = _MAX_STRING) -> str:
+    """`text`, cut to `limit` characters: what the caller names (a session, a channel, a
+    tool) is the caller's to choose, and a log line must not grow with it."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…(+{len(text) - limit} chars)"
+
+
 def _context(subject: ToolCall | LLMRequest | LLMResponse | Prompt) -> dict[str, Any]:
-    return {
-        "host": subject.host,
-        "session": subject.session,
-        "sender": subject.sender,
-        "channel": subject.channel,
-        "chat_id": subject.chat_id,
-        "agent": subject.agent,
-        "turn": subject.turn,
+    fields = {
+        "host": _cut(subject.host),
+        "session": _cut(subject.session),
+        "sender": _cut(subject.sender),
+        "channel": _cut(subject.channel),
+        "chat_id": _cut(subject.chat_id),
+        "agent": _cut(subject.agent),
+        "turn": _cut(subject.turn),
     }
+    caller = current_caller()
+    if caller is not None and caller.principal:
+        # `policy serve`: who the kernel or a token says asked, and a TCP caller's address.
+        fields["principal"] = caller.principal
+        if caller.peer:
+            fields["peer"] = caller.peer
+    return fields
+
 
 
 def _result_fields(result: ToolResult) -> dict[str, Any]:

@@ -327,3 +327,29 @@ def test_the_decision_log_goes_to_stderr_when_no_file_is_set(tmp_path: Path) -> 
     assert done.stdout == b""
     (record,) = [orjson.loads(line) for line in done.stderr.splitlines()]
     assert record["tool"] == "bash" and record["prev"] == GENESIS
+
+
+def test_names_a_caller_chose_are_cut_in_the_log(engine: Engine, audit_log: Path) -> None:
+    """A session, a channel or a tool name is the caller's to choose; the log line must
+    not grow with it (an anonymous caller could fill the disk, and a full disk refuses
+    every call)."""
+    long = "s" * 100_000
+    engine.before_tool(
+        ToolCall(tool="x" * 5000, args={}, session=long, channel=long, chat_id=long, agent=long)
+    )
+    (record,) = lines(audit_log)
+    for field in ("session", "channel", "chat_id", "agent", "tool", "tool_raw"):
+        assert len(record[field]) < 300, field
+    assert record["session"].endswith("…(+99744 chars)")
+    assert len(audit_log.read_bytes()) < 4096
+
+
+def test_the_service_records_who_asked(engine: Engine, audit_log: Path) -> None:
+    from policy.facts import Caller, deciding_for
+
+    with deciding_for(Caller(principal="anonymous", peer="127.0.0.1:41000", may_file=False)):
+        engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"}, sender="anonymous"))
+    engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"}, sender="alice"))
+    served, local = lines(audit_log)
+    assert (served["principal"], served["peer"]) == ("anonymous", "127.0.0.1:41000")
+    assert "principal" not in local and "peer" not in local  # in process: as before

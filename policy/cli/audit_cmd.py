@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from policy.audit_chain import GENESIS, verify_file
+from policy.audit_chain import GENESIS, TORN_EVENT, Tear, verify_file
 from policy.cli._output import error
 from policy.errors import PolicyError
 
@@ -47,15 +47,68 @@ def _verify(args: argparse.Namespace) -> int:
                     "head": report.head,
                     "broken_line": report.broken_line,
                     "problem": report.problem or None,
+                    "tears": [
+                        {
+                            "line": tear.line,
+                            "offset": tear.offset,
+                            "length": tear.length,
+                            "sha256": tear.sha256,
+                            "sidecar": tear.sidecar,
+                            "sidecar_state": tear.sidecar_state,
+                        }
+                        for tear in report.tears
+                    ],
+                    "orphan_sidecars": list(report.orphans),
                 }
             ).decode()
             + "\n"
         )
-    elif report.ok:
-        sys.stdout.write(f"{args.file}: OK, {report.lines} lines, head {report.head}\n")
     else:
-        sys.stdout.write(f"{args.file}:{report.broken_line}: {report.problem}\n")
+        out = []
+        if report.ok:
+            tears = len(report.tears)
+            healed = f", {tears} healed tear{'s' if tears != 1 else ''}" if tears else ""
+            out.append(f"{args.file}: OK, {report.lines} lines, head {report.head}{healed}\n")
+        out.extend(f"{args.file}:{tear.line}: {_tear_text(tear)}\n" for tear in report.tears)
+        out.extend(
+            f"{args.file}: note: sidecar {name} is named by no log_torn record "
+            "(a heal whose record could not be written?)\n"
+            for name in report.orphans
+        )
+        if not report.ok:
+            out.append(f"{args.file}:{report.broken_line}: {report.problem}\n")
+        sys.stdout.write("".join(out))
+    _warn_if_world_readable(args.file)
     return 0 if report.ok else 1
+
+
+_SIDECAR_STATE = {
+    "kept": "the sidecar holds exactly these bytes",
+    "missing": "the sidecar is missing",
+    "differs": "the sidecar DIFFERS from them",
+    "outside": "not a file of the log's directory, not read",
+    "": "sidecar not checked",
+}
+
+
+def _tear_text(tear: Tear) -> str:
+    state = _SIDECAR_STATE.get(tear.sidecar_state, tear.sidecar_state)
+    return (
+        f"healed tear: {tear.length} bytes of a line cut short at offset {tear.offset} "
+        f"were moved to {tear.sidecar} (sha256 {tear.sha256}); {state}"
+    )
+
+
+def _warn_if_world_readable(file: str) -> None:
+    try:
+        mode = os.stat(file).st_mode
+    except OSError:
+        return
+    if mode & 0o007:
+        error(
+            f"warning: {file} is open to other users (mode {mode & 0o777:04o}); "
+            f"`chmod 600 {file}` (new logs are created 0600)"
+        )
 
 
 def _default_log() -> Path | None:
@@ -71,6 +124,11 @@ def _text(line: bytes) -> str:
         return line.decode("utf-8", "replace").rstrip("\n")
     if not isinstance(record, dict):
         return line.decode("utf-8", "replace").rstrip("\n")
+    if record.get("event") == TORN_EVENT:
+        return (
+            f"{record.get('ts', '')} {TORN_EVENT:<12} {record.get('length')} bytes cut short "
+            f"at offset {record.get('offset')} moved to {record.get('sidecar')}"
+        )
     subject = record.get("tool") or record.get("model") or ""
     rules = ",".join(record.get("rule_ids") or ())
     parts = [
