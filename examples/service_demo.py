@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -34,34 +33,39 @@ def _env() -> dict[str, str]:
 
 
 def start(out: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """The service, its operational log (JSON lines) going to `out/serve.log`, once
+    its `listening` line is there."""
+    from policy.server.logs import listening_addresses
+
     settings = out / "serve.yaml"
     settings.write_text(
         f"data_dir: {out / 'data'}\n"
         f"audit_path: {out / 'decisions.log'}\n"
         f"packs: [{ROOT / 'rules'}]\n"
     )
-    service = subprocess.Popen(
-        [
-            *(POLICY, "serve", "--config", str(settings), "--socket", str(out / "policy.sock")),
-            *("--http", "127.0.0.1:0", "--log-format", "json"),
-        ],
-        stderr=subprocess.PIPE,
-        env=_env(),
-    )
-    assert service.stderr is not None
+    log = out / "serve.log"
+    with log.open("wb") as stderr:
+        service = subprocess.Popen(
+            [
+                *(POLICY, "serve", "--config", str(settings)),
+                *("--socket", str(out / "policy.sock")),
+                *("--http", "127.0.0.1:0", "--log-format", "json"),
+            ],
+            stderr=stderr,
+            env=_env(),
+        )
     ends = time.monotonic() + 60
     while time.monotonic() < ends:
-        if not select.select([service.stderr], [], [], 1.0)[0]:
-            if service.poll() is not None:
-                break
-            continue
-        line = service.stderr.readline().decode()
-        if not line:
+        for line in log.read_bytes().splitlines():
+            addresses = listening_addresses(line)
+            if addresses is not None:
+                return service, addresses
+        if service.poll() is not None:
             break
-        if line.startswith("policy serve: listening on "):
-            return service, line.split("listening on ", 1)[1].strip().split(", ")
+        time.sleep(0.05)
     service.kill()
-    raise SystemExit("policy serve did not start")
+    raise SystemExit(f"policy serve did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
 
 
 def _claude(call: dict[str, Any], host: str, index: int) -> dict[str, Any]:

@@ -724,9 +724,17 @@ class Engine:
         if self._gate_stage is None:
             from policy.builtins.approval import ApprovalGates
 
+            service = getattr(self.settings, "service", None)
             self._gate_stage = ApprovalGates(
-                lambda: self.approvals, default_timeout=self._timeouts.approval
+                lambda: self.approvals,
+                default_timeout=self._timeouts.approval,
+                **(
+                    {"max_waits_per_caller": service.max_waits_per_caller}
+                    if service is not None
+                    else {}
+                ),
             )
+
             # Not in the chain: `approval_plan` asks it after the chain's approvers.
             self._gate_registration = Registration(
                 name=self._gate_stage.name,
@@ -767,7 +775,12 @@ class Engine:
                 wait = min(wait, timeout)
             until = time.time() + wait
             method = functools.partial(stage.approve, gates=gates, defer=defer, until=until)
-            step = (self._gate_registration, method, wait + GRACE_SECONDS)
+            registration = self._gate_registration
+            if defer:
+                # A deferred approval files and answers at once: on the caller's thread,
+                # never queued behind calls that wait for people.
+                registration = dataclasses.replace(registration, inline=True)
+            step = (registration, method, wait + GRACE_SECONDS)
         return approval_plan(
             self._chain.snapshot, call, timeout, self._timeouts.approval, required, step
         )
@@ -861,7 +874,8 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        answer = self._invoker.drive(self._approval_plan(call, timeout, required, gates, defer))
+        plan = self._approval_plan(call, timeout, required, gates, defer)
+        answer = self._invoker.drive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
 
     async def aapprove_tool(
@@ -877,8 +891,9 @@ class Engine:
         self._check_open()
         call = self._canonical(call)
         plan = self._approval_plan(call, timeout, required, gates, defer)
-        answer = await self._invoker.adrive(plan)
+        answer = await self._invoker.adrive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
+
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         """Run the after_tool interceptors; `decision.result` is what the model sees."""

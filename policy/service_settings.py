@@ -69,6 +69,11 @@ class Identity(BaseModel):
         description="The OS account this person runs agents as: requests that uid filed "
         "are their own, and approving them is self-approval.",
     )
+    senders: list[str] = Field(
+        default_factory=list,
+        description="Globs of the `sender` names a caller with this token may decide for "
+        "(default: its name only); any other is refused (403).",
+    )
 
     @field_validator("token_sha256")
     @classmethod
@@ -129,7 +134,33 @@ class ServiceSettings(BaseModel):
         description="Largest request body accepted (a tool's output comes whole, to be "
         "redacted: Claude Code's own limits keep them far below this).",
     )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="More `Host` header values (HOST or HOST:PORT) the HTTP listener "
+        "answers besides its own address and localhost:PORT; any other is a 421.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="More `Origin` values (scheme://host:port) whose requests the HTTP "
+        "listener accepts besides its own; a request from any other origin is a 403.",
+    )
+    max_waits_per_caller: int = Field(
+        8,
+        gt=0,
+        description="Calls one caller (a uid, a token) may have waiting for approvers at "
+        "once; more are refused at once (429), never queued.",
+    )
+    approver_socket: Path | None = Field(
+        None,
+        description="A second Unix socket for approvers (`policy approvals --server`), "
+        "with its own mode and group: approvals and health only, no decisions.",
+    )
+    approver_socket_mode: str = Field("0660", pattern=r"^0?[0-7]{3}$")
+    approver_socket_group: str | None = Field(
+        None, description="The group that owns the approver socket (approvers are in it)."
+    )
     max_requests: int | None = Field(
+
         None,
         gt=0,
         description="Exit after this many requests, for a supervisor (systemd) to restart: "

@@ -513,3 +513,78 @@ builtins:
         decision = engine.before_tool(odd)
         assert decision.needs_approval
         assert [g.source for g in decision.gates] == ["ops/approval"]
+
+
+# ------------------------------------------------------------ callers of policy serve
+
+
+DEPLOYS = """
+rules:
+  - id: deploys-need-secops
+    tools: [bash]
+    when: args.command.startsWith("./deploy")
+    action: ask
+    approvers: ["secops-*"]
+    timeout: 60s
+    message: deploys need secops
+"""
+
+
+def test_requests_and_approvals_belong_to_the_principal_that_asked(tmp_path: Path) -> None:
+    """Through `policy serve` an approval is bound to who asked (the socket's uid, a
+    token): another caller's identical call neither joins its request nor uses it."""
+    from policy.facts import Caller, deciding_for
+
+    engine = engine_on(tmp_path, ops=DEPLOYS)
+    call = bash("./deploy prod", sender="alice")
+    with deciding_for(Caller(uid=1001, principal="uid:1001")):
+        first = engine.approve_tool(call, defer=True)
+    (request,) = pending(engine)
+    assert request.id in first.reason and request.agent_uid == 1001
+    engine.approvals.decide(request.id, approved=True, by="secops-bob")
+    with deciding_for(Caller(uid=1002, principal="uid:1002")):
+        theirs = engine.approve_tool(call, defer=True)
+    assert not theirs.approved and request.id not in theirs.reason
+    with deciding_for(Caller(uid=1001, principal="uid:1001")):
+        assert engine.approve_tool(call, defer=True).approved
+    engine.close()
+
+
+def test_a_caller_of_the_service_has_a_bounded_number_of_pending_requests(
+    tmp_path: Path,
+) -> None:
+    from policy.builtins.approval import MAX_PENDING_PER_CALLER, MAX_REQUEST_ARGS
+    from policy.facts import Caller, deciding_for
+
+    engine = engine_on(tmp_path, ops=DEPLOYS)
+    with deciding_for(Caller(uid=7, principal="uid:7")):
+        for i in range(MAX_PENDING_PER_CALLER):
+            assert "pending" in engine.approve_tool(bash(f"./deploy {i}"), defer=True).reason
+        refused = engine.approve_tool(bash("./deploy one-more"), defer=True)
+        assert not refused.approved
+        assert refused.reason == (
+            f"uid:7 has {MAX_PENDING_PER_CALLER} approval requests pending already (at most "
+            f"{MAX_PENDING_PER_CALLER}): refused until people answer them"
+        )
+        huge = engine.approve_tool(bash("./deploy " + "x" * MAX_REQUEST_ARGS), defer=True)
+        assert "more than an approval request shows a person" in huge.reason
+    # Another caller files as before, and an answer frees a place.
+    with deciding_for(Caller(uid=8, principal="uid:8")):
+        assert "pending" in engine.approve_tool(bash("./deploy 0"), defer=True).reason
+    first = next(r for r in pending(engine, MAX_PENDING_PER_CALLER + 1) if r.agent_uid == 7)
+    engine.approvals.decide(first.id, approved=False, by="secops-bob")
+    with deciding_for(Caller(uid=7, principal="uid:7")):
+        assert "pending" in engine.approve_tool(bash("./deploy later"), defer=True).reason
+    assert len(engine.approvals.list("pending")) == MAX_PENDING_PER_CALLER + 1
+    engine.close()
+
+
+def test_an_anonymous_caller_files_nothing(tmp_path: Path) -> None:
+    from policy.facts import Caller, deciding_for
+
+    engine = engine_on(tmp_path, ops=DEPLOYS)
+    with deciding_for(Caller(principal="anonymous", peer="127.0.0.1:5", may_file=False)):
+        answer = engine.approve_tool(bash("./deploy prod"), defer=True)
+    assert not answer.approved and "anonymous caller may not file" in answer.reason
+    assert engine.approvals.list(None) == []
+    engine.close()

@@ -293,7 +293,53 @@ def test_an_approval_is_claimed_exactly_once_under_a_race(store: ApprovalStore) 
     assert dataclasses.replace(final, claimed_at=None) == approved
 
 
+def test_identical_retries_racing_each_other_file_one_request(store: ApprovalStore) -> None:
+    """`file` is atomic: of 12 retries of one call filing at once, one request is
+    filed and every retry gets it back (approvals.md: one pending request per call)."""
+    got: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(12)
+
+    def retry() -> None:
+        start.wait()
+        filed = store.file(request(agent_uid=1001))
+        with lock:
+            got.append(filed.id)
+
+    threads = [threading.Thread(target=retry) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(got)) == 1
+    assert [r.id for r in store.list()] == got[:1]
+
+
+def test_a_retry_is_a_twin_only_of_the_same_call_for_the_same_people(
+    store: ApprovalStore,
+) -> None:
+    first = store.file(request(agent_uid=1001))
+    assert store.file(request(agent_uid=1001)).id == first.id
+    others = [
+        request(agent_uid=1002),  # another agent's uid
+        request(agent_uid=1001, session="s2"),
+        request(agent_uid=1001, pack="other"),
+        request(agent_uid=1001, approvers=("dba-*",)),
+        request(agent_uid=1001, digest=call_digest("bash", {"command": "make test"})),
+    ]
+    ids = {store.file(other).id for other in others}
+    assert first.id not in ids and len(ids) == len(others)
+    # Once it is decided, the same call asks afresh.
+    store.decide(first.id, approved=False, by="secops-bob")
+    again = store.file(request(agent_uid=1001))
+    assert again.id != first.id and again.state == "pending"
+    # Past its deadline, a pending request is no twin either.
+    late = store.file(request(deadline_in=-1.0, agent_uid=7, session="late"))
+    assert store.file(request(agent_uid=7, session="late")).id != late.id
+
+
 def test_only_an_unused_approval_can_be_claimed(store: ApprovalStore) -> None:
+
     approved = approved_request(store)
     claimed = store.claim(approved.id, now=1234.5)
     assert claimed.claimed_at == 1234.5 and store.get(approved.id) == claimed

@@ -8,6 +8,7 @@ import socket
 import threading
 from pathlib import Path
 
+import orjson
 import pytest
 
 from policy.client.transport import Server, ServiceRefused
@@ -256,6 +257,7 @@ def test_the_example_service_settings_load() -> None:
     served = Settings(root / "serve.yaml")
     assert served.service is not None and served.service.max_requests == 50000
     assert {i.name for i in served.service.identities} == {"alice", "ops"}
+    assert str(served.service.approver_socket) == "/run/hookpolicy/approvers.sock"
     hook = Settings(root / "hook.yaml")
     assert (hook.server, hook.server_owner) == ("unix:/run/hookpolicy/policy.sock", "hookpolicy")
 
@@ -275,3 +277,90 @@ def test_policy_token_prints_a_token_and_the_line_that_admits_only_it(
     identity = Identity.model_validate(yaml.safe_load(line))
     assert identity.token_sha256 == token_digest(token) and token not in err
     assert (identity.roles, identity.approver_names) == (["approver"], ["secops-alice"])
+
+
+# --------------------------------------------------------------- what a person reads
+
+
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u2069", "\u200b", "\u200f", "\u2060",
+        "\ufeff", "\u061c", "\u180e", "\u00ad", "\U000e0041", "\u034f", "\u115f", "\u1160",
+        "\u3164", "\uffa0", "\u17b4", "\u2800", "\u0336", "\ufe0f", "\u00a0", "\u2028",
+    ],
+)
+def test_every_character_that_hides_or_drives_is_shown_as_an_escape(char: str) -> None:
+    from policy._visible import visible, visible_json
+
+    shown = visible(f"ls {char}x")
+    assert char not in shown and shown.startswith("ls \\") and shown.endswith("x")
+    as_json = visible_json(orjson.dumps({"command": f"ls {char}x"}).decode())
+    assert char not in as_json
+    assert orjson.loads(as_json) == {"command": f"ls {char}x"}  # reads back the same
+
+
+def test_ordinary_text_is_left_as_it_is() -> None:
+    from policy._visible import visible
+
+    for text in ("git commit -m 'fix'", "café", "日本語のファイル", "naïve — ok", "Ω ≤ ∞"):
+        assert visible(text) == text
+    assert visible("\U000e0041") == "\\U000e0041"  # one escape, not \ue004 and a 1
+
+
+def test_the_console_log_escapes_what_a_caller_chose() -> None:
+    from policy.server.logs import _visible_values
+
+    event = _visible_values(
+        None, "info", {"event": "request", "path": "/\x1b]0;PWNED\x07", "client": ("\u202e", 1)}
+    )
+    assert event["path"] == "/\\x1b]0;PWNED\\x07"
+    assert "\u202e" not in event["client"]
+
+
+# --------------------------------------------------------------- connections and browsers
+
+
+def test_connection_caps_refuse_past_each_one_and_name_it() -> None:
+    from policy.server.peer import ConnectionLimits, _peer_key
+
+    limits = ConnectionLimits(total=4, tcp=2, per_tcp_peer=1, per_uid=2)
+    loopback = ("all", "tcp", f"tcp:{_peer_key('127.0.0.1')}")
+    assert limits.take(loopback) is None
+    other_loopback = ("all", "tcp", f"tcp:{_peer_key('127.0.0.5')}")
+    assert limits.take(other_loopback) == "TCP peers on loopback hold 1 connections already"
+    assert limits.take(("all", "tcp", "tcp:10.0.0.9")) is None
+    assert limits.take(("all", "tcp", "tcp:10.0.0.8")) == (
+        "TCP callers together hold 2 connections already"
+    )
+    # The Unix sockets keep the rest for themselves, per uid.
+    assert limits.take(("all", "uid:1001")) is None
+    assert limits.take(("all", "uid:1001")) is None
+    assert limits.take(("all", "uid:1002")) == "all callers together hold 4 connections already"
+    limits.give_back(loopback)
+    assert limits.take(("all", "uid:1001")) == "Unix-socket uid 1001 hold 2 connections already"
+    assert limits.take(("all", "uid:1002")) is None
+
+
+def test_the_browser_guard_answers_only_for_its_own_names() -> None:
+    from policy.server.guard import BrowserGuard
+
+    guard = BrowserGuard(["hookpolicy.internal"], ["https://inbox.example"])
+    scope = {"path": "/v1/decide/before_tool", "method": "POST", "server": ("127.0.0.1", 8181)}
+    json_type = b"application/json"
+
+    def refused(host: bytes | None, origin: bytes | None = None, kind: bytes | None = json_type):
+        return guard.refusal(scope, host, origin, kind, over_tcp=True)
+
+    assert refused(b"127.0.0.1:8181") is None
+    assert refused(b"LOCALHOST:8181") is None
+    assert refused(b"hookpolicy.internal") is None
+    assert refused(b"hookpolicy.internal:8181", b"https://inbox.example") is None
+    assert refused(b"127.0.0.1:8181", b"http://127.0.0.1:8181") is None
+    assert refused(b"127.0.0.1:8181", kind=b"text/plain")[0] == 415
+    assert refused(b"127.0.0.1:8181", kind=None)[0] == 415
+    assert refused(b"attacker.example:8181")[0] == 421
+    assert refused(None)[0] == 421
+    assert refused(b"127.0.0.1:8181", b"http://127.0.0.1:8181.evil")[0] == 403
+    # The Unix socket is out of a browser's reach: only the JSON rule applies there.
+    assert guard.refusal(scope, b"anything", b"https://x", json_type, over_tcp=False) is None

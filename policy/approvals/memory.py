@@ -18,6 +18,7 @@ from policy.approvals.store import (
     StoreError,
     ended_before,
     grant_ended_before,
+    is_twin,
 )
 
 __all__ = ["MemoryStore"]
@@ -37,9 +38,21 @@ class MemoryStore(ApprovalStore):
                 raise StoreError(f"approval request {request.id!r} already exists")
             self._requests[request.id] = request
 
+    def _insert_or_join(self, request: ApprovalRequest) -> ApprovalRequest:
+        with self._changed:
+            now = time.time()
+            for other in self._requests.values():
+                if is_twin(request, other, now):
+                    return other
+            if request.id in self._requests:
+                raise StoreError(f"approval request {request.id!r} already exists")
+            self._requests[request.id] = request
+            return request
+
     def get(self, request_id: str) -> ApprovalRequest:
         with self._changed:
             found = self._requests.get(request_id)
+
         if found is None:
             raise RequestNotFound(f"no approval request {request_id!r}")
         return found

@@ -12,7 +12,11 @@ Layout under the key prefix (the `prefix` query parameter, default
   `created`, for `find`;
 * `{prefix}:grants:{digest}` — a list of grants for one call, as JSON, and
   `{prefix}:grant-digests` — the set of digests that have such a list, for `purge`;
-* `{prefix}:decided:{id}` — the pub/sub channel a decision is announced on.
+* `{prefix}:decided:{id}` — the pub/sub channel a decision is announced on;
+* `{prefix}:twin:{sha256}` — the id of the pending request for one call (pack, digest,
+  session, approver group, agent uid), living until its deadline, so identical retries
+  racing each other file one request (`file`).
+
 
 A decision is a Lua script, so it is atomic in Redis: it replaces the request only if
 the stored bytes are still exactly the pending request the caller read (a
@@ -50,6 +54,7 @@ from policy.approvals.store import (
     StoreError,
     ended_before,
     grant_ended_before,
+    is_twin,
 )
 from policy.digest import json_safe
 
@@ -127,6 +132,33 @@ if redis.call('LLEN', KEYS[1]) == 0 then
   redis.call('SREM', KEYS[2], ARGV[1])
 end
 return gone
+"""
+
+# KEYS: the call's twin key, request, index of all, index of its state, index of its digest.
+# ARGV: the request's id, the twin key's lifetime (ms: until the deadline), request JSON,
+# created (score). The twin key names the pending request for one call (`file`): the
+# first caller sets it and files; the others get the id it names.
+# Returns {1} when this call filed its request, {0, id} when a twin's id is there.
+_FILE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if not redis.call('SET', KEYS[2], ARGV[3], 'NX') then
+    redis.call('DEL', KEYS[1])
+    return {2}
+  end
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+  redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
+  redis.call('ZADD', KEYS[5], ARGV[4], ARGV[1])
+  return {1}
+end
+return {0, redis.call('GET', KEYS[1])}
+"""
+
+# KEYS: a twin key. ARGV: the id it must still name. Deletes it only then.
+_FORGET_TWIN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 # KEYS: request, index of pending, index of the new state, index of expired.
@@ -236,6 +268,8 @@ class RedisStore(ApprovalStore):
         self._swap_script: Script = self._client.register_script(_SWAP)
         self._delete_script: Script = self._client.register_script(_DELETE)
         self._drop_grants_script: Script = self._client.register_script(_DROP_GRANTS)
+        self._file_script: Script = self._client.register_script(_FILE)
+        self._forget_twin_script: Script = self._client.register_script(_FORGET_TWIN)
 
     # ------------------------------------------------------------ helpers
 
@@ -300,6 +334,61 @@ class RedisStore(ApprovalStore):
             )
         if created != 1:
             raise StoreError(f"approval store {self._where}: request {request.id!r} already exists")
+
+    def _insert_or_join(self, request: ApprovalRequest) -> ApprovalRequest:
+        """A twin key per call (`{prefix}:twin:{sha256}`), set with NX for as long as
+        the request may be answered: one of several racing retries sets it and files,
+        the others read the request it names. A key naming a request that is no longer
+        a pending twin (decided early) is dropped by compare-and-delete, then tried
+        again."""
+        import hashlib
+
+        from policy.approvals.store import approver_group
+
+        identity = "\n".join(
+            (
+                request.pack,
+                request.digest,
+                request.session,
+                approver_group(request.approvers),
+                str(request.agent_uid),
+            )
+        )
+        twin_key = self._key("twin", hashlib.sha256(identity.encode()).hexdigest())
+        lifetime = max(1, int((request.deadline - time.time()) * 1000))
+        for _ in range(_CAS_ATTEMPTS):
+            with self._errors():
+                result: list[Any] = self._file_script(
+                    keys=[
+                        twin_key,
+                        self._key("req", request.id),
+                        self._key("index"),
+                        self._key("index", request.state),
+                        self._key("digest", request.digest),
+                    ],
+                    args=[
+                        request.id,
+                        lifetime,
+                        _dumps(request.to_dict()),
+                        repr(request.created),
+                    ],
+                )
+            if result[0] == 1:
+                return request
+            if result[0] == 2:
+                raise StoreError(
+                    f"approval store {self._where}: request {request.id!r} already exists"
+                )
+            other_id = _text(result[1]) if result[1] is not None else ""
+            try:
+                other = self.get(other_id) if other_id else None
+            except RequestNotFound:
+                other = None
+            if other is not None and is_twin(request, other, time.time()):
+                return other
+            with self._errors():
+                self._forget_twin_script(keys=[twin_key], args=[other_id])
+        raise StoreError(f"approval store {self._where}: the call's pending request keeps changing")
 
     def get(self, request_id: str) -> ApprovalRequest:
         return self._request(self._read_raw(request_id), request_id)

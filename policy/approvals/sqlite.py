@@ -42,6 +42,7 @@ from policy.approvals.store import (
     State,
     StoreError,
     StoreMissing,
+    is_twin,
 )
 from policy.digest import json_safe
 
@@ -316,9 +317,34 @@ class SqliteStore(ApprovalStore):
                 ) from exc
             raise
 
+    def _insert_or_join(self, request: ApprovalRequest) -> ApprovalRequest:
+        """One `BEGIN IMMEDIATE` transaction: SQLite serialises writers, so of several
+        identical retries the first inserts and the others find its row."""
+        try:
+            with self._write() as conn:
+                rows = conn.execute(
+                    f"{_SELECT_REQUEST} WHERE digest = ? AND pack = ? AND session = ? "
+                    "AND state = 'pending' ORDER BY created, rowid",
+                    (request.digest, request.pack, request.session),
+                ).fetchall()
+                now = time.time()
+                for row in rows:
+                    other = _request_from_row(row, self.path)
+                    if is_twin(request, other, now):
+                        return other
+                conn.execute(_INSERT_REQUEST, _request_row(request))
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sqlite3.IntegrityError):
+                raise StoreError(
+                    f"approval store {self.path}: request {request.id!r} already exists"
+                ) from exc
+            raise
+        return request
+
     def get(self, request_id: str) -> ApprovalRequest:
         with self._connect() as conn:
             return self._read(conn, request_id)
+
 
     def _read(self, conn: sqlite3.Connection, request_id: str) -> ApprovalRequest:
         # fetchall, not fetchone: stepping the statement to its end closes the read

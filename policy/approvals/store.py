@@ -89,14 +89,19 @@ class AlreadyClaimed(PolicyError):
         self.current = current
 
 
-def call_digest(tool: str, args: Mapping[str, Any], cwd: str = "") -> str:
+def call_digest(tool: str, args: Mapping[str, Any], cwd: str = "", principal: str = "") -> str:
     """SHA-256 of the canonical JSON of tool, arguments and (when given) the working
     directory: what an approval is bound to. `make deploy` in another directory runs
-    another Makefile, so it is another call."""
+    another Makefile, so it is another call. `principal` (`policy serve`: the uid or
+    token that asked, `policy.facts.Caller`) binds it to who asks too: the same command
+    from another agent is another call, which no request or grant of this one admits."""
     payload: dict[str, Any] = {"tool": tool, "args": dict(args)}
     if cwd:
         payload["cwd"] = cwd
+    if principal:
+        payload["principal"] = principal
     return hashlib.sha256(canonical_json(payload)).hexdigest()
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +183,21 @@ class Grant:
         return False
 
 
+def is_twin(request: ApprovalRequest, other: ApprovalRequest, now: float) -> bool:
+    """Whether `other` is a pending request asking what `request` asks (`file`)."""
+    return (
+        other.state == "pending"
+        and now < other.deadline
+        and other.pack == request.pack
+        and other.digest == request.digest
+        and other.session == request.session
+        and other.agent_uid == request.agent_uid
+        and approver_group(other.approvers) == approver_group(request.approvers)
+    )
+
+
 def approver_group(approvers: tuple[str, ...] | list[str]) -> str:
+
     """The key of an approver group: its globs, sorted, one per line ("" for anyone)."""
     return "\n".join(sorted(approvers))
 
@@ -215,15 +234,32 @@ class ApprovalStore(abc.ABC):
         request, and a long-lived engine purges when it first needs the store. A purge
         that fails is not this call's problem: the request is filed all the same.
         """
+        self._purge_once()
+        self._insert(request)
+
+    def file(self, request: ApprovalRequest) -> ApprovalRequest:
+        """File `request`, unless a twin is pending: then that twin, which the caller
+        waits on instead. A twin asks the same people about the same call — same pack,
+        call digest, session, approver group and agent uid — and its deadline has not
+        passed. Atomic in every store, so identical retries racing each other file one
+        request between them, not one each (approvers see each call once)."""
+        self._purge_once()
+        return self._insert_or_join(request)
+
+    def _purge_once(self) -> None:
         if self.retention is not None and not self._purged_once:
             self._purged_once = True
             with contextlib.suppress(StoreError):
                 self.purge(time.time() - self.retention)
-        self._insert(request)
 
     @abc.abstractmethod
     def _insert(self, request: ApprovalRequest) -> None:
         """Store a new request; StoreError if its id is taken."""
+
+    @abc.abstractmethod
+    def _insert_or_join(self, request: ApprovalRequest) -> ApprovalRequest:
+        """`file`, atomically: the pending twin of `request` (`is_twin`), else `request`
+        stored."""
 
     @abc.abstractmethod
     def get(self, request_id: str) -> ApprovalRequest:

@@ -43,11 +43,13 @@ from policy.approvals.store import (
     ApprovalStore,
     Grant,
     GrantScope,
+    RequestNotFound,
     StoreError,
     approver_group,
     call_digest,
 )
-from policy.digest import json_safe
+from policy.digest import canonical_json, json_safe
+from policy.facts import current_caller, current_principal, scoped
 from policy.model import ApprovalDecision, ApprovalGate, ToolCall
 
 __all__ = ["ApprovalGates", "merge_gates"]
@@ -61,8 +63,57 @@ _REMEMBERED = 4096  # sessions whose last approval is kept, to report changed ar
 _SLICE = 0.1  # seconds spent on one request at a time when a call waits on several
 
 
+#: Calls one caller may have waiting for people at once, through `policy serve`
+#: (`service.max_waits_per_caller`), and all callers together.
+MAX_WAITS_PER_CALLER = 8
+MAX_WAITS = 256
+#: Approval requests one caller may have pending at once through `policy serve`.
+MAX_PENDING_PER_CALLER = 32
+#: The longest arguments (canonical JSON, bytes) a request carries for a person to read.
+MAX_REQUEST_ARGS = 64 << 10
+
+
+class _Seats:
+    """Calls waiting for people at once, per principal and in all. Only callers `policy
+    serve` names (a principal) are counted: a hook process waits for its own one call."""
+
+    def __init__(self, per_caller: int, total: int) -> None:
+        self._per_caller = per_caller
+        self._total = total
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, principal: str) -> str | None:
+        """Hold a seat for `principal`; the cap it would break, named, when it cannot."""
+        if not principal:
+            return None
+        with self._lock:
+            held = self._held.get(principal, 0)
+            if held >= self._per_caller:
+                return (
+                    f"{principal} has {held} calls waiting for approvers already "
+                    f"(service.max_waits_per_caller: {self._per_caller})"
+                )
+            total = sum(self._held.values())
+            if total >= self._total:
+                return f"{total} calls wait for approvers already (at most {self._total})"
+            self._held[principal] = held + 1
+        return None
+
+    def give_back(self, principal: str) -> None:
+        if not principal:
+            return
+        with self._lock:
+            left = self._held.get(principal, 0) - 1
+            if left > 0:
+                self._held[principal] = left
+            else:
+                self._held.pop(principal, None)
+
+
 @dataclass(frozen=True, slots=True)
 class _Group:
+
     """The gates of one pack that name the same approvers: one request."""
 
     pack: str
@@ -127,13 +178,19 @@ class ApprovalGates:
         *,
         default_timeout: float,
         clock: Callable[[], float] = time.time,
+        max_waits_per_caller: int = MAX_WAITS_PER_CALLER,
+        max_waits: int = MAX_WAITS,
     ) -> None:
         self._open_store = open_store
         self.default_timeout = default_timeout
         self._clock = clock
+        self._seats = _Seats(max_waits_per_caller, max_waits)
         self._lock = threading.Lock()
-        # Requests filed by this process and being waited on: id -> the call.
-        self._waiting: dict[str, ToolCall] = {}
+        # Requests filed by this process and being waited on: id -> (principal, call).
+        self._waiting: dict[str, tuple[str, ToolCall]] = {}
+        # Requests each principal filed that may still be pending (`_may_file`).
+        self._pending_of: dict[str, list[str]] = {}
+
         # (session, tool) -> (digest, request id) of the last approval, to say so when
         # the same tool comes back with other arguments. Bounded; this process only.
         self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
@@ -157,7 +214,9 @@ class ApprovalGates:
         Requests this call files are expired if it gives up, whatever the reason; a
         pending request another call filed is waited on, never expired, by this one.
         """
-        digest = call_digest(call.tool, call.args, call.cwd)
+        caller = current_caller()
+        principal = caller.principal if caller is not None else ""
+        digest = call_digest(call.tool, call.args, call.cwd, principal)
         now = self._clock()
         changed = self._changed(call, digest)
         groups = merge_gates(gates, self.default_timeout)
@@ -166,6 +225,13 @@ class ApprovalGates:
             deadline = min(deadline, until)
         filed: list[str] = []
         try:
+            if caller is not None and not caller.may_file:
+                # Nothing was ever filed for it, so nothing was approved or granted.
+                return ApprovalDecision(
+                    False,
+                    "this call needs approval, and an anonymous caller may not file approval "
+                    "requests: call through the Unix socket or with a token",
+                )
             store = self._open_store()
             looks: list[tuple[_Group, _Look]] = []
             for group in groups:
@@ -173,22 +239,45 @@ class ApprovalGates:
                 if look.denial is not None:
                     return look.denial
                 looks.append((group, look))
-            waiting = [(g, look.pending) for g, look in looks if look.pending is not None]
-            for group, look in looks:
-                if look.grant is None and look.approved is None and look.pending is None:
-                    waiting.append(
-                        (group, self._file(store, group, call, digest, now, deadline, filed))
-                    )
-            approved = [look.approved for _, look in looks if look.approved is not None]
-            if waiting and defer:
-                return self._deferred(waiting)
-            if waiting:
-                answered = self._wait(store, waiting, deadline, filed)
-                if isinstance(answered, ApprovalRequest):
-                    self._expire(store, filed)
-                    return self._refused(answered, changed, deadline - now)
-                approved += answered
-            return self._admit(store, call, looks, approved, changed)
+            files = any(
+                look.grant is None and look.approved is None and look.pending is None
+                for _, look in looks
+            )
+            if files:
+                refused = self._may_file(store, call, principal)
+                if refused is not None:
+                    log.warning("request refused: %s", refused)
+                    return ApprovalDecision(False, refused)
+            must_wait = not defer and any(
+                look.grant is None and look.approved is None for _, look in looks
+            )
+            if must_wait:
+                # A seat among the waits before anything is filed: past the caps the
+                # call is refused at once, never queued, and leaves no request behind.
+                refused = self._seats.take(principal)
+                if refused is not None:
+                    log.warning("wait refused: %s", refused)
+                    return ApprovalDecision(False, f"{refused}: refused, not queued")
+            try:
+                waiting = [(g, look.pending) for g, look in looks if look.pending is not None]
+                for group, look in looks:
+                    if look.grant is None and look.approved is None and look.pending is None:
+                        waiting.append(
+                            (group, self._file(store, group, call, digest, now, deadline, filed))
+                        )
+                approved = [look.approved for _, look in looks if look.approved is not None]
+                if waiting and defer:
+                    return self._deferred(waiting)
+                if waiting:
+                    answered = self._wait(store, waiting, deadline, filed)
+                    if isinstance(answered, ApprovalRequest):
+                        self._expire(store, filed)
+                        return self._refused(answered, changed, deadline - now)
+                    approved += answered
+                return self._admit(store, call, looks, approved, changed)
+            finally:
+                if must_wait:
+                    self._seats.give_back(principal)
         except StoreError as exc:
             self._expire_ids(filed)
             return ApprovalDecision(False, f"approval store unavailable: {exc}")
@@ -218,9 +307,13 @@ class ApprovalGates:
                         "not asking again",
                     )
                 )
+        agent_uid = _agent_uid()
         for request in store.find(group.pack, digest, call.session):
             if tuple(sorted(request.approvers)) != group.approvers:
                 continue
+            if request.agent_uid is not None and request.agent_uid != agent_uid:
+                continue  # another agent's request for the same call: never ours to use
+
             if request.state == "pending" and now < request.deadline:
                 return _Look(pending=request)  # asked already: wait on it, or defer again
             if (
@@ -264,8 +357,19 @@ class ApprovalGates:
         # watchdog, a signal) expires it too.
         filed.append(request.id)
         with self._lock:
-            self._waiting[request.id] = call
-        store.create(request)
+            self._waiting[request.id] = (current_principal(), call)
+        stored = store.file(request)
+        principal = current_principal()
+        if stored.id == request.id and principal:
+            with self._lock:
+                self._pending_of.setdefault(principal, []).append(request.id)
+        if stored.id != request.id:
+            # An identical retry filed it first: wait on that one, which is its filer's
+            # to expire, not ours.
+            filed.remove(request.id)
+            with self._lock:
+                self._waiting.pop(request.id, None)
+            return stored
         log.warning(
             "approval request %s: %s by %r (%s) waits up to %g s for %s "
             "(policy approvals approve %s)",
@@ -278,6 +382,33 @@ class ApprovalGates:
             request.id,
         )
         return request
+
+    def _may_file(self, store: ApprovalStore, call: ToolCall, principal: str) -> str | None:
+        """Why `call` may not file a request, if it may not: arguments too long for a
+        person to read, or (through `policy serve`) its caller's pending requests at
+        their cap. Requests pile up for people, so they are bounded like everything else."""
+        size = len(canonical_json(dict(call.args)))
+        if size > MAX_REQUEST_ARGS:
+            return (
+                f"the call's arguments are {size} bytes, more than an approval request shows "
+                f"a person ({MAX_REQUEST_ARGS}): refused"
+            )
+        if not principal:
+            return None
+        with self._lock:
+            filed = list(self._pending_of.get(principal, ()))
+        still = [rid for rid in filed if _still_pending(store, rid)]
+        with self._lock:
+            if still:
+                self._pending_of[principal] = still
+            else:
+                self._pending_of.pop(principal, None)
+        if len(still) >= MAX_PENDING_PER_CALLER:
+            return (
+                f"{principal} has {len(still)} approval requests pending already (at most "
+                f"{MAX_PENDING_PER_CALLER}): refused until people answer them"
+            )
+        return None
 
     def _deferred(self, asked: list[tuple[_Group, ApprovalRequest]]) -> ApprovalDecision:
         pending = "; ".join(
@@ -369,14 +500,18 @@ class ApprovalGates:
     def abandon(self, call: ToolCall) -> list[ApprovalRequest]:
         """The chain stopped waiting for `call`: expire its requests now."""
         with self._lock:
-            ids = [rid for rid, waiting in self._waiting.items() if waiting is call]
+            ids = [rid for rid, (_, waiting) in self._waiting.items() if waiting is call]
         return self._expire_ids(ids)
 
     def abandon_like(self, call: ToolCall) -> list[tuple[ToolCall, ApprovalRequest]]:
-        """Expire the requests of every wait for a call equal to `call` (`policy serve`,
-        when the client that asked for it hung up: it holds another copy of the call)."""
+        """Expire the requests of every wait for a call equal to `call` by the current
+        principal (`policy serve`, when the client that asked for it hung up: it holds
+        another copy of the call; another agent's identical call waits on)."""
+        principal = current_principal()
         with self._lock:
-            waiting = {rid: c for rid, c in self._waiting.items() if c == call}
+            waiting = {
+                rid: c for rid, (who, c) in self._waiting.items() if c == call and who == principal
+            }
         expired = self._expire_ids(list(waiting))
         return [(waiting[request.id], request) for request in expired]
 
@@ -384,7 +519,7 @@ class ApprovalGates:
         """Expire every request this process waits on (a watchdog fired, the host went
         away, the process is ending); what was expired, with its call."""
         with self._lock:
-            waiting = dict(self._waiting)
+            waiting = {rid: c for rid, (_, c) in self._waiting.items()}
         expired = self._expire_ids(list(waiting))
         return [(waiting[request.id], request) for request in expired]
 
@@ -413,7 +548,7 @@ class ApprovalGates:
     # ------------------------------------------------------------------ grants
 
     def _changed(self, call: ToolCall, digest: str) -> str:
-        previous = self._last_approved.get((call.session, call.tool))
+        previous = self._last_approved.get((scoped(call.session), call.tool))
         if previous is not None and previous[0] != digest:
             return f"arguments changed since request {previous[1]} was approved; "
         return ""
@@ -423,7 +558,7 @@ class ApprovalGates:
         with self._lock:
             if len(self._last_approved) >= _REMEMBERED:
                 self._last_approved.clear()
-            self._last_approved[(call.session, call.tool)] = (request.digest, request.id)
+            self._last_approved[(scoped(call.session), call.tool)] = (request.digest, request.id)
         kind = request.grant.split("=", 1)[0]
         scope: GrantScope
         if kind == "session":
@@ -447,15 +582,21 @@ class ApprovalGates:
         )
 
 
+def _still_pending(store: ApprovalStore, request_id: str) -> bool:
+    try:
+        return store.get(request_id).state == "pending"
+    except RequestNotFound:
+        return False
+
+
 def _suffix(reason: str) -> str:
     return f": {reason}" if reason else ""
 
 
-def _agent_uid() -> int:
+def _agent_uid() -> int | None:
     """The uid of the agent whose call this is: this process's for a hook, the hook's
     (its socket peer) for `policy serve` — a request filed by that uid is its own, and
-    approving it from that uid is self-approval."""
-    from policy.facts import current_caller
-
+    approving it from that uid is self-approval. None for a caller `policy serve` knows
+    by a token only (never the service's own uid)."""
     caller = current_caller()
-    return caller.uid if caller is not None and caller.uid is not None else os.getuid()
+    return caller.uid if caller is not None else os.getuid()

@@ -9,6 +9,12 @@ data dir by default, shared by every hook process of the machine, or in Redis â€
 admission one atomic read-check-increment there (policy.state.contracts) â€” or in this
 object's memory for `memory://` (one long-lived process). Contracts attached at run
 time stay in this object's memory either way.
+
+Usage is counted per session *within the principal that asked* (`policy.facts.scoped`:
+in `policy serve`, the hook's uid or token), so one agent using another's session name
+spends its own budget, never the other's. Attaching a contract starts its usage afresh
+for every principal: the attached contract's usage is kept under its id and the moment
+it was attached.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class ContractRegistry:
     ) -> None:
         self._lock = threading.Lock()
         self._attached: dict[str, Contract] = {}
+        #: When each session's contract was attached: part of its usage key.
+        self._stamps: dict[str, str] = {}
         self._usage: dict[tuple[str, str], _Usage] = {}
         self._clock = clock or time.monotonic
         self._shared_clock = clock
@@ -75,6 +83,7 @@ class ContractRegistry:
         model = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
         with self._lock:
             self._attached[session] = model
+            self._stamps[session] = f"{model.id}#{time.time_ns()}"
             self._usage.pop((session, model.id), None)
             shared = self._shared()
             if shared is not None:
@@ -83,6 +92,7 @@ class ContractRegistry:
 
     def detach(self, session: str) -> Contract | None:
         with self._lock:
+            self._stamps.pop(session, None)
             return self._attached.pop(session, None)
 
     def attached(self, session: str) -> Contract | None:
@@ -91,13 +101,25 @@ class ContractRegistry:
     def usage(self, session: str, contract_id: str) -> tuple[int, float]:
         """(calls admitted so far, seconds since the first) for a session under a contract."""
         with self._lock:
+            key, contract_id = self._keys(session, contract_id)
             shared = self._shared()
             if shared is not None:
-                return shared.usage(session, contract_id)
-            usage = self._usage.get((session, contract_id))
+                return shared.usage(key, contract_id)
+            usage = self._usage.get((key, contract_id))
             if usage is None:
                 return 0, 0.0
             return usage.calls, self._clock() - usage.started
+
+    def _keys(self, session: str, contract_id: str) -> tuple[str, str]:
+        """Where the usage of `contract_id` in `session` is counted: the session within
+        the caller's principal, and the contract's id (with the moment it was attached,
+        for a contract attached at run time)."""
+        from policy.facts import scoped
+
+        attached = self._attached.get(session)
+        if attached is not None and attached.id == contract_id:
+            contract_id = self._stamps.get(session, contract_id)
+        return scoped(session), contract_id
 
     def _begin(self, session: str, contract_id: str) -> _Usage:
         key = (session, contract_id)
@@ -110,17 +132,16 @@ class ContractRegistry:
         """Count one call against the contract's limits; the reason when it is over."""
         limit = contract.runtime_seconds
         with self._lock:
+            key, contract_id = self._keys(session, contract.id)
             shared = self._shared()
             if shared is not None:
-                refused, elapsed = shared.admit(
-                    session, contract.id, contract.max_tool_calls, limit
-                )
+                refused, elapsed = shared.admit(key, contract_id, contract.max_tool_calls, limit)
             else:
                 if self._unsupported and (limit is not None or contract.max_tool_calls is not None):
                     from policy.state import StateError, unsupported_usage
 
                     raise StateError(unsupported_usage(str(self._state_uri), contract.id))
-                refused, elapsed = self._admit_here(session, contract, limit)
+                refused, elapsed = self._admit_here(key, contract_id, contract, limit)
         if refused == "max_runtime":
             return (
                 f"contract {contract.id!r}: max_runtime {contract.max_runtime} "
@@ -130,8 +151,10 @@ class ContractRegistry:
             return f"contract {contract.id!r}: max_tool_calls {contract.max_tool_calls} reached"
         return None
 
-    def _admit_here(self, session: str, contract: Contract, limit: float | None) -> Admission:
-        usage = self._begin(session, contract.id)
+    def _admit_here(
+        self, key: str, contract_id: str, contract: Contract, limit: float | None
+    ) -> Admission:
+        usage = self._begin(key, contract_id)
         elapsed = self._clock() - usage.started
         if limit is not None and elapsed > limit:
             return "max_runtime", elapsed

@@ -23,6 +23,7 @@ from typing import Any
 from policy.aliases import AliasTable
 from policy.builtins._match import ToolSet
 from policy.builtins.config import DEFAULT_PRIORITY, ToolPolicyConfig
+from policy.facts import current_principal, scoped
 from policy.model import Action, Decision, ToolCall
 
 __all__ = ["ToolPolicy", "limiter_for", "parse_limits"]
@@ -116,7 +117,9 @@ class ToolPolicy:
         for rule in self._rules:
             if tool not in rule.tools:
                 continue
-            keys = [self._namespace, call.sender or "-", tool]
+            # Per sender within the principal that asked (`policy serve`: the hook's
+            # uid or token), so one agent's calls never spend another's budget.
+            keys = [self._namespace, scoped(call.sender or "-"), tool]
             if rule.per_channel:
                 keys.append(call.channel or "-")
             for item in rule.items:
@@ -136,8 +139,10 @@ class ToolPolicy:
         stats = self._limiter.get_window_stats(item, *keys)
         wait = max(0, math.ceil(stats.reset_time - self._clock()))
         where = f" in channel {call.channel!r}" if rule.per_channel else ""
+        principal = current_principal()
+        within = f" ({principal})" if principal else ""
         return (
-            f"rate limit {rule.text} for sender {call.sender or '-'!r} on tool "
+            f"rate limit {rule.text} for sender {call.sender or '-'!r}{within} on tool "
             f"{call.tool!r}{where} exceeded; resets in {wait} s"
         )
 

@@ -235,6 +235,12 @@ def _parser() -> argparse.ArgumentParser:
         "--http", metavar="HOST:PORT", help="also serve HTTP here (loopback unless allowed)"
     )
     serve.add_argument(
+        "--approver-socket",
+        metavar="PATH",
+        help="a second Unix socket for approvers (approvals and health only; its mode and "
+        "group are service.approver_socket_mode / _group)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("auto", "json", "console"),
         default="auto",
@@ -260,6 +266,13 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="approver names matched against the policy's approvers (default: the name)",
+    )
+    token.add_argument(
+        "--sender",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="senders the token may decide for (repeatable; default: the name only)",
     )
     token.set_defaults(module="token_cmd")
     return parser

@@ -32,13 +32,20 @@ def _when(epoch: float | None) -> str:
 
 
 def _clean(text: str) -> str:
-    """Control characters escaped — C0, C1 (an 8-bit CSI), and format characters such as
-    a right-to-left override: what the agent wrote must not drive the approver's
-    terminal, nor show them another command than the one that will run."""
-    return "".join(
-        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-        for c in text
-    )
+    """What the agent wrote, with every character that could drive the approver's
+    terminal, or show them another command than the one that will run, escaped
+    (policy._visible)."""
+    from policy._visible import visible
+
+    return visible(text)
+
+
+def _json(value: Any) -> str:
+    """`value` as indented JSON with the same characters escaped (`\\uXXXX`), which any
+    JSON reader reads back as the same strings."""
+    from policy._visible import visible_json
+
+    return visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
 
 
 def _line(request: Any) -> str:
@@ -48,6 +55,8 @@ def _line(request: Any) -> str:
     left = max(0.0, request.deadline - dt.datetime.now(dt.UTC).timestamp())
     state = request.state if request.state != "pending" else f"pending ({left:.0f} s left)"
     requester = _clean(request.requester or "-")
+    if request.agent_uid is not None:
+        requester += f" (uid {request.agent_uid})"  # the name is the caller's; the uid is not
     return _clean(f"{request.id}  {state:22}  {request.tool:12} {requester:12} ") + args
 
 
@@ -167,8 +176,7 @@ def _decide(store: Any, args: argparse.Namespace, identity: Identity) -> int:
 
 def _print_list(requests: list[Any], args: argparse.Namespace, where: str) -> None:
     if args.format == "json":
-        listed = [r.to_dict() for r in requests]
-        sys.stdout.write(orjson.dumps(listed, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(_json([r.to_dict() for r in requests]) + "\n")
     elif not requests:
         sys.stdout.write(f"no {args.state} approval requests {where}\n")
     else:
@@ -177,16 +185,15 @@ def _print_list(requests: list[Any], args: argparse.Namespace, where: str) -> No
 
 def _print_request(request: Any, args: argparse.Namespace) -> None:
     if args.format == "json":
-        sys.stdout.write(
-            orjson.dumps(request.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
-        )
+        sys.stdout.write(_json(request.to_dict()) + "\n")
     else:
         sys.stdout.write(_show(request))
 
 
 def _print_decided(decided: Any, approved: bool) -> None:
     grant = f", grant {decided.grant}" if approved else ""
-    sys.stdout.write(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}\n")
+    sys.stdout.write(_clean(f"{decided.id}: {decided.state} by {decided.decided_by}{grant}") + "\n")
+
 
 
 def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
@@ -255,10 +262,10 @@ def _via_service(settings: Any, args: argparse.Namespace) -> int:
             body["grant"] = args.grant or "once"
         decided = ApprovalRequest.from_dict(server.call("POST", f"{path}/{action}", body))
     except ServiceRefused as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 1 if exc.status in (401, 403, 409) else 2
     except ServiceError as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 2
     except (KeyError, TypeError, ValueError) as exc:
         error(f"{server.address} answered something that is not an approval request: {exc!r}")
@@ -293,10 +300,10 @@ def run(args: argparse.Namespace) -> int:
             else:
                 sys.stdout.write(f"no {args.state} approval requests ({exc})\n")
             return 0
-        error(str(exc))
+        error(_clean(str(exc)))
         return 2
     except PolicyError as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 2
     try:
         if action == "purge":
@@ -308,17 +315,17 @@ def run(args: argparse.Namespace) -> int:
             identity = _identity(args, settings, store.get(args.id).agent_uid)
         return _decide(store, args, identity)
     except RequestNotFound as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 2
     except NotAllowed as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         _log_refusal(settings, args, identity, str(exc))
         return 1
     except AlreadyDecided as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 1
     except (PolicyError, ValueError) as exc:
-        error(str(exc))
+        error(_clean(str(exc)))
         return 2
     finally:
         store.close()

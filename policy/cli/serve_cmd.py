@@ -10,13 +10,21 @@ from policy.cli._output import error
 from policy.errors import PolicyError
 
 
+def _say_listening(addresses: list[str]) -> None:
+    sys.stderr.write("policy serve: listening on " + ", ".join(addresses) + "\n")
+
+
 def run(args: argparse.Namespace) -> int:
+
     from policy.hosts._server import read_settings, with_packs
     from policy.server.logs import configure
     from policy.server.run import ServeError, serve
     from policy.service_settings import default_socket, is_loopback, parse_listen
 
-    configure(json_lines={"auto": None, "json": True, "console": False}[args.log_format])
+    json_lines = {"auto": None, "json": True, "console": False}[args.log_format]
+    if json_lines is None:
+        json_lines = not sys.stderr.isatty()
+    configure(json_lines=json_lines)
     try:
         settings = with_packs(read_settings(args.config), args.packs)
         service = settings.service
@@ -37,14 +45,18 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 2
         mode = int(args.socket_mode, 8) if args.socket_mode else 0o600
+        approvers = args.approver_socket or (
+            service.approver_socket if service is not None else None
+        )
         return serve(
             settings,
             socket_path=socket_path,
             http=http,
             socket_mode=mode,
-            ready=lambda addresses: sys.stderr.write(
-                "policy serve: listening on " + ", ".join(addresses) + "\n"
-            ),
+            approver_socket=Path(approvers) if approvers else None,
+            # With JSON lines every stderr line is JSON: the `listening` event (with its
+            # addresses) is the ready line. A person at a terminal gets a plain one too.
+            ready=None if json_lines else _say_listening,
         )
     except (PolicyError, ServeError, ValueError) as exc:
         error(str(exc))

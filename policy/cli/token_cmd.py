@@ -24,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.approver_name:
         identity["approver_names"] = args.approver_name
+    if args.sender:
+        identity["senders"] = args.sender
     sys.stdout.write(f"{token}\n")
     sys.stderr.write(
         "# give the token above to its holder only; add this under service.identities in "

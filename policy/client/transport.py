@@ -134,7 +134,13 @@ class Server:
 
     def _check_peer(self, sock: socket.socket) -> None:
         """The process that accepted us runs as `owner_uid` (SO_PEERCRED)."""
+        if not hasattr(socket, "SO_PEERCRED"):
+            raise ServiceRefused(
+                f"cannot check who serves {self.address}: this platform has no SO_PEERCRED "
+                "(policy serve runs on Linux; docs/service.md)"
+            )
         raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+
         pid, uid, _gid = struct.unpack("3i", raw)
         if uid != self.owner_uid:
             raise ServiceRefused(

@@ -12,13 +12,15 @@ a refusal of the call (fail closed).
 """
 
 import asyncio
+import contextlib
+import dataclasses
 import functools
 import os
 import pwd
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote
@@ -27,7 +29,9 @@ import anyio
 import orjson
 import structlog
 from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from policy._version import __version__
 from policy.codec import from_dict, to_dict
@@ -35,8 +39,10 @@ from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
 from policy.facts import deciding_for
 from policy.model import Event, LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
+from policy.server.asker import ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
-from policy.server.peer import peer_uid
+from policy.server.guard import BrowserGuard
+from policy.server.peer import UNIX_PREFIX
 
 # No `from __future__ import annotations` here: FastAPI reads the endpoints'
 # annotations (`Annotated[Caller, Depends(check)]`, with `check` a local) at definition.
@@ -62,16 +68,18 @@ _APPROVE_BODY = (
     "for the call, asked again here."
 )
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-#: Threads that may block waiting for a person at once (approve_tool, host events
-#: that wait); decisions never wait on them.
-_WAITING_THREADS = 256
-#: Threads deciding at once (the GIL runs one at a time; more only queue).
+#: Threads for requests that may wait for a person (approve_tool, host events with
+#: approval=wait). The engine refuses a wait past the caller's cap
+#: (`service.max_waits_per_caller`) or past 256 in all, at once; twice that many threads
+#: leave room for the calls in `wait` mode that need no approval, so none queues here.
+_WAITING_THREADS = 512
+#: Threads deciding at once (the GIL runs one at a time; more only queue). Every
+#: decision runs on one of these, never on the event loop: a decision may read a
+#: SQLite state file another process holds locked (up to its 5 s busy timeout), and
+#: the loop must keep answering everybody else meanwhile.
 _DECIDING_THREADS = 8
-#: Bodies up to this size are decided on the event loop, larger ones on a thread. The
-#: hop costs more than a small decision (16 clients on a small pack: 748 decisions/s
-#: all on threads, 1,333/s small ones inline); a large call may take long (the shipped
-#: packs on 4 KB of 230 chained commands: 167 ms), and the loop must keep serving.
-_INLINE_BODY = 1024
+#: Threads for approval-store and contract reads and writes (the approvers' endpoints).
+_STORE_THREADS = 4
 
 
 class JSONBytes(Response):
@@ -90,22 +98,62 @@ class ApiError(Exception):
         self.message = message
 
 
+class _Shares:
+    """Each caller's share of the deciding threads: a principal decides at most
+    `per_caller` calls at once (anonymous callers together at most `anonymous`), so one
+    caller flooding the service with costly calls waits behind its own calls, while the
+    other callers' calls find threads free."""
+
+    def __init__(self, per_caller: int, anonymous: int) -> None:
+        self._caps = (per_caller, anonymous)
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
+
+    @contextlib.asynccontextmanager
+    async def of(self, principal: str) -> AsyncIterator[None]:
+        limiter = self._limiters.get(principal)
+        if limiter is None:
+            cap = self._caps[1] if principal == ANONYMOUS_SENDER else self._caps[0]
+            limiter = self._limiters[principal] = anyio.CapacityLimiter(cap)
+        try:
+            async with limiter:
+                yield
+        finally:
+            # Forget an idle principal: the table stays as small as the callers at work.
+            idle = limiter.borrowed_tokens == 0 and limiter.statistics().tasks_waiting == 0
+            if idle and self._limiters.get(principal) is limiter:
+                del self._limiters[principal]
+
+
 class Service:
     """What the endpoints share: the engine, who may do what, and when it was loaded."""
 
-    def __init__(self, engine: Any, settings: Any) -> None:
+    def __init__(self, engine: Any, settings: Any, approver_socket: str | None = None) -> None:
         self.engine = engine
         self.settings = settings
         service = getattr(settings, "service", None)
         self.auth = Authenticator(service)
         self.max_body = service.max_body_bytes if service is not None else 1 << 20
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
-        #: Threads deciding (CPU: the analysis and the packs) and threads waiting for
-        #: people, apart: waits that pile up never hold up a decision.
+        #: Threads deciding (CPU: the analysis and the packs), threads waiting for
+        #: people and threads reading the approval store, apart: waits that pile up
+        #: never hold up a decision.
         self.deciding = anyio.CapacityLimiter(_DECIDING_THREADS)
         self.waiting = anyio.CapacityLimiter(_WAITING_THREADS)
+        self.storing = anyio.CapacityLimiter(_STORE_THREADS)
+        self.shares = _Shares(_DECIDING_THREADS // 2, _DECIDING_THREADS // 4)
         self.own_uid = os.getuid()
+        #: The approvers' socket (`unix:PATH`, as bound): approvals only.
+        self.approver_socket = approver_socket
+        self.guard = BrowserGuard(
+            service.allowed_hosts if service is not None else [],
+            service.allowed_origins if service is not None else [],
+        )
         self.log = structlog.get_logger("policy.serve")
+
+    async def off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` on a store thread: a store (SQLite with a busy writer, Redis
+        that does not answer) may block for seconds, and the loop must not."""
+        return await anyio.to_thread.run_sync(functools.partial(work, *args), limiter=self.storing)
 
 
 # ------------------------------------------------------------------ middleware
@@ -119,6 +167,7 @@ class _RequestLog:
     def __init__(self, app: ASGIApp, service: Service) -> None:
         self.app = app
         self.service = service
+        self.guard = service.guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -126,11 +175,22 @@ class _RequestLog:
             return
         given = ""
         length = None
+        host = origin = content_type = None
+        twice = b""
         for name, value in scope["headers"]:
             if name == b"x-request-id":
                 given = value.decode("latin-1")
             elif name == b"content-length":
                 length = value
+            elif name == b"host":
+                twice = twice or (name if host is not None else b"")
+                host = value
+            elif name == b"origin":
+                twice = twice or (name if origin is not None else b"")
+                origin = value
+            elif name == b"content-type":
+                twice = twice or (name if content_type is not None else b"")
+                content_type = value
         request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         structlog.contextvars.bind_contextvars(request_id=request_id)
         scope.setdefault("state", {})["request_id"] = request_id
@@ -148,7 +208,29 @@ class _RequestLog:
             await send(message)
 
         limit = self.service.max_body
+        client = scope.get("client")
+        over_tcp = not (client and str(client[0]).startswith(UNIX_PREFIX))
         try:
+            refused = (
+                (400, f"{twice.decode()} is sent twice")
+                if twice  # which copy counts is not for the caller to choose
+                else self.guard.refusal(scope, host, origin, content_type, over_tcp)
+            )
+            if refused is not None:
+                self.service.log.warning(
+                    "request refused", status=refused[0], reason=refused[1], client=client
+                )
+                await _plain_error(send_with_id, *refused)
+                return
+            if self.service.approver_socket is not None and not _approver_path(
+                scope.get("path", "")
+            ):
+                server = scope.get("server")
+                if server and server[0] == self.service.approver_socket:
+                    await _plain_error(
+                        send_with_id, 404, "the approvers' socket serves approvals only"
+                    )
+                    return
             if length is not None and not length.isdigit():
                 await _plain_error(send_with_id, 400, "Content-Length is not a number")
                 return
@@ -180,6 +262,11 @@ class _RequestLog:
             structlog.contextvars.unbind_contextvars("request_id")
 
 
+def _approver_path(path: str) -> bool:
+    """What the approvers' socket serves: approvals, health, the packs enforced."""
+    return path in ("/healthz", "/readyz", "/v1/packs") or path.startswith("/v1/approvals")
+
+
 async def _plain_error(send: Send, status: int, message: str) -> None:
     body = orjson.dumps({"error": message})
     await send(
@@ -198,10 +285,11 @@ async def _plain_error(send: Send, status: int, message: str) -> None:
 # ------------------------------------------------------------------ the app
 
 
-def create_app(engine: Any, settings: Any) -> FastAPI:
+def create_app(engine: Any, settings: Any, *, approver_socket: str | None = None) -> FastAPI:
     """The API over `engine` (loaded from `settings`, whose `service` says who may
-    approve and attach contracts)."""
-    service = Service(engine, settings)
+    approve and attach contracts); `approver_socket` (`unix:PATH`) is the listener that
+    serves approvals only."""
+    service = Service(engine, settings, approver_socket)
     app = FastAPI(
         title="hookpolicy",
         version=__version__,
@@ -223,6 +311,23 @@ def create_app(engine: Any, settings: Any) -> FastAPI:
     @app.exception_handler(InputError)
     async def _bad_input(_request: Request, exc: InputError) -> JSONBytes:
         return JSONBytes({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(SenderRefused)
+    async def _sender_refused(_request: Request, exc: SenderRefused) -> JSONBytes:
+        return JSONBytes({"error": str(exc)}, status_code=403)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONBytes:
+        # 404, 405 and the like in the one error shape every client reads.
+        return JSONBytes({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONBytes:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error.get('loc', ()))}: {error.get('msg', '')}"
+            for error in exc.errors()
+        )
+        return JSONBytes({"error": problems or "invalid request"}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _failed(_request: Request, exc: Exception) -> JSONBytes:
@@ -256,10 +361,6 @@ def create_app(engine: Any, settings: Any) -> FastAPI:
     return app
 
 
-def _decision_response(decision: Any) -> JSONBytes:
-    return JSONBytes(to_dict(decision), headers={"X-Decision-Id": decision.decision_id})
-
-
 #: How often a wait for approvers checks that its client is still there (seconds).
 _HANGUP_POLL = 0.25
 
@@ -269,8 +370,14 @@ async def _while_connected(
 ) -> Any:
     """Run `work` (which may wait for approvers) in a thread; if the client hangs up
     meanwhile — a hook process killed at its host's timeout, a host that closed the
-    pipe — the requests filed for `call` are expired at once and the denial logged:
-    the client refused the call already, so no approver may release it later."""
+    pipe — the requests filed for `call` are expired at once and the denial logged: the
+    client refused the call already, so no approver may release it later. A client
+    already gone files nothing. (The engine caps the waits per caller: past the cap a
+    wait is refused at once, never queued.)"""
+    if await request.is_disconnected():
+        service.log.info("client hung up before waiting", tool=call.tool)
+        raise ApiError(499, "the client hung up before its call was asked about")
+    # In a copy of this context (anyio's to_thread copies it): whom it decides for.
     task = asyncio.ensure_future(anyio.to_thread.run_sync(work, limiter=service.waiting))
     while True:
         done, _ = await asyncio.wait({task}, timeout=_HANGUP_POLL)
@@ -278,7 +385,10 @@ async def _while_connected(
             return task.result()
         if await request.is_disconnected():
             expired = await anyio.to_thread.run_sync(
-                service.engine.abandon_approvals, "the client hung up while waiting", call
+                service.engine.abandon_approvals,
+                "the client hung up while waiting",
+                call,
+                limiter=service.storing,
             )
             service.log.info("client hung up", tool=call.tool, expired=expired)
             return await task
@@ -346,13 +456,14 @@ def _routes_health(app: FastAPI, service: Service) -> None:
         return {"packs": listed, "loaded_at": service.loaded_at}
 
 
-def _caller_of(request: Request, service: Service) -> FactsCaller | None:
-    """Whom this decision is for. Over the Unix socket the kernel names the hook's uid:
-    `~` is that user's home and its approval requests are its own. The hook names the
-    project it was started in (`X-Hookpolicy-Project`, used when the service has no
-    `workspace` of its own) and its settings file (`X-Hookpolicy-Protect`): both only
-    shape the decision of the caller's own call."""
-    uid = peer_uid(request.client)
+def _caller_of(request: Request, service: Service, asker: Asker) -> FactsCaller:
+    """Whom this decision is for (`asker`: who the kernel or a token says asks). Over
+    the Unix socket the kernel names the hook's uid: `~` is that user's home and its
+    approval requests are its own. The hook names the project it was started in
+    (`X-Hookpolicy-Project`, used when the service has no `workspace` of its own) and its
+    settings file (`X-Hookpolicy-Protect`): both only shape the decision of the caller's
+    own call."""
+    uid = asker.uid
     home = None
     if uid is not None and uid != service.own_uid:
         try:
@@ -365,9 +476,7 @@ def _caller_of(request: Request, service: Service) -> FactsCaller | None:
         for value in request.headers.getlist("x-hookpolicy-protect")
         if (path := unquote(value)).startswith("/")
     )
-    if uid is None and home is None and project is None and not protected:
-        return None
-    return FactsCaller(home=home, workspace=project, uid=uid, protected=protected)
+    return asker.facts(home, project, protected)
 
 
 def _header_path(request: Request, name: str) -> str | None:
@@ -381,61 +490,80 @@ def _header_path(request: Request, name: str) -> str | None:
 def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], Caller]) -> None:
     engine = service.engine
 
-    async def decided(request: Request, work: Callable[[], Any], size: int) -> Any:
-        """`work` for the caller of `request`: on a thread when the call is large (the
-        event loop keeps serving while it is analysed), here when it is small — the
-        hop to a thread costs more than deciding it."""
-        with deciding_for(_caller_of(request, service)):
-            if size <= _INLINE_BODY:
-                return work()
-            return await anyio.to_thread.run_sync(work, limiter=service.deciding)
+    def asker(request: Request) -> Asker:
+        """Who asks: a token's identity, the socket peer's uid, or anonymous."""
+        return asker_of(caller(request), request.client)
+
+    async def decided(request: Request, who: Asker, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` for `who`, on one of the deciding threads, within `who`'s share
+        of them: the event loop keeps answering everybody else however long the analysis
+        or a locked state file takes, and no caller holds every thread."""
+        with deciding_for(_caller_of(request, service, who)):
+            async with service.shares.of(who.principal):
+                # anyio runs the thread in a copy of this context: deciding_for holds there.
+                return await anyio.to_thread.run_sync(
+                    functools.partial(work, *args), limiter=service.deciding
+                )
+
+    def as_sent_by(who: Asker, subject: Any) -> Any:
+        """`subject` with the sender it is recorded, budgeted and granted as; a name
+        longer than any id is refused before it becomes a key or a log field."""
+        _bounded(subject)
+        sender = who.sender(subject.sender)
+        return subject if sender == subject.sender else dataclasses.replace(subject, sender=sender)
 
     @app.post("/v1/decide/{point}", tags=["decisions"], openapi_extra=_body(_DECIDE_BODY))
     async def decide(
         request: Request,
         point: Annotated[Point, Path(description="The hook point.")],
-    ) -> JSONBytes:
+    ) -> Response:
         """The chain's decision at `point` (`X-Decision-Id`: its decision-log line)."""
-        caller(request)  # a claimed identity that does not hold is refused
+        who = asker(request)  # a claimed identity that does not hold is refused
         raw = await request.body()
+        # Parsed, decided and rendered on the deciding thread: a body may be 64 MiB of
+        # tool output, and the answer echoes the call.
+        rendered = await decided(request, who, decide_raw, who, point, raw)
+        if rendered is None:
+            return JSONBytes({"accepted": True}, status_code=202)
+        body, decision_id = rendered
+        return Response(body, media_type="application/json", headers={"X-Decision-Id": decision_id})
+
+    def decide_raw(who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:
+        """The rendered Decision for a `/v1/decide/{point}` body (None: an event, told)."""
         body = _object(_parsed(raw), point)
-        work: Callable[[], Any]
         if point == "before_tool":
-            work = functools.partial(engine.before_tool, from_dict(ToolCall, body, "call"))
+            decision = engine.before_tool(as_sent_by(who, from_dict(ToolCall, body, "call")))
         elif point == "after_tool":
             extra = set(body) - {"call", "result"}
             if extra:
                 raise InputError(f"after_tool.{sorted(extra)[0]}: unknown field (call, result)")
-            call = from_dict(ToolCall, body.get("call"), "call")
-            result = from_dict(ToolResult, body.get("result"), "result")
-            work = functools.partial(engine.after_tool, call, result)
+            call = as_sent_by(who, from_dict(ToolCall, body.get("call"), "call"))
+            decision = engine.after_tool(call, from_dict(ToolResult, body.get("result"), "result"))
         elif point == "before_llm":
-            work = functools.partial(engine.before_llm, from_dict(LLMRequest, body, "request"))
+            decision = engine.before_llm(as_sent_by(who, from_dict(LLMRequest, body, "request")))
         elif point == "after_llm":
-            work = functools.partial(engine.after_llm, from_dict(LLMResponse, body, "response"))
+            decision = engine.after_llm(as_sent_by(who, from_dict(LLMResponse, body, "response")))
         elif point == "user_prompt":
-            work = functools.partial(engine.user_prompt, from_dict(Prompt, body, "prompt"))
+            decision = engine.user_prompt(as_sent_by(who, from_dict(Prompt, body, "prompt")))
         else:
             kind, payload = body.get("kind"), body.get("payload", {})
             if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
                 raise InputError("event: {kind: string, payload: object} expected")
             engine.emit(Event(kind=kind, payload=payload))
-            return JSONBytes({"accepted": True}, status_code=202)
-        return _decision_response(await decided(request, work, len(raw)))
+            return None
+        return orjson.dumps(to_dict(decision)), decision.decision_id
 
-    @app.post("/v1/approve_tool", tags=["decisions"], openapi_extra=_body(_APPROVE_BODY))
-    async def approve_tool(request: Request) -> JSONBytes:
-        """Ask the approvers of a call, waiting within the caller's `timeout`. Who must
-        approve comes from the packs, asked again here — never from the caller."""
-        caller(request)
-        body = _object(await _json(request), "approve_tool")
+    def approval_asked(who: Asker, raw: bytes) -> tuple[ToolCall, Callable[[], Any], bool]:
+        """The call an `/v1/approve_tool` body asks about, the work that asks, and
+        whether it is deferred (answers at once) rather than a wait."""
+        body = _object(_parsed(raw), "approve_tool")
         extra = set(body) - {"call", "timeout", "defer", "required"}
         if extra:
             raise InputError(
                 f"approve_tool.{sorted(extra)[0]}: unknown field (call, timeout, defer, "
                 "required; the gates are the packs' own)"
             )
-        call = from_dict(ToolCall, body.get("call"), "call")
+        call = as_sent_by(who, from_dict(ToolCall, body.get("call"), "call"))
         timeout = body.get("timeout")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
@@ -447,8 +575,26 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         ask = functools.partial(
             engine.approve_tool, call, timeout=timeout, required=required, defer=defer
         )
-        with deciding_for(_caller_of(request, service)):
-            answer = await _while_connected(request, service, ask, call)
+        return call, ask, defer
+
+    @app.post("/v1/approve_tool", tags=["decisions"], openapi_extra=_body(_APPROVE_BODY))
+    async def approve_tool(request: Request) -> JSONBytes:
+        """Ask the approvers of a call, waiting within the caller's `timeout`. Who must
+        approve comes from the packs, asked again here — never from the caller."""
+        who = asker(request)
+        if who.anonymous:
+            raise ApiError(
+                401,
+                "an anonymous caller may not file approval requests: call through the Unix "
+                "socket, or with a token",
+            )
+        raw = await request.body()
+        call, ask, defer = await decided(request, who, approval_asked, who, raw)
+        if defer:  # files its requests and answers at once: a decision, not a wait
+            answer = await decided(request, who, ask)
+        else:
+            with deciding_for(_caller_of(request, service, who)):
+                answer = await _while_connected(request, service, ask, call)
         return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
 
     @app.post(
@@ -467,17 +613,62 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         """One Claude Code / Agentao hook event decided as `policy hook` decides it;
         `answer` is what the hook prints (null: no opinion)."""
         from policy.hosts.claude.decide import decide as decide_event
-        from policy.hosts.claude.wire import call_of, event_of
+        from policy.hosts.claude.wire import call_of
 
-        caller(request)
-        event = event_of(await _json(request), host)
+        who = asker(request)
+        raw = await request.body()
+        # Parsed on a deciding thread: a PostToolUse payload may carry 64 MiB of output.
+        event = await decided(request, who, _host_event_of, raw, host)
+        # The hosts send no user: the kernel's (or the token's) stands in, as in process.
+        event.user = who.sender("")
         ask = functools.partial(decide_event, engine, event, approval, budget, per_event=False)
-        with deciding_for(_caller_of(request, service)):
-            if event.name != "PreToolUse" or approval in ("ask", "defer"):
-                answer = await anyio.to_thread.run_sync(ask, limiter=service.deciding)
-            else:  # it may wait for approvers: stop waiting when the hook is gone
+        if event.name != "PreToolUse" or approval != "wait":
+            # `auto` defers to named approvers, `ask` hands the call to the host's
+            # dialog: neither waits here.
+            answer = await decided(request, who, ask)
+        else:  # it waits for approvers: stop waiting when the hook is gone
+            with deciding_for(_caller_of(request, service, who)):
                 answer = await _while_connected(request, service, ask, call_of(event))
         return {"answer": answer}
+
+
+#: The longest name a call may carry in a context field (a session, a sender, a cwd, a
+#: tool): ids are short, and these become rate-limit keys and decision-log fields.
+MAX_NAME = 4096
+_NAMED_FIELDS = (
+    "sender",
+    "channel",
+    "chat_id",
+    "session",
+    "agent",
+    "turn",
+    "cwd",
+    "host",
+    "tool",
+    "tool_raw",
+    "call_id",
+    "model",
+)
+
+
+def _bounded(subject: Any) -> None:
+    """InputError naming the first context field of `subject` longer than MAX_NAME."""
+    for name in _NAMED_FIELDS:
+        value = getattr(subject, name, "")
+        if isinstance(value, str) and len(value) > MAX_NAME:
+            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
+
+
+def _host_event_of(raw: bytes, host: Host) -> Any:
+    """The hook event in a host's payload, its names no longer than MAX_NAME."""
+    from policy.hosts.claude.wire import event_of
+
+    event = event_of(_parsed(raw), host)
+    for name in ("session", "cwd", "tool", "tool_use_id"):
+        value = getattr(event, name)
+        if len(value) > MAX_NAME:
+            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
+    return event
 
 
 def _routes_approvals(
@@ -515,15 +706,21 @@ def _routes_approvals(
     async def list_requests(
         who: Annotated[Caller, Depends(readers)],
         state: Literal["pending", "approved", "denied", "expired", "all"] = "pending",
-    ) -> dict[str, Any]:
+    ) -> Response:
         """The requests this approver may decide (an operator: all of them)."""
-        found = store().list(None if state == "all" else state)
-        return {"requests": [r.to_dict() for r in found if visible(who, r)]}
+
+        def listed() -> bytes:  # read and rendered off the loop: the list can be long
+            found = store().list(None if state == "all" else state)
+            return orjson.dumps({"requests": [r.to_dict() for r in found if visible(who, r)]})
+
+        return Response(await service.off_loop(listed), media_type="application/json")
 
     @app.get("/v1/approvals/{request_id}", tags=["approvals"])
-    async def show(request_id: str, who: Annotated[Caller, Depends(readers)]) -> dict[str, Any]:
-        result: dict[str, Any] = fetch(who, request_id).to_dict()
-        return result
+    async def show(request_id: str, who: Annotated[Caller, Depends(readers)]) -> Response:
+        def shown() -> bytes:
+            return orjson.dumps(fetch(who, request_id).to_dict())
+
+        return Response(await service.off_loop(shown), media_type="application/json")
 
     def answer(who: Caller, request_id: str, approved: bool, body: Any) -> dict[str, Any]:
         body = _object(body if body is not None else {}, "approval")
@@ -565,7 +762,9 @@ def _routes_approvals(
         request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
     ) -> dict[str, Any]:
         """Approve a request this approver is named for (never one it filed)."""
-        return answer(who, request_id, True, await _json(request))
+        body = await _json(request)
+        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, True, body)
+        return decided
 
     @app.post(
         "/v1/approvals/{request_id}/deny",
@@ -576,7 +775,9 @@ def _routes_approvals(
         request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
     ) -> dict[str, Any]:
         """Deny a request this approver is named for."""
-        return answer(who, request_id, False, await _json(request))
+        body = await _json(request)
+        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, False, body)
+        return decided
 
 
 def _routes_contracts(
@@ -596,7 +797,7 @@ def _routes_contracts(
         """Attach a contract to one session; it wins over the packs' contract for it."""
         body = _object(await _json(request), "contract")
         try:
-            contract = contracts.attach(session, body)
+            contract = await service.off_loop(contracts.attach, session, body)
         except (PolicyError, ValueError, TypeError) as exc:
             raise InputError(f"contract: {exc}") from None
         service.log.info("contract attached", session=session, by=str(who))
@@ -614,7 +815,7 @@ def _routes_contracts(
     @app.delete("/v1/contracts/{session}", tags=["contracts"])
     async def detach(session: str, who: Annotated[Caller, Depends(operator)]) -> dict[str, Any]:
         """Detach the session's contract (the packs' contract applies again)."""
-        contract = contracts.detach(session)
+        contract = await service.off_loop(contracts.detach, session)
         if contract is None:
             raise ApiError(404, f"no contract is attached to session {session!r}")
         service.log.info("contract detached", session=session, by=str(who))

@@ -40,9 +40,17 @@ class Caller:
     via: str  # "token", "proxy" or "anonymous"
     #: The OS account the person runs agents as (`os_user`), for self-approval.
     uid: int | None = None
+    #: Globs of the senders this identity may decide for (default: its name).
+    senders: tuple[str, ...] = ()
 
     def has(self, role: str) -> bool:
         return role in self.roles
+
+    def may_send_as(self, sender: str) -> bool:
+        """Whether a call naming `sender` is this identity's to ask about."""
+        from wcmatch import fnmatch as wfnmatch
+
+        return wfnmatch.fnmatch(sender, list(self.senders), flags=wfnmatch.BRACE)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.via})" if self.name else "anonymous"
@@ -69,7 +77,14 @@ def _caller(identity: Identity, via: str) -> Caller:
             uid = resolve_uid(identity.os_user)
         except ValueError:
             uid = -1  # an account this machine lacks files nothing here
-    return Caller(identity.name, frozenset(identity.roles), names, via, uid)
+    if identity.senders:
+        senders = tuple(identity.senders)
+    else:
+        from wcmatch import fnmatch as wfnmatch
+
+        senders = (wfnmatch.escape(identity.name),)
+    return Caller(identity.name, frozenset(identity.roles), names, via, uid, senders)
+
 
 
 class Authenticator:

@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-__all__ = ["configure", "get_logger"]
+__all__ = ["configure", "get_logger", "listening_addresses"]
 
 
 def configure(*, json_lines: bool | None = None, level: int = logging.INFO) -> None:
@@ -26,12 +26,16 @@ def configure(*, json_lines: bool | None = None, level: int = logging.INFO) -> N
         if json_lines
         else structlog.dev.ConsoleRenderer(colors=False)
     )
+    # JSON escapes what it must (and json.dumps all that is not ASCII); on a terminal,
+    # text a caller chose (a path, a header) must not drive the reader's terminal.
+    shown: list[Any] = [] if json_lines else [_visible_values]
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            *shown,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
@@ -48,6 +52,7 @@ def configure(*, json_lines: bool | None = None, level: int = logging.INFO) -> N
                 structlog.contextvars.merge_contextvars,
                 structlog.processors.add_log_level,
                 structlog.processors.TimeStamper(fmt="iso", utc=True),
+                *shown,
             ],
         )
     )
@@ -57,5 +62,39 @@ def configure(*, json_lines: bool | None = None, level: int = logging.INFO) -> N
     logging.getLogger("uvicorn.access").disabled = True  # our middleware logs requests
 
 
+def _visible_values(_logger: Any, _name: str, event: Any) -> Any:
+    """Every string value with its control and invisible characters escaped."""
+    from policy._visible import visible
+
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = visible(value)
+        elif isinstance(value, tuple | list | dict):
+            event[key] = visible(repr(value))
+    return event
+
+
 def get_logger(name: str = "policy.serve") -> Any:
     return structlog.get_logger(name)
+
+
+def listening_addresses(line: str | bytes) -> list[str] | None:
+    """The addresses a `listening` event names, if `line` is that event (JSON lines, or
+    the plain line a terminal gets); None for any other line. For whatever starts the
+    service and waits until it answers: the examples, the benchmarks, the tests."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    text = text.strip()
+    if text.startswith("policy serve: listening on "):
+        return text.split("listening on ", 1)[1].split(", ")
+    if not text.startswith("{") or '"listening"' not in text:
+        return None
+    import json
+
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("event") != "listening":
+        return None
+    addresses = record.get("addresses")
+    return [str(a) for a in addresses] if isinstance(addresses, list) else None

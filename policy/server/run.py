@@ -18,6 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import uvicorn
+
+from policy.server.peer import ConnectionLimits
+
 __all__ = ["ServeError", "bind_http", "bind_unix", "serve"]
 
 
@@ -25,8 +29,9 @@ class ServeError(Exception):
     """The service cannot start (a socket it cannot bind, a policy it cannot load)."""
 
 
-def bind_unix(path: Path, mode: int = 0o600) -> socket.socket:
-    """A listening Unix socket at `path`, readable and writable per `mode` only."""
+def bind_unix(path: Path, mode: int = 0o600, group: str | None = None) -> socket.socket:
+    """A listening Unix socket at `path`, readable and writable per `mode` only (and
+    owned by `group`, when given: the approvers' socket)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
     if path.exists() or path.is_symlink():
         if not stat.S_ISSOCK(path.lstat().st_mode):
@@ -49,6 +54,16 @@ def bind_unix(path: Path, mode: int = 0o600) -> socket.socket:
         raise ServeError(f"cannot listen on {path}: {exc.strerror or exc}") from None
     finally:
         os.umask(old)
+    if group is not None:
+        import grp
+
+        try:
+            gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
+            os.chown(path, -1, gid)
+        except (KeyError, OSError) as exc:
+            sock.close()
+            path.unlink(missing_ok=True)
+            raise ServeError(f"cannot give {path} to group {group!r}: {exc}") from None
     os.chmod(path, mode)
     sock.listen(1024)
     sock.setblocking(False)
@@ -71,6 +86,10 @@ def bind_http(host: str, port: int) -> socket.socket:
 
 #: Connections served at once; more get a 503 rather than take the last descriptors.
 _MAX_CONNECTIONS = 2048
+#: Of those, at most this many over TCP: the rest is the Unix sockets' alone.
+_MAX_TCP = 1024
+#: Descriptors kept for everything but connections (sockets, stores, the log, imports).
+_SPARE_FILES = 64
 #: The first file descriptor systemd passes (sd_listen_fds).
 _LISTEN_FDS_START = 3
 
@@ -97,14 +116,53 @@ def _address(sock: socket.socket) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
 
 
-def _more_files() -> None:
-    """As many file descriptors as the hard limit allows: each connection holds one."""
+def _more_files() -> int:
+    """As many file descriptors as the hard limit allows (each connection holds one);
+    how many that is."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != hard:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def connection_limits(files: int) -> ConnectionLimits:
+    """The caps for a process that may open `files` descriptors: never more connections
+    than descriptors to hold them (an `accept` that fails for want of one stops the
+    whole listener for a second, the Unix socket's too), half of them at most over TCP,
+    and a quarter of the Unix sockets' share per uid."""
+    total = max(16, min(_MAX_CONNECTIONS, files - _SPARE_FILES))
+    tcp = min(_MAX_TCP, total // 2)
+    return ConnectionLimits(
+        total=total, tcp=tcp, per_tcp_peer=max(1, tcp // 4), per_uid=max(1, (total - tcp) // 4)
+    )
+
+
+#: Seconds a stop (SIGTERM, `max_requests`) gives the requests in flight to finish.
+_GRACEFUL_SECONDS = 10
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which gives up every wait for approvers the moment it starts to
+    stop: a hook waiting for a person must not hold the stop (and with it the restart
+    every other agent waits for) until its deadline. Each wait is answered with a
+    denial, its request expired."""
+
+    def __init__(self, config: uvicorn.Config, engine: Any, log: Any) -> None:
+        super().__init__(config)
+        self._engine = engine
+        self._log = log
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        import anyio
+
+        abandoned = await anyio.to_thread.run_sync(
+            self._engine.abandon_approvals, "policy serve is stopping"
+        )
+        self._log.info("stopping", abandoned_approvals=abandoned)
+        await super().shutdown(sockets)
 
 
 class _Stopped(Exception):
@@ -121,18 +179,24 @@ def serve(
     socket_path: Path,
     http: tuple[str, int] | None,
     socket_mode: int = 0o600,
+    approver_socket: Path | None = None,
     ready: Any = None,
 ) -> int:
     """Run the service until a signal stops it; the exit status.
 
     `ready(addresses)` is called once both sockets listen (the CLI prints where)."""
-    import uvicorn
-
+    if not hasattr(socket, "SO_PEERCRED"):
+        # The service decides for the uid the kernel names; without SO_PEERCRED (macOS,
+        # the BSDs) it could not tell one agent from another. docs/service.md.
+        raise ServeError(
+            "policy serve needs Linux's SO_PEERCRED to know who calls its socket; on this "
+            "platform run the hooks in process (policy hook ... without --server)"
+        )
     from policy.engine import Engine
     from policy.hosts._server import NoPolicyError
     from policy.server.app import create_app
     from policy.server.logs import get_logger
-    from policy.server.peer import PeerCredentials
+    from policy.server.peer import PeerCredentials, configure_limits
 
     log = get_logger()
     # Without a decision-log file the decision log is stdout (DESIGN §6); the
@@ -145,6 +209,8 @@ def serve(
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
     sockets: list[socket.socket] = []
     inherited = _inherited_sockets()
+    owned: list[Path] = []
+    service = settings.service
     try:
         if inherited:
             # systemd socket activation: the sockets outlive this process, so a restart
@@ -153,12 +219,26 @@ def serve(
             addresses = [_address(sock) for sock in sockets]
         else:
             sockets.append(bind_unix(socket_path, socket_mode))
+            owned.append(socket_path)
             addresses = [f"unix:{socket_path}"]
+            if approver_socket is not None:
+                mode = int(service.approver_socket_mode, 8) if service is not None else 0o660
+                group = service.approver_socket_group if service is not None else None
+                sockets.append(bind_unix(approver_socket, mode, group))
+                owned.append(approver_socket)
+                addresses.append(f"unix:{approver_socket}")
             if http is not None:
                 sockets.append(bind_http(*http))
                 addresses.append(_address(sockets[-1]))
-        _more_files()
-        app = create_app(engine, settings)
+        limits = connection_limits(_more_files())
+        configure_limits(limits, log)
+        if approver_socket is None and inherited and service is not None:
+            approver_socket = service.approver_socket  # one of the sockets systemd passed
+        app = create_app(
+            engine,
+            settings,
+            approver_socket=f"unix:{approver_socket}" if approver_socket is not None else None,
+        )
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -168,11 +248,20 @@ def serve(
             server_header=False,
             date_header=False,
             limit_max_requests=settings.service.max_requests if settings.service else None,
-            limit_concurrency=_MAX_CONNECTIONS,
+            # A backstop only: PeerCredentials refuses past `limits`, with a JSON 503.
+            limit_concurrency=limits.total + _SPARE_FILES,
             http=PeerCredentials,
+            # In-flight decisions finish; nothing waits for a person past the stop (the
+            # waits are abandoned as shutdown starts, below).
+            timeout_graceful_shutdown=_GRACEFUL_SECONDS,
         )
-        server = uvicorn.Server(config)
-        log.info("listening", addresses=addresses, packs=sorted(engine.packs))
+        server = _Server(config, engine, log)
+        log.info(
+            "listening",
+            addresses=addresses,
+            packs=sorted(engine.packs),
+            connections={"total": limits.total, "tcp": limits.tcp, "per_uid": limits.per_uid},
+        )
         if ready is not None:
             ready(addresses)
         # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for
@@ -189,9 +278,11 @@ def serve(
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.close()
-        with contextlib.suppress(OSError):
-            if not inherited and socket_path.is_socket():
-                socket_path.unlink()
+        for path in owned:
+            with contextlib.suppress(OSError):
+                if path.is_socket():
+                    path.unlink()
+
         abandoned = engine.abandon_approvals("policy serve stopped")
         engine.close()
         log.info("stopped", abandoned_approvals=abandoned)

@@ -49,6 +49,8 @@ from typing import Any
 
 from bench_cold_start import PAYLOAD  # the same event as the in-process cold start
 
+from policy.server.logs import listening_addresses
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: The packs served and decided with (`--packs`; the shipped ones by default).
 RULES = ROOT / "rules"
@@ -111,8 +113,9 @@ class Service:
             )
         while time.perf_counter() - started < timeout:
             for line in self.stderr_path.read_text(errors="replace").splitlines():
-                if line.startswith("policy serve: listening on "):
-                    for address in line.split("listening on ", 1)[1].split(", "):
+                addresses = listening_addresses(line)
+                if addresses is not None:
+                    for address in addresses:
                         if address.startswith("http://"):
                             self.http = address.strip()
                     return (time.perf_counter() - started) * 1000
@@ -158,8 +161,6 @@ class Service:
         statuses: Counter[str] = Counter()
         odd: list[str] = []
         for line in self.stderr_path.read_text(errors="replace").splitlines():
-            if line.startswith("policy serve: listening on "):
-                continue
             try:
                 record = json.loads(line)
             except ValueError:

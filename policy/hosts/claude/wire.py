@@ -146,6 +146,7 @@ class HookEvent:
         "tool_input",
         "tool_response",
         "tool_use_id",
+        "user",
     )
 
     def __init__(
@@ -161,6 +162,7 @@ class HookEvent:
         prompt: str = "",
         raw: Mapping[str, Any] | None = None,
         flat: bool = False,  # Agentao's flat `{event, data}` envelope (its flat hooks.json)
+        user: str | None = None,
     ) -> None:
         self.host = host
         self.name = name
@@ -173,6 +175,9 @@ class HookEvent:
         self.prompt = prompt
         self.raw = raw
         self.flat = flat
+        #: Who asks, when a service decides for a hook (the socket peer's user): the
+        #: hosts send no user id of their own.
+        self.user = user
 
     def __repr__(self) -> str:
         return f"<HookEvent {self.host} {self.name} {self.tool!r}>"
@@ -180,7 +185,10 @@ class HookEvent:
     @property
     def sender(self) -> str:
         """Who is at the keyboard: the hosts send no user id, so the OS user stands in —
-        the uid's name, not `$USER` / `$LOGNAME`, which whoever starts the hook sets."""
+        the uid's name, not `$USER` / `$LOGNAME`, which whoever starts the hook sets;
+        through `policy serve`, the user the kernel names as the hook's (`user`)."""
+        if self.user is not None:
+            return self.user
         import os
         import pwd  # here, not at the top: one import less per hook process
 
