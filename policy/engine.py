@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from os import PathLike
@@ -165,6 +166,10 @@ class Engine:
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
         self.contracts = ContractRegistry(state_uri=s.state_store_uri)
         self._approvals: ApprovalStore | None = None
+        # Opening the store (and the gate stage) once, however many calls first need it
+        # at the same moment: two `memory://` stores would each hold half the requests.
+        # Reentrant: the gate stage opens the store while holding it.
+        self._approvals_opening = threading.RLock()
         self._gate_stage: ApprovalGates | None = None
         #: The packs and builtins that judge a rewritten call again (`_rejudge`).
         self._judges: dict[HookPoint, _Judges] = {}
@@ -720,12 +725,19 @@ class Engine:
 
     @property
     def gate_stage(self) -> ApprovalGates:
-        """The approval stage for gates (policy.builtins.approval), made on first use."""
-        if self._gate_stage is None:
+        """The approval stage for gates (policy.builtins.approval), made on first use —
+        once, however many calls first need it at the same moment (it keeps the waits
+        and their caps)."""
+        stage = self._gate_stage
+        if stage is not None:
+            return stage
+        with self._approvals_opening:
+            if self._gate_stage is not None:
+                return self._gate_stage
             from policy.builtins.approval import ApprovalGates
 
             service = getattr(self.settings, "service", None)
-            self._gate_stage = ApprovalGates(
+            stage = ApprovalGates(
                 lambda: self.approvals,
                 default_timeout=self._timeouts.approval,
                 **(
@@ -734,21 +746,21 @@ class Engine:
                     else {}
                 ),
             )
-
             # Not in the chain: `approval_plan` asks it after the chain's approvers.
             self._gate_registration = Registration(
-                name=self._gate_stage.name,
-                hook=self._gate_stage,
+                name=stage.name,
+                hook=stage,
                 priority=0,
                 source=HookSource.IN_PROCESS,
                 failure_policy="fail",
                 inline=False,
                 timeout_ms=None,
-                methods={HookPoint.APPROVE_TOOL: self._gate_stage.approve},
+                methods={HookPoint.APPROVE_TOOL: stage.approve},
                 coroutine=frozenset(),
                 trusted=True,
             )
-        return self._gate_stage
+            self._gate_stage = stage
+        return stage
 
     def _approval_plan(
         self,
@@ -1116,13 +1128,18 @@ class Engine:
     def approvals(self) -> ApprovalStore:
         """The approval store named by `approvals_store` (SQLite under data_dir by
         default), opened on first use: where approval requests wait and decisions land."""
-        if self._approvals is None:
-            from policy.approvals import open_store
+        store = self._approvals
+        if store is None:
+            with self._approvals_opening:
+                store = self._approvals
+                if store is None:
+                    from policy.approvals import open_store
 
-            self._approvals = open_store(
-                self.settings.approvals_store_uri, retention=self.settings.approvals_retention
-            )
-        return self._approvals
+                    store = self._approvals = open_store(
+                        self.settings.approvals_store_uri,
+                        retention=self.settings.approvals_retention,
+                    )
+        return store
 
     def __enter__(self) -> Engine:
         return self

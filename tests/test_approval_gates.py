@@ -588,3 +588,27 @@ def test_an_anonymous_caller_files_nothing(tmp_path: Path) -> None:
     assert not answer.approved and "anonymous caller may not file" in answer.reason
     assert engine.approvals.list(None) == []
     engine.close()
+
+
+def test_calls_that_first_need_approvals_at_once_share_one_store_and_one_stage(
+    tmp_path: Path,
+) -> None:
+    """Two `memory://` stores, or two gate stages, made by calls racing to open them
+    would each hold half the requests and waits: abandoning on one (a hang-up, a stop)
+    left the other's waits to run to their deadline."""
+    engine = engine_on(tmp_path, ops=DEPLOYS)
+    start = threading.Barrier(16)
+    stores, stages = [], []
+
+    def first_use() -> None:
+        start.wait()
+        stages.append(engine.gate_stage)
+        stores.append(engine.approvals)
+
+    threads = [threading.Thread(target=first_use) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(s) for s in stores}) == 1 and len({id(s) for s in stages}) == 1
+    engine.close()

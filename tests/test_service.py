@@ -211,8 +211,15 @@ def start_service(
 
 
 def stop(running: Running) -> str:
+    """SIGTERM, and what the service wrote; a service still there 30 s later is killed
+    and its log shown."""
     running.process.send_signal(signal.SIGTERM)
-    running.process.wait(timeout=30)
+    try:
+        running.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        running.process.kill()
+        running.process.wait()
+        raise AssertionError(f"policy serve did not stop:\n{running.stderr.text(wait=5)}") from None
     return running.stderr.text(wait=30)
 
 

@@ -190,6 +190,8 @@ class ApprovalGates:
         self._waiting: dict[str, tuple[str, ToolCall]] = {}
         # Requests each principal filed that may still be pending (`_may_file`).
         self._pending_of: dict[str, list[str]] = {}
+        # Requests given up on before the store had them (`_expire`, `_file`).
+        self._given_up: set[str] = set()
 
         # (session, tool) -> (digest, request id) of the last approval, to say so when
         # the same tool comes back with other arguments. Bounded; this process only.
@@ -288,6 +290,7 @@ class ApprovalGates:
             with self._lock:
                 for request_id in filed:
                     self._waiting.pop(request_id, None)
+                    self._given_up.discard(request_id)
 
     def _look(
         self, store: ApprovalStore, group: _Group, call: ToolCall, digest: str, now: float
@@ -359,6 +362,13 @@ class ApprovalGates:
         with self._lock:
             self._waiting[request.id] = (current_principal(), call)
         stored = store.file(request)
+        with self._lock:
+            given_up = request.id in self._given_up
+            self._given_up.discard(request.id)
+        if given_up and stored.id == request.id:
+            # Its caller went away (a hang-up, a stop) while it was being filed: nobody
+            # may approve it now, and the wait below ends at once.
+            store.expire(request.id)
         principal = current_principal()
         if stored.id == request.id and principal:
             with self._lock:
@@ -538,6 +548,14 @@ class ApprovalGates:
         for request_id in ids:
             try:
                 request = store.expire(request_id)
+            except RequestNotFound:
+                with self._lock:
+                    if request_id in self._waiting:
+                        # Given up on while it is being filed: expired once it is stored.
+                        self._given_up.add(request_id)
+                        continue
+                log.error("approval request %s could not be expired: not found", request_id)  # noqa: TRY400
+                continue
             except StoreError as exc:
                 log.error("approval request %s could not be expired: %s", request_id, exc)  # noqa: TRY400
                 continue

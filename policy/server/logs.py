@@ -39,7 +39,9 @@ def configure(*, json_lines: bool | None = None, level: int = logging.INFO) -> N
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # One write per line (print() writes the line and its newline apart, and a line
+        # of another thread could land in between): every line stays whole JSON.
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
     # The engine and uvicorn log through the standard library: the same stream, through
