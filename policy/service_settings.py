@@ -160,7 +160,6 @@ class ServiceSettings(BaseModel):
         None, description="The group that owns the approver socket (approvers are in it)."
     )
     max_requests: int | None = Field(
-
         None,
         gt=0,
         description="Exit after this many requests, for a supervisor (systemd) to restart: "

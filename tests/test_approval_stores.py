@@ -339,7 +339,6 @@ def test_a_retry_is_a_twin_only_of_the_same_call_for_the_same_people(
 
 
 def test_only_an_unused_approval_can_be_claimed(store: ApprovalStore) -> None:
-
     approved = approved_request(store)
     claimed = store.claim(approved.id, now=1234.5)
     assert claimed.claimed_at == 1234.5 and store.get(approved.id) == claimed

@@ -52,7 +52,6 @@ class MemoryStore(ApprovalStore):
     def get(self, request_id: str) -> ApprovalRequest:
         with self._changed:
             found = self._requests.get(request_id)
-
         if found is None:
             raise RequestNotFound(f"no approval request {request_id!r}")
         return found

@@ -197,7 +197,6 @@ def is_twin(request: ApprovalRequest, other: ApprovalRequest, now: float) -> boo
 
 
 def approver_group(approvers: tuple[str, ...] | list[str]) -> str:
-
     """The key of an approver group: its globs, sorted, one per line ("" for anyone)."""
     return "\n".join(sorted(approvers))
 

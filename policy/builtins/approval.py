@@ -113,7 +113,6 @@ class _Seats:
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-
     """The gates of one pack that name the same approvers: one request."""
 
     pack: str
@@ -192,7 +191,6 @@ class ApprovalGates:
         self._pending_of: dict[str, list[str]] = {}
         # Requests given up on before the store had them (`_expire`, `_file`).
         self._given_up: set[str] = set()
-
         # (session, tool) -> (digest, request id) of the last approval, to say so when
         # the same tool comes back with other arguments. Bounded; this process only.
         self._last_approved: dict[tuple[str, str], tuple[str, str]] = {}
@@ -316,7 +314,6 @@ class ApprovalGates:
                 continue
             if request.agent_uid is not None and request.agent_uid != agent_uid:
                 continue  # another agent's request for the same call: never ours to use
-
             if request.state == "pending" and now < request.deadline:
                 return _Look(pending=request)  # asked already: wait on it, or defer again
             if (

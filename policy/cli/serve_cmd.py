@@ -15,7 +15,6 @@ def _say_listening(addresses: list[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     from policy.hosts._server import read_settings, with_packs
     from policy.server.logs import configure
     from policy.server.run import ServeError, serve

@@ -140,7 +140,6 @@ class Server:
                 "(policy serve runs on Linux; docs/service.md)"
             )
         raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-
         pid, uid, _gid = struct.unpack("3i", raw)
         if uid != self.owner_uid:
             raise ServiceRefused(

@@ -282,7 +282,6 @@ def serve(
             with contextlib.suppress(OSError):
                 if path.is_socket():
                     path.unlink()
-
         abandoned = engine.abandon_approvals("policy serve stopped")
         engine.close()
         log.info("stopped", abandoned_approvals=abandoned)
