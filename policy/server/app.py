@@ -394,12 +394,9 @@ async def _while_connected(
             return await task
 
 
-async def _json(request: Request) -> Any:
-    """The request's body as JSON (None when empty), whatever its Content-Type says."""
-    return _parsed(await request.body())
-
-
 def _parsed(raw: bytes) -> Any:
+    """A request body as JSON (None when empty); the guard saw to its Content-Type.
+    Called on a thread: a body may be tens of MiB."""
     if not raw.strip():
         return None
     try:
@@ -722,8 +719,9 @@ def _routes_approvals(
 
         return Response(await service.off_loop(shown), media_type="application/json")
 
-    def answer(who: Caller, request_id: str, approved: bool, body: Any) -> dict[str, Any]:
-        body = _object(body if body is not None else {}, "approval")
+    def answer(who: Caller, request_id: str, approved: bool, raw: bytes) -> dict[str, Any]:
+        parsed = _parsed(raw)
+        body = _object(parsed if parsed is not None else {}, "approval")
         extra = set(body) - {"reason", "grant"}
         if extra:
             raise InputError(f"approval.{sorted(extra)[0]}: unknown field (reason, grant)")
@@ -762,8 +760,8 @@ def _routes_approvals(
         request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
     ) -> dict[str, Any]:
         """Approve a request this approver is named for (never one it filed)."""
-        body = await _json(request)
-        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, True, body)
+        raw = await request.body()
+        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, True, raw)
         return decided
 
     @app.post(
@@ -775,8 +773,8 @@ def _routes_approvals(
         request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
     ) -> dict[str, Any]:
         """Deny a request this approver is named for."""
-        body = await _json(request)
-        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, False, body)
+        raw = await request.body()
+        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, False, raw)
         return decided
 
 
@@ -795,7 +793,7 @@ def _routes_contracts(
         request: Request, session: str, who: Annotated[Caller, Depends(operator)]
     ) -> dict[str, Any]:
         """Attach a contract to one session; it wins over the packs' contract for it."""
-        body = _object(await _json(request), "contract")
+        body = _object(await service.off_loop(_parsed, await request.body()), "contract")
         try:
             contract = await service.off_loop(contracts.attach, session, body)
         except (PolicyError, ValueError, TypeError) as exc:
