@@ -31,6 +31,7 @@ def hidden(char: str) -> bool:
         not char.isprintable()
         or char in _BLANK
         or unicodedata.category(char) in _SHAPING
+        or unicodedata.combining(char) != 0  # spacing marks that still attach (U+1D165)
     )
 
 

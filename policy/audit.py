@@ -55,7 +55,15 @@ from policy.model import (
     ToolResult,
 )
 
-__all__ = ["MASK", "DecisionLog", "mask_args", "mask_text", "new_decision_id"]
+__all__ = [
+    "MASK",
+    "DecisionLog",
+    "context_fields",
+    "cut",
+    "mask_args",
+    "mask_text",
+    "new_decision_id",
+]
 
 MASK = "***"
 _MAX_STRING = 256
@@ -99,7 +107,17 @@ def mask_text(text: str, *, limit: int = _MAX_STRING) -> str:
     return masked
 
 
-def _mask(value: Any, depth: int) -> Any:
+#: Values (strings, numbers, keys) one record's arguments keep: 64 items a level, 8
+#: levels deep would otherwise let one call write 64^8 of them.
+_MAX_VALUES = 1024
+
+
+def _mask(value: Any, depth: int, left: list[int]) -> Any:
+    """`value` masked and cut; `left` (a one-item list) is what the record may still
+    hold — a value past it is written as `…`."""
+    left[0] -= 1
+    if left[0] < 0:
+        return "…"
     if isinstance(value, str):
         return mask_text(value)
     if isinstance(value, bool | int | float) or value is None:
@@ -109,23 +127,31 @@ def _mask(value: Any, depth: int) -> Any:
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for index, (key, item) in enumerate(value.items()):
-            if index >= _MAX_ITEMS:
-                out["…"] = f"+{len(value) - _MAX_ITEMS} keys"
+            if index >= _MAX_ITEMS or left[0] <= 0:
+                out["…"] = f"+{len(value) - index} keys"
                 break
             name = str(key)
-            out[name] = MASK if _SECRET_KEY.search(name) else _mask(item, depth + 1)
+            secret = _SECRET_KEY.search(name) is not None
+            # A key is the caller's to choose too: cut, and masked where it holds one.
+            out[mask_text(name)] = MASK if secret else _mask(item, depth + 1, left)
         return out
     if isinstance(value, list | tuple):
-        items = [_mask(item, depth + 1) for item in value[:_MAX_ITEMS]]
-        if len(value) > _MAX_ITEMS:
-            items.append(f"…(+{len(value) - _MAX_ITEMS} items)")
+        items = []
+        for index, item in enumerate(value[:_MAX_ITEMS]):
+            if left[0] <= 0:
+                items.append(f"…(+{len(value) - index} items)")
+                break
+            items.append(_mask(item, depth + 1, left))
+        else:
+            if len(value) > _MAX_ITEMS:
+                items.append(f"…(+{len(value) - _MAX_ITEMS} items)")
         return items
     return mask_text(repr(value))
 
 
 def mask_args(args: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of `args` safe to log: secrets masked, long values cut."""
-    masked = _mask(args, 0)
+    masked = _mask(args, 0, [_MAX_VALUES])
     assert isinstance(masked, dict)
     return masked
 
@@ -519,22 +545,22 @@ class DecisionLog:
             "decision_id": decision.decision_id,
             "point": point.value,
             "action": decision.action.value,
-            "reason": _cut(decision.reason, _MAX_REASON),
+            "reason": cut(decision.reason, _MAX_REASON),
             "hook": decision.hook,
             "rule_ids": decision.rule_ids,
         }
-        fields.update(_context(subject))
+        fields.update(context_fields(subject))
         if isinstance(subject, ToolCall):
             fields.update(self._tool_fields(subject))
             if point is HookPoint.BEFORE_TOOL:
                 fields["needs_approval"] = decision.needs_approval
                 fields["respond"] = decision.action is Action.RESPOND
         elif isinstance(subject, LLMRequest):
-            fields["model"] = _cut(subject.model)
+            fields["model"] = cut(subject.model)
             fields["messages"] = len(subject.messages)
             fields["tools"] = len(subject.tools)
         elif isinstance(subject, LLMResponse):
-            fields["model"] = _cut(subject.model)
+            fields["model"] = cut(subject.model)
             fields["content_chars"] = len(subject.content)
             fields["tool_calls"] = len(subject.tool_calls)
         elif isinstance(subject, Prompt):
@@ -567,11 +593,11 @@ class DecisionLog:
             "decision_id": answer.decision_id,
             "point": HookPoint.APPROVE_TOOL.value,
             "action": Action.CONTINUE.value if answer.approved else Action.DENY_TOOL.value,
-            "reason": _cut(answer.reason, _MAX_REASON),
+            "reason": cut(answer.reason, _MAX_REASON),
             "hook": answer.hook,
             "rule_ids": (),
         }
-        fields.update(_context(call))
+        fields.update(context_fields(call))
         fields.update(self._tool_fields(call))
         fields["approval"] = {
             "approved": answer.approved,
@@ -585,9 +611,9 @@ class DecisionLog:
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
         return {
-            "tool": _cut(call.tool),
-            "tool_raw": _cut(call.tool_raw),
-            "call_id": _cut(call.call_id),
+            "tool": cut(call.tool),
+            "tool_raw": cut(call.tool_raw),
+            "call_id": cut(call.call_id),
             "args_digest": args_digest(call.args),
             "args": self._args(call.args),
         }
@@ -597,7 +623,7 @@ class DecisionLog:
 _MAX_REASON = 4096
 
 
-def _cut(text: str, limit: int = _MAX_STRING) -> str:
+def cut(text: str, limit: int = _MAX_STRING) -> str:
     """`text`, cut to `limit` characters: what the caller names (a session, a channel, a
     tool) is the caller's to choose, and a log line must not grow with it."""
     if len(text) <= limit:
@@ -605,15 +631,17 @@ def _cut(text: str, limit: int = _MAX_STRING) -> str:
     return f"{text[:limit]}…(+{len(text) - limit} chars)"
 
 
-def _context(subject: ToolCall | LLMRequest | LLMResponse | Prompt) -> dict[str, Any]:
+def context_fields(subject: ToolCall | LLMRequest | LLMResponse | Prompt) -> dict[str, Any]:
+    """Who asked, from where, as every record names it: the call's own fields (cut),
+    and, through `policy serve`, the principal the kernel or a token named."""
     fields = {
-        "host": _cut(subject.host),
-        "session": _cut(subject.session),
-        "sender": _cut(subject.sender),
-        "channel": _cut(subject.channel),
-        "chat_id": _cut(subject.chat_id),
-        "agent": _cut(subject.agent),
-        "turn": _cut(subject.turn),
+        "host": cut(subject.host),
+        "session": cut(subject.session),
+        "sender": cut(subject.sender),
+        "channel": cut(subject.channel),
+        "chat_id": cut(subject.chat_id),
+        "agent": cut(subject.agent),
+        "turn": cut(subject.turn),
     }
     caller = current_caller()
     if caller is not None and caller.principal:

@@ -699,6 +699,12 @@ class Engine:
         )
         return self._conclude_before_tool(decision, call, start)
 
+    def gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
+        """The gates the packs put on `call` (or the packs' refusal of it), judged now:
+        what `approve_tool` asks when it is given no `gates`. For a caller that wants the
+        judging — the packs' CPU — apart from the waiting (`policy serve`)."""
+        return self._gates_for(self._canonical(call))
+
     def _gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
         """The gates the packs put on `call`, judged now: for an `approve_tool` whose
         caller did not pass the before_tool decision's `gates`. Packs are pure, so
@@ -821,18 +827,22 @@ class Engine:
         requests in the store (a late approve is refused: already expired) and log each
         denial. For whoever stops waiting from outside the call — a hook's watchdog,
         the host closing the pipe, a signal ending the process; with `call`, only the
-        waits for that call (`policy serve`, whose client hung up). The count expired."""
-        if self._gate_stage is None:
-            return 0
+        waits for that call (`policy serve`, whose client hung up). The count expired.
+        Without `call` the process is ending: no call is asked about from then on."""
         if call is None:
-            expired = self._gate_stage.abandon_all()
+            # The stage is made if need be: a call still being decided must meet the stop.
+            stage = self.gate_stage
+            expired = stage.abandon_all(reason)
+        elif self._gate_stage is None:
+            return 0
         else:
-            expired = self._gate_stage.abandon_like(self._canonical(call))
+            stage = self._gate_stage
+            expired = stage.abandon_like(self._canonical(call))
         for call, request in expired:
             answer = ApprovalDecision(
                 False,
                 f"approval request {request.id} abandoned: {reason}; denied",
-                hook=self._gate_stage.name,
+                hook=stage.name,
                 failure="abandoned",
                 decision_id=new_decision_id(),
             )

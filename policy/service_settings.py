@@ -148,7 +148,7 @@ class ServiceSettings(BaseModel):
         8,
         gt=0,
         description="Calls one caller (a uid, a token) may have waiting for approvers at "
-        "once; more are refused at once (429), never queued.",
+        "once; more are refused at once (a denial before anything is filed), never queued.",
     )
     approver_socket: Path | None = Field(
         None,
@@ -158,6 +158,13 @@ class ServiceSettings(BaseModel):
     approver_socket_mode: str = Field("0660", pattern=r"^0?[0-7]{3}$")
     approver_socket_group: str | None = Field(
         None, description="The group that owns the approver socket (approvers are in it)."
+    )
+    max_memory_mb: int | None = Field(
+        None,
+        gt=0,
+        description="Exit (for a supervisor to restart) once the service's resident memory "
+        "passes this many MiB: cel-expr-python keeps what each decision hands it, in "
+        "proportion to the call's size (docs/service.md).",
     )
     max_requests: int | None = Field(
         None,

@@ -576,3 +576,29 @@ def test_a_repository_config_that_is_not_read_whole_is_not_taken_as_harmless(
         module.mkdir(parents=True)
         (module / "config").write_text(planted if number == 69 else "[core]\n")
     assert "submodules" in git.repo_code(str(many))
+
+
+def test_a_command_longer_than_the_analysis_takes_is_refused_before_cel_sees_it(
+    tmp_path: Path,
+) -> None:
+    """cel-expr-python keeps what it is handed: a pack reading `args.command` would
+    have kept megabytes a call. The command is refused before it is handed over."""
+    from policy import Engine, ToolCall
+    from policy.settings import Settings
+
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\non_error: skip\nrules:\n"
+        "  - id: fine\n    tools: [bash]\n    when: args.command.startsWith('ls')\n"
+        "    action: allow\n"
+    )
+    with Engine(Settings(packs=[pack], audit_path=tmp_path / "log")) as engine:
+        decision = engine.before_tool(
+            ToolCall(tool="Bash", args={"command": "ls " + "x" * (2 << 20)})
+        )
+    assert decision.action.value == "deny_tool"
+    assert decision.reason.endswith("(cap: analysis.max_input_bytes)")
+    from policy.analysis.shell import MAX_INPUT
+    from policy.packs import runtime
+
+    assert runtime._SHORT_COMMAND * 4 == MAX_INPUT  # the runtime's shortcut is the cap's

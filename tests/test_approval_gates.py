@@ -612,3 +612,54 @@ def test_calls_that_first_need_approvals_at_once_share_one_store_and_one_stage(
         thread.join()
     assert len({id(s) for s in stores}) == 1 and len({id(s) for s in stages}) == 1
     engine.close()
+
+
+def test_the_pending_cap_holds_for_racing_calls_and_across_restarts(tmp_path: Path) -> None:
+    """Counting a caller's pending requests and filing a new one is one step for that
+    caller, and the count is the store's: racing calls and a restarted service both
+    stop at the cap."""
+    from policy.builtins.approval import MAX_PENDING_PER_CALLER
+    from policy.facts import Caller, deciding_for
+
+    pack = tmp_path / "ops.yaml"
+    pack.write_text(HEADER.format(name="ops") + DEPLOYS)
+    settings = Settings(
+        packs=[pack],
+        audit_path=tmp_path / "log.jsonl",
+        approvals_store=f"sqlite:///{tmp_path / 'approvals.db'}",
+    )
+    engine = Engine(settings)
+    start = threading.Barrier(12)
+
+    def file(index: int) -> None:
+        start.wait()
+        with deciding_for(Caller(uid=7, principal="uid:7")):
+            engine.approve_tool(bash(f"./deploy {index}"), defer=True)
+
+    with deciding_for(Caller(uid=7, principal="uid:7")):
+        for index in range(MAX_PENDING_PER_CALLER - 4):
+            engine.approve_tool(bash(f"./deploy early-{index}"), defer=True)
+    threads = [threading.Thread(target=file, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert engine.approvals.count_pending("uid:7") == MAX_PENDING_PER_CALLER
+    engine.close()
+    restarted = Engine(settings)
+    with deciding_for(Caller(uid=7, principal="uid:7")):
+        refused = restarted.approve_tool(bash("./deploy after-restart"), defer=True)
+    assert "approval requests pending already" in refused.reason
+    restarted.close()
+
+
+def test_once_the_service_stops_no_call_waits_for_people(tmp_path: Path) -> None:
+    """A call that reaches the approval stage after the stop began (it was still being
+    decided) is refused, not left to wait past the stop."""
+    engine = engine_on(tmp_path, ops=DEPLOYS)
+    engine.abandon_approvals("policy serve is stopping")
+    answer = engine.approve_tool(bash("./deploy prod"), timeout=30)
+    assert not answer.approved
+    assert answer.reason == "not asking approvers: policy serve is stopping"
+    assert engine.approvals.list(None) == []
+    engine.close()

@@ -480,7 +480,7 @@ def test_a_store_with_a_retention_purges_once_on_its_first_create(uri: str) -> N
 def _v1_file(path: Path) -> ApprovalRequest:
     """A store file as version 1 wrote it, holding one pending request."""
     made = request()
-    columns = [name for name in sqlite_store._REQUEST_COLUMNS if name not in _V2_COLUMNS]
+    columns = [name for name in sqlite_store._REQUEST_COLUMNS if name not in _LATER_COLUMNS]
     data = made.to_dict()
     values = [
         orjson.dumps(data[c]).decode()
@@ -502,7 +502,7 @@ def _v1_file(path: Path) -> ApprovalRequest:
     return made
 
 
-_V2_COLUMNS = ("agent_uid", "claimed_at", "cwd")
+_LATER_COLUMNS = ("agent_uid", "claimed_at", "cwd", "principal")  # added by versions 2 and 4
 
 
 def test_a_version_1_file_is_migrated(tmp_path: Path) -> None:
@@ -516,7 +516,7 @@ def test_a_version_1_file_is_migrated(tmp_path: Path) -> None:
     with contextlib.closing(sqlite3.connect(path)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.SCHEMA_VERSION
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(requests)")}
-        assert "requests_by_digest" in indexes
+        assert {"requests_by_digest", "requests_by_principal"} <= indexes
     with contextlib.closing(open_store(f"sqlite:///{path}")) as again:  # opens as is
         assert again.get(made.id).claimed_at == 5.0
 
@@ -559,3 +559,15 @@ def test_a_loose_store_file_of_ours_is_tightened(tmp_path: Path) -> None:
     path.chmod(0o644)
     with contextlib.closing(open_store(f"sqlite:///{path}")):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_pending_requests_are_counted_per_principal(store: ApprovalStore) -> None:
+    for principal in ("uid:1001", "uid:1001", "uid:1002", ""):
+        store.create(request(principal=principal))
+    store.create(request(principal="uid:1001", deadline_in=-1.0))  # past: nobody answers
+    answered = request(principal="uid:1001")
+    store.create(answered)
+    store.decide(answered.id, approved=False, by="secops-bob")
+    assert store.count_pending("uid:1001") == 2
+    assert store.count_pending("uid:1002") == 1
+    assert store.count_pending("token:ci") == 0

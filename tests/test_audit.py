@@ -353,3 +353,32 @@ def test_the_service_records_who_asked(engine: Engine, audit_log: Path) -> None:
     served, local = lines(audit_log)
     assert (served["principal"], served["peer"]) == ("anonymous", "127.0.0.1:41000")
     assert "principal" not in local and "peer" not in local  # in process: as before
+
+
+def test_the_audit_hook_records_who_asked_with_names_cut(tmp_path: Path) -> None:
+    from policy.facts import Caller, deciding_for
+    from policy.settings import Settings
+
+    pack = tmp_path / "gate.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: gate\nbuiltins:\n  audit_hook: {}\n"
+    )
+    log = tmp_path / "log.jsonl"
+    caller = Caller(uid=65534, principal="uid:65534")
+    with Engine(Settings(packs=[pack], audit_path=log)) as engine, deciding_for(caller):
+        engine.before_tool(
+            ToolCall(tool="Bash", args={"command": "ls"}, sender="alice", session="s" * 9000)
+        )
+    (record,) = [r for r in lines(log) if r["event"] == "audit.tool_call"]
+    assert (record["sender"], record["principal"]) == ("alice", "uid:65534")
+    assert len(record["session"]) < 300
+
+
+def test_argument_keys_and_the_number_of_values_are_bounded_in_the_log(
+    engine: Engine, audit_log: Path
+) -> None:
+    wide = {f"k{i}": list(range(60)) for i in range(60)}
+    engine.before_tool(ToolCall(tool="x", args={"k" * 100_000: 1, "wide": wide}))
+    (record,) = lines(audit_log)
+    assert max(len(key) for key in record["args"]) < 300
+    assert len(audit_log.read_bytes()) < 16_000  # 60 x 60 values: cut at 1,024

@@ -705,3 +705,39 @@ def test_a_command_that_doubles_a_word_forty_times_is_refused_and_nobody_waits(
         assert grown < 200 * 1024, f"peak RSS grew {grown} KiB"
     finally:
         stop(running)
+
+
+def test_a_link_the_agent_made_does_not_carry_the_analysis_past_a_directory_it_cannot_search(
+) -> None:
+    """Checking the written path's prefixes let `/tmp/x/l1 -> /root-only/proj` through:
+    only `proj`'s own mode was looked at, never the 0700 directory above it."""
+    import tempfile
+
+    from policy.analysis import git
+    from policy.analysis.effects import resolve_all
+    from policy.analysis.viewer import looking_as, may_read, may_search
+
+    public = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        public.chmod(0o755)
+        hidden = public / "hidden"
+        hidden.mkdir(mode=0o700)
+        for name in ("proj", "other"):
+            (hidden / name).mkdir(mode=0o755)
+        (hidden / "proj" / "id_rsa").write_text("key")
+        (hidden / "proj" / ".git").mkdir()
+        (hidden / "proj" / ".git" / "config").write_text("[core]\n\tfsmonitor = ./x\n")
+        agent = public / "agent"
+        agent.mkdir(mode=0o777)
+        (agent / "l1").symlink_to(hidden / "proj")
+        (agent / "l2").symlink_to(hidden / "other")
+        assert git.repo_code(str(agent / "l1"), "")  # this process sees the fsmonitor
+        with looking_as(NOBODY):
+            for link in ("l1", "l2"):
+                assert not may_search(str(agent / link))
+                assert not may_read(str(agent / link / "id_rsa"))
+                expanded = resolve_all((str(agent / link / "*"),), "")
+                assert not any("id_rsa" in path for path in expanded)
+                assert git.repo_code(str(agent / link), "") == ""
+    finally:
+        shutil.rmtree(public)

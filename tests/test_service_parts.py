@@ -288,6 +288,7 @@ def test_policy_token_prints_a_token_and_the_line_that_admits_only_it(
         "\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u2069", "\u200b", "\u200f", "\u2060",
         "\ufeff", "\u061c", "\u180e", "\u00ad", "\U000e0041", "\u034f", "\u115f", "\u1160",
         "\u3164", "\uffa0", "\u17b4", "\u2800", "\u0336", "\ufe0f", "\u00a0", "\u2028",
+        "\U0001d165", "\u302e", "\u1b44",
     ],
 )
 def test_every_character_that_hides_or_drives_is_shown_as_an_escape(char: str) -> None:
@@ -329,6 +330,8 @@ def test_connection_caps_refuse_past_each_one_and_name_it() -> None:
     assert limits.take(loopback) is None
     other_loopback = ("all", "tcp", f"tcp:{_peer_key('127.0.0.5')}")
     assert limits.take(other_loopback) == "TCP peers on loopback hold 1 connections already"
+    mapped = ("all", "tcp", f"tcp:{_peer_key('::ffff:127.0.0.9')}")  # a dual-stack listener
+    assert limits.take(mapped) == "TCP peers on loopback hold 1 connections already"
     assert limits.take(("all", "tcp", "tcp:10.0.0.9")) is None
     assert limits.take(("all", "tcp", "tcp:10.0.0.8")) == (
         "TCP callers together hold 2 connections already"
@@ -364,3 +367,25 @@ def test_the_browser_guard_answers_only_for_its_own_names() -> None:
     assert refused(b"127.0.0.1:8181", b"http://127.0.0.1:8181.evil")[0] == 403
     # The Unix socket is out of a browser's reach: only the JSON rule applies there.
     assert guard.refusal(scope, b"anything", b"https://x", json_type, over_tcp=False) is None
+
+
+def test_the_memory_cap_stops_the_service_for_its_supervisor() -> None:
+    """cel-expr-python keeps what each decision hands it; past `max_memory_mb` the
+    service stops as it does at `max_requests`, for systemd to start it again."""
+    import asyncio
+
+    import uvicorn
+
+    from policy.server.run import _Server
+
+    class Quiet:
+        def warning(self, *_args: object, **_fields: object) -> None:
+            return None
+
+    async def ticks(cap: int | None) -> bool:
+        server = _Server(uvicorn.Config(app=lambda *_: None), None, Quiet(), cap)
+        return await server.on_tick(10)
+
+    assert asyncio.run(ticks(1)) is True  # 1 MiB: this process is far past it
+    assert asyncio.run(ticks(1 << 20)) is False  # 1 TiB
+    assert asyncio.run(ticks(None)) is False

@@ -30,7 +30,7 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from policy.analysis.viewer import may_search
+from policy.analysis.viewer import may_search_physical
 
 __all__ = [
     "MAX_PATH_BYTES",
@@ -157,7 +157,7 @@ def resolve(
             missing += 1
             continue
         here = "/" + "/".join([*done, name])
-        if not may_search("/" + "/".join(done)):
+        if not may_search_physical("/" + "/".join(done)):
             # `policy serve` deciding for a uid that could not look here (viewer.py):
             # what is there is not for that uid to learn from the answer.
             raise UnsafePathError(

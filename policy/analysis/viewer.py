@@ -27,7 +27,14 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["Viewer", "looking_as", "may_list", "may_read", "may_search"]
+__all__ = [
+    "Viewer",
+    "looking_as",
+    "may_list",
+    "may_read",
+    "may_search",
+    "may_search_physical",
+]
 
 _SEARCH, _READ = 1, 4
 #: Directories and files whose mode one viewer remembers (one decision rarely needs many).
@@ -109,23 +116,50 @@ def looking_as(uid: int | None) -> Iterator[None]:
         _viewer.reset(token)
 
 
-def may_search(directory: str) -> bool:
-    """Whether the viewer may look up names in `directory` (absolute)."""
+def may_search_physical(directory: str) -> bool:
+    """Whether the viewer may look up names in `directory`, a path with no symbolic
+    links in it (what `paths.resolve` has walked so far): every directory above it, and
+    it, searchable."""
     viewer = _viewer.get()
     return viewer is None or (viewer.reaches(directory) and viewer.allows(directory, _SEARCH))
 
 
-def may_list(directory: str) -> bool:
-    """Whether the viewer may list `directory` (absolute)."""
+def _reached(path: str) -> str | None:
+    """The physical path `path` leads to, walked as the kernel walks it (links followed)
+    with the viewer's permissions checked on every directory it passes through; None
+    when the viewer could not get there. Checking the written path's prefixes instead
+    would let a link the agent made (`/tmp/l -> /root/secret`) carry it past a directory
+    it may not search."""
+    from policy.analysis import paths
+
+    try:
+        return paths.resolve(path)
+    except paths.UnsafePathError:
+        return None
+
+
+def may_search(directory: str) -> bool:
+    """Whether the viewer may look up names in `directory` (absolute; links followed)."""
     viewer = _viewer.get()
-    return viewer is None or (
-        viewer.reaches(directory)
-        and viewer.allows(directory, _SEARCH)
-        and viewer.allows(directory, _READ)
-    )
+    if viewer is None:
+        return True
+    real = _reached(directory)
+    return real is not None and viewer.allows(real, _SEARCH)
+
+
+def may_list(directory: str) -> bool:
+    """Whether the viewer may list `directory` (absolute; links followed)."""
+    viewer = _viewer.get()
+    if viewer is None:
+        return True
+    real = _reached(directory)
+    return real is not None and viewer.allows(real, _SEARCH) and viewer.allows(real, _READ)
 
 
 def may_read(path: str) -> bool:
-    """Whether the viewer may open `path` (absolute) for reading."""
+    """Whether the viewer may open `path` (absolute; links followed) for reading."""
     viewer = _viewer.get()
-    return viewer is None or (viewer.reaches(path) and viewer.allows(path, _READ))
+    if viewer is None:
+        return True
+    real = _reached(path)
+    return real is not None and viewer.allows(real, _READ)

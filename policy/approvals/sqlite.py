@@ -50,7 +50,7 @@ __all__ = ["SqliteStore"]
 
 # Bump when the tables change (and add the steps to `_MIGRATIONS`); `_open_schema`
 # refuses files written by a newer version rather than misreading them.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # How long a writer waits for another one before SQLite reports "database is locked".
 BUSY_TIMEOUT_MS = 5000
@@ -80,6 +80,7 @@ _REQUEST_COLUMNS = (
     "agent_uid",
     "claimed_at",
     "cwd",
+    "principal",
 )
 _JSON_COLUMNS = frozenset({"args", "approvers", "grants"})
 
@@ -159,6 +160,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         'CREATE INDEX IF NOT EXISTS requests_by_digest ON requests ("digest")',
     ),
     3: ("""ALTER TABLE grants ADD COLUMN "group" TEXT NOT NULL DEFAULT ''""",),
+    4: (
+        """ALTER TABLE requests ADD COLUMN "principal" TEXT NOT NULL DEFAULT ''""",
+        'CREATE INDEX IF NOT EXISTS requests_by_principal ON requests ("principal", "state")',
+    ),
 }
 
 
@@ -372,6 +377,16 @@ class SqliteStore(ApprovalStore):
                 (digest, pack, session),
             ).fetchall()
         return [_request_from_row(row, self.path) for row in rows]
+
+    def count_pending(self, principal: str, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT COUNT(*) FROM requests WHERE principal = ? AND state = 'pending' "
+                "AND deadline > ?",
+                (principal, now),
+            ).fetchone()
+        return int(row[0])
 
     def _claim(self, request_id: str, now: float) -> ApprovalRequest:
         """Compare-and-set in one UPDATE guarded by `state = 'approved' AND claimed_at

@@ -128,6 +128,9 @@ class ApprovalRequest:
     agent_uid: int | None = None  # the uid of the process that filed it
     cwd: str = ""  # where the call runs: part of the digest, so shown to the approver
     claimed_at: float | None = None  # when a call used this approval (`claim`)
+    #: Who asked, as `policy serve` knows it (`uid:1001`, `token:ci`; "" in process):
+    #: what its pending requests are counted against (`count_pending`).
+    principal: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -361,6 +364,15 @@ class ApprovalStore(abc.ABC):
             if grant.covers(pack, digest, session, requester, now, group):
                 return grant
         return None
+
+    def count_pending(self, principal: str, now: float | None = None) -> int:
+        """How many requests `principal` filed are still pending and may be answered."""
+        now = time.time() if now is None else now
+        return sum(
+            1
+            for request in self.list("pending")
+            if request.principal == principal and now < request.deadline
+        )
 
     def denials(self, pack: str, digest: str, session: str) -> int:
         """How often a person denied this exact call in this session, under this pack."""

@@ -28,12 +28,13 @@ that was denied can never be approved afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from policy.approvals.rules import grant_seconds
@@ -187,8 +188,9 @@ class ApprovalGates:
         self._lock = threading.Lock()
         # Requests filed by this process and being waited on: id -> (principal, call).
         self._waiting: dict[str, tuple[str, ToolCall]] = {}
-        # Requests each principal filed that may still be pending (`_may_file`).
-        self._pending_of: dict[str, list[str]] = {}
+        # One filing at a time per caller (`_filing`), and the message once stopping.
+        self._filers: dict[str, threading.Lock] = {}
+        self._stopped = ""
         # Requests given up on before the store had them (`_expire`, `_file`).
         self._given_up: set[str] = set()
         # (session, tool) -> (digest, request id) of the last approval, to say so when
@@ -239,15 +241,12 @@ class ApprovalGates:
                 if look.denial is not None:
                     return look.denial
                 looks.append((group, look))
+            if self._stopped:
+                return ApprovalDecision(False, f"not asking approvers: {self._stopped}")
             files = any(
                 look.grant is None and look.approved is None and look.pending is None
                 for _, look in looks
             )
-            if files:
-                refused = self._may_file(store, call, principal)
-                if refused is not None:
-                    log.warning("request refused: %s", refused)
-                    return ApprovalDecision(False, refused)
             must_wait = not defer and any(
                 look.grant is None and look.approved is None for _, look in looks
             )
@@ -259,12 +258,21 @@ class ApprovalGates:
                     log.warning("wait refused: %s", refused)
                     return ApprovalDecision(False, f"{refused}: refused, not queued")
             try:
-                waiting = [(g, look.pending) for g, look in looks if look.pending is not None]
-                for group, look in looks:
-                    if look.grant is None and look.approved is None and look.pending is None:
-                        waiting.append(
-                            (group, self._file(store, group, call, digest, now, deadline, filed))
-                        )
+                # Counting a caller's pending requests and filing its new ones is one
+                # step for that caller: racing calls cannot both pass the count.
+                with self._filing(principal if files else ""):
+                    if files:
+                        refused = self._may_file(store, call, principal)
+                        if refused is not None:
+                            log.warning("request refused: %s", refused)
+                            return ApprovalDecision(False, refused)
+                    waiting = [
+                        (g, look.pending) for g, look in looks if look.pending is not None
+                    ]
+                    for group, look in looks:
+                        if look.grant is None and look.approved is None and look.pending is None:
+                            asked = self._file(store, group, call, digest, now, deadline, filed)
+                            waiting.append((group, asked))
                 approved = [look.approved for _, look in looks if look.approved is not None]
                 if waiting and defer:
                     return self._deferred(waiting)
@@ -351,6 +359,7 @@ class ApprovalGates:
             self_approval=group.self_approval,
             grants=group.grants,
             agent_uid=_agent_uid(),
+            principal=current_principal(),
             cwd=call.cwd,
         )
         # This call's before it exists, so whoever gives up on the call in between (a
@@ -366,10 +375,6 @@ class ApprovalGates:
             # Its caller went away (a hang-up, a stop) while it was being filed: nobody
             # may approve it now, and the wait below ends at once.
             store.expire(request.id)
-        principal = current_principal()
-        if stored.id == request.id and principal:
-            with self._lock:
-                self._pending_of.setdefault(principal, []).append(request.id)
         if stored.id != request.id:
             # An identical retry filed it first: wait on that one, which is its filer's
             # to expire, not ours.
@@ -390,6 +395,17 @@ class ApprovalGates:
         )
         return request
 
+    @contextlib.contextmanager
+    def _filing(self, principal: str) -> Iterator[None]:
+        """Hold `principal`'s filing lock (none for "": a hook process files for itself)."""
+        if not principal:
+            yield
+            return
+        with self._lock:
+            lock = self._filers.setdefault(principal, threading.Lock())
+        with lock:
+            yield
+
     def _may_file(self, store: ApprovalStore, call: ToolCall, principal: str) -> str | None:
         """Why `call` may not file a request, if it may not: arguments too long for a
         person to read, or (through `policy serve`) its caller's pending requests at
@@ -402,17 +418,10 @@ class ApprovalGates:
             )
         if not principal:
             return None
-        with self._lock:
-            filed = list(self._pending_of.get(principal, ()))
-        still = [rid for rid in filed if _still_pending(store, rid)]
-        with self._lock:
-            if still:
-                self._pending_of[principal] = still
-            else:
-                self._pending_of.pop(principal, None)
-        if len(still) >= MAX_PENDING_PER_CALLER:
+        still = store.count_pending(principal, self._clock())
+        if still >= MAX_PENDING_PER_CALLER:
             return (
-                f"{principal} has {len(still)} approval requests pending already (at most "
+                f"{principal} has {still} approval requests pending already (at most "
                 f"{MAX_PENDING_PER_CALLER}): refused until people answer them"
             )
         return None
@@ -522,9 +531,13 @@ class ApprovalGates:
         expired = self._expire_ids(list(waiting))
         return [(waiting[request.id], request) for request in expired]
 
-    def abandon_all(self) -> list[tuple[ToolCall, ApprovalRequest]]:
+    def abandon_all(self, reason: str = "") -> list[tuple[ToolCall, ApprovalRequest]]:
         """Expire every request this process waits on (a watchdog fired, the host went
-        away, the process is ending); what was expired, with its call."""
+        away, the process is ending); what was expired, with its call. With `reason`,
+        nothing is asked from then on either: a call that reaches the stage after the
+        stop began is refused with it, not left to wait past the stop."""
+        if reason:
+            self._stopped = reason
         with self._lock:
             waiting = {rid: c for rid, (_, c) in self._waiting.items()}
         expired = self._expire_ids(list(waiting))
@@ -595,13 +608,6 @@ class ApprovalGates:
                 group=approver_group(request.approvers),
             )
         )
-
-
-def _still_pending(store: ApprovalStore, request_id: str) -> bool:
-    try:
-        return store.get(request_id).state == "pending"
-    except RequestNotFound:
-        return False
 
 
 def _suffix(reason: str) -> str:

@@ -9,7 +9,7 @@ written becomes a warning on the decision, never a denial.
 
 from __future__ import annotations
 
-from policy.audit import DecisionLog
+from policy.audit import DecisionLog, context_fields, cut
 from policy.builtins.config import DEFAULT_PRIORITY, AuditHookConfig
 from policy.digest import args_digest, canonical_json
 from policy.model import Decision, ToolCall, ToolResult
@@ -34,17 +34,13 @@ class AuditHook:
             self.after_tool = self._record_result
 
     def _who(self, call: ToolCall) -> dict[str, object]:
+        """The call as the decision records name it: names cut, the principal given."""
         return {
             "pack": self._pack,
-            "tool": call.tool,
-            "tool_raw": call.tool_raw,
-            "call_id": call.call_id,
-            "host": call.host,
-            "session": call.session,
-            "sender": call.sender,
-            "channel": call.channel,
-            "agent": call.agent,
-            "turn": call.turn,
+            "tool": cut(call.tool),
+            "tool_raw": cut(call.tool_raw),
+            "call_id": cut(call.call_id),
+            **context_fields(call),
         }
 
     def _record_call(self, call: ToolCall) -> Decision | None:

@@ -874,6 +874,29 @@ def _refuse_if_gave_up() -> None:
         raise AnalysisIncomplete(limit)
 
 
+def _args(call: Any) -> Any:
+    """A call's arguments for CEL. A shell command longer than the analysis takes is
+    refused here, before CEL copies it: cel-expr-python keeps what it is handed
+    (docs/service.md, memory), so a service handed megabytes a call would keep
+    megabytes a call; the analysis would refuse the line anyway."""
+    args = call.args
+    command = args.get("command") if call.tool == "bash" else None
+    # (a UTF-8 character is at most 4 bytes: shorter commands never need the cap looked
+    # up, and a one-event hook never imports the analysis for it)
+    if isinstance(command, str) and len(command) > _SHORT_COMMAND:
+        from policy.analysis.shell import MAX_INPUT
+
+        if len(command.encode("utf-8", "surrogatepass")) > MAX_INPUT:
+            raise AnalysisIncomplete(
+                f"command longer than {MAX_INPUT} bytes (cap: analysis.max_input_bytes)"
+            )
+    return args
+
+
+#: Characters below which a command is surely within `analysis.max_input_bytes` (1 MiB).
+_SHORT_COMMAND = (1 << 20) // 4
+
+
 def _protected(pack: CompiledPack) -> list[str]:
     """The paths the policy depends on: the engine's, and those of the hook that asked
     `policy serve` for this decision (its own settings file)."""
@@ -885,7 +908,7 @@ def _protected(pack: CompiledPack) -> list[str]:
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
     "tool_raw": lambda s, p, _: s.tool_raw,
-    "args": lambda s, p, _: s.args,
+    "args": lambda s, p, _: _args(s),
     "sender": lambda s, p, _: s.sender,
     "channel": lambda s, p, _: s.channel,
     "chat_id": lambda s, p, _: s.chat_id,

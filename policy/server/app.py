@@ -590,8 +590,15 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         if defer:  # files its requests and answers at once: a decision, not a wait
             answer = await decided(request, who, ask)
         else:
-            with deciding_for(_caller_of(request, service, who)):
-                answer = await _while_connected(request, service, ask, call)
+            # The packs judge the call within the caller's share of the deciding
+            # threads; only the wait for people runs on the waiting threads.
+            gates = await decided(request, who, engine.gates_for, call)
+            if isinstance(gates, tuple):
+                ask = functools.partial(ask, gates=gates)
+                with deciding_for(_caller_of(request, service, who)):
+                    answer = await _while_connected(request, service, ask, call)
+            else:  # the packs refuse it: asked again (and logged) on a deciding thread
+                answer = await decided(request, who, ask)
         return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
 
     @app.post(
@@ -606,7 +613,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
             "auto"
         ),
         budget: Annotated[float | None, Query(ge=0, description="Seconds a wait may take.")] = None,
-    ) -> dict[str, Any]:
+    ) -> Response:
         """One Claude Code / Agentao hook event decided as `policy hook` decides it;
         `answer` is what the hook prints (null: no opinion)."""
         from policy.hosts.claude.decide import decide as decide_event
@@ -614,19 +621,40 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
 
         who = asker(request)
         raw = await request.body()
-        # Parsed on a deciding thread: a PostToolUse payload may carry 64 MiB of output.
-        event = await decided(request, who, _host_event_of, raw, host)
-        # The hosts send no user: the kernel's (or the token's) stands in, as in process.
-        event.user = who.sender("")
-        ask = functools.partial(decide_event, engine, event, approval, budget, per_event=False)
-        if event.name != "PreToolUse" or approval != "wait":
-            # `auto` defers to named approvers, `ask` hands the call to the host's
-            # dialog: neither waits here.
-            answer = await decided(request, who, ask)
-        else:  # it waits for approvers: stop waiting when the hook is gone
+
+        def judged() -> tuple[Any, Any, bytes | None]:
+            """On a deciding thread, within the caller's share: the event, parsed; its
+            before_tool Decision when answering it waits for people; else the answer,
+            rendered (a PostToolUse answer may carry 64 MiB of rewritten output)."""
+            from policy.hosts.claude.decide import waits_for_approvers
+
+            event = _host_event_of(raw, host)
+            # The hosts send no user: the kernel's (or the token's) stands in.
+            event.user = who.sender("")
+            decision = None
+            if event.name == "PreToolUse" and approval == "wait":
+                decision = engine.before_tool(call_of(event))
+                if waits_for_approvers(decision, approval):
+                    return event, decision, None
+            answer = decide_event(
+                engine, event, approval, budget, per_event=False, decided=decision
+            )
+            return event, decision, _rendered(answer)
+
+        event, decision, rendered = await decided(request, who, judged)
+        if rendered is None:  # it waits for approvers: stop waiting when the hook is gone
+            ask = functools.partial(
+                decide_event, engine, event, approval, budget, per_event=False, decided=decision
+            )
             with deciding_for(_caller_of(request, service, who)):
                 answer = await _while_connected(request, service, ask, call_of(event))
-        return {"answer": answer}
+            rendered = await service.off_loop(_rendered, answer)
+        return Response(rendered, media_type="application/json")
+
+
+def _rendered(answer: Any) -> bytes:
+    """A host event's answer as the JSON body the thin hook reads."""
+    return orjson.dumps({"answer": answer})
 
 
 #: The longest name a call may carry in a context field (a session, a sender, a cwd, a

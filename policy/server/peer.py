@@ -125,11 +125,12 @@ def _peer_key(address: str) -> str:
     import ipaddress
 
     try:
-        if ipaddress.ip_address(address.split("%", 1)[0]).is_loopback:
-            return "loopback"
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
-        pass
-    return address
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # `::ffff:127.0.0.2` on a dual-stack listener
+    return "loopback" if ip.is_loopback else address
 
 
 def _json_error(status: int, phrase: str, message: str) -> bytes:

@@ -150,10 +150,30 @@ class _Server(uvicorn.Server):
     every other agent waits for) until its deadline. Each wait is answered with a
     denial, its request expired."""
 
-    def __init__(self, config: uvicorn.Config, engine: Any, log: Any) -> None:
+    def __init__(
+        self, config: uvicorn.Config, engine: Any, log: Any, max_memory_mb: int | None = None
+    ) -> None:
         super().__init__(config)
         self._engine = engine
         self._log = log
+        self._max_memory = max_memory_mb * (1 << 20) if max_memory_mb is not None else None
+
+    async def on_tick(self, counter: int) -> bool:
+        """uvicorn's check every 0.1 s (max_requests and the like), and once a second
+        the memory cap: past it the service stops, as at `max_requests`, for its
+        supervisor to start it again."""
+        if await super().on_tick(counter):
+            return True
+        if self._max_memory is not None and counter % 10 == 0:
+            resident = _resident_bytes()
+            if resident > self._max_memory:
+                self._log.warning(
+                    "memory cap reached: stopping for a restart",
+                    resident_mb=resident >> 20,
+                    cap_mb=self._max_memory >> 20,
+                )
+                return True
+        return False
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         import anyio
@@ -163,6 +183,13 @@ class _Server(uvicorn.Server):
         )
         self._log.info("stopping", abandoned_approvals=abandoned)
         await super().shutdown(sockets)
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm", "rb") as statm:
+        pages = int(statm.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 class _Stopped(Exception):
@@ -255,7 +282,9 @@ def serve(
             # waits are abandoned as shutdown starts, below).
             timeout_graceful_shutdown=_GRACEFUL_SECONDS,
         )
-        server = _Server(config, engine, log)
+        server = _Server(
+            config, engine, log, settings.service.max_memory_mb if settings.service else None
+        )
         log.info(
             "listening",
             addresses=addresses,

@@ -31,7 +31,7 @@ from policy.hosts.claude.wire import (
     result_of,
 )
 
-__all__ = ["decide", "route_approval"]
+__all__ = ["decide", "route_approval", "waits_for_approvers"]
 
 
 def route_approval(approval: str, decision: Any) -> str:
@@ -111,18 +111,25 @@ def _warn_trust_once(engine: Any, decision: Any) -> None:
 _TRUST_WARNED = False
 
 
+def waits_for_approvers(decision: Any, approval: str) -> bool:
+    """Whether answering a PreToolUse `decision` waits for people (`--approval wait`,
+    a call that needs approval): the part a service runs apart from deciding."""
+    return bool(decision.needs_approval) and route_approval(approval, decision) == "wait"
+
+
 def _pre_tool(
     engine: Any,
     event: HookEvent,
     approval: str,
     budget: float | None = None,
     per_event: bool = True,
+    decided: Any = None,
 ) -> dict[str, Any] | None:
     from policy.codec import to_dict
     from policy.model import Action
 
     call = call_of(event)
-    decision = engine.before_tool(call)
+    decision = decided if decided is not None else engine.before_tool(call)
     action = decision.action
     if action in (Action.ABORT_TURN, Action.HARD_ABORT):
         return {**answer_pre_tool("deny", decision.reason), **answer_stop_turn(decision.reason)}
@@ -268,14 +275,17 @@ def decide(
     budget: float | None = None,
     *,
     per_event: bool = True,
+    decided: Any = None,
 ) -> dict[str, Any] | None:
     """The answer to print for `event` (None: no opinion); `budget` (seconds) caps a
     wait for approval. The event's point of our chain (`EVENTS`) says what decides it;
     an event with none is only observed. `per_event` False: `policy serve` decides it
-    for a thin hook, with the service's long-lived store."""
+    for a thin hook, with the service's long-lived store. `decided`: the before_tool
+    Decision of a PreToolUse event, when the caller judged the call already (a service
+    judges on its deciding threads, and waits for approvers on others)."""
     point = EVENTS[event.name]
     if point == "before_tool":
-        return _pre_tool(engine, event, approval, budget, per_event)
+        return _pre_tool(engine, event, approval, budget, per_event, decided)
     if point == "after_tool":
         return _post_tool(engine, event)
     if point == "user_prompt":
