@@ -709,14 +709,19 @@ def test_the_service_decides_for_the_hooks_project_and_settings_as_in_process(
         stop(running)
 
 
-AS_NOBODY = (
-    "setpriv",
-    "--reuid=65534",
-    "--regid=65534",
-    "--clear-groups",
-    "--inh-caps=+dac_read_search",
-    "--ambient-caps=+dac_read_search",
-)
+def as_uid(uid: int) -> tuple[str, ...]:
+    """Run as `uid`, still able to read this checkout wherever CI cloned it."""
+    return (
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=+dac_read_search",
+        "--ambient-caps=+dac_read_search",
+    )
+
+
+AS_NOBODY = as_uid(65534)
 
 
 def _can_run_as_nobody() -> bool:

@@ -30,6 +30,7 @@ from tests.test_service import (
     OPERATOR_TOKEN,
     POLICY,
     Running,
+    as_uid,
     clean_env,
     hook,
     permission,
@@ -61,18 +62,6 @@ rules:
     timeout: 60s
     message: deploys need secops
 """
-
-
-def as_uid(uid: int) -> tuple[str, ...]:
-    """Run as `uid`, still able to read this checkout wherever CI cloned it."""
-    return (
-        "setpriv",
-        f"--reuid={uid}",
-        f"--regid={uid}",
-        "--clear-groups",
-        "--inh-caps=+dac_read_search",
-        "--ambient-caps=+dac_read_search",
-    )
 
 
 def _can_run_as_others() -> bool:
@@ -248,36 +237,35 @@ def test_a_token_names_only_its_own_senders(shared: Running) -> None:
 
 
 HOLDER = """
-import select, socket, sys, time, orjson
+import queue, socket, sys, threading, orjson
 path, count, expected = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 payload = orjson.loads(sys.argv[4])
-held = []
-for i in range(count):
+body = orjson.dumps(payload)
+answers = queue.Queue()
+
+def ask():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(path)
-    body = orjson.dumps(payload)
     s.sendall(b"POST /v1/hosts/claude/event?approval=wait&budget=50 HTTP/1.1\\r\\n"
               b"Host: localhost\\r\\nContent-Type: application/json\\r\\nContent-Length: "
               + str(len(body)).encode() + b"\\r\\n\\r\\n" + body)
-    held.append(s)
-def whole(s):
-    s.settimeout(30)
-    data = b""
+    data = b""  # read whole, on this thread: the held ones block here until killed
     while b"\\r\\n\\r\\n" not in data:
-        data += s.recv(65536)
-    head, _, body = data.partition(b"\\r\\n\\r\\n")
+        chunk = s.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, rest = data.partition(b"\\r\\n\\r\\n")
     length = next(int(line.split(b":")[1]) for line in head.split(b"\\r\\n")
                   if line.lower().startswith(b"content-length:"))
-    while len(body) < length:
-        body += s.recv(65536)
-    return orjson.loads(body)["answer"]
-answers = {}
-ends = time.monotonic() + 60
-while len(answers) < expected and time.monotonic() < ends:
-    ready, _, _ = select.select([s for s in held if s not in answers], [], [], 1.0)
-    for s in ready:  # a raw socket, read whole: select() sees every byte not yet read
-        answers[s] = whole(s)
-print(orjson.dumps(list(answers.values())).decode(), flush=True)
+    while len(rest) < length:
+        rest += s.recv(65536)
+    answers.put(orjson.loads(rest)["answer"])
+
+for _ in range(count):
+    threading.Thread(target=ask, daemon=True).start()
+got = [answers.get(timeout=60) for _ in range(expected)]
+print(orjson.dumps(got).decode(), flush=True)
 sys.stdin.read()  # hold the rest until told
 """
 

@@ -365,6 +365,8 @@ def test_the_browser_guard_answers_only_for_its_own_names() -> None:
     assert refused(b"attacker.example:8181")[0] == 421
     assert refused(None)[0] == 421
     assert refused(b"127.0.0.1:8181", b"http://127.0.0.1:8181.evil")[0] == 403
+    unknown = {"path": "/v1/packs", "method": "GET"}  # a TCP listener we cannot name
+    assert guard.refusal(unknown, b"127.0.0.1:8181", None, None, over_tcp=True)[0] == 421
     # The Unix socket is out of a browser's reach: only the JSON rule applies there.
     assert guard.refusal(scope, b"anything", b"https://x", json_type, over_tcp=False) is None
 

@@ -124,42 +124,34 @@ def may_search_physical(directory: str) -> bool:
     return viewer is None or (viewer.reaches(directory) and viewer.allows(directory, _SEARCH))
 
 
-def _reached(path: str) -> str | None:
-    """The physical path `path` leads to, walked as the kernel walks it (links followed)
-    with the viewer's permissions checked on every directory it passes through; None
-    when the viewer could not get there. Checking the written path's prefixes instead
-    would let a link the agent made (`/tmp/l -> /root/secret`) carry it past a directory
-    it may not search."""
+def _may(path: str, *wants: int) -> bool:
+    """Whether the viewer may do each of `wants` to `path` (absolute), reached as the
+    kernel reaches it: links followed, the viewer's permissions checked on every
+    directory it passes through (`paths.resolve`, which fails for one it may not
+    search). Checking the written path's prefixes instead would let a link the agent
+    made (`/tmp/l -> /root/secret`) carry it past a directory it may not search."""
+    viewer = _viewer.get()
+    if viewer is None:
+        return True
     from policy.analysis import paths
 
     try:
-        return paths.resolve(path)
+        real = paths.resolve(path)
     except paths.UnsafePathError:
-        return None
+        return False
+    return all(viewer.allows(real, want) for want in wants)
 
 
 def may_search(directory: str) -> bool:
     """Whether the viewer may look up names in `directory` (absolute; links followed)."""
-    viewer = _viewer.get()
-    if viewer is None:
-        return True
-    real = _reached(directory)
-    return real is not None and viewer.allows(real, _SEARCH)
+    return _may(directory, _SEARCH)
 
 
 def may_list(directory: str) -> bool:
     """Whether the viewer may list `directory` (absolute; links followed)."""
-    viewer = _viewer.get()
-    if viewer is None:
-        return True
-    real = _reached(directory)
-    return real is not None and viewer.allows(real, _SEARCH) and viewer.allows(real, _READ)
+    return _may(directory, _SEARCH, _READ)
 
 
 def may_read(path: str) -> bool:
     """Whether the viewer may open `path` (absolute; links followed) for reading."""
-    viewer = _viewer.get()
-    if viewer is None:
-        return True
-    real = _reached(path)
-    return real is not None and viewer.allows(real, _READ)
+    return _may(path, _READ)

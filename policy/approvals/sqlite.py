@@ -309,12 +309,13 @@ class SqliteStore(ApprovalStore):
 
     # ------------------------------------------------------------ requests
 
-    def _insert(self, request: ApprovalRequest) -> None:
-        """Store a new pending request; an id already taken is refused rather than
-        overwritten, so a decided request can never be turned back into a pending one."""
+    @contextlib.contextmanager
+    def _inserting(self, request: ApprovalRequest) -> Iterator[sqlite3.Connection]:
+        """A write transaction that inserts `request`; an id already taken is refused
+        rather than overwritten, so a decided request never turns pending again."""
         try:
             with self._write() as conn:
-                conn.execute(_INSERT_REQUEST, _request_row(request))
+                yield conn
         except StoreError as exc:
             if isinstance(exc.__cause__, sqlite3.IntegrityError):
                 raise StoreError(
@@ -322,28 +323,25 @@ class SqliteStore(ApprovalStore):
                 ) from exc
             raise
 
+    def _insert(self, request: ApprovalRequest) -> None:
+        with self._inserting(request) as conn:
+            conn.execute(_INSERT_REQUEST, _request_row(request))
+
     def _insert_or_join(self, request: ApprovalRequest) -> ApprovalRequest:
         """One `BEGIN IMMEDIATE` transaction: SQLite serialises writers, so of several
         identical retries the first inserts and the others find its row."""
-        try:
-            with self._write() as conn:
-                rows = conn.execute(
-                    f"{_SELECT_REQUEST} WHERE digest = ? AND pack = ? AND session = ? "
-                    "AND state = 'pending' ORDER BY created, rowid",
-                    (request.digest, request.pack, request.session),
-                ).fetchall()
-                now = time.time()
-                for row in rows:
-                    other = _request_from_row(row, self.path)
-                    if is_twin(request, other, now):
-                        return other
-                conn.execute(_INSERT_REQUEST, _request_row(request))
-        except StoreError as exc:
-            if isinstance(exc.__cause__, sqlite3.IntegrityError):
-                raise StoreError(
-                    f"approval store {self.path}: request {request.id!r} already exists"
-                ) from exc
-            raise
+        with self._inserting(request) as conn:
+            rows = conn.execute(
+                f"{_SELECT_REQUEST} WHERE digest = ? AND pack = ? AND session = ? "
+                "AND state = 'pending' ORDER BY created, rowid",
+                (request.digest, request.pack, request.session),
+            ).fetchall()
+            now = time.time()
+            for row in rows:
+                other = _request_from_row(row, self.path)
+                if is_twin(request, other, now):
+                    return other
+            conn.execute(_INSERT_REQUEST, _request_row(request))
         return request
 
     def get(self, request_id: str) -> ApprovalRequest:

@@ -491,11 +491,12 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         """Who asks: a token's identity, the socket peer's uid, or anonymous."""
         return asker_of(caller(request), request.client)
 
-    async def decided(request: Request, who: Asker, work: Callable[..., Any], *args: Any) -> Any:
-        """`work(*args)` for `who`, on one of the deciding threads, within `who`'s share
-        of them: the event loop keeps answering everybody else however long the analysis
-        or a locked state file takes, and no caller holds every thread."""
-        with deciding_for(_caller_of(request, service, who)):
+    async def decided(who: Asker, facts: FactsCaller, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` for `who` (`facts`: whom the engine decides for), on one of the
+        deciding threads, within `who`'s share of them: the event loop keeps answering
+        everybody else however long the analysis or a locked state file takes, and no
+        caller holds every thread."""
+        with deciding_for(facts):
             async with service.shares.of(who.principal):
                 # anyio runs the thread in a copy of this context: deciding_for holds there.
                 return await anyio.to_thread.run_sync(
@@ -519,7 +520,8 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         raw = await request.body()
         # Parsed, decided and rendered on the deciding thread: a body may be 64 MiB of
         # tool output, and the answer echoes the call.
-        rendered = await decided(request, who, decide_raw, who, point, raw)
+        facts = _caller_of(request, service, who)
+        rendered = await decided(who, facts, decide_raw, who, point, raw)
         if rendered is None:
             return JSONBytes({"accepted": True}, status_code=202)
         body, decision_id = rendered
@@ -586,19 +588,20 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
                 "socket, or with a token",
             )
         raw = await request.body()
-        call, ask, defer = await decided(request, who, approval_asked, who, raw)
+        facts = _caller_of(request, service, who)
+        call, ask, defer = await decided(who, facts, approval_asked, who, raw)
         if defer:  # files its requests and answers at once: a decision, not a wait
-            answer = await decided(request, who, ask)
+            answer = await decided(who, facts, ask)
         else:
             # The packs judge the call within the caller's share of the deciding
             # threads; only the wait for people runs on the waiting threads.
-            gates = await decided(request, who, engine.gates_for, call)
+            gates = await decided(who, facts, engine.gates_for, call)
             if isinstance(gates, tuple):
                 ask = functools.partial(ask, gates=gates)
-                with deciding_for(_caller_of(request, service, who)):
+                with deciding_for(facts):
                     answer = await _while_connected(request, service, ask, call)
             else:  # the packs refuse it: asked again (and logged) on a deciding thread
-                answer = await decided(request, who, ask)
+                answer = await decided(who, facts, ask)
         return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
 
     @app.post(
@@ -641,12 +644,13 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
             )
             return event, decision, _rendered(answer)
 
-        event, decision, rendered = await decided(request, who, judged)
+        facts = _caller_of(request, service, who)
+        event, decision, rendered = await decided(who, facts, judged)
         if rendered is None:  # it waits for approvers: stop waiting when the hook is gone
             ask = functools.partial(
                 decide_event, engine, event, approval, budget, per_event=False, decided=decision
             )
-            with deciding_for(_caller_of(request, service, who)):
+            with deciding_for(facts):
                 answer = await _while_connected(request, service, ask, call_of(event))
             rendered = await service.off_loop(_rendered, answer)
         return Response(rendered, media_type="application/json")

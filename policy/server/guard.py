@@ -75,7 +75,9 @@ class BrowserGuard:
     ) -> tuple[int, str] | None:
         server = scope.get("server")
         if not server or server[1] is None:
-            return None
+            # A TCP request whose listener is not known cannot be told from a rebinding
+            # page: refused, never waved through.
+            return 421, "this service cannot tell which address was asked for"
         names = self._hosts((str(server[0]), int(server[1])))
         given = (host or b"").decode("latin-1").strip().lower()
         if given not in names:
