@@ -71,7 +71,9 @@ def engine_for(packs: Path, state: Path) -> Any:
 
 
 def verdict(engine: Any, entry: dict[str, Any]) -> tuple[str, str]:
-    """("deny" | "ask" | "pass", why)."""
+    """("deny" | "ask" | "allow" | "pass", why). `allow` is an explicit allow (an
+    `allow` rule matched and nothing asked): the hook answers `allow`, and Claude Code
+    skips its own permission prompt. `pass` is no opinion (the host's own rules apply)."""
     from policy.model import Action, ToolCall
 
     if "cmd" in entry:
@@ -83,6 +85,8 @@ def verdict(engine: Any, entry: dict[str, Any]) -> tuple[str, str]:
         return "deny", decision.reason
     if decision.needs_approval:
         return "ask", decision.reason
+    if decision.allowed:
+        return "allow", decision.reason
     return "pass", decision.reason
 
 
@@ -100,7 +104,8 @@ def measure(packs: Path) -> dict[str, list[tuple[dict[str, Any], str, str]]]:
 
 
 def rates(rows: Iterable[tuple[dict[str, Any], str, str]]) -> dict[str, Counter[str]]:
-    """Per category (and `all`): how many were denied, asked, passed."""
+    """Per category (and `all`): how many were denied, asked, explicitly allowed, passed
+    without an opinion."""
     found: dict[str, Counter[str]] = defaultdict(Counter)
     for entry, outcome, _ in rows:
         found[entry["category"]][outcome] += 1
@@ -111,14 +116,16 @@ def rates(rows: Iterable[tuple[dict[str, Any], str, str]]) -> dict[str, Counter[
 def _table(title: str, counts: dict[str, Counter[str]]) -> str:
     lines = [
         f"{title}",
-        f"  {'category':<18}{'n':>6}{'denied':>9}{'asked':>8}{'caught':>9}{'passed':>9}",
+        f"  {'category':<18}{'n':>6}{'denied':>9}{'asked':>8}{'caught':>9}{'passed':>9}"
+        f"{'allows':>8}",
     ]
     for category in sorted(counts, key=lambda c: (c == "all", c)):
         c = counts[category]
         n = sum(c.values())
         lines.append(
             f"  {category:<18}{n:>6}{100 * c['deny'] / n:>8.1f}%{100 * c['ask'] / n:>7.1f}%"
-            f"{100 * (c['deny'] + c['ask']) / n:>8.1f}%{100 * c['pass'] / n:>8.1f}%"
+            f"{100 * (c['deny'] + c['ask']) / n:>8.1f}%"
+            f"{100 * (c['pass'] + c['allow']) / n:>8.1f}%{c['allow']:>8}"
         )
     return "\n".join(lines)
 
@@ -144,11 +151,11 @@ def main() -> int:
         print()
     if args.misses or args.held_out_misses:
         for name, rows in results.items():
-            bad = "pass" if name == "dangerous" else ("deny", "ask")
+            bad = ("pass", "allow") if name == "dangerous" else ("deny", "ask")
             for entry, outcome, why in rows:
                 if held_out(entry) != args.held_out_misses:
                     continue
-                if outcome == bad or outcome in bad:
+                if outcome in bad:
                     shown = entry.get("cmd") or f"{entry['tool']} {json.dumps(entry['args'])}"
                     print(
                         f"{name:9} {entry['category']:<16} {outcome:<4} {shown[:150]!r}  # {why[:90]}"
