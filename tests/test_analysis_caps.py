@@ -557,7 +557,10 @@ def test_disk_lookups_are_bounded_and_what_is_past_them_is_unknown(
 
 
 def _repository(root: Path, config: str) -> Path:
-    (root / ".git").mkdir(parents=True)
+    """A directory git takes for a repository (HEAD, objects/, refs/) with `config`."""
+    for name in ("objects", "refs"):
+        (root / ".git" / name).mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / ".git" / "config").write_text(config)
     return root
 

@@ -713,7 +713,9 @@ def test_a_link_the_agent_made_does_not_carry_the_analysis_past_a_directory_it_c
         for name in ("proj", "other"):
             (hidden / name).mkdir(mode=0o755)
         (hidden / "proj" / "id_rsa").write_text("key")
-        (hidden / "proj" / ".git").mkdir()
+        for name in ("objects", "refs"):  # a repository, as git tells one
+            (hidden / "proj" / ".git" / name).mkdir(parents=True)
+        (hidden / "proj" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
         (hidden / "proj" / ".git" / "config").write_text("[core]\n\tfsmonitor = ./x\n")
         agent = public / "agent"
         agent.mkdir(mode=0o777)

@@ -14,10 +14,13 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Sequence
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from policy.analysis import readonly
 from policy.analysis.operands import (
+    UNKNOWN,
     Facts,
     has_option,
     host_of,
@@ -27,9 +30,9 @@ from policy.analysis.operands import (
     split_options,
     words,
 )
-from policy.analysis.viewer import may_read, may_search
+from policy.analysis.viewer import _viewer, may_read, may_search
 
-__all__ = ["HANDLERS", "config_setting", "repo_code"]
+__all__ = ["HANDLERS", "Inspection", "Repository", "config_setting", "inspect", "repo_code"]
 
 
 def _git(f: Facts) -> None:
@@ -151,7 +154,6 @@ def _git(f: Facts) -> None:
         if has_option(options, "--ext-diff", "--textconv"):
             used = "--ext-diff" if has_option(options, "--ext-diff") else "--textconv"
             f.hide(f"git {sub} {used} runs the configured diff program")
-        f.read(*(o for o in operands if o.startswith(("/", "~", "."))), base=base)
         if sub == "blame":
             f.read(*option_values(options, "-S", "--contents", "--ignore-revs-file"), base=base)
     elif sub == "grep":
@@ -176,6 +178,8 @@ def _git(f: Facts) -> None:
             f.argvs.append(list(after))  # the command and its own options, as written
     elif sub == "clean":
         unguarded = settings.get("clean.requireforce", "").lower() in ("false", "no", "off", "0")
+        # `-i` needs no -f, and takes its answers from the input (`echo c | git clean -i`)
+        unguarded = unguarded or has_option(options, "-i", "--interactive")
         if unguarded and not has_option(options, "-f", "--force"):
             f.flags = [*(f.flags or []), "force"]  # clean.requireForce=false: no -f needed
         if (has_option(options, "-f", "--force") or unguarded) and not has_option(
@@ -210,6 +214,15 @@ def _git(f: Facts) -> None:
         f.reads.append(locate("~/.git-credentials", base, f.home))
     elif sub == "hook" and operands[:1] == ["run"]:
         pass
+    if sub in _PRINTS_FILES:
+        _read_objects(f, sub, sub_args, base)
+    elif (
+        sub == "remote"
+        and (has_option(options, "-v", "--verbose") or operands[:1] in (["get-url"], ["show"]))
+    ) or (sub == "ls-remote" and has_option(options, "--get-url")):
+        # remote URLs may hold a token (`https://x:TOKEN@host/...`): what they print
+        # is the config's, not a file of the work tree
+        f.reads.append(UNKNOWN + "/git-config/remote-urls")
     if sub == "push":
         _push_settings(f, settings)
     elif sub in ("read-tree", "checkout-index") and has_option(options, "-u", "-f", "--force"):
@@ -419,7 +432,16 @@ def _git_config_command(f: Facts, operands: list[str], options: dict[str, list[s
             "--replace-all",
         )
     ):
-        f.read(target)
+        for blob in option_values(options, "--blob"):
+            found = _object_path(blob)  # `--blob HEAD:.env`: a file the commit holds
+            f.read(found[0] if found is not None else UNKNOWN + "/git-object/" + blob)
+        if has_option(options, "-f", "--file", "--global", "--system"):
+            f.read(target)  # (`-f ~/.aws/credentials -l`: git reads any INI file)
+        else:
+            # the repository's config as git finds it: its remote URLs and
+            # http.extraheader may hold tokens, and no explicit allow is given for
+            # what it prints (the place is not `.git/config` in every repository)
+            f.reads.append(UNKNOWN + "/git-config/" + (operands[0] if operands else "list"))
         return
     f.write(target)
     if has_option(options, "-e", "--edit"):
@@ -455,7 +477,7 @@ _GIT_VALUE_OPTIONS: dict[str, frozenset[str]] = {
         "--output -n --max-count --skip --since --after --until --before --author "
         "--committer --grep -S -G --format --pretty -L --date --encoding"
     ),
-    "show": words("--output --format --pretty -U"),
+    "show": words("--output --format --pretty -U -S -G"),
     "format-patch": words(
         "-o --output-directory --subject-prefix --suffix -v --reroll-count --to --cc "
         "--from --in-reply-to"
@@ -490,131 +512,942 @@ _GIT_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 }
 
 
-def repo_code(cwd: str, git_dir: str = "") -> str:
-    """A reason when the repository `cwd` is in (or the one `--git-dir` names) has
-    config that makes git run a program (planted `core.fsmonitor`, `diff.external`,
-    ...); "" otherwise."""
-    if git_dir.startswith("/"):
-        return _scan_repository(git_dir.rstrip("/") + "/config")
-    if not cwd.startswith("/"):
-        return ""
-    directory = cwd
-    for _ in range(64):
-        config = _git_config_file(directory)
-        if config is not None:
-            return _scan_repository(config)
-        parent = posixpath.dirname(directory)
-        if parent == directory:
-            return ""
-        directory = parent
-    return ""
+# ------------------------------------------------------------------ config discovery
+#
+# git reads its config from files nobody names on the command line: the repository
+# found by walking up from the directory it runs in (a `.git` directory, a `.git`
+# file saying `gitdir: PATH`, or a bare repository: a directory holding HEAD,
+# objects/ and refs/), that repository's common directory (`commondir`), its
+# `config.worktree`, every file an `include.path` or `includeIf.*.path` names, and
+# the user's and the system's config. A program named in any of them runs on
+# `git status`. They are found here as git finds them, within caps: a cap met is a
+# reason, never a pass.
 
-
-def _scan_repository(config: str) -> str:
-    """The first code-running key in a repository's config or its submodules' (which
-    have configs of their own, and `git status` recurses into them)."""
-    root = glob.escape(posixpath.dirname(config)) + "/modules/"
-    modules = [
-        path
-        for pattern in ("*/config", "*/*/config", "*/modules/*/config")
-        for path in glob.glob(root + pattern)
-        if may_read(path)  # what the agent's git could read (viewer.py)
-    ]
-    if len(modules) > _MAX_MODULES:
-        # the config of every one is not read: one of those not read may run a program
-        return f"the repository has more than {_MAX_MODULES} submodules, whose config is not read"
-    for path in [config, *sorted(modules)]:
-        found = _scan_git_config(path)
-        if found:
-            return found
-    return ""
-
-
+_MAX_CONFIG_FILES = 64  # config files read for one repository, includes counted
+_MAX_CONFIG_BYTES = 4 << 20  # bytes read from them together
+_MAX_FILE_BYTES = 1 << 20  # one file
+_MAX_INCLUDE_DEPTH = 10  # git's own limit
+_MAX_WALK_UP = 64  # directories looked at above the one git runs in
 _MAX_MODULES = 64  # submodule configs read per repository
 
 
-def _git_config_file(directory: str) -> str | None:
-    dot_git = directory.rstrip("/") + "/.git"
-    if not may_search(directory.rstrip("/") or "/"):
-        return None  # the agent's git could not look here either (viewer.py)
-    try:
-        if os.path.isdir(dot_git):
-            return dot_git + "/config"
-        if os.path.isfile(dot_git) and may_read(dot_git):
-            with open(dot_git, encoding="utf-8", errors="replace") as handle:
-                head = handle.read(4096)
-            if head.startswith("gitdir:"):
-                target = head[len("gitdir:") :].strip()
-                if not target.startswith("/"):
-                    target = directory.rstrip("/") + "/" + target
-                return target.rstrip("/") + "/config"
-    except OSError:
-        return None
+@dataclass(frozen=True, slots=True)
+class _Setting:
+    section: str  # lower case
+    subsection: str  # as written ("" when none)
+    key: str  # lower case
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    """Where git finds a repository: its git directory, the common directory that
+    holds its config, and its work tree ("" for a bare repository)."""
+
+    git_dir: str
+    common_dir: str
+    top: str
+
+
+@dataclass(slots=True)
+class Inspection:
+    """What the config git would read says about one git command."""
+
+    #: Why git may run a program the command does not name ("" when it runs none).
+    reason: str = ""
+    repository: Repository | None = None
+    #: Every config file git would read (includes followed), and the directories
+    #: `core.hooksPath` names: writing one of them changes what git runs.
+    files: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+
+
+def repo_code(
+    cwd: str,
+    git_dir: str = "",
+    *,
+    home: str = "",
+    env: Sequence[str] = (),
+    subcommand: str = "",
+) -> str:
+    """A reason when the config git would read, run in `cwd` (or on the repository
+    `--git-dir` names), makes it run a program (a planted `core.fsmonitor`,
+    `diff.external`, a filter, ...); "" otherwise."""
+    return inspect(cwd, git_dir, home=home, env=env, subcommand=subcommand).reason
+
+
+def inspect(
+    cwd: str,
+    git_dir: str = "",
+    *,
+    home: str = "",
+    env: Sequence[str] = (),
+    subcommand: str = "",
+) -> Inspection:
+    """The repository git would use run in `cwd` and what its config makes it run."""
+    variables = _variables(env)
+    found = Inspection()
+    if not git_dir and "GIT_DIR" in variables:
+        git_dir = variables["GIT_DIR"]
+    if git_dir and not git_dir.startswith("/"):
+        if not cwd.startswith("/"):
+            found.reason = "git is pointed at a repository whose place is not known"
+            return found
+        git_dir = posixpath.normpath(posixpath.join(cwd, git_dir))
+    if not git_dir and not cwd.startswith("/"):
+        return found
+    repository = _discover(cwd, git_dir, variables)
+    found.repository = repository
+    reader = _Reader(home, subcommand)
+    for path, strict in _config_files(repository, home, variables):
+        reader.scan(path, strict, 0)
+        if reader.stopped():
+            break
+    if not reader.stopped() and repository is not None:
+        reader.submodules(repository.common_dir)
+    found.reason = reader.reason
+    found.files = reader.files
+    if repository is not None:
+        # a relative core.hooksPath is taken from where hooks run: the work tree's top
+        where = repository.top or repository.git_dir
+        found.hooks = [_at(where, h, home) for h in reader.hooks]
+    return found
+
+
+def _at(base: str, value: str, home: str) -> str:
+    if value.startswith("~/") and home:
+        value = home.rstrip("/") + value[1:]
+    return posixpath.normpath(posixpath.join(base, value))
+
+
+def _variables(env: Sequence[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for assignment in env:
+        name, equals, value = assignment.partition("=")
+        if equals:
+            found[name] = value
+    return found
+
+
+def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository | None:
+    """The repository git would use: the one named, else the first found walking up
+    from `cwd` — `DIR/.git` (a directory, or a file saying `gitdir: PATH`), else DIR
+    itself when it is a bare repository."""
+    if git_dir:
+        target = _gitfile_target(git_dir) if os.path.isfile(git_dir) else None
+        named = target or git_dir
+        work_tree = variables.get("GIT_WORK_TREE", "")
+        top = posixpath.normpath(posixpath.join(cwd, work_tree)) if work_tree else cwd
+        return Repository(named, _common_dir(named, variables, cwd), top)
+    directory = cwd.rstrip("/") or "/"
+    for _ in range(_MAX_WALK_UP):
+        if may_search(directory):  # the agent's git could not look here either (viewer.py)
+            dot_git = directory.rstrip("/") + "/.git"
+            try:
+                if os.path.isdir(dot_git) and _is_git_directory(dot_git, variables, cwd):
+                    return Repository(dot_git, _common_dir(dot_git, variables, cwd), directory)
+                if os.path.isfile(dot_git):
+                    target = _gitfile_target(dot_git)
+                    if target:
+                        common = _common_dir(target, variables, cwd)
+                        return Repository(target, common, directory)
+                if _is_git_directory(directory, variables, cwd):
+                    return Repository(directory, _common_dir(directory, variables, cwd), "")
+            except OSError:
+                pass
+        parent = posixpath.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
     return None
 
 
-_REPO_CODE_KEYS = re.compile(
-    r"""(?ix)^\s*(?:fsmonitor|pager|sshcommand|hookspath|askpass|gitproxy|external|textconv
-        |command|clean|smudge|process|driver|difffilter|alternaterefscommand|path)\s*="""
+def _is_git_directory(directory: str, variables: dict[str, str], cwd: str) -> bool:
+    """git's own test: HEAD, and objects/ and refs/ in the common directory."""
+    if not os.path.lexists(directory + "/HEAD"):
+        return False
+    common = _common_dir(directory, variables, cwd)
+    objects = variables.get("GIT_OBJECT_DIRECTORY") or common + "/objects"
+    return os.path.isdir(objects) and os.path.isdir(common + "/refs")
+
+
+def _gitfile_target(path: str) -> str | None:
+    """Where a `.git` file (`gitdir: PATH`, relative to the file) points; None if it
+    does not say."""
+    head = _small_file(path)
+    if head is None or not head.startswith("gitdir:"):
+        return None
+    target = head[len("gitdir:") :].strip()
+    if not target:
+        return None
+    return posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+
+
+def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
+    """`GIT_COMMON_DIR`, else what `GIT_DIR/commondir` says (relative to GIT_DIR),
+    else the git directory itself: where the repository's config lives."""
+    named = variables.get("GIT_COMMON_DIR", "")
+    if named:
+        return posixpath.normpath(posixpath.join(cwd, named))
+    text = _small_file(git_dir + "/commondir")
+    if text is None or not text.strip():
+        return git_dir
+    return posixpath.normpath(posixpath.join(git_dir, text.strip()))
+
+
+def _small_file(path: str) -> str | None:
+    """The first 4 KiB of a regular file the agent may read; None otherwise."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or not may_read(path):
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(4096)
+    except OSError:
+        return None
+
+
+#: Where git looks for the system config (`$(prefix)/etc/gitconfig`), on the common
+#: installs: Linux packages, Homebrew, Xcode's command-line tools.
+_SYSTEM_CONFIGS = (
+    "/etc/gitconfig",
+    "/usr/local/etc/gitconfig",
+    "/opt/homebrew/etc/gitconfig",
+    "/Library/Developer/CommandLineTools/usr/share/git-core/gitconfig",
 )
 
 
-def _scan_git_config(path: str) -> str:
-    if os.path.exists(path) and not may_read(path):
-        return ""  # git, run by the agent, could not read it either (viewer.py)
+def _config_files(
+    repository: Repository | None, home: str, variables: dict[str, str]
+) -> list[tuple[str, bool]]:
+    """The config files git reads, in its order, each with whether it is the
+    repository's own (judged strictly: anything in it may have been planted) or the
+    user's and the system's (judged on what runs on a plain `git status`)."""
+    files: list[tuple[str, bool]] = []
+    if not variables.get("GIT_CONFIG_NOSYSTEM"):
+        named = variables.get("GIT_CONFIG_SYSTEM", "")
+        for path in (named,) if named else _SYSTEM_CONFIGS:
+            if _agent_may_write(path):  # a system file only the administrator writes is theirs
+                files.append((path, False))
+    named = variables.get("GIT_CONFIG_GLOBAL", "")
+    if named:
+        files.append((named, False))
+    elif home:
+        xdg = variables.get("XDG_CONFIG_HOME", "") or home.rstrip("/") + "/.config"
+        files += [(xdg + "/git/config", False), (home.rstrip("/") + "/.gitconfig", False)]
+    if repository is not None:
+        files.append((repository.common_dir + "/config", True))
+        if repository.git_dir != repository.common_dir:
+            files.append((repository.git_dir + "/config", True))
+        files.append((repository.git_dir + "/config.worktree", True))
+        if repository.git_dir != repository.common_dir:
+            files.append((repository.common_dir + "/config.worktree", True))
+    return files
+
+
+def _agent_may_write(path: str) -> bool:
+    """Whether the uid the analysis looks as may write `path` (by its mode bits)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    looking = _viewer.get()
+    uid = looking.uid if looking is not None else os.geteuid()
+    return uid == 0 or info.st_uid == uid or bool(info.st_mode & 0o002)
+
+
+class _Reader:
+    """Reads config files and the files they include, within the caps, and keeps the
+    first reason git would run a program."""
+
+    def __init__(self, home: str, subcommand: str) -> None:
+        self.home = home
+        self.subcommand = subcommand.lower()
+        self.reason = ""
+        self.files: list[str] = []
+        self.hooks: list[str] = []
+        self.bytes = 0
+
+    def scan(self, path: str, strict: bool, depth: int) -> None:
+        if self.reason:
+            return
+        if depth > _MAX_INCLUDE_DEPTH:
+            self.reason = f"git config includes are nested more than {_MAX_INCLUDE_DEPTH} deep"
+            return
+        if len(self.files) >= _MAX_CONFIG_FILES:
+            self.reason = f"git would read more than {_MAX_CONFIG_FILES} config files"
+            return
+        self.files.append(path)
+        settings, why = _settings_of(path)
+        if why:
+            self.reason = why
+            return
+        self.bytes += sum(len(s.value) + len(s.key) for s in settings)
+        if self.bytes > _MAX_CONFIG_BYTES:
+            self.reason = "git's config files are larger than the policy reads"
+            return
+        where = _origin(path, strict)
+        for setting in settings:
+            if setting.section in ("include", "includeif") and setting.key == "path":
+                target = self._included(path, setting.value)
+                if target is None:
+                    self.reason = f"{where} includes a file whose place is not known"
+                    return
+                self.scan(target, strict, depth + 1)
+                if self.stopped():
+                    return
+                continue
+            if setting.section == "core" and setting.key == "hookspath" and setting.value:
+                self.hooks.append(setting.value)  # (relative to where hooks run)
+            if _runs_program(setting, strict, self.subcommand):
+                name = ".".join(p for p in (setting.section, setting.subsection, setting.key) if p)
+                self.reason = f"{where} sets {name}, which runs a program"
+                return
+
+    def submodules(self, common_dir: str) -> None:
+        """Submodules have configs of their own, and `git status` recurses into them."""
+        root = glob.escape(common_dir) + "/modules/"
+        modules = [
+            path
+            for pattern in ("*/config", "*/*/config", "*/modules/*/config")
+            for path in glob.glob(root + pattern)
+            if may_read(path)  # what the agent's git could read (viewer.py)
+        ]
+        if len(modules) > _MAX_MODULES:
+            self.reason = (
+                f"the repository has more than {_MAX_MODULES} submodules, whose config is not read"
+            )
+            return
+        for path in sorted(modules):
+            self.scan(path, True, 0)
+            if self.stopped():
+                return
+
+    def stopped(self) -> bool:
+        return bool(self.reason)
+
+    def _included(self, including: str, value: str) -> str | None:
+        if value.startswith("%(prefix)/"):
+            return None
+        return self._located(including, value)
+
+    def _located(self, including: str, value: str) -> str | None:
+        """A path a config file names: `~/` is the home, relative is to the file."""
+        if value.startswith("~/") or value == "~":
+            if not self.home:
+                return None
+            value = self.home.rstrip("/") + value[1:]
+        elif value.startswith("~"):
+            return None
+        return posixpath.normpath(posixpath.join(posixpath.dirname(including), value))
+
+
+def _origin(path: str, strict: bool) -> str:
+    if path.endswith("/config.worktree"):
+        return "the repository's worktree config"
+    if path.endswith("/config") and strict:
+        return "the repository's git config"
+    return f"the git config {path}"
+
+
+_PARSED: dict[tuple[str, int, int, int], tuple[_Setting, ...]] = {}
+_MAX_PARSED = 256  # parsed files remembered (by path, mtime, size, inode)
+
+
+def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
+    """The settings of a config file, and why it cannot be judged ("" if it can). A
+    file that is not there, or that the agent could not read, holds none for git."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return (), ""
+    except OSError:
+        return (), f"the git config {path} cannot be looked at"
+    if stat.S_ISDIR(info.st_mode):
+        return (), ""  # git cannot read a directory as config either
+    if not may_read(path):
+        return (), ""  # git, run by the agent, could not read it either (viewer.py)
+    if not stat.S_ISREG(info.st_mode):
+        return (), f"the git config {path} is not a regular file"
+    if info.st_size > _MAX_FILE_BYTES:
+        return (), f"the git config {path} is larger than 1 MiB, and is not read"
+    key = (path, info.st_mtime_ns, info.st_size, info.st_ino)
+    cached = _PARSED.get(key)
+    if cached is not None:
+        return cached, ""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read((1 << 20) + 1)
-    except FileNotFoundError:
-        return ""
+            text = handle.read(_MAX_FILE_BYTES + 1)
     except OSError:
         # git, as the agent, may read what this process cannot: it is not known
         # what the config makes git run
-        return "the repository's git config cannot be read"
-    if len(text) > 1 << 20:
-        return "the repository's git config is larger than 1 MiB, and is not read"
-    section = ""
-    for raw in text.lstrip("\ufeff").splitlines():
-        line = raw.strip()
+        return (), f"the git config {path} cannot be read"
+    if len(text) > _MAX_FILE_BYTES:
+        return (), f"the git config {path} is larger than 1 MiB, and is not read"
+    settings = tuple(_parse_config(text))
+    if len(_PARSED) >= _MAX_PARSED:
+        _PARSED.clear()
+    _PARSED[key] = settings
+    return settings, ""
+
+
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
+_KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(=?)")
+
+
+def _parse_config(text: str) -> Iterator[_Setting]:
+    """git's config syntax: `[section "sub"]` or `[section.sub]` headers (a key may
+    follow on the same line), `key = value` with quotes, escapes, comments and
+    backslash continuations; a key with no `=` is true."""
+    lines = text.lstrip("\ufeff").splitlines()
+    section = subsection = ""
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        index += 1
         if line.startswith("["):
-            # `[core] fsmonitor = x` holds a key on the section's own line
-            head, _, line = line.partition("]")
-            section = head.strip("[ ").split()[0].lower() if head.strip("[ ") else ""
-            line = line.strip()
-            if not line:
-                continue
-        if _REPO_CODE_KEYS.match(line):
-            key = line.split("=", 1)[0].strip().lower()
-            if section in (
-                "core",
-                "diff",
-                "filter",
-                "merge",
-                "interactive",
-                "include",
-                "includeif",
-                "pager",
-            ) or section.startswith(("diff", "filter", "merge", "includeif")):
-                if section == "core" and key not in (
-                    "fsmonitor",
-                    "pager",
-                    "sshcommand",
-                    "hookspath",
-                    "askpass",
-                    "gitproxy",
-                    "alternaterefscommand",
-                ):
-                    continue
-                if section == "core" and key == "hookspath":
-                    continue  # project hooks, as husky sets them: project code
-                return f"the repository's git config sets {section}.{key}, which runs a program"
-        if (
-            section == "alias"
-            and "=" in line
-            and line.split("=", 1)[1].strip().startswith(("!", '"!'))
+            match = _SECTION.match(line)
+            if match is None:
+                continue  # git stops at a bad header: what follows never runs
+            name = match[1]
+            if match[2] is not None:
+                section, subsection = name.lower(), re.sub(r"\\(.)", r"\1", match[2])
+            else:
+                section, _, rest = name.partition(".")
+                section, subsection = section.lower(), rest.lower()
+            line = line[match.end() :].strip()
+        if not line or line[0] in "#;":
+            continue
+        match = _KEY.match(line)
+        if match is None:
+            continue
+        raw = line[match.end() :] if match[2] else ""
+        while _continues(raw) and index < len(lines):
+            raw = raw[:-1] + lines[index]
+            index += 1
+        yield _Setting(section, subsection, match[1].lower(), _value(raw))
+
+
+def _continues(raw: str) -> bool:
+    trailing = len(raw) - len(raw.rstrip("\\"))
+    return trailing % 2 == 1
+
+
+def _value(raw: str) -> str:
+    out: list[str] = []
+    quoted = False
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        index += 1
+        if char == "\\" and index < len(raw):
+            escaped = raw[index]
+            index += 1
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(escaped, escaped))
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+_BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
+_PLAIN_PAGER = re.compile(r"^(?:less|more|most|cat|delta|bat|diff-so-fancy)(?:\s+-[-\w=]*)*$")
+_LFS = re.compile(r"^git-lfs (?:clean|smudge|filter-process)(?: --skip)?(?: -- %f)?$")
+
+
+def _runs_program(setting: _Setting, strict: bool, subcommand: str) -> bool:
+    """Whether git runs a program `setting` names. `strict`: the repository's own
+    config, where anything that runs a program may have been planted; otherwise the
+    user's or the system's, judged on what runs on an everyday local command (a
+    pager, an ssh command or a signing program set up there is the user's own)."""
+    section, key, value = setting.section, setting.key, setting.value
+    if section == "core":
+        if key == "fsmonitor":
+            return value.lower() not in _BOOLEANS
+        if key == "pager":
+            return strict and value not in _GIT_HARMLESS_VALUES and not _PLAIN_PAGER.match(value)
+        return strict and key in ("sshcommand", "askpass", "gitproxy", "alternaterefscommand")
+    if section == "pager":
+        return (
+            strict
+            and value.lower() not in _BOOLEANS
+            and value not in _GIT_HARMLESS_VALUES
+            and not _PLAIN_PAGER.match(value)
+        )
+    if section == "diff":
+        if key == "external":
+            return bool(value)
+        return (
+            bool(setting.subsection)
+            and key in ("command", "textconv")
+            and value not in _GIT_HARMLESS_VALUES
+        )
+    if section == "filter":
+        return key in ("clean", "smudge", "process") and bool(value) and not _LFS.match(value)
+    if section == "alias":
+        name = setting.subsection.lower() or key
+        shell = value.lstrip().startswith("!")
+        return shell and (strict or name == subcommand)
+    if not strict:
+        return False
+    if section == "merge":
+        return bool(setting.subsection) and key == "driver"
+    if section == "interactive":
+        return key == "difffilter"
+    if section == "gpg":
+        return key == "program"
+    if section == "uploadpack":
+        return key == "packobjectshook"
+    if section == "remote":
+        return key in ("uploadpack", "receivepack")
+    return False
+
+
+# ------------------------------------------------------------------ object reads
+#
+# `git show HEAD:.env` prints `.env` as the commit holds it: a read of that file,
+# judged like `cat .env`. An object is named by the path it has in a tree
+# (`REV:path`, relative to the work tree's top; `REV:./path`, to the directory git
+# runs in), in the index (`:path`, `:2:path`), or by pathspecs (`-- '*.pem'`,
+# `:(glob)**/id_*`, `:/x`). An object named only by its hash (`git cat-file blob
+# SHA`, `--batch`) may be any file: its read is of an unknown place, which no
+# explicit allow covers.
+
+#: Subcommands that print the contents of the files their operands name.
+_PRINTS_FILES = frozenset(
+    "show log whatchanged diff diff-tree diff-index diff-files format-patch range-diff "
+    "reflog blame annotate archive grep cat-file difftool".split()
+)
+#: A revision that is certainly a commit (`HEAD`, `HEAD~3`, `@{u}`): what it prints
+#: is a commit's message and diff, not a file named elsewhere.
+_COMMITTISH = re.compile(
+    r"^(?:HEAD|@|ORIG_HEAD|FETCH_HEAD|MERGE_HEAD|CHERRY_PICK_HEAD|stash)?"
+    r"(?:[~^][0-9]*|@\{[^}]*\})*(?:\.\.\.?(?:HEAD|@)?(?:[~^][0-9]*|@\{[^}]*\})*)?$"
+)
+_GLOB = re.compile(r"[*?\[]")
+_HASH = re.compile(r"^[0-9a-fA-F]{4,64}$")
+#: Patterns that find secrets by their content (`git grep -e AKIA`, `BEGIN .*PRIVATE`).
+_SECRET_SEARCH = re.compile(
+    r"(?i)AKIA|ASIA[A-Z0-9]|PRIVATE[ _.-]*KEY|BEGIN[ .*\\]+(?:RSA|DSA|EC|OPENSSH|PGP|ENCRYPTED)"
+    r"|ghp_|gho_|ghs_|github_pat|xox[abpsr]-|sk-[a-z0-9]|sk_live|AIza|glpat-|api[_-]?key"
+    r"|secret[_-]?(?:key|access)|access[_-]?key|aws_secret|passw(?:or)?d|client[_-]?secret"
+    r"|auth[_-]?token|bearer"
+)
+
+
+def _object_path(word: str) -> tuple[str, str] | None:
+    """(`path`, `anchor`) for a word naming a blob by its path: `REV:path` and `:path`
+    (`top`: relative to the work tree's top, `cwd` when it starts `./` or `../`)."""
+    if word.startswith(":"):
+        rest = word[1:]
+        if rest[:2] in ("0:", "1:", "2:", "3:"):
+            rest = rest[2:]
+        elif rest[:1] in ("/", "!", "^", "("):
+            return None  # pathspec magic, or `:/text` (a commit by its message)
+    else:
+        rev, colon, rest = word.partition(":")
+        if not colon or not rev or "://" in word:
+            return None
+    if not rest:
+        return None  # `HEAD:`: the top tree, a listing of names
+    anchor = "cwd" if rest in (".", "..") or rest.startswith(("./", "../")) else "top"
+    return rest, anchor
+
+
+def _pathspec(word: str) -> tuple[str, str] | None:
+    """(`path`, `anchor`) a pathspec limits to, magic read (`:(top)`, `:/`, `:(glob)`);
+    None for an exclusion (`:!x`, `:^x`, `:(exclude)x`)."""
+    if not word.startswith(":"):
+        return word, "cwd"
+    rest = word[1:]
+    anchor = "cwd"
+    if rest.startswith("("):
+        magic, _, rest = rest[1:].partition(")")
+        names = {m.split(":", 1)[0].strip().lower() for m in magic.split(",")}
+        if "exclude" in names:
+            return None
+        if "top" in names:
+            anchor = "top"
+        return rest or ".", anchor
+    while rest[:1] in ("/", "!", "^"):
+        if rest[0] in "!^":
+            return None
+        anchor = "top"
+        rest = rest[1:]
+    rest = rest.removeprefix(":")
+    return rest or ".", anchor
+
+
+def _pathspec_reads(path: str) -> list[str]:
+    """What a pathspec may name: itself, and for a wildcard (which crosses `/` in a
+    pathspec) the same name anywhere below."""
+    if not _GLOB.search(path):
+        return [path]
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    head = path.rsplit("/", 1)[0] if "/" in path.rstrip("/") else ""
+    below = (head + "/**/" if head and not _GLOB.search(head) else "**/") + last
+    return [path, below]
+
+
+def _object_reads(
+    sub: str, sub_args: list[str], operands: list[str], options: dict[str, list[str]]
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """What a reading subcommand prints: ([(path, anchor)], [objects named by hash
+    or a name that may not be a commit, whose path is not known])."""
+    named: list[tuple[str, str]] = []
+    unknown: list[str] = []
+    if sub not in _PRINTS_FILES:
+        return named, unknown
+    after = sub_args[sub_args.index("--") + 1 :] if "--" in sub_args else []
+    before = [o for o in operands if o not in after] if after else operands
+    if sub == "grep":
+        if not option_values(options, "-e", "--regexp", "-f", "--file") and before:
+            before = before[1:]  # the pattern
+    elif sub == "cat-file":
+        if before and before[0] in ("blob", "tree", "commit", "tag"):
+            before = before[1:]
+        if has_option(options, "-t", "-s", "-e", "--batch-check"):
+            before = []  # a type, a size, an exit status
+        elif any(a.startswith(("--batch", "--filters", "--textconv")) for a in sub_args):
+            unknown.append("--batch")
+    for word in before:
+        found = _object_path(word)
+        if found is not None:
+            named.append(found)
+            continue
+        spec = _pathspec(word)
+        if spec is not None:
+            named.append(spec)  # (or a revision: a path of that name is read if not)
+        if (sub in ("show", "cat-file") and not _COMMITTISH.match(word)) or (
+            sub in ("diff", "diff-tree") and _HASH.match(word)
         ):
-            return "the repository's git config defines a shell alias"
-    return ""
+            unknown.append(word)  # a hash or a name: a blob, as far as this line says
+    for word in after:
+        spec = _pathspec(word)
+        if spec is not None:
+            named.append(spec)
+    return named, unknown
+
+
+def _read_objects(f: Facts, sub: str, sub_args: list[str], base: str | None) -> None:
+    """The reads of what a subcommand prints from the repository's objects, located as
+    if the work tree's top were where it runs (`on_disk` adds the real top)."""
+    operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS.get(sub, frozenset()))
+    named, unknown = _object_reads(sub, sub_args, operands, options)
+    for path, _anchor in named:
+        f.read(*_pathspec_reads(path), base=base)
+    f.reads += [UNKNOWN + "/git-object/" + word for word in unknown]
+    searched = option_values(options, "-S", "-G")
+    if sub != "grep" and any(_SECRET_SEARCH.search(p) for p in searched):
+        f.read("**/.env", base=base)  # `git log -p -S AKIA`: the diffs that hold one
+    if sub == "grep":
+        f.read_tree(".", base=base)  # the work tree (or a tree) below where it runs
+        patterns = option_values(options, "-e", "--regexp")
+        if not patterns and not option_values(options, "-f", "--file") and operands:
+            patterns = operands[:1]
+        if any(_SECRET_SEARCH.search(p) for p in patterns):
+            # a search for what secrets look like prints them, from any file
+            f.read("**/.env", base=base)
+        f.read(*option_values(options, "-f", "--file"), base=base)
+
+
+def on_disk(
+    args: Sequence[str], cwd: str, found: Inspection, home: str
+) -> tuple[list[str], list[str]]:
+    """(reads, deletes) of a git command that only the repository on disk tells:
+    objects named relative to the work tree's top (when it is not where git runs),
+    and the untracked files `git stash -u` takes out of the work tree."""
+    repository = found.repository
+    if repository is None or not cwd.startswith("/"):
+        return [], []
+    sub, sub_args = _subcommand(args)
+    reads: list[str] = []
+    deletes: list[str] = []
+    if sub in _PRINTS_FILES:
+        operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS.get(sub, frozenset()))
+        named, _ = _object_reads(sub, sub_args, operands, options)
+        for path, anchor in named:
+            if anchor != "top" or repository.top == cwd:
+                continue
+            for spec in _pathspec_reads(path):
+                if repository.top:
+                    reads.append(locate(spec, repository.top, home))
+                else:  # a bare repository: a tree with no place on disk
+                    reads.append(UNKNOWN + "/" + spec)
+    if sub == "stash" and repository.top:
+        operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS["stash"])
+        everything = has_option(options, "-a", "--all")
+        untracked = everything or has_option(
+            options, "-u", "--include-untracked", "--only-untracked"
+        )
+        if untracked and operands[:1] in ([], ["push"], ["save"]):
+            deletes += _untracked(repository, ignored_too=everything)
+    return reads, deletes
+
+
+def _subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
+    """git's subcommand and its words, past git's own options."""
+    index = 0
+    words_ = list(args)
+    while index < len(words_) and words_[index].startswith("-"):
+        takes = words_[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
+        index += 2 if takes else 1
+    rest = words_[index:]
+    return (rest[0], rest[1:]) if rest else ("", [])
+
+
+# ------------------------------------------------------------------ untracked files
+
+_MAX_INDEX_BYTES = 64 << 20
+_MAX_UNTRACKED_LOOKS = 4096  # directory entries looked at for one `git stash -u`
+
+
+def _untracked(repository: Repository, *, ignored_too: bool) -> list[str]:
+    """The untracked files and directories of the work tree (those `.gitignore`
+    ignores left out unless `ignored_too`), as git would take them away; the whole
+    work tree (`TOP/**`) when that cannot be worked out within the caps."""
+    top = repository.top
+    everything = [top.rstrip("/") + "/**"]
+    tracked = _index_paths(repository.git_dir + "/index")
+    if tracked is None:
+        return everything
+    directories = {p.rsplit("/", i)[0] for p in tracked for i in range(1, p.count("/") + 1)}
+    ignore = [] if ignored_too else _ignore_rules(repository, top)
+    found: list[str] = []
+    budget = [_MAX_UNTRACKED_LOOKS]
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        here = top.rstrip("/") + ("/" + relative if relative else "")
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return everything
+            path = (relative + "/" if relative else "") + entry.name
+            if not relative and entry.name == ".git":
+                continue
+            if path in tracked:
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if _ignored(path, is_dir, ignore):
+                continue
+            if is_dir and path in directories:
+                stack.append(path)
+                continue
+            found.append(top.rstrip("/") + "/" + path)
+    return found
+
+
+def _index_paths(index: str) -> set[str] | None:
+    """The paths the index holds (versions 2 to 4); None when it cannot be read. No
+    index: nothing is tracked."""
+    try:
+        info = os.stat(index)
+    except FileNotFoundError:
+        return set()
+    except OSError:
+        return None
+    if info.st_size > _MAX_INDEX_BYTES or not may_read(index):
+        return None
+    try:
+        with open(index, "rb") as handle:
+            data = handle.read(_MAX_INDEX_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    paths: set[str] = set()
+    offset = 12
+    previous = b""
+    try:
+        for _ in range(count):
+            start = offset
+            flags = int.from_bytes(data[offset + 60 : offset + 62], "big")
+            offset += 62
+            if version >= 3 and flags & 0x4000:
+                offset += 2
+            if version == 4:
+                strip, used = _varint(data, offset)
+                offset += used
+                end = data.index(b"\0", offset)
+                name = previous[: len(previous) - strip] + data[offset:end]
+                offset = end + 1
+            else:
+                end = data.index(b"\0", offset)
+                name = data[offset:end]
+                offset = start + ((end - start + 8) // 8) * 8
+            previous = name
+            paths.add(name.decode("utf-8", "surrogateescape"))
+    except (ValueError, IndexError):
+        return None
+    return paths
+
+
+def _varint(data: bytes, offset: int) -> tuple[int, int]:
+    """git's offset varint (index v4): the value and the bytes it took."""
+    byte = data[offset]
+    value = byte & 0x7F
+    used = 1
+    while byte & 0x80:
+        byte = data[offset + used]
+        used += 1
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, used
+
+
+def _ignore_rules(repository: Repository, top: str) -> list[tuple[re.Pattern[str], bool]]:
+    """The top `.gitignore` and `info/exclude` as (pattern, directories only). A rule
+    git would read that is not here (a nested `.gitignore`, a `!` exception) only
+    makes fewer files count as ignored, that is more as taken away."""
+    rules: list[tuple[re.Pattern[str], bool]] = []
+    for path in (top.rstrip("/") + "/.gitignore", repository.common_dir + "/info/exclude"):
+        text = _small_file(path)
+        if text is None:
+            continue
+        for raw in text.splitlines():
+            line = raw.rstrip()
+            if not line or line.startswith(("#", "!")):
+                continue
+            if line.startswith("!"):
+                continue
+            only_dirs = line.endswith("/")
+            line = line.rstrip("/")
+            anchored = "/" in line
+            line = line.lstrip("/")
+            expression = _gitignore_regex(line)
+            if not anchored:
+                expression = r"(?:.*/)?" + expression
+            rules.append((re.compile(expression + r"\Z"), only_dirs))
+    return rules
+
+
+def _gitignore_regex(glob_: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(glob_):
+        char = glob_[index]
+        if glob_.startswith("**/", index):
+            out.append(r"(?:.*/)?")
+            index += 3
+            continue
+        if glob_.startswith("**", index):
+            out.append(r".*")
+            index += 2
+            continue
+        if char == "*":
+            out.append(r"[^/]*")
+        elif char == "?":
+            out.append(r"[^/]")
+        elif char == "\\" and index + 1 < len(glob_):
+            index += 1
+            out.append(re.escape(glob_[index]))
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out)
+
+
+def _ignored(path: str, is_dir: bool, rules: list[tuple[re.Pattern[str], bool]]) -> bool:
+    return any(pattern.match(path) and (is_dir or not only_dirs) for pattern, only_dirs in rules)
+
+
+# ------------------------------------------------------------------ config written
+
+_MAX_WRITTEN_REPOSITORIES = 8  # repositories looked up for the files one call writes
+
+#: Files of a git directory that git reads as config or as what makes a directory a
+#: repository (and where its config is).
+_GIT_DIR_FILES = frozenset({"config", "config.worktree", "commondir", "HEAD", "gitdir"})
+
+
+def written_as(
+    writes: Sequence[str],
+    found: Inspection,
+    home: str,
+    made: Sequence[str] = (),
+    lookup: Callable[[str], Inspection] | None = None,
+) -> list[str]:
+    """Other spellings of written files that git reads as config: a file of a git
+    directory not named `.git` (a bare repository, a linked worktree's) spelt as
+    `DIR/.git/NAME`; a file a config includes spelt as the config that includes it;
+    a hook under `core.hooksPath` as `.git/hooks/NAME`. Writing them is writing the
+    config git reads (rules/persistence.yaml)."""
+    out: list[str] = []
+    # the config of the repository the call runs in, and of each one a file written
+    # lies in (a config may include a file anywhere: `../extra.inc`, `~/work.inc`)
+    inspections = [found]
+    for directory in dict.fromkeys(posixpath.dirname(p) for p in writes if p.startswith("/")):
+        if len(inspections) > _MAX_WRITTEN_REPOSITORIES:
+            break
+        inspections.append(lookup(directory) if lookup else inspect(directory, home=home))
+    owners = {posixpath.normpath(f): i for i in inspections for f in i.files}
+    hooks = [h for i in inspections for h in i.hooks]
+    siblings: dict[str, set[str]] = {}  # what this call writes in each directory
+    for path in (*writes, *made):
+        directory, name = posixpath.split(path)
+        siblings.setdefault(directory, set()).add(name)
+    for path in writes:
+        if not path.startswith("/"):
+            continue
+        directory, name = posixpath.split(path)
+        if path in owners:
+            repository = owners[path].repository
+            if (
+                repository is not None
+                and name in ("config", "config.worktree")
+                and directory in (repository.common_dir, repository.git_dir)
+            ):
+                pass  # the repository's own config: judged by its name
+            elif repository is not None:
+                out.append(repository.common_dir.rstrip("/") + "/config")
+            else:
+                out.append((home.rstrip("/") or "~") + "/.gitconfig")
+        for place in hooks:
+            if directory == place.rstrip("/"):
+                out.append(place.rstrip("/") + "/.git/hooks/" + name)
+        if (
+            name in _GIT_DIR_FILES
+            and posixpath.basename(directory) != ".git"
+            and _looks_like_git_directory(directory, name, siblings.get(directory, set()))
+        ):
+            out.append(directory.rstrip("/") + "/.git/" + name)
+        parent, child = posixpath.split(directory)
+        if (
+            child in ("hooks", "info")
+            and posixpath.basename(parent) != ".git"
+            and _looks_like_git_directory(parent, "", siblings.get(parent, set()))
+        ):
+            out.append(parent.rstrip("/") + "/.git/" + child + "/" + name)
+    return out
+
+
+def _looks_like_git_directory(directory: str, writing: str, made: set[str]) -> bool:
+    """A directory git takes for a repository's, or that this write makes one (on
+    disk, or made by the same call): HEAD or a commondir and something else of a git
+    directory, or config, objects/ and refs/ for a HEAD to come."""
+    names = ("HEAD", "commondir", "config", "objects", "refs")
+    try:
+        present = {
+            n for n in names if n != writing and (n in made or os.path.lexists(directory + "/" + n))
+        }
+    except OSError:
+        return False
+    if writing == "HEAD":
+        return bool(present)
+    if "HEAD" in present or "commondir" in present:
+        return True
+    return len(present & {"config", "objects", "refs"}) >= 2
 
 
 #: git, by name.
