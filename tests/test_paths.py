@@ -411,3 +411,68 @@ def test_an_unreadable_directory_is_refused(tree: Path) -> None:
             resolve(str(locked / "x"))
     finally:
         locked.chmod(0o700)
+
+
+# ------------------------------------------------------------- folded names
+
+# (path, root, within, within_folded): the exact answer for allows, the folded one
+# for denials. macOS folds case and normal forms, Windows case, trailing dots and
+# spaces; HFS+ ignores zero-width joiners; no file system folds fullwidth letters.
+FOLDED_WITHIN_CASES = [
+    ("/p/RULES/x.yaml", "/p/rules", False, True),
+    ("/P/rules", "/p/rules", False, True),
+    ("/p/rules/x", "/p/rules", True, True),
+    ("/p/rules2/x", "/p/rules", False, False),
+    ("/srv/cafe\u0301/rules", "/srv/caf\u00e9", False, True),
+    ("/srv/CAF\u00c9/x", "/srv/caf\u00e9", False, True),
+    ("/p/ru\u200cles/x", "/p/rules", False, True),
+    ("/p/rules./x", "/p/rules", False, True),
+    ("/p/rules /x", "/p/rules", False, True),
+    ("/p/\uff52ules/x", "/p/rules", False, False),
+    ("/p/../p/RULES", "/p/rules", False, True),
+]
+
+
+@pytest.mark.parametrize(("path", "root", "exact", "folded"), FOLDED_WITHIN_CASES)
+def test_within_is_exact_and_within_folded_is_not(
+    path: str, root: str, exact: bool, folded: bool
+) -> None:
+    assert within(path, root) is exact
+    assert paths.within_folded(path, root) is folded
+
+
+@pytest.mark.parametrize(
+    ("path", "patterns", "expected"),
+    [
+        ("/home/agent/.SSH/ID_RSA", ["~/.ssh/**"], True),
+        ("/home/agent/library/launchagents/x.plist", ["~/Library/LaunchAgents/**"], True),
+        ("/w/.ENV", ["**/.env"], True),
+        ("/w/.env.", ["**/.env"], True),
+        ("/w/.env::$DATA", ["**/.env"], True),
+        ("/home/agent/.\u017fsh/id_rsa", ["~/.ssh/**"], True),  # NTFS: long s is S
+        ("/w/credent\u0131als", ["**/credentials"], True),  # NTFS: dotless i is I
+        ("/w/.\uff45nv", ["**/.env"], False),  # fullwidth: its own letter everywhere
+        ("/w/.E*", ["**/.env"], True),
+        ("/w/.environment", ["**/.env"], False),
+        ("/w/a.kube/config", ["**/.kube/config"], False),
+    ],
+)
+def test_matches_compares_names_as_folding_file_systems_do(
+    path: str, patterns: list[str], expected: bool
+) -> None:
+    assert paths.matches(path, patterns, HOME) is expected
+
+
+def test_inside_stays_exact_for_exemptions() -> None:
+    """An exemption (`!path.inside(p, public)`) must not widen: `.ENV.EXAMPLE` is not
+    excused as `.env.example` would be, though it is denied as `.env.*`."""
+    assert not paths.inside("/w/.ENV.EXAMPLE", ["**/.env.example"], HOME)
+    assert paths.inside_folded("/w/.ENV.EXAMPLE", ["**/.env.example"], HOME)
+    assert paths.inside_folded("/home/agent/.SSH/*", ["~/.ssh/**"], HOME)
+    assert not paths.inside_folded("/home/agent/*", ["~/.ssh/**"], HOME)
+
+
+def test_names_spelled_in_another_case_are_names() -> None:
+    assert paths.names("/w/.ENV", ["**/.env"], HOME)
+    assert paths.names("/w/ID_RSA*", ["**/id_rsa"], HOME)
+    assert not paths.names("/w/*.PY", ["**/sitecustomize.py"], HOME)

@@ -15,9 +15,15 @@ Everything fails closed: a path that cannot be judged (NUL byte, symlink loop, t
 many links, over `MAX_PATH_BYTES`, a component we may not inspect) raises
 `UnsafePathError` rather than returning a guess, and callers deny.
 
-Paths are POSIX strings compared exactly: no case folding and no Unicode
-normalisation (`café` composed and decomposed are two different names on Linux), and
-a backslash is an ordinary character.
+Paths are POSIX strings, and a backslash is an ordinary character. `normalize`,
+`within` and `inside` compare them exactly (`café` composed and decomposed are two
+different names on Linux): they answer the questions an allow or an exemption asks,
+and must not widen on a file system that is not there. The questions a denial asks
+(`matches`, `names`, `within_folded`, `inside_folded`) also compare names the way the
+file systems most agents run on do (`fold`): macOS folds case and Unicode
+normalisation, Windows folds case and drops trailing dots and spaces, so
+`~/.SSH/ID_RSA`, `.Claude/settings.json` and `.env.` reach the files they spell
+otherwise.
 """
 
 from __future__ import annotations
@@ -36,13 +42,16 @@ __all__ = [
     "MAX_PATH_BYTES",
     "UnsafePathError",
     "contained",
+    "fold",
     "inside",
+    "inside_folded",
     "is_pattern",
     "matches",
     "names",
     "normalize",
     "resolve",
     "within",
+    "within_folded",
 ]
 
 MAX_PATH_BYTES = 4096
@@ -100,6 +109,56 @@ def within(path: str, root: str, cwd: str = "") -> bool:
     use `contained` when they matter.
     """
     return _inside(normalize(path, cwd), normalize(root, cwd))
+
+
+def within_folded(path: str, root: str, cwd: str = "") -> bool:
+    """`within`, or within on a file system that folds names (`fold`): may `path` be
+    `root` or below it on the machine the agent runs on? The question a denial asks
+    (`/Users/dev/proj/RULES/x` is in `/Users/dev/proj/rules` on macOS); never the one
+    an allow asks, which `within` answers exactly."""
+    if within(path, root, cwd):
+        return True
+    mine, theirs = normalize(path, cwd), normalize(root, cwd)
+    return _inside(fold(mine), fold(theirs))
+
+
+# What file systems fold. macOS (APFS, HFS+): Unicode case folding and canonical
+# decomposition (NFD), not compatibility forms (fullwidth U+FF53 stays its own
+# letter); HFS+ also ignores the zero-width and direction marks below (git's
+# `is_hfs_dotgit` list). Windows (NTFS through Win32): its upcase table, which also
+# takes dotless i (U+0131) and long s (U+017F) to `I` and `S`, and names lose
+# trailing dots and spaces (`.env.` opens `.env`); `name::$DATA` opens the file's own
+# stream. Folding more than one system does is safe here: only denials use it.
+_IGNORABLE = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+_WINDOWS_TAIL = re.compile(r"(?<=[^/. ])[. ]+(?=/|$)")
+_DATA_STREAM = re.compile(r"::\$data(?=/|$)")
+
+
+@functools.lru_cache(maxsize=8192)
+def fold(path: str) -> str:
+    """`path` as a case- and normalisation-insensitive file system compares it: two
+    spellings of one file there fold to one string. (Memoised: the same paths are
+    folded rule after rule.)"""
+    folded = path.lower() if path.isascii() else _fold_letters(path)
+    if "." in folded or " " in folded:
+        folded = _WINDOWS_TAIL.sub("", folded)
+    if "::$" in folded:
+        folded = _DATA_STREAM.sub("", folded)
+    return folded
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_letters(text: str) -> str:
+    """Case and normalisation folded, nothing else (for globs, whose `*.` must stay):
+    upper case first so that what NTFS's upcase table joins (U+0131, U+017F) is
+    joined too."""
+    if text.isascii():
+        return text.lower()
+    import unicodedata  # (only names outside ASCII need it: ≈ 0.3 ms to load)
+
+    text = _IGNORABLE.sub("", text)
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", decomposed.upper().casefold())
 
 
 def resolve(
@@ -322,11 +381,21 @@ def matches(path: str, patterns: Sequence[str], home: str = "") -> bool:
     if not path or not patterns:
         return False
     text = _known(path)
-    compiled = _compiled_globs(tuple(patterns), home)
+    key = tuple(patterns)
+    folded = fold(text)
+    compiled = _compiled_globs(key, home, folded=True)
+    if _matches(folded, compiled):
+        return True
+    # (folded globs match what the exact ones do, but for a few constructs: then the
+    # exact spelling is tried too)
+    return compiled.exact_too and folded != text and _matches(text, _compiled_globs(key, home))
+
+
+def _matches(text: str, compiled: _Globs) -> bool:
     if not _WILD.search(text):
         return compiled.match(text)
     parts = _components(text)
-    return any(_meets(parts, _components(p)) for p in compiled.expanded)
+    return any(_meets(parts, _components(p)) for p in compiled.near(text))
 
 
 def names(path: str, patterns: Sequence[str], home: str = "") -> bool:
@@ -341,21 +410,39 @@ def names(path: str, patterns: Sequence[str], home: str = "") -> bool:
     text = _known(path)
     if not _WILD.search(text):
         return matches(text, patterns, home)
-    base = text.rstrip("/").rsplit("/", 1)[-1]
+    # (the literal parts are compared as `matches` compares names: folded)
+    base = fold(text).rstrip("/").rsplit("/", 1)[-1]
     spelled = _longest_literal(base)
     if len(spelled) < 2:
         return False  # `*`, `**`, `?`: any name, so none in particular
     suffix_only = spelled.startswith(".") and base.endswith(spelled) and _WILD.match(base[0])
-    for pattern in patterns:
-        wanted = max((_longest_literal(part) for part in pattern.split("/")), key=len)
-        if len(wanted) < 2:
-            continue
-        last = pattern.rsplit("/", 1)[-1]
-        if suffix_only and not _WILD.search(last):
+    parts: tuple[str, ...] | None = None
+    for wanted, last_wild, expanded in _name_keys(tuple(patterns), home):
+        if suffix_only and not last_wild:
             continue  # `*.py` names no file in particular, `sitecustomize.py` least of all
-        if (spelled in wanted or wanted in spelled) and matches(text, [pattern], home):
-            return True
+        if spelled in wanted or wanted in spelled:
+            parts = parts or _components(fold(text))
+            if any(_meets(parts, _components(one)) for one in expanded):
+                return True
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _name_keys(
+    patterns: tuple[str, ...], home: str
+) -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
+    """Per name pattern that spells a name: its longest literal run, whether its
+    last component has a wildcard, and its folded expansions (`names` of a path
+    that is itself a pattern, judged on these without a pass over the list each)."""
+    found = []
+    for pattern in patterns:
+        expanded = tuple(_expanded((pattern,), home, folded=True)[0])
+        parts = _fold_letters(pattern).split("/")
+        wanted = max((_longest_literal(part) for part in parts), key=len)
+        if len(wanted) >= 2:
+            last_wild = bool(_WILD.search(pattern.rsplit("/", 1)[-1]))
+            found.append((wanted, last_wild, expanded))
+    return tuple(found)
 
 
 def _longest_literal(glob: str) -> str:
@@ -374,8 +461,25 @@ def inside(path: str, patterns: Sequence[str], home: str = "") -> bool:
     not hold `/root/**`). A path of unknown place (`?...`) is inside nothing."""
     if not path or not patterns or path.startswith("?"):
         return False
-    path = _known(path)
-    compiled = _compiled_globs(tuple(patterns), home)
+    return _inside_globs(_known(path), _compiled_globs(tuple(patterns), home))
+
+
+def inside_folded(path: str, patterns: Sequence[str], home: str = "") -> bool:
+    """`inside`, or inside on a file system that folds names (`fold`): for a denial
+    that asks whether a path lies in a place (`ls ~/.SSH` lists `~/.ssh` on macOS).
+    An exemption asks `inside`, which does not widen on a file system that is not
+    there."""
+    if inside(path, patterns, home):
+        return True
+    if not path or not patterns or path.startswith("?"):
+        return False
+    text = _known(path)
+    folded = fold(text)
+    compiled = _compiled_globs(tuple(patterns), home, folded=True)
+    return _inside_globs(folded, compiled)
+
+
+def _inside_globs(path: str, compiled: _Globs) -> bool:
     if not _WILD.search(path):
         return compiled.match(path)
     for name in (".\x01", "\x01"):
@@ -393,42 +497,178 @@ def inside(path: str, patterns: Sequence[str], home: str = "") -> bool:
 
 
 class _Globs:
-    __slots__ = ("expanded", "match")
+    """A list of globs, found by what a path can match (`match`) or meet (`near`).
 
-    def __init__(self, match: Callable[[str], bool], expanded: tuple[str, ...]) -> None:
-        self.match = match
-        self.expanded = expanded
+    Each glob is compiled when a path first gets past its literal parts (most lists
+    are long and most of their globs begin `/home/dev/.x/`): a one-event hook compiles
+    the few its call can reach, not the hundreds a pack lists. The globs are kept by
+    the first components of their literal start (`/home/dev/.ssh`) and, for
+    `**/NAME`, by their last component, so a path looks at the few that can be its
+    own, however long the list is."""
+
+    __slots__ = ("by_start", "exact_too", "expanded", "literals", "tails")
+
+    def __init__(self, expanded: list[str], *, exact_too: bool) -> None:
+        self.expanded = tuple(expanded)
+        #: (a folded list whose globs may match a path exactly and not folded, such as
+        #: a class `[^a-z]`: the exact spelling is tried too)
+        self.exact_too = exact_too
+        self.literals: frozenset[str] = frozenset(
+            one for one in expanded if not _GLOB_SYNTAX.search(one)
+        )
+        self.tails: dict[str, list[str]] = {}
+        starts: list[dict[str, list[_Need]]] = [{} for _ in range(_DEPTH + 1)]
+        for one in expanded:
+            if _named(one):
+                tail = one[3:]
+                self.tails.setdefault(tail.rsplit("/", 1)[-1], []).append(tail)
+                continue
+            start, end, runs = _literal_parts(one)
+            depth, key = _start_key(start)
+            starts[depth].setdefault(key, []).append((start, end, runs, one))
+        self.by_start = [
+            {key: _Bucket(needs) for key, needs in bucket.items()} for bucket in starts
+        ]
+
+    def match(self, path: str) -> bool:
+        if path in self.literals:
+            return True
+        if self.tails:
+            for tail in self.tails.get(path[path.rfind("/") + 1 :], ()):
+                if path == tail or (path.endswith(tail) and path[-len(tail) - 1] == "/"):
+                    return True
+        for bucket in self._buckets(path, path.count("/") - 1, literal=True):
+            for start, end, runs, one in bucket.candidates(path):
+                if (
+                    path.startswith(start)
+                    and path.endswith(end)
+                    and (not runs or all(run in path for run in runs))
+                    and _single_glob(one)(path)
+                ):
+                    return True
+        return False
+
+    def near(self, path: str) -> list[str]:
+        """The globs a pattern `path` may meet: those whose literal start agrees with
+        its own literal leading components."""
+        if not path.startswith("/"):
+            return list(self.expanded)  # (compared component by component, as if rooted)
+        parts = path.split("/")
+        known = next((i for i, part in enumerate(parts) if _WILD.search(part)), len(parts)) - 1
+        wild = _WILD.search(path)
+        lead = path[: wild.start()] if wild else path
+        # (a name both spell begins with both literal starts: one is the other's start)
+        found = [
+            one
+            for bucket in self._buckets(path, known)
+            for start, _, _, one in bucket.needs
+            if start.startswith(lead) or lead.startswith(start) or start[:1] != "/"
+        ]
+        found += (one for one in self.literals if one.startswith(lead) or lead.startswith(one))
+        found += ("**/" + tail for tails in self.tails.values() for tail in tails)
+        return found
+
+    def _buckets(self, path: str, known: int, *, literal: bool = False) -> list[_Bucket]:
+        """The lists of globs `path` may match or meet, given that its first `known`
+        components (after the leading `/`) are literal (and, when `literal`, that
+        it has no more whole ones)."""
+        found: list[_Bucket] = list(self.by_start[0].values())
+        if not path.startswith("/"):
+            return found
+        for depth in range(1, _DEPTH + 1):
+            bucket = self.by_start[depth]
+            if not bucket:
+                continue
+            if known >= depth:
+                key = "/" + "/".join(path.split("/", depth + 1)[1 : depth + 1])
+                same = bucket.get(key)
+                if same is not None:
+                    found.append(same)
+            elif not literal:
+                found.extend(bucket.values())
+        return found
+
+
+_Need = tuple[str, str, tuple[str, ...], str]
+
+
+class _Bucket:
+    """Globs of one literal start: the path's end rules most out at once (one
+    `endswith` of them all), and the literal text inside the rest (one search)."""
+
+    __slots__ = ("ends", "inner", "needs", "unended")
+
+    def __init__(self, needs: list[_Need]) -> None:
+        self.needs = needs
+        self.ends = tuple(end for _, end, _, _ in needs if end)
+        self.unended = [need for need in needs if not need[1]]
+        inner = [runs[0] for _, _, runs, _ in self.unended if runs]
+        self.inner = (
+            re.compile("|".join(map(re.escape, inner)))
+            if inner and len(inner) == len(self.unended)
+            else None
+        )
+
+    def candidates(self, path: str) -> list[_Need]:
+        if self.ends and path.endswith(self.ends):
+            return self.needs
+        if self.inner is not None and not self.inner.search(path):
+            return []
+        return self.unended
+
+
+_DEPTH = 3
+
+
+def _start_key(start: str) -> tuple[int, str]:
+    """How many whole components (up to `_DEPTH`) the absolute literal start of a glob
+    holds, and those components: `/home/dev/.ssh/` -> (3, "/home/dev/.ssh")."""
+    if not start.startswith("/"):
+        return 0, ""
+    whole = start[1:].split("/")[:-1]
+    depth = min(_DEPTH, len(whole))
+    return depth, "/" + "/".join(whole[:depth]) if depth else ""
 
 
 @functools.lru_cache(maxsize=512)
-def _compiled_globs(patterns: tuple[str, ...], home: str) -> _Globs:
+def _compiled_globs(patterns: tuple[str, ...], home: str, *, folded: bool = False) -> _Globs:
+    """`patterns` compiled (see `_Globs`); `folded`: their letters folded (`fold`), to
+    be matched against folded paths."""
+    expanded, exact_too = _expanded(patterns, home, folded=folded)
+    return _Globs(expanded, exact_too=exact_too)
+
+
+def _expanded(patterns: Sequence[str], home: str, *, folded: bool) -> tuple[list[str], bool]:
+    """`patterns` with `~` and braces expanded (and `DIR/**` also as `DIR`), folded
+    when asked; and whether a folded one may match a spelling its fold does not."""
     import bracex
 
     expanded: list[str] = []
+    exact_too = False
     for pattern in patterns:
         if pattern.startswith("~") and home:
             pattern = home.rstrip("/") + pattern[1:] if pattern[1:2] in ("", "/") else pattern
+        if folded:
+            exact_too = exact_too or _FOLDS_APART.search(pattern) is not None
+            pattern = _fold_letters(pattern)
         for one in bracex.expand(pattern, limit=1000) if "{" in pattern else (pattern,):
             expanded.append(one)
             if one.endswith("/**"):
                 expanded.append(one[:-3] or "/")
-    # Each pattern is compiled when a path first gets past its literal start (most
-    # lists are long and most of their patterns begin `/home/dev/.x/`): a one-event
-    # hook compiles the few its call can reach, not the hundreds a pack lists.
-    needs = tuple((_literal_parts(one), one) for one in expanded)
+    return expanded, exact_too
 
-    def match(path: str) -> bool:
-        for (start, end, runs), one in needs:
-            if (
-                path.startswith(start)
-                and path.endswith(end)
-                and all(run in path for run in runs)
-                and _single_glob(one)(path)
-            ):
-                return True
-        return False
 
-    return _Globs(match, tuple(expanded))
+#: What in a glob may match a spelling exactly but not once both are folded: a class,
+#: a name that ends in a dot or a blank, a stream name, letters outside ASCII.
+_FOLDS_APART = re.compile(r"[\[\\]|[. ](?:/|$)|::|[^\x00-\x7f]")
+
+
+def _named(pattern: str) -> bool:
+    """`**/` and a literal rest: a pattern that matches by the path's last parts."""
+    return pattern.startswith("**/") and not _GLOB_SYNTAX.search(pattern, 3)
+
+
+_GLOB_SYNTAX = re.compile(r"[*?\[\]{}()!@+\\]")
 
 
 def _literal_parts(pattern: str) -> tuple[str, str, tuple[str, ...]]:

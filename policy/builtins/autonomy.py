@@ -22,7 +22,7 @@ from policy.analysis import paths, readonly
 from policy.analysis.effects import Command
 from policy.analysis.shell import acting_variable
 from policy.builtins._match import PathGlobs, ToolSet
-from policy.builtins._touch import Touched, shell_command, touched
+from policy.builtins._touch import DEFAULT_PATH_ARGS, Touched, shell_command, touched
 from policy.builtins.config import DEFAULT_PRIORITY, ActionTool, AutonomyConfig
 from policy.facts import CallFacts, FactsContext
 from policy.model import Action, Decision, ToolCall
@@ -175,7 +175,9 @@ class Autonomy:
                 refusal = "the shell call has no command string to check against allowed_commands"
             shell_call = False
         found: Touched | None = None
-        if shell_call or self.forbidden.patterns or self.workspace_only:
+        if refusal is None and (self.forbidden.patterns or self.workspace_only):
+            refusal = self._argument_refusal(call)
+        if refusal is None and (shell_call or self.forbidden.patterns or self.workspace_only):
             found = touched(
                 call,
                 self.facts,
@@ -215,6 +217,23 @@ class Autonomy:
             refusal = self._path_refusal(path)
             if refusal is not None:
                 return refusal
+        return None
+
+    def _argument_refusal(self, call: ToolCall) -> str | None:
+        """A path argument that names no file (`""`, blank, NUL, not a string) of a
+        tool the analysis does not know: the path policy cannot check it, and it must
+        not pass as the working directory. (The analysis refuses those of the file
+        tools it knows itself: their facts cannot be built.)"""
+        from policy.analysis.access import KNOWN_TOOLS, not_a_path
+
+        if call.tool in KNOWN_TOOLS and call.tool not in self.path_args:
+            return None
+        names = self.path_args.get(call.tool) or self.path_args.get("*") or DEFAULT_PATH_ARGS
+        for name in names:
+            if name in call.args:
+                why = not_a_path(name, call.args[name])
+                if why:
+                    return f"path argument {name!r} {why}: it names no file to check"
         return None
 
     def _shell_refusal(self, facts: CallFacts) -> str | None:
@@ -261,7 +280,8 @@ class Autonomy:
             ):
                 return f"path {path!r} may reach outside the workspace {self.workspace}"
             return None
-        pattern = self.forbidden.match(path)
+        # (`may_match` compares names as macOS and Windows do: `~/.SSH` is `~/.ssh`)
+        pattern = self.forbidden.match(path) or self.forbidden.may_match(path)
         if pattern is not None:
             return f"path {path!r} is forbidden by {pattern!r}"
         if self.workspace_only and self.workspace:

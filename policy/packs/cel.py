@@ -8,8 +8,12 @@
   runner gives wrong results under threads), no type checker.
 
 Both see the same variables (`VARIABLES_AT`) and the same custom functions
-(`glob`, `path.normalize`, `path.within`, `path.resolve`, `path.contained`, `shell.commands`,
-`shell.has_substitution`, `shell.parse_error`, `regex.replace`). Whatever engine
+(`glob`, `path.normalize`, `path.within`, `path.within_folded`, `path.resolve`,
+`path.contained`, `path.matches`, `path.names`, `path.inside`, `path.inside_folded`,
+`shell.commands`, `shell.has_substitution`, `shell.parse_error`, `regex.replace`).
+`path.matches`, `path.names` and the `_folded` functions compare names as macOS and
+Windows do (case and Unicode normalisation folded): they are what denials ask;
+`path.within` and `path.inside` compare exactly, for allows and exemptions. Whatever engine
 runs the rules, `Checker` type-checks every expression with cel-expr-python, so
 nothing loads that cannot be evaluated.
 
@@ -145,6 +149,13 @@ def fn_path_within(path: str, root: str) -> bool:
     return paths.within(path, root)
 
 
+def fn_path_within_folded(path: str, root: str) -> bool:
+    # for denials: also within on a file system that folds case and normalisation
+    from policy.analysis import paths
+
+    return paths.within_folded(path, root)
+
+
 def fn_path_resolve(path: str) -> str:
     # Reads the file system (lstat/readlink per component); an UnsafePathError (a
     # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
@@ -178,6 +189,13 @@ def fn_path_inside(path: str, patterns: list[str]) -> bool:
     from policy.facts import home_dir
 
     return paths.inside(path, patterns, home_dir())
+
+
+def fn_path_inside_folded(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.inside_folded(path, patterns, home_dir())
 
 
 def fn_path_base(path: str) -> str:
@@ -317,10 +335,12 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("glob", ("string", "string"), "bool", fn_glob, False),
     ("path.normalize", ("string",), "string", fn_path_normalize, False),
     ("path.within", ("string", "string"), "bool", fn_path_within, False),
+    ("path.within_folded", ("string", "string"), "bool", fn_path_within_folded, False),
     ("path.resolve", ("string",), "string", fn_path_resolve, False),
     ("path.contained", ("string", "string"), "bool", fn_path_contained, False),
     ("path.matches", ("string", "list_of_strings"), "bool", fn_path_matches, False),
     ("path.inside", ("string", "list_of_strings"), "bool", fn_path_inside, False),
+    ("path.inside_folded", ("string", "list_of_strings"), "bool", fn_path_inside_folded, False),
     ("path.names", ("string", "list_of_strings"), "bool", fn_path_names, False),
     ("path.is_pattern", ("string",), "bool", fn_path_is_pattern, False),
     ("path.base", ("string",), "string", fn_path_base, False),
