@@ -183,8 +183,15 @@ def test_readers_that_may_act_get_no_explicit_allow(shipped: Ask, command: str) 
 
 
 def test_plain_reads_inside_the_project_are_still_allowed(shipped: Ask) -> None:
-    for command in ("ls -la", "git status && git log --oneline -5", "grep -rn TODO src"):
+    for command in (
+        "ls -la",
+        "git status && git log --oneline -5",
+        "grep -rn TODO --include='*.py' src",
+    ):
         assert shipped("Bash", command=command)[0] == "allow", command
+    # a recursive search no include filter narrows may print a `.env` or a key in the
+    # tree: it runs with the host's own prompt, not the policy's explicit allow
+    assert shipped("Bash", command="grep -rn TODO src")[0] is None
 
 
 # 2. Assignment prefixes were ignored by allowed_commands, readonly mode and contracts.

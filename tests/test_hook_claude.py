@@ -63,7 +63,11 @@ def test_pre_tool_use_on_bash_answers_deny_allow_ask_or_nothing() -> None:
         "recursive or forced delete outside the workspace",
     )
     answer, _, _ = hook("claude", pre_tool("Bash", command="ls -la"), *packs)
-    assert decision_of(answer) == ("allow", "allow by rule shell/allow-readonly")
+    assert decision_of(answer) == (
+        "allow",
+        "read-only: every command only reads and prints, inside the workspace, nothing "
+        "that may be a secret file or the environment",
+    )
     answer, _, _ = hook("claude", pre_tool("Bash", command="git push --force origin main"), *packs)
     assert decision_of(answer)[0] == "deny"
     force = pre_tool("Bash", command="git push --force-with-lease origin main")
