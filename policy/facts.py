@@ -184,6 +184,9 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     except Exception as exc:  # a failed analysis refuses the call, never passes it
         failed = f"the analysis failed: {type(exc).__name__}: {exc}"
         raise AnalysisIncomplete(f"the call cannot be analysed: {failed}") from exc
+    if result.writes:
+        protected = context.protected + (caller.protected if caller is not None else ())
+        result = _through_hard_links(result, protected)
     return CallFacts(
         access=result,
         workspace=workspace,
@@ -193,13 +196,124 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     )
 
 
+def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:
+    """`access` with the protected files its writes reach under another name: a file
+    written in place (`echo >> doc.yaml`, `sed -i`, Edit) that is a hard link of a
+    pack changes the pack. Only an existing regular file with more than one link is
+    looked at (one `stat` per such write, as the caller may); its device and inode are
+    compared with the protected files' (`_protected_inodes`). One that matches none of
+    them, on a device where a protected directory too large to list lives (a
+    virtualenv, the stdlib), may be a name of a file in there: it is written as an
+    unknown path (`?/...`), which the self-protection pack asks about
+    (`ask-unknown-writes`). Hard links to a file are rare where an agent writes (a
+    pnpm or uv store, cargo's target dir), so the question is rare too."""
+    import dataclasses
+    import stat as _stat
+
+    from policy.analysis import viewer
+    from policy.analysis.operands import is_unknown
+    from policy.analysis.paths import is_pattern
+
+    reached: list[str] = []
+    for path in access.writes[:64]:
+        if not path.startswith("/") or is_unknown(path) or is_pattern(path):
+            continue
+        try:
+            if not viewer.may_search(os.path.dirname(path) or "/"):
+                continue
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if info.st_nlink < 2 or not _stat.S_ISREG(info.st_mode):
+            continue
+        inodes, unlisted = _protected_inodes(protected)
+        named = inodes.get((info.st_dev, info.st_ino))
+        if named is not None:
+            reached.append(named)
+        elif info.st_dev in unlisted:
+            # no slash after `?/`: the unknown-write rules must not read a place in it
+            reached.append("?/(a file with hard links, maybe to a protected file)")
+    if not reached:
+        return access
+    return dataclasses.replace(access, writes=access.writes + tuple(dict.fromkeys(reached)))
+
+
+#: Entries listed per protected directory, and in all, when their inodes are gathered.
+_LIST_CAP, _LIST_TOTAL = 2000, 8000
+#: How long gathered inodes are trusted (`policy serve` decides for hours; a pack
+#: rewritten by an editor has a new inode).
+_INODES_FOR = 30.0
+_inodes: dict[tuple[str, ...], tuple[float, dict[tuple[int, int], str], dict[int, str]]] = {}
+_inodes_lock = threading.Lock()
+
+
+def _protected_inodes(
+    protected: tuple[str, ...],
+) -> tuple[dict[tuple[int, int], str], dict[int, str]]:
+    """{(device, inode): path} of the protected regular files — each protected file, and
+    the files below each protected directory of at most `_LIST_CAP` entries — and
+    {device: directory} for the directories too large to list. Gathered at the first
+    multiply-linked write a process judges (rare: a hook process never does for most
+    calls), then kept for `_INODES_FOR` seconds."""
+    import time
+
+    now = time.monotonic()
+    with _inodes_lock:
+        found = _inodes.get(protected)
+        if found is not None and now - found[0] < _INODES_FOR:
+            return found[1], found[2]
+    inodes: dict[tuple[int, int], str] = {}
+    unlisted: dict[int, str] = {}
+    budget = [_LIST_TOTAL]
+    for path in protected:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if not os.path.isdir(path):
+            inodes.setdefault((info.st_dev, info.st_ino), path)
+        elif not _list_inodes(path, inodes, budget):
+            unlisted.setdefault(info.st_dev, path)
+    with _inodes_lock:
+        if len(_inodes) > 64:
+            _inodes.clear()
+        _inodes[protected] = (now, inodes, unlisted)
+    return inodes, unlisted
+
+
+def _list_inodes(top: str, inodes: dict[tuple[int, int], str], budget: list[int]) -> bool:
+    """Add the regular files below `top` to `inodes`; False when it holds more than
+    `_LIST_CAP` entries (or the budget ran out) and so was not listed whole. Links are
+    not followed; a directory that cannot be read is not listed whole either."""
+    seen = 0
+    pending = [top]
+    try:
+        device = os.stat(top).st_dev  # a mount below `top` is a rare case not looked for
+        while pending:
+            directory = pending.pop()
+            with os.scandir(directory) as entries:
+                for entry in entries:  # names, types and inodes from the listing itself
+                    seen += 1
+                    budget[0] -= 1
+                    if seen > _LIST_CAP or budget[0] < 0:
+                        return False
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        inodes.setdefault((device, entry.inode()), entry.path)
+    except OSError:
+        return False
+    return True
+
+
 def protected_paths(settings: Any) -> tuple[str, ...]:
     """Everything the policy's own decisions depend on, as absolute paths (and where
     their links lead): the packs, the settings file, the data dir (approvals,
     counters, caches), the decision log, the hosted hooks files, the installed
-    hookpolicy (its package and, in a virtualenv, the whole environment), and the
-    operator's `protected_paths`."""
-    import sys
+    hookpolicy (its package and, in a virtualenv, the whole environment), the Python
+    it runs under and everything that Python imports or runs at start
+    (`_interpreter_paths`), the `policy` a shell would find on `PATH` before the real
+    one (`_shadowing_names`), and the operator's `protected_paths`."""
     from pathlib import Path
 
     found: list[str] = []
@@ -212,8 +326,7 @@ def protected_paths(settings: Any) -> tuple[str, ...]:
         *settings.protected_paths,
         Path(__file__).resolve().parent,
     ]
-    if sys.prefix != sys.base_prefix:
-        candidates.append(sys.prefix)
+    candidates += _interpreter_paths()
     for candidate in candidates:
         if candidate is None:
             continue
@@ -223,4 +336,89 @@ def protected_paths(settings: Any) -> tuple[str, ...]:
         real = os.path.realpath(absolute)
         if real != absolute:
             found.append(real)
+    found += _shadowing_names()
     return tuple(dict.fromkeys(found))
+
+
+#: Prefixes that hold far more than one Python (the system's, Homebrew's): for them
+#: the interpreter's own directories are protected (`sys.path`), not the whole tree.
+_SHARED_PREFIXES = frozenset(
+    {"/", "/usr", "/usr/local", "/opt", "/opt/homebrew", "/opt/local", "/usr/pkg",
+     "/home/linuxbrew/.linuxbrew", "/nix", "/snap"}
+)
+
+
+def _interpreter_paths() -> list[str]:
+    """What the hook's Python executes besides hookpolicy: the interpreter (its link
+    and what it points to), its prefixes (a pyenv, uv, asdf or conda Python in the home
+    is the agent's to write unless protected: a line appended to the stdlib's
+    `json/__init__.py` runs in every decision), every directory on `sys.path` it imports
+    from (the stdlib, `lib-dynload`, site-packages with their `.pth` files), and the
+    user site when Python reads it (a `usercustomize.py` or `.pth` there runs at
+    start). A few attribute reads, no disk: cheap at each hook's cold start.
+
+    `sys.path` entries that are the working directory or hold it (`python -m policy`
+    run in the project puts the project first) are left out: protecting them would
+    refuse every write in the project. docs/security.md says to mount the entry point."""
+    import site
+    import sys
+
+    found: list[str] = [sys.executable, getattr(sys, "_base_executable", "") or ""]
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        if prefix and os.path.normpath(prefix) not in _SHARED_PREFIXES:
+            found.append(prefix)
+    here = os.getcwd()
+    for entry in sys.path:
+        if not entry or not os.path.isabs(entry):
+            continue
+        entry = os.path.normpath(entry)
+        if entry in _SHARED_PREFIXES or here == entry or here.startswith(entry.rstrip("/") + "/"):
+            continue
+        found.append(entry)
+    if site.ENABLE_USER_SITE:
+        found.append(site.getusersitepackages())
+    return [f for f in found if f]
+
+
+#: The name the hosts' mounts run the policy by (`policy hook claude ...`); Windows
+#: finds it as `policy.exe` too.
+_ENTRY_NAMES = ("policy", "policy.exe") if os.name == "nt" else ("policy",)
+
+
+def _shadowing_names() -> list[str]:
+    """The files a shell would run instead of the policy's entry point: `policy` (and
+    the mount's other spellings) in every `PATH` directory searched before the one the
+    real entry point is in — or in all of them, when it is on none (`~/.cargo/bin/policy`
+    before `~/.local/bin/policy`). When the hook was started as `python -m policy`,
+    `python3` and its kin are looked up the same way. Read from this process's `PATH`
+    (the hook's: the host's, which runs the mount): strings only, and each directory's
+    real path (`/bin` -> `/usr/bin`)."""
+    import sys
+
+    names = list(_ENTRY_NAMES)
+    program = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    base = os.path.basename(program)
+    if base.endswith("__main__.py"):
+        minor = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        names += ["python", "python3", minor]
+    elif base and base not in names and base.startswith(("policy", "hookpolicy")):
+        names.append(base)
+    homes = {os.path.dirname(os.path.abspath(sys.executable))}
+    if program and base in names:
+        homes.add(os.path.dirname(os.path.abspath(program)))
+    homes |= {os.path.realpath(h) for h in list(homes)}
+    found: list[str] = []
+    seen: set[str] = set()
+    for entry in os.environ.get("PATH", "").split(os.pathsep)[:64]:
+        directory = os.path.abspath(entry or ".")
+        if directory in seen:
+            continue
+        seen.add(directory)
+        real = os.path.realpath(directory)
+        if directory in homes or real in homes:
+            break
+        for name in names:
+            found.append(os.path.join(directory, name))
+            if real != directory:
+                found.append(os.path.join(real, name))
+    return found

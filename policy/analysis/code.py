@@ -115,6 +115,45 @@ _WRITE = re.compile(
         |Out-File|\bprint\s*\{)
     """
 )
+#: Calls that move a file or directory away from its name: the source is gone from
+#: there (a moved `.claude` or `rules/` is a deleted one), the destination written.
+_MOVE = re.compile(
+    r"""(?x)
+    \b(?:rename|renameSync|renameat2?|moveSync|move_file|mv)\s*\(|\bos\.replace\s*\(
+        |\bshutil\.move\b|\bFileUtils\.(?:mv|move|rename)\b|\bFile\.rename\b|\bDeno\.rename
+        |\bfs\.move\b|\bfile\.rename\b|Move-Item|Rename-Item|\bfile\s+rename\b
+        |(?<![\w$.])rename\s+['"$]|\bmove\s*\(|(?<![\w$.])move\s+['"$]
+    """
+)
+#: Calls that give a file another name or a copy: a hard link to a file is a way to
+#: change it (`link("rules/x.yaml", "doc.yaml")`, then write `doc.yaml`).
+_LINK_OR_COPY = re.compile(
+    r"""(?x)
+    \b(?:link|linkSync|linkat|symlinkSync|hardlink_to|link_to|symlink_to|copyFile|copyFileSync
+        |cpSync|copySync|copy_file|copytree|copyfile)\s*\(|(?<![\w.$])copy\s*\(
+        |\bfs\.(?:cp|link|symlink|copyFile)\b|\bFileUtils\.(?:ln\w*|cp\w*|copy\w*|install|touch)\b
+        |\bFile\.(?:link|symlink|copy_stream)\b|\bDeno\.(?:link|symlink|copyFile|writeTextFile|writeFile|truncate)
+        |\bBun\.write\b|(?<![\w$.])(?:link|symlink|copy)\s+['"$]|\bfile\s+(?:copy|link|mkdir)\b
+        |Copy-Item|New-Item|\bwriteTextFile\b
+    """
+)
+#: A call whose literal arguments are file names whatever they look like: `rename`,
+#: `Path(...)` (`os.rename('rules', 'r2')`, `Path('rules').replace('/tmp/r')`).
+_FILE_CALL = re.compile(
+    r"""(?x)
+    \bos\.(?:replace|remove)\s*\(
+    |\b(?:rename|renameSync|move|moveSync|mv|link|linkSync|symlink|symlinkSync|copyFile
+        |copyFileSync|cpSync|copySync|copyfile|copytree|copy2?|unlink|unlinkSync|rmtree
+        |rmSync|rmdir|rmdirSync|rm_rf|rm_r|rm|cp|ln|ln_s|ln_sf|Path|PosixPath|PurePath|Pathname\.new
+        |hardlink_to|link_to|symlink_to|writeFile|writeFileSync|writeTextFile|appendFile
+        |appendFileSync|file_put_contents|f?open|File\.open|File\.write|IO\.write|truncate)\s*\(
+    |(?<![\w$.])(?:rename|move|link|symlink|unlink|copy)\s+(?=['"$])
+    """
+)
+#: tcl's `file rename|copy|delete|link|mkdir ?-force? ?--? NAME...`: bare words are names.
+_TCL_FILE = re.compile(
+    r"\bfile\s+(rename|copy|delete|link|mkdir)\s+([^;\]\n]*)"
+)
 _FORK = re.compile(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
 _DECODES = re.compile(r"(?i)\b(?:b64decode|decode64|base64|atob|unhexlify|fromhex)\b")
 _BARE_PATH = re.compile(r"(?<![\w$./])((?:~|/)(?:[\w.-]+/)*[\w.-]+)")
@@ -158,14 +197,14 @@ _ENV_DUMP = re.compile(
 _ENV_READ = re.compile(
     r"""(?x)
     (?:environ(?:\.get)?\s*[\[(]\s*|getenv\s*\(\s*|process\.env\.|process\.env\[\s*
-        |ENV\[\s*|\$ENV\{\s*|\$_ENV\[\s*)['"]?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
+        |ENV\[\s*|ENVIRON\[\s*|\$ENV\{\s*|\$_ENV\[\s*)['"]?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
 )
 #: Code loaded from a URL and run: R's `source("https://...")`, Julia's
 #: `include(download(...))`, PHP's `include "http://..."`, Ruby's `load URI...`.
 _REMOTE_LOAD = re.compile(
     r"""\b(?:source|sys\.source|include|require|load|import)\s*\(?\s*(?:download\s*\(\s*)?['"](?:https?|ftp)://"""
 )
-_URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s'\"`:]+)")
+_URL = re.compile(r"\b(?:https?|ftp|wss?)://(?:[^/\s'\"`@]*@)?(\[[^\]\s]*\]|[^/\s'\"`:?#]+)")
 _HOST_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
 _PATHLIKE = re.compile(r"^(?:/|~|\./|\.\./|\.[A-Za-z0-9_])")
 
@@ -224,8 +263,17 @@ def inspect(language: str, code: str) -> CodeFacts:
     if _DELETE.search(bare):
         facts.deletes = True
         facts.recursive = bool(_RECURSIVE.search(bare))
-    if _WRITE.search(code):
+    if _WRITE.search(code) or _LINK_OR_COPY.search(bare):
         facts.writes = True
+    if _MOVE.search(bare) or (
+        language == "python" and re.search(r"\bPath\b|\bpathlib\b", bare) and ".replace(" in bare
+    ):
+        # what is moved is no longer where it was: a delete of the source, of its tree
+        facts.writes = facts.deletes = facts.recursive = True
+    if facts.writes or facts.deletes:
+        facts.paths += _call_operands(code, strings)
+    if language == "tcl":
+        _tcl_files(code, facts)
     if _FORK.search(bare) and (_LOOP.search(bare) or bare.count("fork") > 1):
         facts.forks = True
     if _ENV_DUMP.search(code):
@@ -282,6 +330,58 @@ def _built_paths(code: str, strings: list[tuple[int, int, str, str]], *, home: b
     if not home:
         return [b for b in built if _looks_like_path(b)]
     return ["~", *("~/" + b.lstrip("/") for b in built if " " not in b)]
+
+
+#: `open(name, "a")`: the mode is not a name.
+_OPEN_MODE = re.compile(r"[rwxabtU+]{1,3}")
+
+
+def _call_operands(code: str, strings: list[tuple[int, int, str, str]]) -> list[str]:
+    """The string literals given to a file call (`_FILE_CALL`): names, whatever they
+    look like (`'rules'` has no slash or dot and is still a directory)."""
+    found: list[str] = []
+    for match in _FILE_CALL.finditer(code):
+        start = match.end()
+        parenthesised = match[0].rstrip().endswith("(")
+        depth, end = 1, start
+        while end < len(code) and end - start < 2048:
+            char = code[end]
+            if parenthesised and char in "([{":
+                depth += 1
+            elif parenthesised and char in ")]}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif not parenthesised and char in ";\n":
+                break
+            end += 1
+        for string_start, string_end, _quote, body in strings:
+            if start <= string_start and string_end <= end + 1:
+                text = _unescape(body)
+                if (
+                    text
+                    and len(text) < 1024
+                    and "\n" not in text
+                    and "://" not in text
+                    and not _OPEN_MODE.fullmatch(text)
+                ):
+                    found.append(text)
+    return found[:64]
+
+
+def _tcl_files(code: str, facts: CodeFacts) -> None:
+    """tcl's `file` subcommands: their words are names (`file rename .claude x`)."""
+    for match in _TCL_FILE.finditer(code):
+        words = [w.strip("{}\"'") for w in match[2].split()]
+        names = [w for w in words if w and not w.startswith("-")]
+        facts.paths += [w for w in names if "$" not in w and "[" not in w]
+        if len(names) < len([w for w in words if w and not w.startswith("-")]) or any(
+            "$" in w or "[" in w for w in words
+        ):
+            facts.hidden = facts.hidden or "the tcl code names a file at run time"
+        facts.writes = True
+        if match[1] in ("rename", "delete"):
+            facts.deletes = facts.recursive = True
 
 
 #: `import subprocess as sp`, `import os as o`: the module under another name.
