@@ -87,7 +87,7 @@ OBFUSCATED: list[tuple[str, list[Row]]] = [
     ("X=rm; read X; $X -rf /", [("read", ("X",), "", False), ("", ("-rf", "/"), "", True)]),
     ("for X in rm; do $X x; done", [("rm", ("x",), "", True)]),
     ("for X in $(ls); do $X x; done", [("ls", (), "$()", False), ("", ("x",), "", True)]),
-    ("a=(rm -rf /); ${a[@]}", [("", (), "", True)]),
+    ("a=(rm -rf /); ${a[@]}", [("rm", ("-rf", "/"), "", True)]),  # the array is followed
     # brace expansion: bash runs `rm -rf /` for `{rm,-rf,/}`
     ("{rm,-rf,/}", [("rm", ("-rf", "/"), "", False)]),
     ("{rm,-rf,/} && ls", [("rm", ("-rf", "/"), "", False), ("ls", (), "", False)]),

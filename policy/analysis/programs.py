@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import posixpath
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from policy.analysis import git, network
+from policy.analysis import git, network, readonly
 from policy.analysis import shell as _shell
 from policy.analysis.operands import (
     UNKNOWN,
@@ -38,14 +39,17 @@ if TYPE_CHECKING:
 __all__ = [
     "HANDLERS",
     "INTERPRETERS",
+    "JQ_FAMILY",
     "MAX_CODE_BYTES",
     "PASSIVE",
     "PRIVILEGED",
     "SHELLS",
     "SUBCOMMANDS",
     "CodeLimit",
+    "env_filtered",
     "facts_of",
     "handler_for",
+    "jq_home_code",
     "language_of",
     "reading_code",
     "take_file",
@@ -297,6 +301,10 @@ def _targeted(
                 pointed = posixpath.join(posixpath.dirname(here), pointed)
             f.links[here] = f.at(pointed)
         f.read(*sources)  # a link to a secret is a way to read it
+        if not has_option(options, "-s", "--symbolic"):
+            # a hard link is the file under a second name: writing through it changes
+            # the file, so making one is a change to it
+            f.write(*sources)
     else:
         if move:
             f.delete(*sources)
@@ -306,6 +314,12 @@ def _targeted(
         else:
             f.read(*sources)
         f.write(dest)
+        if f.cmd.name == "cp" and has_option(options, "-l", "--link"):
+            # `cp -l`: hard links, not copies (see `link` above)
+            if has_option(options, "-r", "-R", "-a", "--recursive", "--archive"):
+                f.write_tree(*sources)
+            else:
+                f.write(*sources)
     mode = " ".join(option_values(options, "-m", "--mode"))
     if mode and _grants_setuid(mode):
         f.privileged = True
@@ -444,6 +458,79 @@ def _sed_script(f: Facts, script: str) -> None:
         f.write(match[1].strip())
     for match in _SED_READ.finditer(stripped):
         f.read(match[1].strip())
+    f.write(*_sed_files(script, "wW"))
+    f.read(*_sed_files(script, "rR"))
+
+
+#: sed commands whose argument is text, a label or a file name to the end of the line.
+_SED_TO_EOL = frozenset("aicwWrR:btTe")
+
+
+def _sed_files(script: str, commands: str) -> list[str]:
+    """The file names sed's `commands` (`w`, `W`; `r`, `R`) and the `s` flag `w` take
+    in `script`, read command by command as sed reads it: the name runs to the end of
+    the line and needs no space before it (`w.claude/settings.json`, `1wout`,
+    `s/a/b/gw out`). Addresses (`/re/`, `\\%re%`, `3,$`) are skipped, not read as
+    commands."""
+    found: list[str] = []
+    i, n = 0, len(script)
+    while i < n:
+        while i < n and script[i] in " \t\n;{}!":
+            i += 1
+        # addresses: numbers, $, /re/ or \cREc, `first~step`, `addr,+N`, `0,/re/`
+        while i < n:
+            char = script[i]
+            if char.isdigit() or char in "$,~+":
+                i += 1
+            elif char == "/" or (char == "\\" and i + 1 < n):
+                delimiter = "/" if char == "/" else script[i + 1]
+                i += 1 if char == "/" else 2
+                while i < n and script[i] != delimiter:
+                    i += 2 if script[i] == "\\" else 1
+                i += 1
+                while i < n and script[i] in "IM":
+                    i += 1
+            elif char in " \t!":
+                i += 1
+            else:
+                break
+        if i >= n:
+            break
+        command = script[i]
+        i += 1
+        if command in ("s", "y") and i < n:
+            delimiter = script[i]
+            parts = 0
+            i += 1
+            while i < n and parts < 2:
+                if script[i] == "\\":
+                    i += 2
+                    continue
+                if script[i] == delimiter:
+                    parts += 1
+                i += 1
+            if command == "s":
+                while i < n and script[i] not in "w;\n}" and not script[i].isspace():
+                    i += 1
+                if i < n and script[i] == "w" and "w" in commands:
+                    end = script.find("\n", i)
+                    end = n if end < 0 else end
+                    name = script[i + 1 : end].strip()
+                    if name:
+                        found.append(name)
+                    i = end
+        elif command in _SED_TO_EOL:
+            end = script.find("\n", i)
+            end = n if end < 0 else end
+            if command in commands:
+                name = script[i:end].strip()
+                if name:
+                    found.append(name)
+            i = end
+        elif command == "#":
+            end = script.find("\n", i)
+            i = n if end < 0 else end
+    return found
 
 
 def _awk(f: Facts) -> None:
@@ -466,11 +553,9 @@ def _awk(f: Facts) -> None:
 
 def _grep(f: Facts) -> None:
     name = f.cmd.name
-    takes = (
-        _VALUE_OPTIONS["grep"]
-        if name in ("grep", "egrep", "fgrep", "zgrep")
-        else _VALUE_OPTIONS["rg"]
-    )
+    takes = _VALUE_OPTIONS["grep"] if name in _GREP_NAMES else _SEARCH_TAKES.get(name)
+    if takes is None:
+        takes = _VALUE_OPTIONS["rg"]
     operands, options = split_options(f.cmd.args, takes)
     patterns = option_values(options, "-e", "--regexp")
     pattern_files = option_values(options, "-f", "--file")
@@ -481,15 +566,91 @@ def _grep(f: Facts) -> None:
         f.hide(f"{name} --pre runs a program on every file")
     if has_option(options, "--hostname-bin"):
         f.hide(f"{name} --hostname-bin runs a program")
-    if name in ("grep", "egrep", "fgrep", "zgrep"):
-        recursive = has_option(options, "-r", "-R", "--recursive", "--dereference-recursive")
-        if recursive:
-            f.read_tree(*(operands or ["."]))
-        else:
-            f.read(*operands)
-    else:  # rg, ag, ack search the directory by default
-        f.read_tree(*(operands or ["."]))
-        f.write(*option_values(options, "--ignore-file-case-insensitive"))
+    if has_option(options, "--pager"):
+        f.hide(f"{name} --pager runs a program on its output")
+    if name in ("rg", "ag", "ack") and not operands and f.cmd.pipe[1] > 0:
+        return  # (given no path, they search what the pipe gives them)
+    if name == "ack":
+        recursive, kept, untold = True, *_ack_filters(list(f.cmd.args))
+    elif name in ("rgrep", "zgrep"):
+        recursive, kept, untold = name == "rgrep", [], []
+    else:
+        recursive, kept, untold = readonly.search_filters(name, f.cmd.args)
+    if not recursive and name in ("rg", "ag"):
+        # names only (`rg --files`, `ag -g`): what its filters keep is listed
+        for start in operands or ["."]:
+            if start != "-":
+                f.listing(start, *_search_trees(start, kept, untold))
+        return
+    if not recursive:
+        f.read(*operands)
+        return
+    # what a recursive search reads is what its include filters keep: `DIR/**/.env`
+    # is a read of every `.env` below DIR (the credentials pack judges the name)
+    for start in operands or ["."]:
+        if start != "-":
+            f.read(start, *_search_trees(start, kept, untold))
+
+
+def _search_trees(start: str, kept: list[str], untold: list[str]) -> list[str]:
+    """The files below `start` a recursive search keeps, as patterns: `start/**/GLOB`
+    per include glob (a glob with a `/` is rooted at `start`), and `start/**` when a
+    filter cannot be told as a glob or none restricts the search."""
+    base = start.rstrip("/") or "/"
+    found = [
+        base + "/" + (glob.lstrip("/") if "/" in glob.rstrip("/") else "**/" + glob)
+        for glob in kept
+        if glob and glob != "*"
+    ]
+    if untold or not kept or "*" in kept:
+        found.append(base + "/**")
+    return found
+
+
+_GREP_NAMES = frozenset({"grep", "egrep", "fgrep", "zgrep", "rgrep"})
+#: Options of ag and ack whose value is the next word.
+_SEARCH_TAKES = {
+    "ag": words(
+        "-A -B -C -G -g -m -p --file-search-regex --depth --context --after --before --ignore "
+        "--ignore-dir --path-to-ignore --max-count --pager --workers"
+    ),
+    "ack": words(
+        "-A -B -C -m -t -g --type --type-set --type-add --type-del --ignore-dir "
+        "--ignore-file --max-count --files-from --pager --output --context --after-context "
+        "--before-context"
+    ),
+}
+_ACK_TYPE = re.compile(r"([\w-]+):(ext|is|match|firstlinematch):(.*)")
+
+
+def _ack_filters(args: list[str]) -> tuple[list[str], list[str]]:
+    """The globs ack's own file types keep (`--type-set=x:ext:env --x`,
+    `--type-add=k:is:id_rsa -t k`), and the types it cannot tell as globs."""
+    defined: dict[str, list[str]] = {}
+    chosen: list[str] = []
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        option, eq, given = arg.partition("=")
+        if option in ("--type-set", "--type-add"):
+            found = _ACK_TYPE.fullmatch(given if eq else value)
+            if found is None:
+                continue
+            kind, how, what = found.groups()
+            if how == "ext":
+                globs = ["*." + e for e in what.split(",") if e]
+            elif how == "is":
+                globs = [what]
+            elif how == "match":
+                globs = [readonly.regex_glob(what.strip("/")) or "*"]
+            else:
+                globs = ["*"]
+            defined[kind] = (defined.get(kind, []) if option == "--type-add" else []) + globs
+        elif option in ("-t", "--type"):
+            chosen.append(given if eq else value)
+        elif arg.startswith("--") and not eq and arg[2:] in defined:
+            chosen.append(arg[2:])
+    kept = [g for kind in chosen for g in defined.get(kind, [])]
+    return kept, [f"type:{kind}" for kind in chosen if kind not in defined]
 
 
 def _find(f: Facts) -> None:
@@ -506,8 +667,28 @@ def _find(f: Facts) -> None:
             f.write(following)
 
 
+def _tar_long(arg: str) -> str:
+    """A long option of tar's as GNU getopt reads an unambiguous prefix of it
+    (`--dir=~` is `--directory=~`); bsdtar's `--cd` is `--directory` too."""
+    name, equals, value = arg.partition("=")
+    if not name.startswith("--") or len(name) < 4 or name in _TAR_LONG:
+        return arg
+    if name == "--cd":
+        return "--directory" + equals + value
+    found = [full for full in _TAR_LONG if full.startswith(name)]
+    return found[0] + equals + value if len(found) == 1 else arg
+
+
+_TAR_LONG = (
+    "--directory", "--file", "--extract", "--get", "--create", "--append", "--update",
+    "--absolute-names", "--to-command", "--use-compress-program", "--checkpoint-action",
+    "--info-script", "--new-volume-script", "--rsh-command", "--files-from", "--exclude-from",
+    "--transform", "--xform", "--remove-files", "--list",
+)  # fmt: skip
+
+
 def _tar(f: Facts) -> None:
-    args = list(f.cmd.args)
+    args = [_tar_long(a) for a in f.cmd.args]
     if args and not args[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", args[0]):
         args[0] = "-" + args[0]  # `tar xzf a.tgz`: the first word is the options
     operands, options = split_options(args, _VALUE_OPTIONS["tar"])
@@ -539,6 +720,10 @@ def _tar(f: Facts) -> None:
         f.write(*(operands or ["."]), base=base)
         if not operands:
             f.recursive = True
+        if has_option(options, "-P", "--absolute-names"):
+            _unpacks_anywhere(f)  # members keep their absolute and `..` paths
+        if f.cmd.name in ("bsdtar", "star"):
+            _substituted_into(f, [b for a, b in itertools.pairwise(args) if a == "-s"])
     elif create:
         f.write(*(a for a in archives if a != "-"))
         f.read_tree(*operands, base=base)
@@ -553,11 +738,13 @@ def _tar(f: Facts) -> None:
 
 def _zip(f: Facts) -> None:
     name = f.cmd.name
-    if name == "unzip":
+    if name in ("unzip", "bsdunzip"):
         operands, options = split_options(f.cmd.args, words("-d -x -P"))
         f.read(*operands[:1])
         if not has_option(options, "-l", "-t", "-v", "-Z", "-z", "-p", "-c"):
             f.write(*(option_values(options, "-d") or ["."]))  # not a listing or a test
+            if "-:" in f.cmd.args or has_option(options, "-:"):
+                _unpacks_anywhere(f)  # `-:` keeps the members' `../` paths
         return
     operands, options = split_options(
         f.cmd.args,
@@ -580,12 +767,256 @@ def _zip(f: Facts) -> None:
 
 
 def _archive_other(f: Facts) -> None:
-    operands, options = split_options(f.cmd.args, words("-o -O -C -d"))
+    """7z COMMAND [switches] ARCHIVE [FILES]: `x`/`e` unpack into `-oDIR` (the cwd by
+    default; `-spf` keeps the absolute paths the archive names), `a`/`u`/`d` change
+    the archive, `-sdel` deletes the files once archived. Switches are whole words
+    (`-so` is standard output, not `-s -o`)."""
+    args = list(f.cmd.args)
+    switches = [a for a in args if a.startswith("-") and len(a) > 1]
+    operands = [a for a in args if not (a.startswith("-") and len(a) > 1)]
+    command, operands = (operands[0].lower(), operands[1:]) if operands else ("", [])
+    dest = [s[2:] for s in switches if s.startswith(("-o", "-O")) and len(s) > 2]
     f.read(*operands)
-    f.write(*option_values(options, "-o", "-O", "-d"))
-    if "-sdel" in f.cmd.args:
-        f.delete(*operands[2:])  # 7z a -sdel ARCHIVE FILES: the files go once archived
+    if command in ("x", "e") and "-so" not in switches:
+        _unpacks_into(f, dest[-1] if dest else ".")
+        if any(s.startswith("-spf") for s in switches):
+            _unpacks_anywhere(f)
+    elif command in ("a", "u", "d", "rn"):
+        f.write(*operands[:1])
+    if "-sdel" in switches:
+        f.delete(*operands[1:])  # 7z a -sdel ARCHIVE FILES: the files go once archived
         f.recursive = True
+
+
+def _unpacks_into(f: Facts, dest: str, base: str | None = None) -> None:
+    """An archive unpacked into `dest`: files nobody names here land below it."""
+    f.write(dest, base=base)
+
+
+def _unpacks_anywhere(f: Facts) -> None:
+    """An archive whose members keep their absolute or `..` paths: they may land
+    anywhere."""
+    f.writes.append(UNKNOWN + "/(a path the archive names)")
+
+
+def _substituted_into(f: Facts, expressions: Sequence[str]) -> None:
+    """pax's and bsdtar's `-s /old/new/`: members renamed into `new`, which may be
+    anywhere (`-s ',^,/home/dev/,'`)."""
+    for expression in expressions:
+        parts = expression.split(expression[0]) if expression else []
+        target = parts[2] if len(parts) > 2 else ""
+        if target.startswith(("/", "~")):
+            f.write(target)
+        elif _shell._UNKNOWN in expression or "/" in target:
+            _unpacks_anywhere(f)
+
+
+def _cpio(f: Facts) -> None:
+    """cpio: `-o` archives the files named on its input; `-i` unpacks into `-D DIR`
+    (the cwd by default), keeping absolute names unless `--no-absolute-filenames`;
+    `-p DIR` copies the files named on its input into DIR; `-t` lists."""
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "-D --directory -E --pattern-file -F -I -O --file -H --format -M --message -R "
+            "--owner -C --io-size --block-size --rsh-command -e"
+        ),
+    )
+    archives = option_values(options, "-F", "-I", "--file")
+    if has_option(options, "--rsh-command"):
+        f.hide("cpio --rsh-command runs a program")
+    if has_option(options, "-o", "--create"):
+        f.reads_from_input = True
+        f.write(*option_values(options, "-O", "-F", "--file"))
+    elif has_option(options, "-p", "--pass-through"):
+        f.reads_from_input = True
+        _unpacks_into(f, operands[0] if operands else ".")
+    elif has_option(options, "-i", "--extract") and not has_option(
+        options, "-t", "--list", "--to-stdout", "--only-verify-crc"
+    ):
+        f.read(*archives, *option_values(options, "-E", "--pattern-file"))
+        directory = option_values(options, "-D", "--directory")
+        _unpacks_into(f, directory[-1] if directory else ".")
+        if not has_option(options, "--no-absolute-filenames"):
+            _unpacks_anywhere(f)
+    else:
+        f.read(*archives)
+
+
+def _pax(f: Facts) -> None:
+    """pax: `-r` unpacks an archive into the cwd (absolute member names kept), `-w`
+    writes one, `-rw SRC... DIR` copies trees into DIR; `-s` renames members."""
+    operands, options = split_options(
+        f.cmd.args, words("-f -s -o -x -b -p -B -G -T -U --format")
+    )
+    reading, writing = has_option(options, "-r"), has_option(options, "-w")
+    archives = option_values(options, "-f")
+    if reading and writing:
+        f.read_tree(*operands[:-1])
+        _unpacks_into(f, operands[-1] if operands else ".")
+    elif reading:
+        f.read(*archives)
+        _unpacks_into(f, ".")
+        _unpacks_anywhere(f)
+    elif writing:
+        f.write(*archives)
+        f.read_tree(*operands)
+        if not operands:
+            f.reads_from_input = True
+    else:
+        f.read(*archives)
+    if reading:
+        _substituted_into(f, option_values(options, "-s"))
+
+
+def _dpkg(f: Facts) -> None:
+    """dpkg/dpkg-deb: `-x`/`-X`/`-R DEB DIR` unpack into DIR; installing or removing
+    a package changes the system (`--root`/`--instdir` elsewhere); `-b DIR DEB`
+    builds one."""
+    operands, options = split_options(
+        f.cmd.args,
+        words(
+            "--root --instdir --admindir -D --debug --force --refuse --no-force --status-fd "
+            "--log -Z -z -S --path-include --path-exclude --ignore-depends"
+        ),
+        long_values=False,
+    )
+    if has_option(options, "-x", "--extract", "-X", "--vextract", "-R", "--raw-extract"):
+        f.read(*operands[:1])
+        _unpacks_into(f, operands[1] if len(operands) > 1 else ".")
+    elif has_option(options, "-b", "--build"):
+        f.read_tree(*operands[:1])
+        f.write(*operands[1:2])
+    elif has_option(
+        options, "-i", "--install", "--unpack", "-r", "--remove", "-P", "--purge",
+        "--configure", "-a", "--pending", "--set-selections", "--triggers-only",
+    ):  # fmt: skip
+        root = [v for o in ("--root", "--instdir") for v in options.get(o, [])]
+        f.read(*operands)
+        f.write(*(root or ["/"]))
+    else:
+        f.read(*operands)
+
+
+def _unrar(f: Facts) -> None:
+    """unrar/rar `x`/`e ARCHIVE [FILES] [DIR/]`: the destination ends with a slash
+    (`-opDIR` in newer versions); `l`, `v`, `t`, `p` list, test or print."""
+    switches = [a for a in f.cmd.args if a.startswith("-") and len(a) > 1]
+    operands = [a for a in f.cmd.args if not (a.startswith("-") and len(a) > 1)]
+    command, operands = (operands[0].lower(), operands[1:]) if operands else ("", [])
+    f.read(*operands[:1])
+    if command in ("x", "e"):
+        given = [s[3:] for s in switches if s.startswith("-op") and len(s) > 3]
+        dest = given + [o for o in operands[1:] if o.endswith("/") or o.startswith(("/", "~"))]
+        for place in dest or ["."]:
+            _unpacks_into(f, place)
+    elif command in ("a", "u", "m", "f", "d"):
+        f.write(*operands[:1])
+
+
+def _ar(f: Facts) -> None:
+    """ar KEY ARCHIVE [MEMBERS]: `x` unpacks the members into the cwd (or
+    `--output DIR`); `r`, `q`, `d`, `m` change the archive; `t`, `p` list, print."""
+    operands, options = split_options(f.cmd.args, words("--output --plugin --target"))
+    key = next((a.lstrip("-") for a in f.cmd.args if not a.startswith("--")), "")
+    if key == (operands[0] if operands else None):
+        operands = operands[1:]
+    f.read(*operands[:1])
+    if "x" in key:
+        _unpacks_into(f, (option_values(options, "--output") or ["."])[-1])
+    elif set(key) & set("rqdms"):
+        f.write(*operands[:1])
+
+
+#: Unpackers named by an option and the cwd by default: (options naming where,
+#: options that take a value, options that only list, test or print).
+_UNPACKERS: dict[str, tuple[str, str, str]] = {
+    "cabextract": ("-d --directory", "-d --directory -F --filter -e --encoding",
+                   "-l --list -t --test -p --pipe"),
+    "unsquashfs": ("-d -dest", "-d -dest -p -processors -ef -e -exclude-file -extract-file "
+                   "-mem -da -data-queue -fr -frag-queue -o -offset",
+                   "-l -ls -ll -lls -lc -llc -s -stat -i -info -cat"),
+    "unar": ("-o -output-directory", "-o -output-directory -p -password -e -encoding",
+             ""),
+    "xar": ("-C", "-C -f -s -n --compression", "-t"),
+    "jar": ("--dir -C", "--dir -C -f --file -e --main-class -m --manifest", "-t --list"),
+    "lha": ("", "", "l v t p"),
+    "lhasa": ("", "", "l v t p"),
+    "pkgutil": ("", "", ""),
+    "ditto": ("", "--rsrc --extattr --keepParent -V", ""),
+    "innoextract": ("-d --output-dir", "-d --output-dir -I --include -p --password", "-l -t"),
+    "uudecode": ("-o --output-file", "-o --output-file", ""),
+    "msiextract": ("-C --directory", "-C --directory", "-l --list"),
+    "aunpack": ("-X --extract-to", "-X --extract-to -F --format -O --format-option", ""),
+    "dtrx": ("", "", "-l -t --list --table"),
+    "patool": ("--outdir", "--outdir", "list test diff search create formats repack"),
+}  # fmt: skip
+
+
+def _unpacker(f: Facts) -> None:
+    """Programs that unpack an archive into a directory an option names, else the cwd
+    (`cabextract -d DIR`, `unsquashfs -d DIR`, `unar -o DIR`, `jar xf`, `lha x`);
+    ditto and pkgutil copy or expand into their last operand."""
+    name = f.cmd.name
+    where, values, listing = (words(t) for t in _UNPACKERS[name])
+    args = list(f.cmd.args)
+    dest: list[str] = []
+    operands: list[str] = []
+    index, lists = 0, False
+    while index < len(args):
+        arg = args[index]
+        option, equals, value = arg.partition("=")
+        if arg in values or (equals and option in values):
+            value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+            if option in where:
+                dest.append(value)
+            index += 1 if equals else 2
+            continue
+        if arg in listing or (index == 0 and (arg.lstrip("-")[:1] in ("t", "l", "v", "p"))):
+            lists = True
+        if not arg.startswith("-"):
+            operands.append(arg)
+        index += 1
+    if name == "xar" and not any(re.fullmatch(r"-[a-zA-Z]*x[a-zA-Z]*", a) for a in args):
+        lists = True  # creating or listing, not unpacking
+    if name in ("jar", "lha", "lhasa") and operands and index and re.fullmatch(
+        r"-?[a-zA-Z]+(?:w=\S+)?", args[0]
+    ):
+        key = args[0].lstrip("-")
+        lists = lists or not re.match(r"[ex]", key)
+        if "w=" in key:
+            dest.append(key.split("w=", 1)[1])  # `lha xw=DIR`
+        operands = [o for o in operands if o != args[0]]
+    if name == "uudecode":
+        f.read(*operands)
+        if dest:
+            f.write(*dest)
+        else:
+            _unpacks_anywhere(f)  # it writes the file its input names
+        return
+    if name in ("ditto", "pkgutil"):
+        if name == "pkgutil" and not any(a.startswith("--expand") for a in args):
+            f.read(*operands)
+            return
+        f.read_tree(*operands[:-1])
+        _unpacks_into(f, operands[-1] if len(operands) > 1 else ".")
+        return
+    f.read(*operands)
+    if not lists:
+        for place in dest or ["."]:
+            _unpacks_into(f, place)
+
+
+def _gem(f: Facts) -> None:
+    """`gem unpack GEM --target DIR` unpacks into DIR (the cwd by default); the rest
+    is the package tool's."""
+    operands, options = split_options(f.cmd.args, words("--target -v --version"))
+    if operands[:1] == ["unpack"]:
+        f.subcommand = "unpack"
+        f.read(*(o for o in operands[1:] if o.endswith(".gem")))
+        _unpacks_into(f, (option_values(options, "--target") or ["."])[-1])
+        return
+    network.HANDLERS["gem"](f)
 
 
 def _editor(f: Facts) -> None:
@@ -723,6 +1154,13 @@ _GDB_VALUES = {
 }  # fmt: skip
 
 
+#: lldb's options whose names gdb gives other meanings (`-s` is gdb's symbol file).
+_LLDB_VALUES = {
+    "-s": "-x", "-S": "-x", "-K": "-x", "-source-before-file": "-x", "-source-on-crash": "-x",
+    "-source-quietly": "-x", "-k": "-o", "-one-line-on-crash": "-o",
+}  # fmt: skip
+
+
 def _gdb(f: Facts) -> None:
     """gdb/lldb: `-ex 'shell CMD'` and `-ex '!CMD'` run shell commands, `-x FILE` runs
     a command file (standard input when /dev/stdin), `-ex python ...` runs code."""
@@ -738,27 +1176,46 @@ def _gdb(f: Facts) -> None:
             operands.append(arg)
             continue
         name, equals, value = ("-" + arg.lstrip("-")).partition("=")
+        if f.cmd.name == "lldb" and name in _LLDB_VALUES:
+            name = _LLDB_VALUES[name]
         if name in _GDB_VALUES:
             if not equals and index < len(args):
                 value = args[index]
                 index += 1
             options.setdefault(_GDB_VALUES[name], []).append(value)
-    for command in options.get("-ex", []) + options.get("-o", []):
-        text = command.strip()
-        if text.startswith("!") or re.match(r"(?:shell|platform shell|pipe|\|)\s", text):
-            f.scripts.append(re.sub(r"^(?:!|shell\s|platform shell\s|pipe\s|\|\s)", "", text))
-        elif re.match(r"(?:python|py|pi|python-interactive|guile|script)\b", text):
-            f.hide(f"{f.cmd.name} runs code it is given ({text.split()[0]})")
+    _debugger_commands(f, options.get("-ex", []) + options.get("-o", []))
     for script in options.get("-x", []):
-        if script in ("-", "/dev/stdin", "/proc/self/fd/0"):
+        if script in ("-", *_shell._STDIN_FILES):
             if f.cmd.stdin is not None:
-                take_manifest(f, f.cmd.stdin)
+                _debugger_commands(f, f.cmd.stdin.splitlines())
             else:
                 f.runs_stdin = True
         else:
             f.read(script)
             f.hide(f"{f.cmd.name} runs the commands in {script}")
+    if options.get("-p"):
+        f.hide(f"{f.cmd.name} attaches to a running process, which it may make run anything")
     f.read(*operands[:1])
+
+
+def _debugger_commands(f: Facts, commands: Sequence[str]) -> None:
+    """gdb's and lldb's commands: `shell CMD`, `!CMD`, `pipe` run shell commands;
+    `python`, `guile`, `script`, `source` run code or a file of commands."""
+    for command in commands:
+        text = command.strip()
+        if text.startswith("!") or re.match(r"(?:shell|platform shell|pipe|\|)\s", text):
+            f.scripts.append(re.sub(r"^(?:!|shell\s|platform shell\s|pipe\s|\|\s)", "", text))
+        elif re.match(
+            r"(?:python|py|pi|python-interactive|guile|gu|script|source|command\s+source"
+            r"|command\s+script|platform\s+process)\b",
+            text,
+        ):
+            f.hide(f"{f.cmd.name} runs code it is given ({text.split()[0]})")
+        elif re.match(r"(?:call|print|p|output|eval|expression|expr|e|attach)\b", text) and (
+            re.search(r"\w\s*\(", text) or text.startswith("attach")
+        ):
+            # `call system("...")`, `p (int)system(...)`: a function run inside the program
+            f.hide(f"{f.cmd.name} calls a function inside the program it debugs")
 
 
 def _net_client(f: Facts) -> None:
@@ -814,6 +1271,10 @@ def _deleter(f: Facts) -> None:
     operands, _ = split_options(f.cmd.args)
     if f.cmd.name == "rclone":
         sub = operands[:1]
+        if sub == ["serve"]:
+            # `rclone serve http|webdav|ftp|sftp|... PATH`: PATH to whoever connects
+            network.file_server(f, operands[2] if len(operands) > 2 else None)
+            return
         if sub and sub[0] in ("purge", "delete", "rmdir", "rmdirs", "deletefile", "cleanup"):
             f.delete(*operands[1:])
             f.recursive = sub[0] in ("purge", "rmdirs")
@@ -925,7 +1386,221 @@ INTERPRETERS: dict[str, str] = {
     "groovy": "groovy",
     "m4": "m4",
     "jshell": "java",
+    # the same languages under other runtimes: the same readers
+    "ipython": "python",
+    "ipython3": "python",
+    "jython": "python",
+    "micropython": "python",
+    "graalpy": "python",
+    "pythonw": "python",
+    "qjs": "node",
+    "tsx": "node",
+    "ts-node": "node",
+    "zx": "node",
+    "gjs": "node",
+    "rhino": "node",
+    "d8": "node",
+    "jimsh": "tcl",
+    "groovysh": "groovy",
+    "jrunscript": "java",
+    "nu": "shell",
+    # languages no reader here understands: their code is asked about (`_read_code`)
+    "guile": "scheme",
+    "racket": "scheme",
+    "csi": "scheme",
+    "gsi": "scheme",
+    "gosh": "scheme",
+    "chibi-scheme": "scheme",
+    "mit-scheme": "scheme",
+    "scheme": "scheme",
+    "chez": "scheme",
+    "chezscheme": "scheme",
+    "petite": "scheme",
+    "sbcl": "lisp",
+    "clisp": "lisp",
+    "ecl": "lisp",
+    "ccl": "lisp",
+    "ccl64": "lisp",
+    "clojure": "clojure",
+    "clj": "clojure",
+    "bb": "clojure",
+    "hy": "lisp",
+    "fennel": "lisp",
+    "janet": "lisp",
+    "erl": "erlang",
+    "escript": "erlang",
+    "elixir": "elixir",
+    "iex": "elixir",
+    "scala": "scala",
+    "scala-cli": "scala",
+    "amm": "scala",
+    "kotlin": "kotlin",
+    "kotlinc": "kotlin",
+    "kotlinc-jvm": "kotlin",
+    "ghc": "haskell",
+    "ghci": "haskell",
+    "runghc": "haskell",
+    "runhaskell": "haskell",
+    "swift": "swift",
+    "crystal": "crystal",
+    "nim": "nim",
+    "tcc": "c",
+    "raku": "raku",
+    "rakudo": "raku",
+    "perl6": "raku",
+    "ocaml": "ocaml",
+    "octave": "octave",
+    "octave-cli": "octave",
+    "dotnet-script": "csharp",
+    "gnuplot": "gnuplot",
+    "slsh": "slang",
+    "swipl": "prolog",
+    "pike": "pike",
+    "gforth": "forth",
+    "pry": "ruby",
+    "bpython": "python",
+    "ptpython": "python",
+    "sage": "python",
+    "pwsh.exe": "powershell",
+    "powershell.exe": "powershell",
+    "osh": "shell",
+    "ysh": "shell",
+    "oil": "shell",
+    "ion": "shell",
+    "murex": "shell",
+    "hilbish": "shell",
+    "newlisp": "lisp",
+    "pil": "lisp",
+    "picolisp": "lisp",
+    "lfe": "lisp",
+    "coconut": "coconut",
+    "gst": "smalltalk",
+    "io": "io",
+    "rebol": "rebol",
+    "cscript": "jscript",
+    "wscript": "jscript",
 }
+
+
+#: Languages whose code `policy.analysis.code` reads; any other language's code is
+#: run unread, and asked about unless it only prints a literal (`_read_code`).
+_READABLE = frozenset({"python", "perl", "ruby", "node", "php", "lua", "r", "powershell", "m4"})
+
+
+#: Per program: (options whose value is code, options whose value is a file of code
+#: it loads, options that take a value, options that run the project's own code: a
+#: module or entry point named, not given).
+_RUNNER_OPTIONS: dict[str, tuple[str, str, str, str]] = {
+    "guile": ("-c", "-s -l", "-L -C -e -x --listen", ""),
+    "racket": ("-e --eval", "-f --load -r --script -t --require -u --require-script",
+               "-l --lib -p -S --search -X --collects -G --config -A --addon -W --warn", ""),
+    "csi": ("-e -eval -p -print -P -pretty-print", "-s -script -ss", "-I -include-path", ""),
+    "gsi": ("-e", "", "", ""),
+    "gosh": ("-e -E -p", "-l -L", "-I -A -u -m", ""),
+    "chibi-scheme": ("-e -p", "-l", "-I -A -m -x", ""),
+    "mit-scheme": ("--eval", "--load", "--band --heap --library", ""),
+    "scheme": ("", "--script --program", "--libdirs", ""),
+    "chez": ("", "--script --program", "--libdirs", ""),
+    "chezscheme": ("", "--script --program", "--libdirs", ""),
+    "sbcl": ("--eval", "--load --script --userinit --sysinit",
+             "--core --dynamic-space-size --control-stack-size --tls-limit", ""),
+    "clisp": ("-x", "-i", "-M -B -L -m -E -Efile -Eterminal -Emisc -Eforeign -K -t", ""),
+    "ecl": ("-eval --eval", "-load --load -shell --shell", "-dir --dir -o", ""),
+    "ccl": ("-e --eval", "-l --load", "-I --image-name -K", ""),
+    "ccl64": ("-e --eval", "-l --load", "-I --image-name -K", ""),
+    "clojure": ("-e --eval", "-i --init", "-Sdeps -Scp -Sthreads", "-m --main"),
+    "clj": ("-e --eval", "-i --init", "-Sdeps -Scp -Sthreads", "-m --main"),
+    "bb": ("-e --eval", "-f --file --init", "--classpath -cp --config --deps-root",
+           "-m --main -x --exec"),
+    "hy": ("-c", "", "", "-m"),
+    "fennel": ("-e --eval", "", "--add-package-path --add-fennel-path", ""),
+    "janet": ("-e", "-l", "", ""),
+    "erl": ("-eval", "", "-name -sname -setcookie -config -boot -args_file -pa -pz -mode",
+            "-s -run -S"),
+    "escript": ("", "", "-s", ""),
+    "elixir": ("-e --eval --rpc-eval", "-r -pr", "--erl --sname --name --cookie -pa -pz "
+               "--boot --boot-var --erl-config --vm-args", ""),
+    "iex": ("-e --eval", "--dot-iex", "--erl --sname --name --cookie --remsh -pa -pz", "-S"),
+    "scala": ("-e", "-i", "-cp -classpath -howtorun", ""),
+    "scala-cli": ("-e --execute-scala --execute-script --execute-java --scala-snippet "
+                  "--script-snippet --java-snippet", "", "-S --scala --dep --main-class",
+                  ""),
+    "amm": ("-c --code", "", "--predef --home", ""),
+    "kotlin": ("-e -expression", "", "-cp -classpath -howtorun", ""),
+    "kotlinc": ("-e -expression", "-script", "-cp -classpath -d -jvm-target -api-version "
+                "-language-version -kotlin-home -module-name", ""),
+    "kotlinc-jvm": ("-e -expression", "-script", "-cp -classpath -d -jvm-target", ""),
+    "ghc": ("-e", "", "-o -odir -hidir -outputdir -package -x", ""),
+    "ghci": ("-e", "-ghci-script", "-package", ""),
+    "runghc": ("", "", "-f", ""),
+    "runhaskell": ("", "", "-f", ""),
+    "swift": ("-e", "", "-I -L -l -module-name -sdk -target -F", ""),
+    "crystal": ("", "", "-o -D --define --target --error-trace", ""),
+    "nim": ("--eval", "", "-o --out --outdir --nimcache -p --path", ""),
+    "tcc": ("", "", "-o -I -L -l -D -U -B -include", ""),
+    "raku": ("-e", "", "-I -M --target --doc", ""),
+    "rakudo": ("-e", "", "-I -M --target --doc", ""),
+    "perl6": ("-e", "", "-I -M --target --doc", ""),
+    "ocaml": ("", "-init", "-I -open -ppx", ""),
+    "octave": ("--eval", "", "-p --path --exec-path --image-path --info-file "
+               "--info-program --doc-cache-file --texi-macros-file", ""),
+    "octave-cli": ("--eval", "", "-p --path --exec-path --image-path", ""),
+    "dotnet-script": ("", "", "-c --configuration -s --sources --isolated-load-context", ""),
+    "gnuplot": ("-e", "-c", "-d --default-settings", ""),
+    "slsh": ("-e", "", "", ""),
+    "swipl": ("-g -t --goal --toplevel", "-s -l -f", "-x -F -p --home", ""),
+    "pike": ("-e", "", "-M -I -P -D -m", ""),
+    "gforth": ("-e --evaluate", "", "-m --dictionary-size -d --data-stack-size", ""),
+    "pry": ("-e --exec", "", "-r --require -I", ""),
+    "osh": ("-c", "", "-o -O", ""),
+    "ysh": ("-c", "", "-o -O", ""),
+    "oil": ("-c", "", "-o -O", ""),
+    "ion": ("-c", "", "", ""),
+    "murex": ("-c", "", "", ""),
+    "hilbish": ("-c --command", "", "", ""),
+    "newlisp": ("-e", "", "-s -m -w -x -L -l", ""),
+    "lfe": ("-e -eval", "", "-pa -pz", ""),
+    "coconut": ("-c --code", "", "", ""),
+    "gst": ("", "-f", "-I --image-file -K --kernel-file", ""),
+    "io": ("-e", "", "", ""),
+    "rebol": ("--do", "", "", ""),
+    "julia": ("-e --eval -E --print", "-L --load",
+              "-J --sysimage -t --threads -p --procs -O --optimize -C --cpu-target "
+              "--machine-file -H --home -g", ""),
+    "osascript": ("-e", "", "-l -s", ""),
+    "expect": ("-c", "-f", "", ""),
+    "jrunscript": ("-e", "-f", "-l -cp -classpath -J", ""),
+    "jshell": ("", "--startup", "--class-path --module-path --add-modules -R -J --feedback", ""),
+    "groovy": ("-e", "", "-cp -classpath --classpath -c --encoding", ""),
+    "groovysh": ("-e --evaluate", "", "-cp -classpath --classpath", ""),
+    "gjs": ("-c --command", "", "-I --include-path", ""),
+    "rhino": ("-e", "-f", "-opt -O -version", ""),
+    "d8": ("-e", "", "", ""),
+    "qjs": ("-e --eval", "-I --include", "", ""),
+    "nu": ("-c --commands", "", "--config --env-config --plugin-config -I --include-path "
+           "--log-level --table-mode", ""),
+    "deno": ("", "", "-c --config --import-map --lock -L --log-level --cert --location --seed "
+             "--ext --env-file --inspect-port", ""),
+}  # fmt: skip
+
+
+#: Subcommands of runners with several uses: (code given inline, a program file or
+#: standard input run, the project's own work: build, test, format, install).
+_RUNNER_SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "deno": ("eval", "run serve repl", "test task fmt lint compile bundle install uninstall "
+             "cache info doc upgrade check publish add remove outdated jupyter coverage types "
+             "init lsp bench clean completions vendor"),
+    "bun": ("eval", "run", "install i add a remove rm update upgrade outdated link unlink "
+            "build test pm create init publish patch audit why info"),
+    "crystal": ("eval", "run i", "build spec tool init docs deps env play clear_cache"),
+    "nim": ("", "e r run", "c cc cpp js objc compile check doc doc2 dump genDepend "
+            "buildIndex jsondoc ctags"),
+    "swift": ("", "repl", "build run test package sdk"),
+    "scala-cli": ("", "run repl shebang", "compile test package fmt publish setup-ide "
+                  "clean doc export config bloop"),
+    "dotnet-script": ("eval", "", "init new publish register"),
+    "bb": ("", "", "run tasks nrepl-server uberscript uberjar prepare"),
+}  # fmt: skip
 
 
 #: The option that gives an interpreter its code inline, per language.
@@ -948,7 +1623,9 @@ _INLINE = {
 
 #: An interpreter named with its version (`python3.12`, `lua5.4`, `php8.2`, `ruby3.1`).
 _VERSIONED = re.compile(
-    r"^(python|pypy|perl|ruby|php|lua|luajit|node|nodejs|tclsh|wish|pwsh)-?\d+(?:\.\d+)*$"
+    r"^(python|pypy|perl|ruby|php|lua|luajit|node|nodejs|tclsh|wish|pwsh|jython|graalpy"
+    r"|ipython|julia|guile|racket|sbcl|erl|elixir|scala|kotlin|ghc|ghci|runghc|swift"
+    r"|crystal|raku|ocaml|octave|gnuplot|groovy|clojure|tcc)-?\d+(?:\.\d+)*$"
 )
 
 
@@ -977,19 +1654,88 @@ _CODE_LETTERS = {
 }
 
 
+def _runner_options(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], bool]:
+    """(code options, code-file options, value options, has project options) of `name`."""
+    return _RUNNER_TABLE.get(name) or _RUNNER_TABLE.get(_base_name(name)) or _NO_RUNNER
+
+
+def _base_name(name: str) -> str:
+    versioned = _VERSIONED.match(name)
+    return versioned[1] if versioned else name
+
+
+_RUNNER_TABLE: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]] = {
+    name: (words(code), words(files), words(values) | words(project), bool(project))
+    for name, (code, files, values, project) in _RUNNER_OPTIONS.items()
+}
+_PROJECT_OPTIONS = {name: words(spec[3]) for name, spec in _RUNNER_OPTIONS.items() if spec[3]}
+_SUBCOMMAND_SETS = {
+    name: (words(evals), words(runs), words(project))
+    for name, (evals, runs, project) in _RUNNER_SUBCOMMANDS.items()
+}
+_NO_RUNNER: tuple[frozenset[str], frozenset[str], frozenset[str], bool] = (
+    frozenset(),
+    frozenset(),
+    frozenset(),
+    False,
+)
+
+
 def _interpreter(f: Facts) -> None:
     name = f.cmd.name
     language = language_of(name)
     args = list(f.cmd.args)
-    inline = _INLINE.get(language, ())
+    if network.interpreter_server(f, language, args):
+        return  # `php -S`, `ruby -run -e httpd`: a file server (network.py's listeners)
+    code_options, file_options, value_options, has_project = _runner_options(name)
+    inline = (*_INLINE.get(language, ()), *code_options)
     code: str | None = None
     index = 0
     module = ""
+    table = _SUBCOMMAND_SETS.get(_base_name(name))
+    if table is not None and args and not args[0].startswith("-"):
+        evals, runs, project = table
+        if args[0] in evals:
+            # `deno eval CODE`, `crystal eval CODE` (its input without one)
+            given = [a for a in args[1:] if not a.startswith("-")]
+            _read_code(f, language, given[0]) if given else _stdin_code(f, language)
+            return
+        if args[0] in project:
+            f.subcommand = args[0]
+            _default(f)
+            return
+        if args[0] in runs:
+            args = args[1:]
     while index < len(args):
         arg = args[index]
         if arg == "--":
             index += 1
             break
+        option, equals, attached = arg.partition("=")
+        if not equals and arg.startswith("--eval:"):
+            option, equals, attached = arg.partition(":")  # nim's `--eval:CODE`
+        if equals and option in inline and option.startswith("--"):
+            code = attached  # `--eval=CODE`
+            index += 1
+            break
+        if arg in file_options or (equals and option in file_options):
+            script_file = attached if equals else (args[index + 1] if index + 1 < len(args) else "")
+            index += 1 if equals else 2
+            if script_file:
+                _code_file(f, language, script_file)
+            if option in ("--script", "-r", "-u", "--require-script", "-script", "-shell",
+                          "--shell", "-ss"):
+                break  # the program itself: the rest are its arguments
+            continue
+        if has_project and option in _PROJECT_OPTIONS.get(_base_name(name), ()):
+            # `erl -s mod`, `iex -S mix`, `clojure -m ns`: the project's own code, with
+            # code options still taken anywhere after it (`erl -s init stop -eval ...`)
+            later = args[index + 1 :]
+            given = [b for a, b in itertools.pairwise(later) if a in inline]
+            for text in given:
+                _read_code(f, language, text)
+            f.read(*(a for a in later if "/" in a or a.startswith(".")))
+            return
         if language == "python" and arg == "-m" and index + 1 < len(args):
             module = args[index + 1]
             index += 2
@@ -1032,7 +1778,7 @@ def _interpreter(f: Facts) -> None:
             continue
         if not arg.startswith("-") or arg == "-":
             break
-        if arg in _INTERPRETER_VALUE_OPTIONS.get(language, ()):
+        if arg in _INTERPRETER_VALUE_OPTIONS.get(language, ()) or arg in value_options:
             index += 2
             continue
         index += 1
@@ -1045,10 +1791,8 @@ def _interpreter(f: Facts) -> None:
             a.lower().startswith("-e") and a.lower() != "-eval" for a in args
         ):
             f.hide("powershell runs an encoded command")
-        elif _shell._UNKNOWN in code:
-            f.hide(f"{name} runs code that comes from a variable or substitution")
         else:
-            _take_code(f, language, code)
+            _read_code(f, language, code)
         operands = [r for r in rest if not r.startswith("-")]
         f.read(*operands)
         if language in ("perl", "ruby") and any(
@@ -1060,19 +1804,101 @@ def _interpreter(f: Facts) -> None:
             f.delete(*operands)  # `remove_tree($ARGV[0])`: the code deletes what it is given
         return
     script = next((r for r in rest if not r.startswith("-") or r == "-"), None)
-    if script is None and any(a in _NO_PROGRAM for a in args):
-        return  # `perl -v`, `node --version`: it says what it is and runs nothing
-    if script is None or script == "-" or script in ("/dev/stdin", "/proc/self/fd/0"):
-        # the program comes from standard input
-        if f.cmd.stdin is not None:
-            _take_code(f, language, f.cmd.stdin)
+    if script is None and (
+        any(a in _NO_PROGRAM for a in args)
+        or (f.runs_files and language not in _READABLE)
+        or (language == "clojure" and any(a.startswith(("-X", "-T", "-M:", "-A:")) for a in args))
+    ):
+        return  # `perl -v`, `node --version`, `sbcl --load x.lisp`: no program from input
+    if script is None or script == "-" or script in _shell._STDIN_FILES:
+        _stdin_code(f, language)  # the program comes from standard input
+        return
+    if _shell._UNKNOWN in script:
+        f.hide(f"{name} runs a program named by a variable or substitution")
+    if script.startswith("data:"):
+        # `deno run 'data:text/javascript,...'`: the program is the URL's own text
+        header, _, body = script.partition(",")
+        if header.endswith(";base64") or "%" in body:
+            f.hide(f"{name} runs code encoded in a data: URL")
         else:
-            f.runs_stdin = True
+            _read_code(f, language, body)
+        return
+    if script.startswith("(") and language in ("clojure", "scheme", "lisp"):
+        _read_code(f, language, script)  # `bb '(shell "...")'`: an expression, not a file
         return
     f.runs_files.append(f.at(script))
     f.read(script)
     others = rest[rest.index(script) + 1 :]
     f.read(*(o for o in others if "/" in o or o.startswith(".")))
+
+
+def _stdin_code(f: Facts, language: str) -> None:
+    """The program reads its code from standard input: a here-document's text is
+    read now; a pipe's is read once the line is known (`effects`)."""
+    if f.cmd.stdin is not None:
+        _read_code(f, language, f.cmd.stdin)
+    else:
+        f.runs_stdin = True
+
+
+def _code_file(f: Facts, language: str, path: str) -> None:
+    """A file of code it loads (`sbcl --load F`, `guile -l F`): the project's code, as
+    a script operand is, unless it is standard input or unknown."""
+    if path in _shell._STDIN_FILES or path == "-":
+        _stdin_code(f, language)
+    elif _shell._UNKNOWN in path:
+        f.hide(f"{f.cmd.name} loads code from a file named by a variable or substitution")
+    else:
+        f.runs_files.append(f.at(path))
+        f.read(path)
+
+
+def _read_code(f: Facts, language: str, code: str) -> None:
+    """Code an interpreter runs, read by the reader of its language; a language no
+    reader here knows is skimmed for commands and paths (to deny what is plain) and
+    asked about unless it only prints a literal or a version."""
+    if _shell._UNKNOWN in code:
+        f.hide(f"{f.cmd.name} runs code that comes from a variable or substitution")
+        return
+    if language == "shell":
+        f.scripts.append(code)
+        return
+    if language in _READABLE:
+        _take_code(f, language, code)
+        runtime = _RUNTIME_API.get(_base_name(f.cmd.name))
+        if runtime is not None and runtime.search(code):
+            # Deno's, Bun's, QuickJS's own calls: files, processes, no reader knows them
+            f.hide(f"{f.cmd.name} code calls the runtime's own API, which the policy cannot read")
+        return
+    _take_code(f, "generic", code)
+    if not _INERT_CODE.fullmatch(code):
+        f.hide(f"{f.cmd.name} runs {language} code, which the policy cannot read")
+
+
+#: The API of a JavaScript runtime besides node's, which the node reader does not know.
+_RUNTIME_API = {
+    "deno": re.compile(r"\bDeno\b"),
+    "bun": re.compile(r"\bBun\b|\$`"),
+    "qjs": re.compile(r"\b(?:std|os)\s*\.|\bimport\b"),
+    "zx": re.compile(r"\$`|\b(?:fs|spinner|within|cd)\b"),
+    "gjs": re.compile(r"\bimports\b|\bGLib\b|\bGio\b|\bimport\b"),
+    "rhino": re.compile(r"\b(?:java|Packages|runCommand)\b"),
+    "d8": re.compile(r"\b(?:os|read|readbuffer|load|write)\s*[.(]"),
+}
+
+
+#: Code that only prints a literal, a number or a version (`println(1)`, `IO.puts
+#: "hi"`, `(display "x")`, `print(VERSION)`): no effect to ask about.
+_INERT_CODE = re.compile(
+    r"""(?x)\s*\(?\s*
+    (?:(?:print|println|puts|say|echo|display(?:\s+(?:notification|dialog|alert))?|disp
+        |printf|princ|prn|pr|message|putStrLn|beep
+        |print_endline|print_string|writeln|show|IO\.puts|IO\.inspect|console\.log
+        |Console\.WriteLine|System\.out\.println|io:format|format\s+t)\b\s*\(?\s*)?
+    (?:"[^"\\$#{}()`\n]*"|'[^'\\\n]*'|-?\d+(?:\.\d+)?(?:\s*[-+*/]\s*-?\d+(?:\.\d+)?)*
+        |[A-Za-z_][\w.]*[Vv]ersion[\w.]*(?:\(\))?|[A-Z_][A-Z0-9_]*|:\w+)?
+    \s*\)?\s*\)?\s*[;.]?\s*"""
+)
 
 
 _INTERPRETER_VALUE_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -1089,6 +1915,8 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
     if module in ("pip", "pip3"):
         network.pip(f, rest)
         return
+    if network.python_server(f, module, rest):
+        return  # `-m pyftpdlib`, `-m uploadserver`: a file server (network.py's listeners)
     if module in ("http.server", "SimpleHTTPServer"):
         # serves a directory (the cwd by default) to whoever connects
         f.network = True
@@ -1100,7 +1928,21 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
         return
     if module in ("base64",):
         return
+    if module in ("zipfile", "tarfile") and rest[:1] in (["-e"], ["--extract"]):
+        f.read(*rest[1:2])
+        f.write(*(rest[2:3] or ["."]))  # `python -m zipfile -e A.zip DIR` unpacks into DIR
+        return
     f.read(*(r for r in rest if not r.startswith("-") and ("/" in r or r.startswith("."))))
+    if _MODULE_NAME.fullmatch(module):
+        # the module is found in the cwd first: `m.py`, `pkg/__main__.py` and the
+        # packages' `__init__.py` it imports, when the line writes them, are its code
+        path = module.replace(".", "/")
+        parts = path.split("/")
+        inits = ["/".join(parts[: n + 1]) + "/__init__.py" for n in range(len(parts))]
+        f.runs_files += [f.at(p) for p in (path + ".py", path + "/__main__.py", *inits)]
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 #: Interpreter options that print and exit before any program is read.
@@ -1294,12 +2136,6 @@ def _dos2unix(f: Facts) -> None:
         f.write(*operands)
 
 
-def _names_from_input(f: Facts) -> None:
-    """cpio -o, `zip -@`, `tar -T -`: the names of the files to archive come down the
-    pipe; with literal input (`echo ~/.kube/config | cpio -o`) they are known."""
-    f.reads_from_input = True
-
-
 def _pipx(f: Facts) -> None:
     """`pipx run SCRIPT.py` runs that file (a package name otherwise)."""
     operands, _ = split_options(f.cmd.args, words("--spec --python --pip-args --index-url"))
@@ -1358,28 +2194,215 @@ def _crontab(f: Facts) -> None:
         f.deletes.append("/var/spool/cron")
 
 
+#: Build and task runners whose build file holds command lines (`_make`).
+_BUILD_TOOLS = words("make gmake bmake pmake ninja just task go-task")
+#: Their options that take a value, and those that name the build file.
+_BUILD_VALUES = words(
+    "-C --directory -f --file --makefile -I --include-dir -j --jobs -l --load-average -o "
+    "--old-file -W --what-if --eval -E --justfile -d --working-directory -c --command "
+    "--shell --shell-arg --dotenv-path --dotenv-filename -t --taskfile --dir --output"
+)
+_BUILD_FILE_OPTIONS = {
+    "just": ("-f", "--justfile"),
+    "task": ("-t", "--taskfile"),
+    "go-task": ("-t", "--taskfile"),
+}
+
+
 def _make(f: Facts) -> None:
-    """make, ninja, cmake --build: run the project's own recipes (not judged here);
-    `-C DIR` says where."""
-    _, options = split_options(
-        f.cmd.args,
-        words(
-            "-C --directory -f --file --makefile -I --include-dir -j --jobs -l "
-            "--load-average -o --old-file -W --what-if --eval -E"
-        ),
-    )
-    directory = option_values(options, "-C", "--directory")
+    """make, ninja, just, task: run the project's own recipes (not judged here);
+    `-C DIR` says where. A build file from standard input or a substitution
+    (`make -f -`, `just --justfile /dev/stdin`, `make -f <(...)`) is code from
+    elsewhere: its recipes are read when its text is known, else asked about."""
+    name = f.cmd.name
+    _, options = split_options(f.cmd.args, _BUILD_VALUES)
+    directory = option_values(options, "-C", "--directory", "-d", "--working-directory", "--dir")
     if directory:
         f.read(directory[-1])
-    makefiles = option_values(options, "-f", "--file", "--makefile")
-    f.read(*makefiles)
-    if has_option(options, "--eval", "-E"):
-        f.hide("make --eval runs make code it is given")
-    if any(m in ("-", "/dev/stdin") for m in makefiles):
-        if f.cmd.stdin is not None:
-            take_manifest(f, f.cmd.stdin)  # recipes are command lines
-        else:
-            f.runs_stdin = True
+    named = _BUILD_FILE_OPTIONS.get(name, ("-f", "--file", "--makefile"))
+    makefiles = option_values(options, *named)
+    f.read(*(m for m in makefiles if _shell._UNKNOWN not in m))
+    if name not in ("task", "go-task", "just") and has_option(options, "--eval", "-E"):
+        f.hide(f"{name} --eval runs make code it is given")
+    if name == "just":
+        f.scripts += option_values(options, "-c", "--command")  # run in the recipes' env
+        if has_option(options, "--shell"):
+            f.hide("just --shell runs the recipes with a program it is given")
+    for makefile in makefiles:
+        if makefile == "-" or makefile in _shell._STDIN_FILES:
+            if f.cmd.stdin is not None:
+                _recipes(f, f.cmd.stdin)
+            else:
+                f.runs_stdin = True
+        elif _shell._UNKNOWN in makefile or makefile.startswith("/dev/fd/"):
+            f.hide(f"{name} runs recipes from a build file made at run time")
+
+
+def _recipes(f: Facts, text: str) -> None:
+    """A build file's recipes: make's tab-indented lines, just's indented ones, a
+    Taskfile's `cmds:` items and quoted command strings."""
+    take_manifest(f, text)
+    for line in text.splitlines():
+        if not line[:1].isspace():
+            continue
+        command = re.sub(r"^\s*(?:-\s+)?(?:cmd:\s*)?[@-]*", "", line).strip().strip("'\"")
+        if command and not _NOT_A_RECIPE.match(command):
+            f.scripts.append(command)
+
+
+_NOT_A_RECIPE = re.compile(r"^(?:[\w-]+:\s*$|#|cmds:|deps:|desc:|vars:|env:|dir:)")
+
+
+#: Programs that pass the lines they are given on, whole, adding none of their own.
+_PASS_LINES = frozenset({"sort", "uniq", "cat"})
+#: Name words that say a variable holds a secret, and the beginnings of names known
+#: to hold one (a cloud's, a forge's, a registry's): a filter whose prefix is, holds,
+#: or may grow into one of them keeps secrets. (rules/credentials.yaml's `secret_name`
+#: judges one name; a prefix is judged on every name it may begin.)
+_SECRET_WORDS = (
+    "SECRET PASSWORD PASSWD PASSPHRASE PASS PWD TOKEN CREDENTIAL CRED COOKIE BEARER DSN "
+    "PAT APIKEY API KEY PRIVATE ACCESS SIGNING CLIENT SESSION AUTH AUTHORIZATION "
+    "DATABASE CONN CONNECTION HISTFILE"
+).split()
+_SECRET_INSIDE = re.compile(r"SECRET|PASSW|TOKEN|APIKEY|API_KEY|PRIVATE|CREDENTIAL|AUTH")
+_SECRET_NAMESPACES = (
+    "AWS AZURE ARM_ GCP GOOGLE GCLOUD CLOUDSDK GITHUB GH_ GITLAB GL_ BITBUCKET OPENAI "
+    "ANTHROPIC CLAUDE HF_ HUGGING COHERE MISTRAL GROQ REPLICATE GEMINI STRIPE SLACK "
+    "TWILIO SENDGRID MAILGUN DATADOG DD_ SENTRY NPM_ YARN PYPI TWINE DOCKER REGISTRY "
+    "VAULT CONSUL NOMAD TF_ TERRAFORM HEROKU VERCEL NETLIFY CLOUDFLARE CF_ DIGITALOCEAN "
+    "DO_ LINODE FLY_ SUPABASE FIREBASE MONGO PG POSTGRES MYSQL REDIS DB_ SMTP MAIL JWT "
+    "OAUTH SSH GPG GNUPG KUBE K8S CI_ ACTIONS_ RUNNER CODECOV COVERALLS SONAR SNYK JIRA "
+    "ATLASSIAN NGROK PULUMI DOPPLER INFISICAL OP_ BW_ ALGOLIA MAPBOX SHOPIFY PAYPAL "
+    "BRAINTREE SQUARE AUTH0 OKTA CLERK NEXTAUTH"
+).split()
+#: A filter's pattern that keeps lines by the name they begin with: `^NODE_`,
+#: `^(NODE|PYTHON)_`, `^HOME=`; group 1 or 2 the names, 3 what follows them, 4 `=`.
+_NAME_FILTER = re.compile(
+    r"\^(?:\\?\(((?:\w+\\?\|)*\w+)\\?\)|(\w+))(\w*)(=)?(?:\.\*|\.\+)?"
+)
+_GREP_KEEPS = frozenset(
+    "-i -y -E -G -P -o -w -x -c -q -s -h -H -n -m -e --ignore-case --extended-regexp "
+    "--basic-regexp --perl-regexp --only-matching --word-regexp --line-regexp --count "
+    "--quiet --silent --no-messages --line-number --no-filename --with-filename "
+    "--max-count --regexp --color --colour -S --smart-case -N --no-line-number "
+    "--case-sensitive -s".split()
+)
+_SED_QUIET = frozenset({"n", "nE", "En", "nr", "rn"})
+_SED_PRINT = re.compile(r"/([^/]*)/p")
+_AWK_PRINT = re.compile(r"/([^/]*)/\s*(?:\{\s*print(?:\s+\$\d+(?:\s*,\s*\$\d+)*)?\s*;?\s*\})?")
+
+
+def env_filtered(dump: Facts, after: Sequence[Facts]) -> bool:
+    """The environment `dump` prints (`env`, `printenv`, `set`) reaches only a filter
+    that keeps variables by a name prefix no secret's name may begin with
+    (`env | grep -i ^node_`, `printenv | sort | grep '^PYTHON'`): what is printed holds
+    no secret, so it is not a read of the environment. Anything else (`grep -v`,
+    `grep key`, `head`, `tee`, a redirect) keeps the dump."""
+    if dump.cmd.name not in ("env", "printenv", "set"):
+        return False
+    if any(not r.startswith("2>") for r in dump.cmd.redirects):
+        return False
+    for stage in after:
+        if stage.cmd.name in _PASS_LINES:
+            if stage.reads or stage.writes or stage.hidden or any(
+                not r.startswith("2>") for r in stage.cmd.redirects
+            ):
+                return False
+            continue
+        return _keeps_names(stage)
+    return False
+
+
+def _keeps_names(stage: Facts) -> bool:
+    """`stage` (grep, rg, sed -n, awk) prints only lines of `NAME=...` whose NAME
+    begins with a prefix `_safe_prefix` accepts."""
+    name, args = stage.cmd.name, list(stage.cmd.args)
+    if stage.hidden:
+        return False
+    if name in ("grep", "egrep", "rg"):
+        if stage.reads:
+            return False
+        patterns: list[str] = []
+        operands: list[str] = []
+        index = 0
+        while index < len(args):
+            arg = args[index]
+            option, eq, value = arg.partition("=")
+            if arg == "--":
+                operands += args[index + 1 :]
+                break
+            if not arg.startswith("-") or arg == "-":
+                operands.append(arg)
+            elif arg.startswith("--"):
+                if option not in _GREP_KEEPS:
+                    return False
+                if option in ("--regexp", "--max-count") and not eq:
+                    value = args[index + 1] if index + 1 < len(args) else ""
+                    index += 1
+                if option == "--regexp":
+                    patterns.append(value)
+            else:
+                for position, letter in enumerate(arg[1:], 1):
+                    if "-" + letter not in _GREP_KEEPS:
+                        return False
+                    if letter in "em":
+                        value = arg[position + 1 :]
+                        if not value:
+                            value = args[index + 1] if index + 1 < len(args) else ""
+                            index += 1
+                        if letter == "e":
+                            patterns.append(value)
+                        break
+            index += 1
+        if not patterns:
+            patterns, operands = operands[:1], operands[1:]
+        return bool(patterns) and all(o == "-" for o in operands) and all(
+            _safe_filter(p) for p in patterns
+        )
+    if name == "sed":
+        flags = {a.lstrip("-") for a in args if a.startswith("-")}
+        scripts = [a for a in args if not a.startswith("-")]
+        # `-n` (print only what `p` picks), with at most `-E`/`-r` beside it
+        if not flags & _SED_QUIET or flags - _SED_QUIET - {"E", "r"}:
+            return False
+        found = _SED_PRINT.fullmatch(scripts[0]) if len(scripts) == 1 else None
+        return found is not None and _safe_filter(found[1])
+    if name in ("awk", "gawk", "mawk"):
+        rest = [a for a in args if not (a.startswith("-F") or a == "--")]
+        if len(rest) != 1 and not (len(rest) == 2 and args[args.index(rest[0]) - 1] == "-F"):
+            return False
+        found = _AWK_PRINT.fullmatch(rest[-1].strip())
+        return found is not None and _safe_filter(found[1])
+    return False
+
+
+def _safe_filter(pattern: str) -> bool:
+    found = _NAME_FILTER.fullmatch(pattern)
+    if found is None:
+        return False
+    names = re.split(r"\\?\|", found[1]) if found[1] else [found[2]]
+    return all(_safe_prefix((n + found[3]).upper(), complete=bool(found[4])) for n in names)
+
+
+def _safe_prefix(prefix: str, *, complete: bool) -> bool:
+    """No variable whose name is `prefix` (`complete`) or begins with it holds a
+    secret, by its name (`_SECRET_WORDS`, `_SECRET_INSIDE`, `_SECRET_NAMESPACES`)."""
+    if _SECRET_INSIDE.search(prefix):
+        return False
+    words = prefix.split("_")
+    ending = "" if complete else words.pop()
+    if any(w in _SECRET_WORDS or w.rstrip("S") in _SECRET_WORDS for w in words):
+        return False
+    if complete:
+        return True
+    if len(prefix) < 3:
+        return False
+    # `^TOK`, `^GITHUB_TOK`, `^MYSEC`: the start of a secret word (three letters of it
+    # at least, or the whole last part)
+    tails = {ending, *(ending[start:] for start in range(1, len(ending) - 2))}
+    if ending and any(word.startswith(t) for t in tails for word in _SECRET_WORDS):
+        return False
+    return not any(prefix.startswith(n) or n.startswith(prefix) for n in _SECRET_NAMESPACES)
 
 
 def _env_dump(f: Facts) -> None:
@@ -1413,6 +2436,68 @@ def _env_dump(f: Facts) -> None:
 
 def _ln_handler(f: Facts) -> None:
     _targeted(f, words("-t --target-directory -S --suffix"), link=True)
+
+
+def _rename(f: Facts) -> None:
+    """rename(1), both spellings: perl's `rename [-e] EXPR FILE...` (EXPR is perl code)
+    and util-linux's `rename FROM TO FILE...`. Each FILE is moved to a name the
+    expression makes; TO is taken as one of them too (which spelling is installed is
+    not known here). A moved directory is a deleted one where it was."""
+    operands, options = split_options(
+        f.cmd.args, words("-e -E --expression --path --filename")
+    )
+    if has_option(options, "-n", "--no-act", "--dry-run", "--just-print", "-h", "--help"):
+        return
+    expressions = option_values(options, "-e", "-E", "--expression")
+    if not expressions and operands:
+        expressions, operands = [operands[0]], operands[1:]
+    for expression in expressions:
+        if _shell._UNKNOWN in expression:
+            f.hide("rename's expression comes from a variable or substitution")
+        elif not _PLAIN_RENAME.fullmatch(expression.strip()):
+            # perl's rename runs the expression as perl code for each name
+            _take_code(f, "perl", expression)
+    f.delete(*operands)
+    f.write_tree(*operands)
+    f.recursive = True
+    if not operands and not has_option(options, "-0", "--null"):
+        f.reads_from_input = True
+
+
+#: A rename expression that only edits the name: `s/x/y/g`, `y/a-z/A-Z/`, `tr/ /_/`,
+#: or a plain word (util-linux's FROM).
+_PLAIN_RENAME = re.compile(
+    r"(?:s|y|tr)([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gimsxr]*|[^\s;(){}`$@%&|<>]*"
+)
+
+
+def _mmv(f: Facts) -> None:
+    """mmv/mcp/mad/mln FROM TO: every file matching the FROM pattern is moved (mmv,
+    `-m`, `-x`, `-r`), copied (mcp, `-c`, `-o`), appended (mad, `-a`) or hard-linked
+    (mln, `-l`) to TO, whose `#1`… are the parts FROM's wildcards matched. Pairs come
+    from standard input when none is given."""
+    operands, options = split_options(f.cmd.args)
+    if has_option(options, "-n", "-h"):
+        return
+    name = f.cmd.name
+    mode = {"mcp": "c", "mad": "a", "mln": "l"}.get(name, "m")
+    for letter in "mxrcoals":
+        if has_option(options, "-" + letter):
+            mode = letter
+    if len(operands) < 2:
+        f.reads_from_input = True
+        f.writes.append(UNKNOWN + "/(files mmv is given on standard input)")
+        f.deletes.append(f.writes[-1])
+        return
+    sources = operands[0::2]
+    targets = [re.sub(r"#[0-9lu]*[0-9]", "*", t) for t in operands[1::2]]
+    if mode in "mxr":
+        f.delete(*sources)
+        f.recursive = True
+    if mode == "l":
+        f.write(*sources)  # a hard link (see `_targeted`)
+    f.read(*sources)
+    f.write(*targets)
 
 
 def _cp_handler(f: Facts) -> None:
@@ -1508,41 +2593,168 @@ def _iconv(f: Facts) -> None:
 
 #: jq's options and how many words follow each (`--rawfile NAME FILE`).
 _JQ_VALUES = {
-    "--arg": 2, "--argjson": 2, "--slurpfile": 2, "--rawfile": 2, "-f": 1,
-    "--from-file": 1, "-L": 1, "--library-path": 1, "--indent": 1,
+    "--arg": 2, "--argjson": 2, "--slurpfile": 2, "--rawfile": 2, "-L": 1,
+    "--library-path": 1, "--indent": 1, "--from-file": 0,
 }  # fmt: skip
-#: A jq or yq filter that prints the environment (`env`, `$ENV`, yq's `env()`).
-_JQ_ENV = re.compile(r"\$ENV\b(?!\s*[.\[])|(?<![\w$.])env\b(?!\s*[.\[])|\bstrenv\s*\(")
+#: Where jq's program reaches the environment (`$ENV`, `$ ENV`, `env`; yq's `env(X)`,
+#: `strenv(X)`), in its code (`readonly.jq_code`); group 1..4: the one variable named
+#: after it (`env.HOME`, `$ENV["HOME"]`, `env(HOME)`), if any.
+_JQ_ENV = re.compile(
+    r"(?:\$\s*ENV\b|(?<![\w.$\"])(?:str)?env\b)"
+    r'(?:\s*\.\s*(\w+)|\s*\.\s*"(\w+)"|\s*\[\s*"(\w+)"\s*\]|\s*\(\s*"?(\w+)"?\s*\))?'
+)
+#: Code jq loads from a search path (`-L`, `~/.jq`, `$ORIGIN/../lib/jq`).
+_JQ_MODULES = re.compile(r"\b(?:import|include)\b")
+#: yq (Go) reads files and evaluates expressions it builds.
+_YQ_LOADS = re.compile(r"\bload\w*\s*\(")
+_YQ_LOAD_LITERAL = re.compile(r'\bload\w*\s*\(\s*"([^"\\]*)"\s*\)')
+#: Programs that source `~/.jq` (yq: the Python one runs jq).
+JQ_FAMILY = frozenset({"jq", "yq", "gojq", "jaq"})
+#: The most of `~/.jq` read to judge it: a larger one is code not judged.
+_JQ_HOME_BYTES = 65536
 
 
 def _jq(f: Facts) -> None:
-    """jq/yq FILTER FILES: the files read (and `--rawfile NAME FILE`, `--slurpfile`,
-    `-f FILE`); a filter that prints the environment reads it; yq `-i` writes."""
+    """jq/yq/gojq/jaq [options] PROGRAM FILES: the files read (and `--rawfile NAME
+    FILE`, `--slurpfile`); with `-f` the program is the first operand's file; modules
+    (`import`, `include`) are code the policy does not see; a program that
+    prints the environment reads it, one variable of it names that variable; yq `-i`
+    writes."""
     args = list(f.cmd.args)
     operands: list[str] = []
-    program_given = False
+    from_file = False
     index = 0
     while index < len(args):
         arg = args[index]
-        count = _JQ_VALUES.get(arg.split("=", 1)[0], 0) if "=" not in arg else 0
-        if arg in ("--slurpfile", "--rawfile") and index + 2 < len(args):
-            f.read(args[index + 2])
-        elif arg in ("-f", "--from-file") and index + 1 < len(args):
-            f.read(args[index + 1])
-            program_given = True
-        elif arg in ("--args", "--jsonargs"):
-            operands += [a for a in args[index + 1 :] if a][:1]  # the filter, if not yet
+        option, eq, _ = arg.partition("=")
+        if arg == "--":
+            operands += args[index + 1 :]
             break
-        elif not arg.startswith("-") or arg == "-":
-            operands.append(arg)
-        index += 1 + count
-    files = operands if program_given else operands[1:]
-    if f.cmd.name == "yq" and any(a in ("-i", "--inplace") or a.startswith("-i") for a in args):
+        if arg in ("--args", "--jsonargs"):
+            operands += [] if operands else args[index + 1 :][:1]  # the program, if not yet
+            break
+        if arg.startswith("--"):
+            if option in ("--slurpfile", "--rawfile") and not eq and index + 2 < len(args):
+                f.read(args[index + 2])
+            from_file = from_file or option == "--from-file"
+            index += 1 + (0 if eq else _JQ_VALUES.get(option, 0))
+            continue
+        if arg.startswith("-") and arg != "-":
+            letters = arg[1:]
+            from_file = from_file or "f" in letters.split("L", 1)[0]
+            index += 2 if letters.endswith("L") else 1  # `-L DIR`
+            continue
+        operands.append(arg)
+        index += 1
+    program = operands[0] if operands else ""
+    files = operands[1:]
+    if from_file:
+        # jq code can print the environment but not run programs: a program file is
+        # read, and never read-only (`readonly`), so the host's own prompt decides
+        f.read(*operands[:1])
+    name = f.cmd.name
+    if name == "yq" and any(a in ("-i", "--inplace") or a.startswith("-i") for a in args):
         f.write(*files)
     else:
         f.read(*files)
-    if not program_given and operands and _JQ_ENV.search(operands[0]):
-        f.reads.append("/proc/self/environ")
+    if from_file or not program:
+        return
+    code = readonly.jq_code(program)
+    for found in _JQ_ENV.finditer(code):
+        variable = next((g for g in found.groups() if g), None)
+        if variable is None:
+            f.reads.append("/proc/self/environ")
+        else:
+            f.variables.append(variable)
+    if _JQ_MODULES.search(code):
+        f.hide(f"{name} loads modules the policy cannot see")
+    if name == "yq":
+        loads = _YQ_LOAD_LITERAL.findall(program)
+        f.read(*loads)
+        if len(_YQ_LOADS.findall(code)) > len(loads) or re.search(r"\beval\s*\(", code):
+            f.hide("yq loads a file or evaluates an expression it builds")
+
+
+def jq_home_code(home: str, assignments: Sequence[str] = ()) -> str:
+    """Why a jq run by a user whose home is `home` runs code the policy has not seen
+    ("" if it does not): jq sources `$HOME/.jq` when it is a file, before the program
+    it is given (`def length: $ENV;` makes `jq length f.json` dump the environment).
+    Read (as the caller could, `viewer.may_read`) and judged like a program; a HOME
+    set for the command is a home nobody looked at."""
+    import os
+
+    from policy.analysis.viewer import may_read
+
+    if any(a.startswith("HOME=") for a in assignments):
+        return "jq runs the .jq file of a HOME set for it, which the policy has not read"
+    if not home.startswith("/"):
+        return ""
+    path = posixpath.join(home, ".jq")
+    try:
+        if not os.path.isfile(path) or not may_read(path):
+            return ""
+        with open(path, "rb") as stream:
+            text = stream.read(_JQ_HOME_BYTES + 1)
+    except OSError:
+        return ""
+    code = readonly.jq_code(text.decode("utf-8", "replace"))
+    if len(text) > _JQ_HOME_BYTES or _JQ_ENV.search(code) or _JQ_MODULES.search(code):
+        return "jq runs ~/.jq, whose code reaches past its input"
+    return ""
+
+
+_FD_TAKES = words(
+    "-e --extension -t --type -d --max-depth --min-depth --exact-depth -E --exclude -c "
+    "--color -j --threads -S --size --changed-within --changed-before --owner "
+    "--base-directory --path-separator --max-results --search-path --ignore-file "
+    "--batch-size --format"
+)
+
+
+def _fd(f: Facts) -> None:
+    """fd lists what it finds; with `-x`/`-X` the command it runs reads each: fd's own
+    facts then hold those files as `PLACE/**/GLOB`, its pattern (a regular expression
+    searched in the name, or with `-g` a glob) and `-e` extensions told as a glob, so
+    `fd -H .env -x cat` reads every `.env` below."""
+    _reads_or_cwd(f)
+    args = list(f.cmd.args)
+    at = next(
+        (
+            i
+            for i, a in enumerate(args)
+            if a in ("-x", "--exec", "-X", "--exec-batch")
+            or a.startswith(("--exec=", "--exec-batch="))
+        ),
+        None,
+    )
+    if at is None:
+        return
+    operands, options = split_options(args[:at], _FD_TAKES)
+    pattern = operands[0] if operands else ""
+    places = operands[1:] + option_values(options, "--search-path") or ["."]
+    if has_option(options, "-p", "--full-path"):
+        name = "*"
+    elif has_option(options, "-g", "--glob"):
+        name = pattern or "*"
+    elif has_option(options, "-F", "--fixed-strings"):
+        name = f"*{pattern}*" if pattern else "*"
+    else:
+        name = (readonly.regex_glob(pattern) if pattern else "*") or "*"
+    globs = [name]
+    extensions = option_values(options, "-e", "--extension")
+    if extensions:
+        globs = [_with_extension(name, e.lstrip(".")) for e in extensions]
+    for place in places:
+        base = place.rstrip("/") or "/"
+        f.read(*(base + "/**/" + g for g in globs if g))
+
+
+def _with_extension(name: str, extension: str) -> str:
+    """The names `name` (a glob) admits that end `.extension`, as a glob ("" if none
+    is told): `*env*` -> `*env*.py`."""
+    if name.endswith("*"):
+        return name + "." + extension
+    return name if name.lower().endswith("." + extension.lower()) else ""
 
 
 def _ls_like(f: Facts) -> None:
@@ -1571,7 +2783,7 @@ SUBCOMMANDS = words(
 
 PRIVILEGED = words(
     "sudo doas su pkexec run0 runuser sudoedit visudo newgrp sg chroot nsenter "
-    "setpriv unshare machinectl"
+    "setpriv unshare machinectl setuidgid envuidgid"
 ) | {"systemd-run --uid"}
 
 
@@ -1677,7 +2889,9 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_delete_all, "shred srm wipe"),
     (_mv_handler, "mv"),
     (_cp_handler, "cp"),
-    (_ln_handler, "ln"),
+    (_ln_handler, "ln link"),
+    (_rename, "rename prename file-rename perl-rename rename.ul renamexm"),
+    (_mmv, "mmv mcp mad mln"),
     (_install_handler, "install"),
     (_chmod, "chmod chown chgrp chattr chcon setfacl setcap"),
     (_touch_like, "touch mkdir mkfifo sponge"),
@@ -1688,11 +2902,18 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_sed, "sed gsed"),
     (_awk, "awk gawk mawk nawk"),
     (_default, "busybox"),
-    (_grep, "grep egrep fgrep zgrep rg ag ack"),
+    (_grep, "grep egrep fgrep zgrep rgrep rg ag ack"),
     (_find, "find"),
-    (_tar, "tar"),
-    (_zip, "zip unzip"),
-    (_archive_other, "7z"),
+    (_tar, "tar bsdtar gtar star"),
+    (_zip, "zip unzip bsdunzip"),
+    (_archive_other, "7z 7za 7zr 7zz"),
+    (_cpio, "cpio bsdcpio"),
+    (_pax, "pax"),
+    (_dpkg, "dpkg dpkg-deb"),
+    (_unrar, "unrar rar"),
+    (_ar, "ar"),
+    (_unpacker, " ".join(_UNPACKERS)),
+    (_gem, "gem"),
     (
         _reads_all,
         "cat tac head tail nl od hexdump strings base64 base32 wc "
@@ -1719,14 +2940,15 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_httpd, "httpd"),
     (_pager, "less more most"),
     (_man, "man"),
-    (_ls_like, "ls dir tree exa eza fd"),
+    (_ls_like, "ls dir tree exa eza"),
+    (_fd, "fd fdfind"),
     (_du, "du"),
     (_sort, "sort"),
     (_uniq, "uniq"),
     (_split, "split"),
     (_file, "file"),
     (_iconv, "iconv"),
-    (_jq, "jq yq"),
+    (_jq, "jq yq gojq jaq"),
     (
         _nothing,
         "echo printf true false : basename dirname sleep seq yes expr test [ [[ read exit "
@@ -1744,10 +2966,9 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_nmap, "nmap"),
     (_script, "script"),
     (_dos2unix, "dos2unix unix2dos mac2unix unix2mac"),
-    (_names_from_input, "cpio"),
     (_getent, "getent"),
     (_crontab, "crontab"),
-    (_make, "make gmake ninja"),
+    (_make, "make gmake bmake pmake ninja just task go-task"),
 )
 
 
@@ -1793,13 +3014,19 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
     if f.cmd.name in ("sqlite3", "sqlite"):
         _sqlite_text(f, text)
         return
+    if f.cmd.name in _BUILD_TOOLS:
+        _recipes(f, text)
+        return
+    if f.cmd.name in ("gdb", "lldb"):
+        _debugger_commands(f, text.splitlines())
+        return
     language = language_of(f.cmd.name)
     if not language and path:
         language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
     if f.cmd.name in SHELLS or language == "shell" or (not language and path):
         f.scripts.append(text)
     elif language:
-        _take_code(f, language, text)
+        _read_code(f, language, text)
 
 
 def take_file(f: Facts, text: str, path: str) -> None:
@@ -2020,6 +3247,124 @@ def _command_arguments(f: Facts) -> None:
                     f.scripts.append(piece)
 
 
+#: Package managers whose `dlx`/`x`/`exec` fetches a package and runs it.
+_DLX = words("pnpm yarn bun npm")
+#: Their options that take a value (`-p PKG`, `--package=PKG`).
+_DLX_VALUES = words("-p --package -w --workspace --prefix --registry --cache --userconfig")
+
+
+def _package_operands(args: Sequence[str]) -> list[str]:
+    operands: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _DLX_VALUES:
+            skip = True
+        elif arg == "--":
+            continue
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return operands
+
+
+def _package_call(f: Facts, args: Sequence[str]) -> bool:
+    """`npx -c CMD`, `npm exec --call CMD`, `pnpm dlx -c CMD`: CMD is a shell line it
+    runs (with the packages' programs on PATH). True when one was given."""
+    for position, arg in enumerate(args):
+        if arg == "--":
+            return False
+        name, equals, value = arg.partition("=")
+        if name in ("-c", "--call", "--shell-mode") or (
+            re.fullmatch(r"-[a-zA-Z]*c", arg) and name == arg
+        ):
+            if not equals:
+                rest = [a for a in args[position + 1 :] if not a.startswith("-")]
+                value = rest[0] if rest else ""
+            if value:
+                if _shell._UNKNOWN in value:
+                    f.hide(f"{f.cmd.name} runs a shell line built at run time")
+                f.scripts.append(value)
+                return True
+    return False
+
+
+#: Options through which programs commonly take code or a script to run.
+_CODE_OPTION = re.compile(
+    r"^--?(?:e|E|c|x|r|eval|evaluate|exec|execute|expr|expression|command|commands|code"
+    r"|script|cmd|run|program|statement)$"
+)
+#: Subcommands that run the code that follows them (`X eval CODE`).
+_CODE_SUBCOMMANDS = words("eval e exec execute run script evaluate repl")
+#: What code looks like, as opposed to a name, a number, a regex or a path: a call
+#: with arguments (`system("...")`, `rm(homedir(); ...)`), a Lisp form (`(run-program
+#: "/bin/rm" ...)`), backquotes, `$(...)`, a word that runs something (`exec rm`).
+_CODE_SHAPE = re.compile(
+    r"""(?x)
+    [A-Za-z_][\w.:!/>-]*\s*\((?=\s*["'`~/$(\[{]|[^\n]*;)
+    |\(\s*[A-Za-z_][\w.:/!*+<>=-]*\s+["'`(\[:~/$]
+    |`|\$\(
+    |\b(?:system|exec|spawn|shell|popen|eval|require|subprocess|child_process|Runtime
+        |ProcessBuilder|os:cmd|do\s+shell\s+script|file\s+(?:delete|rename|copy|link|mkdir))
+     \b(?:\s*[\s(\[{"'`:.!]|$)
+    """
+)
+#: C-family compilers (`gcc-13`, `x86_64-linux-gnu-gcc`, `clang++-17`).
+_COMPILER = re.compile(
+    r"^(?:[\w.-]+-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)(?:-[\d.]+)?$"
+)
+#: SQL handed to a database client (`psql -c`, `mysql -e`, `cqlsh -e`): not code here.
+_SQL = re.compile(
+    r"(?i)^\s*(?:select|insert|update|delete|create|drop|alter|with|show|describe|desc"
+    r"|explain|truncate|grant|revoke|begin|commit|set|use|call|vacuum|analyze|\\)\b"
+)
+
+
+#: Programs whose commands the shell analysis itself reads (shells, wrappers,
+#: `parallel`, `watch`, `ssh`, ...): their arguments are judged as commands there.
+_WALKED = _shell._CASE_FOLDED | _shell._STRING_RUNNERS | {"xargs", "sem", "nohup"}
+
+
+def _unknown_code(f: Facts) -> None:
+    """A program no table knows, handed code (`-e '(system "...")'`, `--eval`, `X eval
+    CODE`) or a script on its standard input (`X -f /dev/stdin <<EOF`): it runs what
+    the policy cannot read. Names, numbers, paths, regexes and SQL are not code."""
+    args = [a for a in f.cmd.args if _shell._UNKNOWN not in a]
+    for position, arg in enumerate(args):
+        if position and not arg.startswith("-") and (
+            handler_for(arg) is not None or language_of(arg) or arg in SHELLS
+        ):
+            args = args[:position]  # `compose exec web python -c ...`: its own options
+            break
+    values: list[str] = []
+    for position, arg in enumerate(args):
+        following = args[position + 1] if position + 1 < len(args) else ""
+        option, equals, value = arg.partition("=")
+        if _CODE_OPTION.match(option):
+            values.append(value if equals else following)
+    operands = [a for a in args if not a.startswith("-")]
+    if operands[:1] and operands[0] in _CODE_SUBCOMMANDS:
+        values += operands[1:2]
+    for value in values:
+        if (
+            value
+            and not value.startswith(("-", "/", "./", "~/"))
+            and _CODE_SHAPE.search(value)
+            and not _SQL.match(value)
+        ):
+            f.hide(f"{f.cmd.name} runs code it is given, which the policy cannot read")
+            return
+    fed = f.cmd.stdin is not None or f.cmd.pipe[1] > 0 or any(
+        r.startswith("<") and not r.startswith(("<&", "<>")) for r in f.cmd.redirects
+    )
+    if fed and any(a.split("=", 1)[-1] in _shell._STDIN_FILES for a in args):
+        f.hide(f"{f.cmd.name} reads a script or configuration from its input")
+    elif fed and _COMPILER.match(f.cmd.name) and ("-" in args or "/dev/stdin" in args):
+        # `gcc -x c - <<< '...' && ./a.out`: a program built from text the policy
+        # does not read as code, then run
+        f.hide(f"{f.cmd.name} builds a program from code on its input")
+
+
 def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     """What one simple command does, as far as its own words tell."""
     name = cmd.name
@@ -2065,6 +3410,8 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
             if match and match[2] in ("<", "<>") and match[3] not in ("/dev/null", ""):
                 facts.sends.append(facts.at(match[3]))
     _command_arguments(facts)
+    if handler is None and cmd.name and not language_of(cmd.name) and cmd.name not in _WALKED:
+        _unknown_code(facts)
     if cmd.name not in _LIBRARY_HANDLERS:
         library = _native_library(cmd.args)
         if library:
@@ -2072,15 +3419,21 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
     for arg in cmd.args:
         if "file://" in arg and _shell._UNKNOWN not in arg:
             facts.read(arg[arg.index("file://") :])
-    if cmd.name in _PACKAGE_RUNNERS:
-        # `npx rimraf ~`: the package's program runs with the rest (its bin is mostly
-        # the package's own name)
-        operands = [a for a in cmd.args if not a.startswith("-")]
-        if operands and _shell._UNKNOWN not in operands[0]:
+    dlx = cmd.name in _DLX and cmd.args[:1] in (("dlx",), ("x",), ("exec",))
+    if cmd.name in _PACKAGE_RUNNERS or dlx:
+        # `npx rimraf ~`, `pnpm dlx rimraf ~`: the package's program runs with the rest
+        # (its bin is mostly the package's own name); `-c CMD` runs a shell line
+        args = list(cmd.args[1:] if dlx else cmd.args)
+        if _package_call(facts, args):
+            pass
+        elif (operands := _package_operands(args)) and _shell._UNKNOWN not in operands[0]:
             package = operands[0].rsplit("@", 1)[0] if not operands[0].startswith("@") else ""
             if package and "/" not in package and ":" not in package:
-                at = list(cmd.args).index(operands[0])
-                facts.argvs.append([package, *cmd.args[at + 1 :]])
+                at = args.index(operands[0])
+                facts.argvs.append([package, *args[at + 1 :]])
+    if cmd.wrappers and handler is None and re.search(r"\s", cmd.name.strip()):
+        # `pnpm exec -c 'rm -rf ~'`, `npm exec -- 'a b'`: a shell line left as a name
+        facts.scripts.append(" ".join(cmd.argv))
     if _fetches_code(cmd, facts.subcommand):
         facts.network = True
         facts.downloaded = True  # a package from a URL or a repository: its code runs

@@ -48,7 +48,7 @@ import re
 import shlex
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -203,10 +203,33 @@ _WRAPPERS = frozenset(
         "sem",
         "dbus-run-session",
         "xvfb-run",
+        "fakeroot",
+        "fakeroot-ng",
+        "bwrap",
+        "eatmydata",
+        "nocache",
+        "trickle",
+        "flatpak-spawn",
+        "distrobox-enter",
+        "toolbox",
+        "systemd-nspawn",
+        "chpst",
+        "setuidgid",
+        "envuidgid",
+        "softlimit",
+        "logsave",
+        "multitime",
+        "daemonize",
+        "sccache",
+        "ccache",
+        "distcc",
+        "icecc",
     }
 )
 #: The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/sh`) runs
 #: the program it is given.
+#: The name `coproc NAME { ...; }` gives the co-process.
+_COPROC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LOADER = re.compile(r"^ld(?:-linux[\w.-]*|-musl-[\w.-]+)?\.so(?:\.\d+)*$")
 # Options of wrappers that take a value in the next word.
 _WRAPPER_OPTION_ARGS = {
@@ -260,6 +283,35 @@ _WRAPPER_OPTION_ARGS = {
     "choom": frozenset({"-n", "--adjust", "-p", "--pid"}),
     "ssh-agent": frozenset({"-a", "-E", "-t", "-P", "-O"}),
     "valgrind": frozenset({"--tool", "--log-file"}),
+    "fakeroot": frozenset({"-l", "--lib", "--faked", "-i", "-s", "-b"}),
+    "fakeroot-ng": frozenset({"-l", "-p", "-s"}),
+    # bwrap's options taking two values are in _WRAPPER_OPTION_PAIRS
+    "bwrap": frozenset(
+        "--args --userns --userns2 --pidns --uid --gid --hostname --chdir --unsetenv "
+        "--lock-file --sync-fd --remount-ro --exec-label --file-label --proc --dev --tmpfs "
+        "--mqueue --dir --seccomp --add-seccomp-fd --block-fd --userns-block-fd --info-fd "
+        "--json-status-fd --cap-add --cap-drop --perms --size --argv0".split()
+    ),
+    "trickle": frozenset({"-d", "-u", "-w", "-t", "-l", "-n"}),
+    "flatpak-spawn": frozenset({"--env", "--directory", "--forward-fd", "--app-path"}),
+    "distrobox-enter": frozenset({"-n", "--name", "-a", "--additional-flags"}),
+    "systemd-nspawn": frozenset(
+        "-D --directory -i --image -M --machine -u --user --bind --bind-ro --setenv -E "
+        "--chdir --network-interface --private-users --capability --drop-capability".split()
+    ),
+    "chpst": frozenset({"-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o"}),
+    "softlimit": frozenset({"-m", "-a", "-d", "-o", "-p", "-f", "-c", "-r", "-t", "-s", "-l"}),
+    "daemonize": frozenset({"-a", "-c", "-e", "-E", "-o", "-p", "-l", "-u"}),
+    "multitime": frozenset({"-n", "-s", "-i", "-o"}),
+}
+#: Wrapper options that take two values (`bwrap --bind SRC DEST`).
+_WRAPPER_OPTION_PAIRS = {
+    "bwrap": frozenset(
+        "--bind --bind-try --dev-bind --dev-bind-try --ro-bind --ro-bind-try --symlink "
+        "--setenv --file --bind-data --ro-bind-data --chmod --overlay-src --tmp-overlay "
+        "--ro-overlay --remount-ro --bind-fd --ro-bind-fd".split()
+    )
+    - {"--overlay-src", "--tmp-overlay", "--ro-overlay", "--remount-ro"},
 }
 #: `RUNNER SUBCOMMAND [options] COMMAND...`: tools that run the command they are
 #: given (in an environment of theirs), with the options of theirs that take a value
@@ -324,7 +376,9 @@ _RUNNERS: dict[tuple[str, str], tuple[frozenset[str], int]] = {
 }
 # Wrappers whose first operand is not the program (`timeout 5 rm`, `chroot /srv rm`).
 _MAX_WRAPPERS = 16  # unwrapped from one command
-_LEADING_OPERAND = frozenset({"timeout", "chrt", "taskset", "chroot", "faketime"})
+_LEADING_OPERAND = frozenset(
+    {"timeout", "chrt", "taskset", "chroot", "faketime", "logsave", "setuidgid", "envuidgid"}
+)
 _SHELLS = frozenset(
     {
         "sh",
@@ -810,12 +864,33 @@ class _Unknown(str):
         return word
 
 
+class _Array(str):
+    """The value of an indexed array the line spells out (`a=(x y)`, `a+=(z)`,
+    `read -a`, `mapfile`): as a string it is `${a[0]}`, what `$a` expands to; `items`
+    are its elements at indexes 0, 1, ... (a sparse array is not followed: unknown).
+    `open`: the last element is an unquoted glob (`a=(*.py)`), which bash replaces by
+    any number of files, so any index from it on may be any of them (the pattern)."""
+
+    items: tuple[str, ...]
+    open: bool
+
+    def __new__(cls, items: Iterable[str], *, open: bool = False) -> _Array:
+        values = tuple(str(item) for item in items)
+        array = super().__new__(cls, values[0] if values else "")
+        array.items = values
+        array.open = open
+        return array
+
+
 class _Redirect(NamedTuple):
     text: str  # as reported: `>out`, `2>&1`, `<<EOF`, `<<<text`
     stdin: bool  # replaces standard input
     script: str | None  # the text it feeds to standard input, when known
     dynamic: bool  # its target (a file) comes from an expansion
     expands: bool = False  # the text it feeds comes partly from expansions
+    #: The text it feeds is known as the shell would feed it (a here-string's
+    #: expansions included, without its final newline; a here-document's body).
+    known: bool = False
 
 
 class _Walker:
@@ -857,6 +932,12 @@ class _Walker:
             self.given.add("TMPDIR")
         #: Line-level assignments of variables that change what later commands run.
         self.acting: dict[str, str] = {}
+        #: Attributes variables were declared with that change what they hold
+        #: (`declare -l`, `-u`, `-i`), associative arrays (`declare -A`), and name
+        #: references (`declare -n`: assigning one may change any variable).
+        self.attributes: dict[str, str] = {}
+        self.assoc: set[str] = set()
+        self.refs: set[str] = set()
         self.pipe: tuple[int, int] = (0, 0)
         self.pipes = 0
         #: Variables expanded by the command whose words are being read.
@@ -1096,6 +1177,7 @@ class _Walker:
             raise _too_deep("functions")
         outer = self.function
         self.function = name
+        before = (dict(self.variables), self.positional, self.cwd)
         try:
             for child in node.children:
                 if child.is_named and (name_node is None or child.id != name_node.id):
@@ -1105,6 +1187,24 @@ class _Walker:
                         self.functions[name] = self.text(child)
         finally:
             self.function = outer
+            self.unsettled(*before)
+
+    def unsettled(
+        self, variables: dict[str, str | None], positional: list[str] | None, cwd: str | None
+    ) -> None:
+        """After a function's body was walked where it is defined: what it assigns,
+        the positional parameters it sets and the directory it changes to hold
+        whether or not it is called (a call without arguments is not walked again),
+        so they are unknown from here on."""
+        self.step(len(self.variables))
+        for name, value in self.variables.items():
+            if name not in variables or variables[name] is not value:
+                self.variables[name] = None
+                self.given.discard(name)
+        if self.positional is not positional:
+            self.positional = None
+        if self.cwd != cwd:
+            self.set_cwd(None)
 
     def redirected(
         self,
@@ -1146,37 +1246,304 @@ class _Walker:
 
     def assign(self, node: Any, depth: int, via: str, *, track: bool = True) -> _Word:
         """`X=value`: walk the value (and an index: `a[$(id)]=1`); remember a plain
-        value for later `$X` in the same line."""
+        value for later `$X` in the same line, an array's elements (`a=(x y)`,
+        `a+=(z)`, `a[1]=y`) for later `${a[1]}` and `"${a[@]}"`."""
         name_node = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name_node is not None and name_node.type != "variable_name":
             self.word(name_node, depth, via)
-        word = (
-            self.word(value, depth, via, quoted=True) if value is not None else _Word([""], False)
-        )
+        items: list[str] | None = None
+        is_open = False
+        if track and value is not None and value.type == "array":
+            items, is_open, word = self.array_value(value, depth, via)
+        else:
+            word = (
+                self.word(value, depth, via, quoted=True)
+                if value is not None
+                else _Word([""], False)
+            )
         if not track or name_node is None:
             return word
-        plain = name_node.type == "variable_name" and (value is None or value.type != "array")
-        base = name_node if plain or not name_node.children else name_node.children[0]
-        name = self.text(base)
+        appended = any(child.type == "+=" for child in node.children)
+        if name_node.type == "subscript":
+            parts = name_node.children
+            name = self.text(parts[0]) if parts else ""
+            scalar = None if word.values is None else " ".join(word.values)
+            key = parts[2] if len(parts) == 4 else None
+            at = self.index_of(key) if key is not None and name not in self.assoc else None
+            self.set_element(name, at, scalar, appended=appended)
+            return word
+        name = self.text(name_node)
         known: str | None = None
-        if plain and word.values is not None:
-            known = " ".join(word.values)
-        if known is not None and any(child.type == "+=" for child in node.children):
+        if items is not None:
+            known = self.appended_items(name, items, is_open) if appended else _Array(items)
+            if known is not None and not known.items:
+                known = None  # `a=()`: no element, `$a` unset
+            elif known is not None and is_open and not known.open:
+                known = _Array(known.items, open=True)
+        elif value is None or value.type != "array":
+            if word.values is not None:
+                known = " ".join(word.values)
             previous = self.variables.get(name)
-            if previous is not None:  # `a+=$a`: doubled as `a=$a$a` is
-                self.expanded_word(len(previous) + word.grown)
-                self.built(len(previous) + len(known))
-            known = None if previous is None else previous + known
-        self.variables[name] = known
-        self.given.discard(name)
-        if acting_variable(name):
-            self.acting[name] = known if known is not None else word.template
+            if known is not None and appended:
+                if previous is not None:  # `a+=$a`: doubled as `a=$a$a` is
+                    self.expanded_word(len(previous) + word.grown)
+                    self.built(len(previous) + len(known))
+                known = None if previous is None else previous + known
+            if known is not None and isinstance(previous, _Array):
+                # `a=x`, `a+=x` on an array change its element 0 only
+                known = _Array((known, *previous.items[1:]), open=previous.open)
+        self.store(name, known, template=word.template)
         if known is not None:
             # `v='x[$(id)]'; echo $((v))`, `x='$(id)'; echo ${x@P}`: arithmetic and
             # prompt expansion run what the value spells
-            self.latent(known, depth)
+            for text in known.items if isinstance(known, _Array) else (known,):
+                self.latent(text, depth)
         return word
+
+    def array_value(self, node: Any, depth: int, via: str) -> tuple[list[str] | None, bool, _Word]:
+        """`(x "y z" {a,b} *.py)`: its elements as bash makes them (fields split,
+        braces expanded), each word walked once; None when one is unknown, spelled
+        `[k]=v` (sparse or associative), or an unquoted glob before the last. Also
+        whether the last is such a glob, and the value as a word (its text)."""
+        items: list[str] | None = []
+        is_open = False
+        dynamic = False
+        for child in node.children:
+            if not child.is_named:
+                continue
+            if child.type == "concatenation" and child.children[:1] and (
+                self.text(child.children[0]) == "["
+            ):
+                self.word(child, depth, via)  # `([k]=v)`
+                items = None
+                continue
+            word = self.word(child, depth, via)
+            dynamic = dynamic or word.dynamic
+            if word.values is None or items is None or is_open:
+                items = None
+                continue
+            if self.braces_quoted(child):
+                values: list[str] = list(word.values)
+            else:
+                values = _expand_braces(list(word.values), self)
+            if child.type not in _QUOTED_KINDS and any(_GLOB.search(v) for v in values):
+                is_open = True  # bash puts the files it matches here: how many, unknown
+            items.extend(str(v) for v in values)
+        self.built(node.end_byte - node.start_byte)
+        if items is None:
+            return None, False, _Word(None, True, self.text(node))
+        return items, is_open, _Word([self.text(node)], dynamic)
+
+    def appended_items(self, name: str, items: list[str], is_open: bool) -> _Array | None:
+        """`a+=(x y)`: the elements after those `a` had, when they are known."""
+        previous = self.variables.get(name)
+        if previous is None or name in self.assoc:
+            return None
+        before = previous.items if isinstance(previous, _Array) else (previous,)
+        if isinstance(previous, _Array) and previous.open:
+            return None  # after an unquoted glob: at which index, unknown
+        self.step(len(before) + len(items))
+        self.built(sum(len(v) for v in before))
+        return _Array((*before, *items), open=is_open)
+
+    def set_element(self, name: str, at: int | None, value: str | None, *, appended: bool) -> None:
+        """`a[i]=v` (and `a[i]+=v`, `printf -v 'a[i]'`, `read 'a[i]'`): the element
+        changed, when the array and the index are known; else the array is unknown."""
+        previous = self.variables.get(name)
+        if name in self.assoc or previous is None or at is None or value is None:
+            self.store(name, None)
+            return
+        items = list(previous.items if isinstance(previous, _Array) else (previous,))
+        is_open = isinstance(previous, _Array) and previous.open
+        if at < 0:
+            at += len(items)
+        if is_open or at < 0 or at > len(items):
+            self.store(name, None)  # past the end (sparse), or after a glob
+            return
+        if appended:
+            value = (items[at] if at < len(items) else "") + value
+        self.step(len(items))
+        self.built(len(value) + sum(len(v) for v in items))
+        if at == len(items):
+            items.append(value)
+        else:
+            items[at] = value
+        self.store(name, _Array(items))
+
+    def store(self, name: str, value: str | None, *, template: str | None = None) -> None:
+        """`name` now holds `value` (None: unknown), with the attributes it was
+        declared with (`declare -l`, `-u`, `-i`) applied; through a name reference
+        (`declare -n`), any variable may have changed."""
+        if name in self.refs:
+            for other in self.variables:
+                if other not in self.given:
+                    self.variables[other] = None
+            value = None
+        value = self.attributed(name, value)
+        self.variables[name] = value
+        self.given.discard(name)
+        if acting_variable(name):
+            self.acting[name] = value if value is not None else (template or _UNKNOWN)
+
+    def attributed(self, name: str, value: str | None) -> str | None:
+        """`value` as a variable declared `-l` (lower case), `-u` (upper case) or `-i`
+        (an integer: evaluated as arithmetic, known here for a plain number) holds it."""
+        attributes = self.attributes.get(name, "")
+        if value is None or not attributes:
+            return value
+        values = value.items if isinstance(value, _Array) else (value,)
+        if "i" in attributes:
+            if not all(_INTEGER.match(v) for v in values):
+                return None
+        elif "l" in attributes:
+            values = tuple(v.lower() for v in values)
+        elif "u" in attributes:
+            values = tuple(v.upper() for v in values)
+        if isinstance(value, _Array):
+            return _Array(values, open=value.open)
+        return values[0]
+
+    def index_of(self, node: Any) -> int | None:
+        """An indexed array's subscript, evaluated when it is a number or a variable
+        holding one (`a[1]`, `a[-1]`, `a[i]`, `a[$i]`); None otherwise."""
+        if node is None:
+            return None
+        if node.type == "simple_expansion" and node.named_child_count == 1:
+            node = node.named_children[0]
+        return self.index_text(self.text(node))
+
+    def index_text(self, text: str) -> int | None:
+        text = text.strip()
+        if _IDENTIFIER.match(text):
+            text = self.variables.get(text) or ""
+        if not _INTEGER.match(text):
+            return None
+        return int(text)
+
+    def valued(self, value: str, quoted: bool, dynamic: bool = True) -> _Word:
+        """A known value expanded into a word: one field when quoted, else split at $IFS."""
+        value = str(value)
+        grown = len(value)
+        self.delivered(grown)
+        if quoted:
+            return _Word([value], dynamic, value, grown=grown)
+        ifs = self.variables.get("IFS", _DEFAULT_IFS)
+        if ifs is None:
+            return _Word(None, True)
+        fields, before, after = _split_fields(value, ifs)
+        return _Word(fields, dynamic, value, before, after, grown=grown)
+
+    def element(self, name: str, key: str | int | None, quoted: bool) -> _Word:
+        """`${a[i]}`, `"${a[@]}"`, `"${a[*]}"` (key "@", "*" or an index; None when
+        the index is unknown) of an array (or a plain variable: its element 0)."""
+        value = self.variables.get(name)
+        if value is None or key is None or name in self.assoc:
+            self.expanded.append(name)
+            return _Word(None, True)
+        dynamic = name not in self.given
+        items = value.items if isinstance(value, _Array) else (str(value),)
+        if key in ("@", "*"):
+            grown = sum(len(v) + 1 for v in items)
+            self.delivered(grown)
+            self.step(len(items))
+            if quoted and key == "@":
+                return _Word(list(items), dynamic, grown=grown)
+            ifs = self.variables.get("IFS", _DEFAULT_IFS)
+            if ifs is None:
+                return _Word(None, True)
+            if quoted:
+                joined = ifs[:1].join(items)
+                return _Word([joined], dynamic, joined, grown=grown)
+            return _Word([w for v in items for w in _split_fields(v, ifs)[0]], dynamic, grown=grown)
+        assert isinstance(key, int)
+        at = key + len(items) if key < 0 else key
+        is_open = isinstance(value, _Array) and value.open
+        if is_open and at >= len(items) - 1:
+            at = len(items) - 1  # one of the files the glob matched
+        if at < 0 or at >= len(items) or (at and not isinstance(value, _Array)):
+            # unset (an expansion to nothing): taken as unknown, never as "no file"
+            return _Word(None, True)
+        return self.valued(items[at], quoted, dynamic)
+
+    def subscript_of(self, node: Any) -> tuple[str, str | int | None] | None:
+        """`${a[KEY]}` -> (a, KEY: "@", "*", the index, or None when it is unknown)."""
+        children = node.children
+        if node.type != "expansion" or len(children) != 3 or children[1].type != "subscript":
+            return None
+        parts = children[1].children
+        if len(parts) != 4 or parts[0].type != "variable_name":
+            return None
+        key = self.text(parts[2])
+        return self.text(parts[0]), key if key in ("@", "*") else self.index_of(parts[2])
+
+    def indirect(self, target: str, quoted: bool) -> _Word | None:
+        """`${!r}` where `r` holds a name the line knows: that variable's value
+        (`r=f; f=~/.bashrc; ${!r}`, `r='a[1]'`, `r=1`); None when it is not a name."""
+        match = _REFERENCE.fullmatch(target)
+        if match is None:
+            return None
+        name, key = match.group(1) or match.group(3), match.group(2)
+        if key is None:
+            value = self.variables.get(name)
+            if value is None:
+                self.expanded.append(name)
+                return _Word(None, True)
+            return self.valued(value, quoted, name not in self.given)
+        at: str | int | None = key if key in ("@", "*") else self.index_text(key)
+        return self.element(name, at, quoted)
+
+    def transformed(
+        self, node: Any, name_node: Any, depth: int, via: str, walked: set[int]
+    ) -> str | None:
+        """`${X/old/new}` (`//`, `/#`, `/%`; `old` spelled out, `new` known),
+        `${X^^}`, `${X,,}`, `${X^}`, `${X,}`, `${X@U}`, `${X@L}`, `${X@u}`, `${X@E}`,
+        `${X:offset}`, `${X:offset:length}` of a value the line knows; None otherwise."""
+        parts = [c for c in node.children if c.type not in ("${", "}")]
+        if len(parts) < 2 or parts[0].id != name_node.id:
+            return None
+        operator = self.text(parts[1])
+        replacement = ""
+        if operator in _SUBSTITUTE and len(parts) == 5 and self.text(parts[3]) == "/":
+            walked.add(parts[4].id)
+            word = self.word(parts[4], depth, via, quoted=True)
+            if word.values is None:
+                return None
+            replacement = " ".join(word.values)
+        value = self.variables.get(self.text(name_node))
+        if value is None or value.startswith("~"):
+            # (a leading `~` is kept as written: whether bash expanded it, unknown)
+            return None
+        value = str(value)
+        self.step(1 + len(value) // 64)
+        if operator in _CASES and len(parts) == 2:
+            return _CASES[operator](value)
+        if operator == "@" and len(parts) == 3:
+            letter = self.text(parts[2])
+            if letter == "E":
+                return _ansi_c(value)
+            change = _CASES.get({"U": "^^", "L": ",,", "u": "^"}.get(letter, ""))
+            return change(value) if change is not None else None
+        if operator == ":" and len(parts) in (3, 5):
+            return _substring(value, [self.text(p) for p in parts[2:]])
+        if operator not in _SUBSTITUTE or len(parts) not in (3, 4, 5):
+            return None
+        pattern = self.text(parts[2])
+        if parts[2].type not in ("regex", "word") or _PATTERN_SPECIAL.search(pattern):
+            return None  # a glob or a quoted pattern: not worked out here
+        if "&" in replacement or "\\" in replacement:
+            return None  # `&` is the matched text (bash 5.2's patsub_replacement)
+        if operator == "/#":
+            return replacement + value[len(pattern) :] if value.startswith(pattern) else value
+        if operator == "/%":
+            if not value.endswith(pattern):
+                return value
+            return value[: len(value) - len(pattern)] + replacement
+        if not pattern:
+            return value
+        if operator == "/":
+            return value.replace(pattern, replacement, 1)
+        return self.replaced(value, pattern, replacement)
 
     def arithmetic(self, node: Any, depth: int) -> None:
         """`[[ ]]`, `(( ))`, `$(( ))`, `$[ ]` and subscripts evaluate operands as
@@ -1211,9 +1578,10 @@ class _Walker:
                     words.append(self.text(child))  # the keyword
                 continue
             if kind == "variable_assignment":
-                word = self.assign(child, depth, via)
                 target = child.child_by_field_name("name")
                 label = self.text(target) if target is not None else ""
+                self.declared(words, label.split("[", 1)[0])
+                word = self.assign(child, depth, via)
                 named.append(label.split("[", 1)[0])
                 if word.values is None:
                     words.append(_Unknown(f"{label}={word.template}"))
@@ -1230,14 +1598,44 @@ class _Walker:
                 word = self.word(child, depth, via)
                 if kind == "variable_name":
                     named.append(self.text(child))
+                    self.declared(words, self.text(child))
                 dynamic = _add(words, word) or dynamic
         if not words:
             return
         options = "".join(w[1:] for w in words[1:] if w.startswith("-"))
-        if words[0] == "unset" or (words[0] in ("declare", "typeset", "local") and "n" in options):
+        reference = words[0] in ("declare", "typeset", "local") and "n" in options
+        if words[0] == "unset":
+            # `unset 'a[1]'`, `unset -v "$x"`: what it names is no longer known
+            named += [w.split("[", 1)[0] for w in words[1:] if not w.startswith("-")]
+            if any(isinstance(w, _Unknown) for w in words):
+                named += list(self.variables)
+        if words[0] == "unset" or reference:
             for name in named:  # unset, or a name reference: value no longer known
                 self.variables[name] = None
+                if reference:
+                    self.refs.add(name)
         self.emit(words, tuple(own), dynamic, depth, via, declaration=True)
+
+    def declared(self, words: list[str], name: str) -> None:
+        """The attributes `declare`, `typeset`, `local`, `export` or `readonly` (`words`
+        so far: the keyword and its options) give `name` before its value is assigned:
+        `-l`/`-u` (case), `-i` (integer), `-A` (associative)."""
+        if not words or words[0] == "unset" or not _IDENTIFIER.match(name):
+            return
+        attributes = self.attributes.get(name, "")
+        for option in words[1:]:
+            if isinstance(option, _Unknown):
+                attributes += "i"  # unknown attributes: no value is known
+            elif option[:1] in "-+" and len(option) > 1:
+                for letter in option[1:]:
+                    attributes = attributes.replace(letter, "")
+                    if option[0] == "-" and letter in "ilu":
+                        if letter in "lu":
+                            attributes = attributes.replace("l", "").replace("u", "")
+                        attributes += letter
+                    if option[0] == "-" and letter == "A":
+                        self.assoc.add(name)
+        self.attributes[name] = attributes
 
     # -- redirects
 
@@ -1273,7 +1671,8 @@ class _Walker:
         else:
             shown = script = " ".join(target.values)
         if op == "<<<":  # a here-string is data, not a target
-            found = _Redirect(f"{operator}{shown}", stdin, script, False, dynamic)
+            known = target is not None and target.values is not None
+            found = _Redirect(f"{operator}{shown}", stdin, script, False, dynamic, known)
         else:
             found = _Redirect(f"{operator}{shown}", stdin, None, dynamic)
         return [found], extra, trailing
@@ -1333,7 +1732,9 @@ class _Walker:
                 self.heredoc_expansions(body, node, depth, via)
             body = _unescape_heredoc(body)
         stdin = descriptor in ("", "0")
-        redirects.insert(0, _Redirect(f"{operator}{delimiter}", stdin, body, False, expands))
+        redirects.insert(
+            0, _Redirect(f"{operator}{delimiter}", stdin, body, False, expands, not expands)
+        )
         return redirects, extra, trailing
 
     def heredoc_expansions(self, body: str, node: Any, depth: int, via: str) -> None:
@@ -1528,7 +1929,13 @@ class _Walker:
         if not declaration:
             self.forget(name, args)
             if name == "read":
-                self.read_given(args, redirects)
+                self.read_given(args, redirects, own)
+            elif name in ("mapfile", "readarray"):
+                self.mapfile_given(args, redirects)
+            elif name == "printf":
+                self.printf_given(args)
+            elif name in ("set", "shift"):
+                self.positional_given(name, args)
             if name in _DIRECTORY_CHANGERS:
                 self.change_dir(name, args, own)
         self.nested(index, name, args, redirects, depth)
@@ -1610,21 +2017,145 @@ class _Walker:
             if setter and not isinstance(arg, _Unknown) and acting_variable(name):
                 self.acting[name] = f"{_UNKNOWN}<{program}>"
 
-    def read_given(self, args: list[str], redirects: tuple[_Redirect, ...]) -> None:
-        """`read X <<< word`, `read A B <<EOF`: the line read is known, so is X."""
-        stdin = next((r for r in reversed(redirects) if r.stdin), None)
-        if stdin is None or stdin.script is None or stdin.expands:
+    def read_given(
+        self, args: list[str], redirects: tuple[_Redirect, ...], assignments: list[str]
+    ) -> None:
+        """`read X <<< word`, `IFS= read -r A B <<EOF`, `read -a A <<< ...`: the line
+        read is known, so are the variables, split as bash splits it. Left unknown
+        (`forget`) when it is not: input from elsewhere or of several lines (a loop
+        reads them one by one), `-u`, `-n`, `-N`, backslashes without `-r`, an `$IFS`
+        with other characters than blanks."""
+        if any(isinstance(a, _Unknown) for a in args):
             return
-        if any(a.startswith("-") and a not in ("-r", "-s") for a in args):
-            return  # -a, -d, -n, -p...: not one plain line into names
-        names = [a for a in args if not a.startswith("-") and not isinstance(a, _Unknown)]
-        line = stdin.script.split("\n", 1)[0]
-        if not names:
+        options, names = _getopt(args, "adinNptu")
+        if any(letter in options for letter in "unN"):
             return
-        fields = line.split(None, len(names) - 1)
+        text = _fed_text(redirects)
+        if text is None:
+            return
+        delimiter = options.get("d", "\n")
+        delimiter = delimiter[:1] if isinstance(delimiter, str) and delimiter else "\0"
+        line, _, more = text.partition(delimiter)
+        if more.strip("\n") or ("\\" in line and "r" not in options):
+            return
+        ifs = next(
+            (a.split("=", 1)[1] for a in reversed(assignments) if a.startswith("IFS=")),
+            self.variables.get("IFS", _DEFAULT_IFS),
+        )
+        if ifs is None or isinstance(ifs, _Unknown) or _UNKNOWN in ifs or ifs.strip(_DEFAULT_IFS):
+            return
+        array = options.get("a")
+        if isinstance(array, str):
+            fields = _split_fields(line, ifs)[0] if ifs else [line]
+            self.store(array, _Array(fields) if fields else None)
+            return
+        names = names or ["REPLY"]
+        if ifs and len(names) > 1:
+            blank = f"[{re.escape(ifs)}]+"
+            fields = re.split(blank, line.strip(ifs), maxsplit=len(names) - 1)
+        else:
+            fields = [line.strip(ifs)] if ifs else [line]
         for index, name in enumerate(names):
-            self.variables[name] = fields[index] if index < len(fields) else ""
-            self.given.discard(name)
+            self.store_named(name, fields[index] if index < len(fields) else "")
+
+    def mapfile_given(self, args: list[str], redirects: tuple[_Redirect, ...]) -> None:
+        """`mapfile -t A <<< ...`, `readarray A <<EOF`: A's elements are the known lines
+        (with `-d`, `-s`, `-n`); unknown with `-u`, `-O`, `-C` (a callback: code)."""
+        if any(isinstance(a, _Unknown) for a in args):
+            return
+        options, names = _getopt(args, "dnOsuCc")
+        text = _fed_text(redirects)
+        if text is None or any(letter in options for letter in "uOC"):
+            return
+        delimiter = options.get("d", "\n")
+        delimiter = delimiter[:1] if isinstance(delimiter, str) and delimiter else "\0"
+        counts = [options.get(letter, "0") for letter in "sn"]
+        if not all(isinstance(c, str) and c.isdigit() for c in counts):
+            return
+        skip, most = (int(c) for c in counts)
+        pieces = text.split(delimiter)
+        keep = "" if "t" in options else delimiter
+        lines = [piece + keep for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
+        self.step(len(lines))
+        lines = lines[skip:]
+        if most:
+            lines = lines[:most]
+        self.store_named(names[0] if names else "MAPFILE", _Array(lines) if lines else None)
+
+    def printf_given(self, args: list[str]) -> None:
+        """`printf -v X FORMAT ARGS`: X holds what printf would print, when that is
+        known (policy.analysis.literal)."""
+        from policy.analysis import literal
+
+        rest = list(args)
+        target: str | None = None
+        while rest and rest[0].startswith("-") and not isinstance(rest[0], _Unknown):
+            option = rest.pop(0)
+            if option == "--":
+                break
+            if option == "-v" and rest:
+                target = rest.pop(0)
+            elif option.startswith("-v") and len(option) > 2:
+                target = option[2:]
+            else:
+                return  # an option printf does not take: it prints nothing
+        if target is None or isinstance(target, _Unknown) or not rest:
+            return
+        printed = None
+        if not any(isinstance(a, _Unknown) for a in rest):
+            fake = SimpleCommand("printf", ("printf", *rest), tuple(rest), ())
+            printed = literal.output_of([fake])
+            if printed is not None:
+                self.delivered(len(printed))
+        self.store_named(target, printed)
+
+    def store_named(self, target: str, value: str | None) -> None:
+        """`value` into what a builtin names: a variable or an array element (`a[1]`)."""
+        name, bracket, rest = target.partition("[")
+        if not _IDENTIFIER.match(name):
+            return
+        if not bracket:
+            self.store(name, value)
+            return
+        key = rest[:-1] if rest.endswith("]") else ""
+        at = None if name in self.assoc else self.index_text(key)
+        self.set_element(name, at, value, appended=False)
+
+    def positional_given(self, name: str, args: list[str]) -> None:
+        """`set -- A B`, `set A B`, `set -e -- A`, `shift [N]`: the positional
+        parameters `$1`..., `$@` (at the top of the line, or in a script or function)."""
+        values: list[str] | None
+        if name == "shift":
+            count = args[0] if args else "1"
+            if self.positional is None or isinstance(count, _Unknown) or not count.isdigit():
+                values = None
+            else:
+                values = self.positional[int(count) :]
+        else:
+            rest = list(args)
+            ended = False
+            while rest and not ended:
+                word = rest[0]
+                if isinstance(word, _Unknown):
+                    break
+                if word in ("--", "-"):
+                    rest.pop(0)
+                    ended = word == "--"
+                    break
+                if len(word) > 1 and word[0] in "-+":
+                    rest.pop(0)
+                    if word in ("-o", "+o") and rest and not rest[0].startswith(("-", "+")):
+                        rest.pop(0)
+                    continue
+                break
+            if not rest and not ended:
+                return  # options alone: the parameters stay as they were
+            values = None if any(isinstance(w, _Unknown) for w in rest) else list(rest)
+        self.positional = values
+        for number in range(1, 10):
+            known = values[number - 1] if values is not None and number <= len(values) else None
+            self.variables[str(number)] = known
+            self.given.discard(str(number))
 
     def nested(
         self,
@@ -1872,6 +2403,8 @@ class _Walker:
             return None
         value = self.variables.get(self.text(name_node))
         pattern = self.text(parts[2])
+        if value is not None and operator.startswith("#") and value.startswith("~"):
+            return None  # (a leading `~` is kept as written: whether bash expanded it, unknown)
         if value is None or len(value) > _MAX_TRIMMED or any(c in pattern for c in "$`\\'\"[("):
             return None  # (a long value is not trimmed: each cut is a match)
         if len(pattern) > 64:
@@ -2114,6 +2647,10 @@ class _Walker:
         if names and any(c.type == "!" for c in node.children):
             # `${!k}`: the variable `k` names; its value is not known, its name may be
             target = self.variables.get(self.text(names[0]))
+            if target is not None and len(node.children) == 4:
+                resolved = self.indirect(target, quoted)
+                if resolved is not None:
+                    return resolved
             # a name nobody can tell may be any variable's: read as the environment
             self.expanded.extend([self.text(names[0]), target or _ANY_VARIABLE])
             return _Word(None, True)
@@ -2124,6 +2661,8 @@ class _Walker:
             defaulted = self.defaulted(node, names[0], depth, via, walked)
             if defaulted is None:
                 defaulted = self.trimmed(node, names[0])
+            if defaulted is None:
+                defaulted = self.transformed(node, names[0], depth, via, walked)
         for child in node.children:  # `${X:-$(id)}`: the default may run
             if child.id not in walked and (child.type in _SUBSTITUTIONS or child.child_count):
                 self.word(child, depth, via, quoted=True)
@@ -2146,7 +2685,10 @@ class _Walker:
                 self.step(len(self.positional))
                 # "$@" is each argument a word of its own; "$*" joins them
                 if quoted and self.text(special[0]) == "*":
-                    joined = " ".join(self.positional)
+                    separator = self.variables.get("IFS", _DEFAULT_IFS)
+                    if separator is None:
+                        return _Word(None, True)
+                    joined = separator[:1].join(self.positional)  # "$*": by $IFS's first
                     return _Word([joined], True, joined, grown=grown)
                 if quoted:
                     return _Word(list(self.positional), True, grown=grown)
@@ -2159,6 +2701,9 @@ class _Walker:
                     True,
                     grown=grown,
                 )
+        subscript = self.subscript_of(node)
+        if subscript is not None:
+            return self.element(*subscript, quoted)
         if not (plain and names):
             self.expanded.extend(self.text(n) for n in names)
             return _Word(None, True)
@@ -2182,6 +2727,60 @@ class _Walker:
 
 #: What `${!x}` reads when `x` is not known: any variable at all.
 _ANY_VARIABLE = "(any variable)"
+#: A plain decimal number, as an array index or an integer variable holds it.
+_INTEGER = re.compile(r"^-?(?:0|[1-9][0-9]{0,17})$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: What `${!r}` may name: a variable, an array element, a positional parameter.
+_REFERENCE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?|([1-9])")
+#: Characters that make a word a glob bash expands against the disk.
+_GLOB = re.compile(r"[*?\[]")
+_SUBSTITUTE = frozenset({"/", "//", "/#", "/%"})
+#: `${X^^}` and friends: bash's case changes of a whole value or its first letter.
+_CASES: dict[str, Callable[[str], str]] = {
+    "^^": str.upper,
+    ",,": str.lower,
+    "^": lambda v: v[:1].upper() + v[1:],
+    ",": lambda v: v[:1].lower() + v[1:],
+}
+#: A `${X/pattern/...}` pattern that is not plain text (a glob, quotes, an expansion,
+#: a tilde): not worked out here.
+_PATTERN_SPECIAL = re.compile(r"[*?\[\]\\$'\"`~(){}]")
+
+
+def _substring(value: str, spelled: list[str]) -> str | None:
+    """`${X:offset}` / `${X:offset:length}` with numbers spelled out, as bash counts
+    negative ones (from the end); None for anything else or bash's own error (a
+    negative length before the offset)."""
+    if len(spelled) == 3 and spelled[1] != ":":
+        return None
+    numbers = [spelled[0].strip()] + ([spelled[2].strip()] if len(spelled) == 3 else [])
+    if len(spelled) not in (1, 3) or not all(_INTEGER.match(n) for n in numbers):
+        return None
+    size = len(value)
+    offset = int(numbers[0])
+    if offset < 0:
+        offset += size
+    if offset < 0 or offset > size:
+        return ""
+    if len(numbers) == 1:
+        return value[offset:]
+    length = int(numbers[1])
+    end = size + length if length < 0 else offset + length
+    if end < offset:
+        return None
+    return value[offset:end]
+
+
+def _fed_text(redirects: tuple[_Redirect, ...]) -> str | None:
+    """What a here-string or a here-document feeds to standard input, as a program
+    reads it (a here-string ends with a newline); None when it is not known."""
+    stdin = next((r for r in reversed(redirects) if r.stdin), None)
+    if stdin is None or stdin.script is None or not stdin.known:
+        return None
+    if stdin.text.lstrip("0123456789").startswith("<<<"):
+        return stdin.script + "\n"
+    return stdin.script
+
 #: Nodes whose operands bash evaluates as arithmetic (`(( ))` is a compound statement).
 _ARITHMETIC = frozenset({"test_command", "arithmetic_expansion", "subscript"})
 _QUOTED_KINDS = frozenset({"raw_string", "string"})
@@ -2588,6 +3187,15 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         rest = list(words[1:])
         if wrapper == "setarch" and rest and not rest[0].startswith("-"):
             rest.pop(0)  # `setarch ARCH [options] program`
+        if wrapper == "coproc":
+            # `coproc NAME { CMD; }`, `coproc { CMD; }`: the body runs; the parse
+            # leaves the name and the brace in front of its first command
+            if len(rest) > 1 and rest[1] in ("{", "(") and _COPROC_NAME.match(rest[0]):
+                rest = rest[2:]
+            elif rest and rest[0] in ("{", "("):
+                rest = rest[1:]
+        if wrapper in ("distrobox-enter", "toolbox") and rest and rest[0] == "run":
+            rest.pop(0)  # `toolbox run CMD`
         options: list[str] = []
         split: list[str] = []
         name = wrapper
@@ -2599,6 +3207,9 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             value = None
             if option in takes_value and rest:
                 value = rest.pop(0)
+            elif option in _WRAPPER_OPTION_PAIRS.get(wrapper, ()) and len(rest) >= 2:
+                value = rest.pop(0)
+                rest.pop(0)
             if wrapper in ("strace", "ltrace") and option == "-o" and value is not None:
                 outputs.append(value)
             elif wrapper != "stdbuf" and _WRAPPER_OUTPUT.match(option):
@@ -2648,6 +3259,8 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             )  # `command -v rm` runs nothing
         rest = split + rest
         if wrapper in _LEADING_OPERAND and rest:
+            if wrapper == "logsave":
+                outputs.append(rest[0])  # `logsave FILE CMD`: the log goes to FILE
             rest = rest[1:]
         # env takes any NAME=VALUE (`env 'BASH_FUNC_ls%%=() { ...; }' bash`), the shell
         # only identifiers
@@ -2891,8 +3504,14 @@ def shell_script_at(args: list[str]) -> tuple[str, str | None, int]:
 _STDIN_FILES = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 #: Programs that run a script given in their arguments, besides shells, `su` and `eval`.
 _STRING_RUNNERS = frozenset(
-    {"ssh", "watch", "alias", "trap", "script", "flock", "tmux", "screen", "byobu"}
+    {"ssh", "watch", "alias", "trap", "script", "flock", "tmux", "screen", "byobu", "entr", "rush"}
 )
+#: rush's options that take a value (rush(1)).
+_RUSH_OPTION_ARGS = frozenset(
+    "-D --field-delimiter -d --record-delimiter -j --jobs -n --nrecords -J "
+    "--records-join-sep -i --infile -o --out-file -t --timeout -r --retries "
+    "--retry-interval -v --assign --escape -c --continue -C --succ-cmd-file".split()
+) - {"-c", "--continue"}
 #: tmux commands that run a shell command, with the letters of their options that take
 #: a value (tmux(1); they differ per command: `-d` is a delay for run-shell, a flag
 #: for new-window). `send-keys` types its operands into a pane's shell instead.
@@ -2978,6 +3597,8 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
         return operands[0], False
     if name in ("tmux", "byobu"):
         return _tmux_script(args)
+    if name in ("entr", "rush"):
+        return _runner_script(name, args)
     if name == "screen":
         rest = list(args)
         while rest and rest[0].startswith("-"):
@@ -3038,6 +3659,33 @@ def _string_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
     if direct:
         return rest, True
     return _joined(rest), False
+
+
+def _runner_script(name: str, args: list[str]) -> tuple[Any, bool] | None:
+    """`entr [-s] UTILITY ARGS` runs UTILITY on each change (a shell line with -s);
+    `rush 'CMD {}'` runs the shell line once per input record, whose text replaces
+    `{}` (and follows CMD when it has none): what comes down the pipe, unknown."""
+    rest = list(args)
+    shell = name == "rush"
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        option = rest.pop(0)
+        if option == "--":
+            break
+        if name == "entr" and "s" in option[1:]:
+            shell = True
+        elif name == "rush" and option in _RUSH_OPTION_ARGS and rest:
+            rest.pop(0)
+    if not rest:
+        return None
+    if name == "entr":
+        return (_joined(rest), False) if shell else (rest, True)
+    line = _joined(rest)
+    if isinstance(line, _Unknown):
+        return line, False
+    item = '"$(cat)"'  # a record of the input: no text the policy can know
+    if _PARALLEL_TOKEN.search(line):
+        return _PARALLEL_TOKEN.sub(item, line), False
+    return f"{line} {item}", False
 
 
 def _getopt(args: list[Any], valued: str) -> tuple[dict[str, Any], list[Any]]:
