@@ -8,11 +8,19 @@ Names no table knows (MCP tools, a host's own plugins) pass through unchanged.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 
 from policy.errors import PolicyError
 
-__all__ = ["BUILTIN_SPELLINGS", "DEFAULT_ALIASES", "AliasConflictError", "AliasTable"]
+__all__ = [
+    "BUILTIN_SPELLINGS",
+    "DEFAULT_ALIASES",
+    "MCP_ALIASES",
+    "AliasConflictError",
+    "AliasTable",
+]
 
 #: canonical name -> the spellings hosts use for it (Claude Code, PicoClaw,
 #: Agentao, OpenClaw, and older names seen in their docs).
@@ -30,6 +38,83 @@ BUILTIN_SPELLINGS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+#: MCP servers' tools (Claude Code names them `mcp__<server>__<tool>`) that run a
+#: shell command or code, or read and write files, judged as the canonical tool they
+#: act like: a shell command under `command`/`cmd`/`script` (or a program and its
+#: `args`) as `bash`, code under `code` as the interpreter its `language` names
+#: (Python by default, IPython's `!cmd` included), what `interact_with_process` types
+#: as Python and shell both, and asked about (policy.analysis.access). Names are
+#: globs over the whole tool name; a spelling given exactly, and any alias of the
+#: settings or a pack, wins over these (`{mcp__x__run: mcp__x__run}` keeps a tool
+#: out). Checked against modelcontextprotocol/servers `src/filesystem`,
+#: wonderwhy-er/DesktopCommanderMCP and Claude Code's `mcp__ide__executeCode`.
+MCP_ALIASES: Mapping[str, str] = {
+    # shell commands and programs
+    **dict.fromkeys(
+        (
+            "mcp__*__run_command",
+            "mcp__*__run_shell_command",
+            "mcp__*__execute_command",
+            "mcp__*__exec_command",
+            "mcp__*__shell_command",
+            "mcp__*__shell_exec",
+            "mcp__*__run_in_terminal",
+            "mcp__*__terminal_run",
+            "mcp__*__bash",
+            "mcp__*__shell",
+            "mcp__*__sh",
+            "mcp__*__exec",
+            "mcp__*__execute",
+            "mcp__*__run",
+            "mcp__*__start_process",
+            "mcp__*__interact_with_process",
+            "mcp__*__run_script",
+            # code
+            "mcp__*__executeCode",
+            "mcp__*__execute_code",
+            "mcp__*__run_code",
+            "mcp__*__run_python",
+            "mcp__*__execute_python",
+            "mcp__*__python",
+            "mcp__*__eval",
+        ),
+        "bash",
+    ),
+    # files (the filesystem server's names and Desktop Commander's)
+    **dict.fromkeys(
+        (
+            "mcp__*__read_file",
+            "mcp__*__read_text_file",
+            "mcp__*__read_media_file",
+            "mcp__*__read_multiple_files",
+        ),
+        "read_file",
+    ),
+    **dict.fromkeys(
+        ("mcp__*__write_file", "mcp__*__create_directory", "mcp__*__move_file"), "write_file"
+    ),
+    **dict.fromkeys(("mcp__*__edit_file", "mcp__*__edit_block"), "edit_file"),
+    **dict.fromkeys(
+        (
+            "mcp__*__list_directory",
+            "mcp__*__list_directory_with_sizes",
+            "mcp__*__directory_tree",
+            "mcp__*__get_file_info",
+        ),
+        "list_dir",
+    ),
+    "mcp__*__search_files": "glob",
+    # the fetch server's `fetch {url}`
+    **dict.fromkeys(("mcp__*__fetch", "mcp__*__fetch_url"), "web_fetch"),
+    **dict.fromkeys(("mcp__*__search_code", "mcp__*__start_search"), "grep"),
+}
+
+#: Characters that make an alias's spelling a glob over tool names.
+_GLOB = re.compile(r"[*?\[]")
+#: Names resolved through the globs, remembered (tool names are few).
+_MEMO_SIZE = 4096
+
+
 class AliasConflictError(PolicyError):
     """One spelling was declared for two different canonical tools."""
 
@@ -41,9 +126,11 @@ class AliasTable:
     while calls are being decided with the old one.
     """
 
-    __slots__ = ("_canonical", "_to_canonical")
+    __slots__ = ("_canonical", "_globs", "_matcher", "_memo", "_to_canonical")
 
-    def __init__(self, spellings: Mapping[str, Iterable[str]]) -> None:
+    def __init__(
+        self, spellings: Mapping[str, Iterable[str]], globs: Mapping[str, str] | None = None
+    ) -> None:
         to_canonical: dict[str, str] = {}
         canonical: set[str] = set()
         for name, others in spellings.items():
@@ -52,14 +139,46 @@ class AliasTable:
                 _add(to_canonical, spelling, name)
         self._to_canonical = to_canonical
         self._canonical = frozenset(canonical)
+        self._set_globs(tuple((globs or {}).items()))
+
+    def _set_globs(self, globs: tuple[tuple[str, str], ...]) -> None:
+        """Glob spellings, first match wins: (pattern, canonical or the pattern itself,
+        which keeps a matching name its own)."""
+        self._globs = globs
+        self._memo: dict[str, str] = {}
+        self._matcher = (
+            re.compile(
+                "|".join(f"(?P<g{i}>{fnmatch.translate(p)})" for i, (p, _) in enumerate(globs))
+            )
+            if globs
+            else None
+        )
 
     def canonical(self, name: str) -> str:
         """The canonical name of `name`; unknown names come back unchanged."""
-        return self._to_canonical.get(name, name)
+        found = self._to_canonical.get(name)
+        if found is not None:
+            return found
+        if self._matcher is None:
+            return name
+        found = self._memo.get(name)
+        if found is None:
+            found = self._glob_canonical(name)
+            if len(self._memo) < _MEMO_SIZE:
+                self._memo[name] = found
+        return found
+
+    def _glob_canonical(self, name: str) -> str:
+        assert self._matcher is not None
+        match = self._matcher.match(name)
+        if match is None or match.lastgroup is None:
+            return name
+        pattern, target = self._globs[int(match.lastgroup[1:])]
+        return name if target == pattern else target
 
     def knows(self, name: str) -> bool:
         """True when `name` is a canonical name or a known spelling of one."""
-        return name in self._to_canonical
+        return name in self._to_canonical or self.canonical(name) != name
 
     @property
     def canonical_names(self) -> frozenset[str]:
@@ -83,20 +202,35 @@ class AliasTable:
         new = AliasTable.__new__(AliasTable)
         table = dict(self._to_canonical)
         canonical = set(self._canonical)
+        globs: list[tuple[str, str]] = []
         for spelling, target in aliases.items():
+            if _GLOB.search(spelling):
+                # a glob: ahead of this table's own, so settings and packs override
+                # the shipped ones; mapped to itself it keeps matching names their own
+                resolved = target if target == spelling else table.get(target, target)
+                if resolved != spelling:
+                    canonical.add(resolved)
+                    table.setdefault(resolved, resolved)
+                globs.append((spelling, resolved))
+                continue
             target = table.get(target, target)
             canonical.add(target)
             table.setdefault(target, target)
             _add(table, spelling, target)
         new._to_canonical = table
         new._canonical = frozenset(canonical)
+        new._set_globs((*globs, *(g for g in self._globs if g[0] not in dict(globs))))
         return new
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, AliasTable) and other._to_canonical == self._to_canonical
+        return (
+            isinstance(other, AliasTable)
+            and other._to_canonical == self._to_canonical
+            and other._globs == self._globs
+        )
 
     def __hash__(self) -> int:
-        return hash(frozenset(self._to_canonical.items()))
+        return hash((frozenset(self._to_canonical.items()), self._globs))
 
 
 def _add(table: dict[str, str], spelling: str, canonical: str) -> None:
@@ -110,4 +244,4 @@ def _add(table: dict[str, str], spelling: str, canonical: str) -> None:
     table[spelling] = canonical
 
 
-DEFAULT_ALIASES = AliasTable(BUILTIN_SPELLINGS)
+DEFAULT_ALIASES = AliasTable(BUILTIN_SPELLINGS, MCP_ALIASES)

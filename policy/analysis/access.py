@@ -14,15 +14,16 @@ Shell tools are analysed by `effects`; their facts are merged in here.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policy.analysis import effects
-from policy.analysis.operands import host_of, is_unknown, locate
+from policy.analysis import effects, git, network, programs
+from policy.analysis.operands import is_unknown, locate
 from policy.analysis.shell import MAX_ARGUMENT_VALUES, too_many_paths
 
-__all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "of_call", "shell_start"]
+__all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "not_a_path", "of_call", "shell_start"]
 
 #: Canonical tools whose `command` argument is a shell command line.
 SHELL_TOOLS = frozenset({"bash"})
@@ -120,7 +121,7 @@ def of_call(
     globs expanded and links resolved as of now)."""
     base = cwd if cwd.startswith("/") else ""
     if tool in SHELL_TOOLS:
-        command = args.get("command")
+        command = _command_line(args)
         if isinstance(command, str):
             start = shell_start(args, base, home)
             line = effects.analyze(command, start, home, disk=disk)
@@ -139,32 +140,112 @@ def of_call(
                 deletes += c.deletes
                 hosts += c.hosts
                 sends += c.sends
+                if _may_connect(c):
+                    hosts += network.hosts_in_words(c.argv)  # `python -c` code, any client
             return Access(
                 line.commands,
                 _unique(reads),
                 _unique(writes),
                 _unique(deletes),
-                _unique(hosts),
+                _unique(network.canonical_hosts(hosts)),
                 _unique(sends),
                 line.parse_error,
                 _unique(lists),
             )
+    if tool in _FILE_TOOLS:
+        refused = _not_paths(tool, args)
+        if refused:
+            return Access((), (), (), (), (), (), refused, limit=refused)
     try:
         reads, writes, deletes, hosts = _tool_paths(tool, args)
     except _TooManyValues as exc:
         return Access((), (), (), (), (), (), str(exc), limit=str(exc))
+    if tool in _FILE_TOOLS:
+        # ` ~/.ssh/id_rsa`: a tool that trims its argument opens the key, one that
+        # does not a file of that odd name; both are judged
+        reads, writes = _with_trimmed(reads), _with_trimmed(writes)
     f = _Located(base, home)
     located = (f.all(reads), f.all(writes), f.all(deletes))
     refused = too_many_paths(p for found in located for p in found)
     if refused:
         return Access((), (), (), (), (), (), refused, limit=refused)
     r, w, d = (_disk(p, home) if disk else _unique(p) for p in located)
+    if disk and w:
+        w = _unique((*w, *_git_spellings(w, base, home)))
     refused = too_many_paths((*r, *w, *d), on_disk=disk)
     if refused:
         return Access((), (), (), (), (), (), refused, limit=refused)
+    hosts = network.canonical_hosts(hosts)
     if tool in _LISTERS:
         return Access((), (), w, d, _unique(hosts), (), lists=r)
     return Access((), r, w, d, _unique(hosts), ())
+
+
+#: The file tools: each path argument they are given must name a file.
+_FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "glob", "grep"})
+#: ... and of those, the ones that act on a file they must be told: with no path
+#: argument at all they name nothing the analysis can judge. (Grep and Glob without
+#: `path` search the working directory; a listing without one lists it.)
+_NAMED_FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+#: Path keys whose value is a list of paths.
+_PLURAL_KEYS = frozenset({"paths", "files"})
+#: (a Glob's pattern is a path too)
+_GLOB_KEYS = _PATH_KEYS | {"pattern"}
+
+
+def _not_paths(tool: str, args: Mapping[str, Any]) -> str:
+    """Why a file tool's path arguments name no file ("" when each names one).
+
+    Present but empty, blank, holding a NUL byte or not a string, a path argument is
+    no path: read as `.` it would pass as "inside the workspace" while the tool does
+    whatever it does with it. Absent is the tool's own default."""
+    keys = _GLOB_KEYS if tool == "glob" else _PATH_KEYS
+    stack: list[tuple[str, Any]] = [("", args)]
+    seen = named = 0
+    while stack and seen < _MAX_WALK:  # (more values are refused by the walk after)
+        key, current = stack.pop()
+        seen += 1
+        if key in keys:
+            named += 1
+            why = _not_a_path(key, current, key in _PLURAL_KEYS)
+            if why:
+                return f"{tool}: the {key!r} argument {why}; it names no file to judge"
+        elif isinstance(current, Mapping):
+            stack.extend((str(k), v) for k, v in current.items())
+        elif isinstance(current, list | tuple):
+            stack.extend((key, v) for v in current)
+    if not named and tool in _NAMED_FILE_TOOLS:
+        return f"{tool}: the call has no path argument; it names no file to judge"
+    return ""
+
+
+def not_a_path(key: str, value: Any) -> str:
+    """Why `value`, given under the path argument `key`, names no file ("" when it
+    names one): empty, blank, a NUL byte, not a string (a list for `paths`/`files`)."""
+    return _not_a_path(key, value, key in _PLURAL_KEYS)
+
+
+def _not_a_path(key: str, value: Any, plural: bool) -> str:
+    if isinstance(value, str):
+        if not value:
+            return "is empty"
+        if not value.strip():
+            return "is blank"
+        if "\x00" in value:
+            return "holds a NUL byte"
+        return ""
+    if plural and isinstance(value, list | tuple):
+        return next((why for v in value if (why := _not_a_path(key, v, False))), "")
+    kind = "null" if value is None else _KINDS.get(type(value), type(value).__name__)
+    return f"is {kind}, not a path"
+
+
+_KINDS = {dict: "an object", list: "a list", tuple: "a list", bool: "a boolean",
+          int: "a number", float: "a number"}  # fmt: skip
+
+
+def _with_trimmed(paths: list[str]) -> list[str]:
+    return paths + [p.strip() for p in paths if p != p.strip() and p.strip()]
 
 
 class _Located:
@@ -174,6 +255,13 @@ class _Located:
 
     def all(self, words: Iterable[str]) -> list[str]:
         return [locate(w, self.cwd, self.home) for w in words if w]
+
+
+def _git_spellings(writes: tuple[str, ...], cwd: str, home: str) -> list[str]:
+    """The files written as git reads them: a bare repository's config, a file a git
+    config includes, a hook under `core.hooksPath` (`git.written_as`)."""
+    found = git.inspect(cwd, home=home) if cwd else git.Inspection()
+    return git.written_as(writes, found, home)
 
 
 def _disk(paths: list[str], home: str) -> tuple[str, ...]:
@@ -210,7 +298,7 @@ def _tool_paths(
     if tool in ("web_fetch", "web_search"):
         url = _text(args, "url")
         if url:
-            hosts.append(host_of(url))
+            hosts += network.url_hosts(url)
             if url.startswith("file:"):
                 reads.append(url)
         return reads, writes, deletes, hosts
@@ -224,6 +312,8 @@ def _tool_paths(
             if match[1]:
                 deletes.append(match[1])
     found = list(_path_values(args))
+    # a file tool that also fetches (`read_file {"path": "http://...", "isUrl": true}`)
+    hosts += network.hosts_in_words(p for p in found if _URL_PATH.match(p))
     if tool in _WRITERS:
         writes += found
         if tool == "edit_file":
@@ -235,6 +325,100 @@ def _tool_paths(
         reads += found
         writes += [p for p in found if tool not in _READERS]
     return reads, writes, deletes, hosts
+
+
+#: A path argument that is a URL: the tool fetches it.
+_URL_PATH = re.compile(r"^\s*(?:https?|ftp|wss?):", re.IGNORECASE)
+#: Where a tool judged as `bash` (an MCP server's, through `policy.aliases`) takes
+#: its command: a line, or a program and its argument list, or code and its language.
+_COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "command_line", "shell_command")
+_PROGRAM_KEYS = ("executable", "program")
+_ARGV_KEYS = ("args", "arguments", "argv")
+_CODE_KEYS = ("code", "source_code", "snippet")
+_LANGUAGE_KEYS = ("language", "lang", "kernel", "kernel_name", "runtime", "interpreter")
+#: Arguments that change how a `command` runs: a tool with none of them is a shell tool
+#: as Claude Code's Bash is, its `command` one line.
+_NOT_PLAIN = frozenset({"args", "arguments", "argv", "shell"})
+#: Code of these languages is read as the program that runs it would read it.
+_RUNNERS = {
+    "python": "python3 -c", "python3": "python3 -c", "py": "python3 -c", "ipython": "python3 -c",
+    "jupyter": "python3 -c", "javascript": "node -e", "js": "node -e", "node": "node -e",
+    "nodejs": "node -e", "typescript": "node -e", "ts": "node -e", "ruby": "ruby -e",
+    "perl": "perl -e", "php": "php -r", "lua": "lua -e", "r": "Rscript -e",
+    "julia": "julia -e", "powershell": "pwsh -c", "pwsh": "pwsh -c",
+}  # fmt: skip
+_SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh", "dash", "ksh"})
+#: IPython's ways into the shell: `!cmd`, `x = !cmd`, `%sx`/`%system`, `%%bash` cells.
+_IPYTHON_SHELL = re.compile(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%sx\s|%system\s)(.*)$", re.MULTILINE)
+_IPYTHON_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\S*(?:ba|z|k|da)?sh|system)\b[^\n]*\n")
+_IPYTHON_MAGIC = re.compile(r"^\s*%(pip|conda|run)\s+(.*)$", re.MULTILINE)
+#: What stands for code the analysis cannot read: a hidden command, to be asked about.
+_UNREAD = 'eval "$CODE"'
+
+
+def _command_line(args: Mapping[str, Any]) -> str | None:
+    """The shell line a tool judged as `bash` runs (None: it names none)."""
+    command = args.get("command")
+    if isinstance(command, str) and not _NOT_PLAIN.intersection(args):
+        return command
+    line = next((w for k in (*_COMMAND_KEYS, *_PROGRAM_KEYS) if (w := _words(args.get(k)))), "")
+    if line:
+        for key in _ARGV_KEYS:
+            value = args.get(key)
+            if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+                line += " " + shlex.join(value)  # (a call's lists arrive as tuples)
+            elif isinstance(value, str) and value:
+                line += " " + value
+        shell = _text(args, "shell")
+        return f"{shlex.quote(shell)} -c {shlex.quote(line)}" if shell else line
+    code = _text(args, *_CODE_KEYS)
+    if code:
+        return _code_line(code, _text(args, *_LANGUAGE_KEYS).lower())
+    typed = _text(args, "input")
+    if typed:
+        # typed into a running process (`interact_with_process`): a shell or a REPL
+        shell_too = [typed] if not effects.analyze(typed, "", "", disk=False).parse_error else []
+        return "\n".join((_code_line(typed, "python"), *shell_too, _UNREAD))
+    return None
+
+
+def _may_connect(c: effects.Command) -> bool:
+    """Whether a command may connect to a URL written in its words: a network program,
+    an interpreter, or a program the tables do not know (`lynx -dump URL`); not one
+    known to work on local files only (`grep -rn http://... docs`)."""
+    return c.network or programs.language_of(c.name) != "" or programs.handler_for(c.name) is None
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return shlex.join(value)  # `{"command": ["rm", "-rf", "~"]}`: an argument vector
+    return ""
+
+
+def _code_line(code: str, language: str) -> str:
+    """A shell line that runs `code` as the program of `language` would (Python,
+    with IPython's shell escapes, when none is named); code of a language no program
+    here reads stands for hidden code."""
+    language = language.split()[0] if language.strip() else "python"
+    language = re.sub(r"[\d.]+$", "", language) or language
+    if language in _SHELL_LANGUAGES:
+        return code
+    runner = _RUNNERS.get(language)
+    if runner is None:
+        return _UNREAD
+    lines = [f"{runner} {shlex.quote(code)}"]
+    if runner.startswith("python"):
+        cell = _IPYTHON_CELL.match(code)
+        if cell:
+            return code[cell.end() :]
+        lines += [m[1] for m in _IPYTHON_SHELL.finditer(code)]
+        lines += [
+            f"python3 {m[2]}" if m[1] == "run" else f"{m[1]} {m[2]}"
+            for m in _IPYTHON_MAGIC.finditer(code)
+        ]
+    return "\n".join(lines)
 
 
 def _text(args: Mapping[str, Any], *keys: str) -> str:

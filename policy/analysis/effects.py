@@ -337,6 +337,12 @@ def _dataflow(facts: list[Facts]) -> None:
         pipe, _ = f.cmd.pipe
         if pipe:
             by_pipe.setdefault(pipe, []).append(f)
+    for stages in by_pipe.values():
+        # an environment dump only a name filter reads (`env | grep ^NODE_`)
+        stages = sorted(stages, key=lambda s: s.cmd.pipe[1])
+        for at, stage in enumerate(stages):
+            if _ENVIRON in stage.reads and programs.env_filtered(stage, stages[at + 1 :]):
+                stage.reads = [r for r in stage.reads if r != _ENVIRON]
     settings: list[str] = []  # `git config KEY VALUE` earlier in the line
     for index, f in enumerate(facts):
         if f.cmd.name == "git" and settings and f.subcommand != "config":
@@ -462,6 +468,9 @@ def _dataflow(facts: list[Facts]) -> None:
                 written[target] = text
 
 
+_ENVIRON = "/proc/self/environ"
+
+
 def _below_any(path: str, places: set[str]) -> bool:
     """`path` is one of `places` or below one."""
     path = path.lstrip(UNKNOWN)
@@ -552,13 +561,18 @@ _MAX_DISK_LOOKUPS = 20_000
 def _on_disk(line: Line, home: str) -> Line:
     """`line` with globs expanded and symbolic links resolved, as of now."""
     budget = [_MAX_DISK_LOOKUPS]
-    repos: dict[tuple[str, str], str] = {}
-    commands = tuple(_resolve_command(c, home, budget, repos) for c in line.commands)
+    repos: dict[tuple[Any, ...], git.Inspection] = {}
+    made = tuple(p for c in line.commands for p in c.writes)  # (a repository made in the line)
+    commands = tuple(_resolve_command(c, home, budget, repos, made) for c in line.commands)
     return replace(line, commands=commands)
 
 
 def _resolve_command(
-    command: Command, home: str, budget: list[int], repos: dict[tuple[str, str], str]
+    command: Command,
+    home: str,
+    budget: list[int],
+    repos: dict[tuple[Any, ...], git.Inspection],
+    made: tuple[str, ...] = (),
 ) -> Command:
     reads = resolve_all(command.reads, home, budget=budget)
     lists = resolve_all(command.lists, home, budget=budget)
@@ -566,11 +580,35 @@ def _resolve_command(
     deletes = resolve_all(command.deletes, home, keep_patterns=True, budget=budget)
     sends = resolve_all(command.sends, home, budget=budget)
     hidden = command.hidden
-    if command.name == "git" and not hidden:
-        key = (command.cwd, _git_dir(command))
+    if command.name in programs.JQ_FAMILY and not hidden:
+        hidden = programs.jq_home_code(home, command.assignments)  # (a stat per jq call)
+    if command.name == "git" or (writes and command.cwd.startswith("/")):
+        # the config git would read here (its discovery, includes, the user's), read
+        # once per line: what it makes git run, where the work tree is, which files
+        # git reads as config (writing one is writing config)
+        env = tuple(a for a in command.assignments if a.startswith(_GIT_ENV))
+        key = (command.cwd, _git_dir(command), command.subcommand, env)
+        if command.name != "git":
+            key = (command.cwd, "", "", ())
         if key not in repos:  # (a line of a thousand git commands reads the config once)
-            repos[key] = git.repo_code(*key)
-        hidden = repos[key]
+            repos[key] = git.inspect(
+                command.cwd, key[1], home=home, env=env, subcommand=command.subcommand
+            )
+        found = repos[key]
+        if command.name == "git":
+            hidden = hidden or found.reason
+            more_reads, more_deletes = git.on_disk(command.args, command.cwd, found, home)
+            reads = unique((*reads, *more_reads))
+            deletes = unique((*deletes, *more_deletes))
+        else:
+
+            def lookup(directory: str) -> git.Inspection:
+                place = (directory, "", "", ())
+                if place not in repos:
+                    repos[place] = git.inspect(directory, home=home)
+                return repos[place]
+
+            writes = unique((*writes, *git.written_as(writes, found, home, made, lookup)))
     if (reads, lists, writes, deletes, sends, hidden) == (
         command.reads,
         command.lists,
@@ -590,6 +628,10 @@ def _resolve_command(
         hidden=hidden,
         reads_only=command.reads_only and not hidden,
     )
+
+
+#: Variables that change where git finds its repository and config.
+_GIT_ENV = ("GIT_", "HOME=", "XDG_CONFIG_HOME=")
 
 
 def _git_dir(command: Command) -> str:
@@ -640,9 +682,11 @@ def resolve_all(
                 out.append(UNKNOWN + path)
                 continue
             candidates = globbed
-            if candidates and not keep_patterns:
+            if candidates and not keep_patterns and "/**/" not in path:
                 # bash hands the program what the pattern matches, not the pattern;
-                # a delete keeps it too: `rm -rf *` says "all of it"
+                # a delete keeps it too: `rm -rf *` says "all of it"; so does a
+                # recursive search's `DIR/**/.env` (every `.env` below, not those found
+                # one level down)
                 out.pop()
             out += candidates
         for candidate in candidates:

@@ -9,9 +9,13 @@ A file is *sent* when its contents leave the machine: `curl -d @f`, `-T f`,
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+import unicodedata
+import urllib.parse
+from collections.abc import Callable, Iterable, Sequence
 
 from policy.analysis import shell as _shell
 from policy.analysis.operands import (
@@ -27,7 +31,213 @@ from policy.analysis.operands import (
     words,
 )
 
-__all__ = ["HANDLERS", "pip"]
+__all__ = [
+    "HANDLERS",
+    "canonical_host",
+    "canonical_hosts",
+    "file_server",
+    "hosts_in_words",
+    "interpreter_server",
+    "node_server",
+    "pip",
+    "python_server",
+    "url_hosts",
+]
+
+
+# ------------------------------------------------------------------ hosts
+#
+# A host is compared by the address it names, not by how it is spelt: the numeric
+# forms inet_aton, the WHATWG URL parser and curl all accept (`169.254.43518`,
+# `0251.254.169.254`, `0xa9fea9fe`, `2852039166`), IPv6 that carries an IPv4 address
+# (`::ffff:a9fe:a9fe`, NAT64 `64:ff9b::a9fe:a9fe`), a name's trailing dot and case,
+# percent-encoding and full-width digits, and names of wildcard DNS services that
+# resolve to the address they spell (`169-254-169-254.nip.io`, `a9fea9fe.rbndr.us`).
+
+
+def _ipv4_part(text: str) -> int | None:
+    """One part of a numeric host as inet_aton reads it: hex, octal or decimal."""
+    if text[:2] in ("0x", "0X"):
+        digits = text[2:]
+        if not digits:
+            return 0  # WHATWG: `0x` alone is zero
+        return int(digits, 16) if _HEX.fullmatch(digits) else None
+    if not text.isascii() or not text.isdigit():
+        return None
+    if len(text) > 1 and text[0] == "0":
+        return int(text, 8) if _OCTAL.fullmatch(text) else None
+    return int(text)
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_OCTAL = re.compile(r"[0-7]+")
+
+
+def _ipv4(text: str) -> str:
+    """The dotted address of a numeric host of one to four parts ("" if it is none):
+    the last part fills the bytes the others leave, as inet_aton and WHATWG read it."""
+    parts = text.split(".")
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()  # WHATWG drops one trailing dot
+    if not 1 <= len(parts) <= 4 or any(len(p) > 40 for p in parts):
+        return ""
+    values = [_ipv4_part(p) for p in parts]
+    if any(v is None for v in values):
+        return ""
+    numbers = [v for v in values if v is not None]
+    head, last = numbers[:-1], numbers[-1]
+    if any(v > 255 for v in head) or last >= 256 ** (5 - len(numbers)):
+        return ""
+    value = last
+    for position, byte in enumerate(head):
+        value += byte << (8 * (3 - position))
+    return str(ipaddress.IPv4Address(value))
+
+
+#: IPv6 prefixes whose last 32 bits are an IPv4 address a packet may reach:
+#: IPv4-compatible `::/96`, SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and the
+#: local-use `64:ff9b:1::/48`.
+_EMBEDDING = (
+    ipaddress.IPv6Network("::/96"),
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("64:ff9b:1::/48"),
+)
+
+
+def _ipv6(text: str) -> str:
+    """The compressed spelling of an IPv6 host ("" if it is none), or the IPv4
+    address it carries (mapped, compatible, translated, NAT64, 6to4)."""
+    text = text.split("%", 1)[0]  # a zone: `fe80::1%eth0`
+    if ":" not in text:
+        return ""
+    try:
+        address = ipaddress.IPv6Address(text)
+    except ValueError:
+        return ""
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        return str(address.sixtofour)
+    if int(address) > 1 and any(address in net for net in _EMBEDDING):
+        return str(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return address.compressed
+
+
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+
+
+@functools.lru_cache(maxsize=2048)
+def canonical_host(host: str) -> str:
+    """The address or name `host` reaches, spelt one way: dotted IPv4, compressed
+    IPv6, or the lower-case name without its trailing dot. Userinfo and a port are
+    dropped; percent-encoding and full-width characters are decoded first, as curl
+    and the WHATWG parser do."""
+    text = host.strip().rsplit("@", 1)[-1]
+    if "%" in text and not text.startswith("["):
+        text = urllib.parse.unquote(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_DOTS)
+    text = text.lower()
+    if text.startswith("["):
+        inner = text[1:].split("]", 1)[0]
+        inner = urllib.parse.unquote(inner.replace("%25", "%"))
+        return _ipv6(inner) or inner
+    if text.count(":") > 1:
+        return _ipv6(text) or text
+    text = text.split(":", 1)[0].rstrip(".")
+    return _ipv4(text) or text
+
+
+_EMBEDDED_DOTTED = re.compile(
+    r"(?:^|[.-])((?:0x[0-9a-f]+|\d+)[.-](?:0x[0-9a-f]+|\d+)[.-](?:0x[0-9a-f]+|\d+)"
+    r"[.-](?:0x[0-9a-f]+|\d+))(?=$|[.-])"
+)
+_EMBEDDED_HEX = re.compile(r"(?:^|[.-])([0-9a-f]{8})(?=$|[.-])")
+_EMBEDDED_V6 = re.compile(
+    r"(?:^|\.)([0-9a-f-]*--[0-9a-f-]*|(?:[0-9a-f]{1,4}-){7}[0-9a-f]{1,4})(?=\.)"
+)
+
+
+def _embedded(name: str) -> list[str]:
+    """Addresses a name spells in its labels, as wildcard DNS services (nip.io,
+    sslip.io, xip.io, traefik.me, rbndr.us) resolve it: only those in address space
+    that is not public (link-local, private, loopback, shared, reserved), where an
+    attacker's name points to reach what the machine alone may reach."""
+    found: list[str] = []
+    for match in _EMBEDDED_DOTTED.finditer(name):
+        found.append(_ipv4(match[1].replace("-", ".")))
+    for match in _EMBEDDED_HEX.finditer(name):
+        found.append(_ipv4("0x" + match[1]))
+    for match in _EMBEDDED_V6.finditer(name):
+        found.append(_ipv6(match[1].replace("-", ":")))
+    return [a for a in found if a and not ipaddress.ip_address(a).is_global]
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def canonical_hosts(hosts: Iterable[str]) -> list[str]:
+    """`hosts` with the canonical spelling of each and the addresses their names
+    spell (`canonical_host`, `_embedded`) added: a rule comparing addresses sees
+    every way the one it names was written."""
+    out: list[str] = []
+    for host in hosts:
+        out.append(host)
+        canonical = canonical_host(host)
+        if canonical and canonical != host:
+            out.append(canonical)
+        if canonical and not _is_address(canonical):
+            out += _embedded(canonical)
+    return out
+
+
+_AUTHORITY_ENDS = (re.compile(r"[/\\?#]"), re.compile(r"[/?#]"), re.compile(r"/"))
+_SCHEME = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:(?=[/\\]|[^/\\]*[.@])")
+#: Schemes whose slashes WHATWG skips however many there are (`http:\\\\host`).
+_SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+
+
+def url_hosts(url: str) -> list[str]:
+    """The host of `url` as each parser reads it: WHATWG ends the authority at `/`,
+    `\\`, `?` or `#`, curl at `/`, `?` or `#`, older parsers at `/` alone; the host
+    is what follows the last `@` of it. A scheme's slashes may be any number of `/`
+    and `\\` (WHATWG), or none (`http:host`)."""
+    scheme = _SCHEME.match(url)
+    rest = url[scheme.end() :] if scheme else url
+    name = scheme[0].strip().rstrip(":").lower() if scheme else ""
+    if not name or name in _SPECIAL_SCHEMES:
+        rest = rest.lstrip("/\\")
+    elif rest.startswith("//"):
+        rest = rest[2:]  # `file:///etc/passwd`: an empty host
+    else:
+        return [""]  # `mailto:`, `file:/x`: no authority
+    found: list[str] = []
+    for end in _AUTHORITY_ENDS:
+        authority = end.split(rest, 1)[0]
+        host = _host_port(authority.rsplit("@", 1)[-1])
+        if host not in found:
+            found.append(host)
+    return found
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\\\)[^\s'\"`<>()]+")
+
+
+def hosts_in_words(words: Iterable[str]) -> list[str]:
+    """The hosts of every URL written in `words` (a program's arguments, the code
+    given to an interpreter): whatever reads them may connect there."""
+    found: list[str] = []
+    for word in words:
+        if "://" in word or ":\\\\" in word:
+            for match in _URL_IN_TEXT.finditer(word):
+                found += url_hosts(match[0])
+    return found
 
 
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
@@ -205,13 +415,16 @@ def _curl(f: Facts) -> None:
     f.network = True
     operands, options = split_options(f.cmd.args, _VALUE_OPTIONS["curl"])
     urls = [*operands, *option_values(options, "--url")]
+    globbing = not has_option(options, "-g", "--globoff")
     for url in urls:
         if url.startswith("file:"):
             f.read(
                 url[len("file:") :].lstrip("/").join(["/", ""]) if url.startswith("file:/") else url
             )
             continue
-        f.hosts.append(host_of(url))
+        for expanded in _curl_globs(url) if globbing else (url,):
+            f.hosts += url_hosts(expanded)
+    _curl_routes(f, options)
     for option in ("-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "--json"):
         for value in options.get(option, ()):
             _curl_data(f, value, urlencoded=option == "--data-urlencode")
@@ -267,6 +480,70 @@ def _curl(f: Facts) -> None:
         f.hide("curl reads options from a config file the policy cannot see")
 
 
+def _curl_routes(f: Facts, options: dict[str, list[str]]) -> None:
+    """Where curl connects besides the URL's host: `--resolve HOST:PORT:ADDR[,ADDR]`,
+    `--connect-to HOST:PORT:HOST2:PORT2`, and the proxies it goes through."""
+    for value in option_values(options, "--resolve"):
+        addresses = value.lstrip("+-").split(":", 2)[2:]
+        for address in addresses[0].split(",") if addresses else ():
+            f.hosts.append(address)
+    for value in option_values(options, "--connect-to"):
+        target = _host_port(value.split(":", 2)[2] if value.count(":") >= 2 else "")
+        if target:
+            f.hosts.append(target)
+    for value in option_values(
+        options,
+        "-x",
+        "--proxy",
+        "--preproxy",
+        "--socks4",
+        "--socks4a",
+        "--socks5",
+        "--socks5-hostname",
+        "--doh-url",
+    ):
+        f.hosts += url_hosts(value)
+
+
+def _host_port(text: str) -> str:
+    """The host of `HOST:PORT` or `[V6]:PORT`."""
+    if text.startswith("["):
+        return text.split("]", 1)[0] + "]"
+    return text.split(":", 1)[0]
+
+
+_CURL_GLOB = re.compile(r"\{([^{}]*)\}|\[([0-9]+)-([0-9]+)(?::([0-9]+))?\]|\[([a-z])-([a-z])\]")
+#: At most this many URLs are made of one curl glob (`http://10.0.0.[1-254]/`).
+_MAX_GLOB = 1024
+
+
+def _curl_globs(url: str) -> list[str]:
+    """The URLs a curl glob stands for: `{a,b}` lists and `[1-9]` / `[a-z]` ranges."""
+    if "{" not in url and "[" not in url:
+        return [url]
+    match = _CURL_GLOB.search(url)
+    if match is None:
+        return [url]
+    if match[1] is not None:
+        choices = match[1].split(",")
+    elif match[2] is not None:
+        step = int(match[4] or 1) or 1
+        low, high = int(match[2]), int(match[3])
+        choices = [
+            str(n).zfill(len(match[2]))
+            for n in range(low, min(high, low + _MAX_GLOB * step) + 1, step)
+        ]
+    else:
+        choices = [chr(c) for c in range(ord(match[5]), ord(match[6]) + 1)]
+    head, tail = url[: match.start()], url[match.end() :]
+    out: list[str] = []
+    for choice in choices[:_MAX_GLOB]:
+        out += _curl_globs(head + choice + tail)
+        if len(out) >= _MAX_GLOB:
+            return out[:_MAX_GLOB]
+    return out
+
+
 def _curl_data(f: Facts, value: str, *, urlencoded: bool) -> None:
     if urlencoded and "@" in value and not value.startswith("@"):
         value = value[value.index("@") :]
@@ -282,7 +559,7 @@ def _wget(f: Facts) -> None:
     f.network = True
     operands, options = split_options(f.cmd.args, _VALUE_OPTIONS["wget"])
     for url in operands:
-        f.hosts.append(host_of(url))
+        f.hosts += url_hosts(url)
     for value in option_values(options, "--post-file", "--body-file"):
         send(f, value)
     for value in option_values(options, "--post-data", "--body-data"):
@@ -323,9 +600,14 @@ def _netcat(f: Facts) -> None:
         for value in options.get(option, ()):
             f.hide(f"{f.cmd.name} {option} runs {value!r} on the connection")
             f.sends.append("-")
-    hosts = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+-\d+", o)]
-    f.hosts += hosts[:1]
-    if stdin_is_data(f) and not has_option(options, "-l", "--listen", "-z"):
+    listening = has_option(options, "-l", "--listen")
+    if listening:
+        # `nc -l [-p] PORT`, `nc -l ADDR PORT`: what it is given goes to whoever connects
+        hosts = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+-\d+", o)]
+        f.hosts += hosts[:1] or option_values(options, "-s", "--source")[:1]
+    else:
+        f.hosts += operands[:1]  # `nc 2852039166 80`: a number is a host too
+    if stdin_is_data(f) and not has_option(options, "-z"):
         f.sends.append("-")
 
 
@@ -352,7 +634,7 @@ def _socat(f: Facts) -> None:
             "SOCKS4A",
             "PROXY",
         ):
-            f.hosts.append(rest.split(":", 1)[0])
+            f.hosts.append(_host_port(rest))
         elif kind in ("FILE", "OPEN", "GOPEN", "CREATE", "CREAT"):
             path = rest.split(",", 1)[0]
             f.read(path)
@@ -368,7 +650,7 @@ def _socat(f: Facts) -> None:
 def _telnet_like(f: Facts) -> None:
     f.network = True
     operands, _ = split_options(f.cmd.args, words("-b -e -l -n -X -u -p -P -o"))
-    f.hosts += [o for o in operands if not o.isdigit()][:1]
+    f.hosts += operands[:1]  # `telnet 2852039166 80`: a number is a host too
     if stdin_is_data(f):
         f.sends.append("-")
     if f.cmd.name in ("sftp", "ftp", "lftp", "tftp", "smbclient"):
@@ -714,6 +996,13 @@ def _js_package(f: Facts) -> None:
                     f.hosts.append(host_of(package))
         for value in option_values(options, "--registry"):
             f.hosts.append(host_of(value))
+        runner = f.cmd.name in ("npx", "bunx", "pnpx")
+        package = operands[0] if runner and operands else ""
+        if not runner and sub in ("dlx", "exec", "x") and len(operands) > 1:
+            package = operands[1]
+        if package:
+            args = list(f.cmd.args)
+            node_server(f, package, args[args.index(package) + 1 :])
 
 
 def _cargo_like(f: Facts) -> None:
@@ -832,6 +1121,271 @@ def _docker(f: Facts) -> None:
             f.read(source)
 
 
+# -------------------------------------------------------------- listeners
+#
+# A listener gives whoever connects what it serves. One that runs a program for
+# each connection (a web terminal, telnetd, an SSH server, a notebook server without
+# a token) is a bind shell: the program is hidden code run over the network, refused
+# like a reverse shell. A file server reads everything below the directory it
+# serves, so serving the home, `/` or a place where keys are kept is a read of them;
+# serving the workspace (or its `dist/`) is everyday work, on every interface or not
+# (`python -m http.server` and `npx http-server` listen on all of them by default).
+
+
+def file_server(f: Facts, root: str | None, *, writable: bool = False) -> None:
+    """A server handing out the files below `root` (the cwd when None): all of them
+    are read, and with uploads or deletes allowed (`writable`) written too."""
+    f.network = True
+    f.read_tree(root if root else ".")
+    if writable:
+        f.write_tree(root if root else ".")
+
+
+def _served(
+    f: Facts,
+    args: Sequence[str],
+    takes: frozenset[str],
+    roots: tuple[str, ...] = (),
+    *,
+    default: str = ".",
+    writes: tuple[str, ...] = (),
+) -> None:
+    """A file server whose root is option `roots` or its first operand."""
+    operands, options = split_options(args, takes)
+    root = [*option_values(options, *roots), *operands[:1]]
+    file_server(f, root[-1] if root else default, writable=has_option(options, *writes))
+    for value in option_values(options, "--mount"):  # live-server --mount=/route:DIR
+        f.read_tree(value.split(":", 1)[-1])
+
+
+#: Node file servers run by name or through npx: their options that take a value.
+_NODE_SERVERS: dict[str, frozenset[str]] = {
+    "http-server": words(
+        "-p --port -a -e --ext -c -t --timeout -P --proxy --proxy-options --username "
+        "--password -C --cert -K --key --mimetypes --websocket"
+    ),
+    "serve": words("-l --listen -p -c --config --ssl-cert --ssl-key --ssl-pass"),
+    "live-server": words("--port --host --open --watch --ignore --entry-file --wait"),
+    "lite-server": words("-c --config --baseDir"),
+    "static-server": words("-p --port -i --index -f --follow-symlink -o --open"),
+    "ws": words("-p --port -d --directory --rewrite -r --spa --config-file"),
+    "local-web-server": words("-p --port -d --directory --rewrite -r --spa --config-file"),
+    "five-server": words("--port --host --open"),
+    "servor": frozenset(),
+    "node-static": words("-p --port -a -c --cache -H --headers"),
+}
+_NODE_ROOTS = {"ws": ("-d", "--directory"), "local-web-server": ("-d", "--directory")}
+
+
+def node_server(f: Facts, name: str, args: Sequence[str]) -> bool:
+    """`npx http-server DIR`, `npx serve DIR`, ...: True when `name` is a file server."""
+    takes = _NODE_SERVERS.get(name.rsplit("@", 1)[0] if not name.startswith("@") else name)
+    if takes is None:
+        return False
+    _served(f, args, takes, _NODE_ROOTS.get(name, ("--baseDir",)))
+    return True
+
+
+def _node_server(f: Facts) -> None:
+    node_server(f, f.cmd.name, f.cmd.args)
+
+
+def _caddy(f: Facts) -> None:
+    """`caddy file-server --root DIR` serves DIR (the cwd by default); `caddy run`,
+    `start` and `reverse-proxy` serve what a Caddyfile or the command says."""
+    operands, options = split_options(
+        f.cmd.args, words("-r --root -l --listen -d --domain -c --config -a --adapter")
+    )
+    f.subcommand = operands[0] if operands else ""
+    if f.subcommand == "file-server":
+        file_server(f, next(iter(option_values(options, "-r", "--root")[-1:]), None))
+    elif f.subcommand in ("run", "start", "reverse-proxy"):
+        f.network = True
+        f.read(*option_values(options, "-c", "--config"))
+
+
+#: Other file servers: {name: (options taking a value, root options, write options,
+#: default root)}; the root is else their first operand.
+_FILE_SERVERS: dict[str, tuple[frozenset[str], tuple[str, ...], tuple[str, ...], str]] = {
+    "darkhttpd": (words("--port --addr --maxconn --log --index --mimetypes --auth"), (), (), "."),
+    "miniserve": (
+        words(
+            "-p --port -i --interfaces -a --auth -c --color-scheme -t --title --header "
+            "--route-prefix --index --auth-file -q --qrcode"
+        ),
+        (),
+        ("-u", "--upload-files", "-U", "--mkdir", "--rm-files", "-R"),
+        ".",
+    ),
+    "updog": (words("-p --port --password"), ("-d", "--directory"), (), "."),
+    "dufs": (
+        words("-b --bind -p --port -a --auth --path-prefix --config --tls-cert --tls-key"),
+        (),
+        ("-A", "--allow-all", "--allow-upload", "--allow-delete"),
+        ".",
+    ),
+    "static-web-server": (
+        words("-p --port -a --host -w --config-file"),
+        ("-d", "--root"),
+        (),
+        "./public",
+    ),
+    "simple-http-server": (
+        words("-p --port -i --ip -t --threads -a --auth"),
+        (),
+        ("-u", "--upload"),
+        ".",
+    ),
+    "webfsd": (words("-p -i -f -n -N -c -t -a"), ("-r",), (), "."),
+    "goshs": (words("-p --port -i --ip -b --basic-auth"), ("-d", "--dir"), (), "."),
+    "gossa": (words("-p -h -prefix"), (), (), "."),
+    "ftpd": (words("-t -T -a"), (), ("-w",), "."),
+    "pyftpdlib": (
+        words("-i --interface -p --port -u --username -P --password"),
+        ("-d", "--directory"),
+        ("-w", "--write"),
+        ".",
+    ),
+    "uploadserver": (words("-b --bind --token --theme"), ("-d", "--directory"), (), "."),
+    "impacket-smbserver": (
+        words("-comment -username -password -hashes -ts -port -ip -interface-address"),
+        (),
+        (),
+        ".",
+    ),
+    "smbserver.py": (
+        words("-comment -username -password -hashes -ts -port -ip -interface-address"),
+        (),
+        (),
+        ".",
+    ),
+}
+
+
+def _file_server_program(f: Facts) -> None:
+    takes, roots, writes, default = _FILE_SERVERS[f.cmd.name]
+    if f.cmd.name in ("impacket-smbserver", "smbserver.py"):
+        # SHARENAME DIR, options spelt `-name value`: the share is writable
+        operands: list[str] = []
+        args = iter(f.cmd.args)
+        for arg in args:
+            if arg in takes:
+                next(args, None)
+            elif not arg.startswith("-"):
+                operands.append(arg)
+        file_server(f, operands[1] if len(operands) > 1 else None, writable=True)
+        return
+    _served(f, f.cmd.args, takes | frozenset(roots), roots, default=default, writes=writes)
+
+
+def python_server(f: Facts, module: str, args: Sequence[str]) -> bool:
+    """`python -m pyftpdlib -d DIR -w`, `python -m uploadserver`: True when `module`
+    serves files."""
+    if module not in ("pyftpdlib", "uploadserver"):
+        return False
+    takes, roots, writes, default = _FILE_SERVERS[module]
+    _, options = split_options(args, takes | frozenset(roots))
+    root = option_values(options, *roots)
+    writable = module == "uploadserver" or has_option(options, *writes)
+    file_server(f, root[-1] if root else default, writable=writable)
+    return True
+
+
+_RUBY_HTTPD = words(
+    "-p --port -b --bind-address --max-clients --temp-dir --request-timeout --http-version "
+    "--ssl-certificate --ssl-private-key"
+)
+
+
+def interpreter_server(f: Facts, language: str, args: Sequence[str]) -> bool:
+    """`php -S ADDR [-t DIR]` and `ruby -run -e httpd [DIR]` serve a directory (the cwd
+    by default): True when the interpreter is started as such a server."""
+    if language == "php" and any(a == "-S" or a.startswith("-S") for a in args):
+        _, options = split_options(args, words("-S -t -c -d -z"))
+        roots = option_values(options, "-t")
+        file_server(f, roots[-1] if roots else None)
+        return True
+    if language != "ruby" or "-run" not in args:
+        return False
+    for position, arg in enumerate(args):
+        code = args[position + 1] if arg == "-e" and position + 1 < len(args) else ""
+        code = arg[2:] if arg.startswith("-e") and len(arg) > 2 else code
+        if code.strip() == "httpd":
+            rest = args[position + (1 if arg != "-e" else 2) :]
+            operands, _ = split_options(rest, _RUBY_HTTPD)
+            file_server(f, operands[0] if operands else None)
+            return True
+    return False
+
+
+def _terminal_server(f: Facts) -> None:
+    """gotty, ttyd, websocketd: a program run for every connection, its terminal or
+    its standard input and output handed to whoever connects."""
+    f.network = True
+    operands, _ = split_options(
+        f.cmd.args,
+        words(
+            "-p --port -a --address -c --credential -i --interface -t --terminal-type "
+            "-I --index -b --base-path -P --ping-interval -m --max-clients -u --uid -g "
+            "--gid -w --cwd -T --title-format -H --auth-header -O -S --ssl-cert "
+            "--ssl-key --ssl-ca --title-format --config --loglevel --staticdir --cgidir "
+            "--devconsole --origin --sameorigin --header --header-ws --header-http "
+            "--maxforks --closems --reverselookup --dir --passenv --binary --ssl"
+        ),
+    )
+    program = " ".join(operands) or "a shell"
+    f.hide(f"{f.cmd.name} runs {program!r} for whoever connects (a bind shell)")
+
+
+def _login_server(f: Facts) -> None:
+    """telnetd, sshd, dropbear: a login (or the program given) for whoever connects.
+    `sshd -t` / `-T` only check and print the configuration."""
+    f.network = True
+    if f.cmd.name in ("sshd", "dropbear") and any(a in ("-t", "-T") for a in f.cmd.args):
+        f.network = False
+        return
+    _, options = split_options(f.cmd.args, words("-l -p -b -f -F -h -o -c -E -g -k -r -i -K -P -W"))
+    login = option_values(options, "-l") if "telnetd" in f.cmd.name else []
+    program = login[-1] if login else "a login shell"
+    f.hide(f"{f.cmd.name} hands {program!r} to whoever connects (a bind shell)")
+
+
+#: Notebook and IDE servers: they run code for whoever holds their token, so with
+#: the token (or the password) switched off they run it for whoever connects.
+_NO_TOKEN = re.compile(
+    r"^--(?:NotebookApp|ServerApp|IdentityProvider|LabApp|PasswordIdentityProvider)\."
+    r"(?:token|password)$"
+)
+
+
+def _notebook_server(f: Facts) -> None:
+    args = list(f.cmd.args)
+    operands, options = split_options(
+        args,
+        words(
+            "--ip --port --notebook-dir --ServerApp.root_dir --NotebookApp.notebook_dir "
+            "--auth --bind-addr --host --user-data-dir --extensions-dir --connection-token"
+        ),
+    )
+    if f.cmd.name == "jupyter":
+        f.subcommand = operands[0] if operands else ""
+        if f.subcommand not in ("notebook", "lab", "server", "nbclassic"):
+            return
+    f.network = True
+    no_auth = any(
+        _NO_TOKEN.match(name) and any(v.strip("'\"") == "" for v in values)
+        for name, values in options.items()
+    ) or has_option(options, "--without-connection-token", "--disable-token")
+    no_auth = no_auth or any(v == "none" for v in option_values(options, "--auth"))
+    if no_auth:
+        f.hide(f"{f.cmd.name} without a token runs code for whoever connects (a bind shell)")
+    roots = option_values(
+        options, "--notebook-dir", "--ServerApp.root_dir", "--NotebookApp.notebook_dir"
+    )
+    if roots:
+        file_server(f, roots[-1])
+
+
 _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_curl, "curl"),
     (_wget, "wget"),
@@ -850,6 +1404,15 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_js_package, "npm pnpm yarn npx pnpx bunx"),
     (_cargo_like, "cargo go gem"),
     (_docker, "docker podman nerdctl"),
+    (_node_server, " ".join(_NODE_SERVERS)),
+    (_caddy, "caddy"),
+    (_file_server_program, " ".join(n for n in _FILE_SERVERS if n not in ("pyftpdlib",))),
+    (_terminal_server, "gotty ttyd websocketd"),
+    (_login_server, "telnetd in.telnetd utelnetd sshd dropbear"),
+    (
+        _notebook_server,
+        "jupyter jupyter-notebook jupyter-lab jupyter-server code-server openvscode-server",
+    ),
 )
 #: The network programs this module knows, by name.
 HANDLERS: dict[str, Callable[[Facts], None]] = {

@@ -182,16 +182,20 @@ def cache_key(
     over `aliases`; None when they cannot be cached."""
     if env is None or any(raw is None for _, raw in files):
         return None
-    digest = hashlib.sha256(env + orjson.dumps(sorted(_table(aliases).items())))
+    digest = hashlib.sha256(env + orjson.dumps(_table(aliases), option=orjson.OPT_SORT_KEYS))
     for path, raw in files:
         assert raw is not None
         digest.update(b"\0" + os.fsencode(path) + b"\0" + hashlib.sha256(raw).digest())
     return digest.hexdigest()
 
 
-def _table(aliases: AliasTable) -> dict[str, str]:
-    # The table's own mapping: rebuilding it through AliasTable() gives an equal table.
-    return dict(aliases._to_canonical)
+def _table(aliases: AliasTable) -> dict[str, Any]:
+    # The table's own mapping and its glob spellings in the order they are tried
+    # (first match wins): rebuilding it from these gives an equal table.
+    return {
+        "names": dict(aliases._to_canonical),
+        "globs": [list(pair) for pair in aliases._globs],
+    }
 
 
 def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
@@ -199,22 +203,24 @@ def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
     default table by identity), else a new one."""
     if mapping == _table(given):
         return given
-    if not isinstance(mapping, dict):
+    if not isinstance(mapping, dict) or not isinstance(mapping.get("names"), dict):
         raise TypeError("alias table is not a mapping")
     spellings: dict[str, list[str]] = {}
-    for spelling, canonical in mapping.items():
+    for spelling, canonical in mapping["names"].items():
         if not isinstance(spelling, str) or not isinstance(canonical, str):
             raise TypeError("alias table holds a non-string")
         spellings.setdefault(canonical, [])
         if spelling != canonical:
             spellings[canonical].append(spelling)
-    table = AliasTable(spellings)
+    globs = mapping.get("globs")
+    if not isinstance(globs, list) or not all(
+        isinstance(g, list) and len(g) == 2 and all(isinstance(x, str) for x in g) for g in globs
+    ):
+        raise TypeError("alias globs are not a list of [pattern, tool] pairs")
+    table = AliasTable(spellings, dict(tuple(g) for g in globs))
     if _table(table) != mapping:
         raise ValueError("alias table does not rebuild to itself")
     return table
-
-
-# ------------------------------------------------------------------ who controls the inputs
 
 
 def user_controls_packs(

@@ -416,7 +416,7 @@ class _PostToolUse(_CommandHook):
         `updatedToolOutput` first, for any tool, though a built-in tool's must be an
         object in its own output shape (a string is refused there and the original kept);
         else `updatedMCPToolOutput`, for MCP tools only (on Bash it is ignored)."""
-        mcp = is_mcp(call.tool)
+        mcp = is_mcp(call.tool_raw or call.tool)
         value = specific.get("updatedToolOutput")
         if value is not None and not mcp and not isinstance(value, dict):
             log.warning(
