@@ -122,6 +122,29 @@ def within_folded(path: str, root: str, cwd: str = "") -> bool:
     return _inside(fold(mine), fold(theirs))
 
 
+def within_any_folded(path: str, roots: Sequence[str]) -> bool:
+    """`within_folded(path, r)` for some `r` of `roots`, in one call: a rule asks it of
+    every path a call writes against every protected root, and one call per pair
+    (each crossing from CEL into Python) cost more than the question."""
+    mine = normalize(path)
+    theirs = [normalize(root) for root in roots]
+    if any(_inside(mine, root) for root in theirs):
+        return True
+    folded = fold(mine)
+    return any(_inside(folded, fold(root)) for root in theirs)
+
+
+def holds_any_folded(path: str, roots: Sequence[str]) -> bool:
+    """Some `r` of `roots` is `path` or below it (folded): deleting or moving `path`
+    takes `r` with it."""
+    mine = normalize(path)
+    theirs = [normalize(root) for root in roots]
+    if any(_inside(root, mine) for root in theirs):
+        return True
+    folded = fold(mine)
+    return any(_inside(fold(root), folded) for root in theirs)
+
+
 # What file systems fold. macOS (APFS, HFS+): Unicode case folding and canonical
 # decomposition (NFD), not compatibility forms (fullwidth U+FF53 stays its own
 # letter); HFS+ also ignores the zero-width and direction marks below (git's

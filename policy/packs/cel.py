@@ -8,9 +8,11 @@
   runner gives wrong results under threads), no type checker.
 
 Both see the same variables (`VARIABLES_AT`) and the same custom functions
-(`glob`, `path.normalize`, `path.within`, `path.within_folded`, `path.resolve`,
+(`glob`, `path.normalize`, `path.within`, `path.within_folded`,
+`path.within_any_folded`, `path.holds_any_folded`, `path.resolve`,
 `path.contained`, `path.matches`, `path.names`, `path.inside`, `path.inside_folded`,
-`shell.commands`, `shell.has_substitution`, `shell.parse_error`, `regex.replace`).
+`shell.commands`, `shell.has_substitution`, `shell.parse_error`, `regex.replace`,
+`regex.matches`).
 `path.matches`, `path.names` and the `_folded` functions compare names as macOS and
 Windows do (case and Unicode normalisation folded): they are what denials ask;
 `path.within` and `path.inside` compare exactly, for allows and exemptions. Whatever engine
@@ -149,6 +151,18 @@ def fn_path_within(path: str, root: str) -> bool:
     return paths.within(path, root)
 
 
+def fn_path_within_any_folded(path: str, roots: list[str]) -> bool:
+    from policy.analysis import paths
+
+    return paths.within_any_folded(path, roots)
+
+
+def fn_path_holds_any_folded(path: str, roots: list[str]) -> bool:
+    from policy.analysis import paths
+
+    return paths.holds_any_folded(path, roots)
+
+
 def fn_path_within_folded(path: str, root: str) -> bool:
     # for denials: also within on a file system that folds case and normalisation
     from policy.analysis import paths
@@ -269,6 +283,14 @@ def fn_regex_replace(value: str, pattern: str, replacement: str) -> str:
     return _regex(pattern).sub(replacement, value)
 
 
+def fn_regex_matches(value: str, pattern: str) -> bool:
+    """CEL's `matches`, with the pattern compiled once per process. cel-expr-python
+    compiles a `matches` pattern on every call — literal or not — which for the long
+    alternations packs use (credential-printing commands, backup names of secrets)
+    costs more than the rest of the decision."""
+    return _regex(pattern).search(value) is not None
+
+
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -336,6 +358,20 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("path.normalize", ("string",), "string", fn_path_normalize, False),
     ("path.within", ("string", "string"), "bool", fn_path_within, False),
     ("path.within_folded", ("string", "string"), "bool", fn_path_within_folded, False),
+    (
+        "path.within_any_folded",
+        ("string", "list_of_strings"),
+        "bool",
+        fn_path_within_any_folded,
+        False,
+    ),
+    (
+        "path.holds_any_folded",
+        ("string", "list_of_strings"),
+        "bool",
+        fn_path_holds_any_folded,
+        False,
+    ),
     ("path.resolve", ("string",), "string", fn_path_resolve, False),
     ("path.contained", ("string", "string"), "bool", fn_path_contained, False),
     ("path.matches", ("string", "list_of_strings"), "bool", fn_path_matches, False),
@@ -348,6 +384,7 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
     ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
     ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace, False),
+    ("regex.matches", ("string", "string"), "bool", fn_regex_matches, False),
 )
 
 # cel-go's strings extension: native in cel-expr-python (ExtStrings, no Python

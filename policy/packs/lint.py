@@ -289,7 +289,7 @@ def _no_policy(loaded: Sequence[LoadedPack]) -> list[Diagnostic]:
 # -- regexes
 
 _REGEX_CALL = re.compile(
-    r"""(?P<call>\.matches|\bmatches|\bregex\.replace)\s*\(\s*(?:[^,()"']+,\s*)?"""
+    r"""(?P<call>\bregex\.matches|\.matches|\bmatches|\bregex\.replace)\s*\(\s*(?:[^,()"']+,\s*)?"""
     r"""(?P<raw>[rR]?)(?P<lit>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 )
 _RE2_UNSUPPORTED = re.compile(r"\(\?[=!]|\(\?<[=!]|\\[1-9]")
@@ -327,7 +327,7 @@ def _regexes(pack: LoadedPack) -> list[Diagnostic]:
                     re.compile(pattern)
                 except re.error as exc:
                     problem = f"regular expression {pattern!r} does not compile: {exc}"
-                if problem is None and match["call"] != "regex.replace":
+                if problem is None and not match["call"].startswith("regex."):
                     unsupported = _RE2_UNSUPPORTED.search(pattern)
                     if unsupported:
                         problem = (

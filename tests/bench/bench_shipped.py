@@ -60,7 +60,7 @@ TARGETED = [
 
 def commands(name: str, n: int) -> list[str]:
     lines = (CORPUS / name).read_text().splitlines()
-    found = [json.loads(line)["cmd"] for line in lines if '"cmd"' in line]
+    found = [entry["cmd"] for entry in map(json.loads, lines) if "cmd" in entry]
     return found[:n]
 
 
