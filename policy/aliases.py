@@ -43,7 +43,9 @@ BUILTIN_SPELLINGS: Mapping[str, tuple[str, ...]] = {
 #: act like: a shell command under `command`/`cmd`/`script` (or a program and its
 #: `args`) as `bash`, code under `code` as the interpreter its `language` names
 #: (Python by default, IPython's `!cmd` included), what `interact_with_process` types
-#: as Python and shell both, and asked about (policy.analysis.access). Names are
+#: as Python and shell both, and asked about, keys typed into a terminal
+#: (`send_keys`) as a shell line, notebook cells as Python, a CLI's `args` as that CLI's
+#: (policy.analysis.access reads the arguments by the shape of their names). Names are
 #: globs over the whole tool name; a spelling given exactly, and any alias of the
 #: settings or a pack, wins over these (`{mcp__x__run: mcp__x__run}` keeps a tool
 #: out). Checked against modelcontextprotocol/servers `src/filesystem`,
@@ -69,6 +71,25 @@ MCP_ALIASES: Mapping[str, str] = {
             "mcp__*__start_process",
             "mcp__*__interact_with_process",
             "mcp__*__run_script",
+            # keys typed into a terminal (tmux, iTerm, a terminal server's `send_keys`)
+            "mcp__*__send_keys",
+            "mcp__*__send-keys",
+            "mcp__*__sendKeys",
+            "mcp__*__send_text",
+            "mcp__*__send_input",
+            "mcp__*__send_command",
+            "mcp__*__write_to_terminal",
+            "mcp__*__type_in_terminal",
+            "mcp__*__terminal_write",
+            "mcp__*__terminal_input",
+            "mcp__*__terminal_send",
+            # a program named by the tool, its argument list under `args`/`argv`
+            "mcp__*__kubectl",
+            "mcp__*__helm",
+            "mcp__*__oc",
+            "mcp__*__docker",
+            "mcp__*__podman",
+            "mcp__*__terraform",
             # code
             "mcp__*__executeCode",
             "mcp__*__execute_code",
@@ -77,6 +98,25 @@ MCP_ALIASES: Mapping[str, str] = {
             "mcp__*__execute_python",
             "mcp__*__python",
             "mcp__*__eval",
+            "mcp__*__evaluate",
+            "mcp__*__run_*_code",
+            "mcp__*__execute_*_code",
+            "mcp__*__exec_*_code",
+            "mcp__*__eval_*_code",
+            "mcp__*__run_code_*",
+            "mcp__*__execute_code_*",
+            "mcp__*__run_python_*",
+            "mcp__*__run_javascript",
+            "mcp__*__run_js",
+            "mcp__*__run_node",
+            "mcp__*__execute_cell",
+            "mcp__*__execute_cells",
+            "mcp__*__run_cell",
+            "mcp__*__run_cells",
+            "mcp__*__execute_notebook_cell",
+            "mcp__*__run_notebook_cell",
+            "mcp__*__insert_execute_code_cell",
+            "mcp__*__append_execute_code_cell",
         ),
         "bash",
     ),

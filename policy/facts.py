@@ -180,7 +180,7 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     try:
         if workspace:
             workspace = locate(workspace, "/", home)
-        result = _access.of_call(call.tool, call.args, cwd, home)
+        result = _access.of_call(call.tool, call.args, cwd, home, tool_raw=call.tool_raw)
     except Exception as exc:  # a failed analysis refuses the call, never passes it
         failed = f"the analysis failed: {type(exc).__name__}: {exc}"
         raise AnalysisIncomplete(f"the call cannot be analysed: {failed}") from exc

@@ -386,3 +386,103 @@ EVERYDAY = [
 def test_everyday_look_alikes_are_not_flagged(planted: tuple[Ask, Home], command: str) -> None:
     ask, _ = planted
     assert not flagged(ask("Bash", command=command)), command
+
+
+# (f) The environment the hook runs from, changed by its own package managers, and the
+# stores it keeps its approvals in: a package installed into the hook's virtualenv runs
+# in every decision; one removed (`pyyaml`) makes every decision fail; the approval
+# store holds the calls' arguments verbatim.
+
+ENVIRONMENT_CHANGES = [
+    "{venv}/bin/pip install evilpkg",
+    "{venv}/bin/pip3 install -U pyyaml==5.1",
+    "{venv}/bin/pip3.11 install --force-reinstall --no-deps ./hookpolicy-fake",
+    "{venv}/bin/pip install -e /tmp/x",
+    "{venv}/bin/pip uninstall -y pyyaml",
+    "{venv}/bin/python -m pip install ./evilpkg",
+    "{venv}/bin/python3 -mpip install x",
+    "{venv}/bin/python -m ensurepip --upgrade",
+    "{venv}/bin/python setup.py develop",
+    "{venv}/bin/easy_install evil",
+    "sudo {venv}/bin/pip install x",
+    "cd {venv} && bin/pip install x",
+    "cd {venv}/bin && ./pip uninstall -y wcmatch",
+    "{prefix}/bin/pip3 install --user x",
+    "{prefix}/bin/python3.11 -m pip install x",
+    "VIRTUAL_ENV={venv} uv pip install x",
+    "env VIRTUAL_ENV={venv} uv pip uninstall pyyaml",
+    "export VIRTUAL_ENV={venv}; uv pip install x",
+    "uv pip install -p {venv} x",
+    "uv pip install --python={venv}/bin/python x",
+    "uv pip install --python {prefix}/bin/python3 --system x",
+    "source {venv}/bin/activate && pip install x",
+    ". {venv}/bin/activate; python -m pip uninstall -y pyyaml",
+    "pipx reinstall hookpolicy",
+    "uv tool upgrade hookpolicy",
+    "pyenv uninstall -f 3.11.9",
+    "pyenv global system && pyenv uninstall 3.11.9",
+    "pyenv install -f 3.11.9",
+    "asdf uninstall python 3.11.9",
+    "mise uninstall python@3.11.9",
+]
+
+
+@pytest.mark.parametrize("template", ENVIRONMENT_CHANGES)
+def test_changing_the_hooks_environment_is_refused(
+    planted: tuple[Ask, Home], template: str
+) -> None:
+    ask, home = planted
+    command = template.format(venv=home.venv, prefix=home.prefix)
+    answer = ask("Bash", command=command)
+    assert answer[0] == "deny", (command, answer)
+
+
+STORE_READS = [
+    ("Bash", {"command": "cat ~/.local/share/hookpolicy/state.db"}),
+    ("Bash", {"command": "strings ~/.local/share/hookpolicy/approvals.db"}),
+    ("Bash", {"command": "xxd ~/.local/share/hookpolicy/approvals.db-wal | head"}),
+    ("Bash", {"command": "cp ~/.local/share/hookpolicy/approvals.db /tmp/a.db"}),
+    ("Bash", {"command": "grep -a -r approve ~/.local/share/hookpolicy"}),
+    ("Bash", {"command": "base64 ~/.LOCAL/share/HookPolicy/approvals.db"}),
+    ("Bash", {"command": "tar czf /tmp/s.tgz ~/.local/share/hookpolicy"}),
+    ("Read", {"file_path": "{H}/.local/share/hookpolicy/approvals.db"}),
+    ("Grep", {"pattern": "approve", "path": "{H}/.local/share/hookpolicy"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), STORE_READS)
+def test_reading_the_approval_and_state_stores_is_refused(
+    planted: tuple[Ask, Home], tool: str, args: dict[str, str]
+) -> None:
+    ask, home = planted
+    filled = {k: v.replace("{H}", str(home.home)) for k, v in args.items()}
+    answer = ask(tool, **filled)
+    assert answer[0] == "deny", (tool, filled, answer)
+
+
+ENVIRONMENT_EVERYDAY = [
+    "pip install -r requirements.txt",
+    "pip install -e .",
+    "python3 -m pip install --upgrade pip",
+    ".venv/bin/pip install -r requirements.txt",
+    "uv pip install -p .venv requests",
+    "VIRTUAL_ENV=.venv uv pip install requests",
+    "source .venv/bin/activate && pip install pytest",
+    "{venv}/bin/pip list",
+    "{venv}/bin/pip show pyyaml",
+    "{venv}/bin/pip download x -d /tmp/wheels",
+    "{venv}/bin/python -m pytest -q",
+    "pyenv install 3.12.1",
+    "pyenv uninstall -f 3.10.4",
+    "pyenv global system",
+    "uv python install 3.12",
+    "mise uninstall python@3.10.4",
+    "policy approvals list",
+]
+
+
+@pytest.mark.parametrize("template", ENVIRONMENT_EVERYDAY)
+def test_other_environments_stay_unflagged(planted: tuple[Ask, Home], template: str) -> None:
+    ask, home = planted
+    command = template.format(venv=home.venv)
+    assert not flagged(ask("Bash", command=command)), command

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -86,6 +87,9 @@ class Access:
     parse_error: str = ""
     #: Paths whose names and metadata it shows, never contents (`ls`, `find`, Glob).
     lists: tuple[str, ...] = ()
+    #: Database statements an MCP tool runs that destroy data or reach the database
+    #: server's files or shell (`DROP`, `DELETE` without `WHERE`, `COPY ... PROGRAM`).
+    statements: tuple[str, ...] = ()
     #: Why the analysis gave up ("" when it did not): a cap it met, named, or an
     #: error it failed with (`effects.Line.limit`). The rest is then not what the call
     #: does, and a policy must refuse the call (`policy.facts` does).
@@ -100,6 +104,7 @@ class Access:
             "hosts": list(self.hosts),
             "sends": list(self.sends),
             "parse_error": self.parse_error,
+            "statements": list(self.statements),
         }
 
 
@@ -115,13 +120,20 @@ def shell_start(args: Mapping[str, Any], cwd: str, home: str) -> str:
 
 
 def of_call(
-    tool: str, args: Mapping[str, Any], cwd: str, home: str, *, disk: bool = True
+    tool: str,
+    args: Mapping[str, Any],
+    cwd: str,
+    home: str,
+    *,
+    disk: bool = True,
+    tool_raw: str = "",
 ) -> Access:
     """The access of one call of canonical tool `tool` made from `cwd` (with `disk`:
-    globs expanded and links resolved as of now)."""
+    globs expanded and links resolved as of now). `tool_raw`, the host's own name of
+    the tool, names the CLI an MCP tool runs (`mcp__kubernetes__kubectl`)."""
     base = cwd if cwd.startswith("/") else ""
     if tool in SHELL_TOOLS:
-        command = _command_line(args)
+        command = _command_line(args, tool_raw)
         if isinstance(command, str):
             start = shell_start(args, base, home)
             line = effects.analyze(command, start, home, disk=disk)
@@ -178,7 +190,50 @@ def of_call(
     hosts = network.canonical_hosts(hosts)
     if tool in _LISTERS:
         return Access((), (), w, d, _unique(hosts), (), lists=r)
-    return Access((), r, w, d, _unique(hosts), ())
+    found = Access((), r, w, d, _unique(hosts), (), statements=_statements(tool, args))
+    if tool.startswith("mcp__"):
+        return _with_named_code(found, tool, args, cwd, home, disk)
+    return found
+
+
+def _with_named_code(
+    found: Access, tool: str, args: Mapping[str, Any], cwd: str, home: str, disk: bool
+) -> Access:
+    """`found` with what an MCP tool no alias names runs, when an argument's name says
+    it is a command line or code (`{"cmd": ...}`, `{"python_code": ...}`): the same
+    facts a shell tool gets, so the rules that judge any tool's reads, writes, deletes
+    and hosts judge them (the exfiltration pack asks about the call itself)."""
+    line = _unaliased_line(args, tool)
+    if not line:
+        return found
+    shell = of_call("bash", {"command": line}, cwd, home, disk=disk, tool_raw=tool)
+    if shell.limit:
+        return shell
+    return Access(
+        shell.commands,
+        _unique((*found.reads, *shell.reads)),
+        _unique((*found.writes, *shell.writes)),
+        _unique((*found.deletes, *shell.deletes)),
+        _unique((*found.hosts, *shell.hosts)),
+        shell.sends,
+        lists=shell.lists,
+        statements=found.statements,
+    )
+
+
+def _unaliased_line(args: Mapping[str, Any], tool: str) -> str:
+    """The command line or code an argument named like one holds (not keys or text:
+    an unknown tool's `text` is a message, not typing)."""
+    for key, value in args.items():
+        if _LINE_KEY.match(str(key)) and (words := _words(value)):
+            return words
+    code, language = _shaped_code(args, _text(args, *_LANGUAGE_KEYS).lower())
+    if code:
+        return _code_line(code, language)
+    argv = next((v for k in ("argv",) if isinstance(v := args.get(k), list | tuple) and v), None)
+    if argv is not None and all(isinstance(v, str) for v in argv):
+        return _argv_line(list(argv), tool)
+    return ""
 
 
 #: The file tools: each path argument they are given must name a file.
@@ -324,7 +379,87 @@ def _tool_paths(
         # a tool we do not know: whatever it names may be read or written
         reads += found
         writes += [p for p in found if tool not in _READERS]
+        # and a page it opens (a browser's `navigate {url}`) is fetched, or read
+        for key in _URL_KEYS:
+            value = args.get(key)
+            if isinstance(value, str) and value.strip():
+                hosts += network.url_hosts(value.strip())
+                if _FILE_URL.match(value):
+                    reads.append(_file_url_path(value))
     return reads, writes, deletes, hosts
+
+
+#: Arguments of a tool we do not know that hold a URL it opens.
+_URL_KEYS = ("url", "uri", "href", "link", "page_url", "pageUrl", "target_url", "targetUrl")
+_FILE_URL = re.compile(r"^\s*file:", re.IGNORECASE)
+
+
+def _file_url_path(url: str) -> str:
+    """The file a `file:` URL names (`file:///h/.ssh/id_rsa`, `file://localhost/x`,
+    `file:/x`, percent-encoded), as a browser opens it."""
+    rest = _FILE_URL.sub("", url.strip(), count=1).split("#", 1)[0].split("?", 1)[0]
+    if rest.startswith("//"):
+        rest = "/" + rest[2:].partition("/")[2]
+    return urllib.parse.unquote(rest) or "/"
+
+
+# -------------------------------------------------------------- database statements
+#
+# An MCP database tool (`query {sql}`, `execute_sql {query}`) runs what it is given
+# on a server the call does not show. Statements that destroy data (DROP, TRUNCATE,
+# DELETE or UPDATE without WHERE, ALTER ... DROP) or reach the server's files and
+# shell (`COPY ... PROGRAM`, `pg_read_file`, `LOAD_FILE`, `INTO OUTFILE`,
+# `xp_cmdshell`) are the facts `statements` holds; the exfiltration pack asks.
+
+_SQL_KEY = re.compile(r"(?i)^(?:sql|query|queries|statements?|sql_?query|sql_?statements?|stmt)$")
+#: Tools whose `query` is a search, not a statement.
+_SEARCH_TOOL = re.compile(r"(?i)search|find|lookup|web|brave|google|docs|grep|browse|tavily|exa")
+_SQL_STATEMENT = re.compile(
+    r"(?i)^\s*(?:select|insert|update|delete|drop|truncate|alter|create|copy|with|grant|revoke"
+    r"|load|attach|pragma|exec|execute|call|merge|replace|do|vacuum|rename)\b"
+)
+_SQL_NOISE = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|#[^\n]*", re.DOTALL)
+_SQL_DANGER = re.compile(
+    r"""(?ix)
+    ^\s*(?:drop|truncate)\b
+    |^\s*alter\b.*\bdrop\b
+    |^\s*(?:delete|update)\b(?!.*\bwhere\b)
+    |\bprogram\b|\bpg_(?:read_file|read_binary_file|ls_dir|stat_file|file_write)\b
+    |\blo_(?:import|export)\b|\bload_file\b|\binto\s+(?:out|dump)file\b
+    |\bload\s+data\b|\bxp_cmdshell\b|\bopenrowset\b|\bbulk\s+insert\b
+    |\bload_extension\b|^\s*attach\b|\bsp_oacreate\b|\bdblink\w*\s*\(
+    """
+)
+
+
+def _statements(tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    """The destructive or server-reaching statements an MCP tool's SQL arguments hold."""
+    if not tool.startswith("mcp__") and tool not in SHELL_TOOLS:
+        return ()
+    found: list[str] = []
+    for key, value in args.items():
+        if not _SQL_KEY.match(str(key)):
+            continue
+        if str(key).lower() in ("query", "queries") and _SEARCH_TOOL.search(tool):
+            continue
+        texts = (value,) if isinstance(value, str) else value
+        if not isinstance(texts, list | tuple):
+            continue
+        for text in texts[:64]:
+            if isinstance(text, str):
+                found += _dangerous_sql(text)
+    return tuple(found)
+
+
+def _dangerous_sql(text: str) -> list[str]:
+    if not _SQL_STATEMENT.match(_SQL_NOISE.sub(" ", text[:65536])):
+        return []
+    bare = _SQL_NOISE.sub(" ", text[:65536])
+    return [
+        " ".join(part.split())[:200]
+        for part in bare.split(";")
+        if part.strip() and _SQL_DANGER.search(part)
+    ]
 
 
 #: A path argument that is a URL: the tool fetches it.
@@ -356,12 +491,51 @@ _IPYTHON_MAGIC = re.compile(r"^\s*%(pip|conda|run)\s+(.*)$", re.MULTILINE)
 _UNREAD = 'eval "$CODE"'
 
 
-def _command_line(args: Mapping[str, Any]) -> str | None:
+#: MCP argument names by shape (servers name them freely): a shell line
+#: (`command`, `shell_cmd`, `command_line`, `bash_script`), code (`code`, `cell`,
+#: `python_code`, `js_code`, `code_python`, `snippet`, `expression`), keys typed into a
+#: terminal (`keys`, `text`, `keystrokes`), an argument vector (`argv`, `args`).
+_LINE_KEY = re.compile(
+    r"(?i)^(?:(?:shell|bash|sh|zsh|run|exec|execute|raw|user|input|full|terminal|system)_)?"
+    r"(?:command|cmd|cmdline|commandline|script)(?:_?(?:line|string|text|str))?s?$"
+)
+_LANGUAGES = (
+    r"python3?|py|js|javascript|node|ts|typescript|ruby|rb|perl|php|lua|r|julia|bash|sh"
+    r"|shell|zsh|powershell|pwsh"
+)
+_CODE_KEY = re.compile(
+    rf"(?i)^(?:(?P<pre>{_LANGUAGES}|source|cell|run|exec|execute|eval|raw|user|input|kernel"
+    r"|notebook)_)?(?:code|cell|cell_source|snippet|expression|expr|source_code)"
+    rf"(?:_(?P<post>{_LANGUAGES}))?$"
+)
+_TYPED_KEYS = ("keys", "text", "keystrokes", "chars", "characters", "key_sequence", "literal")
+#: tmux's and terminal servers' names of the keys that end a line, or type nothing
+#: the shell analysis reads (`C-c`, `Escape`).
+_KEY_NAME = re.compile(
+    r"(?i)^(?:enter|return|kpenter|c-m|c-j|\{enter\}|<enter>|<cr>|<return>|\\n|\\r)$"
+)
+_OTHER_KEY = re.compile(
+    r"^(?:[CMS]-\S|Escape|Esc|Tab|BTab|BSpace|Up|Down|Left|Right|Home|End|PageUp|PageDown"
+    r"|PgUp|PgDn|NPage|PPage|F\d{1,2}|IC|DC|Space)$"
+)
+#: The CLI a tool named after it runs (`mcp__kubernetes__kubectl {"args": [...]}`).
+_CLI_TOOL = re.compile(
+    r"^mcp__.+?__(kubectl|helm|oc|docker|podman|nerdctl|terraform|git|gh|aws|gcloud|az)$"
+)
+#: A shell's `-c` (as `-c`, `-lc`, `-ec`): the next word is its script.
+_SHELL_C = re.compile(r"^-[a-z]*c[a-z]*$")
+
+
+def _command_line(args: Mapping[str, Any], tool_raw: str = "") -> str | None:
     """The shell line a tool judged as `bash` runs (None: it names none)."""
     command = args.get("command")
     if isinstance(command, str) and not _NOT_PLAIN.intersection(args):
         return command
     line = next((w for k in (*_COMMAND_KEYS, *_PROGRAM_KEYS) if (w := _words(args.get(k)))), "")
+    if not line:
+        line = next(
+            (w for k, v in args.items() if _LINE_KEY.match(str(k)) and (w := _words(v))), ""
+        )
     if line:
         for key in _ARGV_KEYS:
             value = args.get(key)
@@ -372,14 +546,77 @@ def _command_line(args: Mapping[str, Any]) -> str | None:
         shell = _text(args, "shell")
         return f"{shlex.quote(shell)} -c {shlex.quote(line)}" if shell else line
     code = _text(args, *_CODE_KEYS)
+    language = _text(args, *_LANGUAGE_KEYS).lower()
+    if not code:
+        code, language = _shaped_code(args, language)
     if code:
-        return _code_line(code, _text(args, *_LANGUAGE_KEYS).lower())
+        return _code_line(code, language)
     typed = _text(args, "input")
     if typed:
         # typed into a running process (`interact_with_process`): a shell or a REPL
         shell_too = [typed] if not effects.analyze(typed, "", "", disk=False).parse_error else []
         return "\n".join((_code_line(typed, "python"), *shell_too, _UNREAD))
+    keys = next((t for k in _TYPED_KEYS if (t := _typed(args.get(k)))), "")
+    if keys:
+        # typed into a terminal (`send_keys`): its shell, or what runs in it
+        if effects.analyze(keys, "", "", disk=False).parse_error:
+            return "\n".join((_code_line(keys, "python"), _UNREAD))
+        return "\n".join((keys, _code_line(keys, "python")))
+    argv = next(
+        (list(v) for k in _ARGV_KEYS if isinstance(v := args.get(k), list | tuple) and v), None
+    )
+    if argv is not None and all(isinstance(v, str) for v in argv):
+        return _argv_line(argv, tool_raw)
     return None
+
+
+def _shaped_code(args: Mapping[str, Any], language: str) -> tuple[str, str]:
+    """Code under an argument named like code (`cell`, `python_code`, `code_js`), and
+    its language: the one the call names, else the one the argument's name names."""
+    for key, value in args.items():
+        match = _CODE_KEY.match(str(key))
+        if match and isinstance(value, str) and value:
+            named = (match["pre"] or match["post"] or "").lower()
+            named = {"py": "python", "rb": "ruby"}.get(named, named)
+            if named not in _RUNNERS and named not in _SHELL_LANGUAGES:
+                named = ""  # `source_code`, `cell_source`, `run_code`: the default
+            return value, language or named
+    return "", language
+
+
+def _typed(value: Any) -> str:
+    """Keys typed into a terminal as the text they make: tmux's `Enter`/`C-m` end a
+    line, other named keys (`C-c`, `Escape`) type nothing; a list is typed in order
+    (tmux joins its arguments without spaces), a string's last word may name a key."""
+    if isinstance(value, str):
+        words = value.replace("\r", "\n").split(" ")
+        end = ""
+        while len(words) > 1 and (
+            _KEY_NAME.match(words[-1].strip()) or _OTHER_KEY.match(words[-1])
+        ):
+            end = "\n" if _KEY_NAME.match(words.pop().strip()) else end
+        return " ".join(words) + end
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return "".join(
+            "\n" if _KEY_NAME.match(v) else "" if _OTHER_KEY.match(v) else v for v in value
+        )
+    return ""
+
+
+def _argv_line(argv: list[str], tool_raw: str) -> str:
+    """The line an argument vector with no program beside it runs: a shell's when it
+    starts with `-c`, the CLI's the tool is named after, else its first word's. A first
+    word no table knows (a CLI's own arguments, `["delete", "ns", "prod"]`) may be for
+    any program: it is asked about."""
+    if _SHELL_C.match(argv[0]):
+        return "sh " + shlex.join(argv)
+    cli = _CLI_TOOL.match(tool_raw)
+    if cli and argv[0] != cli[1]:
+        return shlex.join([cli[1], *argv])
+    first = argv[0].rsplit("/", 1)[-1]
+    if programs.handler_for(first) is not None or programs.language_of(first):
+        return shlex.join(argv)
+    return "\n".join((shlex.join(argv), _UNREAD))
 
 
 def _may_connect(c: effects.Command) -> bool:

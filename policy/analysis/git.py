@@ -214,8 +214,19 @@ def _git(f: Facts) -> None:
         f.reads.append(locate("~/.git-credentials", base, f.home))
     elif sub == "hook" and operands[:1] == ["run"]:
         pass
+    elif sub == "merge-file":
+        _merge_file(f, sub_args, base)
+    elif sub == "unpack-file":
+        f.write(".merge_file_??????", base=base)  # the blob's contents, in a file here
     if sub in _PRINTS_FILES:
         _read_objects(f, sub, sub_args, base)
+    dump = _dumps_repository(sub, sub_args, operands, options, f.cmd.stdin)
+    if not dump and sub == "archive" and _archive_printed(f, sub_args):
+        dump = "every-file"
+    if dump:
+        f.reads.append(REPOSITORY_DUMP + dump)
+    if sub == "cat-file" and f.cmd.stdin is not None and _batch_reads(sub_args) is not None:
+        batch_input(f, f.cmd.stdin)  # `git cat-file --batch <<< 'HEAD:.env'`
     elif (
         sub == "remote"
         and (has_option(options, "-v", "--verbose") or operands[:1] in (["get-url"], ["show"]))
@@ -1019,7 +1030,7 @@ def _runs_program(setting: _Setting, strict: bool, subcommand: str) -> bool:
 #: Subcommands that print the contents of the files their operands name.
 _PRINTS_FILES = frozenset(
     "show log whatchanged diff diff-tree diff-index diff-files format-patch range-diff "
-    "reflog blame annotate archive grep cat-file difftool".split()
+    "reflog blame annotate archive grep cat-file difftool unpack-file".split()
 )
 #: A revision that is certainly a commit (`HEAD`, `HEAD~3`, `@{u}`): what it prints
 #: is a commit's message and diff, not a file named elsewhere.
@@ -1106,7 +1117,7 @@ def _object_reads(
     if sub == "grep":
         if not option_values(options, "-e", "--regexp", "-f", "--file") and before:
             before = before[1:]  # the pattern
-    elif sub == "cat-file":
+    elif sub in ("cat-file", "unpack-file"):
         if before and before[0] in ("blob", "tree", "commit", "tag"):
             before = before[1:]
         if has_option(options, "-t", "-s", "-e", "--batch-check"):
@@ -1121,7 +1132,7 @@ def _object_reads(
         spec = _pathspec(word)
         if spec is not None:
             named.append(spec)  # (or a revision: a path of that name is read if not)
-        if (sub in ("show", "cat-file") and not _COMMITTISH.match(word)) or (
+        if (sub in ("show", "cat-file", "unpack-file") and not _COMMITTISH.match(word)) or (
             sub in ("diff", "diff-tree") and _HASH.match(word)
         ):
             unknown.append(word)  # a hash or a name: a blob, as far as this line says
@@ -1152,6 +1163,266 @@ def _read_objects(f: Facts, sub: str, sub_args: list[str], base: str | None) -> 
             # a search for what secrets look like prints them, from any file
             f.read("**/.env", base=base)
         f.read(*option_values(options, "-f", "--file"), base=base)
+
+
+# ------------------------------------------------------------------ history and dumps
+#
+# `git log -p`, `git show`, `git diff` print the contents of whichever files the
+# commits changed: a `.env` committed once is printed with the rest. Unless its
+# pathspecs keep it to source files (`-- '*.py'`, `src/app.py`), such a command may
+# print a secret file, like a recursive `grep` with no include filter, and gets no
+# explicit allow (`prints_contents`). Some commands go further and hand out every
+# object or all of the history (`cat-file --batch-all-objects`, `fast-export`,
+# `bundle create`, a diff from the empty tree): a read of the whole repository,
+# `REPOSITORY_DUMP`, that rules/git.yaml asks a person about.
+
+#: How a read of the whole repository's objects or history is spelt (`?/...`: no
+#: place in the workspace, so nothing that reads it is allowed by `allow-readonly`).
+REPOSITORY_DUMP = UNKNOWN + "/git-repository/"
+
+#: The empty tree (SHA-1 and SHA-256): a diff from it prints every file of the other side.
+_EMPTY_TREES = (
+    "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+)
+#: Options after which `git diff`/`show` print names, counts or nothing, not patches.
+_NO_PATCH = frozenset(
+    "--stat --numstat --shortstat --name-only --name-status --summary --dirstat "
+    "--dirstat-by-file --cumulative --raw -s --no-patch --quiet --compact-summary".split()
+)
+#: Options that make `git log`/`whatchanged` print patches.
+_PATCH = frozenset(
+    "-p -u --patch --patch-with-stat --patch-with-raw --cc -c --dd -m --remerge-diff "
+    "--word-diff --color-words --binary -W --function-context --diff-merges".split()
+)
+#: `git grep` options after which it prints names or counts, not lines.
+_GREP_NAMES = frozenset(
+    "-l --files-with-matches --name-only -L --files-without-match -c --count -q --quiet".split()
+)
+#: Commands that print file contents when no pathspec narrows them.
+_CONTENT_PRINTERS = frozenset("log whatchanged show diff grep status".split())
+
+
+def prints_contents(args: Sequence[str]) -> bool:
+    """`git ARGS` may print the contents of files nobody named (a commit's patch, the
+    work tree's changes, lines `git grep` found): it is not proven read-only in the
+    sense of `allow-readonly`, which promises nothing that may be a secret is printed."""
+    sub, sub_args = _subcommand(args)
+    if sub not in _CONTENT_PRINTERS:
+        return False
+    operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS.get(sub, frozenset()))
+    if not _prints_patches(sub, sub_args, operands, options):
+        return False
+    return not _narrowed(sub, sub_args, operands, options)
+
+
+def _option_names(sub_args: Sequence[str]) -> set[str]:
+    names: set[str] = set()
+    for arg in sub_args:
+        if arg == "--":
+            break
+        if arg.startswith("-"):
+            names.add(arg.split("=", 1)[0])
+    return names
+
+
+def _prints_patches(
+    sub: str, sub_args: Sequence[str], operands: list[str], options: dict[str, list[str]]
+) -> bool:
+    names = _option_names(sub_args)
+    asked_patch = bool(names & _PATCH) or any(
+        re.fullmatch(r"-U\d*|--unified|-L.*|--word-diff-regex", n) for n in names
+    )
+    if sub == "status":
+        return bool(names & {"-v", "-vv", "--verbose"})
+    if sub == "grep":
+        return not names & _GREP_NAMES
+    if sub in ("log", "whatchanged"):
+        return asked_patch
+    if sub == "show":
+        before = operands[: operands.index("--")] if "--" in operands else operands
+        if before and all(_object_path(w) is not None for w in before):
+            return False  # blobs and trees named by path: judged by those paths
+    # diff, and show of a commit: a patch unless another format replaced it
+    return asked_patch or not names & _NO_PATCH
+
+
+def _narrowed(
+    sub: str, sub_args: Sequence[str], operands: list[str], options: dict[str, list[str]]
+) -> bool:
+    """Every pathspec keeps it to source and documentation files (`src/app.py`,
+    `-- '*.py'`, `:(glob)src/**/*.ts`), so no secret file's name can be among those it
+    prints; with no pathspec, or one naming a directory or any other file, it is not."""
+    if "--" in sub_args:
+        specs = sub_args[sub_args.index("--") + 1 :]
+    else:
+        if sub == "grep" and not option_values(options, "-e", "--regexp", "-f", "--file"):
+            operands = operands[1:]  # the pattern
+        # a word that is not plainly a revision may be a path (`docs/`, `main`)
+        specs = [w for w in operands if not _revision_shaped(w)]
+    if not specs:
+        return False
+    for spec in specs:
+        found = _pathspec(spec)
+        if found is None:
+            continue  # an exclusion narrows further
+        if not readonly._source_glob(found[0]):
+            return False
+    return True
+
+
+def _revision_shaped(word: str) -> bool:
+    """A word that names a revision and not a path: `HEAD~2`, `main..feature`,
+    `@{u}`, a hash. (A branch may still be named like a file, `app.py`: such a word
+    is read as the path it looks like, a residual risk docs/security.md names.)"""
+    return (
+        bool(_COMMITTISH.match(word))
+        or ".." in word
+        or bool(_HASH.match(word))
+        or bool(re.search(r"[~^]|@\{", word))
+    )
+
+
+def _dumps_repository(
+    sub: str,
+    sub_args: Sequence[str],
+    operands: list[str],
+    options: dict[str, list[str]],
+    stdin: str | None,
+) -> str:
+    """What of the whole repository a command hands out ("" when nothing): every
+    object (`cat-file --batch-all-objects`, `fast-export`, `bundle create`), the objects
+    its input names when that input is not known (`... | git cat-file --batch`), or
+    every file of a tree (a diff from the empty tree, `format-patch --root`, an
+    uncompressed `git archive` to the terminal)."""
+    names = _option_names(sub_args)
+    if sub == "cat-file":
+        batch = _batch_reads(sub_args)
+        if batch is None:
+            return ""
+        if "--batch-all-objects" in names:
+            return "every-object"
+        return "" if stdin is not None else "objects-named-on-input"
+    if sub == "fast-export" and "--no-data" not in names and "--" not in sub_args:
+        return "every-object"
+    if sub == "bundle" and operands[:1] == ["create"]:
+        return "every-object"
+    if sub == "format-patch" and "--root" in names and "--" not in sub_args:
+        return "all-history"
+    if sub in ("diff", "diff-tree", "log", "show", "whatchanged", "format-patch"):
+        parts = [p.lower() for w in operands for p in re.split(r"\.\.\.?", w) if len(p) >= 7]
+        empty = any(t.startswith(p) for p in parts for t in _EMPTY_TREES)
+        if empty and "--" not in sub_args:
+            return "every-file"
+    return ""
+
+
+def _archive_printed(f: Facts, sub_args: Sequence[str]) -> bool:
+    """`git archive HEAD` on its own prints a tar stream, every file of the tree in
+    plain text (a zip or a tar.gz is compressed; `-o`, a redirect or a pathspec keep it
+    from the terminal or narrow it; what a pipe does with it is `pipeline`'s)."""
+    operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS["archive"])
+    if option_values(options, "-o", "--output") or len(operands) > 1 or "--" in sub_args:
+        return False
+    if f.cmd.pipe[0] or any(r.startswith((">", "1>", "&>")) for r in f.cmd.redirects):
+        return False
+    formats = option_values(options, "--format")
+    return (not formats or formats[-1] == "tar") and not has_option(options, "--remote")
+
+
+def _batch_reads(sub_args: Sequence[str]) -> bool | None:
+    """For `git cat-file`: None when it prints no contents from its input; True for
+    `--batch` / `--batch-command` (which print each object named on the input)."""
+    names = _option_names(sub_args)
+    if any(n in ("--batch", "--batch-command") for n in names):
+        return True
+    return None
+
+
+def batch_input(f: Facts, text: str | None) -> None:
+    """`git cat-file --batch` fed `text` (None: not known): each line names an object,
+    read like `git show LINE` — `HEAD:.env` is a read of `.env`; an unknown input is
+    the objects anyone may name, asked about (`REPOSITORY_DUMP`)."""
+    if _batch_reads(_subcommand(f.cmd.args)[1]) is None:
+        return
+    marker = REPOSITORY_DUMP + "objects-named-on-input"
+    if text is None:
+        if marker not in f.reads and (REPOSITORY_DUMP + "every-object") not in f.reads:
+            f.reads.append(marker)
+        return
+    f.reads = [r for r in f.reads if r != marker]
+    for line in text.splitlines()[:_MAX_BATCH_LINES]:
+        words_ = line.split()
+        if words_[:1] in (["contents"], ["info"], ["flush"]):
+            if words_[0] != "contents":
+                continue
+            words_ = words_[1:]
+        if not words_:
+            continue
+        name = words_[0]
+        found = _object_path(name)
+        if found is not None:
+            f.read(*_pathspec_reads(found[0]), base=f.cwd)
+        elif not _COMMITTISH.match(name):
+            f.reads.append(UNKNOWN + "/git-object/" + name)
+    if len(text.splitlines()) > _MAX_BATCH_LINES:
+        f.reads.append(marker)
+
+
+_MAX_BATCH_LINES = 256  # object names read from a literal input
+
+
+#: Programs an archive stream may be piped to without its files being printed: they
+#: extract to disk (judged as writes), compress or checksum it.
+_ARCHIVE_SINKS = frozenset(
+    "tar bsdtar gzip pigz bzip2 xz zstd lz4 wc sha256sum sha1sum sha512sum md5sum "
+    "shasum b2sum cksum".split()
+)
+
+
+def pipeline(stages: Sequence[Facts]) -> None:
+    """What a pipeline makes of a git stage's output: `git archive HEAD | funzip`
+    prints every file of the tree, `git archive HEAD | tar -x -C build` writes them."""
+    for at, stage in enumerate(stages[:-1]):
+        if stage.cmd.name != "git" or any(
+            r.startswith((">", "1>", "&>")) for r in stage.cmd.redirects
+        ):
+            continue
+        sub, sub_args = _subcommand(stage.cmd.args)
+        if sub != "archive":
+            continue
+        operands, options = split_options(sub_args, _GIT_VALUE_OPTIONS["archive"])
+        if option_values(options, "-o", "--output") or len(operands) > 1 or "--" in sub_args:
+            continue
+        consumer = stages[at + 1].cmd
+        if consumer.name in _ARCHIVE_SINKS and not _to_stdout(consumer.args):
+            continue
+        marker = REPOSITORY_DUMP + "every-file"
+        if marker not in stage.reads:
+            stage.reads.append(marker)
+
+
+def _to_stdout(args: Sequence[str]) -> bool:
+    """tar's `-O` / `--to-stdout` / `--to-command` (also in a cluster, `-xOf`, or
+    the old style's first word, `xOf`): what it extracts is printed or run."""
+    for position, arg in enumerate(args):
+        if arg in ("--to-stdout",) or arg.startswith("--to-command"):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and "O" in arg:
+            return True
+        if position == 0 and arg.isalpha() and "O" in arg:
+            return True
+    return False
+
+
+def _merge_file(f: Facts, sub_args: list[str], base: str | None) -> None:
+    """`git merge-file [-p] CURRENT BASE OTHER` reads all three files (and prints the
+    merge with `-p`, else writes it into CURRENT): `-p .env /dev/null /dev/null`
+    prints `.env`."""
+    operands, options = split_options(sub_args, words("-L --marker-size --diff-algorithm"))
+    f.read(*operands, base=base)
+    if operands and not has_option(options, "-p", "--stdout"):
+        f.write(operands[0], base=base)
 
 
 def on_disk(
@@ -1186,6 +1457,30 @@ def on_disk(
         if untracked and operands[:1] in ([], ["push"], ["save"]):
             deletes += _untracked(repository, ignored_too=everything)
     return reads, deletes
+
+
+def init_reason(args: Sequence[str], cwd: str) -> str:
+    """A reason when `git init` would make a repository of a directory that already
+    holds a config running a program: git keeps a config it finds (a Write of
+    `evilgd/config` first, then `git init --bare evilgd`), so the new repository runs
+    what was planted on every later `git status`. "" otherwise."""
+    sub, sub_args = _subcommand(args)
+    if sub != "init" or not cwd.startswith("/"):
+        return ""
+    operands, options = split_options(sub_args, words("--template --separate-git-dir -b "
+                                                      "--initial-branch --object-format "
+                                                      "--ref-format --shared"))
+    target = posixpath.normpath(posixpath.join(cwd, operands[0])) if operands else cwd
+    config = target + ("/config" if has_option(options, "--bare") else "/.git/config")
+    settings, why = _settings_of(config)
+    if why:
+        return why
+    for setting in settings:
+        if _runs_program(setting, True, "") or (
+            setting.section in ("include", "includeif") and setting.key == "path"
+        ):
+            return f"git init keeps the config already in {config}, which runs a program"
+    return ""
 
 
 def _subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
@@ -1377,12 +1672,15 @@ def written_as(
     home: str,
     made: Sequence[str] = (),
     lookup: Callable[[str], Inspection] | None = None,
+    removed: Sequence[str] = (),
 ) -> list[str]:
     """Other spellings of written files that git reads as config: a file of a git
     directory not named `.git` (a bare repository, a linked worktree's) spelt as
     `DIR/.git/NAME`; a file a config includes spelt as the config that includes it;
-    a hook under `core.hooksPath` as `.git/hooks/NAME`. Writing them is writing the
-    config git reads (rules/persistence.yaml)."""
+    a hook under `core.hooksPath` as `.git/hooks/NAME`; a new file of a git directory
+    that git itself never makes (`.git/inc`: a config include's target in waiting) as
+    that directory's config. Writing them is writing the config git reads
+    (rules/persistence.yaml). `removed`: the writes that delete (never a plant)."""
     out: list[str] = []
     # the config of the repository the call runs in, and of each one a file written
     # lies in (a config may include a file anywhere: `../extra.inc`, `~/work.inc`)
@@ -1393,6 +1691,12 @@ def written_as(
         inspections.append(lookup(directory) if lookup else inspect(directory, home=home))
     owners = {posixpath.normpath(f): i for i in inspections for f in i.files}
     hooks = [h for i in inspections for h in i.hooks]
+    git_dirs = {
+        d
+        for i in inspections
+        if i.repository is not None
+        for d in (i.repository.git_dir, i.repository.common_dir)
+    }
     siblings: dict[str, set[str]] = {}  # what this call writes in each directory
     for path in (*writes, *made):
         directory, name = posixpath.split(path)
@@ -1429,7 +1733,45 @@ def written_as(
             and _looks_like_git_directory(parent, "", siblings.get(parent, set()))
         ):
             out.append(parent.rstrip("/") + "/.git/" + child + "/" + name)
+        planted = "" if path in removed else _unmanaged(directory, name, git_dirs)
+        if planted:
+            out.append(planted)
     return out
+
+
+#: What git itself makes at the top of a git directory (and `*_HEAD`, `*_MSG`,
+#: `*_EDITMSG`, `*.lock`, `BISECT_*`, `sharedindex.*`, `gc.*`), and in its `info/`.
+_GIT_MAKES = frozenset(
+    "HEAD config config.worktree commondir gitdir description index packed-refs shallow "
+    "MERGE_MODE MERGE_RR AUTO_MERGE gitk.cache objects refs logs hooks info modules "
+    "worktrees branches remotes lfs rebase-merge rebase-apply sequencer rr-cache svn annex "
+    "fsmonitor--daemon fsmonitor--daemon.ipc filter-repo ORIG_HEAD FETCH_HEAD".split()
+)
+_GIT_MAKES_PATTERN = re.compile(
+    r"^(?:[A-Z_]+_(?:HEAD|MSG|EDITMSG)|.*\.lock|BISECT_[A-Z_]+|sharedindex\.[0-9a-f]+"
+    r"|next-index-.*|gc\.(?:log|pid)|\.DS_Store)$"
+)
+_GIT_INFO_MAKES = frozenset("exclude attributes refs grafts sparse-checkout".split())
+
+
+def _unmanaged(directory: str, name: str, git_dirs: set[str]) -> str:
+    """The config spelling (`GITDIR/config`, as rules/persistence.yaml names it) of a
+    file written at the top of a git directory, or in its `info/`, that git never makes
+    there: nothing reads it but a config that includes it (`[include] path = inc`), so
+    it is a plant waiting for that include. "" for git's own files (`COMMIT_EDITMSG`,
+    `info/exclude`, `index.lock`) and for anything elsewhere."""
+    parent, child = posixpath.split(directory)
+    if child == "info" and (posixpath.basename(parent) == ".git" or parent in git_dirs):
+        if name in _GIT_INFO_MAKES:
+            return ""
+        directory = parent
+    elif not (posixpath.basename(directory) == ".git" or directory in git_dirs) or (
+        name in _GIT_MAKES or _GIT_MAKES_PATTERN.match(name)
+    ):
+        return ""
+    if posixpath.basename(directory) == ".git":
+        return directory.rstrip("/") + "/config"
+    return directory.rstrip("/") + "/.git/config"
 
 
 def _looks_like_git_directory(directory: str, writing: str, made: set[str]) -> bool:

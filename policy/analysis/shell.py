@@ -1844,6 +1844,18 @@ class _Walker:
         for runner, spec in unwrapped.fetches:
             # `uv run --with URL cmd` installs URL first: judged as `uv install URL`
             self.emit([runner, "install", spec], (), dynamic, depth, f"{runner} run")
+        for line in unwrapped.commands:
+            # `systemd-run -p ExecStartPre=CMD true`: CMD runs as the unit's
+            if line == _UNKNOWN:
+                self.emit([_UNKNOWN], (), True, depth + 1, "systemd-run -p")
+            elif line.strip():
+                self.script(line.encode("utf-8", "surrogatepass"), depth + 1, "systemd-run -p")
+        if unwrapped.inputs:
+            # `xargs -a F CMD`: the arguments come from F, as `xargs CMD < F` takes them
+            redirects = (
+                *redirects,
+                *(_Redirect("<" + i, False, None, False) for i in unwrapped.inputs),
+            )
         if unwrapped.outputs:
             redirects = (
                 *redirects,
@@ -2490,6 +2502,11 @@ class _Walker:
         from policy.analysis import literal
 
         stages = self.found[start:]
+        # `$(dirname $(find ~ -name x))`: a substitution nested in a stage's words is
+        # already in that stage's words (as what it prints), not a stage of its own
+        nested = {i for c in stages for i in range(*c.inner) if c.inner[0] >= start}
+        if nested:
+            stages = [c for i, c in enumerate(stages, start) if i not in nested]
         if not stages or len(stages) > 8 or any(c.parent >= start for c in stages):
             return None
         pipes = {c.pipe[0] for c in stages}
@@ -3134,6 +3151,11 @@ class _Unwrapped(NamedTuple):
     #: Packages a runner installs first (`uv run --with URL`, `npm exec --package=URL`),
     #: as (runner, spec).
     fetches: tuple[tuple[str, str], ...] = ()
+    #: Files a wrapper reads the command's arguments from (`xargs -a F`): as `<F`.
+    inputs: tuple[str, ...] = ()
+    #: Command lines a wrapper runs besides the command (`systemd-run -p
+    #: ExecStartPre=CMD`).
+    commands: tuple[str, ...] = ()
 
 
 def _unwrap(words: list[str]) -> _Unwrapped:
@@ -3149,6 +3171,8 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     outputs: list[str] = []
     split_at = " "
     fetches: list[tuple[str, str]] = []
+    inputs: list[str] = []
+    commands: list[str] = []
     for _ in range(_MAX_WRAPPERS):
         taken = _leading(words, _ASSIGNMENT)
         if taken:
@@ -3156,7 +3180,8 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             words = words[taken:]
         if not words:
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches),
+                inputs=tuple(inputs), commands=tuple(commands),
             )
         wrapper = posixpath.basename(words[0])
         if wrapper not in _WRAPPERS and wrapper.isupper() and wrapper.lower() in _WRAPPERS:
@@ -3181,7 +3206,8 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             continue
         if wrapper not in _WRAPPERS:
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches),
+                inputs=tuple(inputs), commands=tuple(commands),
             )
         takes_value = _WRAPPER_OPTION_ARGS.get(wrapper, frozenset())
         rest = list(words[1:])
@@ -3225,8 +3251,13 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
                 name = "systemd-run " + option.split("=", 1)[0]  # a timer: it runs later
             elif wrapper == "systemd-run" and _as_root(option, value):
                 name = "systemd-run --uid"  # runs as another user (root)
+            if wrapper == "systemd-run":
+                commands += _unit_commands(option, value)
             if wrapper == "xargs":
                 split_at = _xargs_split(option, value, split_at)
+                given = _xargs_arg_file(option, value)
+                if given is not None:
+                    inputs.append(given)
                 if option in ("-I", "-J") and value is not None:
                     replace = value
                 elif option.startswith(("-I", "-J")) and len(option) > 2:
@@ -3272,12 +3303,14 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         if not rest:
             # the wrapper alone (`sudo -v`, `env`) is the command
             return _Unwrapped(
-                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
+                words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches),
+                inputs=tuple(inputs), commands=tuple(commands),
             )
         wrappers.append(name)
         words = rest
     return _Unwrapped(
-        words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches)
+        words, wrappers, assigned, chdir, replace, tuple(outputs), split_at, tuple(fetches),
+                inputs=tuple(inputs), commands=tuple(commands),
     )
 
 
@@ -3324,6 +3357,39 @@ def _as_root(option: str, value: str | None) -> bool:
     if option.split("=", 1)[0] in ("-p", "--property"):
         return given.replace(" ", "") in ("User=root", "User=0")
     return False
+
+
+def _xargs_arg_file(option: str, value: str | None) -> str | None:
+    """The file `xargs -a F` / `--arg-file=F` reads its arguments from, or None."""
+    if option in ("-a", "--arg-file"):
+        return value
+    if option.startswith("--arg-file="):
+        return option.partition("=")[2]
+    if option.startswith("-a") and len(option) > 2:
+        return option[2:]
+    return None
+
+
+#: systemd unit settings whose value is a command line the unit runs.
+_UNIT_COMMAND = re.compile(r"^Exec[A-Za-z]*=(.*)$", re.DOTALL)
+
+
+def _unit_commands(option: str, value: str | None) -> list[str]:
+    """`systemd-run -p ExecStartPre=CMD` (`--property=`, `-pExec...`): CMD runs too
+    (its prefixes `@-:+!|` dropped; `+` and `!` run it with full privileges)."""
+    name, _, attached = option.partition("=")
+    if name == "-p" or name == "--property":
+        given = attached if attached else (value or "")
+    elif option.startswith("-p") and not option.startswith("--"):
+        given = option[2:]
+    else:
+        return []
+    if isinstance(given, _Unknown):
+        return [_UNKNOWN]
+    match = _UNIT_COMMAND.match(given)
+    if match is None:
+        return []
+    return [match[1].lstrip("@-:+!|")]
 
 
 def _xargs_split(option: str, value: str | None, split_at: str) -> str:

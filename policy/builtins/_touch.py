@@ -97,7 +97,12 @@ def touched(
         # their own, without building a second call
         home = home_dir()
         located = _access.of_call(
-            call.tool, call.args, call.cwd or base, home, disk=follow_symlinks
+            call.tool,
+            call.args,
+            call.cwd or base,
+            home,
+            disk=follow_symlinks,
+            tool_raw=call.tool_raw,
         )
         facts = CallFacts(located, context.workspace or base, home)
     access = facts.access
