@@ -140,6 +140,45 @@ def test_searches_that_may_print_any_file_get_no_allow(hook: Ask, command: str) 
     _not_allowed(hook, command)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -r AKIA .",
+        "grep -rIl 'ghp_' .",
+        "rg -uu 'xoxb-' .",
+        "rg --hidden -n 'sk_live' .",
+        "ag -u 'glpat-' .",
+        "grep -rE 'AIza[0-9A-Za-z_-]{35}' config",
+        "rgrep ASIAX .",
+    ],
+)
+def test_a_whole_tree_searched_for_what_keys_look_like_is_refused(hook: Ask, command: str) -> None:
+    """A hunt for key material (by how keys begin) reads the files that hold it."""
+    _refused(hook, command)
+
+
+def test_the_grep_tool_hunting_for_keys_is_refused_and_a_search_in_code_is_not(
+    hook: Ask,
+) -> None:
+    assert hook("Grep", pattern="AKIA[0-9A-Z]{16}")[0] == "deny"
+    assert hook("Grep", pattern="ghp_", path=".")[0] == "deny"
+    assert hook("Grep", pattern="AKIA", glob="*.py")[0] not in ("deny", "ask")
+    assert hook("Grep", pattern="API_KEY", path="src")[0] not in ("deny", "ask")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rg 'API_KEY' src/",
+        "grep -rn password src/ --include=*.py",
+        "rg -n 'BEGIN RSA PRIVATE KEY' tests/fixtures",
+        "rg -g '*.ts' 'sk_live' .",
+    ],
+)
+def test_searches_for_names_in_code_are_not_flagged(hook: Ask, command: str) -> None:
+    assert hook("Bash", command=command)[0] not in ("deny", "ask"), command
+
+
 def test_the_grep_tool_is_judged_by_its_glob_too(hook: Ask) -> None:
     for glob in (".env*", "*.pem", "id_rsa"):
         decision, why = hook("Grep", pattern="KEY", glob=glob)

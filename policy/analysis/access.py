@@ -342,10 +342,16 @@ def _tool_paths(
     if tool == "grep":
         root = _text(args, "path", "dir_path", "directory") or "."
         reads += [root, _join(root, "**")]
+        narrowed = False
         for key in ("glob", "include"):
             pattern = _text(args, key)
             if pattern:
+                narrowed = True
                 reads.append(_join(root, pattern if "/" in pattern else "**/" + pattern))
+        if not narrowed and not _text(args, "type") and programs.KEY_VALUES.search(
+            _text(args, "pattern", "regex", "query")
+        ):  # a hunt for key material over a tree, as `grep -r AKIA .` (programs)
+            reads.append(_join(root, "**/.env"))
         return reads, writes, deletes, hosts
     if tool == "list_dir":
         reads.append(_text(args, "path", "dir_path", "directory") or ".")

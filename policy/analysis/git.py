@@ -1041,7 +1041,7 @@ _COMMITTISH = re.compile(
 _GLOB = re.compile(r"[*?\[]")
 _HASH = re.compile(r"^[0-9a-fA-F]{4,64}$")
 #: Patterns that find secrets by their content (`git grep -e AKIA`, `BEGIN .*PRIVATE`).
-_SECRET_SEARCH = re.compile(
+SECRET_SEARCH = re.compile(
     r"(?i)AKIA|ASIA[A-Z0-9]|PRIVATE[ _.-]*KEY|BEGIN[ .*\\]+(?:RSA|DSA|EC|OPENSSH|PGP|ENCRYPTED)"
     r"|ghp_|gho_|ghs_|github_pat|xox[abpsr]-|sk-[a-z0-9]|sk_live|AIza|glpat-|api[_-]?key"
     r"|secret[_-]?(?:key|access)|access[_-]?key|aws_secret|passw(?:or)?d|client[_-]?secret"
@@ -1152,14 +1152,14 @@ def _read_objects(f: Facts, sub: str, sub_args: list[str], base: str | None) -> 
         f.read(*_pathspec_reads(path), base=base)
     f.reads += [UNKNOWN + "/git-object/" + word for word in unknown]
     searched = option_values(options, "-S", "-G")
-    if sub != "grep" and any(_SECRET_SEARCH.search(p) for p in searched):
+    if sub != "grep" and any(SECRET_SEARCH.search(p) for p in searched):
         f.read("**/.env", base=base)  # `git log -p -S AKIA`: the diffs that hold one
     if sub == "grep":
         f.read_tree(".", base=base)  # the work tree (or a tree) below where it runs
         patterns = option_values(options, "-e", "--regexp")
         if not patterns and not option_values(options, "-f", "--file") and operands:
             patterns = operands[:1]
-        if any(_SECRET_SEARCH.search(p) for p in patterns):
+        if any(SECRET_SEARCH.search(p) for p in patterns):
             # a search for what secrets look like prints them, from any file
             f.read("**/.env", base=base)
         f.read(*option_values(options, "-f", "--file"), base=base)

@@ -561,7 +561,7 @@ def _grep(f: Facts) -> None:
     patterns = option_values(options, "-e", "--regexp")
     pattern_files = option_values(options, "-f", "--file")
     if not patterns and not pattern_files and operands:
-        operands = operands[1:]  # the pattern
+        patterns, operands = operands[:1], operands[1:]  # the pattern
     f.read(*pattern_files)
     if has_option(options, "--pre"):
         f.hide(f"{name} --pre runs a program on every file")
@@ -588,9 +588,17 @@ def _grep(f: Facts) -> None:
         return
     # what a recursive search reads is what its include filters keep: `DIR/**/.env`
     # is a read of every `.env` below DIR (the credentials pack judges the name)
+    # a search of a whole tree for what keys look like (`AKIA`, `ghp_`, `sk_live`) is a
+    # hunt for the files that hold them: read as those (names in code, `API_KEY`, and
+    # searches kept to source files by their filters are everyday work)
+    hunting = (untold or not kept or "*" in kept) and any(
+        KEY_VALUES.search(p) for p in patterns
+    )
     for start in operands or ["."]:
         if start != "-":
             f.read(start, *_search_trees(start, kept, untold))
+            if hunting:
+                f.read(start.rstrip("/") + "/**/.env")
 
 
 def _search_trees(start: str, kept: list[str], untold: list[str]) -> list[str]:
@@ -609,6 +617,11 @@ def _search_trees(start: str, kept: list[str], untold: list[str]) -> list[str]:
 
 
 _GREP_NAMES = frozenset({"grep", "egrep", "fgrep", "zgrep", "rgrep"})
+#: How keys and tokens begin (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Google).
+KEY_VALUES = re.compile(
+    r"AKIA|ASIA[A-Z0-9]|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abpsr]-|sk_live|rk_live"
+    r"|sk-(?:proj-|ant-)?[A-Za-z0-9]|AIza"
+)
 #: Options of ag and ack whose value is the next word.
 _SEARCH_TAKES = {
     "ag": words(

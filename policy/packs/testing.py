@@ -100,6 +100,10 @@ def _run(engine: Any, test: PackTest) -> Decision:
     return decision
 
 
+#: The interceptor budget while a pack's tests run: ten minutes, no deadline in practice.
+_NO_DEADLINE_MS = 600_000
+
+
 def run_pack_tests(path: Path, *, cel_engine: str = "cel-expr-python") -> list[TestOutcome]:
     """Run every test of the pack at `path` (a PackError if the pack does not load)."""
     import io
@@ -116,7 +120,15 @@ def run_pack_tests(path: Path, *, cel_engine: str = "cel-expr-python") -> list[T
     outcomes: list[TestOutcome] = []
     # A pack's tests start from zero every run: their rate limits and contracts count in
     # this engine alone, never in the user's shared state file (policy.state).
-    settings = Settings(packs=[path], cel_engine=cel_engine, limits_storage_uri="memory://")
+    # They judge what a rule decides, not how fast: the interceptor budget of a
+    # deployment (5 s) is no limit here, or a loaded CI machine running the pure-Python
+    # engine turns a slow decision into a timeout's denial and a failed test.
+    settings = Settings(
+        packs=[path],
+        cel_engine=cel_engine,
+        limits_storage_uri="memory://",
+        interceptor_timeout_ms=_NO_DEADLINE_MS,
+    )
     with Engine(settings, audit_stream=io.StringIO()) as engine:
         for index, test in enumerate(loaded.model.tests):
             line = loaded.doc.mark(("tests", index)) or None
