@@ -357,9 +357,11 @@ def _interpreter_paths() -> list[str]:
     user site when Python reads it (a `usercustomize.py` or `.pth` there runs at
     start). A few attribute reads, no disk: cheap at each hook's cold start.
 
-    `sys.path` entries that are the working directory or hold it (`python -m policy`
-    run in the project puts the project first) are left out: protecting them would
-    refuse every write in the project. docs/security.md says to mount the entry point."""
+    `sys.path` entries that are the working directory, hold it or lie below it are left
+    out: `python -m policy` run in the project puts the project first, and a project
+    installed editable into the environment the hook runs from puts its `src/` there;
+    protecting them would refuse every write in the project. docs/security.md says to
+    mount the entry point and install hookpolicy in an environment of its own."""
     import site
     import sys
 
@@ -372,7 +374,12 @@ def _interpreter_paths() -> list[str]:
         if not entry or not os.path.isabs(entry):
             continue
         entry = os.path.normpath(entry)
-        if entry in _SHARED_PREFIXES or here == entry or here.startswith(entry.rstrip("/") + "/"):
+        if (
+            entry in _SHARED_PREFIXES
+            or here == entry
+            or here.startswith(entry.rstrip("/") + "/")
+            or entry.startswith(here.rstrip("/") + "/")
+        ):
             continue
         found.append(entry)
     if site.ENABLE_USER_SITE:

@@ -486,3 +486,23 @@ def test_other_environments_stay_unflagged(planted: tuple[Ask, Home], template: 
     ask, home = planted
     command = template.format(venv=home.venv)
     assert not flagged(ask("Bash", command=command)), command
+
+
+def test_a_project_installed_editable_beside_the_hook_keeps_its_sources_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`uv sync` of a project that lists hookpolicy as a dev dependency installs the
+    project editable into the same environment: its `src/` lands on the hook's
+    `sys.path`. Protecting it would refuse every edit of the project; the environment
+    itself (its prefix) stays protected."""
+    project = Project(tmp_path)
+    source = project.dir / "src"
+    (source / "app").mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(source)])
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Write", file_path=str(source / "app" / "x.py"), content="x = 1\n")[0] is None
+        assert ask("Bash", command="echo 'x = 1' > src/app/y.py")[0] is None
+        assert ask("Bash", command=f"echo x >> {sys.prefix}/pyvenv.cfg")[0] == "deny"
+    finally:
+        close()
