@@ -215,7 +215,9 @@ def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:
     from policy.analysis.paths import is_pattern
 
     reached: list[str] = []
-    for path in access.writes[:64]:
+    if len(access.writes) > _LINK_CHECKS:  # past the cap: unchecked, so possibly one
+        reached.append("?/(more writes than are checked for hard links)")
+    for path in access.writes[:_LINK_CHECKS]:
         if not path.startswith("/") or is_unknown(path) or is_pattern(path):
             continue
         try:
@@ -238,6 +240,8 @@ def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:
     return dataclasses.replace(access, writes=access.writes + tuple(dict.fromkeys(reached)))
 
 
+#: Writes of one call looked at for hard links; a call with more is asked about.
+_LINK_CHECKS = 64
 #: Entries listed per protected directory, and in all, when their inodes are gathered.
 _LIST_CAP, _LIST_TOTAL = 2000, 8000
 #: How long gathered inodes are trusted (`policy serve` decides for hours; a pack

@@ -657,3 +657,13 @@ def test_round_two_network_misses_are_flagged(hook: Ask, command: str) -> None:
 )
 def test_round_two_everyday_network_stays_quiet(hook: Ask, command: str) -> None:
     _quiet(hook, "Bash", {"command": command})
+
+
+def test_sql_past_what_is_read_is_asked_about(hook: Ask) -> None:
+    """A statement list or a statement longer than the analysis reads cannot pass
+    unread: the part past the cap may hold the `DROP`."""
+    many = ["SELECT 1"] * 70 + ["DROP DATABASE prod"]
+    assert hook("mcp__postgres__query", sql=many)[0] == "ask"
+    long = "SELECT 1; " * 7000 + "DROP DATABASE prod"
+    assert hook("mcp__postgres__query", sql=long)[0] == "ask"
+    assert hook("mcp__postgres__query", sql="SELECT 1")[0] is None

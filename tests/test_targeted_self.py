@@ -506,3 +506,23 @@ def test_a_project_installed_editable_beside_the_hook_keeps_its_sources_writable
         assert ask("Bash", command=f"echo x >> {sys.prefix}/pyvenv.cfg")[0] == "deny"
     finally:
         close()
+
+
+def test_writes_past_the_hard_link_check_cap_are_asked_about(
+    linked: tuple[Ask, Project],
+) -> None:
+    """Only the first writes of a call are looked at for hard links: a call with more
+    (the linked `doc.yaml` last) cannot pass unchecked."""
+    ask, _ = linked
+    names = " ".join(f"n{index}.txt" for index in range(70))
+    assert ask("Bash", command=f"touch {names} doc.yaml")[0] in ("deny", "ask")
+    assert ask("Bash", command="touch n1.txt n2.txt")[0] not in ("deny", "ask")
+
+
+def test_interpreter_code_naming_more_files_than_are_read_is_asked_about(
+    linked: tuple[Ask, Project],
+) -> None:
+    ask, _ = linked
+    moves = ";".join(f"os.rename('a{index}', 'b{index}')" for index in range(70))
+    command = f"python3 -c \"import os;{moves};os.rename('.claude', 'x')\""
+    assert ask("Bash", command=command)[0] in ("deny", "ask")

@@ -451,6 +451,8 @@ def _statements(tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
         texts = (value,) if isinstance(value, str) else value
         if not isinstance(texts, list | tuple):
             continue
+        if len(texts) > 64:  # past what is read: asked about like a dangerous one
+            found.append(f"{len(texts)} statements, more than are read")
         for text in texts[:64]:
             if isinstance(text, str):
                 found += _dangerous_sql(text)
@@ -458,6 +460,8 @@ def _statements(tool: str, args: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _dangerous_sql(text: str) -> list[str]:
+    if len(text) > 65536:  # past what is read: asked about like a dangerous one
+        return [f"{len(text)} characters of SQL, more than are read"]
     if not _SQL_STATEMENT.match(_SQL_NOISE.sub(" ", text[:65536])):
         return []
     bare = _SQL_NOISE.sub(" ", text[:65536])

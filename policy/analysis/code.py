@@ -312,7 +312,10 @@ def inspect(language: str, code: str) -> CodeFacts:
         # what is moved is no longer where it was: a delete of the source, of its tree
         facts.writes = facts.deletes = facts.recursive = True
     if facts.writes or facts.deletes:
-        facts.paths += _call_operands(code, strings)
+        named = _call_operands(code, strings)
+        facts.paths += named[:_MAX_OPERANDS]
+        if len(named) > _MAX_OPERANDS and not facts.hidden:
+            facts.hidden = f"it names more than {_MAX_OPERANDS} files to write or move"
     if language == "tcl":
         _tcl_files(code, facts)
     if _SERVER.search(bare) or _SERVER.search(code):
@@ -379,6 +382,10 @@ def _built_paths(code: str, strings: list[tuple[int, int, str, str]], *, home: b
 _OPEN_MODE = re.compile(r"[rwxabtU+]{1,3}")
 
 
+#: File names read from one snippet's file calls; past it the rest is hidden.
+_MAX_OPERANDS = 64
+
+
 def _call_operands(code: str, strings: list[tuple[int, int, str, str]]) -> list[str]:
     """The string literals given to a file call (`_FILE_CALL`): names, whatever they
     look like (`'rules'` has no slash or dot and is still a directory)."""
@@ -409,7 +416,7 @@ def _call_operands(code: str, strings: list[tuple[int, int, str, str]]) -> list[
                     and not _OPEN_MODE.fullmatch(text)
                 ):
                     found.append(text)
-    return found[:64]
+    return found
 
 
 def _tcl_files(code: str, facts: CodeFacts) -> None:

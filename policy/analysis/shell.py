@@ -2729,17 +2729,7 @@ class _Walker:
         if known is None:
             self.expanded.append(variable)
             return _Word(None, True)
-        value = known
-        dynamic = variable not in self.given
-        grown = len(value)
-        self.delivered(grown)
-        if quoted:
-            return _Word([value], dynamic, value, grown=grown)
-        ifs = self.variables.get("IFS", _DEFAULT_IFS)
-        if ifs is None:
-            return _Word(None, True)
-        fields, before, after = _split_fields(value, ifs)
-        return _Word(fields, dynamic, value, before, after, grown=grown)
+        return self.valued(known, quoted, variable not in self.given)
 
 
 #: What `${!x}` reads when `x` is not known: any variable at all.
