@@ -25,7 +25,7 @@ import pytest
 
 from policy import Action, Engine, ToolCall
 from policy.analysis import effects, shell
-from policy.analysis.shell import MAX_DEPTH, analyze
+from policy.analysis.shell import MAX_DEPTH, analyze, walk
 from policy.facts import FactsContext, facts_of
 from policy.settings import Settings
 
@@ -181,7 +181,7 @@ def test_a_busy_machine_gets_the_same_answer(command: str, monkeypatch: pytest.M
     analyze.cache_clear()
     quiet = analyze(command)
     analyze.cache_clear()
-    monkeypatch.setattr(shell.time, "monotonic", _SlowClock())
+    monkeypatch.setattr(walk.time, "monotonic", _SlowClock())
     busy = analyze(command)
     assert busy == quiet and busy.limit == quiet.limit
 
@@ -191,7 +191,7 @@ def test_the_wall_clock_backstop_refuses_and_is_not_memoised(
 ) -> None:
     """A guard against bugs only: past it the line is refused, and the answer (which
     depends on the clock) is kept by no cache."""
-    monkeypatch.setattr(shell, "BACKSTOP_S", -1.0)
+    monkeypatch.setattr(walk, "BACKSTOP_S", -1.0)
     analyze.cache_clear()
     effects._memoised.cache_clear()
     command = "x=(" * 100
@@ -200,7 +200,7 @@ def test_the_wall_clock_backstop_refuses_and_is_not_memoised(
     assert analyze.cache_info().currsize == 0  # type: ignore[attr-defined]
     line = effects.analyze(command, "/srv", "/home/dev")
     assert cap(line) == "analysis.max_seconds" and effects._memoised.cache_info().currsize == 0
-    monkeypatch.setattr(shell, "BACKSTOP_S", 3.0)
+    monkeypatch.setattr(walk, "BACKSTOP_S", 3.0)
     assert analyze(command).limit == ""  # tried again, not read from a memo
 
 

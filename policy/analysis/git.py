@@ -17,6 +17,7 @@ import shlex
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from policy.analysis import readonly
 from policy.analysis.operands import (
@@ -121,103 +122,9 @@ def _git(f: Facts) -> None:
             if option == "-u" and sub != "clone":
                 continue
             f.hide(f"git {sub} {option} runs a program")
-    if sub == "clone":
-        urls = list(operands)
-        if urls:
-            f.hosts.append(host_of(urls[0]) if "://" in urls[0] else remote_host(urls[0]))
-            if urls[0].startswith("ext::"):
-                f.hide("git's ext:: transport runs a program")
-            target = (
-                urls[1]
-                if len(urls) > 1
-                else posixpath.basename(urls[0].rstrip("/")).removesuffix(".git")
-            )
-            f.write(target, base=base)
-            f.downloads.append(f.at(target, base))
-        for pair in option_values(options, "-c", "--config"):
-            _git_config_pair(f, pair)
-        if has_option(options, "--template"):
-            f.hide("git clone --template copies hooks that run later")
-    elif sub == "config":
-        _git_config_command(f, operands, options)
-    elif sub in (
-        "diff",
-        "log",
-        "show",
-        "whatchanged",
-        "format-patch",
-        "blame",
-        "range-diff",
-        "reflog",
-    ):
-        f.write(*option_values(options, "--output", "-o", "--output-directory"), base=base)
-        if has_option(options, "--ext-diff", "--textconv"):
-            used = "--ext-diff" if has_option(options, "--ext-diff") else "--textconv"
-            f.hide(f"git {sub} {used} runs the configured diff program")
-        if sub == "blame":
-            f.read(*option_values(options, "-S", "--contents", "--ignore-revs-file"), base=base)
-    elif sub == "grep":
-        if has_option(options, "-O", "--open-files-in-pager") or any(
-            a.startswith("--open") and "--open-files-in-pager".startswith(a.split("=", 1)[0])
-            for a in sub_args
-        ):
-            f.hide("git grep -O runs a pager")
-    elif sub in ("difftool", "mergetool"):
-        if has_option(options, "-x", "--extcmd", "-t", "--tool"):
-            f.hide(f"git {sub} runs the tool it is given")
-    elif sub == "rebase":
-        for command in option_values(options, "-x", "--exec"):
-            f.scripts.append(command)
-    elif sub == "submodule" and operands[:1] == ["foreach"]:
-        script = " ".join(operands[1:])
-        if script:
-            f.scripts.append(script)
-    elif sub == "bisect" and operands[:1] == ["run"]:
-        after = sub_args[sub_args.index("run") + 1 :] if "run" in sub_args else []
-        if after:
-            f.argvs.append(list(after))  # the command and its own options, as written
-    elif sub == "clean":
-        unguarded = settings.get("clean.requireforce", "").lower() in ("false", "no", "off", "0")
-        # `-i` needs no -f, and takes its answers from the input (`echo c | git clean -i`)
-        unguarded = unguarded or has_option(options, "-i", "--interactive")
-        if unguarded and not has_option(options, "-f", "--force"):
-            f.flags = [*(f.flags or []), "force"]  # clean.requireForce=false: no -f needed
-        if (has_option(options, "-f", "--force") or unguarded) and not has_option(
-            options, "-n", "--dry-run"
-        ):
-            targets = operands or ["."]
-            f.delete(*targets, base=base)
-            f.recursive = has_option(options, "-d")
-    elif sub in ("rm",) and has_option(options, "--cached"):
-        f.write(".git", base=base)  # only the index: the files stay
-    elif sub in ("rm",):
-        f.delete(*operands, base=base)
-        f.recursive = has_option(options, "-r")
-    elif sub in ("branch", "tag") and readonly.reads_only("git", [sub, *sub_args]):
-        pass  # a listing
-    elif sub in _CHANGES_REPOSITORY:
-        f.write(".git", base=base)
-        paths = _pathspecs(sub, sub_args, operands)
-        f.write(*paths, base=base)
-        if sub == "mv":
-            f.delete(*operands[:-1], base=base)
-        if sub == "init" and operands:
-            f.write(operands[0], base=base)
-        if sub == "worktree" and operands[:1] == ["add"] and len(operands) > 1:
-            f.write(operands[1], base=base)
-        if sub in ("apply", "am") and not has_option(
-            options, "--stat", "--numstat", "--summary", "--check", "--cached"
-        ):
-            # the patch names the files: any of the work tree's, as far as this line says
-            f.write(".", base=base)
-    elif sub == "credential" and operands[:1] == ["fill"]:
-        f.reads.append(locate("~/.git-credentials", base, f.home))
-    elif sub == "hook" and operands[:1] == ["run"]:
-        pass
-    elif sub == "merge-file":
-        _merge_file(f, sub_args, base)
-    elif sub == "unpack-file":
-        f.write(".merge_file_??????", base=base)  # the blob's contents, in a file here
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is not None:
+        handler(f, _Call(sub, sub_args, operands, options, base, settings))
     if sub in _PRINTS_FILES:
         _read_objects(f, sub, sub_args, base)
     dump = _dumps_repository(sub, sub_args, operands, options, f.cmd.stdin)
@@ -242,6 +149,189 @@ def _git(f: Facts) -> None:
     if sub:
         f.reads.append(locate(".", base, f.home))
 
+
+class _Call(NamedTuple):
+    """`git SUB ARGS` as `_git` read it, handed to SUB's handler (`_SUBCOMMANDS`): the
+    subcommand, its words, split into operands and options, the directory it runs in,
+    and what `-c key=value` set for this run."""
+
+    sub: str
+    sub_args: list[str]
+    operands: list[str]
+    options: dict[str, list[str]]
+    base: str | None
+    settings: dict[str, str]
+
+
+def _git_clone(f: Facts, call: _Call) -> None:
+    operands, options, base = call.operands, call.options, call.base
+    urls = list(operands)
+    if urls:
+        f.hosts.append(host_of(urls[0]) if "://" in urls[0] else remote_host(urls[0]))
+        if urls[0].startswith("ext::"):
+            f.hide("git's ext:: transport runs a program")
+        target = (
+            urls[1]
+            if len(urls) > 1
+            else posixpath.basename(urls[0].rstrip("/")).removesuffix(".git")
+        )
+        f.write(target, base=base)
+        f.downloads.append(f.at(target, base))
+    for pair in option_values(options, "-c", "--config"):
+        _git_config_pair(f, pair)
+    if has_option(options, "--template"):
+        f.hide("git clone --template copies hooks that run later")
+
+
+def _git_config(f: Facts, call: _Call) -> None:
+    _git_config_command(f, call.operands, call.options)
+
+
+def _git_history(f: Facts, call: _Call) -> None:
+    """diff, log, show, whatchanged, format-patch, blame, range-diff, reflog."""
+    sub, options, base = call.sub, call.options, call.base
+    f.write(*option_values(options, "--output", "-o", "--output-directory"), base=base)
+    if has_option(options, "--ext-diff", "--textconv"):
+        used = "--ext-diff" if has_option(options, "--ext-diff") else "--textconv"
+        f.hide(f"git {sub} {used} runs the configured diff program")
+    if sub == "blame":
+        f.read(*option_values(options, "-S", "--contents", "--ignore-revs-file"), base=base)
+
+
+def _git_grep(f: Facts, call: _Call) -> None:
+    sub_args, options = call.sub_args, call.options
+    if has_option(options, "-O", "--open-files-in-pager") or any(
+        a.startswith("--open") and "--open-files-in-pager".startswith(a.split("=", 1)[0])
+        for a in sub_args
+    ):
+        f.hide("git grep -O runs a pager")
+
+
+def _git_tool(f: Facts, call: _Call) -> None:
+    """difftool, mergetool."""
+    sub, options = call.sub, call.options
+    if has_option(options, "-x", "--extcmd", "-t", "--tool"):
+        f.hide(f"git {sub} runs the tool it is given")
+
+
+def _git_rebase(f: Facts, call: _Call) -> None:
+    for command in option_values(call.options, "-x", "--exec"):
+        f.scripts.append(command)
+
+
+def _git_submodule(f: Facts, call: _Call) -> None:
+    operands = call.operands
+    if operands[:1] == ["foreach"]:
+        script = " ".join(operands[1:])
+        if script:
+            f.scripts.append(script)
+
+
+def _git_bisect(f: Facts, call: _Call) -> None:
+    operands, sub_args = call.operands, call.sub_args
+    if operands[:1] == ["run"]:
+        after = sub_args[sub_args.index("run") + 1 :] if "run" in sub_args else []
+        if after:
+            f.argvs.append(list(after))  # the command and its own options, as written
+
+
+def _git_clean(f: Facts, call: _Call) -> None:
+    operands, options, base, settings = call.operands, call.options, call.base, call.settings
+    unguarded = settings.get("clean.requireforce", "").lower() in ("false", "no", "off", "0")
+    # `-i` needs no -f, and takes its answers from the input (`echo c | git clean -i`)
+    unguarded = unguarded or has_option(options, "-i", "--interactive")
+    if unguarded and not has_option(options, "-f", "--force"):
+        f.flags = [*(f.flags or []), "force"]  # clean.requireForce=false: no -f needed
+    if (has_option(options, "-f", "--force") or unguarded) and not has_option(
+        options, "-n", "--dry-run"
+    ):
+        targets = operands or ["."]
+        f.delete(*targets, base=base)
+        f.recursive = has_option(options, "-d")
+
+
+def _git_rm(f: Facts, call: _Call) -> None:
+    operands, options, base = call.operands, call.options, call.base
+    if has_option(options, "--cached"):
+        f.write(".git", base=base)  # only the index: the files stay
+    else:
+        f.delete(*operands, base=base)
+        f.recursive = has_option(options, "-r")
+
+
+#: Subcommands that change the repository (`.git`) and perhaps files of the work tree.
+_CHANGES_REPOSITORY = frozenset(
+    "checkout restore reset stash apply am mv merge pull cherry-pick revert switch worktree "
+    "init add commit tag branch update-ref notes gc prune filter-branch replace rebase".split()
+)
+
+
+def _git_changes_repository(f: Facts, call: _Call) -> None:
+    """The subcommands of `_CHANGES_REPOSITORY`."""
+    sub, sub_args, operands, options, base = (
+        call.sub, call.sub_args, call.operands, call.options, call.base
+    )
+    f.write(".git", base=base)
+    paths = _pathspecs(sub, sub_args, operands)
+    f.write(*paths, base=base)
+    if sub == "mv":
+        f.delete(*operands[:-1], base=base)
+    if sub == "init" and operands:
+        f.write(operands[0], base=base)
+    if sub == "worktree" and operands[:1] == ["add"] and len(operands) > 1:
+        f.write(operands[1], base=base)
+    if sub in ("apply", "am") and not has_option(
+        options, "--stat", "--numstat", "--summary", "--check", "--cached"
+    ):
+        # the patch names the files: any of the work tree's, as far as this line says
+        f.write(".", base=base)
+
+
+def _git_branch_or_tag(f: Facts, call: _Call) -> None:
+    if readonly.reads_only("git", [call.sub, *call.sub_args]):
+        return  # a listing
+    _git_changes_repository(f, call)
+
+
+def _git_credential(f: Facts, call: _Call) -> None:
+    if call.operands[:1] == ["fill"]:
+        f.reads.append(locate("~/.git-credentials", call.base, f.home))
+
+
+def _git_merge_file(f: Facts, call: _Call) -> None:
+    _merge_file(f, call.sub_args, call.base)
+
+
+def _git_unpack_file(f: Facts, call: _Call) -> None:
+    f.write(".merge_file_??????", base=call.base)  # the blob's contents, in a file here
+
+
+#: What `git SUB` does by its subcommand, besides what `_git` reads for every one
+#: (global options, `-c` settings, aliases before; objects printed, the repository
+#: handed out, remote URLs after). `rebase`, `branch` and `tag` change the repository
+#: too: their own entries replace `_git_changes_repository` (`rebase`: its `--exec`
+#: is what is looked at; `branch` and `tag`: a listing changes nothing).
+_SUBCOMMANDS: dict[str, Callable[[Facts, _Call], None]] = {
+    **dict.fromkeys(_CHANGES_REPOSITORY, _git_changes_repository),
+    "clone": _git_clone,
+    "config": _git_config,
+    **dict.fromkeys(
+        "diff log show whatchanged format-patch blame range-diff reflog".split(), _git_history
+    ),
+    "grep": _git_grep,
+    "difftool": _git_tool,
+    "mergetool": _git_tool,
+    "rebase": _git_rebase,
+    "submodule": _git_submodule,
+    "bisect": _git_bisect,
+    "clean": _git_clean,
+    "rm": _git_rm,
+    "branch": _git_branch_or_tag,
+    "tag": _git_branch_or_tag,
+    "credential": _git_credential,
+    "merge-file": _git_merge_file,
+    "unpack-file": _git_unpack_file,
+}
 
 #: Subcommands that talk to another repository.
 _TALKS_TO_REMOTES = words(
@@ -292,13 +382,6 @@ def _expanded_flags(words: list[str], takes_value: frozenset[str]) -> list[str]:
         if option.startswith("--") and name not in _LONG_OPTIONS:
             flags += [o for o in _LONG_OPTIONS if o.startswith(name)]
     return flags
-
-
-#: Subcommands that change the repository (`.git`) and perhaps files of the work tree.
-_CHANGES_REPOSITORY = frozenset(
-    "checkout restore reset stash apply am mv merge pull cherry-pick revert switch worktree "
-    "init add commit tag branch update-ref notes gc prune filter-branch replace rebase".split()
-)
 
 
 def _pathspecs(sub: str, words: list[str], operands: list[str]) -> list[str]:
