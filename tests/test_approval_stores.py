@@ -31,6 +31,7 @@ from policy.approvals import (
     StoreError,
     open_store,
 )
+from policy.approvals import redis as redis_store
 from policy.approvals import sqlite as sqlite_store
 from policy.approvals.store import ApprovalStore, call_digest
 
@@ -127,30 +128,51 @@ def test_expire_keeps_an_answer_that_came_first(store: ApprovalStore) -> None:
     assert store.expire(other.id).state == "expired"
 
 
-def test_wait_wakes_up_soon_after_the_decision(store: ApprovalStore) -> None:
-    created = request()
+#: How long a wait may run past the moment it must end (a decision, its `until`): far
+#: longer than it takes on any machine, however loaded, and far shorter than a wait
+#: that missed that moment takes (`MISSED`).
+LATE = 10.0
+#: What a wait that missed its moment takes: it runs to its `until`, or to Redis's
+#: recheck of the request, which the tests below set as long.
+MISSED = 60.0
+
+
+def test_wait_wakes_up_soon_after_the_decision(
+    store: ApprovalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Redis would find an unannounced decision at its next recheck (1 s): as long as
+    # `until` here, so that only the announcement wakes the wait in time.
+    monkeypatch.setattr(redis_store, "RECHECK_SECONDS", MISSED)
+    created = request(deadline_in=2 * MISSED)
     store.create(created)
+    decided_at: list[float] = []
 
     def approve_later() -> None:
-        time.sleep(0.3)
+        time.sleep(0.3)  # the wait is asleep by then
         store.decide(created.id, approved=True, by="secops-1")
+        decided_at.append(time.monotonic())
 
-    threading.Thread(target=approve_later).start()
-    started = time.monotonic()
-    final = store.wait(created.id, until=time.time() + 10)
-    waited = time.monotonic() - started
-    assert final.state == "approved"
-    assert 0.25 < waited < 0.3 + 0.15  # resumes within 100 ms of the decision (+ slack)
+    approver = threading.Thread(target=approve_later)
+    approver.start()
+    final = store.wait(created.id, until=time.time() + MISSED)
+    woke = time.monotonic()
+    approver.join()
+    assert final.state == "approved"  # it waited for the decision
+    assert woke - decided_at[0] < LATE  # and the decision woke it, not `until`
 
 
-def test_wait_returns_at_the_deadline(store: ApprovalStore) -> None:
+def test_wait_returns_at_the_deadline(
+    store: ApprovalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(redis_store, "RECHECK_SECONDS", MISSED)
     created = request(deadline_in=0.5)
     store.create(created)
     started = time.monotonic()
     final = store.wait(created.id, until=created.deadline)
     waited = time.monotonic() - started
     assert final.state == "pending"
-    assert 0.45 <= waited <= 0.6
+    assert time.time() >= created.deadline  # not before it (the stores' clock)
+    assert waited < 0.5 + LATE  # at it: not at the next recheck
 
 
 def test_grants_cover_what_their_scope_says(store: ApprovalStore) -> None:

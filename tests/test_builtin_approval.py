@@ -256,7 +256,9 @@ def test_grants_the_pack_does_not_offer_are_refused(make: Make) -> None:
 
 
 def test_after_max_denials_the_call_is_denied_without_asking(make: Make) -> None:
-    engine = make()
+    # A call that asked would wait the whole minute for nobody to answer: "without
+    # asking" is returning far sooner than that, however loaded the machine.
+    engine = make(timeout="60s")
     for _ in range(2):
         answers, thread = ask(engine, bash())
         (request,) = pending(engine)
@@ -265,7 +267,7 @@ def test_after_max_denials_the_call_is_denied_without_asking(make: Make) -> None
         assert not answers[0].approved
     started = time.monotonic()
     third = engine.approve_tool(bash())
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 10
     assert third.reason == "this call was denied 2 times in session 's1'; not asking again"
     assert engine.approvals.list() == []
 

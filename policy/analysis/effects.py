@@ -90,7 +90,7 @@ class Command:
 
     def to_cel(self) -> dict[str, Any]:
         """The CEL map: every field, tuples as lists (the checker's `Command` message
-        type is built from the same fields, policy.packs.cel_types)."""
+        type is built from the same fields, policy.packs.cel.types)."""
         return {
             name: list(value) if type(value) is tuple else value
             for name in _COMMAND_FIELDS
@@ -115,7 +115,7 @@ class Line:
     limit: str = ""
     #: Units of work spent on it, the code it runs included (what `_MAX_COST` bounds).
     cost: int = 0
-    #: Stopped by the wall-clock backstop (shell.BACKSTOP_S): never memoised.
+    #: Stopped by the wall-clock backstop (shell.limits.BACKSTOP_S): never memoised.
     clocked: bool = False
     #: Bytes its analyses built, the code's included: a large line is not memoised.
     built: int = 0

@@ -33,7 +33,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policy.aliases import AliasTable
 from policy.errors import AnalysisIncomplete
@@ -296,16 +296,11 @@ class CompiledPack:
             at_point = [r for r in rules if r.point == point] if spec.rules else []
             if at_point:
                 self._index[point] = _PointIndex(at_point, spec.tool, aliases)
-        # Join only the stages that have rules.
-        deciders: dict[str, Callable[..., Decision | None]] = {
-            "before_tool": self._before_tool,
-            "after_tool": self._after_tool,
-            "before_llm": self._before_llm,
-            "after_llm": self._after_llm,
-            "user_prompt": self._user_prompt,
-        }
+        # Join only the stages that have rules: the hook method of a point (`before_tool`)
+        # is its decider here (`_before_tool`), one for every point that takes rules.
         for point in self._index:
-            setattr(self, POINTS[point].method, deciders[point])
+            method = POINTS[point].method
+            setattr(self, method, getattr(self, "_" + method))
 
     @property
     def var_sources(self) -> Mapping[str, str]:
@@ -524,42 +519,13 @@ class CompiledPack:
         matched: list[CompiledRule],
         failed: list[tuple[CompiledRule, str]],
     ) -> Decision | None:
-        # One pass: the strongest enforced action and its rules, audit-mode and log rules.
-        winners: list[CompiledRule] = []
-        strength = 0
-        allowed = False
-        audit_ids: list[str] = []
-        audit_top: CompiledRule | None = None
-        logged: list[str] = []
-        soft: list[CompiledRule] = []  # the approval builtin: lifted by an allow
-        # The builtin's `when:` failing gates the call whatever on_error says: a
-        # condition that cannot be read must not lift a gate.
-        soft += [r for r, _ in failed if r.gate is not None and r.gate.exempt_by_allow]
-        failed = [(r, m) for r, m in failed if not (r.gate is not None and r.gate.exempt_by_allow)]
-        for rule in matched:
-            if rule.action == "log":
-                logged.append(rule.full_id)
-            elif rule.gate is not None and rule.gate.exempt_by_allow:
-                soft.append(rule)
-            elif rule.audit:
-                audit_ids.append(rule.full_id)
-                if audit_top is None or rule.strength > audit_top.strength:
-                    audit_top = rule
-            else:
-                if rule.strength > strength:
-                    strength = rule.strength
-                    winners = [rule]
-                elif rule.strength == strength:
-                    winners.append(rule)
-                allowed = allowed or rule.action == "allow"
-        would = _would_action(point, audit_top.action) if audit_top is not None else None
-        # An allow lifts these gates, here and across packs: the chain's fold decides
-        # (it keeps them when a hook asked for approval naming nobody).
-        gates = tuple(r.gate for r in soft if r.gate is not None)
-        tail = (*(r.full_id for r in soft), *audit_ids, *logged)
+        """The Decision the tally of `matched` and `failed` rules comes to."""
+        tally = _tally(point, matched, failed)
+        winners, soft, would = tally.winners, tally.soft, tally.would
+        gates, tail = tally.gates, tally.tail
         notes: list[str] = []
         blocked = POINTS[point].fail_action
-        for rule, message in failed:
+        for rule, message in tally.failed:
             text = f"rule {rule.full_id}: condition failed: {message}"
             log.warning(text)
             # CEL gave up on the facts (its iteration budget): a bound that was hit,
@@ -567,7 +533,7 @@ class CompiledPack:
             bounded = _gave_up_on(message)
             if rule.audit or (self.on_error == "skip" and not bounded):
                 notes.append(f"{text} (skipped)")
-            elif strength <= STRENGTH["deny"]:
+            elif tally.strength <= STRENGTH["deny"]:
                 # A condition that cannot be evaluated denies (on_error: deny).
                 return Decision(
                     blocked,
@@ -623,7 +589,7 @@ class CompiledPack:
                 rule_ids=ids,
                 would_action=would,
                 ignored=tuple(notes),
-                allowed=allowed,
+                allowed=tally.allowed,
                 needs_approval=bool(held),
                 gates=held,
             )
@@ -643,7 +609,7 @@ class CompiledPack:
                 rule_ids=ids,
                 would_action=would,
                 ignored=tuple(notes),
-                allowed=allowed,
+                allowed=tally.allowed,
                 needs_approval=bool(gates),
                 gates=gates,
                 **fields,
@@ -737,6 +703,68 @@ class CompiledPack:
                 )
             current = _apply(point, current, updates)
         return current
+
+
+class _Tally(NamedTuple):
+    """What the rules that matched (or failed) at one point add up to, before any
+    Decision is built from it."""
+
+    #: The enforced rules of the strongest action, in file order.
+    winners: tuple[CompiledRule, ...]
+    #: That action's strength (0 when no enforced rule matched).
+    strength: int
+    #: An enforced `allow` rule matched (it exempts the call from approval).
+    allowed: bool
+    #: The approval builtin's rules that matched or failed: an allow lifts them.
+    soft: tuple[CompiledRule, ...]
+    #: The other rules whose condition failed, with why.
+    failed: tuple[tuple[CompiledRule, str], ...]
+    #: What the strongest rule in audit mode would have done, or None.
+    would: Action | None
+    #: The gates of `soft`.
+    gates: tuple[ApprovalGate, ...]
+    #: The ids recorded after the winners': soft, audit-mode and log rules.
+    tail: tuple[str, ...]
+
+
+def _tally(
+    point: str, matched: Sequence[CompiledRule], failed: Sequence[tuple[CompiledRule, str]]
+) -> _Tally:
+    """Which action wins at `point`, with which rules and gates (pure: no evaluation)."""
+    # One pass: the strongest enforced action and its rules, audit-mode and log rules.
+    winners: list[CompiledRule] = []
+    strength = 0
+    allowed = False
+    audit_ids: list[str] = []
+    audit_top: CompiledRule | None = None
+    logged: list[str] = []
+    soft: list[CompiledRule] = []  # the approval builtin: lifted by an allow
+    # The builtin's `when:` failing gates the call whatever on_error says: a
+    # condition that cannot be read must not lift a gate.
+    soft += [r for r, _ in failed if r.gate is not None and r.gate.exempt_by_allow]
+    failed = [(r, m) for r, m in failed if not (r.gate is not None and r.gate.exempt_by_allow)]
+    for rule in matched:
+        if rule.action == "log":
+            logged.append(rule.full_id)
+        elif rule.gate is not None and rule.gate.exempt_by_allow:
+            soft.append(rule)
+        elif rule.audit:
+            audit_ids.append(rule.full_id)
+            if audit_top is None or rule.strength > audit_top.strength:
+                audit_top = rule
+        else:
+            if rule.strength > strength:
+                strength = rule.strength
+                winners = [rule]
+            elif rule.strength == strength:
+                winners.append(rule)
+            allowed = allowed or rule.action == "allow"
+    would = _would_action(point, audit_top.action) if audit_top is not None else None
+    # An allow lifts these gates, here and across packs: the chain's fold decides
+    # (it keeps them when a hook asked for approval naming nobody).
+    gates = tuple(r.gate for r in soft if r.gate is not None)
+    tail = (*(r.full_id for r in soft), *audit_ids, *logged)
+    return _Tally(tuple(winners), strength, allowed, tuple(soft), tuple(failed), would, gates, tail)
 
 
 class _RuleError(Exception):

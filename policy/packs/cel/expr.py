@@ -1,0 +1,415 @@
+"""The `cel-expr-python` engine (Google's cel-cpp; the default).
+
+Type-checked at compile time, ≈ 2 µs an evaluation, thread-safe. A runtime error
+comes back as a Value of type ERROR — which is truthy if read carelessly — and is
+turned into `CelEvalError` here, always. Pack variables are bound inside the
+program with `cel.bind`: the source rewriting that does it lives here too, and the
+checker (`policy.packs.cel.checker`), built on this engine's environments, reads it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from policy.model import FrozenDict
+from policy.packs.cel.functions import _FUNCTIONS
+from policy.packs.cel.interface import (
+    VARIABLES_AT,
+    CelCompileError,
+    CelEngine,
+    CelEvalError,
+    CelIssue,
+    CelProgram,
+    referenced_names,
+)
+
+__all__ = ["ExprEngine", "parse_issues", "whole_vars_offset"]
+
+
+def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
+    """Wrap `body` in `cel.bind(vars, {...}, ...)`, one bind per dependency layer.
+
+    Values are bound as `dyn(...)`: a map literal of one double would otherwise
+    type as map(string, double), stricter than the checker's map(string, dyn).
+
+    Layer 0 holds variables that read no other variable; each later layer re-binds
+    the names of the layers outside it, so `vars.a` stays visible further in.
+    """
+    wrapped = body
+    for index in range(len(layers) - 1, -1, -1):
+        outer = [name for layer in layers[:index] for name in layer]
+        entries = [f'"{name}": vars.{name}' for name in outer]
+        entries += [f'"{name}": dyn({source})' for name, source in layers[index].items()]
+        wrapped = f"cel.bind(vars, {{{', '.join(entries)}}}, {wrapped})"
+    return wrapped
+
+
+#: What `_named_vars` must tell apart in a CEL source: string literals (skipped),
+#: `has(vars.x)` (a presence test, not a read), `x.vars` (someone else's field),
+#: `vars.x` / `vars["x"]`, and any other use of `vars` (the whole map).
+_VARS_TOKENS = re.compile(
+    r"""
+    (?P<string>[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
+        |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+    | (?P<has>\bhas\s*\(\s*vars\b)
+    | (?P<field>\.\s*vars\b)
+    | (?P<ref>\bvars\s*(?:\.\s*(?P<n1>[A-Za-z_][A-Za-z0-9_]*)
+        |\[\s*(?P<q>["'])(?P<n2>[A-Za-z_][A-Za-z0-9_]*)(?P=q)\s*\]))
+    | (?P<whole>\bvars\b)
+    """,
+    re.VERBOSE,
+)
+
+
+def _named_vars(source: str) -> str | None:
+    """`source` with each `vars.x` read as the identifier `_var_x`, or None.
+
+    None when the source uses `vars` in a way a plain identifier cannot stand
+    for (`has(vars.x)`, `vars` as a map), or holds a raw string with a
+    backslash, whose end the scanner cannot be sure of.
+    """
+    out: list[str] = []
+    last = 0
+    for match in _VARS_TOKENS.finditer(source):
+        kind = match.lastgroup
+        if kind == "string":
+            text = match.group("string")
+            if "r" in text[:2].lower() and "\\" in text:
+                return None
+            continue
+        if kind == "field":
+            continue
+        if match.group("ref") is None:
+            return None
+        out.append(source[last : match.start()])
+        out.append(f"_var_{match.group('n1') or match.group('n2')}")
+        last = match.end()
+    out.append(source[last:])
+    return "".join(out)
+
+
+def whole_vars_offset(source: str) -> int | None:
+    """Where `source` uses `vars` as a whole map (`"x" in vars`), or None.
+
+    Packs bind only the variables an expression names, so such a use would
+    read an unbound `vars` at run time: the checker refuses it at load.
+    """
+    for match in _VARS_TOKENS.finditer(source):
+        if match.lastgroup == "whole":
+            return match.start()
+    return None
+
+
+def _named_source(layers: Sequence[Mapping[str, str]], body: str) -> str | None:
+    """`body` under one `cel.bind` per variable, outermost first; None if it cannot be.
+
+    Cheaper to evaluate than the map of `_var_layers_source` (no map built per
+    call, no map lookup per read), so the hot path compiles this form when every
+    source allows it, and falls back to the map form otherwise. Both forms bind
+    `dyn(...)`, as the checker types `vars.x`: without it, a variable's static
+    type would refuse programs the checker accepted (`vars.half > 2` on a double).
+    """
+    wrapped = _named_vars(body)
+    if wrapped is None:
+        return None
+    binds = [(name, src) for layer in layers for name, src in layer.items()]
+    for name, source in reversed(binds):
+        named = _named_vars(source)
+        if named is None:
+            return None
+        wrapped = f"cel.bind(_var_{name}, dyn({named}), {wrapped})"
+    return wrapped
+
+
+def _cel_module() -> Any:
+    from cel_expr_python import cel
+
+    return cel
+
+
+class _ExprEnvs:
+    """One cel-expr-python environment per hook point (declarations differ).
+
+    Each is built when a point first needs it (≈ 1.2 ms apiece): a one-event
+    `policy hook` compiles for one point only.
+    """
+
+    def __init__(self, typed: bool = False) -> None:
+        cel = _cel_module()
+        from cel_expr_python.ext import ext_bindings, ext_strings
+
+        self.cel = cel
+        t = cel.Type
+        self.bool_type = t.BOOL
+        self.error_type = t.ERROR
+        self._pool: Any = None
+        if typed:
+            from policy.packs.cel import types as cel_types
+
+            self._pool = cel_types.descriptor_pool()
+            command = t(cel_types.COMMAND)
+            access = t(cel_types.ACCESS)
+        else:
+            command = access = t.Map(t.STRING, t.DYN)
+        types = {
+            "string": t.STRING,
+            "map": t.Map(t.STRING, t.DYN),
+            "timestamp": t.TIMESTAMP,
+            "duration": t.DURATION,
+            "bool": t.BOOL,
+            "list_of_maps": t.List(t.Map(t.STRING, t.DYN)),
+            "list_of_strings": t.List(t.STRING),
+            "list_of_commands": t.List(command),
+            "access": access,
+            "int": t.INT,
+        }
+        overloads: dict[str, list[Any]] = {}
+        for name, params, ret, impl, member in _FUNCTIONS:
+            overloads.setdefault(name, []).append(
+                cel.Overload(
+                    f"{name.replace('.', '_')}_{'_'.join(params)}",
+                    types[ret],
+                    [types[p] for p in params],
+                    is_member=member,
+                    impl=impl,
+                )
+            )
+        self._types = types
+        self._decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
+        self._extensions = (ext_bindings, ext_strings)
+        self._envs: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def env(self, point: str) -> Any:
+        found = self._envs.get(point)
+        if found is None:
+            with self._lock:
+                found = self._envs.get(point)
+                if found is None:
+                    bindings, strings = self._extensions
+                    types = self._types
+                    found = self.cel.NewEnv(
+                        descriptor_pool=self._pool,
+                        variables={name: types[kind] for name, kind in VARIABLES_AT[point].items()},
+                        functions=self._decls,
+                        extensions=[bindings.ExtBindings(), strings.ExtStrings()],
+                    )
+                    self._envs[point] = found
+        return found
+
+    def compile(self, point: str, source: str, *, checked: bool = False, store: Any = None) -> Any:
+        """`source` compiled; `checked`: the checker has passed every expression in it
+        already (a pack's rules are checked when the pack loads), so the type check is
+        skipped — a quarter of the compile, on the path of a one-event hook. With a
+        `store`, a program compiled by an earlier process is read back instead."""
+        env = self.env(point)
+        if store is not None:
+            kept = store.get(point, source)
+            # a program that does not read back is compiled from its source, as on a miss
+            with contextlib.suppress(Exception):
+                if kept is not None:
+                    return env.deserialize(kept)
+        try:
+            expr = env.compile(source, disable_check=checked)
+        except RuntimeError as exc:
+            raise CelCompileError(parse_issues(str(exc))) from None
+        if store is not None:
+            store.put(point, source, expr.serialize())
+        return expr
+
+
+_ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
+
+
+def parse_issues(message: str) -> list[CelIssue]:
+    """cel-cpp's error text -> issues (it reports every error of an expression)."""
+    issues = [CelIssue(int(m[1]), int(m[2]), m[3].strip()) for m in _ISSUE.finditer(message)]
+    # an error inside an expression makes its type `*error*`, and cel-cpp reports each
+    # use of that too: only the cause is news
+    causes = [i for i in issues if "*error*" not in i.message]
+    return causes or issues or [CelIssue(1, 1, message.strip())]
+
+
+@functools.lru_cache(maxsize=1)
+def _expr_envs() -> _ExprEnvs:
+    return _ExprEnvs()
+
+
+@functools.lru_cache(maxsize=1)
+def _typed_envs() -> _ExprEnvs:
+    """Environments where the facts are message types (`Command`, `Access`), so the
+    checker refuses a misspelt field (`c.wrtes`) at its line:col. Only the checker
+    uses them: at run time the facts are maps, which both engines take."""
+    return _ExprEnvs(typed=True)
+
+
+_PLAIN = frozenset({str, bool, int, float, type(None)})
+#: Expressions per int mask: CEL ints are signed 64-bit.
+_MASK_BITS = 62
+
+
+def _to_expr_value(value: Any) -> Any:
+    """cel-expr-python takes plain dicts and lists only (no tuples, no subclasses
+    below the top level), so frozen values are copied into plain ones."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
+        for item in value.values():
+            if type(item) not in _PLAIN:
+                return {str(k): _to_expr_value(v) for k, v in value.items()}
+        return dict(value)
+    if kind is tuple or kind is list:
+        return [_to_expr_value(v) for v in value]
+    return value
+
+
+class _ExprProgram(CelProgram):
+    def __init__(
+        self,
+        envs: _ExprEnvs,
+        point: str,
+        exprs: Sequence[str],
+        var_layers: Sequence[Mapping[str, str]],
+        expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
+        *,
+        checked: bool = False,
+        store: Any = None,
+    ) -> None:
+        self._envs = envs
+        self._checked = checked
+        self._store = store
+        self._env = envs.env(point)
+        self._point = point
+        self._exprs = list(exprs)
+        self._expr_layers = list(expr_layers) if expr_layers is not None else None
+        self._var_layers = var_layers
+        self._body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
+        self._program: Any = None
+        self._lock = threading.Lock()
+        self._mask: Any = None
+        if len(exprs) <= _MASK_BITS:
+            # The same expressions summed into one int: `(e) ? 1 : 0` fails, and so
+            # fails the whole sum, when `e` errors or is not a bool.
+            terms = " + ".join(f"(({e}) ? {1 << i} : 0)" for i, e in enumerate(exprs))
+            # An expression that is not a condition does not compile: `run` alone serves.
+            with contextlib.suppress(CelCompileError):
+                self._mask = self._compile(var_layers, terms or "0")
+        if self._mask is None:
+            # Compiled now, so that an expression that cannot compile fails here.
+            self._program = self._compile(var_layers, self._body)
+        # else the list form waits for the first `run`: the mask serves every call whose
+        # conditions all give a bool (a cold `policy hook` compiles one program, not two).
+        names: set[str] = set()
+        for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
+            names |= referenced_names(source)
+        self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
+        self._singles: list[Any] | None = None
+
+    def _list_program(self) -> Any:
+        program = self._program
+        if program is None:
+            with self._lock:
+                if self._program is None:
+                    self._program = self._compile(self._var_layers, self._body)
+                program = self._program
+        return program
+
+    def _compile(self, layers: Sequence[Mapping[str, str]], body: str) -> Any:
+        """The named-binding form when it compiles, else the map form."""
+        named = _named_source(layers, body)
+        if named is not None:
+            with contextlib.suppress(CelCompileError):  # the map form then says why
+                return self._envs.compile(
+                    self._point, named, checked=self._checked, store=self._store
+                )
+        return self._envs.compile(
+            self._point, _var_layers_source(layers, body), checked=self._checked, store=self._store
+        )
+
+    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+        if self._mask is None:
+            return super().run_mask(data)
+        converted = {}
+        for name, value in data.items():
+            kind = type(value)
+            # A FrozenDict of scalars is taken as is one level down (not deeper).
+            if kind not in _PLAIN and not (kind is FrozenDict and value.flat):
+                value = _to_expr_value(value)
+            converted[name] = value
+        try:
+            mask = self._mask.eval(data=converted).plain_value()
+        except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
+            return None
+        # An ERROR Value's plain value is its message, a str: never a mask.
+        return mask if type(mask) is int else None
+
+    def run(self, data: Mapping[str, Any]) -> list[Any]:
+        # Outside the `try`: a program that cannot compile is the hook's failure (denied
+        # by the chain), as when it was compiled with the rest, never a CEL runtime error.
+        program = self._list_program()
+        converted = {k: _to_expr_value(v) for k, v in data.items()}
+        # The program is a list literal: a list back means success. An error comes
+        # back as a Value of type ERROR whose plain value is its message (a str),
+        # which must never be read as a result.
+        try:
+            result = program.eval(data=converted).plain_value()
+            if type(result) is list:
+                return result
+            # Some expression failed: evaluate each alone to say which.
+            activation = self._env.Activation(converted)
+            return [self._run_single(i, activation) for i in range(len(self._exprs))]
+        except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression
+            error = CelEvalError(f"cannot evaluate: {type(exc).__name__}: {exc}")
+            return [error] * len(self._exprs)
+
+    def _run_single(self, index: int, activation: Any) -> Any:
+        singles = self._singles
+        if singles is None:
+            with self._lock:
+                if self._singles is None:
+                    self._singles = [None] * len(self._exprs)
+                singles = self._singles
+        program = singles[index]
+        if program is None:
+            layers = self._expr_layers[index] if self._expr_layers is not None else []
+            program = self._compile(layers, f"[({self._exprs[index]})]")
+            singles[index] = program
+        value = program.eval(activation).plain_value()
+        if type(value) is list:
+            return value[0]
+        return CelEvalError(str(value))
+
+
+class ExprEngine(CelEngine):
+    name = "cel-expr-python"
+
+    def __init__(self) -> None:
+        # Loaded with the first program: packs read from the cache compile
+        # nothing until a call needs a program.
+        self._loaded: _ExprEnvs | None = None
+
+    @property
+    def _envs(self) -> _ExprEnvs:
+        if self._loaded is None:
+            self._loaded = _expr_envs()
+        return self._loaded
+
+    def program(
+        self,
+        point: str,
+        exprs: Sequence[str],
+        var_layers: Sequence[Mapping[str, str]],
+        expr_layers: Sequence[Sequence[Mapping[str, str]]] | None = None,
+        *,
+        checked: bool = False,
+        store: Any = None,
+    ) -> CelProgram:
+        return _ExprProgram(
+            self._envs, point, exprs, var_layers, expr_layers, checked=checked, store=store
+        )

@@ -1,0 +1,306 @@
+"""The custom functions both CEL engines offer (`glob`, `path.*`, `shell.*`,
+`regex.*`), the table that declares them, and cel-go's string members that the
+cel-python engine emulates.
+
+One implementation per function, shared by the engines: cel-expr-python calls them
+as overload implementations, cel-python through its activation. A `shell.*`
+function that meets a line whose analysis gave up notes it here (`take_gave_up`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["UNPORTABLE", "take_gave_up"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _glob_matcher(pattern: str) -> Callable[[str], bool]:
+    from wcmatch import glob as wglob
+
+    flags = wglob.GLOBSTAR | wglob.BRACE | wglob.DOTGLOB | wglob.NEGATE | wglob.EXTGLOB
+    matcher = wglob.compile(pattern, flags=flags)
+    match: Callable[[str], bool] = matcher.match
+    return match
+
+
+def fn_glob(value: str, pattern: str) -> bool:
+    return _glob_matcher(pattern)(value)
+
+
+# policy.analysis is imported by the functions that use it, on their first call:
+# the shell analyser alone costs ≈ 13 ms to import, and most decisions of a
+# one-event `policy hook` never call it.
+
+
+def fn_path_normalize(path: str) -> str:
+    from policy.analysis import paths
+
+    return paths.normalize(path)
+
+
+def fn_path_within(path: str, root: str) -> bool:
+    from policy.analysis import paths
+
+    return paths.within(path, root)
+
+
+def fn_path_within_any_folded(path: str, roots: list[str]) -> bool:
+    from policy.analysis import paths
+
+    return paths.within_any_folded(path, roots)
+
+
+def fn_path_holds_any_folded(path: str, roots: list[str]) -> bool:
+    from policy.analysis import paths
+
+    return paths.holds_any_folded(path, roots)
+
+
+def fn_path_within_folded(path: str, root: str) -> bool:
+    # for denials: also within on a file system that folds case and normalisation
+    from policy.analysis import paths
+
+    return paths.within_folded(path, root)
+
+
+def fn_path_resolve(path: str) -> str:
+    # Reads the file system (lstat/readlink per component); an UnsafePathError (a
+    # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
+    from policy.analysis import paths
+
+    return paths.resolve(path)
+
+
+def fn_path_contained(path: str, root: str) -> bool:
+    from policy.analysis import paths
+
+    return paths.contained(path, root)
+
+
+def fn_path_matches(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.matches(path, patterns, home_dir())
+
+
+def fn_path_names(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.names(path, patterns, home_dir())
+
+
+def fn_path_inside(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.inside(path, patterns, home_dir())
+
+
+def fn_path_inside_folded(path: str, patterns: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.inside_folded(path, patterns, home_dir())
+
+
+def fn_path_base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def fn_path_is_pattern(path: str) -> bool:
+    from policy.analysis import paths
+
+    return paths.is_pattern(path)
+
+
+# A `shell.*` function on a line whose analysis gave up (a cap, policy.analysis.shell)
+# has no answer: it fails, and notes why here, so that the pack refuses the call
+# whatever its `on_error` says (the engines turn the exception into an error value,
+# which `on_error: skip` would skip). Per thread: a program runs on its caller's.
+_gave_up = threading.local()
+
+
+def _refuse(function: str, limit: str) -> None:
+    reason = f"{function}: the command cannot be analysed: {limit}"
+    _gave_up.limit = reason
+    raise ValueError(reason)
+
+
+def take_gave_up() -> str:
+    """Why a `shell.*` function run since the last call could not answer ("" if none
+    could not); forgotten once read. The pack runtime reads it after each program."""
+    limit: str = getattr(_gave_up, "limit", "")
+    if limit:
+        _gave_up.limit = ""
+    return limit
+
+
+def fn_shell_commands(command: str) -> list[dict[str, Any]]:
+    # A command line with no call around it: its working directory is not known, so
+    # relative paths stay relative (inside no workspace); `commands` has them located.
+    from policy.analysis import effects
+    from policy.facts import home_dir
+
+    line = effects.analyze(command, "", home_dir())
+    if line.limit:
+        _refuse("shell.commands", line.limit)
+    return line.to_cel()
+
+
+def fn_shell_has_substitution(command: str) -> bool:
+    from policy.analysis import shell
+
+    analysis = shell.analyze(command)
+    if analysis.limit:
+        _refuse("shell.has_substitution", analysis.limit)
+    return analysis.has_substitution
+
+
+def fn_shell_parse_error(command: str) -> str:
+    from policy.analysis import shell
+
+    analysis = shell.analyze(command)
+    if analysis.limit:
+        _refuse("shell.parse_error", analysis.limit)
+    return analysis.parse_error
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def fn_regex_replace(value: str, pattern: str, replacement: str) -> str:
+    return _regex(pattern).sub(replacement, value)
+
+
+def fn_regex_matches(value: str, pattern: str) -> bool:
+    """CEL's `matches`, with the pattern compiled once per process. cel-expr-python
+    compiles a `matches` pattern on every call — literal or not — which for the long
+    alternations packs use (credential-printing commands, backup names of secrets)
+    costs more than the rest of the decision."""
+    return _regex(pattern).search(value) is not None
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def fn_lower_ascii(value: str) -> str:
+    return value.translate(_ASCII_LOWER)
+
+
+def fn_upper_ascii(value: str) -> str:
+    return value.translate(_ASCII_UPPER)
+
+
+def fn_trim(value: str) -> str:
+    return value.strip()
+
+
+def fn_split(value: str, separator: str, limit: int = -1) -> list[str]:
+    if limit == 0:
+        return []
+    if separator == "":
+        parts = list(value)
+        return parts if limit < 0 else [*parts[: limit - 1], "".join(parts[limit - 1 :])]
+    return value.split(separator, limit - 1 if limit > 0 else -1)
+
+
+def fn_replace(value: str, old: str, new: str, limit: int = -1) -> str:
+    return value.replace(old, new, limit)
+
+
+def fn_substring(value: str, start: int, end: int | None = None) -> str:
+    stop = len(value) if end is None else end
+    if start < 0 or stop < start or stop > len(value):
+        raise ValueError(f"substring({start}, {stop}) out of range for a string of {len(value)}")
+    return value[start:stop]
+
+
+def fn_index_of(value: str, needle: str, start: int = 0) -> int:
+    if start < 0 or start > len(value):
+        raise ValueError(f"indexOf start {start} out of range for a string of {len(value)}")
+    return value.find(needle, start)
+
+
+def fn_last_index_of(value: str, needle: str, end: int | None = None) -> int:
+    if end is None:
+        return value.rfind(needle)
+    if end < 0 or end >= len(value) + 1:
+        raise ValueError(f"lastIndexOf end {end} out of range for a string of {len(value)}")
+    return value.rfind(needle, 0, end + len(needle))
+
+
+def fn_char_at(value: str, index: int) -> str:
+    if index < 0 or index > len(value):
+        raise ValueError(f"charAt({index}) out of range for a string of {len(value)}")
+    return value[index : index + 1]
+
+
+def fn_join(values: list[str], separator: str = "") -> str:
+    return separator.join(values)
+
+
+# (name, parameter types, return type, implementation, member function?)
+# Member functions take their receiver as the first parameter.
+_FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ...] = (
+    ("glob", ("string", "string"), "bool", fn_glob, False),
+    ("path.normalize", ("string",), "string", fn_path_normalize, False),
+    ("path.within", ("string", "string"), "bool", fn_path_within, False),
+    ("path.within_folded", ("string", "string"), "bool", fn_path_within_folded, False),
+    (
+        "path.within_any_folded",
+        ("string", "list_of_strings"),
+        "bool",
+        fn_path_within_any_folded,
+        False,
+    ),
+    (
+        "path.holds_any_folded",
+        ("string", "list_of_strings"),
+        "bool",
+        fn_path_holds_any_folded,
+        False,
+    ),
+    ("path.resolve", ("string",), "string", fn_path_resolve, False),
+    ("path.contained", ("string", "string"), "bool", fn_path_contained, False),
+    ("path.matches", ("string", "list_of_strings"), "bool", fn_path_matches, False),
+    ("path.inside", ("string", "list_of_strings"), "bool", fn_path_inside, False),
+    ("path.inside_folded", ("string", "list_of_strings"), "bool", fn_path_inside_folded, False),
+    ("path.names", ("string", "list_of_strings"), "bool", fn_path_names, False),
+    ("path.is_pattern", ("string",), "bool", fn_path_is_pattern, False),
+    ("path.base", ("string",), "string", fn_path_base, False),
+    ("shell.commands", ("string",), "list_of_commands", fn_shell_commands, False),
+    ("shell.has_substitution", ("string",), "bool", fn_shell_has_substitution, False),
+    ("shell.parse_error", ("string",), "string", fn_shell_parse_error, False),
+    ("regex.replace", ("string", "string", "string"), "string", fn_regex_replace, False),
+    ("regex.matches", ("string", "string"), "bool", fn_regex_matches, False),
+)
+
+# cel-go's strings extension: native in cel-expr-python (ExtStrings, no Python
+# callback), emulated for cel-python by the functions below. The shared corpus
+# checks that both agree. ExtStrings' other functions (format, quote, reverse)
+# have no emulation, so `policy check` refuses them (see `UNPORTABLE`).
+_STRING_MEMBERS: dict[str, Callable[..., Any]] = {
+    "lowerAscii": fn_lower_ascii,
+    "upperAscii": fn_upper_ascii,
+    "trim": fn_trim,
+    "split": fn_split,
+    "replace": fn_replace,
+    "substring": fn_substring,
+    "indexOf": fn_index_of,
+    "lastIndexOf": fn_last_index_of,
+    "charAt": fn_char_at,
+    "join": fn_join,
+}
+
+#: Functions cel-expr-python knows that the cel-python engine cannot run.
+UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(")

@@ -1,0 +1,136 @@
+"""What both CEL engines are to the rest of packs: the variables an expression may
+use at each point, the errors, and the program and engine interfaces.
+
+The engines (`policy.packs.cel.expr`, `policy.packs.cel.celpython`) implement these;
+the pack runtime and compiler program against them, and `policy.packs.cel.get_engine`
+picks one by name.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from policy.model import POINTS
+
+__all__ = [
+    "VARIABLES_AT",
+    "CelCompileError",
+    "CelEngine",
+    "CelEvalError",
+    "CelIssue",
+    "CelProgram",
+    "referenced_names",
+]
+
+_CONTEXT = {
+    "sender": "string",
+    "channel": "string",
+    "chat_id": "string",
+    "session": "string",
+    "agent": "string",
+    "turn": "string",
+    "cwd": "string",
+    "host": "string",
+    "now": "timestamp",
+    "mode": "string",
+    "vars": "map",
+}
+_TOOL = {
+    "tool": "string",
+    "tool_raw": "string",
+    "args": "map",
+    # what the call does (policy.facts): the shell commands and their facts, the
+    # paths every tool touches, where it is judged against, what protects the policy
+    "commands": "list_of_commands",
+    "access": "access",
+    "workspace": "string",
+    "home": "string",
+    "protected": "list_of_strings",
+}
+
+#: The variables a CEL expression may use at each point rules may name, with their
+#: types: the call's (at tool points), the caller's context, and what the point's
+#: payload adds (`PointSpec.variables` in the one table of points, policy.model).
+VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
+    spec.point.value: {**(_TOOL if spec.tool else {}), **_CONTEXT, **spec.variables}
+    for spec in POINTS.values()
+    if spec.rules
+}
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def referenced_names(source: str) -> frozenset[str]:
+    """Every identifier in `source` (a superset of the variables it reads)."""
+    return frozenset(_IDENT.findall(source))
+
+
+class CelIssue(NamedTuple):
+    """A compile problem at a 1-based line and column of the expression."""
+
+    line: int
+    col: int
+    message: str
+
+
+class CelCompileError(Exception):
+    def __init__(self, issues: Sequence[CelIssue]) -> None:
+        super().__init__("; ".join(f"{i.line}:{i.col}: {i.message}" for i in issues))
+        self.issues = list(issues)
+
+
+class CelEvalError(Exception):
+    """A runtime error of one expression (missing key, bad conversion, ...)."""
+
+
+class CelProgram(ABC):
+    """Several expressions evaluated together; `needs` are the variables they read."""
+
+    needs: frozenset[str]
+
+    @abstractmethod
+    def run(self, data: Mapping[str, Any]) -> list[Any]:
+        """One result per expression: a plain Python value, or a CelEvalError."""
+
+    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+        """Bit i set when expression i is true; None when any is not a bool.
+
+        The hot path of a pack asks for this first: an int is cheaper to get
+        out of an engine than a list, and is itself the key of the memoised
+        outcome. None sends the caller to `run` for each expression's result.
+        """
+        mask = 0
+        for index, value in enumerate(self.run(data)):
+            if value is True:
+                mask |= 1 << index
+            elif value is not False:
+                return None
+        return mask
+
+
+class CelEngine(ABC):
+    name: str
+
+    @abstractmethod
+    def program(
+        self,
+        point: str,
+        exprs: Sequence[str],
+        var_layers: Sequence[Mapping[str, str]],
+        expr_layers: Sequence[Sequence[Mapping[str, str]]] | None = None,
+        *,
+        checked: bool = False,
+        store: Any = None,
+    ) -> CelProgram:
+        """Compile `exprs` for `point`.
+
+        `var_layers` are the pack variables all of them need, by dependency depth;
+        `expr_layers[i]`, when given, are those expression i needs alone (used to
+        attribute errors when the combined evaluation fails). `checked`: the checker
+        has passed each of them (a loaded pack's), so an engine may skip its own check;
+        `store` (a policy.packs.cache.ProgramStore) keeps compiled programs between
+        processes, for engines that can serialise them. Raises CelCompileError.
+        """
