@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from policy import hosting as _hosting
 from policy._version import __version__
 
 if TYPE_CHECKING:
@@ -108,6 +109,17 @@ __all__ = [
     "on_event",
     "user_prompt",
 ]
+
+
+def _build_hosted(*args: Any) -> Any:
+    """The engine's hosted hooks, built by the hosts layer (policy.hosting): imported
+    here, at the edge, and only when a setting names one."""
+    from policy.hosts.hosted import build_hosted
+
+    return build_hosted(*args)
+
+
+_hosting.builder = _build_hosted
 
 
 def __getattr__(name: str) -> Any:

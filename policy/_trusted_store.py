@@ -2,7 +2,7 @@
 
 Processes that live for one event (Claude Code and Agentao start `policy hook` per
 tool call) keep the results of slow, pure work on disk: compiled packs
-(policy.packs.cache) and validated settings (policy._default_settings). Both store
+(policy.packs.cache) and validated settings (policy._fast_settings). Both store
 their entries here, under the same rules:
 
 * an entry is read only when it is a regular file (not a symlink), owned by this

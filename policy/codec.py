@@ -13,18 +13,26 @@ from typing import Any, TypeVar
 
 from policy.errors import InputError
 from policy.model import (
+    POINTS,
     Action,
     ApprovalDecision,
     ApprovalGate,
     Decision,
-    LLMRequest,
-    LLMResponse,
-    Prompt,
+    Event,
+    HookPoint,
     ToolCall,
-    ToolResult,
 )
 
-__all__ = ["approval_from_dict", "decision_from_dict", "from_dict", "gate_from_dict", "to_dict"]
+__all__ = [
+    "PART_TYPES",
+    "approval_from_dict",
+    "decision_from_dict",
+    "from_dict",
+    "gate_from_dict",
+    "parts_from_json",
+    "parts_to_json",
+    "to_dict",
+]
 
 T = TypeVar("T")
 
@@ -175,13 +183,49 @@ def to_dict(value: Any) -> dict[str, Any]:
 
 # ----------------------------------------------- answers back (the service's clients)
 
-_PAYLOADS: dict[str, type[Any]] = {
+#: The type of each part a point takes, by its wire name (PointSpec.parts).
+PART_TYPES: Mapping[str, type[Any]] = {
     "call": ToolCall,
-    "result": ToolResult,
-    "request": LLMRequest,
-    "response": LLMResponse,
-    "prompt": Prompt,
+    **{spec.parts[-1]: spec.payload_type for spec in POINTS.values()},
 }
+#: The parts a Decision carries back (every part but the observers' event).
+_PAYLOADS = {name: kind for name, kind in PART_TYPES.items() if name in Decision._fields}
+
+
+def parts_from_json(point: HookPoint, body: Any, where: str | None = None) -> tuple[Any, ...]:
+    """What a decision at `point` is asked about, from JSON (PointSpec.parts, in order).
+
+    A point with one part takes that part's object as the body (`/v1/decide/before_tool`
+    gets the call); a point with several takes an object of them by name (`after_tool`:
+    `{"call": ..., "result": ...}`). An event is `{kind, payload}`.
+    """
+    spec = POINTS[point]
+    where = where or point.value
+    if not isinstance(body, Mapping):
+        raise InputError(f"{where}: expected an object, got {_type_name(body)}")
+    if point is HookPoint.EVENT:
+        kind, payload = body.get("kind"), body.get("payload", {})
+        if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
+            raise InputError("event: {kind: string, payload: object} expected")
+        return (Event(kind=kind, payload=payload),)
+    if len(spec.parts) == 1:
+        name = spec.parts[0]
+        return (from_dict(PART_TYPES[name], body, name),)
+    extra = set(body) - set(spec.parts)
+    if extra:
+        raise InputError(f"{where}.{sorted(extra)[0]}: unknown field ({', '.join(spec.parts)})")
+    return tuple(from_dict(PART_TYPES[name], body.get(name), name) for name in spec.parts)
+
+
+def parts_to_json(point: HookPoint, parts: tuple[Any, ...]) -> dict[str, Any]:
+    """The JSON body `parts_from_json` reads back."""
+    spec = POINTS[point]
+    if point is HookPoint.EVENT:
+        (event,) = parts
+        return {"kind": event.kind, "payload": dict(event.payload)}
+    if len(spec.parts) == 1:
+        return to_dict(parts[0])
+    return {name: to_dict(part) for name, part in zip(spec.parts, parts, strict=True)}
 
 
 def _strings(data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:

@@ -9,32 +9,30 @@ log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 import logging
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from policy import hosting as policy_hosting
 from policy._invoke import Invoker, call_inline
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
+from policy.approval_stage import ApprovalStage
 from policy.audit import DecisionLog, new_decision_id
-from policy.builtins.registry import ContractRegistry
+from policy.builtins.contract_sessions import ContractRegistry
 from policy.builtins.respond_guard import RespondGuard
 from policy.chain import (
     Chain,
-    Fold,
     Normalizer,
     Outcome,
     Registration,
     Step,
     Timeouts,
-    approval_plan,
     approvers_for,
     intercept_inline,
     intercept_plan,
@@ -43,6 +41,7 @@ from policy.chain import (
 from policy.errors import (
     EngineClosedError,
     HardAborted,
+    InputError,
     SettingsError,
     TurnAborted,
 )
@@ -59,24 +58,21 @@ from policy.model import (
     HookPoint,
     LLMRequest,
     LLMResponse,
+    PointSpec,
     Prompt,
     ToolCall,
     ToolResult,
 )
+from policy.rejudge import Rejudge, mode_of
 
 if TYPE_CHECKING:
     from policy.approvals.store import ApprovalStore
     from policy.builtins import BuiltinSpec
     from policy.builtins.approval import ApprovalGates
+    from policy.hosting import HostedBuilder
     from policy.settings import Settings
 
 __all__ = ["Engine"]
-
-
-def _answered(answer: ApprovalDecision) -> Generator[Any, Any, ApprovalDecision]:
-    """A plan that needs no approver: its answer is known already."""
-    yield from ()
-    return answer
 
 
 log = logging.getLogger("policy.engine")
@@ -115,6 +111,7 @@ class Engine:
         settings: Settings | None = None,
         *,
         audit_stream: IO[Any] | None = None,
+        hosted: HostedBuilder | None = None,
     ) -> None:
         if settings is None:
             from policy.settings import load_settings  # pydantic-settings: ≈ 110 ms
@@ -165,14 +162,12 @@ class Engine:
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
         self.contracts = ContractRegistry(state_uri=s.state_store_uri)
-        self._approvals: ApprovalStore | None = None
-        # Opening the store (and the gate stage) once, however many calls first need it
-        # at the same moment: two `memory://` stores would each hold half the requests.
-        # Reentrant: the gate stage opens the store while holding it.
-        self._approvals_opening = threading.RLock()
-        self._gate_stage: ApprovalGates | None = None
-        #: The packs and builtins that judge a rewritten call again (`_rejudge`).
-        self._judges: dict[HookPoint, _Judges] = {}
+        #: The approval stage: the store, the gates, giving up (policy.approval_stage).
+        self._approval = ApprovalStage(
+            s, self._timeouts.approval, self._audit, self._packs, lambda: self._chain.snapshot
+        )
+        #: The packs and builtins judge a rewritten call or output again (policy.rejudge).
+        self._rejudge = Rejudge(self._timeouts.interceptor, self._normalize_call, self._canonical)
         # respond_guard (DESIGN §6.5): flag every respond unless a pack says otherwise.
         self._respond_guard = RespondGuard(self._audit.write, self._gates_for, self._covered)
         #: What packs and builtins know that calls do not: the workspace, the
@@ -185,12 +180,12 @@ class Engine:
             self._add(hook, trusted=True)
         if builtin_specs:
             self._add_builtins(builtin_specs)
-        hosted = bool((s.hooks.enabled and s.hooks.processes) or s.claude_hooks)
-        if hosted:
-            self._add_hosted()
+        named = bool((s.hooks.enabled and s.hooks.processes) or s.claude_hooks)
+        if named:
+            self._add_hosted(hosted or policy_hosting.builder)
         #: Why this engine enforces nothing ("" when packs, builtins or hosted hooks
         #: give it a policy); adapters refuse every call then (fail closed).
-        self.no_policy = _no_policy(s, ruled, builtin_specs, hosted)
+        self.no_policy = _no_policy(s, ruled, builtin_specs, named)
 
     @classmethod
     def from_paths(
@@ -254,6 +249,8 @@ class Engine:
         trusted: bool = False,
     ) -> str:
         """`register`, plus `trusted` for the hooks our compilers built (see Registration)."""
+        if trusted:
+            mode_of(hook)  # how it is judged again is checked now, not at its first rewrite
         registration = make_registration(
             hook,
             name=name,
@@ -302,17 +299,23 @@ class Engine:
                 ) from exc
             self._add(hook, trusted=True)
 
-    def _add_hosted(self) -> None:
-        """Start the process hooks and command hooks the settings name (policy.hosts.hosted).
+    def _add_hosted(self, build: HostedBuilder | None) -> None:
+        """Start the process hooks and command hooks the settings name, with the builder
+        the host layer handed over (policy.hosting).
 
         They join as PROCESS hooks, after every in-process hook, as in PicoClaw. One
         that cannot start stops the engine: a hook the operator configured and that
-        silently does not run would let through what it exists to stop.
+        silently does not run would let through what it exists to stop — so does a
+        setting that names hosted hooks when no builder was handed over.
         """
-        from policy.hosts.hosted import build_hosted
-
+        if build is None:
+            self.close()
+            raise SettingsError(
+                "invalid settings:\n  hooks.processes / claude_hooks: this engine was built "
+                "without a builder for hosted hooks (pass hosted=policy.hosts.hosted.build_hosted)"
+            )
         try:
-            hosted = build_hosted(self.settings, self._aliases, self._timeouts)
+            hosted = build(self.settings, self._aliases, self._timeouts)
         except BaseException:
             self.close()
             raise
@@ -332,6 +335,12 @@ class Engine:
             return False
         _close_hook(old)
         return True
+
+    @property
+    def hooks(self) -> tuple[object, ...]:
+        """Every hook in the chain, in registration order (what `policy.state` asks
+        about what they must remember between calls)."""
+        return tuple(registration.hook for registration in self._chain.snapshot.ordered)
 
     def chain_order(self, point: HookPoint | str) -> tuple[str, ...]:
         """Names of the hooks that run at `point`, in the order they run."""
@@ -502,13 +511,13 @@ class Engine:
 
     def _settle_before_tool(self, decision: Decision, asked: ToolCall) -> Decision:
         """The chain's before_tool decision, completed: a call rewritten after the
-        packs and builtins judged it is judged again (`_rejudge`), an approver in the
+        packs and builtins judged it is judged again (policy.rejudge), an approver in the
         chain that covers the final call asks for approval too, and a respond goes to
         the respond guard (which records it, and may refuse it or hold it for a person).
         `asked` is the call as the host asked it."""
         snapshot = self._chain.snapshot
         if decision.action is _MODIFY:
-            decision = self._rejudge(decision, asked, snapshot)
+            decision = self._rejudge.call(decision, asked, snapshot)
         if (
             snapshot.at[_APPROVE_TOOL]
             and decision.action in _PASSED
@@ -527,149 +536,6 @@ class Engine:
         (`_settle_before_tool`), then logged and told to observers."""
         decision = self._settle_before_tool(decision, call)
         return self._logged(_BEFORE_TOOL, decision, decision.call or call, start)
-
-    # ----------------------------------------------- the chain invariant: re-judgment
-
-    def _judges_of(self, snapshot: Any, point: HookPoint = _BEFORE_TOOL) -> _Judges:
-        """The packs and builtins that judge a rewrite at `point` again, for
-        `snapshot` (kept until the chain changes)."""
-        judges = self._judges.get(point)
-        if judges is None or judges.snapshot is not snapshot:
-            judges = self._judges[point] = _judges_for(snapshot, point)
-        return judges
-
-    def _rejudge_result(self, decision: Decision, call: ToolCall) -> Decision:
-        """The packs and builtins see the output the model will see (the chain
-        invariant, after the tool): an output rewritten by a hook sorted after some of
-        them — a hosted PostToolUse hook that formats or replaces it, a process hook —
-        goes through them once more, so `credentials/redact-*` redacts what that hook
-        made. Their rewrite is kept (the tool ran; redacting is the point), a stop ends
-        the turn; nothing is judged a third time."""
-        judges = self._judges_of(self._chain.snapshot, _AFTER_TOOL)
-        rewriter = decision.hook
-        if not judges.must_judge(rewriter):
-            return decision
-        fold = Fold(_AFTER_TOOL, decision.result, None, decision.decision_id, call)
-        timeout = self._timeouts.interceptor
-        what = f"output rewritten by hook {rewriter!r}"
-        for reg, judge, _ in judges.steps:
-            budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
-            value, failure = call_inline(judge, (call, fold.current), budget)
-            ended = fold.take(reg, value, failure, budget)
-            if ended is not None:
-                return ended.replace(
-                    reason=f"{what}; then {ended.reason}",
-                    rule_ids=decision.rule_ids
-                    + tuple(r for r in ended.rule_ids if r not in decision.rule_ids),
-                )
-        again = fold.result()
-        if again.action is not _MODIFY:
-            return decision
-        return decision.replace(
-            result=again.result,
-            reason=f"{what}; then {again.reason or 'rewritten'} by {again.hook}",
-            rule_ids=decision.rule_ids
-            + tuple(r for r in again.rule_ids if r not in decision.rule_ids),
-            ignored=decision.ignored + tuple(i for i in again.ignored if i not in decision.ignored),
-        )
-
-    def _rejudge(self, decision: Decision, asked: ToolCall, snapshot: Any) -> Decision:
-        """Packs and builtins judge the arguments that will run (the chain invariant).
-
-        The chain ran in order, so a call rewritten by a hook that sorts after some
-        packs or builtins — a process hook, a hosted Claude Code hook, a code hook of
-        higher priority — was let through by rules that judged the call before the
-        rewrite. Here the trusted packs and builtins judge the rewritten call once
-        more, as one more pass of the chain (the same Fold): a denial denies it, naming
-        the rewrite; another rewrite denies it (a rewrite is judged once, never
-        looped); an `ask` or a gate holds it for approval on top of what the first pass
-        asked; an `allow` rule is what this pass says, since one that matched the
-        call before its rewrite vouches for nothing. A rewrite by a pack or builtin
-        itself, or by a hook sorted before every one of them, is not judged again:
-        everything after it saw the final call already.
-
-        The judges are pure, so running them twice changes nothing but time, except
-        what counts calls: `contract_scope` is asked only its tool, path and expiry
-        checks (its max_tool_calls / max_runtime counted the call once already),
-        `tool_policy` only when the rewrite changed the tool (its allow and deny
-        lists and rate limits then apply to the tool that will run), and `audit_hook`
-        not at all (the decision log records the final call).
-        """
-        judges = self._judges_of(snapshot)
-        rewriter = decision.hook
-        if not judges.must_judge(rewriter):
-            return decision
-        rewritten = decision.call
-        assert rewritten is not None
-        original = self._canonical(asked)
-        fold = Fold(_BEFORE_TOOL, rewritten, self._normalize_call, decision.decision_id, None)
-        timeout = self._timeouts.interceptor
-        ended: Decision | None = None
-        by = ""
-        for reg, judge, if_tool_changed in judges.steps:
-            if if_tool_changed and rewritten.tool == original.tool:
-                continue
-            budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else timeout
-            value, failure = call_inline(judge, (fold.current,), budget)
-            ended = fold.take(reg, value, failure, budget)
-            if ended is not None:
-                by = _judged_by(reg.name, value if failure is None else None)
-                break
-        rule_ids = decision.rule_ids
-        ignored = decision.ignored
-        what = f"rewritten by hook {rewriter!r} into {_shown(rewritten)}"
-        if ended is not None:
-            rule_ids += tuple(r for r in ended.rule_ids if r not in rule_ids)
-            ignored += tuple(i for i in ended.ignored if i not in ignored)
-            if ended.action is _RESPOND:
-                return ended.replace(
-                    reason=f"{what}; answered by {by}: {ended.reason}",
-                    call=rewritten,
-                    rule_ids=rule_ids,
-                    ignored=ignored,
-                )
-            return ended.replace(
-                reason=f"{what}; denied by {by}: {ended.reason}",
-                call=rewritten,
-                rule_ids=rule_ids,
-                ignored=ignored,
-                needs_approval=False,
-                allowed=False,
-                gates=(),
-            )
-        again = fold.result()
-        rule_ids += tuple(r for r in again.rule_ids if r not in rule_ids)
-        ignored += tuple(i for i in again.ignored if i not in ignored)
-        if again.action is _MODIFY:
-            final = again.call
-            assert final is not None
-            if final.tool != rewritten.tool or final.args != rewritten.args:
-                return decision.replace(
-                    action=Action.DENY_TOOL,
-                    reason=(
-                        f"{what}; {again.hook} would rewrite it again into {_shown(final)} "
-                        f"({again.reason or 'modify'}): denied, a rewrite is judged once"
-                    ),
-                    hook=again.hook,
-                    rule_ids=rule_ids,
-                    ignored=ignored,
-                    needs_approval=False,
-                    allowed=False,
-                    gates=(),
-                )
-        gates = decision.gates + tuple(g for g in again.gates if g not in decision.gates)
-        held = decision.needs_approval or again.needs_approval
-        reason = decision.reason
-        if (again.needs_approval or again.allowed) and again.reason:
-            reason = f"{what}; {again.reason}"
-        return decision.replace(
-            reason=reason,
-            rule_ids=rule_ids,
-            ignored=ignored,
-            needs_approval=held,
-            gates=gates,
-            allowed=again.allowed and not held,
-        )
 
     def _covered(self, call: ToolCall) -> bool:
         """Whether an approver in the chain covers `call` (the respond guard asks)."""
@@ -706,121 +572,12 @@ class Engine:
         return self._gates_for(self._canonical(call))
 
     def _gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
-        """The gates the packs put on `call`, judged now: for an `approve_tool` whose
-        caller did not pass the before_tool decision's `gates`. Packs are pure, so
-        asking them again changes nothing; an `allow` lifts the builtins' gates. A pack
-        that refuses the call outright answers with its Decision instead."""
-        gates: list[ApprovalGate] = []
-        allowed = False
-        for registration in self._chain.snapshot.ordered:
-            if not (registration.trusted and registration.name.startswith("pack:")):
-                continue  # builtins count calls (rate limits, contracts): not asked twice
-            decide = getattr(registration.hook, "before_tool", None)
-            if decide is None:
-                continue
-            decision: Decision | None = decide(call)
-            if decision is None:
-                continue
-            if decision.blocked:
-                return decision
-            gates.extend(decision.gates)
-            allowed = allowed or decision.allowed
-        if allowed:
-            return tuple(gate for gate in gates if not gate.exempt_by_allow)
-        return tuple(gates)
+        return self._approval.gates_for(call)
 
     @property
     def gate_stage(self) -> ApprovalGates:
-        """The approval stage for gates (policy.builtins.approval), made on first use —
-        once, however many calls first need it at the same moment (it keeps the waits
-        and their caps)."""
-        stage = self._gate_stage
-        if stage is not None:
-            return stage
-        with self._approvals_opening:
-            if self._gate_stage is not None:
-                return self._gate_stage
-            from policy.builtins.approval import ApprovalGates
-
-            service = getattr(self.settings, "service", None)
-            stage = ApprovalGates(
-                lambda: self.approvals,
-                default_timeout=self._timeouts.approval,
-                **(
-                    {"max_waits_per_caller": service.max_waits_per_caller}
-                    if service is not None
-                    else {}
-                ),
-            )
-            # Not in the chain: `approval_plan` asks it after the chain's approvers.
-            self._gate_registration = Registration(
-                name=stage.name,
-                hook=stage,
-                priority=0,
-                source=HookSource.IN_PROCESS,
-                failure_policy="fail",
-                inline=False,
-                timeout_ms=None,
-                methods={HookPoint.APPROVE_TOOL: stage.approve},
-                coroutine=frozenset(),
-                trusted=True,
-            )
-            self._gate_stage = stage
-        return stage
-
-    def _approval_plan(
-        self,
-        call: ToolCall,
-        timeout: float | None,
-        required: bool,
-        gates: tuple[ApprovalGate, ...] | None,
-        defer: bool,
-    ) -> Any:
-        if gates is None:
-            found = self._gates_for(call)
-            if isinstance(found, Decision):
-                return _answered(
-                    ApprovalDecision(False, f"the policy refuses this call: {found.reason}")
-                )
-            gates = found
-        step = None
-        if gates:
-            from policy.builtins.approval import GRACE_SECONDS, stage_timeout
-
-            stage = self.gate_stage
-            wait = stage_timeout(gates, self._timeouts.approval)
-            if timeout is not None:
-                wait = min(wait, timeout)
-            until = time.time() + wait
-            method = functools.partial(stage.approve, gates=gates, defer=defer, until=until)
-            registration = self._gate_registration
-            if defer:
-                # A deferred approval files and answers at once: on the caller's thread,
-                # never queued behind calls that wait for people.
-                registration = dataclasses.replace(registration, inline=True)
-            step = (registration, method, wait + GRACE_SECONDS)
-        return approval_plan(
-            self._chain.snapshot, call, timeout, self._timeouts.approval, required, step
-        )
-
-    def _abandon(self, call: ToolCall, answer: ApprovalDecision) -> None:
-        """The chain stopped waiting for an approver (its budget, or the caller's
-        `timeout`, ran out): an approver with `abandon(call)` withdraws what it asked,
-        so a person cannot approve a call that was already denied."""
-        if answer.failure != "timeout" or answer.hook is None:
-            return
-        if self._gate_stage is not None and answer.hook == self._gate_stage.name:
-            self._gate_stage.abandon(call)
-            return
-        for registration in self._chain.snapshot.ordered:
-            if registration.name == answer.hook:
-                abandon = getattr(registration.hook, "abandon", None)
-                if callable(abandon):
-                    try:
-                        abandon(call)
-                    except Exception:  # the call is denied either way
-                        log.warning("abandon() of %r failed", answer.hook, exc_info=True)
-                return
+        """The approval stage for gates (policy.builtins.approval), made on first use."""
+        return self._approval.gates
 
     def abandon_approvals(self, reason: str, call: ToolCall | None = None) -> int:
         """Give up on every call waiting for a person in this process, now: expire their
@@ -829,28 +586,7 @@ class Engine:
         the host closing the pipe, a signal ending the process; with `call`, only the
         waits for that call (`policy serve`, whose client hung up). The count expired.
         Without `call` the process is ending: no call is asked about from then on."""
-        if call is None:
-            # The stage is made if need be: a call still being decided must meet the stop.
-            stage = self.gate_stage
-            expired = stage.abandon_all(reason)
-        elif self._gate_stage is None:
-            return 0
-        else:
-            stage = self._gate_stage
-            expired = stage.abandon_like(self._canonical(call))
-        for call, request in expired:
-            answer = ApprovalDecision(
-                False,
-                f"approval request {request.id} abandoned: {reason}; denied",
-                hook=stage.name,
-                failure="abandoned",
-                decision_id=new_decision_id(),
-            )
-            try:
-                self._audit.approval(call, answer, latency_ns=0, packs=self._packs)
-            except Exception as exc:  # noqa: BLE001 - the request is expired either way
-                log.error("abandoned approval %s not logged: %s", request.id, exc)  # noqa: TRY400
-        return len(expired)
+        return self._approval.abandon(reason, None if call is None else self._canonical(call))
 
     def _conclude_approval(
         self, call: ToolCall, answer: ApprovalDecision, start: int
@@ -858,7 +594,7 @@ class Engine:
         """Everything after the approval plan answered, for both APIs: an approver the
         chain stopped waiting for withdraws what it asked, then the answer is logged
         (or, unlogged, turned into a denial) and told to observers."""
-        self._abandon(call, answer)
+        self._approval.withdraw(call, answer)
         elapsed = time.perf_counter_ns() - start
         answer = dataclasses.replace(answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id())
         try:
@@ -896,7 +632,7 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        plan = self._approval_plan(call, timeout, required, gates, defer)
+        plan = self._approval.plan(call, timeout, required, gates, defer)
         answer = self._invoker.drive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
 
@@ -912,7 +648,7 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         call = self._canonical(call)
-        plan = self._approval_plan(call, timeout, required, gates, defer)
+        plan = self._approval.plan(call, timeout, required, gates, defer)
         answer = await self._invoker.adrive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
 
@@ -924,7 +660,7 @@ class Engine:
         call = self._canonical(call)
         decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
-            decision = self._rejudge_result(decision, call)
+            decision = self._rejudge.result(decision, call, self._chain.snapshot)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
@@ -933,7 +669,7 @@ class Engine:
         call = self._canonical(call)
         decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
-            decision = self._rejudge_result(decision, call)
+            decision = self._rejudge.result(decision, call, self._chain.snapshot)
         return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
 
     # ------------------------------------------------------------ full cycle
@@ -1102,6 +838,44 @@ class Engine:
         entries = self._chain.snapshot.at[HookPoint.EVENT]
         self._observers.emit(entries, event)
 
+    # -------------------------------------------------------------- any point
+
+    def decide_at(
+        self, point: HookPoint | str, *parts: Any, **options: Any
+    ) -> Decision | ApprovalDecision | None:
+        """The decision at `point` about `parts` — what `POINTS[point].parts` names, in
+        that order: `decide_at("after_tool", call, result)` is `after_tool(call, result)`.
+
+        The one path every caller that is handed a point by name takes (the CLI, the
+        service, pack tests, the remote client), so a new point in `policy.model.POINTS`
+        needs no new branch there. `options` go to the point's method (`approve_tool`'s
+        `timeout=`...). Answers an ApprovalDecision at approve_tool, None at event (the
+        observers were told), a Decision elsewhere.
+        """
+        spec = _spec(point, parts)
+        if spec.point is HookPoint.EVENT:
+            self.emit(*parts)
+            return None
+        decide = getattr(self, spec.method, None)
+        if decide is None:  # a point with no method of its own: the chain decides alone
+            return self._around(spec.point, parts[0], spec.field or "")
+        answer: Decision | ApprovalDecision = decide(*parts, **options)
+        return answer
+
+    async def adecide_at(
+        self, point: HookPoint | str, *parts: Any, **options: Any
+    ) -> Decision | ApprovalDecision | None:
+        """`decide_at` for coroutines: the chain's hooks run as in `abefore_tool`."""
+        spec = _spec(point, parts)
+        if spec.point is HookPoint.EVENT:
+            self.emit(*parts)
+            return None
+        decide = getattr(self, "a" + spec.method, None)
+        if decide is None:
+            return await self._aaround(spec.point, parts[0], spec.field or "")
+        answer: Decision | ApprovalDecision = await decide(*parts, **options)
+        return answer
+
     # --------------------------------------------------------------- lifecycle
 
     def close(self) -> None:
@@ -1114,8 +888,9 @@ class Engine:
         for registration in self._chain.clear():
             _close_hook(registration)
         self._invoker.close()
-        if self._approvals is not None:
-            self._approvals.close()
+        store = self._approval.opened
+        if store is not None:
+            store.close()
         self._audit.close()
 
     def note(self, kind: str, fields: Mapping[str, Any]) -> None:
@@ -1138,18 +913,7 @@ class Engine:
     def approvals(self) -> ApprovalStore:
         """The approval store named by `approvals_store` (SQLite under data_dir by
         default), opened on first use: where approval requests wait and decisions land."""
-        store = self._approvals
-        if store is None:
-            with self._approvals_opening:
-                store = self._approvals
-                if store is None:
-                    from policy.approvals import open_store
-
-                    store = self._approvals = open_store(
-                        self.settings.approvals_store_uri,
-                        retention=self.settings.approvals_retention,
-                    )
-        return store
+        return self._approval.store
 
     def __enter__(self) -> Engine:
         return self
@@ -1158,100 +922,19 @@ class Engine:
         self.close()
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Judges:
-    """Who judges a rewrite at one point again (`Engine._rejudge`,
-    `Engine._rejudge_result`), for one chain snapshot."""
-
-    snapshot: object
-    #: Every trusted pack and builtin at before_tool: a rewrite of theirs is the policy's.
-    names: frozenset[str]
-    #: Position of every before_tool hook in the chain, and of its first judge.
-    order: Mapping[str, int]
-    first: int
-    #: (registration, how it judges, only when the rewrite changed the tool), in order.
-    steps: tuple[tuple[Registration, Callable[[ToolCall], Any], bool], ...]
-
-    def must_judge(self, rewriter: str | None) -> bool:
-        """Whether a rewrite by `rewriter` is judged again: not when it is a judge's
-        own (the policy's), nor when it came before every judge (they all saw it)."""
-        if not self.steps or rewriter in self.names:
-            return False
-        position = self.order.get(rewriter) if rewriter is not None else None
-        return position is None or position >= self.first
-
-
-#: Builtins that are not asked again, and why: they record or count, they do not judge.
-_NOT_REJUDGED = frozenset({"audit_hook"})
-
-
-def _judges_for(snapshot: Any, point: HookPoint) -> _Judges:
-    entries = snapshot.at[point]
-    order = {reg.name: index for index, (reg, _, _) in enumerate(entries)}
-    names: set[str] = set()
-    steps: list[tuple[Registration, Callable[[ToolCall], Any], bool]] = []
-    first = len(entries)
-    for index, (reg, method, coroutine) in enumerate(entries):
-        if not (reg.trusted and reg.name.startswith(("pack:", "builtin:"))) or coroutine:
-            continue
-        names.add(reg.name)
-        first = min(first, index)
-        builtin = reg.name.rsplit("/", 1)[-1] if reg.name.startswith("builtin:") else ""
-        if builtin in _NOT_REJUDGED:
-            continue
-        if builtin == "contract_scope":
-            steps.append((reg, _contract_checks(reg.hook, method), False))
-        elif builtin == "tool_policy":
-            steps.append((reg, method, True))
-        else:  # packs (pure rules), autonomy (pure), a builtin this list does not know
-            steps.append((reg, method, False))
-    return _Judges(snapshot, frozenset(names), order, first, tuple(steps))
-
-
-def _contract_checks(hook: Any, method: Callable[[ToolCall], Any]) -> Callable[[ToolCall], Any]:
-    """contract_scope's checks of one call — its tools, paths and expiry — without
-    admitting the call against max_tool_calls / max_runtime again (its `before_tool`
-    counted it once already). A hook without those parts is asked whole."""
-    contract_for = getattr(hook, "_contract_for", None)
-    refusal = getattr(hook, "_refusal", None)
-    if not (callable(contract_for) and callable(refusal)):
-        return method
-
-    def checks(call: ToolCall) -> Decision | None:
-        compiled = contract_for(call.session)
-        if compiled is None:
-            return None
-        reason = refusal(call, compiled)
-        if reason is None:
-            return None
-        return Decision(
-            Action.DENY_TOOL,
-            reason,
-            rule_ids=(f"{hook.rule_id}/{compiled.contract.id}",),
+def _spec(point: HookPoint | str, parts: tuple[Any, ...]) -> PointSpec:
+    """The row of `point`, with `parts` checked against it (InputError names both)."""
+    try:
+        spec = POINTS[HookPoint(point)]
+    except ValueError:
+        known = ", ".join(POINTS)
+        raise InputError(f"unknown hook point {point!r} (known: {known})") from None
+    if len(parts) != len(spec.parts):
+        raise InputError(
+            f"{spec.point.value} decides about {', '.join(spec.parts)}: "
+            f"{len(spec.parts)} argument(s), not {len(parts)}"
         )
-
-    return checks
-
-
-def _shown(call: ToolCall) -> str:
-    """A rewritten call, short, for a reason: its command when it has one."""
-    command = call.args.get("command")
-    if isinstance(command, str):
-        text = f"{call.tool} {command!r}"
-    else:
-        from policy.digest import canonical_json
-
-        text = f"{call.tool} {canonical_json(call.args).decode()}"
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _judged_by(hook: str, answer: Any) -> str:
-    """`rule ID (hook)` for the rule whose answer decided (a pack names the rule that
-    won first), or the hook alone."""
-    rule_ids = getattr(answer, "rule_ids", None)
-    if isinstance(rule_ids, tuple | list) and rule_ids and isinstance(rule_ids[0], str):
-        return f"rule {rule_ids[0]} ({hook})"
-    return hook
+    return spec
 
 
 def _no_policy(

@@ -7,10 +7,19 @@ parsing messages.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from policy.model import Decision
+
+class _Stopping(Protocol):
+    """What an abort carries: a `policy.model.Decision`. Named by shape, not imported,
+    because every module imports this one and it must import none of them."""
+
+    @property
+    def action(self) -> Enum: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
 class PolicyError(Exception):
@@ -51,8 +60,8 @@ class EngineClosedError(PolicyError):
 class ChainStopped(PolicyError):
     """Base of the two aborts `Engine.run_tool` raises; `decision` says who and why."""
 
-    def __init__(self, decision: Decision) -> None:
-        super().__init__(decision.reason or decision.action.value)
+    def __init__(self, decision: _Stopping) -> None:
+        super().__init__(decision.reason or str(decision.action.value))
         self.decision = decision
 
 

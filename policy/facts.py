@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from policy._env import CONFIG_ENV
 from policy.errors import AnalysisIncomplete
 
 if TYPE_CHECKING:
@@ -325,7 +326,7 @@ def protected_paths(settings: Any) -> tuple[str, ...]:
         *settings.packs,
         settings.data_dir,
         settings.audit_path,
-        os.environ.get("POLICY_CONFIG") or None,
+        os.environ.get(CONFIG_ENV) or None,
         *settings.claude_hooks,
         *settings.protected_paths,
         Path(__file__).resolve().parent,

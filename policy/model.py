@@ -415,6 +415,7 @@ class PointSpec:
         "fail_action",
         "field",
         "method",
+        "parts",
         "payload_type",
         "picoclaw",
         "point",
@@ -457,6 +458,12 @@ class PointSpec:
     variables: Mapping[str, str]
     #: One of PicoClaw's own points: a PicoClaw process hook may intercept it.
     picoclaw: bool
+    #: What a decision here is asked about, in the order hooks receive it, by the
+    #: names the wire formats give them: the payload (`field`, or `event`), after
+    #: the call it comes with at tool points (`("call", "result")` at after_tool).
+    #: `Engine.decide_at(point, *parts)` takes them in this order; `policy.codec`
+    #: reads them from JSON by these names.
+    parts: tuple[str, ...]
 
     def __init__(
         self,
@@ -486,6 +493,8 @@ class PointSpec:
         set_(self, "rules", rules)
         set_(self, "variables", FrozenDict(variables))
         set_(self, "picoclaw", picoclaw)
+        own = field or ("call" if tool else point.value)
+        set_(self, "parts", ("call", own) if tool and own != "call" else (own,))
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"PointSpec is read-only (cannot set {name!r})")

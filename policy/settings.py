@@ -24,16 +24,14 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from policy._default_settings import default_data_dir
+from policy._env import CONFIG_ENV, ENV_PREFIX, default_data_dir
 from policy._yaml import YamlDocument, YamlError, load_yaml
 from policy.errors import SettingsError
-from policy.hosts.picoclaw.config import HooksConfig
+from policy.hooks_config import HooksConfig
 from policy.service_settings import ServiceSettings, parse_server
 
 __all__ = ["ENV_PREFIX", "Settings", "default_data_dir", "load_settings"]
 
-ENV_PREFIX = "POLICY_"
-CONFIG_ENV = "POLICY_CONFIG"
 
 _LIMITS_SCHEMES = (
     "sqlite",
@@ -260,7 +258,7 @@ class Settings(BaseSettings):
     def _retention_duration(cls, value: Any) -> Any:
         if value is None:
             return None
-        from policy.builtins.config import parse_duration
+        from policy.durations import parse_duration
 
         return parse_duration(value)
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from policy.cli import _mount, _parser, main
+from policy.cli import _parser, main
+from policy.hosts.claude import mount as _mount
+from policy.hosts.claude.dialect import AGENTAO, CLAUDE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,8 +171,8 @@ def test_deadline_margin_is_two_seconds(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.parametrize(
     ("host", "default"),
     [
-        ("claude", _mount.CLAUDE_DEFAULT_HOOK_TIMEOUT),
-        ("agentao", _mount.AGENTAO_DEFAULT_HOOK_TIMEOUT),
+        ("claude", CLAUDE.default_timeout),
+        ("agentao", AGENTAO.default_timeout),
     ],
 )
 def test_missing_timeout_is_the_hosts_default(
@@ -563,7 +565,7 @@ def test_positions_in_compact_json_with_escapes(
 )
 def test_policy_hook_commands_are_recognised(command: str, argv: list[str] | None) -> None:
     """The words after `hook`, as the shell hands them to `policy hook`."""
-    from policy.cli._mount import _policy_hook_argv
+    from policy.hosts.claude.mount import _policy_hook_argv
 
     assert _policy_hook_argv(command) == argv
 
@@ -720,13 +722,15 @@ def test_sarif_format(
 
 
 def test_constants_match_policy_hook() -> None:
-    """The facts the checks assume about `policy hook` are its own."""
-    from policy.hosts.claude import server
+    """The facts the checks assume about `policy hook` are its own: one home
+    (policy.hosts), read by the parser, the hook process and the checks."""
+    from policy import hosts
+    from policy.hosts.claude import hook_process as server
 
     args = _parser().parse_args(["hook", "claude"])
-    assert args.deadline == _mount.HOOK_DEFAULT_DEADLINE
-    assert args.approval == _mount.HOOK_DEFAULT_APPROVAL
-    assert server._ANSWER_MARGIN == _mount.APPROVAL_MARGIN
+    assert args.deadline == hosts.HOOK_DEFAULT_DEADLINE == 50.0
+    assert args.approval == hosts.HOOK_DEFAULT_APPROVAL == "auto"
+    assert server.ANSWER_MARGIN == _mount.APPROVAL_MARGIN == hosts.ANSWER_MARGIN
 
 
 def test_a_claude_hook_without_on_failure_block_fails_open_and_is_warned_about(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from policy.hosts._server import encode_line
+from policy.hosts._hook_process import encode_line
 
 
 def test_a_lone_surrogate_is_escaped_not_dropped() -> None:

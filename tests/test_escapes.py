@@ -26,7 +26,7 @@ import pytest
 
 from policy.cli import _parser
 from policy.hosts.claude.decide import decide
-from policy.hosts.claude.server import _engine
+from policy.hosts.claude.hook_process import _engine
 from policy.hosts.claude.wire import event_of
 
 ROOT = Path(__file__).resolve().parent.parent

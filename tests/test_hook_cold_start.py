@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 import pytest
 
-from policy import _default_settings as fast
-from policy._default_settings import FastSettings, unconfigured
+from policy import _fast_settings as fast
+from policy._fast_settings import FastSettings, unconfigured
 from policy._trusted_store import FileAccess
 from policy.settings import Settings, load_settings
 

@@ -257,8 +257,8 @@ def test_two_identical_asks_at_once_take_one_decision_each(tmp_path: Path) -> No
 def test_past_the_cap_of_pending_asks_a_gated_call_is_denied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from policy.hosts.picoclaw import hook_process as picoclaw_server
     from policy.hosts.picoclaw import ledger
-    from policy.hosts.picoclaw import server as picoclaw_server
 
     monkeypatch.setattr(ledger, "PENDING_MAX", 2)
     config, _ = gated_config(tmp_path)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from policy.hosts.claude import wire as claude
+from policy.hosts.claude.dialect import DIALECTS
 from policy.hosts.picoclaw import wire as picoclaw
 from policy.model import (
     Action,
@@ -122,10 +123,13 @@ def test_picoclaw_rewrites_we_answer_read_back_as_rewritten() -> None:
 
 
 @pytest.mark.parametrize("shape", ["claude", "agentao"])
-def test_claude_payloads_we_send_read_back_as_sent(shape: claude.Shape) -> None:
+def test_claude_payloads_we_send_read_back_as_sent(shape: str) -> None:
+    dialect = DIALECTS[shape]
     context = Prompt(session="s1", cwd="/srv/app")
-    fields = claude.tool_fields(shape, "Bash", {"command": "ls"}, "toolu_1")
-    event = claude.event_of(claude.payload(shape, "PreToolUse", context, "/srv/app", fields), shape)
+    fields = claude.tool_fields(dialect, "Bash", {"command": "ls"}, "toolu_1")
+    event = claude.event_of(
+        claude.payload(dialect, "PreToolUse", context, "/srv/app", fields), shape
+    )
     assert (event.name, event.tool, event.tool_input, event.tool_use_id) == (
         "PreToolUse",
         "Bash",
@@ -135,16 +139,16 @@ def test_claude_payloads_we_send_read_back_as_sent(shape: claude.Shape) -> None:
     assert (event.session, event.cwd, event.flat) == ("s1", "/srv/app", shape == "agentao")
     call = claude.call_of(event)
     assert (call.tool_raw, dict(call.args), call.call_id) == ("Bash", {"command": "ls"}, "toolu_1")
-    assert call.host == claude.HOST_ID[shape]
+    assert call.host == dialect.host_id
 
-    fields.update(claude.result_fields(shape, failure=False, text="total 0", duration=0.2))
-    after = claude.event_of(claude.payload(shape, "PostToolUse", context, "/", fields), shape)
+    fields.update(claude.result_fields(dialect, failure=False, text="total 0", duration=0.2))
+    after = claude.event_of(claude.payload(dialect, "PostToolUse", context, "/", fields), shape)
     assert claude.result_of(after) == ToolResult(for_llm="total 0")
 
-    said = claude.prompt_fields(shape, "hello")
-    prompt = claude.event_of(claude.payload(shape, "UserPromptSubmit", context, "/", said), shape)
+    said = claude.prompt_fields(dialect, "hello")
+    prompt = claude.event_of(claude.payload(dialect, "UserPromptSubmit", context, "/", said), shape)
     assert claude.prompt_of(prompt).text == "hello"
-    assert claude.prompt_of(prompt).host == claude.HOST_ID[shape]  # logged with its host
+    assert claude.prompt_of(prompt).host == dialect.host_id  # logged with its host
 
 
 def test_one_event_list_for_the_server_and_the_hooks_file() -> None:

@@ -115,3 +115,61 @@ def test_a_row_cannot_be_changed() -> None:
         spec.fail_action = Action.CONTINUE  # type: ignore[misc]
     with pytest.raises(TypeError):
         spec.variables["x"] = "string"  # type: ignore[index]
+
+
+def test_every_list_of_points_elsewhere_is_read_from_the_table() -> None:
+    from policy.cli import _POINTS as EVAL_CHOICES
+    from policy.codec import PART_TYPES
+    from policy.server.app import DECIDE_POINTS
+
+    everything = [point.value for point in POINTS]
+    assert list(EVAL_CHOICES) == [p for p in everything if p != "event"]
+    assert list(DECIDE_POINTS) == [p for p in everything if p != "approve_tool"]
+    assert {part for spec in POINTS.values() for part in spec.parts} == set(PART_TYPES)
+    assert [POINTS[p].parts for p in ("before_tool", "after_tool", "before_llm", "event")] == [
+        ("call",),
+        ("call", "result"),
+        ("request",),
+        ("event",),
+    ]
+
+
+def _parts(point: HookPoint) -> tuple[object, ...]:
+    call = ToolCall(tool="bash", args={"command": "ls"})
+    made = {"call": call, "event": POINTS[HookPoint.EVENT].payload_type(kind="x")}
+    return tuple(made.get(name) or POINTS[point].payload_type() for name in POINTS[point].parts)
+
+
+@pytest.mark.parametrize("point", [p for p, s in POINTS.items() if s.field is not None])
+def test_decide_at_is_the_points_own_method(point: HookPoint) -> None:
+    """`decide_at(point, *parts)` answers what the point's method answers: the one path
+    the CLI, the service, pack tests and the remote client take."""
+
+    class Rewrites:
+        name = "rewrites"
+        inline = True
+
+    field = POINTS[point].field
+
+    def rewrite(*parts: object) -> Decision:
+        return Decision(Action.MODIFY, reason=f"at {point}", **{field: parts[-1]})  # type: ignore[arg-type]
+
+    setattr(Rewrites, POINTS[point].method, staticmethod(rewrite))
+    with Engine(settings=Settings(audit_path=None), audit_stream=_Sink()) as engine:
+        engine.register(Rewrites())
+        by_name = engine.decide_at(point.value, *_parts(point))
+        by_method = getattr(engine, POINTS[point].method)(*_parts(point))
+    assert isinstance(by_name, Decision) and isinstance(by_method, Decision)
+    assert (by_name.action, by_name.reason) == (by_method.action, by_method.reason)
+    assert by_name.reason == f"at {point.value}"  # the hook at that point answered
+
+
+def test_decide_at_refuses_an_unknown_point_and_the_wrong_parts() -> None:
+    from policy.errors import InputError
+
+    with Engine(settings=Settings(audit_path=None), audit_stream=_Sink()) as engine:
+        with pytest.raises(InputError, match="unknown hook point 'before_subagent'"):
+            engine.decide_at("before_subagent", ToolCall(tool="x"))
+        with pytest.raises(InputError, match="after_tool decides about call, result"):
+            engine.decide_at("after_tool", ToolCall(tool="x"))
+        assert engine.decide_at("event", _parts(HookPoint.EVENT)[0]) is None

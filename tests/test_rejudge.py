@@ -574,3 +574,51 @@ def test_a_pack_rewriting_after_a_hooks_rewrite_does_not_hide_it_from_earlier_pa
         decision = engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"}))
         assert decision.action is Action.DENY_TOOL
         assert "rewriter" in decision.reason
+
+
+def test_every_builtin_hook_says_how_it_is_judged_again() -> None:
+    """How a builtin is judged again is its own `rejudge` attribute (policy.rejudge),
+    never a list in the engine: a new builtin that counts calls and forgets to say so
+    would count a rewritten call twice, so every builtin hook class must say."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import policy.builtins
+    from policy.rejudge import REJUDGE_MODES
+
+    hooks = [
+        cls
+        for info in pkgutil.iter_modules(policy.builtins.__path__)
+        for _, cls in inspect.getmembers(
+            importlib.import_module(f"policy.builtins.{info.name}"), inspect.isclass
+        )
+        if cls.__module__ == f"policy.builtins.{info.name}"
+        and getattr(cls, "inline", False)  # every builtin hook runs inline
+    ]
+    assert {cls.__name__ for cls in hooks} >= {
+        "Autonomy",
+        "ContractScope",
+        "ToolPolicy",
+        "AuditHook",
+    }
+    for cls in hooks:
+        assert vars(cls).get("rejudge") in REJUDGE_MODES, cls.__name__
+
+
+def test_a_hook_whose_rejudge_is_not_a_mode_is_refused_at_registration() -> None:
+    from policy.errors import HookRegistrationError
+    from policy.rejudge import mode_of
+
+    class Odd:
+        name = "odd"
+        rejudge = "sometimes"
+
+    class Checks:
+        name = "checks"
+        rejudge = "checks"  # without rejudge_checks
+
+    for hook in (Odd(), Checks()):
+        with pytest.raises(HookRegistrationError, match="rejudge"):
+            mode_of(hook)
+    assert mode_of(object()) == "always"

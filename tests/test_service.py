@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy.client.transport import Server, ServiceRefused, ServiceUnreachable
+from policy.client.transport import ServiceClient, ServiceRefused, ServiceUnreachable
 from policy.server.logs import listening_addresses
 from policy.service_settings import token_digest
 
@@ -154,8 +154,8 @@ class Running:
     def unix(self) -> str:
         return f"unix:{self.socket}"
 
-    def client(self, *, token: str | None = None, http: bool = False) -> Server:
-        return Server(self.http if http else self.unix, token=token)
+    def client(self, *, token: str | None = None, http: bool = False) -> ServiceClient:
+        return ServiceClient(self.http if http else self.unix, token=token)
 
 
 def start_service(
@@ -435,13 +435,13 @@ def test_a_service_run_by_another_user_than_configured_is_refused(
     assert decision == "deny"
     assert f"not as the configured owner uid {other}" in reason
     with pytest.raises(ServiceRefused, match="not trusted"):
-        Server(service.unix, owner_uid=other).request("GET", "/healthz")
+        ServiceClient(service.unix, owner_uid=other).request("GET", "/healthz")
 
 
 def test_a_client_gives_up_on_a_service_that_is_not_listening(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(ServiceUnreachable, match="not reachable"):
-        Server(f"unix:{tmp_path / 'none.sock'}", restart_grace=0.3).request("GET", "/healthz")
+        ServiceClient(f"unix:{tmp_path / 'none.sock'}", restart_grace=0.3).request("GET", "/healthz")
     assert time.monotonic() - started >= 0.25  # it waited for a restart, then gave up
 
 
@@ -545,7 +545,7 @@ def test_policy_approvals_decides_through_the_service_as_its_token(
     assert permission(answer)[0] == "allow"
 
 
-def wait_for_request(client: Server, state: str = "pending") -> dict[str, Any]:
+def wait_for_request(client: ServiceClient, state: str = "pending") -> dict[str, Any]:
     for _ in range(400):
         found = client.call("GET", f"/v1/approvals?state={state}")["requests"]
         if found:
@@ -812,7 +812,7 @@ def test_sockets_passed_by_systemd_are_served_and_outlive_the_service(tmp_path: 
     )
     try:
         # The kernel queues the connection until the service, still starting, accepts.
-        status, _, denied = Server(f"unix:{path}").request(
+        status, _, denied = ServiceClient(f"unix:{path}").request(
             "POST",
             "/v1/decide/before_tool",
             {"tool": "Bash", "args": {"command": "rm -rf /"}},

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy.client.transport import Server
+from policy.client.transport import ServiceClient
 from policy.service_settings import token_digest
 from tests.test_service import (
     APPROVER_TOKEN,
@@ -516,7 +516,7 @@ def test_approvers_have_a_socket_of_their_own_and_see_agent_text_escaped(
             requests = orjson.loads(listed.stdout)
             assert any(r["args"]["command"] == sneaky for r in requests)  # reads back whole
     # Decisions are not served there.
-    status, _, refused = Server(f"unix:{approvers}").request(
+    status, _, refused = ServiceClient(f"unix:{approvers}").request(
         "POST", "/v1/decide/before_tool", {"tool": "Bash", "args": {"command": "ls"}}
     )
     assert status == 404 and "approvals only" in refused["error"]
@@ -537,11 +537,11 @@ def test_a_stop_gives_up_waits_at_once_and_an_approver_socket_from_the_command_l
         tmp_path / "svc", options=("--approver-socket", str(approvers))
     )
     # The socket named on the command line (not in the settings) serves approvals only.
-    status, _, refused = Server(f"unix:{approvers}").request(
+    status, _, refused = ServiceClient(f"unix:{approvers}").request(
         "POST", "/v1/decide/before_tool", {"tool": "Bash", "args": {"command": "ls"}}
     )
     assert status == 404 and "approvals only" in refused["error"]
-    status, _, _ = Server(f"unix:{approvers}").request("GET", "/docs")
+    status, _, _ = ServiceClient(f"unix:{approvers}").request("GET", "/docs")
     assert status == 404
     waiting = subprocess.Popen(
         [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from policy.client.transport import Server, ServiceRefused
+from policy.client.transport import ServiceClient, ServiceRefused
 from policy.codec import approval_from_dict, decision_from_dict, to_dict
 from policy.errors import InputError, SettingsError
 from policy.model import Action, ApprovalDecision, ApprovalGate, Decision, ToolCall
@@ -174,7 +174,7 @@ def serve_once(tmp_path: Path, answer: bytes) -> str:
 def test_a_well_formed_answer_is_read_whole(tmp_path: Path) -> None:
     body = b'{"action": "continue", "pad": "' + b"x" * 200_000 + b'"}'
     raw = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body
-    status, headers, parsed = Server(serve_once(tmp_path, raw)).request("GET", "/x")
+    status, headers, parsed = ServiceClient(serve_once(tmp_path, raw)).request("GET", "/x")
     assert (status, headers["content-length"], parsed["action"]) == (
         200,
         str(len(body)),
@@ -184,7 +184,7 @@ def test_a_well_formed_answer_is_read_whole(tmp_path: Path) -> None:
 
 def test_a_chunked_answer_from_a_proxy_is_read(tmp_path: Path) -> None:
     raw = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n2\r\n1}\r\n0\r\n\r\n'
-    assert Server(serve_once(tmp_path, raw)).request("GET", "/x")[2] == {"a": 1}
+    assert ServiceClient(serve_once(tmp_path, raw)).request("GET", "/x")[2] == {"a": 1}
 
 
 @pytest.mark.parametrize(
@@ -201,14 +201,14 @@ def test_an_answer_that_is_not_what_the_service_sends_is_refused(
     tmp_path: Path, raw: bytes, message: str
 ) -> None:
     with pytest.raises(ServiceRefused, match=message):
-        Server(serve_once(tmp_path, raw)).request("GET", "/x")
+        ServiceClient(serve_once(tmp_path, raw)).request("GET", "/x")
 
 
 def test_a_status_over_299_is_an_error_naming_the_services_reason(tmp_path: Path) -> None:
     body = b'{"error": "the bearer token matches no identity"}'
     raw = b"HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\n" % len(body) + body
     with pytest.raises(ServiceRefused, match="401: the bearer token matches no identity") as e:
-        Server(serve_once(tmp_path, raw)).call("GET", "/x")
+        ServiceClient(serve_once(tmp_path, raw)).call("GET", "/x")
     assert e.value.status == 401
 
 

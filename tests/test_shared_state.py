@@ -24,8 +24,8 @@ from limits import parse, strategies
 from limits.storage import MemoryStorage, storage_from_string
 
 from policy import Action, Engine, ToolCall
-from policy._default_settings import FastSettings
-from policy.builtins.registry import ContractRegistry
+from policy._fast_settings import FastSettings
+from policy.builtins.contract_sessions import ContractRegistry
 from policy.errors import SettingsError
 from policy.settings import Settings
 from policy.state import MemoryStateError, StateError, check_per_event, contract_usage
@@ -264,7 +264,7 @@ print(sum(limiter.hit(parse("20/minute"), "alice", "web_fetch") for _ in range(n
 
 _ADMITTER = """
 import sys, time
-from policy.builtins.registry import ContractRegistry
+from policy.builtins.contract_sessions import ContractRegistry
 from policy.builtins.config import Contract
 uri, start, n = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 registry = ContractRegistry(state_uri=uri)
@@ -413,7 +413,7 @@ def test_memory_is_still_fine_in_one_long_lived_engine(tmp_path: Path) -> None:
         assert [engine.before_tool(call).blocked for _ in range(11)] == [False] * 10 + [True]
         with pytest.raises(MemoryStateError, match="rate limit 10/minute in pack 'gate'"):
             check_per_event(engine)  # what a one-event hook would say
-    from policy.hosts._server import engine_for_protocol
+    from policy.hosts._hook_process import engine_for_protocol
 
     engine_for_protocol(settings).close()  # picoclaw, openclaw: one process, memory is fine
     with pytest.raises(MemoryStateError):
@@ -536,7 +536,7 @@ def test_a_call_no_limit_governs_opens_no_state(tmp_path: Path) -> None:
 
 def test_a_packs_own_tests_count_alone_every_run(tmp_path: Path) -> None:
     """`policy test` must not use up (or be refused by) the user's real budgets."""
-    from policy.packs.testing import run_pack_tests
+    from policy.pack_tests import run_pack_tests
 
     pack = _write(
         tmp_path,

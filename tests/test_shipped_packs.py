@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from policy.packs.testing import run_pack_tests
+from policy.pack_tests import run_pack_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = sorted([*(ROOT / "rules").glob("*.yaml"), *(ROOT / "examples" / "packs").glob("*.yaml")])

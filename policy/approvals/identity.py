@@ -44,6 +44,7 @@ __all__ = [
     "os_user",
     "resolve",
     "writable_by",
+    "writable_by_self",
 ]
 
 
@@ -307,3 +308,27 @@ def resolve(
             )
         return Identity(user, uid=uid)
     return Identity(user, load_approvers_map(approvers_map).get(user, ()), uid=uid)
+
+
+def writable_by_self(paths: list[Path]) -> list[tuple[Path, str]]:
+    """Those of `paths` this process's uid could rewrite, with why: the path, or
+    any directory above it (whoever may write a directory may replace what is in it) —
+    owner, mode bits and groups, as `writable_by` judges the
+    approvers map. A path that does not exist yet is judged by where it would be made.
+
+    What `policy hook` warns about when a policy names approvers: whatever the agent's
+    own uid can write, a same-uid agent can forge (docs/approvals.md, trust model).
+    """
+    writer = Writer.of(os.getuid())
+    found: list[tuple[Path, str]] = []
+    for path in paths:
+        target = path
+        while not target.exists() and target != target.parent:
+            target = target.parent
+        try:
+            why = writable_by(target, writer)
+        except OSError:
+            continue
+        if why is not None:
+            found.append((path, why))
+    return found

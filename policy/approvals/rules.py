@@ -24,7 +24,7 @@ class NotAllowed(PolicyError):
 
 def grant_seconds(grant: str) -> float | None:
     """Seconds of a `window=15m` grant (None for once/session; ValueError if malformed)."""
-    from policy.builtins.config import parse_duration
+    from policy.durations import parse_duration
 
     if grant.startswith("window="):
         return parse_duration(grant.split("=", 1)[1])

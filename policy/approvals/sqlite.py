@@ -15,7 +15,7 @@ without a server:
 
 `sqlite:////abs/path.db` names an absolute path and `sqlite:///rel/path.db` one
 relative to the working directory (the SQLAlchemy convention). The file holds
-arguments verbatim, so it is created 0600 in a 0700 directory (`policy._private`)
+arguments verbatim, so it is created 0600 in a 0700 directory (`policy._owner_only`)
 before SQLite opens it; SQLite gives the `-wal` and `-shm` files the same mode.
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from policy._private import private_dir, private_file
+from policy._owner_only import private_dir, private_file
 from policy.approvals.store import (
     AlreadyClaimed,
     AlreadyDecided,

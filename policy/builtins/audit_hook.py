@@ -20,6 +20,9 @@ __all__ = ["AuditHook"]
 class AuditHook:
     inline = True
     failure_policy = "ignore"
+    #: Not asked again on a rewritten call (policy.rejudge): it records, and the
+    #: decision log records the final call.
+    rejudge = "never"
 
     def __init__(self, pack: str, config: AuditHookConfig, log: DecisionLog) -> None:
         self.name = f"builtin:{pack}/audit_hook"

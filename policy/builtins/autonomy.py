@@ -119,6 +119,8 @@ class Autonomy:
 
     inline = True
     failure_policy = "fail"
+    #: Asked again on a rewritten call, whole (policy.rejudge): it counts nothing.
+    rejudge = "always"
 
     def __init__(
         self,

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from policy.packs.node import Node
+from policy.durations import parse_duration
+from policy.pack_node import Node
 
 __all__ = [
     "DEFAULT_PRIORITY",
@@ -47,26 +48,6 @@ DEFAULT_PRIORITY = {
     "approval": 40,
     "audit_hook": 1000,
 }
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def parse_duration(text: str | int | float) -> float:
-    """Seconds in `60s`, `15m`, `1h`, `2d`, `500ms` (a bare number is seconds)."""
-    if isinstance(text, bool):
-        raise ValueError("a duration, like 60s or 1h, not a bool")  # noqa: TRY004 - pydantic reports ValueError only
-    if isinstance(text, int | float):
-        seconds = float(text)
-    else:
-        match = _DURATION.match(text)
-        if match is None:
-            raise ValueError(f"{text!r} is not a duration (like 500ms, 60s, 15m, 1h, 2d)")
-        seconds = float(match[1]) * _UNIT_SECONDS[match[2]]
-    if seconds <= 0:
-        raise ValueError("a duration must be positive")
-    return seconds
-
 
 def _one_or_many(value: Any) -> Any:
     return [value] if isinstance(value, str) else value

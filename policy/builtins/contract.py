@@ -20,11 +20,11 @@ from policy.analysis import paths
 from policy.builtins._match import PathGlobs, ToolSet
 from policy.builtins._touch import touched
 from policy.builtins.config import DEFAULT_PRIORITY, Contract, ContractScopeConfig
-from policy.builtins.registry import ContractRegistry
+from policy.builtins.contract_sessions import ContractRegistry
 from policy.facts import FactsContext
 from policy.model import Action, Decision, ToolCall
 
-__all__ = ["ContractRegistry", "ContractScope"]  # the registry lives in policy.builtins.registry
+__all__ = ["ContractRegistry", "ContractScope"]  # the registry: policy.builtins.contract_sessions
 
 
 _RUNTIME_LIMIT = 1024  # compiled run-time contracts kept (their globs cost ~50 µs to build)
@@ -59,6 +59,9 @@ class ContractScope:
 
     inline = True
     failure_policy = "fail"
+    #: A rewritten call is asked `rejudge_checks` again, not `before_tool`: the call
+    #: counted against max_tool_calls / max_runtime once already (policy.rejudge).
+    rejudge = "checks"
 
     def __init__(
         self,
@@ -119,6 +122,19 @@ class ContractScope:
         if reason is None:
             return None
         return Decision(Action.DENY_TOOL, reason, rule_ids=(f"{self.rule_id}/{contract.id}",))
+
+    def rejudge_checks(self, call: ToolCall) -> Decision | None:
+        """This hook's checks of a call — its tools, paths and expiry — without
+        admitting it against max_tool_calls / max_runtime again."""
+        compiled = self._contract_for(call.session)
+        if compiled is None:
+            return None
+        reason = self._refusal(call, compiled)
+        if reason is None:
+            return None
+        return Decision(
+            Action.DENY_TOOL, reason, rule_ids=(f"{self.rule_id}/{compiled.contract.id}",)
+        )
 
     def _refusal(self, call: ToolCall, compiled: _Compiled) -> str | None:
         contract = compiled.contract

@@ -75,6 +75,10 @@ class ToolPolicy:
 
     inline = True
     failure_policy = "fail"
+    #: Asked again only when a rewrite changed the tool (policy.rejudge): its lists
+    #: and rate limits then apply to the tool that will run; on the same tool the
+    #: call would count twice.
+    rejudge = "if_tool_changed"
 
     def __init__(
         self,

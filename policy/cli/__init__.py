@@ -10,14 +10,34 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from policy._version import __version__
-from policy.hosts import SERVERS
+from policy.hosts import HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE, SERVERS
+from policy.hosts.claude.dialect import DIALECTS
 
 __all__ = ["main"]
 
-_POINTS = ("before_tool", "approve_tool", "after_tool", "before_llm", "after_llm", "user_prompt")
+
+
+class _EvalPoints:
+    """The choices of `policy eval --point`: every point that answers, read from the one
+    table (policy.model.POINTS) when argparse first looks — `policy --version` and the
+    hook commands build this parser and must not pay for importing the model."""
+
+    def _names(self) -> tuple[str, ...]:
+        from policy.model import POINTS, HookPoint
+
+        return tuple(str(point) for point in POINTS if point != HookPoint.EVENT)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
+_POINTS = _EvalPoints()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,7 +58,13 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     ev.add_argument("input", nargs="?", default="-", metavar="INPUT")
-    ev.add_argument("--point", choices=_POINTS, default="before_tool", help="default hook point")
+    ev.add_argument(
+        "--point",
+        choices=_POINTS,
+        metavar="POINT",  # argparse lists `choices` in help only (it would load the model)
+        default="before_tool",
+        help="default hook point: %(choices)s",
+    )
     ev.add_argument(
         "--hook",
         action="append",
@@ -75,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
     check.add_argument(
         "--host",
-        choices=("claude", "agentao"),
+        choices=tuple(DIALECTS),
         help="also check how the packs are mounted in this host's hooks file (--settings)",
     )
     check.add_argument(
@@ -187,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
     hook.add_argument(
         "--approval",
         choices=("auto", "ask", "wait", "defer"),
-        default="auto",
+        default=HOOK_DEFAULT_APPROVAL,
         help="who approves a call the policy gates (claude, agentao). auto (default): the "
         "approvers the policy names (defer), else the host's own dialog; ask: always the "
         "host's dialog; wait: the named approvers, waiting for them within --deadline; "
@@ -196,10 +222,10 @@ def _parser() -> argparse.ArgumentParser:
     hook.add_argument(
         "--deadline",
         type=float,
-        default=50.0,
+        default=HOOK_DEFAULT_DEADLINE,
         metavar="SECONDS",
         help="answer (a refusal if need be) within this time; keep it below the host's "
-        "hook timeout (default 50)",
+        "hook timeout (default %(default)g)",
     )
     hook.add_argument(
         "--server",

@@ -127,7 +127,7 @@ def _log_refusal(
 
 
 def _purge(store: Any, uri: str, settings: Any, args: argparse.Namespace) -> int:
-    from policy.builtins.config import parse_duration
+    from policy.durations import parse_duration
 
     if args.before is not None:
         keep = parse_duration(args.before)

@@ -1,7 +1,7 @@
 """`policy check`: validate and lint rule packs; the CI gate.
 
 With `--host claude|agentao --settings FILE` it also checks how the packs are mounted
-in that host's hooks file (policy.cli._mount): deadlines against hook timeouts, and
+in that host's hooks file (policy.hosts.claude.mount): deadlines against hook timeouts, and
 approval gates against `--approval`.
 """
 
@@ -18,6 +18,7 @@ import orjson
 from policy._version import __version__
 from policy.cli._output import error
 from policy.errors import PolicyError
+from policy.hosts.claude.dialect import DIALECTS
 from policy.packs.diagnostics import Diagnostic
 
 
@@ -157,15 +158,16 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if settings_file is not None and host is None:
-        error("--settings needs --host claude|agentao: which host reads the file")
+        error(f"--settings needs --host {'|'.join(DIALECTS)}: which host reads the file")
         return 2
     try:
         settings = load_settings(args.config)
         mount = None
         if host is not None and settings_file is not None:
-            from policy.cli._mount import mount_pack_paths, read_mount
+            from policy.cli import _parser
+            from policy.hosts.claude.mount import mount_pack_paths, read_mount
 
-            mount = read_mount(settings_file, host)
+            mount = read_mount(settings_file, host, _parser())
         paths = args.paths or [str(p) for p in settings.packs]
         if not paths and mount is not None:
             paths = mount_pack_paths(mount)  # the packs the hooks themselves load
@@ -192,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         diagnostics = sorted(set(diagnostics) | set(_hosted_findings(settings)))
         files.extend(str(path) for path in settings.claude_hooks)
     if mount is not None:
-        from policy.cli._mount import check_mount
+        from policy.hosts.claude.mount import check_mount
 
         found = check_mount(
             mount, packs=paths, approval_timeout=settings.approval_timeout_ms / 1000

@@ -13,13 +13,16 @@ from typing import Any
 import orjson
 
 from policy.cli._output import error
-from policy.codec import from_dict, to_dict
+from policy.codec import PART_TYPES, from_dict, to_dict
 from policy.engine import Engine
 from policy.errors import InputError, PolicyError
-from policy.model import LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
+from policy.hosts.hosted import build_hosted
+from policy.model import POINTS, HookPoint
 from policy.settings import load_settings
 
-_WRAPPER_KEYS = frozenset({"point", "call", "result", "request", "response", "prompt"})
+#: The points `policy eval` decides at: every one that answers (observers do not).
+EVAL_POINTS = tuple(str(point) for point in POINTS if point != HookPoint.EVENT)
+_WRAPPER_KEYS = frozenset({"point", *(part for p in EVAL_POINTS for part in POINTS[p].parts)})
 
 
 def _read_input(spec: str) -> bytes:
@@ -98,23 +101,14 @@ def _evaluate(engine: Engine, default_point: str, where: str, value: Any) -> dic
             raise InputError(f"{where}: {point} needs {name!r}")
         return from_dict(cls, data, f"{where}.{name}" if wrapped else where)
 
-    out: dict[str, Any]
-    if point == "before_tool":
-        out = to_dict(engine.before_tool(part("call", ToolCall)))
-    elif point == "approve_tool":
-        out = to_dict(engine.approve_tool(part("call", ToolCall)))
-    elif point == "after_tool":
-        if not wrapped:
-            raise InputError(f"{where}: after_tool needs {{'call': ..., 'result': ...}}")
-        out = to_dict(engine.after_tool(part("call", ToolCall), part("result", ToolResult)))
-    elif point == "before_llm":
-        out = to_dict(engine.before_llm(part("request", LLMRequest)))
-    elif point == "after_llm":
-        out = to_dict(engine.after_llm(part("response", LLMResponse)))
-    elif point == "user_prompt":
-        out = to_dict(engine.user_prompt(part("prompt", Prompt)))
-    else:
+    if point not in EVAL_POINTS:
         raise InputError(f"{where}.point: unknown hook point {point!r}")
+    names = POINTS[point].parts
+    if len(names) > 1 and not wrapped:
+        shape = ", ".join(f"{name!r}: ..." for name in names)
+        raise InputError(f"{where}: {point} needs {{{shape}}}")
+    parts = [part(name, PART_TYPES[name]) for name in names]
+    out = to_dict(engine.decide_at(point, *parts))
     return {"point": point, **out}
 
 
@@ -137,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     option = orjson.OPT_INDENT_2 if args.pretty else 0
     try:
-        with Engine(settings, audit_stream=sys.stderr) as engine:
+        with Engine(settings, audit_stream=sys.stderr, hosted=build_hosted) as engine:
             for hook in hooks:
                 engine.register(hook)
             for where, value in documents:

@@ -15,7 +15,7 @@ def _say_listening(addresses: list[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from policy.hosts._server import read_settings, with_packs
+    from policy.hosts._hook_process import read_settings, with_packs
     from policy.server.logs import configure
     from policy.server.run import ServeError, serve
     from policy.service_settings import default_socket, is_loopback, parse_listen

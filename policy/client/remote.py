@@ -16,13 +16,14 @@ import sys
 import threading
 from typing import Any
 
-from policy.client.transport import Server, ServiceRefused
-from policy.codec import approval_from_dict, decision_from_dict, to_dict
+from policy.client.transport import ServiceClient, ServiceRefused
+from policy.codec import approval_from_dict, decision_from_dict, parts_to_json, to_dict
 from policy.model import (
     ApprovalDecision,
     ApprovalGate,
     Decision,
     Event,
+    HookPoint,
     LLMRequest,
     LLMResponse,
     Prompt,
@@ -48,7 +49,7 @@ class RemoteEngine:
     #: A service that enforces nothing refuses at /readyz, and each decision says why.
     no_policy = ""
 
-    def __init__(self, server: Server, *, timeout: float = DECISION_TIMEOUT) -> None:
+    def __init__(self, server: ServiceClient, *, timeout: float = DECISION_TIMEOUT) -> None:
         self.server = server
         self.timeout = timeout
         #: Connections of approve_tool calls in flight (abandon_approvals hangs them up).
@@ -70,23 +71,36 @@ class RemoteEngine:
             )
         return answer
 
-    def _decide(self, point: str, body: Any) -> Decision:
+    def _decide(self, point: HookPoint, *parts: Any) -> Decision:
+        body = parts_to_json(point, parts)
         return decision_from_dict(self._post(f"/v1/decide/{point}", body, self.timeout))
 
+    def decide_at(
+        self, point: HookPoint | str, *parts: Any, **options: Any
+    ) -> Decision | ApprovalDecision | None:
+        """`Engine.decide_at` through the service: the same parts, the same answers."""
+        point = HookPoint(point)
+        if point is HookPoint.APPROVE_TOOL:
+            return self.approve_tool(*parts, **options)
+        if point is HookPoint.EVENT:
+            self.emit(*parts)
+            return None
+        return self._decide(point, *parts)
+
     def before_tool(self, call: ToolCall) -> Decision:
-        return self._decide("before_tool", to_dict(call))
+        return self._decide(HookPoint.BEFORE_TOOL, call)
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
-        return self._decide("after_tool", {"call": to_dict(call), "result": to_dict(result)})
+        return self._decide(HookPoint.AFTER_TOOL, call, result)
 
     def before_llm(self, request: LLMRequest) -> Decision:
-        return self._decide("before_llm", to_dict(request))
+        return self._decide(HookPoint.BEFORE_LLM, request)
 
     def after_llm(self, response: LLMResponse) -> Decision:
-        return self._decide("after_llm", to_dict(response))
+        return self._decide(HookPoint.AFTER_LLM, response)
 
     def user_prompt(self, prompt: Prompt) -> Decision:
-        return self._decide("user_prompt", to_dict(prompt))
+        return self._decide(HookPoint.USER_PROMPT, prompt)
 
     def approve_tool(
         self,
@@ -114,9 +128,7 @@ class RemoteEngine:
         decide nothing)."""
         try:
             self._post(
-                "/v1/decide/event",
-                {"kind": event.kind, "payload": dict(event.payload)},
-                self.timeout,
+                "/v1/decide/event", parts_to_json(HookPoint.EVENT, (event,)), self.timeout
             )
         except Exception as exc:  # noqa: BLE001 - an event lost is logged, not a refusal
             sys.stderr.write(f"policy: event {event.kind} not delivered: {exc}\n")

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 __all__ = [
-    "Server",
+    "ServiceClient",
     "ServiceError",
     "ServiceRefused",
     "ServiceUnreachable",
@@ -54,7 +54,7 @@ class ServiceRefused(ServiceError):
         self.body = body
 
 
-class Server:
+class ServiceClient:
     """Where the service is, and whom it must run as (Unix sockets).
 
     `address` is `unix:/path` or `http://HOST:PORT`; `owner_uid` the uid the process
@@ -299,7 +299,7 @@ def server_from_settings(
     *,
     token: str | None = None,
     config: str | None = None,
-) -> Server | None:
+) -> ServiceClient | None:
     """The service these settings (or `--server`) name, or None: decide in process.
 
     `server_owner` (a user name or uid) is whom a Unix socket's server must run as;
@@ -329,4 +329,4 @@ def server_from_settings(
         headers["X-Hookpolicy-Project"] = project
     if config:
         headers["X-Hookpolicy-Protect"] = os.path.abspath(config)
-    return Server(address, owner_uid=owner_uid, token=token, headers=headers)
+    return ServiceClient(address, owner_uid=owner_uid, token=token, headers=headers)

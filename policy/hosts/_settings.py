@@ -15,13 +15,13 @@ def read_settings(config: str | None, *, cached: bool = False) -> Any:
     `cached` (a one-event process): without pydantic-settings (≈ 110 ms of imports, per
     event) when nothing configures them, or when the same settings file — one the user
     could change anyway, with no POLICY_* variable beside it — was validated before
-    (policy._default_settings); anything else goes through `load_settings`, with its
+    (policy._fast_settings); anything else goes through `load_settings`, with its
     validation and messages, and is remembered when valid and cacheable. A FastSettings
     stands in for a Settings: it carries every attribute the engine reads
     (tests/test_hook_cold_start.py holds it to Settings).
     """
     if cached:
-        from policy import _default_settings as fast
+        from policy import _fast_settings as fast
 
         settings: Any = fast.unconfigured(config)
         if settings is None:

@@ -410,7 +410,7 @@ class _Compiler:
     def check_gate(self, rule: Rule) -> bool:
         """`approvers:`, `timeout:`, `grants:` and `self_approval:` belong to a rule that
         sends a call to approval: `ask`, or a `respond` held until approved."""
-        from policy.builtins.config import parse_duration
+        from policy.durations import parse_duration
 
         if not rule.names_gate:
             return True
@@ -438,7 +438,7 @@ class _Compiler:
         """The `approval` builtin as a rule of its pack: its tools and `when:` are
         matched with the pack's rules, on the same facts; its gate is lifted by an
         `allow` rule that matches the call."""
-        from policy.builtins.config import parse_duration
+        from policy.durations import parse_duration
 
         config = self.pack.builtins.approval
         if config is None:
@@ -486,7 +486,7 @@ class _Compiler:
 def rule_gate(pack: str, rule_id: str, rule: Any) -> ApprovalGate:
     """The gate an `ask` (or gated `respond`) rule puts on the calls it matches;
     unnamed fields take the approval builtin's defaults."""
-    from policy.builtins.config import parse_duration
+    from policy.durations import parse_duration
 
     return ApprovalGate(
         source=f"{pack}/{rule_id}",

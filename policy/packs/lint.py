@@ -212,7 +212,7 @@ def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
 def _unknown_builtin_tools(source: LoadedPack, aliases: AliasTable) -> list[Diagnostic]:
     """Tool names in `builtins:` are checked as rules' are: `approval: {tools: [bassh]}`
     would otherwise switch the gate off without a word."""
-    from policy.packs.node import Node
+    from policy.pack_node import Node
 
     builtins = source.model.builtins
     table = aliases.extend(source.model.aliases) if source.model.aliases else aliases

@@ -9,14 +9,14 @@ list), forbid unknown keys, and remember where in the YAML file they came from:
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
 from policy._yaml import PathKey, YamlDocument
 from policy.builtins.config import BuiltinsConfig, check_grants, check_timeout
-from policy.packs.node import Node
-from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS
+from policy.pack_node import Node
+from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS, TO_ACTION
 
 __all__ = [
     "ACTION_POINTS",
@@ -32,8 +32,14 @@ __all__ = [
     "detach_sources",
 ]
 
-RulePoint = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt"]
-RuleAction = Literal["allow", "deny", "ask", "modify", "respond", "abort_turn", "hard_abort", "log"]
+if TYPE_CHECKING:
+    RulePoint = str
+    RuleAction = str
+else:
+    # What `on:` and `action:` accept, read from the point table (policy.packs.points):
+    # a Literal, so a wrong value is an error naming every valid one.
+    RulePoint = Literal[RULE_POINTS]
+    RuleAction = Literal[(*TO_ACTION, "log")]
 # The point tables live in policy.packs.points (plain data the decision path reads);
 # they are re-exported here, where the schema has always offered them.
 

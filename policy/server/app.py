@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import unquote
 
 import anyio
@@ -34,11 +34,12 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from policy._version import __version__
-from policy.codec import from_dict, to_dict
+from policy.codec import from_dict, parts_from_json, to_dict
 from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
 from policy.facts import deciding_for
-from policy.model import Event, LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
+from policy.hosts.claude.dialect import DIALECTS
+from policy.model import POINTS, CallContext, Decision, HookPoint, ToolCall
 from policy.server.asker import ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
 from policy.server.guard import BrowserGuard
@@ -49,8 +50,16 @@ from policy.server.peer import UNIX_PREFIX
 
 __all__ = ["Service", "create_app"]
 
-Point = Literal["before_tool", "after_tool", "before_llm", "after_llm", "user_prompt", "event"]
-Host = Literal["claude", "agentao"]
+#: The points `/v1/decide/{point}` answers (policy.model.POINTS): all but approve_tool,
+#: which has an endpoint of its own (it may wait for a person).
+DECIDE_POINTS = tuple(str(point) for point in POINTS if point != HookPoint.APPROVE_TOOL)
+if TYPE_CHECKING:
+    Point = str
+    Host = str
+else:
+    Point = Literal[DECIDE_POINTS]  # FastAPI validates the path and lists them in OpenAPI
+    #: The hosts whose command-hook payloads `/v1/hosts/{host}/event` reads.
+    Host = Literal[tuple(DIALECTS)]
 ApprovalMode = Literal["auto", "ask", "wait", "defer"]
 
 Scope = MutableMapping[str, Any]
@@ -59,10 +68,17 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_DECIDE_BODY = (
-    "before_tool: a call; after_tool: {call, result}; before_llm: a request; after_llm: a "
-    "response; user_prompt: a prompt; event: {kind, payload}."
-)
+
+
+def _decide_body(point: str) -> str:
+    """What `/v1/decide/{point}` reads (policy.codec.parts_from_json), for OpenAPI."""
+    parts = POINTS[point].parts
+    if point == HookPoint.EVENT:
+        return f"{point}: {{kind, payload}}"
+    return f"{point}: a {parts[0]}" if len(parts) == 1 else f"{point}: {{{', '.join(parts)}}}"
+
+
+_DECIDE_BODY = "; ".join(map(_decide_body, DECIDE_POINTS)) + "."
 _APPROVE_BODY = (
     "{call, timeout? (seconds), defer?, required?}: who must approve is the packs' answer "
     "for the call, asked again here."
@@ -530,25 +546,12 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
     def decide_raw(who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:
         """The rendered Decision for a `/v1/decide/{point}` body (None: an event, told)."""
         body = _object(_parsed(raw), point)
-        if point == "before_tool":
-            decision = engine.before_tool(as_sent_by(who, from_dict(ToolCall, body, "call")))
-        elif point == "after_tool":
-            extra = set(body) - {"call", "result"}
-            if extra:
-                raise InputError(f"after_tool.{sorted(extra)[0]}: unknown field (call, result)")
-            call = as_sent_by(who, from_dict(ToolCall, body.get("call"), "call"))
-            decision = engine.after_tool(call, from_dict(ToolResult, body.get("result"), "result"))
-        elif point == "before_llm":
-            decision = engine.before_llm(as_sent_by(who, from_dict(LLMRequest, body, "request")))
-        elif point == "after_llm":
-            decision = engine.after_llm(as_sent_by(who, from_dict(LLMResponse, body, "response")))
-        elif point == "user_prompt":
-            decision = engine.user_prompt(as_sent_by(who, from_dict(Prompt, body, "prompt")))
-        else:
-            kind, payload = body.get("kind"), body.get("payload", {})
-            if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
-                raise InputError("event: {kind: string, payload: object} expected")
-            engine.emit(Event(kind=kind, payload=payload))
+        parts = [
+            as_sent_by(who, part) if isinstance(part, CallContext) else part
+            for part in parts_from_json(HookPoint(point), body)
+        ]
+        decision = engine.decide_at(point, *parts)
+        if not isinstance(decision, Decision):  # an event: the observers were told
             return None
         return orjson.dumps(to_dict(decision)), decision.decision_id
 

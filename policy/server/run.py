@@ -220,7 +220,8 @@ def serve(
             "platform run the hooks in process (policy hook ... without --server)"
         )
     from policy.engine import Engine
-    from policy.hosts._server import NoPolicyError
+    from policy.hosts._hook_process import NoPolicyError
+    from policy.hosts.hosted import build_hosted
     from policy.server.app import create_app
     from policy.server.logs import get_logger
     from policy.server.peer import PeerCredentials, configure_limits
@@ -228,9 +229,8 @@ def serve(
     log = get_logger()
     # Without a decision-log file the decision log is stdout (DESIGN §6); the
     # operational log is stderr.
-    engine = Engine(settings) if settings.audit_path is not None else None
-    if engine is None:
-        engine = Engine(settings, audit_stream=sys.stdout)
+    stream = sys.stdout if settings.audit_path is None else None
+    engine = Engine(settings, audit_stream=stream, hosted=build_hosted)
     if engine.no_policy:
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")

@@ -129,7 +129,7 @@ def check_per_event(engine: Any) -> None:
     uri = str(engine.settings.state_store_uri)
     if not uri.startswith("memory:"):
         return
-    needs = state_needs(registration.hook for registration in engine._chain.snapshot.ordered)
+    needs = state_needs(engine.hooks)
     if not needs:
         return
     what = "; ".join(needs)

@@ -1,6 +1,6 @@
 """The state file: one SQLite database every process of the machine opens.
 
-* Created 0600 in a 0700 directory (`policy._private`) before SQLite opens it; the
+* Created 0600 in a 0700 directory (`policy._owner_only`) before SQLite opens it; the
   `-wal` and `-shm` files take the database file's mode.
 * WAL journal mode (readers never wait for the writer), `synchronous = NORMAL` (a
   commit is in the WAL, which other processes see at once; a power cut may lose the
@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
-from policy._private import private_dir, private_file
+from policy._owner_only import private_dir, private_file
 from policy.state import StateError
 
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteState", "shared_state"]

@@ -16,7 +16,7 @@ measured call (`ls -la`). The environment has no `POLICY_*` variable and a fresh
 
 `--config` names the pack in a settings file (`POLICY_CONFIG`, in the same temporary
 directory, so the user's own) instead of `--packs`: the first run validates it with
-pydantic-settings and keeps it, the next ones read it back (policy._default_settings).
+pydantic-settings and keeps it, the next ones read it back (policy._fast_settings).
 `--env NAME=VALUE` (repeatable) sets variables for every run; a `POLICY_*` one other
 than `POLICY_CONFIG` means the settings are validated at every start, never cached.
 

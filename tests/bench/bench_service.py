@@ -241,10 +241,10 @@ def _client_init() -> None:
 
 def _client(job: tuple[int, str, str, float, int, float]) -> dict[str, Any]:
     """One client process: requests until `until` (monotonic) or `count` are sent."""
-    from policy.client.transport import Server, ServiceError
+    from policy.client.transport import ServiceClient, ServiceError
 
     index, address, path, start_at, count, until = job
-    server = Server(address)
+    server = ServiceClient(address)
     latencies = array.array("q")
     statuses: Counter[int] = Counter()
     actions: Counter[str] = Counter()
@@ -312,7 +312,7 @@ def load(
 def in_process(settings_file: Path, seconds: float) -> tuple[float, float, float]:
     """The same mix decided by an Engine in this process, one thread: (calls/s, p50, p99)."""
     from policy import Engine, ToolCall
-    from policy.hosts._server import read_settings, with_packs
+    from policy.hosts._hook_process import read_settings, with_packs
 
     engine = Engine(with_packs(read_settings(str(settings_file)), [str(RULES)]))
     try:
@@ -348,7 +348,7 @@ def _settings(directory: Path) -> Path:
 
 
 def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str, str]) -> None:
-    from policy.client.transport import Server
+    from policy.client.transport import ServiceClient
 
     started_ms = service.start(env)
     unix = f"unix:{service.socket}"
@@ -357,7 +357,7 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
     print(f"RSS when ready: {idle.get('VmRSS')}")
 
     print("\nthe load's mix, as the service decides it:")
-    server = Server(unix)
+    server = ServiceClient(unix)
     for tool, args in MIX:
         status, _, answer = server.request("POST", DECIDE, {"tool": tool, "args": args})
         verdict = answer.get("action") if status == 200 else f"HTTP {status}: {answer}"

@@ -31,7 +31,7 @@ from timing import measure
 
 from policy import Engine, ToolCall
 from policy.builtins.config import Contract
-from policy.builtins.registry import ContractRegistry
+from policy.builtins.contract_sessions import ContractRegistry
 from policy.settings import Settings
 from policy.state.db import SQLiteState
 from policy.state.sqlite_limits import SQLiteStorage

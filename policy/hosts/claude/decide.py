@@ -1,7 +1,7 @@
 """What `policy hook claude|agentao` answers to one event: the engine decides, and the
 decision is put the way Claude Code (or Agentao) reads it.
 
-No protocol I/O and no failure handling here: `claude.server` reads the payload,
+No protocol I/O and no failure handling here: `claude.hook_process` reads the payload,
 prints what `decide` returns (None: no opinion, the host's own permission rules apply) and turns
 anything raised into a refusal. A call that needs approval goes to the host's own
 dialog (`ask`) or to the approvers the policy names (`wait`, `defer`), as `--approval`
@@ -19,7 +19,6 @@ import orjson
 
 from policy.hosts.claude.wire import (
     EVENTS,
-    HOST_ID,
     HookEvent,
     answer_post_tool,
     answer_pre_tool,
@@ -87,7 +86,7 @@ def _warn_trust_once(engine: Any, decision: Any) -> None:
     if _TRUST_WARNED or not any(gate.approvers for gate in decision.gates):
         return
     _TRUST_WARNED = True
-    from policy._private import writable_by_self
+    from policy.approvals.identity import writable_by_self
 
     settings = engine.settings
     store = settings.approvals_store_uri
@@ -162,12 +161,13 @@ def _pre_tool(
                 f"({decision.reason or 'modify'}), and Claude Code cannot change a call's tool",
             )
         # Agentao 0.5.17 applies updatedInput to Claude-shaped (nested hooks.json)
-        # payloads only; its flat envelope would run the call unrewritten.
-        if event.host == "agentao" and event.flat:
+        # payloads only; its flat envelope (`Dialect.flat_payloads`) would run the call
+        # unrewritten.
+        if event.flat:
             return answer_pre_tool(
                 "deny",
-                f"the policy rewrites this call ({decision.reason or 'modify'}), and Agentao "
-                "cannot apply rewritten input",
+                f"the policy rewrites this call ({decision.reason or 'modify'}), and "
+                f"{event.dialect.display} cannot apply rewritten input",
             )
         updated = to_dict(decision.call).get("args", {})
     if decision.needs_approval:
@@ -176,7 +176,7 @@ def _pre_tool(
             return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
         return _approve(engine, decision, decision.call or call, mode, budget, updated, per_event)
     if updated is not None:
-        if decision.allowed or event.host == "agentao":
+        if decision.allowed or not event.dialect.allow_skips_permissions:
             # An `allow` rule judged the rewritten call (the engine judges a rewrite
             # again: chain invariant). Agentao's `allow` lifts none of its own checks.
             return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
@@ -265,7 +265,7 @@ def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
 def _observe(engine: Any, event: HookEvent) -> None:
     from policy.model import Event
 
-    engine.emit(Event(kind=f"{HOST_ID[event.host]}.{event.name}", payload=dict(event.raw or {})))
+    engine.emit(Event(kind=f"{event.dialect.host_id}.{event.name}", payload=dict(event.raw or {})))
 
 
 def decide(

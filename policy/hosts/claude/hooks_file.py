@@ -23,30 +23,45 @@ a type is refused unless the operator chose `skip_unsupported` (the
 replace the output. Hooks of events that can refuse in Claude Code but have no point
 here (PermissionRequest, ...) are listed in `HooksFile.unguarded` for `policy check`.
 Running what is read is `claude.hosted`'s job.
+
+`policy check --host` (`claude.mount`) reads a host's settings file through the same
+walk of the nested shape, leniently (`nested_commands`: what is not a command hook is
+passed over, not refused), with where each value is written (`Located`) for its
+diagnostics.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from policy.errors import SettingsError
+from policy.hosts.claude.dialect import AGENTAO, CLAUDE, DIALECTS, Dialect
 from policy.hosts.claude.wire import (
-    DEFAULT_TIMEOUT,
     EVENTS,
     GUARD_EVENTS,
     POINT_EVENTS,
     REFUSING_EVENTS,
     TOOL_EVENTS,
-    Shape,
 )
 
-__all__ = ["HooksFile", "Matcher", "Spec", "read_hooks_file", "settings_error", "type_name"]
+__all__ = [
+    "HooksFile",
+    "Located",
+    "Matcher",
+    "Spec",
+    "nested_commands",
+    "read_hooks_file",
+    "read_text",
+    "settings_error",
+    "type_name",
+]
 
 _EXACT = re.compile(r"[A-Za-z0-9_|]+")
 
@@ -106,7 +121,7 @@ def _agentao_glob(pattern: str) -> Matcher:
 class Spec:
     """One configured handler, validated."""
 
-    shape: Shape
+    dialect: Dialect  # whose file shape it is in: CLAUDE (nested) or AGENTAO (flat)
     file: Path
     event: str
     where: str  # PreToolUse[0].hooks[1]
@@ -124,7 +139,7 @@ class Spec:
 
     @property
     def name(self) -> str:
-        return f"{self.shape}:{self.file}:{self.where}"
+        return f"{self.dialect.name}:{self.file}:{self.where}"
 
     @property
     def project_dir(self) -> Path | None:
@@ -145,7 +160,7 @@ class Spec:
 
 
 #: Folders a project keeps its host settings in.
-_PROJECT_FOLDERS = (".claude", ".agentao")
+_PROJECT_FOLDERS = tuple(dialect.project_folder for dialect in DIALECTS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,13 +197,17 @@ def settings_error(path: Path, message: str) -> SettingsError:
     return SettingsError(f"invalid settings:\n  claude_hooks: {path}: {message}")
 
 
+def read_text(path: Path) -> str:
+    """The text of a settings or hooks file: UTF-8, a byte-order mark dropped. OSError
+    when it cannot be read, UnicodeDecodeError when it is not UTF-8."""
+    return path.read_bytes().decode("utf-8-sig")
+
+
 def _read(path: Path) -> Any:
     try:
-        raw = path.read_bytes()
+        text = read_text(path)
     except OSError as exc:
         raise settings_error(path, f"cannot read the hooks file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise settings_error(path, f"not UTF-8 text: {exc}") from None
     try:
@@ -277,7 +296,9 @@ def _events(doc: Any, skipped: list[str]) -> tuple[dict[str, Any], str, Any]:
     return doc, "", None  # Agentao also reads the bare events object
 
 
-def _entry_shape(entry: Mapping[str, Any], where: str) -> Shape:
+def _entry_shape(entry: Mapping[str, Any], where: str) -> Dialect:
+    """The dialect whose file shape `entry` is in: a matcher group is Claude Code's
+    nested shape, a hook with a `type` Agentao's flat one."""
     has_group = "hooks" in entry
     has_type = "type" in entry
     if has_group and has_type:
@@ -287,46 +308,44 @@ def _entry_shape(entry: Mapping[str, Any], where: str) -> Shape:
             "hook); it must be one or the other",
         )
     if has_group:
-        return "claude"
+        return CLAUDE
     if has_type:
-        return "agentao"
+        return AGENTAO
     raise _Invalid(
         where,
         "is neither a matcher group ({matcher, hooks: [...]}) nor a hook ({type, command})",
     )
 
 
-def _file_shape(events: Mapping[str, Any], prefix: str, contract: Any) -> Shape:
-    shapes: dict[Shape, str] = {}
+def _file_shape(events: Mapping[str, Any], prefix: str, contract: Any) -> Dialect:
+    """The dialect the file is read in: the shape of its entries (nested when it has
+    none), or the dialect its `contract` declares, which must have that shape."""
+    shapes: dict[bool, str] = {}  # flat or not: the first entry in that shape
     for event, entries in events.items():
         if isinstance(entries, list):
             for index, entry in enumerate(entries):
                 if isinstance(entry, dict):
                     where = f"{prefix}{event}[{index}]"
-                    shapes.setdefault(_entry_shape(entry, where), where)
+                    shapes.setdefault(_entry_shape(entry, where).flat_payloads, where)
     if len(shapes) > 1:
         raise _Invalid(
-            shapes["agentao"],
-            f"is an Agentao flat hook, but {shapes['claude']} is a Claude Code matcher "
+            shapes[True],
+            f"is an Agentao flat hook, but {shapes[False]} is a Claude Code matcher "
             "group; one file has one shape (Agentao refuses mixed files too)",
         )
-    detected: Shape = next(iter(shapes), "claude")
+    detected = AGENTAO if next(iter(shapes), False) else CLAUDE
     if contract is None:
         return detected
-    declared: dict[str, Shape] = {
-        "agentao-v1": "agentao",
-        "claude-code@profile-1": "claude",
-        "claude-code": "claude",
-    }
+    declared = {name: dialect for dialect in DIALECTS.values() for name in dialect.contracts}
     if not isinstance(contract, str) or contract not in declared:
         raise _Invalid(
             "contract", f"unknown contract {contract!r} (known: {', '.join(sorted(declared))})"
         )
-    if shapes and declared[contract] != detected:
+    if shapes and declared[contract].flat_payloads != detected.flat_payloads:
         raise _Invalid(
             "contract",
             f"{contract!r} does not match the entries, which are in "
-            f"{'Claude Code nested' if detected == 'claude' else 'Agentao flat'} shape",
+            f"{detected.display} {'flat' if detected.flat_payloads else 'nested'} shape",
         )
     return declared[contract]
 
@@ -419,9 +438,10 @@ class _Reader:
     """One file's reading: where it is, what it set aside, and the operator's choice
     about hook types we cannot run."""
 
-    def __init__(self, path: Path, prefix: str, skip_unsupported: bool) -> None:
+    def __init__(self, path: Path, prefix: str, skip_unsupported: bool, dialect: Dialect) -> None:
         self.path = path
         self.prefix = prefix
+        self.dialect = dialect
         self.root, self.plugin = _plugin_root(path)
         self.skip_unsupported = skip_unsupported
         self.skipped: list[str] = []
@@ -474,7 +494,13 @@ class _Reader:
         return notes + self.skipped
 
     def spec(self, **fields: Any) -> Spec:
-        return Spec(file=self.path, plugin_root=self.root, plugin=self.plugin, **fields)
+        return Spec(
+            dialect=self.dialect,
+            file=self.path,
+            plugin_root=self.root,
+            plugin=self.plugin,
+            **fields,
+        )
 
 
 def _counted(events: Mapping[str, int]) -> str:
@@ -492,15 +518,63 @@ def _count_hooks(entries: Any) -> int:
     return count
 
 
-def _claude_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
+# ------------------------------------------------------------------ the nested shape
+
+
+def _groups(groups: Any, here: str, *, strict: bool) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The matcher groups one event lists in Claude Code's nested shape: (index, field
+    path, group). `strict`: what is not a list of objects is refused (at its field
+    path); else it is passed over."""
+    if not isinstance(groups, list):
+        if strict:
+            raise _Invalid(here, f"must be a list of matcher groups, not {type_name(groups)}")
+        return
+    for g, group in enumerate(groups):
+        gwhere = f"{here}[{g}]"
+        if not isinstance(group, dict):
+            if strict:
+                raise _Invalid(gwhere, f"must be an object, not {type_name(group)}")
+            continue
+        yield g, gwhere, group
+
+
+def _handlers(
+    group: Mapping[str, Any], gwhere: str, *, strict: bool
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The hooks of one matcher group: (index, field path, hook), refused or passed
+    over as `_groups` says."""
+    handlers = group.get("hooks")
+    if not isinstance(handlers, list) or not handlers:
+        if strict:
+            raise _Invalid(f"{gwhere}.hooks", "must be a non-empty list of hooks")
+        return
+    for h, handler in enumerate(handlers):
+        hwhere = f"{gwhere}.hooks[{h}]"
+        if not isinstance(handler, dict):
+            if strict:
+                raise _Invalid(hwhere, f"must be an object, not {type_name(handler)}")
+            continue
+        yield h, hwhere, handler
+
+
+def nested_commands(
+    events: Mapping[str, Any],
+) -> Iterator[tuple[str, tuple[str | int, ...], dict[str, Any]]]:
+    """Every command hook of an events object in Claude Code's nested shape (a settings
+    file's `hooks`), at every event, leniently: what is not a command hook is passed
+    over, not refused. (event, its key path in the events object, the hook's object as
+    written) — the key path for `Located.at`."""
+    for event, groups in events.items():
+        for g, gwhere, group in _groups(groups, event, strict=False):
+            for h, _hwhere, handler in _handlers(group, gwhere, strict=False):
+                if handler.get("type", "command") == "command":
+                    yield event, (event, g, "hooks", h), handler
+
+
+def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
     for event, here, groups in reader.events(events):
-        if not isinstance(groups, list):
-            raise _Invalid(here, f"must be a list of matcher groups, not {type_name(groups)}")
-        for g, group in enumerate(groups):
-            gwhere = f"{here}[{g}]"
-            if not isinstance(group, dict):
-                raise _Invalid(gwhere, f"must be an object, not {type_name(group)}")
+        for _g, gwhere, group in _groups(groups, here, strict=True):
             _check_keys(group, _CLAUDE_GROUP_KEYS, gwhere, {})
             matcher = _ALL
             if group.get("matcher") is not None:
@@ -517,13 +591,7 @@ def _claude_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                     raise _Invalid(
                         f"{gwhere}.matcher", f"not a valid regular expression: {exc}"
                     ) from None
-            handlers = group.get("hooks")
-            if not isinstance(handlers, list) or not handlers:
-                raise _Invalid(f"{gwhere}.hooks", "must be a non-empty list of hooks")
-            for h, handler in enumerate(handlers):
-                hwhere = f"{gwhere}.hooks[{h}]"
-                if not isinstance(handler, dict):
-                    raise _Invalid(hwhere, f"must be an object, not {type_name(handler)}")
+            for _h, hwhere, handler in _handlers(group, gwhere, strict=True):
                 kind = handler.get("type")
                 if kind in _CLAUDE_REFUSED_TYPES:
                     reader.unsupported(kind, _CLAUDE_REFUSED_TYPES[kind], event, hwhere)
@@ -548,12 +616,11 @@ def _claude_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                     # Claude Code 2.1.332's key; in our chain a hook that times out or
                     # crashes denies either way (its failure policy), so both are accepted.
                     raise _Invalid(f"{hwhere}.onFailure", 'must be "block" or "continue"')
-                timeout = DEFAULT_TIMEOUT["claude"]
+                timeout = reader.dialect.default_timeout
                 if "timeout" in handler:
                     timeout = _timeout(handler["timeout"], f"{hwhere}.timeout")
                 specs.append(
                     reader.spec(
-                        shape="claude",
                         event=event,
                         where=hwhere.removeprefix(reader.prefix),
                         matcher=matcher,
@@ -566,7 +633,7 @@ def _claude_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     return specs
 
 
-def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
+def _flat_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
     for event, here, handlers in reader.events(events):
         if not isinstance(handlers, list):
@@ -587,7 +654,7 @@ def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                 )
             _check_keys(handler, _AGENTAO_HANDLER_KEYS, hwhere, {})
             matcher = _agentao_matcher(handler.get("matcher"), event, f"{hwhere}.matcher")
-            timeout = DEFAULT_TIMEOUT["agentao"]
+            timeout = reader.dialect.default_timeout
             if "timeout" in handler:
                 timeout = _timeout(handler["timeout"], f"{hwhere}.timeout")
             where = hwhere.removeprefix(reader.prefix)
@@ -602,7 +669,6 @@ def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                 text = _string(handler.get("prompt"), f"{hwhere}.prompt")
                 specs.append(
                     reader.spec(
-                        shape="agentao",
                         event=event,
                         where=where,
                         matcher=matcher,
@@ -616,7 +682,6 @@ def _agentao_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
             command = _string(handler.get("command"), f"{hwhere}.command")
             specs.append(
                 reader.spec(
-                    shape="agentao",
                     event=event,
                     where=where,
                     matcher=matcher,
@@ -652,6 +717,75 @@ def _agentao_matcher(value: Any, event: str, where: str) -> Matcher:
     return _agentao_glob(_string(value["toolName"], f"{where}.toolName"))
 
 
+# -------------------------------------------------------------------------- positions
+
+
+class Located:
+    """A settings or hooks file's JSON document, and where each of its values is
+    written, for diagnostics that point into the file (`policy check --host`).
+    json.JSONDecodeError when `text` is not JSON; a duplicate key keeps the last, as
+    json does."""
+
+    def __init__(self, text: str) -> None:
+        self.doc: Any = json.loads(text)
+        self._text = text
+        self._offsets = _value_offsets(text)
+
+    def at(self, *key: str | int) -> tuple[int, int]:
+        """(line, column) of the value at the key path `key` (1:1 when not found)."""
+        offset = self._offsets.get(key, 0)
+        text = self._text
+        line = text.count("\n", 0, offset) + 1
+        return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _value_offsets(text: str) -> dict[tuple[str | int, ...], int]:
+    """The offset of every value of a JSON document by its key path (the document
+    parsed already, so it is valid); a duplicate key keeps the last, as json does."""
+    offsets: dict[tuple[str | int, ...], int] = {}
+    decoder = json.JSONDecoder()
+    scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
+
+    def skip(i: int) -> int:
+        match = _WS.match(text, i)
+        return match.end() if match else i
+
+    def value(i: int, path: tuple[str | int, ...]) -> int:
+        i = skip(i)
+        offsets[path] = i
+        opening = text[i]
+        if opening not in "{[":
+            return int(decoder.raw_decode(text, i)[1])
+        closing = "}" if opening == "{" else "]"
+        i = skip(i + 1)
+        if text[i] == closing:
+            return i + 1
+        index = 0
+        while True:
+            if opening == "{":
+                key, i = scanstring(text, skip(i) + 1)
+                i = skip(i) + 1  # the colon
+                i = value(i, (*path, key))
+            else:
+                i = value(i, (*path, index))
+                index += 1
+            i = skip(i)
+            if text[i] == closing:
+                return i + 1
+            i += 1  # the comma
+
+    # Positions are a courtesy: what was found is kept, the rest is at 1:1.
+    with contextlib.suppress(RecursionError, IndexError, ValueError):
+        value(0, ())
+    return offsets
+
+
+# ---------------------------------------------------------------------------- reading
+
+
 def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
     """The hooks `path` configures, in file order, and what it holds that is not run
     here; SettingsError naming the file and the field (or line:col) of the first thing
@@ -661,12 +795,12 @@ def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
     skipped: list[str] = []
     try:
         events, prefix, contract = _events(doc, skipped)
-        shape = _file_shape(events, prefix, contract)
-        reader = _Reader(path, prefix, skip_unsupported)
-        if shape == "claude":
-            specs = _claude_specs(reader, events)
+        dialect = _file_shape(events, prefix, contract)
+        reader = _Reader(path, prefix, skip_unsupported, dialect)
+        if dialect.flat_payloads:
+            specs = _flat_specs(reader, events)
         else:
-            specs = _agentao_specs(reader, events)
+            specs = _nested_specs(reader, events)
     except _Invalid as exc:
         raise settings_error(path, str(exc)) from None
     return HooksFile(path, specs, skipped + reader.notes(), reader.unguarded)

@@ -16,6 +16,9 @@ contract is kept exactly where it is a fact (docs/hosts.md lists the sources):
   `updatedInput`, PostToolUse output unread, `blockingError`/`preventContinuation`
   at UserPromptSubmit, and `prompt` hooks that inject their text without a model.
 
+Which of the two a hook is in is its `Spec.dialect` (`claude.dialect`: the flat shape
+is the one of a dialect with `flat_payloads`).
+
 Where we part from both hosts, on purpose: a command that cannot start, times out or
 is killed by a signal is a hook FAILURE (the chain's failure policy decides, by default
 a denial) where the hosts let the call run; a verdict field that is malformed (an
@@ -140,8 +143,9 @@ class _CommandHook:
     # ------------------------------------------------------------------ payloads
 
     def _tool_fields(self, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
-        tool_input, renamed = self._names.tool_input(self.spec.shape, call)
-        fields = wire.tool_fields(self.spec.shape, self._names.tool(call), tool_input, call.call_id)
+        dialect = self.spec.dialect
+        tool_input, renamed = self._names.tool_input(dialect, call)
+        fields = wire.tool_fields(dialect, self._names.tool(call), tool_input, call.call_id)
         return fields, renamed
 
     def _project(self) -> Path:
@@ -156,7 +160,7 @@ class _CommandHook:
     def _run(self, context: CallContext, fields: dict[str, Any]) -> Completed:
         spec = self.spec
         return self._command.run(
-            wire.payload(spec.shape, spec.event, context, _payload_cwd(context), fields),
+            wire.payload(spec.dialect, spec.event, context, _payload_cwd(context), fields),
             self._project(),
         )
 
@@ -250,11 +254,11 @@ class _PreToolUse(_CommandHook):
             return None
         fields, renamed = self._tool_fields(call)
         done = self._run(call, fields)
-        if self.spec.shape == "agentao":
-            return self._agentao(done)
-        return self._claude(call, done, renamed)
+        if self.spec.dialect.flat_payloads:
+            return self._flat(done)
+        return self._nested(call, done, renamed)
 
-    def _claude(
+    def _nested(
         self, call: ToolCall, done: Completed, renamed: Mapping[str, str]
     ) -> Decision | None:
         if done.code == 2:
@@ -314,15 +318,15 @@ class _PreToolUse(_CommandHook):
             return Decision(Action.CONTINUE, reason=reason, needs_approval=True)
         return None
 
-    def _agentao(self, done: Completed) -> Decision | None:
+    def _flat(self, done: Completed) -> Decision | None:
         if done.code in (0, 2):
             if done.code == 2:
                 # Agentao's flat shape reads no exit code, 2 included: it only logs.
                 self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
-            return self._agentao_verdict(done)
-        return _refusal_or_failure(self._agentao_verdict, done, self._exit_failure(done))
+            return self._flat_verdict(done)
+        return _refusal_or_failure(self._flat_verdict, done, self._exit_failure(done))
 
-    def _agentao_verdict(self, done: Completed) -> Decision | None:
+    def _flat_verdict(self, done: Completed) -> Decision | None:
         output = self._claude_json(done)
         if not isinstance(output, dict):
             if output is not None:
@@ -374,18 +378,18 @@ class _PostToolUse(_CommandHook):
         fields, _renamed = self._tool_fields(call)
         fields.update(
             wire.result_fields(
-                self.spec.shape, failure=failure, text=result.for_llm, duration=result.duration
+                self.spec.dialect, failure=failure, text=result.for_llm, duration=result.duration
             )
         )
         done = self._run(call, fields)
-        if self.spec.shape == "agentao":
+        if self.spec.dialect.flat_payloads:
             # Agentao's flat shape runs PostToolUse hooks for their side effects only.
             if done.code != 0:
                 self._warn_exit(done, "the tool already ran; Agentao goes on, and so do we")
             return None
-        return self._claude(call, result, done)
+        return self._nested(call, result, done)
 
-    def _claude(self, call: ToolCall, result: ToolResult, done: Completed) -> Decision | None:
+    def _nested(self, call: ToolCall, result: ToolResult, done: Completed) -> Decision | None:
         if done.code == 2:
             # The tool already ran; stderr goes to the model as feedback.
             reason = done.stderr.strip() or f"hook {self.name!r} exited 2"
@@ -464,13 +468,12 @@ class _UserPromptSubmit(_CommandHook):
     """UserPromptSubmit -> user_prompt."""
 
     def user_prompt(self, prompt: Prompt) -> Decision | None:
-        if self.spec.shape == "agentao":
-            done = self._run(prompt, wire.prompt_fields("agentao", prompt.text))
-            return self._agentao(prompt, done)
-        done = self._run(prompt, wire.prompt_fields("claude", prompt.text))
-        return self._claude(prompt, done)
+        done = self._run(prompt, wire.prompt_fields(self.spec.dialect, prompt.text))
+        if self.spec.dialect.flat_payloads:
+            return self._flat(prompt, done)
+        return self._nested(prompt, done)
 
-    def _claude(self, prompt: Prompt, done: Completed) -> Decision | None:
+    def _nested(self, prompt: Prompt, done: Completed) -> Decision | None:
         if done.code == 2:
             reason = done.stderr.strip() or f"prompt blocked by hook {self.name!r} (exit 2)"
             return Decision(Action.ABORT_TURN, reason=reason)
@@ -494,16 +497,16 @@ class _UserPromptSubmit(_CommandHook):
         context = _context_text(specific.get("additionalContext"), "additionalContext")
         return _with_context(prompt, [context] if context else [], self.name)
 
-    def _agentao(self, prompt: Prompt, done: Completed) -> Decision | None:
+    def _flat(self, prompt: Prompt, done: Completed) -> Decision | None:
         if done.code in (0, 2):
             if done.code == 2:
                 self._warn_exit(done, "Agentao ignores exit 2; its JSON, if any, decides")
-            return self._agentao_verdict(prompt, done)
+            return self._flat_verdict(prompt, done)
         return _refusal_or_failure(
-            lambda d: self._agentao_verdict(prompt, d), done, self._exit_failure(done)
+            lambda d: self._flat_verdict(prompt, d), done, self._exit_failure(done)
         )
 
-    def _agentao_verdict(self, prompt: Prompt, done: Completed) -> Decision | None:
+    def _flat_verdict(self, prompt: Prompt, done: Completed) -> Decision | None:
         output = self._claude_json(done)
         if output is None:
             return None

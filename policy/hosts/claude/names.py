@@ -5,7 +5,7 @@ for Claude Code's names (`Bash`, `Read {file_path}`), or Agentao's Claude-compat
 ones. `HostNames` shows it the call under those, and says which keys it renamed so a
 rewritten input can be mapped back (`claude.hosted`). Where a call spells one
 argument both ways with different values, the hook is shown the value the tool will
-read, never the decoy.
+read, never the decoy. Each host's own names are its `claude.dialect`'s.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from policy.hosts.claude.wire import HOST_ID, Shape
+from policy.hosts.claude.dialect import CLAUDE, DIALECTS
 from policy.hosts.picoclaw.wire import HOST as PICOCLAW
 
 if TYPE_CHECKING:
     from policy.aliases import AliasTable
+    from policy.hosts.claude.dialect import Dialect
     from policy.model import ToolCall
 
 __all__ = ["CLAUDE_TOOL_NAMES", "MCP_PREFIX", "HostNames", "is_mcp"]
@@ -53,30 +54,10 @@ CLAUDE_TOOL_NAMES = (
     "Task",
     "TodoWrite",
 )
-#: Agentao's own tool names -> the Claude-compatible name it puts in `toolName`
-#: (agentao/plugins/hooks/_alias.py), for the tools no canonical name covers.
-_AGENTAO_TO_CLAUDE = {
-    "save_memory": "SaveMemory",
-    "ask_user": "AskUser",
-    "todo_write": "TodoWrite",
-    "plan_save": "PlanSave",
-    "plan_finalize": "PlanFinalize",
-    "activate_skill": "ActivateSkill",
-}
-#: Argument names per canonical tool: {another host's name: this host's name}.
-#: Claude's Read/Write/Edit take `file_path`, `old_string`, `new_string`; PicoClaw's
-#: take `path`, `old_text`, `new_text`; Agentao's `file_path`, `old_text`, `new_text`.
-_INPUT_KEYS: Mapping[Shape, Mapping[str, Mapping[str, str]]] = {
-    "claude": {
-        "read_file": {"path": "file_path"},
-        "write_file": {"path": "file_path"},
-        "edit_file": {"path": "file_path", "old_text": "old_string", "new_text": "new_string"},
-    },
-    "agentao": {
-        "read_file": {"path": "file_path"},
-        "write_file": {"path": "file_path"},
-        "edit_file": {"path": "file_path", "old_string": "old_text", "new_string": "new_text"},
-    },
+#: The hosts' own tool names -> the Claude-compatible name they put in `toolName`
+#: (`Dialect.tool_names`), for the tools no canonical name covers.
+_CLAUDE_NAME_OF: Mapping[str, str] = {
+    own: claude for dialect in DIALECTS.values() for own, claude in dialect.tool_names.items()
 }
 #: Which spelling of a renamed argument the file tools of a host read, by the `host`
 #: a call carries. It settles a call that gives both spellings with different values:
@@ -86,8 +67,7 @@ _INPUT_KEYS: Mapping[Shape, Mapping[str, Mapping[str, str]]] = {
 #: arguments are Claude's.
 _HOST_READS: Mapping[str, frozenset[str]] = {
     PICOCLAW: frozenset({"path", "old_text", "new_text"}),
-    HOST_ID["claude"]: frozenset({"file_path", "old_string", "new_string"}),
-    HOST_ID["agentao"]: frozenset({"file_path", "old_text", "new_text"}),
+    **{dialect.host_id: dialect.reads for dialect in DIALECTS.values()},
 }
 
 
@@ -112,17 +92,18 @@ class HostNames:
             return raw
         if canonical in self._for_canonical:
             return self._for_canonical[canonical]
-        return _AGENTAO_TO_CLAUDE.get(raw, _AGENTAO_TO_CLAUDE.get(canonical, raw))
+        return _CLAUDE_NAME_OF.get(raw, _CLAUDE_NAME_OF.get(canonical, raw))
 
-    def tool_input(self, shape: Shape, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
-        """The call's arguments under the host's key names, and {host key: our key}
-        for every key renamed (so a rewritten input can be mapped back).
+    def tool_input(self, dialect: Dialect, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
+        """The call's arguments under the key names of `dialect` (the shape of the
+        hook's file), and {host key: our key} for every key renamed (so a rewritten
+        input can be mapped back).
 
         When the call gives both spellings of one argument, the hook is shown the value
         the tool will read (`_reads`), whichever key it came under: a guard that reads
         `file_path` must not be shown a decoy while the tool opens `path`.
         """
-        renames = _INPUT_KEYS[shape].get(self._aliases.canonical(call.tool), {})
+        renames = dialect.input_keys.get(self._aliases.canonical(call.tool), {})
         tool_input = dict(call.args)
         renamed: dict[str, str] = {}
         for ours, theirs in renames.items():
@@ -151,5 +132,5 @@ class HostNames:
         reads = _HOST_READS.get(call.host)
         if reads is None:
             claude = (call.tool_raw or call.tool) in self._claude_names
-            reads = _HOST_READS[HOST_ID["claude"] if claude else PICOCLAW]
+            reads = CLAUDE.reads if claude else _HOST_READS[PICOCLAW]
         return theirs if theirs in reads and ours not in reads else ours

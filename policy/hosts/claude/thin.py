@@ -6,7 +6,8 @@ nothing itself: the service holds the policy, the counters and the approvals. It
 never falls back to deciding alone — a service that is unreachable, not run by the
 configured owner, too slow for `--deadline` or answering nonsense is a refusal, shaped
 for the event, as every failure of `policy hook` is. Imports: the standard library,
-`policy.client.transport` and `claude.wire` (for the refusal's shape) — a hook via the
+`policy.client.transport`, `claude.wire` (for the refusal's shape) and the watchdog and
+signal handling every hook process shares (`hosts._hook_process`) — a hook via the
 service costs little more than the interpreter's start (tests/bench/bench_service.py).
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from urllib.parse import urlencode
 
 from policy.client.transport import ServiceError, server_from_settings
+from policy.hosts._hook_process import Watchdog, no_answer_within, on_signal
 from policy.hosts.claude.wire import answer_denied
 
 __all__ = ["forward"]
@@ -61,16 +62,10 @@ def forward(args: Any, settings: Any) -> NoReturn:
     def refuse(reason: str) -> NoReturn:
         _finish(answer_denied(event, reason, flat=flat), once)
 
-    watchdog = threading.Timer(
-        max(args.deadline, 0.0),
-        lambda: refuse(f"policy hook gave no answer within {args.deadline:g} s (failed closed)"),
-    )
-    watchdog.daemon = True
-    watchdog.start()
-    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        # The host gives up on the hook: the refusal goes out before the process does
-        # (and the service, seeing the connection close, expires what it waited on).
-        signal.signal(number, lambda sig, _frame: refuse(f"policy hook stopped by signal {sig}"))
+    Watchdog().watch(ends_at, lambda: refuse(no_answer_within(args.deadline)))
+    # The host gives up on the hook: the refusal goes out before the process does
+    # (and the service, seeing the connection close, expires what it waited on).
+    on_signal(refuse, lambda number: f"policy hook stopped by signal {number}")
     try:
         raw = sys.stdin.buffer.read()
         try:
@@ -86,7 +81,7 @@ def forward(args: Any, settings: Any) -> NoReturn:
             refuse("policy hook failed closed: no service is configured")
         budget = ends_at - time.monotonic() - _MARGIN
         if budget <= 0:
-            refuse(f"policy hook gave no answer within {args.deadline:g} s (failed closed)")
+            refuse(no_answer_within(args.deadline))
         # The service waits for approvers within what is left, minus its own answer.
         query = urlencode({"approval": args.approval, "budget": f"{max(budget - 0.5, 0):.3f}"})
         status, _headers, answer = server.request(

@@ -8,8 +8,9 @@ toolInput, sessionId, ...}}` envelope) into a `HookEvent`, and `call_of` / `resu
 / `prompt_of` make the model's objects of it; `payload` / `*_fields` write the same
 shapes for the hooks we run ourselves (`claude.hosted`); the `answer_*` functions turn
 our decisions into the JSON each host reads. `EVENTS` is the one list of the hosts'
-events and the point of our chain each runs at, for the server and the hooks-file
-loader alike.
+events and the point of our chain each runs at, for the hook process and the
+hooks-file loader alike. What differs between the hosts (the `host` id of their calls,
+which of them speak the flat shape) is their `claude.dialect`.
 
 Facts this follows (DESIGN §7, checked by running the hosts): both hosts FAIL OPEN on
 a hook that crashes, times out or prints anything but JSON, so every refusal is an
@@ -30,21 +31,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from policy.errors import InputError
+from policy.hosts.claude.dialect import DIALECTS
 
 if TYPE_CHECKING:
+    from policy.hosts.claude.dialect import Dialect
     from policy.model import CallContext, Prompt, ToolCall, ToolResult
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "EVENTS",
     "GUARD_EVENTS",
-    "HOST_ID",
     "POINT_EVENTS",
     "REFUSING_EVENTS",
     "TOOL_EVENTS",
     "HookEvent",
-    "Host",
-    "Shape",
     "answer_denied",
     "answer_post_tool",
     "answer_pre_tool",
@@ -60,20 +59,6 @@ __all__ = [
     "result_of",
     "tool_fields",
 ]
-
-#: Which host's command started us (`policy hook claude|agentao`).
-Host = Literal["claude", "agentao"]
-#: Which payload shape a hook is sent: Claude Code's nested hooks.json entries get
-#: Claude's snake_case payload, Agentao's flat entries its `{event, data}` envelope.
-Shape = Literal["claude", "agentao"]
-
-#: The `host` of the calls that come from each (ToolCall.host).
-HOST_ID: Mapping[Host, str] = {"claude": "claude-code", "agentao": "agentao"}
-
-#: Timeout (seconds) of a command hook whose entry gives none: Claude Code 2.1.197 and
-#: 2.1.332 use 600 s (`rm=600000` in the bundle; a hook was SIGTERMed at 600.0 s; older
-#: docs said 60 s); Agentao's flat shape 60 s (agentao/plugins/hooks/_parser.py).
-DEFAULT_TIMEOUT: Mapping[str, float] = {"claude": 600.0, "agentao": 60.0}
 
 #: Every hook event the hosts know, and the point of our chain it runs at (None: no
 #: point — `policy hook` only observes it, and a hooks file we host may not use it).
@@ -136,6 +121,7 @@ class HookEvent:
 
     __slots__ = (
         "cwd",
+        "dialect",
         "flat",
         "host",
         "name",
@@ -151,7 +137,7 @@ class HookEvent:
 
     def __init__(
         self,
-        host: Host,
+        host: str,  # which host's command started us (`policy hook claude|agentao`)
         name: str,  # Claude Code's hook_event_name
         session: str,
         cwd: str,
@@ -165,6 +151,7 @@ class HookEvent:
         user: str | None = None,
     ) -> None:
         self.host = host
+        self.dialect: Dialect = DIALECTS[host]
         self.name = name
         self.session = session
         self.cwd = cwd
@@ -206,11 +193,12 @@ def _text(value: Any, where: str) -> str:
     return value
 
 
-def event_of(payload: Any, host: Host) -> HookEvent:
-    """The hook event in `payload`; InputError naming the field when it is malformed."""
+def event_of(payload: Any, host: str) -> HookEvent:
+    """The hook event `host` (a `claude.dialect` name) sent in `payload`; InputError
+    naming the field when it is malformed."""
     if not isinstance(payload, Mapping):
         raise InputError(f"the hook payload must be a JSON object, not {type(payload).__name__}")
-    if host == "agentao" and "event" in payload and "data" in payload:
+    if DIALECTS[host].flat_payloads and "event" in payload and "data" in payload:
         data = payload["data"]
         if not isinstance(data, Mapping):
             raise InputError("data must be an object")
@@ -261,7 +249,7 @@ def call_of(event: HookEvent) -> ToolCall:
         session=event.session,
         cwd=event.cwd,
         sender=event.sender,
-        host=HOST_ID[event.host],
+        host=event.dialect.host_id,
         call_id=event.tool_use_id,
     )
 
@@ -287,7 +275,7 @@ def prompt_of(event: HookEvent) -> Prompt:
         session=event.session,
         cwd=event.cwd,
         sender=event.sender,
-        host=HOST_ID[event.host],
+        host=event.dialect.host_id,
     )
 
 
@@ -295,11 +283,13 @@ def prompt_of(event: HookEvent) -> Prompt:
 
 
 def payload(
-    shape: Shape, event: str, context: CallContext, cwd: str, fields: Mapping[str, Any]
+    dialect: Dialect, event: str, context: CallContext, cwd: str, fields: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """The stdin document a hook of `shape` is sent at `event` (`fields` from the
-    `*_fields` functions below), as its host sends it."""
-    if shape == "agentao":
+    """The stdin document a hook in `dialect`'s file shape is sent at `event` (`fields`
+    from the `*_fields` functions below), as its host sends it: Claude Code's nested
+    hooks.json entries get Claude's snake_case payload, Agentao's flat entries its
+    `{event, data}` envelope."""
+    if dialect.flat_payloads:
         return {"event": event, "data": {**fields, "sessionId": context.session, "cwd": cwd}}
     meta = context.meta
     transcript = meta.get("transcript_path")
@@ -315,17 +305,17 @@ def payload(
 
 
 def tool_fields(
-    shape: Shape, tool: str, tool_input: Mapping[str, Any], call_id: str
+    dialect: Dialect, tool: str, tool_input: Mapping[str, Any], call_id: str
 ) -> dict[str, Any]:
     """The fields naming the tool call (names already the host's)."""
-    if shape == "agentao":
+    if dialect.flat_payloads:
         return {"toolName": tool, "toolInput": tool_input, "toolUseId": call_id}
     return {"tool_name": tool, "tool_input": tool_input, "tool_use_id": call_id}
 
 
-def result_fields(shape: Shape, *, failure: bool, text: str, duration: float) -> dict[str, Any]:
+def result_fields(dialect: Dialect, *, failure: bool, text: str, duration: float) -> dict[str, Any]:
     """The fields PostToolUse (`failure`: PostToolUseFailure) adds about the result."""
-    if shape == "agentao":
+    if dialect.flat_payloads:
         fields: dict[str, Any] = (
             {"error": text, "isInterrupt": None} if failure else {"toolOutput": text}
         )
@@ -334,9 +324,9 @@ def result_fields(shape: Shape, *, failure: bool, text: str, duration: float) ->
     return {"error": text} if failure else {"tool_response": text}
 
 
-def prompt_fields(shape: Shape, text: str) -> dict[str, Any]:
+def prompt_fields(dialect: Dialect, text: str) -> dict[str, Any]:
     """The field UserPromptSubmit carries the prompt in."""
-    return {"userMessage": text} if shape == "agentao" else {"prompt": text}
+    return {"userMessage": text} if dialect.flat_payloads else {"prompt": text}
 
 
 # ------------------------------------------------------------- decision -> answer

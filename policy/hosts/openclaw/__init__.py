@@ -1,2 +1,2 @@
 """OpenClaw.NET's plugin bridge: `wire` — its hook_before / hook_after lines in,
-`{allow}` out; `server` — `policy hook openclaw`."""
+`{allow}` out; `bridge` — `policy hook openclaw`."""

@@ -1,7 +1,7 @@
 """PicoClaw's process hooks (JSON-RPC 2.0 over stdio), from both sides.
 
-`wire` — its params and answers, both directions, both dialects; `config` — its
-`hooks:` setting, which ours copies; `server` + `ledger` — `policy hook picoclaw`,
-where we are the hook; `hosted` + `jsonrpc` — the process hooks we start and ask,
-where we are the host.
+`wire` — its params and answers, both directions, both dialects; `hook_process` +
+`ledger` — `policy hook picoclaw`, where we are the hook; `hosted` + `jsonrpc` — the
+process hooks we start and ask, where we are the host (the `hooks:` setting they come
+from, which copies PicoClaw's, is `policy.hooks_config`).
 """

@@ -31,8 +31,8 @@ from typing import Any
 from policy.chain import Timeouts
 from policy.errors import InputError, SettingsError
 from policy.hooks import HookSource
+from policy.hooks_config import HooksConfig, ProcessHookConfig, observe_kinds
 from policy.hosts.picoclaw import wire
-from policy.hosts.picoclaw.config import HooksConfig, ProcessHookConfig, observe_kinds
 from policy.hosts.picoclaw.jsonrpc import ProcessHookError, RpcProcess, Spawn
 from policy.model import (
     Action,

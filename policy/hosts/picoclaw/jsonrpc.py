@@ -34,7 +34,7 @@ from typing import IO, Any
 import orjson
 
 from policy.errors import PolicyError
-from policy.hosts._server import encode_line
+from policy.hosts._hook_process import encode_line
 
 __all__ = ["CLOSE_GRACE", "MAX_LINE", "ProcessHookError", "RpcProcess", "Spawn", "kill_all"]
 

@@ -1,8 +1,9 @@
-"""What every `policy hook <host>` server shares: stdout is the host's protocol, and
+"""What every `policy hook <host>` process shares: stdout is the host's protocol, and
 every failure is an answer.
 
 Every host here treats a hook's silence, garbage or crash as "no objection", so the
-servers are built from the same few parts:
+hook processes (`claude.hook_process` and its `thin` client, `picoclaw.hook_process`,
+`openclaw.bridge`) are built from the same few parts:
 
 * `encode_line` / `Output`: answers go out as whole JSON lines, from any thread, and
   encoding never fails (orjson refuses lone surrogates and integers past 64 bits that
@@ -10,12 +11,16 @@ servers are built from the same few parts:
   says (`engine_for_protocol`).
 * `read_settings` / `with_packs` / `engine_for_protocol`: the engine from the settings
   (`--config`, `$POLICY_CONFIG`) and `--packs`, refused when it enforces nothing;
-  `EngineSlot` keeps it, or why it could not be built, for a long-running server.
+  `EngineSlot` keeps it, or why it could not be built, for a long-running process.
 * `Reply`: at most one answer per request, whichever comes first — the decision or
   the `Watchdog`'s refusal at the deadline.
 * `failed_closed` / `no_answer_within`: the reasons every refusal gives.
-* `abandon_approvals` / `on_signal` / `end_process`: a server that stops waiting from
+* `abandon_approvals` / `on_signal` / `end_process`: a process that stops waiting from
   outside a call expires what it waited on, then ends at once.
+
+The watchdog and the signal handling need nothing but the standard library, so the
+thin client (which must not load orjson, tests/test_hook_cold_start.py) shares them:
+orjson is imported where a line is encoded.
 """
 
 from __future__ import annotations
@@ -30,8 +35,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-import orjson
-
 from policy.errors import PolicyError
 from policy.hosts._settings import read_settings
 
@@ -44,6 +47,7 @@ __all__ = [
     "abandon_approvals",
     "encode_line",
     "end_process",
+    "ended_by",
     "engine_for_protocol",
     "failed_closed",
     "lines",
@@ -61,6 +65,8 @@ def encode_line(message: Any) -> bytes:
     """`message` as one JSON line (what JSON has no type for, as its `str`); the
     stdlib's ASCII escapes when orjson refuses it. Also what we write to the process
     hooks we host (picoclaw.jsonrpc)."""
+    import orjson  # here: the thin client imports this module for its watchdog
+
     try:
         return orjson.dumps(message, default=str) + b"\n"
     except (orjson.JSONEncodeError, TypeError):
@@ -192,7 +198,7 @@ def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
 
     A hook that enforces no policy — no packs, an empty pack directory, packs with no
     rule and no builtin — would answer every call with "no objection", which every host
-    takes as leave to run it; it is refused instead (NoPolicyError), and each server
+    takes as leave to run it; it is refused instead (NoPolicyError), and each process
     turns that into the refusal of every call, naming why.
 
     `per_event`: the process decides one event and exits (`policy hook claude|agentao`),
@@ -220,9 +226,9 @@ def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
 
 
 class EngineSlot:
-    """The engine a long-running server decides with, built once from `--config` and
+    """The engine a long-running hook process decides with, built once from `--config` and
     `--packs` — or why it could not be built, which every answer then gives as its
-    refusal (the server stays up: a host whose hook died would run every call). With a
+    refusal (the process stays up: a host whose hook died would run every call). With a
     service configured (`server`, or `--server`) it is a `RemoteEngine` of that service."""
 
     def __init__(self, config: str | None, packs: list[str], server: str | None = None) -> None:
@@ -270,7 +276,7 @@ _ABANDON_BUDGET = 1.0
 
 def abandon_approvals(engine: Any, reason: str) -> None:
     """Expire, in the store, every approval request `engine` is waiting on, and log
-    each denial — for a server that stops waiting from outside the call (watchdog,
+    each denial — for a process that stops waiting from outside the call (watchdog,
     the host hanging up, a signal). Bounded by _ABANDON_BUDGET; never raises."""
     if engine is None:
         return
@@ -286,13 +292,21 @@ def abandon_approvals(engine: Any, reason: str) -> None:
     worker.join(_ABANDON_BUDGET)
 
 
-def on_signal(give_up: Callable[[str], object]) -> None:
-    """Call `give_up(reason)` when the host ends this process with SIGTERM, SIGHUP or
-    SIGINT, so that what it was waiting on is expired rather than left approvable."""
+def ended_by(number: int) -> str:
+    """The reason of a refusal for the signal `number` that ended the process."""
+    import signal
+
+    return f"policy hook ended by {signal.Signals(number).name} (failed closed)"
+
+
+def on_signal(give_up: Callable[[str], object], reason: Callable[[int], str] = ended_by) -> None:
+    """Call `give_up(reason(signal number))` when the host ends this process with
+    SIGTERM, SIGHUP or SIGINT, so that what it was waiting on is expired (or the
+    refusal printed) rather than left approvable."""
     import signal
 
     def handler(number: int, _frame: Any) -> None:
-        give_up(f"policy hook ended by {signal.Signals(number).name} (failed closed)")
+        give_up(reason(number))
 
     for name in ("SIGTERM", "SIGHUP", "SIGINT"):
         signum = getattr(signal, name, None)
@@ -303,7 +317,7 @@ def on_signal(give_up: Callable[[str], object]) -> None:
 def end_process() -> NoReturn:
     """End the process now, skipping interpreter teardown and the threads still running.
 
-    For a server whose answers are out: a one-event hook (tearing down every module and
+    For a process whose answers are out: a one-event hook (tearing down every module and
     the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
     that gave up on a stuck main thread, or workers stuck at exit (they are not
     daemons and would hold it). Exit status 0."""

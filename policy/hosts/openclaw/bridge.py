@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from policy.hosts._server import (
+from policy.hosts._hook_process import (
     EngineSlot,
     Output,
     Reply,

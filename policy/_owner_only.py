@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["private_dir", "private_file", "writable_by_self"]
+__all__ = ["private_dir", "private_file"]
 
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
@@ -50,29 +50,3 @@ def private_file(path: Path) -> None:
         raise OSError(f"{path} is a symbolic link; refusing to use it as a store")
     if info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) & 0o077:
         path.chmod(_FILE_MODE)
-
-
-def writable_by_self(paths: list[Path]) -> list[tuple[Path, str]]:
-    """Those of `paths` this process's uid could rewrite, with why: the path, or
-    any directory above it (whoever may write a directory may replace what is in it) —
-    owner, mode bits and groups, as `policy.approvals.identity.writable_by` judges the
-    approvers map. A path that does not exist yet is judged by where it would be made.
-
-    What `policy hook` warns about when a policy names approvers: whatever the agent's
-    own uid can write, a same-uid agent can forge (docs/approvals.md, trust model).
-    """
-    from policy.approvals.identity import Writer, writable_by
-
-    writer = Writer.of(os.getuid())
-    found: list[tuple[Path, str]] = []
-    for path in paths:
-        target = path
-        while not target.exists() and target != target.parent:
-            target = target.parent
-        try:
-            why = writable_by(target, writer)
-        except OSError:
-            continue
-        if why is not None:
-            found.append((path, why))
-    return found

@@ -2,21 +2,21 @@
 
 Each test builds the call (or result, request, prompt) it describes, runs it
 through an engine that has only that pack loaded, and compares the decision with
-`expect`. `expect.action` speaks the pack's language: `allow` is a continue that
+`expect`. Above the engine (it builds one), hence not inside `policy.packs`, which
+the engine loads. `expect.action` speaks the pack's language: `allow` is a continue that
 an allow rule exempted from approval, `ask` a continue that needs approval,
 `deny` a deny_tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from policy.codec import from_dict
+from policy.codec import PART_TYPES, from_dict
 from policy.errors import InputError
-from policy.model import Action, Decision, LLMRequest, LLMResponse, Prompt, ToolCall, ToolResult
+from policy.model import POINTS, Action, Decision
 from policy.packs.schema import Expect, PackTest
 
 __all__ = ["TestOutcome", "run_pack_tests", "verdict"]
@@ -83,20 +83,13 @@ def verdict(pack: str, expect: Expect, decision: Decision) -> list[str]:
 
 
 def _run(engine: Any, test: PackTest) -> Decision:
-    def need(name: str, cls: type[Any]) -> Any:
+    parts = []
+    for name in POINTS[test.on].parts:
         data = getattr(test, name)
         if data is None:
             raise InputError(f"a test on {test.on} needs `{name}:`")
-        return from_dict(cls, data, name)
-
-    runners: dict[str, Callable[[], Decision]] = {
-        "before_tool": lambda: engine.before_tool(need("call", ToolCall)),
-        "after_tool": lambda: engine.after_tool(need("call", ToolCall), need("result", ToolResult)),
-        "before_llm": lambda: engine.before_llm(need("request", LLMRequest)),
-        "after_llm": lambda: engine.after_llm(need("response", LLMResponse)),
-        "user_prompt": lambda: engine.user_prompt(need("prompt", Prompt)),
-    }
-    decision: Decision = runners[test.on]()
+        parts.append(from_dict(PART_TYPES[name], data, name))
+    decision: Decision = engine.decide_at(test.on, *parts)
     return decision
 
 

@@ -40,6 +40,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from policy._env import CONFIG_ENV, ENV_PREFIX, default_data_dir
+
 if TYPE_CHECKING:
     from policy._trusted_store import FileAccess
     from policy.settings import Settings
@@ -54,26 +56,20 @@ __all__ = [
     "unconfigured",
 ]
 
-ENV_PREFIX = "POLICY_"
-CONFIG_ENV = "POLICY_CONFIG"
 #: Bumped whenever the layout of a settings entry changes.
 FORMAT = 3
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
 _SOURCES = (
-    "_default_settings.py",
+    "_env.py",
+    "_fast_settings.py",
     "_version.py",
     "_yaml.py",
-    "hosts/picoclaw/config.py",
+    "hooks_config.py",
     "service_settings.py",
     "settings.py",
 )
 _LIBRARIES = ("pydantic", "pydantic_core", "pydantic_settings", "yaml")
-
-
-def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "hookpolicy"
 
 
 # Plain classes, not dataclasses: building a dataclass costs ≈ 1 ms at import,

@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
+from policy.hosts import ANSWER_MARGIN
+
 __all__ = ["run"]
 
-#: Time kept back from --deadline for logging and printing the answer after a wait.
-_ANSWER_MARGIN = 1.0
 #: The module that runs PicoClaw process hooks: when loaded, their process groups
 #: go with a process that gives up (the chain started them; nobody else will end them).
 _PROCESS_HOOKS = "policy.hosts.picoclaw.jsonrpc"
@@ -37,7 +37,7 @@ class _Answer:
     event (a PreToolUse deny until the payload names one)."""
 
     def __init__(self) -> None:
-        from policy.hosts._server import Output, Reply
+        from policy.hosts._hook_process import Output, Reply
 
         self._reply = Reply(Output())
         self.event: str | None = None
@@ -60,7 +60,7 @@ def _engine(args: argparse.Namespace, settings: Any = None) -> Any:
     changed and the user controls them (policy.packs.cache): a cache the governed agent
     can write must never grant what the policy files do not.
     """
-    from policy.hosts._server import engine_for_protocol, read_settings, with_packs
+    from policy.hosts._hook_process import engine_for_protocol, read_settings, with_packs
 
     if settings is None:
         settings = read_settings(args.config, cached=True)
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
         forward(args, settings)  # never returns
     _answer_one(args)
-    from policy.hosts._server import end_process
+    from policy.hosts._hook_process import end_process
 
     end_process()  # never returns: the process ends here, skipping teardown
 
@@ -101,7 +101,7 @@ def _answer_one(args: argparse.Namespace) -> None:
     """Read the event, decide it and print the answer (or a refusal); never raises."""
     import orjson
 
-    from policy.hosts._server import (
+    from policy.hosts._hook_process import (
         Watchdog,
         abandon_approvals,
         end_process,
@@ -143,7 +143,7 @@ def _answer_one(args: argparse.Namespace) -> None:
 
         event = event_of(payload, args.host)
         engine = _engine(args)
-        budget = ends_at - time.monotonic() - _ANSWER_MARGIN
+        budget = ends_at - time.monotonic() - ANSWER_MARGIN
         answer.give(decide(engine, event, args.approval, budget))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an explicit refusal
         answer.refuse(failed_closed(exc))

@@ -8,9 +8,12 @@ of at the gate's timeout; with `--approval ask` the host's own dialog decides ca
 packs give to named approvers; and at Claude Code's PostToolUse, a rule that rewrites a
 built-in tool's output hides nothing from the model, which `policy hook claude` can
 only tell after the original output. This module reads the host's settings/hooks file
-(Claude Code's `.claude/settings.json`, Agentao's hooks.json: the same nested shape),
-finds every command hook that runs `policy hook <host>`, and reports what does not fit,
-located at the command string in the settings file.
+(Claude Code's `.claude/settings.json`, Agentao's hooks.json: the same nested shape)
+through the hooks-file reader (`claude.hooks_file`: its walk of the nested shape, and
+where each value is written), finds every command hook that runs `policy hook <host>`,
+and reports what does not fit, located at the command string in the settings file.
+What each host does differently (its default hook timeout, `disableAllHooks`,
+`onFailure`, ...) is its `claude.dialect`.
 """
 
 from __future__ import annotations
@@ -27,14 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from policy.errors import PolicyError
+from policy.hosts import ANSWER_MARGIN, HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE
+from policy.hosts.claude.dialect import DIALECTS, Dialect
+from policy.hosts.claude.hooks_file import Located, nested_commands, read_text
 from policy.hosts.claude.names import MCP_PREFIX
-from policy.hosts.claude.wire import DEFAULT_TIMEOUT
 from policy.packs.diagnostics import Diagnostic, PackError, Severity
 
 __all__ = [
-    "AGENTAO_DEFAULT_HOOK_TIMEOUT",
     "APPROVAL_MARGIN",
-    "CLAUDE_DEFAULT_HOOK_TIMEOUT",
     "DEADLINE_MARGIN",
     "HOOK_DEFAULT_APPROVAL",
     "HOOK_DEFAULT_DEADLINE",
@@ -47,25 +50,17 @@ __all__ = [
     "read_mount",
 ]
 
-# Facts about the hosts and `policy hook`, checked by running them (docs/hosts.md:
-# "Claude Code facts"); the checks below read them from here only.
+# Facts about `policy hook`, checked by running it (docs/hosts.md: "Claude Code
+# facts"); the checks below read them from here only, and the hosts' from their
+# `claude.dialect` (the timeout of a hook whose entry gives none, the keys their
+# settings files know).
 
-#: Claude Code's timeout (seconds) of a command hook whose entry gives no `timeout`,
-#: and Agentao's: facts kept with the rest of their vocabulary (claude.wire).
-CLAUDE_DEFAULT_HOOK_TIMEOUT = DEFAULT_TIMEOUT["claude"]
-AGENTAO_DEFAULT_HOOK_TIMEOUT = DEFAULT_TIMEOUT["agentao"]
-#: `policy hook`'s `--deadline` and `--approval` when the command gives none (the
-#: command is parsed with the real parser; tests hold its defaults to these).
-HOOK_DEFAULT_DEADLINE = 50.0
-HOOK_DEFAULT_APPROVAL = "auto"
 #: How far below the host's hook timeout `--deadline` must end: the process start, and
 #: the answer's way back to the host, come on top of the deadline.
 DEADLINE_MARGIN = 2.0
-#: What `policy hook` keeps back from `--deadline` after waiting for an approval, to log
-#: and print the answer (policy.hosts.claude.server._ANSWER_MARGIN).
-APPROVAL_MARGIN = 1.0
+#: What `policy hook` keeps back from `--deadline` after waiting for an approval.
+APPROVAL_MARGIN = ANSWER_MARGIN
 
-_HOST_NAME = {"claude": "Claude Code", "agentao": "Agentao"}
 #: The event at which a host asks about a tool call: the only one with approvals.
 _PRE_TOOL = "PreToolUse"
 #: The events at which Claude Code shows a hook a tool's result (our after_tool).
@@ -109,6 +104,11 @@ class Mount:
     other_hosts: set[str] = field(default_factory=set)
     hooks_at: tuple[int, int] = (1, 1)  # where the `hooks` object is, for file-wide notes
 
+    @property
+    def dialect(self) -> Dialect:
+        """How the host speaks the vocabulary, and what its settings file knows."""
+        return DIALECTS[self.host]
+
     def at(self, line: int, col: int, severity: Severity, code: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.path, line, col, severity, code, message))
 
@@ -126,67 +126,57 @@ def project_root(settings_file: Path) -> Path:
     return parent
 
 
-def read_mount(settings_file: str, host: str) -> Mount:
+def read_mount(
+    settings_file: str, host: str, parser: argparse.ArgumentParser
+) -> Mount:
     """Every `policy hook <host>` command hook in `settings_file`.
 
     A file that is not JSON, or not in the hooks shape, is reported as diagnostics;
-    one that cannot be read is a MountError.
+    one that cannot be read is a MountError. `parser` is `policy`'s own, which the CLI
+    hands in: each command is read as `policy hook` will read it.
     """
     path = Path(settings_file)
     mount = Mount(settings_file, host, project_root(path))
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_text(path)
     except OSError as exc:
         raise MountError(f"{settings_file}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise MountError(f"{settings_file}: not UTF-8 text: {exc}") from None
     try:
-        data = json.loads(text)
+        located = Located(text)
     except json.JSONDecodeError as exc:
         mount.at(exc.lineno, exc.colno, "error", "json-syntax", f"not JSON: {exc.msg}")
         return mount
-    offsets = _value_offsets(text)
-
-    def where(*key: str | int) -> tuple[int, int]:
-        return _line_col(text, offsets.get(key, 0))
-
-    if host == "claude" and isinstance(data, dict) and data.get("disableAllHooks") is True:
+    data = located.doc
+    dialect = mount.dialect
+    if dialect.disable_all_hooks and isinstance(data, dict) and data.get("disableAllHooks") is True:
         mount.at(
-            *where("disableAllHooks"),
+            *located.at("disableAllHooks"),
             "warning",
             "hooks-disabled",
-            "disableAllHooks is true: Claude Code runs no hook, so the policy decides nothing",
+            f"disableAllHooks is true: {dialect.display} runs no hook, so the policy decides "
+            "nothing",
         )
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(hooks, dict):
         if hooks is not None:
-            mount.at(*where("hooks"), "error", "wrong-type", "`hooks` must be an object")
+            mount.at(*located.at("hooks"), "error", "wrong-type", "`hooks` must be an object")
         return mount
-    mount.hooks_at = where("hooks")
-    parser = _hook_parser()
-    for event, entries in hooks.items():
-        if not isinstance(entries, list):
+    mount.hooks_at = located.at("hooks")
+    for event, key, hook in nested_commands(hooks):
+        command = hook.get("command")
+        if not isinstance(command, str):
             continue
-        for i, entry in enumerate(entries):
-            commands = entry.get("hooks") if isinstance(entry, dict) else None
-            if not isinstance(commands, list):
-                continue
-            for j, hook in enumerate(commands):
-                if not isinstance(hook, dict) or hook.get("type", "command") != "command":
-                    continue
-                command = hook.get("command")
-                if not isinstance(command, str):
-                    continue
-                key = ("hooks", event, i, "hooks", j)
-                _read_hook(
-                    mount,
-                    parser,
-                    event,
-                    command,
-                    hook,
-                    where(*key, "command"),
-                    where(*key, "timeout"),
-                )
+        _read_hook(
+            mount,
+            parser,
+            event,
+            command,
+            hook,
+            located.at("hooks", *key, "command"),
+            located.at("hooks", *key, "timeout"),
+        )
     return mount
 
 
@@ -216,7 +206,7 @@ def _read_hook(
         mount.other_hosts.add(str(parsed.host))
         return
     raw_timeout: Any = hook.get("timeout")
-    timeout = DEFAULT_TIMEOUT[mount.host]
+    timeout = mount.dialect.default_timeout
     given = raw_timeout is not None
     if given:
         number = isinstance(raw_timeout, int | float) and not isinstance(raw_timeout, bool)
@@ -231,14 +221,15 @@ def _read_hook(
                 "`timeout` must be a positive number of seconds, not "
                 f"{json.dumps(raw_timeout)} (checked as the default, {timeout:g} s)",
             )
-    if mount.host == "claude" and event == _PRE_TOOL and hook.get("onFailure") != "block":
+    dialect = mount.dialect
+    if dialect.on_failure and event == _PRE_TOOL and hook.get("onFailure") != "block":
         mount.at(
             *at,
             "warning",
             "hook-fails-open",
-            'add `"onFailure": "block"` to this hook entry: without it Claude Code runs the '
-            "call when the hook times out, crashes or prints something that is not JSON "
-            "(2.1.332 honours it; older versions ignore the key)",
+            'add `"onFailure": "block"` to this hook entry: without it '
+            f"{dialect.display} runs the call when the hook times out, crashes or prints "
+            "something that is not JSON (2.1.332 honours it; older versions ignore the key)",
         )
     mount.hooks.append(
         HookMount(
@@ -254,14 +245,6 @@ def _read_hook(
             config=parsed.config,
         )
     )
-
-
-def _hook_parser() -> argparse.ArgumentParser:
-    """`policy`'s own parser: the command is read as `policy hook` will read it."""
-    from policy.cli import _parser
-
-    parser: argparse.ArgumentParser = _parser()
-    return parser
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | str:
@@ -328,58 +311,6 @@ def _after_hook(words: list[str]) -> list[str] | None:
         if j is not None and j < len(words) and words[j] == "hook":
             return words[j + 1 :]
     return None
-
-
-# -------------------------------------------------------------- positions
-
-
-_WS = re.compile(r"[ \t\n\r]*")
-
-
-def _value_offsets(text: str) -> dict[tuple[str | int, ...], int]:
-    """The offset of every value of a JSON document by its key path (the document
-    parsed already, so it is valid); a duplicate key keeps the last, as json does."""
-    offsets: dict[tuple[str | int, ...], int] = {}
-    decoder = json.JSONDecoder()
-    scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
-
-    def skip(i: int) -> int:
-        match = _WS.match(text, i)
-        return match.end() if match else i
-
-    def value(i: int, path: tuple[str | int, ...]) -> int:
-        i = skip(i)
-        offsets[path] = i
-        opening = text[i]
-        if opening not in "{[":
-            return int(decoder.raw_decode(text, i)[1])
-        closing = "}" if opening == "{" else "]"
-        i = skip(i + 1)
-        if text[i] == closing:
-            return i + 1
-        index = 0
-        while True:
-            if opening == "{":
-                key, i = scanstring(text, skip(i) + 1)
-                i = skip(i) + 1  # the colon
-                i = value(i, (*path, key))
-            else:
-                i = value(i, (*path, index))
-                index += 1
-            i = skip(i)
-            if text[i] == closing:
-                return i + 1
-            i += 1  # the comma
-
-    # Positions are a courtesy: what was found is kept, the rest is at 1:1.
-    with contextlib.suppress(RecursionError, IndexError, ValueError):
-        value(0, ())
-    return offsets
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 # ------------------------------------------------------------------ checks
@@ -492,7 +423,7 @@ def _reaches_built_in_tools(tools: Sequence[str] | None) -> bool:
 
 
 def _seconds(value: str | int | None) -> float | None:
-    from policy.builtins.config import parse_duration
+    from policy.durations import parse_duration
 
     return None if value is None else parse_duration(value)
 
@@ -569,12 +500,16 @@ def check_mount(
             )
         if hook.event == _PRE_TOOL:
             _check_gates(mount, hook, found.gates, timeout, note)
-        elif hook.event == "PostToolUseFailure" and mount.host == "claude" and found.rewrites:
-            _check_rewrites(hook, found.rewrites, note)
+        elif (
+            hook.event == "PostToolUseFailure"
+            and mount.dialect.keeps_failed_output
+            and found.rewrites
+        ):
+            _check_rewrites(mount, hook, found.rewrites, note)
     return sorted(set(out))
 
 
-def _check_rewrites(hook: HookMount, rewrites: Sequence[str], note: _Note) -> None:
+def _check_rewrites(mount: Mount, hook: HookMount, rewrites: Sequence[str], note: _Note) -> None:
     """At PostToolUseFailure Claude Code takes no replacement output (only
     `additionalContext`): a rewrite of a failed tool's output hides nothing. At
     PostToolUse `policy hook claude` replaces it (`updatedMCPToolOutput`, or
@@ -587,7 +522,8 @@ def _check_rewrites(hook: HookMount, rewrites: Sequence[str], note: _Note) -> No
         hook,
         "warning",
         "output-not-replaced",
-        f"{listed} rewrite tool output, but at {hook.event} Claude Code replaces none: the "
+        f"{listed} rewrite tool output, but at {hook.event} {mount.dialect.display} replaces "
+        "none: the "
         "model gets the failed tool's original output, and the rewritten one only after "
         "it; to keep something from the model, deny the call at before_tool",
     )
@@ -596,14 +532,15 @@ def _check_rewrites(hook: HookMount, rewrites: Sequence[str], note: _Note) -> No
 def _check_deadline(mount: Mount, hook: HookMount, note: _Note) -> None:
     if hook.deadline <= hook.timeout - DEADLINE_MARGIN:
         return
-    given = "" if hook.timeout_given else f", {_HOST_NAME[mount.host]}'s default"
+    host = mount.dialect.display
+    given = "" if hook.timeout_given else f", {host}'s default"
     note(
         hook,
         "error",
         "deadline-exceeds-timeout",
         f"--deadline {hook.deadline:g} s is not {DEADLINE_MARGIN:g} s below this hook's "
         f"timeout ({hook.timeout:g} s{given}): the host's timeout fires first and "
-        f"{_HOST_NAME[mount.host]} runs the call (fails open); keep --deadline at "
+        f"{host} runs the call (fails open); keep --deadline at "
         f"{hook.timeout - DEADLINE_MARGIN:g} s or less, or raise `timeout`",
     )
 
@@ -709,7 +646,7 @@ def _check_gates(
                 hook,
                 "warning",
                 "approvers-to-host-dialog",
-                f"--approval ask sends every gated call to {_HOST_NAME[mount.host]}'s own "
+                f"--approval ask sends every gated call to {mount.dialect.display}'s own "
                 f"dialog, where the developer approves it, but {listed(named)} name "
                 "approvers: use --approval auto, defer or wait so that they decide",
             )
