@@ -75,39 +75,39 @@ def _expect(kind: str, value: Any, where: str) -> None:
         raise InputError(f"{where}: expected {wanted}, got {_type_name(value)}")
 
 
+#: The type of each part a point takes, by its wire name (PointSpec.parts).
+PART_TYPES: Mapping[str, type[Any]] = {
+    "call": ToolCall,
+    **{spec.parts[-1]: spec.payload_type for spec in POINTS.values()},
+}
+#: The parts a Decision carries back (every part but the observers' event).
+_PAYLOADS = {name: kind for name, kind in PART_TYPES.items() if name in Decision._fields}
+
+#: The JSON kind each annotation of a payload's fields stands for.
+_KINDS = {
+    "str": "str",
+    "bool": "bool",
+    "float": "number",
+    "Mapping[str, Any]": "object",
+    "tuple[str, ...]": "strings",
+    "tuple[Mapping[str, Any], ...]": "objects",
+}
+
+
+def _kind(cls: type[Any], field: dataclasses.Field[Any]) -> str:
+    kind = _KINDS.get(str(field.type))
+    if kind is None:
+        raise TypeError(f"{cls.__name__}.{field.name}: no JSON kind for {field.type!r} (_KINDS)")
+    return kind
+
+
+#: The JSON kind of every field of what decisions are asked about, read from the payload
+#: types themselves (an event, which only observers hear, is read apart).
 _FIELD_KINDS: dict[str, str] = {
-    "sender": "str",
-    "channel": "str",
-    "chat_id": "str",
-    "session": "str",
-    "agent": "str",
-    "turn": "str",
-    "cwd": "str",
-    "host": "str",
-    "meta": "object",
-    "tool": "str",
-    "tool_raw": "str",
-    "args": "object",
-    "call_id": "str",
-    "for_llm": "str",
-    "for_user": "str",
-    "silent": "bool",
-    "is_error": "bool",
-    "async_": "bool",
-    "media": "strings",
-    "artifact_tags": "strings",
-    "response_handled": "bool",
-    "duration": "number",
-    "model": "str",
-    "messages": "objects",
-    "tools": "objects",
-    "options": "object",
-    "content": "str",
-    "reasoning": "str",
-    "tool_calls": "objects",
-    "finish_reason": "str",
-    "usage": "object",
-    "text": "str",
+    field.name: _kind(cls, field)
+    for cls in PART_TYPES.values()
+    if cls is not Event
+    for field in dataclasses.fields(cls)
 }
 
 
@@ -182,15 +182,6 @@ def to_dict(value: Any) -> dict[str, Any]:
 
 
 # ----------------------------------------------- answers back (the service's clients)
-
-#: The type of each part a point takes, by its wire name (PointSpec.parts).
-PART_TYPES: Mapping[str, type[Any]] = {
-    "call": ToolCall,
-    **{spec.parts[-1]: spec.payload_type for spec in POINTS.values()},
-}
-#: The parts a Decision carries back (every part but the observers' event).
-_PAYLOADS = {name: kind for name, kind in PART_TYPES.items() if name in Decision._fields}
-
 
 def parts_from_json(point: HookPoint, body: Any, where: str | None = None) -> tuple[Any, ...]:
     """What a decision at `point` is asked about, from JSON (PointSpec.parts, in order).

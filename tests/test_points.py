@@ -88,15 +88,8 @@ def test_a_failing_interceptor_turns_into_the_fail_action_of_its_point(point: Ho
     setattr(Broken, POINTS[point].method, staticmethod(fail))
     with Engine(settings=Settings(audit_path=None), audit_stream=_Sink()) as engine:
         engine.register(Broken())
-        call = ToolCall(tool="bash", args={"command": "ls"})
-        payload = {
-            HookPoint.BEFORE_TOOL: lambda: engine.before_tool(call),
-            HookPoint.AFTER_TOOL: lambda: engine.after_tool(call, POINTS[point].payload_type()),
-            HookPoint.BEFORE_LLM: lambda: engine.before_llm(POINTS[point].payload_type()),
-            HookPoint.AFTER_LLM: lambda: engine.after_llm(POINTS[point].payload_type()),
-            HookPoint.USER_PROMPT: lambda: engine.user_prompt(POINTS[point].payload_type()),
-        }
-        decision = payload[point]()
+        decision = engine.decide_at(point, *_parts(point))
+    assert isinstance(decision, Decision)
     assert decision.action is POINTS[point].fail_action
     assert decision.failure == "error"
 
@@ -158,7 +151,8 @@ def test_decide_at_is_the_points_own_method(point: HookPoint) -> None:
     with Engine(settings=Settings(audit_path=None), audit_stream=_Sink()) as engine:
         engine.register(Rewrites())
         by_name = engine.decide_at(point.value, *_parts(point))
-        by_method = getattr(engine, POINTS[point].method)(*_parts(point))
+        method = getattr(engine, POINTS[point].method, None)  # a new point may have none
+        by_method = by_name if method is None else method(*_parts(point))
     assert isinstance(by_name, Decision) and isinstance(by_method, Decision)
     assert (by_name.action, by_name.reason) == (by_method.action, by_method.reason)
     assert by_name.reason == f"at {point.value}"  # the hook at that point answered
@@ -173,3 +167,12 @@ def test_decide_at_refuses_an_unknown_point_and_the_wrong_parts() -> None:
         with pytest.raises(InputError, match="after_tool decides about call, result"):
             engine.decide_at("after_tool", ToolCall(tool="x"))
         assert engine.decide_at("event", _parts(HookPoint.EVENT)[0]) is None
+
+
+def test_a_points_map_variable_no_reader_was_written_for_is_its_payloads_own_fields() -> None:
+    """What a rule sees of a point added to the table: its payload's fields as a map
+    (policy.packs.runtime), the caller's identity left to the variables that carry it."""
+    from policy.model import Prompt
+    from policy.packs.runtime import _fields_map
+
+    assert _fields_map(Prompt(text="hi", sender="alice", session="s1")) == {"text": "hi"}

@@ -42,10 +42,10 @@ from policy.model import (
     POINTS,
     Action,
     ApprovalGate,
+    CallContext,
     Decision,
     LLMRequest,
     LLMResponse,
-    Prompt,
     ToolCall,
     ToolResult,
 )
@@ -297,10 +297,13 @@ class CompiledPack:
             if at_point:
                 self._index[point] = _PointIndex(at_point, spec.tool, aliases)
         # Join only the stages that have rules: the hook method of a point (`before_tool`)
-        # is its decider here (`_before_tool`), one for every point that takes rules.
+        # is its decider. The tool points have their own (the call comes with the
+        # payload); every other point decides on its payload alone, so a new one in
+        # POINTS needs nothing here.
         for point in self._index:
             method = POINTS[point].method
-            setattr(self, method, getattr(self, "_" + method))
+            decide = getattr(self, "_" + method, None)
+            setattr(self, method, decide or self._around(point))
 
     @property
     def var_sources(self) -> Mapping[str, str]:
@@ -405,14 +408,15 @@ class CompiledPack:
     def _after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
         return self._decide("after_tool", call.tool, call, result, call)
 
-    def _before_llm(self, request: LLMRequest) -> Decision | None:
-        return self._decide("before_llm", "", request, request, None)
+    def _around(self, point: str) -> Callable[[Any], Decision | None]:
+        """The decider of a point whose payload is all a rule sees (before_llm,
+        after_llm, user_prompt): no tool to filter by, no call."""
+        decide = self._decide
 
-    def _after_llm(self, response: LLMResponse) -> Decision | None:
-        return self._decide("after_llm", "", response, response, None)
+        def around(payload: Any) -> Decision | None:
+            return decide(point, "", payload, payload, None)
 
-    def _user_prompt(self, prompt: Prompt) -> Decision | None:
-        return self._decide("user_prompt", "", prompt, prompt, None)
+        return around
 
     # ----------------------------------------------------------- deciding
 
@@ -958,3 +962,18 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "home": lambda s, p, pack: _facts(s, pack).home,
     "protected": lambda s, p, pack: _protected(pack),
 }
+
+# A point's own CEL variable (`POINTS[point].variables`) that no entry above reads —
+# a point added to the table — is its payload's own fields, as a map.
+_IDENTITY = frozenset(CallContext.__dataclass_fields__)
+
+
+def _fields_map(payload: Any) -> dict[str, Any]:
+    fields = payload.__dataclass_fields__
+    return {name: getattr(payload, name) for name in fields if name not in _IDENTITY}
+
+
+for _spec in POINTS.values():
+    for _name, _kind in _spec.variables.items():
+        if _name not in _VALUE_OF and _kind == "map":
+            _VALUE_OF[_name] = lambda s, p, _: _fields_map(p)
