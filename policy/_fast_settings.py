@@ -65,7 +65,9 @@ _SOURCES = (
     "_fast_settings.py",
     "_version.py",
     "_yaml.py",
+    "durations.py",
     "hooks_config.py",
+    "model.py",
     "service_settings.py",
     "settings.py",
 )

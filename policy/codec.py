@@ -8,7 +8,7 @@ silently dropped key. Host wire formats live in `policy.hosts`, not here.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from policy.errors import InputError
@@ -183,12 +183,19 @@ def to_dict(value: Any) -> dict[str, Any]:
 
 # ----------------------------------------------- answers back (the service's clients)
 
-def parts_from_json(point: HookPoint, body: Any, where: str | None = None) -> tuple[Any, ...]:
+def parts_from_json(
+    point: HookPoint,
+    body: Any,
+    where: str | None = None,
+    each: Callable[[Any], Any] | None = None,
+) -> tuple[Any, ...]:
     """What a decision at `point` is asked about, from JSON (PointSpec.parts, in order).
 
     A point with one part takes that part's object as the body (`/v1/decide/before_tool`
     gets the call); a point with several takes an object of them by name (`after_tool`:
-    `{"call": ..., "result": ...}`). An event is `{kind, payload}`.
+    `{"call": ..., "result": ...}`). An event is `{kind, payload}`. `each`, when given,
+    is applied to every part as soon as it is read, before the next one is (the service
+    checks who a call is sent as before it reads a 64 MiB result).
     """
     spec = POINTS[point]
     where = where or point.value
@@ -199,13 +206,15 @@ def parts_from_json(point: HookPoint, body: Any, where: str | None = None) -> tu
         if not isinstance(kind, str) or not kind or not isinstance(payload, dict):
             raise InputError("event: {kind: string, payload: object} expected")
         return (Event(kind=kind, payload=payload),)
-    if len(spec.parts) == 1:
-        name = spec.parts[0]
-        return (from_dict(PART_TYPES[name], body, name),)
-    extra = set(body) - set(spec.parts)
-    if extra:
-        raise InputError(f"{where}.{sorted(extra)[0]}: unknown field ({', '.join(spec.parts)})")
-    return tuple(from_dict(PART_TYPES[name], body.get(name), name) for name in spec.parts)
+    if len(spec.parts) > 1:
+        extra = set(body) - set(spec.parts)
+        if extra:
+            raise InputError(f"{where}.{sorted(extra)[0]}: unknown field ({', '.join(spec.parts)})")
+    parts = []
+    for name in spec.parts:
+        part = from_dict(PART_TYPES[name], body if len(spec.parts) == 1 else body.get(name), name)
+        parts.append(part if each is None else each(part))
+    return tuple(parts)
 
 
 def parts_to_json(point: HookPoint, parts: tuple[Any, ...]) -> dict[str, Any]:

@@ -319,6 +319,10 @@ def test_bad_input_is_a_clear_400_and_the_service_keeps_serving(service: Running
         "POST", "/v1/decide/before_tool", {"tool": "Bash", "args": {}, "session": "s" * 5000}
     )
     assert status == 400 and answer["error"] == "session: longer than 4096 characters (5000)"
+    # Who a call is sent as is checked before the rest of the body is read.
+    call = {"tool": "Bash", "args": {}, "session": "s" * 5000}
+    status, _, answer = client.request("POST", "/v1/decide/after_tool", {"call": call, "result": 5})
+    assert status == 400 and answer["error"] == "session: longer than 4096 characters (5000)"
     status, _, answer = client.request(
         "POST", "/v1/decide/before_tool", raw_body=b'{"tool": "' + b"a" * (64 << 20) + b'"}'
     )

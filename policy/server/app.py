@@ -546,10 +546,11 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
     def decide_raw(who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:
         """The rendered Decision for a `/v1/decide/{point}` body (None: an event, told)."""
         body = _object(_parsed(raw), point)
-        parts = [
-            as_sent_by(who, part) if isinstance(part, CallContext) else part
-            for part in parts_from_json(HookPoint(point), body)
-        ]
+        parts = parts_from_json(
+            HookPoint(point),
+            body,
+            each=lambda part: as_sent_by(who, part) if isinstance(part, CallContext) else part,
+        )
         decision = engine.decide_at(point, *parts)
         if not isinstance(decision, Decision):  # an event: the observers were told
             return None
