@@ -13,7 +13,15 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Mark", "PathKey", "Scalar", "YamlDocument", "YamlError", "load_yaml"]
+__all__ = [
+    "Mark",
+    "PathKey",
+    "Scalar",
+    "YamlDocument",
+    "YamlError",
+    "load_yaml",
+    "load_yaml_documents",
+]
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -165,14 +173,20 @@ def _walk(
     keys: dict[PathKey, Mark],
     scalars: dict[PathKey, Scalar],
     seen_nodes: set[int],
+    problems: list[YamlError],
 ) -> None:
+    """Record every node's position; each structural problem (an alias, a merge key,
+    a duplicate key) goes to `problems` and the walk goes on past it."""
     if id(node) in seen_nodes:
-        raise YamlError(
-            source,
-            _mark(node),
-            "anchors and aliases (&name / *name) are not allowed: "
-            "write each value where it is used",
+        problems.append(
+            YamlError(
+                source,
+                _mark(node),
+                "anchors and aliases (&name / *name) are not allowed: "
+                "write each value where it is used",
+            )
         )
+        return
     seen_nodes.add(id(node))
     values[path] = _mark(node)
     if isinstance(node, yaml.ScalarNode):
@@ -181,44 +195,116 @@ def _walk(
         seen: dict[Any, Mark] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise YamlError(source, _mark(key_node), "merge keys (<<) are not allowed")
+                problems.append(
+                    YamlError(source, _mark(key_node), "merge keys (<<) are not allowed")
+                )
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                problems.append(YamlError(source, _mark(key_node), "mapping keys must be scalars"))
+                continue
             key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool) and key is not None:
-                raise YamlError(source, _mark(key_node), "mapping keys must be scalars")
+                problems.append(YamlError(source, _mark(key_node), "mapping keys must be scalars"))
+                continue
             if key in seen:
                 first = seen[key]
-                raise YamlError(
-                    source,
-                    _mark(key_node),
-                    f"duplicate key {key!r} (first at line {first.line}, column {first.col})",
+                problems.append(
+                    YamlError(
+                        source,
+                        _mark(key_node),
+                        f"duplicate key {key!r} (first at line {first.line}, column {first.col})",
+                    )
                 )
+                continue
             seen[key] = _mark(key_node)
             child = (*path, key if isinstance(key, str | int) else str(key))
             keys[child] = _mark(key_node)
-            _walk(loader, value_node, child, source, values, keys, scalars, seen_nodes)
+            _walk(loader, value_node, child, source, values, keys, scalars, seen_nodes, problems)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(loader, item, (*path, index), source, values, keys, scalars, seen_nodes)
+            _walk(loader, item, (*path, index), source, values, keys, scalars, seen_nodes, problems)
 
 
 def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
     """Parse one YAML document; raise YamlError naming source:line:col."""
     name = str(source)
+    doc, problems = _parse(_decode(text, name), name)
+    if problems:
+        raise problems[0]
+    assert doc is not None
+    return doc
+
+
+def load_yaml_documents(
+    text: str | bytes, source: str | Path
+) -> list[tuple[YamlDocument | None, list[YamlError]]]:
+    """Every document of a YAML stream, each parsed on its own with its problems.
+
+    For `policy check`: a syntax error in one document does not hide the others,
+    and a duplicate key does not hide the rest of its document (its data is kept,
+    the later value winning, so the schema can still be checked; the key is an
+    error all the same). Positions are the file's. A document is None when it
+    cannot be parsed at all.
+    """
+    name = str(source)
+    try:
+        decoded = _decode(text, name)
+    except YamlError as exc:
+        return [(None, [exc])]
+    if "---" not in decoded:
+        return [_parse(decoded, name)]  # one document: no marker to split at
+    lines = decoded.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if _DOC_START.match(line)]
+    if len(starts) < 2 and not (starts and _has_content(lines[: starts[0]])):
+        return [_parse(decoded, name)]
+    if starts[0] != 0 and not _has_content(lines[: starts[0]]):
+        starts[0] = 0  # comments and directives before the first `---` belong to it
+    elif starts[0] != 0:
+        starts.insert(0, 0)
+    found: list[tuple[YamlDocument | None, list[YamlError]]] = []
+    for begin, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        chunk = "".join(lines[begin:end])
+        if not _has_content(lines[begin:end]):
+            continue
+        doc, problems = _parse("\n" * begin + chunk, name)
+        if doc is not None and doc.data is None and not problems:
+            continue
+        found.append((doc, problems))
+    return found or [(YamlDocument(name, None, {}, {}, {}, decoded), [])]
+
+
+_DOC_START = re.compile(r"---(?:[ \t]|\r?\n|$)")
+_BLANK = re.compile(r"\s*(?:(?:---|\.\.\.)(?=\s|$))?\s*(?:#.*)?|%.*")
+
+
+def _has_content(lines: list[str]) -> bool:
+    return not all(_BLANK.fullmatch(line.rstrip("\r\n")) for line in lines)
+
+
+def _decode(text: str | bytes, name: str) -> str:
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            return text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise YamlError(name, None, f"not UTF-8 text (byte {exc.start})") from None
+    return text
+
+
+def _parse(text: str, name: str) -> tuple[YamlDocument | None, list[YamlError]]:
+    """One document: itself (None if unreadable) and every problem found in it."""
     loader = _Loader(text)
+    problems: list[YamlError] = []
     try:
         try:
             node = loader.get_single_node()
             if node is None:
-                return YamlDocument(name, None, {}, {}, {}, text)
+                return YamlDocument(name, None, {}, {}, {}, text), []
             values: dict[PathKey, Mark] = {}
             keys: dict[PathKey, Mark] = {}
             scalars: dict[PathKey, Scalar] = {}
-            _walk(loader, node, (), name, values, keys, scalars, set())
+            _walk(loader, node, (), name, values, keys, scalars, set(), problems)
+            if any(p.message.startswith(("anchors", "merge", "mapping keys")) for p in problems):
+                return None, problems
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -226,7 +312,7 @@ def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
         mark = exc.problem_mark or exc.context_mark
         where = Mark(mark.line + 1, mark.column + 1) if mark else None
         message = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        raise YamlError(name, where, message) from None
+        return None, [*problems, YamlError(name, where, message)]
     except yaml.YAMLError as exc:
-        raise YamlError(name, None, str(exc)) from None
-    return YamlDocument(name, data, values, keys, scalars, text)
+        return None, [*problems, YamlError(name, None, str(exc))]
+    return YamlDocument(name, data, values, keys, scalars, text), problems

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple, NoReturn, Self
 
@@ -307,6 +307,10 @@ class ApprovalGate:
     #: A `respond` rule's own gate: its answer waits for approval, whatever
     #: respond_guard's mode (which judges responds that skip gates).
     holds_respond: bool = False
+    #: What the rule that asked says to the person deciding (its `message`); the approval
+    #: request keeps it for `approvals show`. Not part of the gate's identity: two asks
+    #: of one gate are one gate whatever they say.
+    message: str = field(default="", compare=False)
 
 
 class Decision(NamedTuple):

@@ -524,7 +524,8 @@ def _v1_file(path: Path) -> ApprovalRequest:
     return made
 
 
-_LATER_COLUMNS = ("agent_uid", "claimed_at", "cwd", "principal")  # added by versions 2 and 4
+# added by versions 2, 4 and 5
+_LATER_COLUMNS = ("agent_uid", "claimed_at", "cwd", "principal", "rules", "message")
 
 
 def test_a_version_1_file_is_migrated(tmp_path: Path) -> None:
@@ -593,3 +594,55 @@ def test_pending_requests_are_counted_per_principal(store: ApprovalStore) -> Non
     assert store.count_pending("uid:1001") == 2
     assert store.count_pending("uid:1002") == 1
     assert store.count_pending("token:ci") == 0
+
+
+# ------------------------------------------------------------------ what asked, and expiry
+
+
+def test_every_store_keeps_the_rules_that_asked_and_their_message(store: ApprovalStore) -> None:
+    asked = request(
+        rules=("ops/deploys-need-secops", "ops/approval"), message="deploys need secops"
+    )
+    store.create(asked)
+    assert store.get(asked.id).rules == ("ops/deploys-need-secops", "ops/approval")
+    assert store.get(asked.id).message == "deploys need secops"
+    denied = store.decide(asked.id, approved=False, by="secops-bob")
+    assert (denied.rules, denied.message) == (asked.rules, asked.message)
+    (listed,) = store.list("denied")
+    assert listed == denied
+
+
+def test_a_pending_request_past_its_deadline_is_listed_as_expired(store: ApprovalStore) -> None:
+    from policy.approvals.store import listing
+
+    late, waiting = request(deadline_in=-1.0), request()
+    store.create(late)
+    store.create(waiting)
+    assert [r.id for r in listing(store, "pending")] == [waiting.id]
+    (expired,) = listing(store, "expired")
+    assert (expired.id, expired.state) == (late.id, "expired")
+    assert {r.id: r.state for r in listing(store, None)} == {
+        late.id: "expired",
+        waiting.id: "pending",
+    }
+    assert store.get(late.id).state == "pending"  # shown so; the store records it on touch
+
+
+def test_a_version_4_file_keeps_its_rows_and_gains_the_rules_columns(tmp_path: Path) -> None:
+    path = tmp_path / "approvals.db"
+    made = _v1_file(path)
+    with contextlib.closing(sqlite3.connect(path)) as conn:  # as version 4 left it
+        for step in (2, 3, 4):
+            for statement in sqlite_store._MIGRATIONS[step]:
+                conn.execute(statement)
+        conn.execute("PRAGMA user_version = 4")
+        conn.commit()
+    with contextlib.closing(open_store(f"sqlite:///{path}")) as store:
+        kept = store.get(made.id)
+        assert kept == made and (kept.rules, kept.message) == ((), "")
+        newer = request(rules=("ops/r1",), message="why")
+        store.create(newer)
+        assert store.get(newer.id).rules == ("ops/r1",)
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("SELECT COUNT(*) FROM requests").fetchone()[0] == 2

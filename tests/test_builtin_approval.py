@@ -563,3 +563,14 @@ def test_a_caller_that_stops_waiting_withdraws_the_request(make: Make) -> None:
     with pytest.raises(AlreadyDecided):
         decide(engine.approvals, request.id, approved=True, by="secops-1", grant="session")
     assert engine.approvals.list() == []
+
+
+def test_a_request_names_the_rule_that_asked_as_decisions_do(make: Make) -> None:
+    engine = make()
+    decision = engine.before_tool(bash())
+    assert engine.approve_tool(bash(), gates=decision.gates, defer=True).reason.endswith(
+        "retry the same command once it is approved"
+    )
+    (request,) = pending(engine)
+    assert request.rules == ("ops/builtin:approval",)
+    assert set(request.rules) <= set(decision.rule_ids)

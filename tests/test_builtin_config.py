@@ -115,15 +115,15 @@ builtins:
 def test_tool_names_in_builtins_are_checked_as_rules_are(
     tmp_path: Path, section: str, name: str
 ) -> None:
-    """A misspelt tool in a builtin silently switches that control off: --strict refuses it,
-    at the name's own line:col."""
+    """A misspelt tool in a builtin silently switches that control off: `policy check`
+    refuses it, at the name's own line:col (`--lenient` makes it a warning again)."""
     pack = tmp_path / "b.yaml"
     pack.write_text(HEADER + "builtins:\n  " + section + "\n")
     where = f"{pack}:5:{3 + section.index(name)}"
-    lenient = check(pack)
+    lenient = check(pack, "--lenient")
     assert lenient.returncode == 0
     assert f"{where}: warning: tool {name!r} is no known tool or alias" in lenient.stdout
-    strict = check(pack, "--strict")
+    strict = check(pack)
     assert strict.returncode == 1
     assert f"{where}: error: tool {name!r}" in strict.stdout
 

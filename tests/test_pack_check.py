@@ -71,7 +71,7 @@ DEFECTS = [
         "unknown_tool.yaml",
         6,
         19,
-        "warning",
+        "error",
         "unknown-tool",
         "tool 'Bahs' is no known tool or alias (did you mean 'Bash'?)",
     ),
@@ -120,8 +120,11 @@ def test_the_broken_set_fails_and_lists_every_defect() -> None:
     assert done.returncode == 1
     for name, line, col, severity, _code, _ in DEFECTS:
         assert f"{BROKEN / name}:{line}:{col}: {severity}: " in done.stdout, name
+    # every layer in one run: duplicate_key.yaml is read past its duplicate key too, and its
+    # `allow` (the later value) meets duplicate_id.yaml's `deny` on the same condition
+    assert "[conflicting-rules]" in done.stdout
     assert (
-        done.stdout.splitlines()[-1] == f"{len(DEFECTS)} file(s) checked: 10 error(s), 2 warning(s)"
+        done.stdout.splitlines()[-1] == f"{len(DEFECTS)} file(s) checked: 11 error(s), 2 warning(s)"
     )
 
 
@@ -152,16 +155,17 @@ def test_github_format_emits_annotations() -> None:
 
 def test_json_and_sarif_formats() -> None:
     report = orjson.loads(check("--format", "json", str(BROKEN)).stdout)
-    assert (report["errors"], report["warnings"]) == (10, 2)
+    assert (report["errors"], report["warnings"]) == (11, 2)
     assert {"path", "line", "col", "severity", "code", "message"} <= report["diagnostics"][0].keys()
     sarif = orjson.loads(check("--format", "sarif", str(BROKEN)).stdout)
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
-    assert len(results) == 12
+    assert len(results) == 13
     location = results[0]["locations"][0]["physicalLocation"]
-    assert location["region"]["startLine"] >= 1 and location["artifactLocation"]["uri"].endswith(
-        ".yaml"
-    )
+    assert location["region"]["startLine"] >= 1
+    # relative to the repository root, as GitHub code scanning maps them
+    assert location["artifactLocation"]["uri"].startswith("tests/packs/broken/")
+    assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
 
 
 @pytest.mark.parametrize(

@@ -76,6 +76,10 @@ class Identity:
     #: What vouches for `user`, as decisions record it: the OS, or `policy serve`'s
     #: `token` / `proxy`.
     channel: str = "os user"
+    #: Who `policy serve` says is asking (`uid:1001` from the socket's peer
+    #: credentials, `token:ci`), as a request filed through it records its filer
+    #: (`ApprovalRequest.principal`); "" for an identity from the OS (the CLI).
+    principal: str = ""
 
     @property
     def candidates(self) -> tuple[str, ...]:

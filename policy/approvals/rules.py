@@ -5,6 +5,10 @@ cannot differ between them: an identity (policy.approvals.identity: who the OS, 
 later the inbox, says is deciding) none of whose names matches the request's approver
 globs is refused, the requester may not approve their own call unless the pack
 allows it, and a grant must be one the pack allows (a `window` no longer than its cap).
+
+The requester may always withdraw — deny — their own pending call, approver or not
+(`withdraws`): who filed it is what the kernel or a token said when it was filed, the
+uid (`agent_uid`) or `policy serve`'s principal, never a name the caller gives.
 """
 
 from __future__ import annotations
@@ -15,7 +19,11 @@ from policy.approvals.identity import Identity
 from policy.approvals.store import AlreadyDecided, ApprovalRequest, ApprovalStore
 from policy.errors import PolicyError
 
-__all__ = ["NotAllowed", "decide", "grant_seconds"]
+__all__ = ["NotAllowed", "decide", "grant_seconds", "withdraws"]
+
+#: What `decided_by` adds for a denial by the requester, and the reason it records when
+#: they give none.
+WITHDRAWN = "requester, withdrawn"
 
 
 class NotAllowed(PolicyError):
@@ -49,6 +57,28 @@ def _allowed_grant(request: ApprovalRequest, grant: str) -> str:
     return f"window={int(asked)}s" if asked.is_integer() else f"window={asked:.3f}s"
 
 
+def withdraws(request: ApprovalRequest, identity: Identity) -> bool:
+    """Whether `identity` denying `request` is its requester withdrawing the call.
+
+    Through `policy serve` (`identity.principal` set): the principal the service
+    recorded when the request was filed — the Unix-socket peer's uid, or a token —
+    is the one asking now. From the OS (the CLI, `channel` "os user"): the uid the OS
+    vouches for is the uid that filed it (`agent_uid`). Anything else — a request with
+    no recorded filer, root acting `--as` somebody, an anonymous caller — is not."""
+    if identity.principal:
+        return (
+            bool(request.principal)
+            and request.principal == identity.principal
+            and identity.principal != "anonymous"
+        )
+    return (
+        identity.channel == "os user"
+        and identity.uid is not None
+        and request.agent_uid is not None
+        and identity.uid == request.agent_uid
+    )
+
+
 def decide(
     store: ApprovalStore,
     request_id: str,
@@ -68,7 +98,8 @@ def decide(
     (`secops-alice (os user alice)`). Approving is self-approval — refused unless the
     request allows it — when the requester is the OS user or any of the names.
     `by="name"` is short for `identity=Identity("name")`, for callers that
-    authenticated the name themselves.
+    authenticated the name themselves. A denial by the requester (`withdraws`) needs
+    no approver glob: `decided_by` records `name (requester, withdrawn)`.
     """
     from wcmatch import fnmatch as wfnmatch
 
@@ -79,6 +110,14 @@ def decide(
         raise AlreadyDecided(request)
     if identity is None or not identity.user:
         raise NotAllowed("an approver identity is required")
+    if not approved and withdraws(request, identity):
+        return store.decide(
+            request_id,
+            approved=False,
+            by=f"{identity.user} ({WITHDRAWN})",
+            reason=reason or "withdrawn by the requester",
+            now=time.time() if now is None else now,
+        )
     flags = wfnmatch.BRACE | wfnmatch.DOTMATCH
     candidates = identity.candidates
     if request.approvers:

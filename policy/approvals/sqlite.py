@@ -50,7 +50,7 @@ __all__ = ["SqliteStore"]
 
 # Bump when the tables change (and add the steps to `_MIGRATIONS`); `_open_schema`
 # refuses files written by a newer version rather than misreading them.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # How long a writer waits for another one before SQLite reports "database is locked".
 BUSY_TIMEOUT_MS = 5000
@@ -81,8 +81,10 @@ _REQUEST_COLUMNS = (
     "claimed_at",
     "cwd",
     "principal",
+    "rules",
+    "message",
 )
-_JSON_COLUMNS = frozenset({"args", "approvers", "grants"})
+_JSON_COLUMNS = frozenset({"args", "approvers", "grants", "rules"})
 
 _GRANT_COLUMNS = (
     "digest",
@@ -163,6 +165,11 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: (
         """ALTER TABLE requests ADD COLUMN "principal" TEXT NOT NULL DEFAULT ''""",
         'CREATE INDEX IF NOT EXISTS requests_by_principal ON requests ("principal", "state")',
+    ),
+    # The rules that asked, and their message: rows filed before have neither.
+    5: (
+        """ALTER TABLE requests ADD COLUMN "rules" TEXT NOT NULL DEFAULT '[]'""",
+        """ALTER TABLE requests ADD COLUMN "message" TEXT NOT NULL DEFAULT ''""",
     ),
 }
 

@@ -47,6 +47,7 @@ __all__ = [
     "StoreMissing",
     "approver_group",
     "call_digest",
+    "listing",
     "open_store",
 ]
 
@@ -131,20 +132,44 @@ class ApprovalRequest:
     #: Who asked, as `policy serve` knows it (`uid:1001`, `token:ci`; "" in process):
     #: what its pending requests are counted against (`count_pending`).
     principal: str = ""
+    #: The rules that asked for this approval (`pack/rule-id`; the builtin's is
+    #: `pack/approval`), and what they say to the person deciding (their `message`).
+    rules: tuple[str, ...] = ()
+    message: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["args"] = dict(self.args)
         data["approvers"] = list(self.approvers)
         data["grants"] = list(self.grants)
+        data["rules"] = list(self.rules)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ApprovalRequest:
+        """The request `to_dict` wrote; fields a store written by an older version
+        lacks (`rules`, `message`, ...) take their defaults."""
         values = dict(data)
         values["approvers"] = tuple(values.get("approvers", ()))
         values["grants"] = tuple(values.get("grants", ("once",)))
+        values["rules"] = tuple(values.get("rules", ()))
         return cls(**values)
+
+    def shown_state(self, now: float | None = None) -> State:
+        """The state a person is shown: a pending request whose deadline passed can no
+        longer be approved, so it is `expired`, whether or not anything has recorded
+        that in the store yet (`decide` and `expire` do, on first touch)."""
+        now = time.time() if now is None else now
+        if self.state == "pending" and now >= self.deadline:
+            return "expired"
+        return self.state
+
+    def as_shown(self, now: float | None = None) -> ApprovalRequest:
+        """This request as `shown_state` says (an expiry nobody recorded, recorded
+        here, in the copy only)."""
+        if self.shown_state(now) == self.state:
+            return self
+        return dataclasses.replace(self, state="expired", reason="no answer before the deadline")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +222,21 @@ def is_twin(request: ApprovalRequest, other: ApprovalRequest, now: float) -> boo
         and other.agent_uid == request.agent_uid
         and approver_group(other.approvers) == approver_group(request.approvers)
     )
+
+
+def listing(
+    store: ApprovalStore, state: State | None, now: float | None = None
+) -> builtins.list[ApprovalRequest]:
+    """What `policy approvals list` shows for `state` (all when None), oldest first,
+    each `as_shown`: a pending request past its deadline is listed as expired, under
+    `expired` and never under `pending`."""
+    now = time.time() if now is None else now
+    if state == "pending":
+        return [r for r in store.list("pending") if r.shown_state(now) == "pending"]
+    if state == "expired":
+        late = [r.as_shown(now) for r in store.list("pending") if r.shown_state(now) == "expired"]
+        return sorted([*store.list("expired"), *late], key=lambda r: r.created)
+    return [r.as_shown(now) for r in store.list(state)]
 
 
 def approver_group(approvers: tuple[str, ...] | list[str]) -> str:

@@ -35,6 +35,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from policy.approvals.rules import grant_seconds
@@ -53,7 +54,7 @@ from policy.digest import canonical_json, json_safe
 from policy.facts import current_caller, current_principal, scoped
 from policy.model import ApprovalDecision, ApprovalGate, ToolCall
 
-__all__ = ["ApprovalGates", "merge_gates"]
+__all__ = ["ApprovalGates", "approve_hint", "approvers_reach", "merge_gates"]
 
 log = logging.getLogger("policy.approvals")
 
@@ -123,6 +124,10 @@ class _Group:
     self_approval: bool
     max_denials: int | None
     sources: tuple[str, ...]
+    #: The rule ids of the gates, as the decision log's `rule_ids` name them.
+    rules: tuple[str, ...] = ()
+    #: What the gates' rules say to the person deciding (their `message`), each once.
+    messages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,8 @@ def merge_gates(gates: Iterable[ApprovalGate], default_timeout: float) -> list[_
                 self_approval=all(m.self_approval for m in members),
                 max_denials=min(caps) if caps else None,
                 sources=tuple(dict.fromkeys(m.source for m in members)),
+                rules=tuple(dict.fromkeys(map(_rule_id, members))),
+                messages=tuple(dict.fromkeys(m for m in map(_message, members) if m)),
             )
         )
     return groups
@@ -361,6 +368,8 @@ class ApprovalGates:
             agent_uid=_agent_uid(),
             principal=current_principal(),
             cwd=call.cwd,
+            rules=group.rules,
+            message="; ".join(group.messages),
         )
         # This call's before it exists, so whoever gives up on the call in between (a
         # watchdog, a signal) expires it too.
@@ -383,15 +392,14 @@ class ApprovalGates:
                 self._waiting.pop(request.id, None)
             return stored
         log.warning(
-            "approval request %s: %s by %r (%s) waits up to %g s for %s "
-            "(policy approvals approve %s)",
+            "approval request %s: %s by %r (%s) waits up to %g s for %s (%s)",
             request.id,
             call.tool,
             call.sender,
             ", ".join(group.sources),
             round(deadline - now, 1),
             ", ".join(group.approvers) or "anyone",
-            request.id,
+            approve_hint(request.id),
         )
         return request
 
@@ -429,7 +437,7 @@ class ApprovalGates:
     def _deferred(self, asked: list[tuple[_Group, ApprovalRequest]]) -> ApprovalDecision:
         pending = "; ".join(
             f"approval {request.id} pending (approvers: {', '.join(group.approvers) or 'anyone'}; "
-            f"`policy approvals approve {request.id}`)"
+            f"{approve_hint(request.id)})"
             for group, request in asked
         )
         return ApprovalDecision(
@@ -608,6 +616,58 @@ class ApprovalGates:
                 group=approver_group(request.approvers),
             )
         )
+
+
+#: Where approvers reach the requests filed in this context, when a `policy serve`
+#: files them (`unix:PATH`, set per request by the service; "" when it cannot say);
+#: None: in process, against the store the `approvals_store` setting names.
+_approvers_reach: ContextVar[str | None] = ContextVar("policy_approvers_reach", default=None)
+
+
+@contextlib.contextmanager
+def approvers_reach(address: str) -> Iterator[None]:
+    """File requests, within this block (and the threads it hands work to with its
+    context), as `policy serve` whose approvers use `address` (`unix:PATH`)."""
+    token = _approvers_reach.set(address)
+    try:
+        yield
+    finally:
+        _approvers_reach.reset(token)
+
+
+def approve_hint(request_id: str) -> str:
+    """The command that approves `request_id`, complete for where it was filed: in
+    process, `policy approvals approve ID` (the store the settings name, the data dir's
+    by default); through `policy serve`, with the service's address and the approver's
+    token every approvals endpoint of the service requires."""
+    address = _approvers_reach.get()
+    if address is None:
+        return f"`policy approvals approve {request_id}`"
+    server = address or "unix:PATH"
+    where = "" if address else " (PATH: the service's Unix socket for approvers)"
+    return (
+        f"`policy approvals approve {request_id} --server {server}`{where}, with an "
+        "approver's token in $HOOKPOLICY_TOKEN or --token-file FILE"
+    )
+
+
+#: The rule id the `approval` builtin has in its pack (policy.packs.runtime's
+#: APPROVAL_RULE_ID; packs import builtins, so not imported from there).
+_BUILTIN_RULE_ID = "builtin:approval"
+
+
+def _rule_id(gate: ApprovalGate) -> str:
+    """The id of the rule behind `gate`, as decisions' `rule_ids` name it: `pack/rule`
+    (its source), or `pack/builtin:approval` for the pack's approval builtin, whose
+    gate alone an allow lifts (its source says `pack/approval`)."""
+    if gate.exempt_by_allow and gate.source == f"{gate.pack}/approval":
+        return f"{gate.pack}/{_BUILTIN_RULE_ID}"
+    return gate.source
+
+
+def _message(gate: ApprovalGate) -> str:
+    """What the rule behind `gate` says to the person deciding (its `message`)."""
+    return gate.message
 
 
 def _suffix(reason: str) -> str:

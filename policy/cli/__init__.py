@@ -82,14 +82,45 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--audit-log", metavar="FILE", help="decision-log file (overrides audit_path)")
     ev.add_argument("--pretty", action="store_true", help="indent the JSON output")
+    ev.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why: the call's facts, the candidate rules and their condition values, "
+        "what each hook said, the winning rule and the final decision, with timings",
+    )
+    ev.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default=None,
+        help="with --explain: text for people (default) or one JSON object per call",
+    )
     ev.set_defaults(module="eval_cmd")
+
+    facts = commands.add_parser(
+        "facts",
+        help="print what the shell analysis makes of a command line",
+        description=(
+            "Print the `commands` and `access` facts a rule would see for a Bash call "
+            "running COMMAND: every simple command with its args, flags, options and their "
+            "values, the paths it reads, writes and deletes, the hosts, what is dynamic."
+        ),
+    )
+    facts.add_argument("line", metavar="COMMAND", help="the command line, quoted")
+    facts.add_argument("--cwd", metavar="DIR", help="where it runs (default: this directory)")
+    facts.add_argument("--home", metavar="DIR", help="what ~ means (default: your home)")
+    facts.add_argument(
+        "--workspace", metavar="DIR", help="the rules' `workspace` (default: the cwd)"
+    )
+    facts.add_argument("--format", choices=("text", "json"), default="text")
+    facts.set_defaults(module="facts_cmd")
 
     check = commands.add_parser(
         "check",
         help="validate and lint rule packs (the CI gate)",
         description=(
-            "Check rule packs: schema, CEL syntax and types, lint. Exit 0 when clean (warnings "
-            "allowed), 1 on errors (or warnings with --strict), 2 on usage errors."
+            "Check rule packs and report every problem of every layer in one run: YAML, "
+            "schema, CEL syntax and types, builtins, test entries, lint. Exit 0 when clean "
+            "(warnings allowed), 1 on errors (or warnings with --strict), 2 on usage errors."
         ),
     )
     check.add_argument(
@@ -97,6 +128,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.add_argument(
+        "--lenient",
+        action="store_true",
+        help="a tool name no pack declares is a warning, not an error",
+    )
+    check.add_argument(
+        "--snippets",
+        action="store_true",
+        help="text format: show each problem's source line with a caret (default on a terminal)",
+    )
     check.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
     check.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
     check.add_argument(
@@ -111,6 +152,80 @@ def _parser() -> argparse.ArgumentParser:
         "(e.g. .claude/settings.json)",
     )
     check.set_defaults(module="check_cmd")
+
+    test = commands.add_parser(
+        "test",
+        help="run the tests of rule packs (their tests: and *_test.yaml files)",
+        description=(
+            "Run every pack's tests: and every *_test.yaml under PATHS, alone or beside the "
+            "packs under --with. Exit 0 when all pass, 1 on a failure (or coverage below "
+            "--threshold), 2 when a pack or test file does not load."
+        ),
+    )
+    test.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: packs setting)"
+    )
+    test.add_argument(
+        "--with",
+        dest="with_paths",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also load these packs beside the ones under test, e.g. rules/ (repeatable)",
+    )
+    test.add_argument("--format", choices=("text", "json", "junit", "github"), default="text")
+    test.add_argument(
+        "--filter", metavar="TEXT", help="run only tests whose name, pack or file contains TEXT"
+    )
+    test.add_argument(
+        "--coverage",
+        action="store_true",
+        help="report the rules, builtin gates, rate limits and contracts no test exercised",
+    )
+    test.add_argument(
+        "--threshold",
+        type=float,
+        metavar="PERCENT",
+        help="exit 1 when coverage is below PERCENT (implies --coverage)",
+    )
+    test.add_argument(
+        "--watch", action="store_true", help="run again whenever a file under the paths changes"
+    )
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
+    test.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
+    test.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    test.set_defaults(module="test_cmd")
+
+    fmt = commands.add_parser(
+        "fmt",
+        help="rewrite rule packs in canonical key order and indentation, keeping comments",
+        description=(
+            "Put each pack's keys in the order of the pack format's fields and indent them "
+            "as the shipped packs are, keeping comments and quoting; files are replaced "
+            "atomically. With --check, write nothing and list the files that would change. "
+            "Exit 0 when formatted, 1 when --check finds changes, 2 when a file is not YAML."
+        ),
+    )
+    fmt.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: packs setting)"
+    )
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if any would")
+    fmt.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    fmt.set_defaults(module="fmt_cmd")
+
+    schema = commands.add_parser(
+        "schema",
+        help="print the JSON Schema of a pack file (for editors)",
+        description=(
+            "Print the JSON Schema of a rule pack, generated from the pack models: the file "
+            "shipped as policy/packs/pack.schema.json, which a pack names on its first line "
+            "with `# yaml-language-server: $schema=PATH`."
+        ),
+    )
+    schema.add_argument(
+        "--output", "-o", metavar="FILE", help="write it to FILE instead of standard output"
+    )
+    schema.set_defaults(module="schema_cmd")
 
     audit = commands.add_parser("audit", help="read and prove the decision log")
     audit_commands = audit.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
@@ -149,7 +264,8 @@ def _parser() -> argparse.ArgumentParser:
         "--server",
         metavar="unix:PATH|URL",
         help="decide through this policy serve (overrides the server setting); the "
-        "approver is then the identity of the token in $POLICY_TOKEN or --token-file",
+        "approver is then the identity of the token in $HOOKPOLICY_TOKEN or --token-file "
+        "(no token: the uid you connect as, which may deny only requests it filed)",
     )
     common.add_argument(
         "--token-file", metavar="FILE", help="file holding the bearer token for --server"
@@ -165,10 +281,11 @@ def _parser() -> argparse.ArgumentParser:
     show = approval_commands.add_parser("show", help="one request, whole", parents=[common])
     show.add_argument("id", metavar="ID")
     show.add_argument("--format", choices=("text", "json"), default="text")
-    for name, verb in (("approve", "approve"), ("deny", "deny")):
-        decision = approval_commands.add_parser(
-            name, help=f"{verb} a pending request", parents=[common]
-        )
+    for name, what in (
+        ("approve", "approve a pending request"),
+        ("deny", "deny a pending request, or withdraw one you filed"),
+    ):
+        decision = approval_commands.add_parser(name, help=what, parents=[common])
         decision.add_argument("id", metavar="ID")
         decision.add_argument("--reason", metavar="TEXT", help="why (logged with the decision)")
         decision.add_argument(
@@ -196,6 +313,20 @@ def _parser() -> argparse.ArgumentParser:
         help="keep what ended within this long, like 30d or 12h (default: approvals_retention)",
     )
     approvals.set_defaults(module="approvals_cmd")
+
+    init = commands.add_parser(
+        "init",
+        help="start a team's pack: a sample pack with tests, a CI workflow, pre-commit",
+        description=(
+            "Write packs/NAME.yaml (a deny, an approval, a rate limit and a redaction, each "
+            "with a test), .github/workflows/policy.yml (check and test on every push, SARIF "
+            "for code scanning) and .pre-commit-config.yaml into DIRECTORY. Writes nothing "
+            "if any of them exists (exit 2)."
+        ),
+    )
+    init.add_argument("directory", nargs="?", default=".", metavar="DIRECTORY")
+    init.add_argument("--name", default="team", help="the pack's name (default: team)")
+    init.set_defaults(module="init_cmd")
 
     hook = commands.add_parser(
         "hook",

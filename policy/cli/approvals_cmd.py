@@ -4,8 +4,11 @@ Works against the store the `approvals_store` setting names (SQLite under the da
 dir by default), so a person in another terminal — or a script on another machine,
 with `redis://` — answers the call an agent is blocked on. The person deciding is
 the OS user running this (mapped through `approvers_map`; policy.approvals.identity),
-never a name typed on the command line: `--as` is for root alone. Exit 0 done,
-1 refused (not an approver, self-approval, already decided), 2 bad input or settings.
+never a name typed on the command line: `--as` is for root alone. The uid that filed
+a request may always deny (withdraw) it (policy.approvals.rules.withdraws). What it
+shows is what a person can still act on: a pending request past its deadline is
+`expired` (`ApprovalRequest.shown_state`). Exit 0 done, 1 refused (not an approver,
+self-approval, already decided), 2 bad input or settings.
 """
 
 from __future__ import annotations
@@ -48,22 +51,38 @@ def _json(value: Any) -> str:
     return visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
 
 
+def _rule(request: Any) -> str:
+    """The rule that asked, compactly: its id, and how many more asked with it."""
+    if not request.rules:
+        return "-"
+    more = f" +{len(request.rules) - 1}" if len(request.rules) > 1 else ""
+    return str(request.rules[0]) + more
+
+
 def _line(request: Any) -> str:
     args = _clean(orjson.dumps(dict(request.args)).decode())
     if len(args) > 80:
         args = args[:60] + f"... (policy approvals show {request.id})"
-    left = max(0.0, request.deadline - dt.datetime.now(dt.UTC).timestamp())
-    state = request.state if request.state != "pending" else f"pending ({left:.0f} s left)"
+    now = dt.datetime.now(dt.UTC).timestamp()
+    state = request.shown_state(now)
+    if state == "pending":
+        state = f"pending ({request.deadline - now:.0f} s left)"
     requester = _clean(request.requester or "-")
     if request.agent_uid is not None:
         requester += f" (uid {request.agent_uid})"  # the name is the caller's; the uid is not
-    return _clean(f"{request.id}  {state:22}  {request.tool:12} {requester:12} ") + args
+    return (
+        _clean(f"{request.id}  {state:22}  {request.tool:12} {_rule(request):24} {requester:12} ")
+        + args
+    )
 
 
 def _show(request: Any) -> str:
+    request = request.as_shown()
     rows = [
         ("id", request.id),
         ("state", request.state),
+        ("rules", ", ".join(request.rules) or "-"),
+        ("message", request.message or "-"),
         ("tool", request.tool),
         ("args", _clean(orjson.dumps(dict(request.args)).decode())),
         ("cwd", request.cwd or "-"),
@@ -94,10 +113,27 @@ def _log_refusal(
     settings: Any, args: argparse.Namespace, identity: Identity | None, reason: str
 ) -> None:
     """A refused decision (self-approval, not an approver) goes into the decision log
-    when one is configured and this user owns it, next to the call's own lines; the
-    request stays pending. The approver is often another uid than the agent (root, even)
-    and the log sits where the agent writes: a file the agent made or a link it planted
-    is never written through (stderr says so instead)."""
+    (`_log`); the request stays pending."""
+    _log(
+        settings,
+        "approval.refused",
+        {
+            "request_id": args.id,
+            "action": args.approvals_command,
+            "identity": ", ".join(identity.candidates) if identity else "",
+            "os_user": identity.user if identity else "",
+            "reason": reason,
+        },
+        "refusal",
+    )
+
+
+def _log(settings: Any, kind: str, fields: dict[str, Any], what: str) -> None:
+    """A record of this command (`what`: a refusal, a withdrawal) goes into the decision log
+    when one is configured and this user owns it, next to the call's own lines. The
+    approver is often another uid than the agent (root, even) and the log sits where
+    the agent writes: a file the agent made or a link it planted is never written
+    through (stderr says so instead)."""
     if settings.audit_path is None:
         return
     from policy.audit import DecisionLog
@@ -107,21 +143,12 @@ def _log_refusal(
             path=settings.audit_path, key=settings.audit_key_bytes, own_file_only=True
         )
     except PolicyError as exc:
-        error(f"refusal not logged: {exc}")
+        error(f"{what} not logged: {exc}")
         return
     try:
-        log.write(
-            "approval.refused",
-            {
-                "request_id": args.id,
-                "action": args.approvals_command,
-                "identity": ", ".join(identity.candidates) if identity else "",
-                "os_user": identity.user if identity else "",
-                "reason": reason,
-            },
-        )
+        log.write(kind, fields)
     except PolicyError as exc:
-        error(f"refusal not logged: {exc}")
+        error(f"{what} not logged: {exc}")
     finally:
         log.close()
 
@@ -158,10 +185,11 @@ def _identity(args: argparse.Namespace, settings: Any, agent_uid: int | None) ->
     )
 
 
-def _decide(store: Any, args: argparse.Namespace, identity: Identity) -> int:
-    from policy.approvals.rules import decide
+def _decide(store: Any, args: argparse.Namespace, identity: Identity, settings: Any) -> int:
+    from policy.approvals.rules import decide, withdraws
 
     approved = args.approvals_command == "approve"
+    withdrawing = not approved and withdraws(store.get(args.id), identity)
     decided = decide(
         store,
         args.id,
@@ -170,13 +198,35 @@ def _decide(store: Any, args: argparse.Namespace, identity: Identity) -> int:
         reason=args.reason or "",
         grant=getattr(args, "grant", None) or "once",
     )
+    if withdrawing:
+        # Logged like the denial it is, with who withdrew (the uid that filed it).
+        _log(
+            settings,
+            "approval.withdrawn",
+            _withdrawal(decided, identity.user, identity.uid),
+            "withdrawal",
+        )
     _print_decided(decided, approved)
     return 0
 
 
+def _withdrawal(decided: Any, user: str, uid: int | None) -> dict[str, Any]:
+    """The decision-log record of a requester withdrawing their call."""
+    return {
+        "request_id": decided.id,
+        "action": "deny",
+        "tool": decided.tool,
+        "rule_ids": list(decided.rules),
+        "withdrawn_by": user,
+        "uid": uid,
+        "decided_by": decided.decided_by,
+        "reason": decided.reason,
+    }
+
+
 def _print_list(requests: list[Any], args: argparse.Namespace, where: str) -> None:
     if args.format == "json":
-        sys.stdout.write(_json([r.to_dict() for r in requests]) + "\n")
+        sys.stdout.write(_json([r.as_shown().to_dict() for r in requests]) + "\n")
     elif not requests:
         sys.stdout.write(f"no {args.state} approval requests {where}\n")
     else:
@@ -185,7 +235,7 @@ def _print_list(requests: list[Any], args: argparse.Namespace, where: str) -> No
 
 def _print_request(request: Any, args: argparse.Namespace) -> None:
     if args.format == "json":
-        sys.stdout.write(_json(request.to_dict()) + "\n")
+        sys.stdout.write(_json(request.as_shown().to_dict()) + "\n")
     else:
         sys.stdout.write(_show(request))
 
@@ -197,10 +247,12 @@ def _print_decided(decided: Any, approved: bool) -> None:
 
 
 def _dispatch(store: Any, uri: str, args: argparse.Namespace) -> int:
+    from policy.approvals.store import listing
+
     action = args.approvals_command
     if action == "list":
         state = None if args.state == "all" else args.state
-        _print_list(store.list(state), args, f"in {uri}")
+        _print_list(listing(store, state), args, f"in {uri}")
         return 0
     if action == "show":
         _print_request(store.get(args.id), args)
@@ -313,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
         if identity is None:
             # The mapping is judged against the uid of the agent that filed this request.
             identity = _identity(args, settings, store.get(args.id).agent_uid)
-        return _decide(store, args, identity)
+        return _decide(store, args, identity, settings)
     except RequestNotFound as exc:
         error(_clean(str(exc)))
         return 2

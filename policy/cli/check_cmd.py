@@ -1,5 +1,10 @@
 """`policy check`: validate and lint rule packs; the CI gate.
 
+One run reports every problem of every layer (YAML, schema, CEL, builtins, the
+packs' `tests:` entries, lint; policy.packs.lint.check_paths). On a terminal (or with
+`--snippets`) each text diagnostic shows its source line with a caret under the column.
+SARIF locations are relative to the repository root, as GitHub code scanning wants.
+
 With `--host claude|agentao --settings FILE` it also checks how the packs are mounted
 in that host's hooks file (policy.hosts.claude.mount): deadlines against hook timeouts, and
 approval gates against `--approval`.
@@ -8,9 +13,11 @@ approval gates against `--approval`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -29,12 +36,54 @@ def _github_escape(text: str, *, prop: bool = False) -> str:
     return text
 
 
-def _text(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    lines = [str(d) for d in diagnostics]
+def _text(diagnostics: Sequence[Diagnostic], files: int, *, snippets: bool = False) -> str:
+    lines: list[str] = []
+    sources: dict[str, list[str] | None] = {}
+    for d in diagnostics:
+        lines.append(str(d))
+        if snippets:
+            lines.extend(_snippet(d, sources))
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     lines.append(f"{files} file(s) checked: {errors} error(s), {warnings} warning(s)")
     return "\n".join(lines) + "\n"
+
+
+def _snippet(d: Diagnostic, sources: dict[str, list[str] | None]) -> list[str]:
+    """The diagnostic's source line with a caret under its column, as rustc prints it."""
+    if d.path not in sources:
+        try:
+            sources[d.path] = Path(d.path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            sources[d.path] = None
+    text = sources[d.path]
+    if text is None or not 1 <= d.line <= len(text):
+        return []
+    line = text[d.line - 1].expandtabs(1)
+    gutter = " " * len(str(d.line))
+    caret = " " * (min(max(d.col, 1), len(line) + 1) - 1) + "^"
+    return [f"{gutter} |", f"{d.line} | {line}", f"{gutter} | {caret}"]
+
+
+def _repository_root() -> Path:
+    """The nearest directory at or above the current one holding `.git`, else the
+    current directory: what SARIF locations are relative to."""
+    here = Path.cwd().resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return here
+
+
+def _sarif_location(path: str, root: Path) -> dict[str, str]:
+    """A relative `uri` (what GitHub code scanning maps to the repository's files); a
+    file outside the root keeps the path it was named by."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": path}
+    return {"uri": relative.as_posix(), "uriBaseId": "%SRCROOT%"}
 
 
 def _github(diagnostics: Sequence[Diagnostic]) -> str:
@@ -67,6 +116,7 @@ def _json(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
 
 def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
     codes = sorted({d.code for d in diagnostics})
+    root = _repository_root()
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -76,6 +126,7 @@ def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
                 "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
             }
         },
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
         "results": [
             {
                 "ruleId": d.code,
@@ -84,7 +135,7 @@ def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": d.path},
+                            "artifactLocation": _sarif_location(d.path, root),
                             "region": {"startLine": d.line, "startColumn": d.col},
                         }
                     }
@@ -143,6 +194,18 @@ def _key_position(text: str, key: str) -> tuple[int, int]:
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
+def _test_findings(
+    packs: Sequence[Any], aliases: Any, paths: Sequence[str]
+) -> tuple[list[Diagnostic], list[str]]:
+    """The packs' `tests:` entries and the `*_test.yaml` files under `paths`, checked
+    without running them (policy.pack_tests.lint; running them is `policy test`)."""
+    from policy.pack_tests.lint import check_tests
+    from policy.pack_tests.suite import discover_test_files
+
+    test_files = discover_test_files(paths)
+    return check_tests(packs, aliases, test_files), [str(p) for p in test_files]
+
+
 def run(args: argparse.Namespace) -> int:
     from policy.aliases import DEFAULT_ALIASES, AliasConflictError
     from policy.packs.diagnostics import PackError
@@ -176,8 +239,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
         aliases = DEFAULT_ALIASES.extend(settings.aliases)
         report = check_paths(
-            paths, cel_engine=args.cel_engine or settings.cel_engine, aliases=aliases
+            paths,
+            cel_engine=args.cel_engine or settings.cel_engine,
+            aliases=aliases,
+            lenient=bool(getattr(args, "lenient", False)),
         )
+        tested, test_files = _test_findings(report.packs, aliases, paths)
     except PackError as exc:
         for diagnostic in exc.diagnostics:
             error(f"{diagnostic.path}: {diagnostic.message}")
@@ -188,8 +255,8 @@ def run(args: argparse.Namespace) -> int:
     if not report.files:
         error(f"no rule packs (*.yaml, *.yml) found in {', '.join(paths)}")
         return 2
-    diagnostics = report.diagnostics
-    files = list(report.files)
+    diagnostics = sorted(set(report.diagnostics) | set(tested))
+    files = [*report.files, *test_files]
     if settings.claude_hooks:
         diagnostics = sorted(set(diagnostics) | set(_hosted_findings(settings)))
         files.extend(str(path) for path in settings.claude_hooks)
@@ -203,8 +270,9 @@ def run(args: argparse.Namespace) -> int:
         files.append(mount.path)
     if args.strict:
         diagnostics = [replace(d, severity="error") for d in diagnostics]
+    snippets = bool(getattr(args, "snippets", False)) or sys.stdout.isatty()
     output = {
-        "text": lambda: _text(diagnostics, len(files)),
+        "text": lambda: _text(diagnostics, len(files), snippets=snippets),
         "json": lambda: _json(diagnostics, files),
         "github": lambda: _github(diagnostics),
         "sarif": lambda: _sarif(diagnostics),

@@ -1,4 +1,9 @@
-"""`policy eval`: decide calls given as JSON, print each Decision as a JSON line."""
+"""`policy eval`: decide calls given as JSON, print each Decision as a JSON line.
+
+With `--explain`, each call's explanation instead (policy.explain): its facts, the
+candidate rules and their condition values, what each hook said, the winning rule and
+the final decision — as text for people, or one JSON object per call (`--format json`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import argparse
 import importlib
 import importlib.util
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,7 +89,8 @@ def load_hook(spec: str) -> object:
     return obj() if isinstance(obj, type) else obj
 
 
-def _evaluate(engine: Engine, default_point: str, where: str, value: Any) -> dict[str, Any]:
+def _parts(default_point: str, where: str, value: Any) -> tuple[str, list[Any]]:
+    """The point an input object is decided at, and the parts `decide_at` takes."""
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected an object")
     wrapped = bool(_WRAPPER_KEYS & value.keys()) and not ("tool" in value or "text" in value)
@@ -107,9 +114,21 @@ def _evaluate(engine: Engine, default_point: str, where: str, value: Any) -> dic
     if len(names) > 1 and not wrapped:
         shape = ", ".join(f"{name!r}: ..." for name in names)
         raise InputError(f"{where}: {point} needs {{{shape}}}")
-    parts = [part(name, PART_TYPES[name]) for name in names]
+    return point, [part(name, PART_TYPES[name]) for name in names]
+
+
+def _evaluate(engine: Engine, default_point: str, where: str, value: Any) -> dict[str, Any]:
+    point, parts = _parts(default_point, where, value)
     out = to_dict(engine.decide_at(point, *parts))
     return {"point": point, **out}
+
+
+def _explained(engine: Engine, default_point: str, where: str, value: Any) -> dict[str, Any]:
+    """The explanation of one input call (policy.explain), named by where it was read."""
+    from policy.explain import explain
+
+    point, parts = _parts(default_point, where, value)
+    return {"input": where, **explain(engine, point, parts)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,16 +148,140 @@ def run(args: argparse.Namespace) -> int:
     except PolicyError as exc:
         error(str(exc))
         return 2
+    if args.format is not None and not args.explain:
+        error("--format: only with --explain (the decisions are JSON lines)")
+        return 2
     option = orjson.OPT_INDENT_2 if args.pretty else 0
+    text = args.explain and args.format != "json"
     try:
         with Engine(settings, audit_stream=sys.stderr, hosted=build_hosted) as engine:
             for hook in hooks:
                 engine.register(hook)
-            for where, value in documents:
-                decided = _evaluate(engine, args.point, where, value)
+            for number, (where, value) in enumerate(documents):
+                if text:
+                    report = _explained(engine, args.point, where, value)
+                    blank = "\n" if number else ""
+                    sys.stdout.write(blank + "\n".join(render_explanation(report)) + "\n")
+                    sys.stdout.flush()
+                    continue
+                if args.explain:
+                    decided = _explained(engine, args.point, where, value)
+                else:
+                    decided = _evaluate(engine, args.point, where, value)
                 sys.stdout.buffer.write(orjson.dumps(decided, option=option) + b"\n")
                 sys.stdout.buffer.flush()
     except PolicyError as exc:
         error(str(exc))
         return 2
     return 0
+
+
+# ----------------------------------------------------------------- --explain, as text
+
+
+def _shown_value(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, dict):
+        return "error"
+    return "-"
+
+
+def _said(said: Any) -> str:
+    if said is None:
+        return "nothing (no objection)"
+    if "approved" in said:
+        verdict = "approved" if said["approved"] else "refused"
+        return f"{verdict}: {said.get('reason', '')}"
+    if "hook_failed" in said:
+        return f"the hook failed ({said['hook_failed']}): {said['message']}"
+    text = str(said.get("action", ""))
+    if said.get("needs_approval"):
+        text += ", needs approval"
+    if said.get("allowed"):
+        text += ", allowed"
+    if said.get("rule_ids"):
+        text += f" [{', '.join(said['rule_ids'])}]"
+    if said.get("reason"):
+        text += f": {said['reason']}"
+    return text
+
+
+def _hook_lines(hook: dict[str, Any]) -> list[str]:
+    name, kind, status = hook["hook"], hook.get("kind", ""), hook.get("status", "")
+    timing = f", {hook['ms']:.1f} ms" if "ms" in hook else ""
+    if status == "not reached":
+        return [f"  {name} ({kind}): not reached: {hook.get('note', '')}"]
+    if status == "not asked":
+        lines = [f"  {name} ({kind}): not asked again: {hook.get('note', '')}"]
+        if "said" in hook:
+            lines.append(f"    said: {_said(hook['said'])}")
+        return lines
+    candidates = hook.get("candidates")
+    if candidates is None:
+        lines = [f"  {name} ({kind}{timing}) said: {_said(hook.get('said'))}"]
+        if hook.get("note"):
+            lines.append(f"    ({hook['note']})")
+        return lines
+    matched = sum(1 for c in candidates if c.get("value") is True)
+    head = (
+        f"{len(candidates)} candidate rule(s), {matched} matched"
+        if candidates
+        else hook.get("note", "no candidate rule")
+    )
+    lines = [f"  {name} (pack{timing}): {head}; said: {_said(hook.get('said'))}"]
+    for rule in candidates:
+        value = rule.get("value")
+        if value is False:
+            continue
+        label = f"{rule['rule']} ({rule['action']}{', audit' if rule.get('audit') else ''})"
+        lines.append(f"    {_shown_value(value):<6}{label}")
+        if isinstance(value, dict):
+            lines.append(f"          error: {value['error']}")
+        if rule.get("verdict"):
+            lines.append(f"          -> {rule['verdict']}")
+    unmatched = ", ".join(rule["rule"] for rule in candidates if rule.get("value") is False)
+    if unmatched:
+        lines += textwrap.wrap(
+            unmatched,
+            96,
+            initial_indent="    false ",
+            subsequent_indent=" " * 10,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    if hook.get("would_action"):
+        lines.append(f"    audit mode: would {hook['would_action']}")
+    return lines
+
+
+def render_explanation(report: dict[str, Any]) -> list[str]:
+    """The text form of one `policy.explain.explain` report."""
+    from policy.cli.facts_cmd import render_facts
+
+    call = report.get("call")
+    what = ""
+    if call is not None:
+        command = call.get("args", {}).get("command")
+        what = f": {call['tool']} {command!r}" if isinstance(command, str) else f": {call['tool']}"
+    lines = [f"{report['input']} at {report['point']}{what}"]
+    facts = report.get("facts")
+    if facts is not None:
+        lines.append(f"facts ({facts['ms']:.1f} ms):")
+        lines += render_facts(facts, "  ")
+    hooks = report.get("hooks", [])
+    if hooks:
+        lines.append("chain, in order:")
+        for hook in hooks:
+            lines += _hook_lines(hook)
+    final = report.get("final", {})
+    times = report["ms"]
+    lines.append(f"final ({times['final']:.1f} ms): {_said(final) if final else 'none'}")
+    lines.append(f"why: {report['why']}")
+    lines.append(
+        f"time: facts {times['facts']:.1f} ms, chain {times['hooks']:.1f} ms, "
+        f"final {times['final']:.1f} ms, total {times['total']:.1f} ms"
+    )
+    return lines

@@ -425,6 +425,7 @@ def _gate_entry(gate: ApprovalGate) -> dict[str, Any]:
         "max_denials": gate.max_denials,
         "exempt_by_allow": gate.exempt_by_allow,
         "holds_respond": gate.holds_respond,
+        "message": gate.message,
     }
 
 
@@ -446,6 +447,7 @@ def _gate(value: Any) -> ApprovalGate | None:
         max_denials=None if denials is None else _int(denials),
         exempt_by_allow=value["exempt_by_allow"] is True,
         holds_respond=value["holds_respond"] is True,
+        message=_str(value["message"]),
     )
 
 

@@ -252,7 +252,9 @@ class _Compiler:
 
     # -- rules
 
-    def compile(self) -> CompiledPack | None:
+    def compile(self, *, partial: bool = False) -> CompiledPack | None:
+        """The compiled pack; None when it has an error, unless `partial` (for lint: the
+        pack built from the rules that compiled)."""
         pack = self.pack
         try:
             self.aliases = self.aliases.extend(pack.aliases)
@@ -289,7 +291,7 @@ class _Compiler:
         gate_rule = self.approval_rule(len(pack.rules))
         if gate_rule is not None:
             compiled.append(gate_rule)
-        if any(d.severity == "error" for d in self.diagnostics):
+        if not partial and any(d.severity == "error" for d in self.diagnostics):
             return None
         return CompiledPack(
             name=pack.name,
@@ -496,6 +498,7 @@ def rule_gate(pack: str, rule_id: str, rule: Any) -> ApprovalGate:
         grants=tuple(rule.grants or ("once",)),
         self_approval=bool(rule.self_approval),
         holds_respond=rule.action == "respond",
+        message=rule.message or "",
     )
 
 
@@ -504,6 +507,7 @@ def approval_rule(
 ) -> CompiledRule:
     """The `approval` builtin of `pack` as one of its rules (see `CompiledPack._combine`
     in policy.packs.runtime)."""
+    message = f"approval required by the approval builtin of pack {pack!r}"
     gate = ApprovalGate(
         source=f"{pack}/approval",
         pack=pack,
@@ -513,6 +517,7 @@ def approval_rule(
         self_approval=config.self_approval,
         max_denials=config.max_denials,
         exempt_by_allow=True,
+        message=message,
     )
     when = config.when
     return CompiledRule(
@@ -527,7 +532,7 @@ def approval_rule(
         channels=None,
         sessions=None,
         condition=when,
-        message=f"approval required by the approval builtin of pack {pack!r}",
+        message=message,
         message_expr=None,
         sets=(),
         respond=(),
@@ -553,11 +558,14 @@ def compile_packs(
     engine: CelEngine,
     aliases: AliasTable,
     checker: Checker | None = None,
+    *,
+    partial: bool = False,
 ) -> tuple[list[CompiledPack], list[Diagnostic], AliasTable]:
     """Compile packs; returns (compiled packs, diagnostics, alias table with pack aliases).
 
     Packs with errors are left out of the first list; callers that enforce must
-    refuse to start when any diagnostic is an error.
+    refuse to start when any diagnostic is an error. With `partial` (`policy check`)
+    they are kept, built from the rules that compiled, so lint still sees them.
     """
     checker = checker or Checker()
     diagnostics: list[Diagnostic] = []
@@ -591,7 +599,7 @@ def compile_packs(
     compiled: list[CompiledPack] = []
     for loaded in names.values():
         compiler = _Compiler(loaded, engine, checker, table)
-        pack = compiler.compile()
+        pack = compiler.compile(partial=partial)
         diagnostics.extend(compiler.diagnostics)
         if pack is not None:
             compiled.append(pack)

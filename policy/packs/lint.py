@@ -1,11 +1,19 @@
-"""`policy check`: everything that stops a pack from loading, plus lint.
+"""`policy check`: everything that stops a pack from loading, plus lint — all in one run.
+
+Every layer is checked however the others went: every YAML document, every schema
+error, the CEL of every rule that is well formed (a pack with schema errors is
+checked with the offending parts left out, policy.packs.load), the builtins, and
+the lints of every rule that compiled.
 
 Errors (exit 1): YAML and schema errors, CEL syntax and type errors at the
 expression's own line:col, undeclared variables, non-bool conditions, duplicate
-ids, actions used at the wrong point, regexes that do not compile.
+ids, actions used at the wrong point, regexes that do not compile, and tool names
+that name no known tool (a warning with `lenient`: a misspelt name in `tools:` or
+`applies_to:` silently switches a rule or a rate limit off).
 
-Warnings (errors with `--strict`): rules no call can reach, tool names and globs
-that match no known tool, respond rules that skip an approval another pack asks for.
+Warnings (errors with `--strict`): rules no call can reach, conditions that fold to
+a constant, an allow and a deny on the same condition, respond rules that skip an
+approval another pack asks for.
 """
 
 from __future__ import annotations
@@ -14,24 +22,27 @@ import codecs
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.cel import Checker, get_engine
 from policy.packs.compile import compile_packs
 from policy.packs.diagnostics import Diagnostic
-from policy.packs.load import LoadedPack, read_packs
+from policy.packs.load import LoadedPack, discover, read_pack_all
 from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, is_glob
 from policy.packs.schema import Rule
 
-__all__ = ["CheckReport", "check_paths", "lint"]
+__all__ = ["CheckReport", "check_paths", "lint", "unknown_tool"]
 
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
     files: list[str]
     diagnostics: list[Diagnostic]
+    #: The packs read (salvaged where they have schema errors): for checks that live
+    #: above this layer, such as the static lint of their `tests:` (policy.pack_tests).
+    packs: list[LoadedPack] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -47,30 +58,57 @@ def check_paths(
     *,
     cel_engine: str = "cel-expr-python",
     aliases: AliasTable = DEFAULT_ALIASES,
+    lenient: bool = False,
 ) -> CheckReport:
-    """Load, compile and lint every pack under `paths` (PackError if a path is missing)."""
-    loaded, diagnostics = read_packs(paths)
-    files = sorted({str(p.path) for p in loaded} | {d.path for d in diagnostics})
-    compiled, problems, table = compile_packs(loaded, get_engine(cel_engine), aliases, Checker())
+    """Read, compile and lint every pack under `paths`, reporting every problem of
+    every layer at once (PackError if a path is missing). `lenient`: a tool name no
+    pack declares is a warning, not an error."""
+    loaded: list[LoadedPack] = []
+    diagnostics: list[Diagnostic] = []
+    files: set[str] = set()
+    for path in discover(paths):
+        if path.stem.endswith("_test"):
+            continue  # a test file named on the command line: policy.pack_tests checks it
+        files.add(str(path))
+        packs, found = read_pack_all(path)
+        loaded.extend(packs)
+        diagnostics.extend(found)
+    compiled, problems, table = compile_packs(
+        loaded, get_engine(cel_engine), aliases, Checker(), partial=True
+    )
+    # a pack read with schema errors has parts left out: whether the packs configure
+    # anything at all is only known of packs read whole
+    whole = not any(d.severity == "error" for d in diagnostics)
     diagnostics.extend(problems)
-    diagnostics.extend(lint(loaded, compiled, table))
-    return CheckReport(files, sorted(set(diagnostics)))
+    diagnostics.extend(lint(loaded, compiled, table, lenient=lenient, whole=whole))
+    return CheckReport(sorted(files), sorted(set(diagnostics)), loaded)
 
 
 # ----------------------------------------------------------------------- lint
 
 
 def lint(
-    loaded: Sequence[LoadedPack], compiled: Sequence[CompiledPack], aliases: AliasTable
+    loaded: Sequence[LoadedPack],
+    compiled: Sequence[CompiledPack],
+    aliases: AliasTable,
+    *,
+    lenient: bool = False,
+    whole: bool = True,
 ) -> list[Diagnostic]:
+    """Lint what compiled. `lenient`: unknown tool names are warnings; `whole`: the packs
+    are as written (not salvaged from schema errors), so "no policy at all" is news."""
+    tool_severity = "warning" if lenient else "error"
     out: list[Diagnostic] = []
     for source in loaded:
         out.extend(_regexes(source))
-        out.extend(_unknown_builtin_tools(source, aliases))
-    out.extend(_no_policy(loaded))
+        out.extend(_unknown_builtin_tools(source, aliases, tool_severity))
+        out.extend(_unknown_tools(source, aliases, tool_severity))
+    if whole:
+        out.extend(_no_policy(loaded))
     for pack in compiled:
         out.extend(_unreachable(pack))
-        out.extend(_unknown_tools(pack, aliases))
+        out.extend(_constant_conditions(pack))
+    out.extend(_conflicting(compiled))
     out.extend(_respond_bypass(compiled))
     out.extend(_respond_on_gated_tools(loaded, compiled, aliases))
     return out
@@ -168,48 +206,58 @@ def _unreachable(pack: CompiledPack) -> list[Diagnostic]:
 
 
 def _tool_problem(raw: str, aliases: AliasTable, known: list[str]) -> str | None:
-    """Why a tool name or glob names no tool this policy knows, or None."""
-    pattern = raw[1:] if raw.startswith("!") else raw
-    if pattern == "*":
-        return None
-    if is_glob(pattern):
-        from wcmatch import fnmatch as wfnmatch
+    """Why a tool name names no tool this policy knows, or None.
 
-        if any(wfnmatch.fnmatch(name, pattern, flags=wfnmatch.BRACE) for name in known):
-            return None
-        return f"tool glob {pattern!r} matches no known tool or alias"
+    A glob (`sk_*`) names a family of custom tools and always passes, and so does an
+    MCP server's tool (`mcp__<server>__<tool>`); any other name must be a known tool,
+    a spelling of one, or declared in a pack's `aliases:`.
+    """
+    pattern = raw[1:] if raw.startswith("!") else raw
+    if pattern == "*" or is_glob(pattern) or pattern.startswith("mcp__"):
+        return None
     if aliases.knows(pattern):
         return None
     guess = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
+    if not guess:
+        folded = {name.lower().replace("_", ""): name for name in known}
+        found = folded.get(pattern.lower().replace("_", ""))
+        guess = [found] if found else []
     hint = f" (did you mean {guess[0]!r}?)" if guess else ""
     return (
-        f"tool {pattern!r} is no known tool or alias{hint}; declare custom tools "
-        f"in the pack's aliases (e.g. `aliases: {{{pattern}: {pattern}}}`)"
+        f"tool {pattern!r} is no known tool or alias{hint}; declare a custom tool "
+        f"in the pack's aliases (`aliases: {{{pattern}: {pattern}}}`)"
     )
+
+
+def unknown_tool(name: str, aliases: AliasTable) -> str | None:
+    """Why `name` (a tool name or glob) names no tool `aliases` knows, with a "did you
+    mean", or None when it passes: the one rule for every place a pack names tools."""
+    return _tool_problem(name, aliases, _known_names(aliases))
 
 
 def _known_names(aliases: AliasTable) -> list[str]:
     return sorted({name for c in aliases.canonical_names for name in aliases.spellings(c)})
 
 
-def _unknown_tools(pack: CompiledPack, aliases: AliasTable) -> list[Diagnostic]:
+def _unknown_tools(source: LoadedPack, aliases: AliasTable, severity: str) -> list[Diagnostic]:
+    """Every rule's `tools:`, including rules whose condition has an error."""
     known = _known_names(aliases)
     out: list[Diagnostic] = []
-    for rule in _written(pack):
-        for index, raw in enumerate(_model(rule).tools or ()):
+    for rule in source.model.rules:
+        for index, raw in enumerate(rule.tools or ()):
             message = _tool_problem(raw, aliases, known)
             if message is None:
                 continue
-            mark = _model(rule).mark("tools", index)
+            mark = rule.mark("tools", index)
             out.append(
-                Diagnostic(
-                    _model(rule).source, mark.line, mark.col, "warning", "unknown-tool", message
-                )
+                Diagnostic(rule.source, mark.line, mark.col, severity, "unknown-tool", message)  # type: ignore[arg-type]
             )
     return out
 
 
-def _unknown_builtin_tools(source: LoadedPack, aliases: AliasTable) -> list[Diagnostic]:
+def _unknown_builtin_tools(
+    source: LoadedPack, aliases: AliasTable, severity: str
+) -> list[Diagnostic]:
     """Tool names in `builtins:` are checked as rules' are: `approval: {tools: [bassh]}`
     would otherwise switch the gate off without a word."""
     from policy.pack_node import Node
@@ -257,7 +305,9 @@ def _unknown_builtin_tools(source: LoadedPack, aliases: AliasTable) -> list[Diag
             mark = mark or node.mark(where[0])
         else:
             mark = node.mark(*where)
-        out.append(Diagnostic(node.source, mark.line, mark.col, "warning", "unknown-tool", message))
+        out.append(
+            Diagnostic(node.source, mark.line, mark.col, severity, "unknown-tool", message)  # type: ignore[arg-type]
+        )
     return out
 
 
@@ -309,16 +359,17 @@ def _regexes(pack: LoadedPack) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     doc = pack.doc
     model = pack.model
-    for index, rule in enumerate(model.rules):
+    for rule in model.rules:
+        at = rule.path  # its place in the file (a salvaged pack may have left rules out)
         sources: list[tuple[tuple[str | int, ...], str]] = []
         if rule.when:
-            sources.append((("rules", index, "when"), rule.when))
+            sources.append(((*at, "when"), rule.when))
         if rule.message_expr:
-            sources.append((("rules", index, "message_expr"), rule.message_expr))
+            sources.append(((*at, "message_expr"), rule.message_expr))
         for target, src in (rule.set_ or {}).items():
-            sources.append((("rules", index, "set", target), src))
+            sources.append(((*at, "set", target), src))
         for name, src in (rule.respond or {}).items():
-            sources.append((("rules", index, "respond", name), src))
+            sources.append(((*at, "respond", name), src))
         for path, source in sources:
             for match in _REGEX_CALL.finditer(source):
                 pattern = _decode(match["lit"], bool(match["raw"]))
@@ -420,4 +471,123 @@ def _respond_on_gated_tools(
                         )
                     )
                     break
+    return out
+
+
+# -- conditions that fold to a constant
+
+_STRING = re.compile(
+    r"[rRbB]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
+)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Functions whose value is not fixed by their arguments (they read the file system).
+_IMPURE = frozenset({"resolve"})
+_LITERALS = frozenset({"true", "false"})
+
+
+def _constant_conditions(pack: CompiledPack) -> list[Diagnostic]:
+    """A `when:` that reads nothing of the call (`1 == 1`, `"a" == "a"`) is always true
+    or always false: the rule acts on every call its filters admit, or never. The
+    literals `true` and `false` are taken as meant."""
+    from policy.packs.cel import VARIABLES_AT, CelCompileError, CelEvalError, get_engine
+
+    out: list[Diagnostic] = []
+    engine = get_engine("cel-expr-python")
+    for rule in _written(pack):
+        source = rule.condition
+        if source is None or source.strip() in _LITERALS:
+            continue
+        names = set(_IDENT.findall(_STRING.sub('""', source)))
+        if names & (set(VARIABLES_AT[rule.point]) | {"vars"} | _IMPURE):
+            continue
+        try:
+            value = engine.program(rule.point, [source], []).run({})[0]
+        except (CelCompileError, CelEvalError):
+            continue
+        if not isinstance(value, bool):
+            continue
+        effect = (
+            "the rule acts on every call its filters admit (leave `when:` out, or write `true`)"
+            if value
+            else "the rule never acts (remove it, or write `false` to keep it switched off)"
+        )
+        out.append(
+            _at(
+                rule,
+                "constant-condition",
+                f"condition of rule {rule.id!r} reads nothing of the call and is always "
+                f"{str(value).lower()}: {effect}",
+                field="when",
+            )
+        )
+    return out
+
+
+# -- an allow and a deny on the same condition
+
+
+def _normalised(source: str | None) -> str:
+    """A condition with the spaces outside its string literals taken out."""
+    if source is None:
+        return ""
+    parts: list[str] = []
+    last = 0
+    for match in _STRING.finditer(source):
+        parts.append(re.sub(r"\s+", "", source[last : match.start()]))
+        parts.append(match.group(0))
+        last = match.end()
+    parts.append(re.sub(r"\s+", "", source[last:]))
+    return "".join(parts)
+
+
+def _overlap(left: Sequence[str] | None, right: Sequence[str] | None) -> bool:
+    """Can one name be admitted by both filters (None admits every name)?"""
+    if left is None or right is None or _covers(left, right) or _covers(right, left):
+        return True
+    if any(p.startswith("!") for p in (*left, *right)):
+        return False
+    from wcmatch import fnmatch as wfnmatch
+
+    names = [p for p in (*left, *right) if not is_glob(p)]
+    return any(
+        wfnmatch.fnmatch(name, list(left), flags=wfnmatch.BRACE)
+        and wfnmatch.fnmatch(name, list(right), flags=wfnmatch.BRACE)
+        for name in names
+    )
+
+
+def _conflicting(packs: Sequence[CompiledPack]) -> list[Diagnostic]:
+    """An allow and a deny with the same `on`, overlapping tools and the same condition,
+    in one pack or across the packs checked together: they contradict each other, and
+    the deny decides every call both match."""
+    rules = [rule for pack in packs for rule in _written(pack) if not rule.audit]
+    allows = [r for r in rules if r.action == "allow"]
+    denies = [r for r in rules if r.action == "deny"]
+    out: list[Diagnostic] = []
+    for allow in allows:
+        key = _normalised(allow.condition)
+        for deny in denies:
+            if deny.point != allow.point or _normalised(deny.condition) != key:
+                continue
+            if not _overlap(allow.tools, deny.tools):
+                continue
+            scopes = (
+                (_model(allow).senders, _model(deny).senders),
+                (_model(allow).channels, _model(deny).channels),
+                (_model(allow).sessions, _model(deny).sessions),
+            )
+            if not all(_overlap(a, b) for a, b in scopes):
+                continue
+            where = f"{_model(deny).source}:{_model(deny).mark('id').line}"
+            condition = "no condition" if allow.condition is None else "the same condition"
+            out.append(
+                _at(
+                    allow,
+                    "conflicting-rules",
+                    f"allow rule {allow.full_id!r} and deny rule {deny.full_id!r} ({where}) "
+                    f"have the same `on`, overlapping tools and {condition}: the deny decides "
+                    "every call both match, so the allow never acts there",
+                )
+            )
+            break
     return out

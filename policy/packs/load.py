@@ -1,7 +1,11 @@
 """Finding pack files and reading them into validated models, with every error located.
 
-A file's YAML errors stop that file (there is nothing to validate); otherwise every
-schema error of the file is reported, not only the first.
+Every problem of a file is reported, not only the first: each document of a
+multi-document file is read on its own (a pack file holds one; the others are still
+checked), a duplicate key does not hide the rest of its document, and a document with
+schema errors is checked further with the offending parts left out (`salvage`), so
+`policy check` also reports the CEL errors and lints of every rule that is well formed.
+A pack with any error never loads: only `read_pack_all` hands such packs out, to check.
 
 PyYAML and pydantic are imported by the functions that read a pack, not with the
 module: finding the pack files (`discover`) is all a pack-cache hit needs.
@@ -21,10 +25,10 @@ from policy.packs.diagnostics import Diagnostic, PackError
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from policy._yaml import YamlDocument
+    from policy._yaml import PathKey, YamlDocument
     from policy.packs.schema import Node, RulePack
 
-__all__ = ["LoadedPack", "discover", "read_pack", "read_packs"]
+__all__ = ["LoadedPack", "discover", "read_pack", "read_pack_all", "read_packs"]
 
 _SUFFIXES = (".yaml", ".yml")
 
@@ -144,40 +148,184 @@ def _schema_diagnostics(exc: ValidationError, doc: YamlDocument) -> list[Diagnos
 
 
 def read_pack(path: Path, raw: bytes | None = None) -> tuple[LoadedPack | None, list[Diagnostic]]:
-    """Read one pack file: the validated pack, or None and the errors that stop it.
+    """Read one pack file: the validated pack, or None and every error found in it.
 
     `raw`, when given, is the file's content as already read (the pack cache hashes
     the bytes it then compiles, so an edit in between cannot pair one with the other).
     """
-    from pydantic import ValidationError
+    packs, diagnostics = read_pack_all(path, raw)
+    if not packs or any(d.severity == "error" for d in diagnostics):
+        return None, diagnostics
+    return packs[0], diagnostics
 
-    from policy._yaml import Mark, YamlError, load_yaml
-    from policy.packs.schema import RulePack, attach_sources
+
+def read_pack_all(
+    path: Path, raw: bytes | None = None
+) -> tuple[list[LoadedPack], list[Diagnostic]]:
+    """Read one pack file for checking: every document that can be checked further, and
+    every error. With any error, the packs returned are salvaged (parts with schema
+    errors left out): to compile and lint for more diagnostics, never to enforce."""
+    from policy._yaml import Mark, load_yaml_documents
 
     name = str(path)
     if raw is None:
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            return None, [
+            return [], [
                 Diagnostic(name, 1, 1, "error", "unreadable", f"cannot read: {exc.strerror}")
             ]
-    try:
-        doc = load_yaml(raw, name)
-    except YamlError as exc:
-        mark = exc.mark or Mark(1, 1)
-        code = "duplicate-key" if exc.message.startswith("duplicate key") else "yaml-syntax"
-        return None, [Diagnostic(name, mark.line, mark.col, "error", code, exc.message)]
+    digest = hashlib.sha256(raw).hexdigest()
+    documents = load_yaml_documents(raw, name)
+    packs: list[LoadedPack] = []
+    diagnostics: list[Diagnostic] = []
+    for number, (doc, problems) in enumerate(documents):
+        for problem in problems:
+            mark = problem.mark or Mark(1, 1)
+            code = "duplicate-key" if problem.message.startswith("duplicate key") else "yaml-syntax"
+            diagnostics.append(
+                Diagnostic(name, mark.line, mark.col, "error", code, problem.message)
+            )
+        if doc is None:
+            continue
+        if number == 1:
+            start = doc.mark(()) or Mark(1, 1)
+            diagnostics.append(
+                Diagnostic(
+                    name,
+                    start.line,
+                    start.col,
+                    "error",
+                    "multiple-documents",
+                    f"a pack file holds one pack, this one has {len(documents)} YAML documents: "
+                    "put each pack in its own file (every document is checked here)",
+                )
+            )
+        pack, found = _validate(path, doc, digest, number)
+        diagnostics.extend(found)
+        if pack is not None:
+            packs.append(pack)
+    return packs, diagnostics
+
+
+def _validate(
+    path: Path, doc: YamlDocument, digest: str, number: int
+) -> tuple[LoadedPack | None, list[Diagnostic]]:
+    """One document as a pack: validated, or salvaged (with its schema errors)."""
+    from pydantic import ValidationError
+
+    from policy.packs.schema import RulePack, attach_sources
+
     if not isinstance(doc.data, dict):
+        mark = doc.mark(())
+        line, col = (mark.line, mark.col) if mark else (1, 1)
         return None, [
-            Diagnostic(name, 1, 1, "error", "wrong-type", "a rule pack must be a mapping")
+            Diagnostic(
+                doc.source, line, col, "error", "wrong-type", "a rule pack must be a mapping"
+            )
         ]
     try:
         model = RulePack.model_validate(doc.data)
     except ValidationError as exc:
-        return None, _schema_diagnostics(exc, doc)
+        diagnostics = _schema_diagnostics(exc, doc)
+        salvaged = _salvage(doc, exc, path, number)
+        if salvaged is None:
+            return None, diagnostics
+        model, moved = salvaged
+        attach_sources(model, doc)
+        for key in _LISTS:
+            for node, original in zip(getattr(model, key), moved.get(key, ()), strict=False):
+                _repath(node, (key, original))
+        return LoadedPack(path, doc, model, digest), diagnostics
     attach_sources(model, doc)
-    return LoadedPack(path, doc, model, hashlib.sha256(raw).hexdigest()), []
+    return LoadedPack(path, doc, model, digest), []
+
+
+#: Lists of a pack whose entries with schema errors are left out one by one.
+_LISTS = ("rules", "tests")
+#: What a required top-level key takes while the rest of a pack is checked.
+_STAND_INS = {"apiVersion": "hookpolicy/v1", "kind": "RulePack"}
+
+
+def _salvage(
+    doc: YamlDocument, exc: ValidationError, path: Path, number: int
+) -> tuple[RulePack, dict[str, list[int]]] | None:
+    """The pack without the parts that have schema errors (a rule, a builtin, a test,
+    a top-level key), so that what is well formed can be checked further; with the
+    original index of each rule and test kept. None when nothing checkable is left."""
+    import copy
+    import re
+
+    from pydantic import ValidationError as _ValidationError
+
+    from policy.packs.schema import RulePack
+
+    data: dict[str, Any] = copy.deepcopy(doc.data)
+    indices = {
+        key: list(range(len(data[key]))) for key in _LISTS if isinstance(data.get(key), list)
+    }
+    error = exc
+    for _ in range(4):
+        dropped: dict[str, set[int]] = {key: set() for key in _LISTS}
+        for item in error.errors():
+            loc = tuple(item["loc"])
+            if not loc:
+                return None
+            top = str(loc[0])
+            value = data.get(top)
+            if top in _LISTS and len(loc) > 1 and isinstance(loc[1], int):
+                dropped[top].add(loc[1])
+            elif top == "variables" and len(loc) > 1 and isinstance(value, dict):
+                if loc[-1] == "[key]" or not isinstance(loc[1], str):
+                    value.pop(loc[1], None)
+                else:
+                    value[loc[1]] = "dyn(null)"  # still declared: no undeclared-variable
+            elif top in ("builtins", "aliases") and len(loc) > 1 and isinstance(value, dict):
+                value.pop(loc[1], None)
+            elif top in _STAND_INS:
+                data[top] = _STAND_INS[top]
+            elif top == "name":
+                stem = re.sub(r"[^a-z0-9_.-]+", "-", path.stem.lower()).strip("-._") or "pack"
+                data["name"] = f"{stem}.{number}.unnamed"
+            else:
+                data.pop(top, None)
+                indices.pop(top, None)
+        for key, gone in dropped.items():
+            if gone and isinstance(data.get(key), list):
+                kept = [i for i in range(len(data[key])) if i not in gone]
+                data[key] = [data[key][i] for i in kept]
+                indices[key] = [indices[key][i] for i in kept]
+        try:
+            return RulePack.model_validate(data), indices
+        except _ValidationError as again:
+            error = again
+    return None
+
+
+def _repath(node: Node, prefix: PathKey) -> None:
+    """Give a salvaged pack's node (and its children) its place in the file again."""
+    from policy.packs.schema import Node as _Node
+
+    old = node.path
+    cut = len(prefix)
+
+    def walk(item: _Node) -> None:
+        item._path = (*prefix, *item.path[cut:])
+        for name in type(item).model_fields:
+            value = getattr(item, name)
+            children = (
+                value.values()
+                if isinstance(value, dict)
+                else value
+                if isinstance(value, list)
+                else [value]
+            )
+            for child in children:
+                if isinstance(child, _Node):
+                    walk(child)
+
+    if old[:cut] != prefix:
+        walk(node)
 
 
 def read_packs(paths: Iterable[str | PathLike[str]]) -> tuple[list[LoadedPack], list[Diagnostic]]:

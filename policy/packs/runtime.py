@@ -708,6 +708,46 @@ class CompiledPack:
             current = _apply(point, current, updates)
         return current
 
+    # ------------------------------------------- explaining (read-only, off the hot path)
+    # `policy eval --explain` (policy.explain) asks these. They change nothing a decision
+    # reads: no memo is filled, no program kept on a rule or in the program store.
+
+    def candidates(self, point: str, tool: str) -> tuple[CompiledRule, ...]:
+        """The rules the index picks for `tool` at `point`, in file order: the ones a
+        decision evaluates (before the sender / channel / session filters)."""
+        index = self._index.get(point)
+        if index is None:
+            return ()
+        return index.rules_for(tool if index.tool_point else "")
+
+    def evaluate(self, rule: CompiledRule, subject: Any, payload: Any) -> Any:
+        """The value of `rule`'s condition for this call, on its own: True when it has
+        none, else what CEL gives (a bool, a `CelEvalError`, another type). Raises
+        `AnalysisIncomplete` where a decision would. Compiles a program of its own at
+        every call: slow, and never used by a decision."""
+        if rule.condition is None:
+            return True
+        layers = self.layers(frozenset(name for name, _ in var_references(rule.condition)))
+        # (not through `program`: nothing of it goes to the pack's program store)
+        program = self._engine.program(
+            rule.point, [rule.condition], layers, [layers], checked=True
+        )
+        data = self._data(rule.point, program.needs, subject, payload)
+        take_gave_up()
+        (value,) = program.run(data)
+        _refuse_if_gave_up()
+        return value
+
+    def tally(
+        self,
+        point: str,
+        matched: Sequence[CompiledRule],
+        failed: Sequence[tuple[CompiledRule, str]],
+    ) -> _Tally:
+        """Which rules win at `point` given the ones that matched and failed: what a
+        decision's combination starts from (pure)."""
+        return _tally(point, matched, failed)
+
 
 class _Tally(NamedTuple):
     """What the rules that matched (or failed) at one point add up to, before any

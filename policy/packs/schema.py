@@ -11,10 +11,10 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from policy._yaml import PathKey, YamlDocument
-from policy.builtins.config import BuiltinsConfig, check_grants, check_timeout
+from policy.builtins.config import BuiltinsConfig, Contract, check_grants, check_timeout
 from policy.pack_node import Node
 from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS, TO_ACTION
 
@@ -23,11 +23,15 @@ __all__ = [
     "RESPOND_FIELDS",
     "RULE_POINTS",
     "SET_TARGETS",
+    "TEST_PARTS",
+    "Approve",
     "Expect",
     "Node",
     "PackTest",
+    "PackTests",
     "Rule",
     "RulePack",
+    "TestStep",
     "attach_sources",
     "detach_sources",
 ]
@@ -50,12 +54,14 @@ Pattern = Annotated[str, StringConstraints(min_length=1)]
 
 
 class Expect(Node):
-    """What a pack test expects of the decision."""
+    """What a pack test expects of the decision (every field given must hold)."""
 
     action: (
         Literal["allow", "deny", "ask", "modify", "respond", "abort_turn", "hard_abort", "continue"]
         | None
     ) = None
+    #: A rule id that must be among the decision's `rule_ids` (`id` of the pack under
+    #: test, or `pack/id` of any loaded pack); `rules:` names several.
     rule: str | None = None
     rules: list[str] | None = None
     approval: bool | None = None
@@ -64,19 +70,133 @@ class Expect(Node):
     reason: str | None = None
     args: dict[str, Any] | None = None
     result: str | None = None  # text the final tool result (for_llm) must contain
+    #: With `approve:` — whether the call may run once the approver answered.
+    approved: bool | None = None
 
 
-class PackTest(Node):
-    """One test case of a pack (run by `policy test`)."""
+class Approve(Node):
+    """An approver's scripted answer to the requests a call's gates file."""
 
-    name: Annotated[str, StringConstraints(min_length=1)]
+    by: Annotated[str, StringConstraints(min_length=1)]
+    approved: bool
+    reason: str = ""
+
+
+def _check_approve(on: str, approve: Approve | None, expect: Expect | None) -> None:
+    if approve is not None and on != "before_tool":
+        raise ValueError("approve: answers the gates of a before_tool call only")
+    if expect is not None and expect.approved is not None and approve is None:
+        raise ValueError("expect.approved needs `approve:` (the approver's answer)")
+
+
+#: What a test may give a decision about, by the point's part names (policy.model.POINTS).
+TEST_PARTS = ("call", "result", "request", "response", "prompt")
+
+
+def _check_test_dir(value: str | None) -> str | None:
+    if value is not None and not value.startswith(("/", "~")):
+        raise ValueError("must be an absolute path")
+    return value
+
+
+class TestStep(Node):
+    """One step of a test's `sequence:`: a call (at any point) and what it must decide.
+
+    `repeat: N` makes the same call N times, each expected to decide as `expect` says."""
+
+    __test__ = False  # not a pytest class
+
+    name: str | None = None
     on: RulePoint = "before_tool"
     call: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
     prompt: dict[str, Any] | None = None
+    repeat: int = Field(default=1, ge=1, le=10_000)
+    approve: Approve | None = None
     expect: Expect
+
+    @model_validator(mode="after")
+    def _approval(self) -> TestStep:
+        _check_approve(self.on, self.approve, self.expect)
+        return self
+
+
+class PackTest(Node):
+    """One test case (run by `policy test`): one call and its `expect`, or a `sequence:`
+    of steps run one after another in the same state (rate limits, contracts), with the
+    context every step's call is made in."""
+
+    __test__ = False
+
+    name: Annotated[str, StringConstraints(min_length=1)]
+    on: RulePoint = "before_tool"
+    # The context of every call of the test, unless the call gives its own.
+    sender: str | None = None
+    session: str | None = None
+    cwd: str | None = None
+    #: The project the agent works in (as CLAUDE_PROJECT_DIR), and what `~` means.
+    workspace: str | None = None
+    home: str | None = None
+    #: A contract attached to the test's session (default session `policy-test`).
+    contract: Contract | None = None
+    call: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    request: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
+    prompt: dict[str, Any] | None = None
+    approve: Approve | None = None
+    expect: Expect | None = None
+    sequence: list[TestStep] | None = None
+
+    @field_validator("workspace", "home", "cwd")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        return _check_test_dir(value)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> PackTest:
+        given = [name for name in TEST_PARTS if getattr(self, name) is not None]
+        if self.approve is not None:
+            given.append("approve")
+        if self.sequence is not None:
+            if not self.sequence:
+                raise ValueError("sequence: give at least one step")
+            if given or self.expect is not None:
+                extra = ", ".join([*given, *(["expect"] if self.expect is not None else [])])
+                raise ValueError(
+                    f"a test gives either one call and `expect:` or a `sequence:` of steps, "
+                    f"not both (remove {extra}, or put it in a step)"
+                )
+        elif self.expect is None:
+            raise ValueError("a test needs `expect:` (or a `sequence:` of steps, each with one)")
+        _check_approve(self.on, self.approve, self.expect)
+        return self
+
+
+class PackTests(Node):
+    """A `*_test.yaml` file: tests of one pack (`pack:`) or of packs together (`packs:`)."""
+
+    __test__ = False
+
+    api_version: Literal["hookpolicy/v1"] = Field(alias="apiVersion")
+    kind: Literal["PackTests"]
+    pack: Name | None = None
+    packs: list[Name] | None = None
+    tests: list[PackTest] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _names_packs(self) -> PackTests:
+        if (self.pack is None) == (self.packs is None):
+            raise ValueError("name the packs under test: `pack: NAME` or `packs: [NAME, ...]`")
+        if self.packs is not None and not self.packs:
+            raise ValueError("packs: name at least one pack")
+        return self
+
+    @property
+    def pack_names(self) -> list[str]:
+        return [self.pack] if self.pack is not None else list(self.packs or [])
 
 
 class Rule(Node):

@@ -704,15 +704,46 @@ def _host_event_of(raw: bytes, host: Host) -> Any:
     return event
 
 
+class _ApproversReach:
+    """Tells the approval stage, for each request, where approvers reach what it files,
+    so the command a deferral names works as printed: the approvers' socket when the
+    service has one, else the Unix socket the request came in on (the settings'
+    `service.socket` for a request over TCP). A plain ASGI middleware: one context
+    variable set per request."""
+
+    def __init__(self, app: ASGIApp, approver_socket: str | None, socket: str) -> None:
+        self.app = app
+        self.approver_socket = approver_socket
+        self.socket = socket
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from policy.builtins.approval import approvers_reach
+
+        address = self.approver_socket
+        if address is None:
+            server = scope.get("server")
+            listener = str(server[0]) if server else ""
+            address = listener if listener.startswith("unix:") else self.socket
+        with approvers_reach(address):
+            await self.app(scope, receive, send)
+
+
 def _routes_approvals(
     app: FastAPI, service: Service, needs: Callable[..., Callable[[Request], Caller]]
 ) -> None:
     from policy.approvals.identity import Identity
-    from policy.approvals.rules import NotAllowed, decide
-    from policy.approvals.store import AlreadyDecided, RequestNotFound
+    from policy.approvals.rules import NotAllowed, decide, withdraws
+    from policy.approvals.store import AlreadyDecided, RequestNotFound, listing
 
     readers = needs("approver", "operator")
     approvers = needs("approver")
+    configured = getattr(service.settings, "service", None)
+    socket = getattr(configured, "socket", None)
+    app.add_middleware(
+        _ApproversReach,
+        approver_socket=service.approver_socket,
+        socket=f"unix:{socket}" if socket else "",
+    )
 
     def store() -> Any:
         return service.engine.approvals
@@ -743,7 +774,7 @@ def _routes_approvals(
         """The requests this approver may decide (an operator: all of them)."""
 
         def listed() -> bytes:  # read and rendered off the loop: the list can be long
-            found = store().list(None if state == "all" else state)
+            found = listing(store(), None if state == "all" else state)
             return orjson.dumps({"requests": [r.to_dict() for r in found if visible(who, r)]})
 
         return Response(await service.off_loop(listed), media_type="application/json")
@@ -751,11 +782,11 @@ def _routes_approvals(
     @app.get("/v1/approvals/{request_id}", tags=["approvals"])
     async def show(request_id: str, who: Annotated[Caller, Depends(readers)]) -> Response:
         def shown() -> bytes:
-            return orjson.dumps(fetch(who, request_id).to_dict())
+            return orjson.dumps(fetch(who, request_id).as_shown().to_dict())
 
         return Response(await service.off_loop(shown), media_type="application/json")
 
-    def answer(who: Caller, request_id: str, approved: bool, raw: bytes) -> dict[str, Any]:
+    def answer_body(raw: bytes) -> tuple[str, str]:
         parsed = _parsed(raw)
         body = _object(parsed if parsed is not None else {}, "approval")
         extra = set(body) - {"reason", "grant"}
@@ -764,6 +795,10 @@ def _routes_approvals(
         reason, grant = body.get("reason", ""), body.get("grant", "once")
         if not isinstance(reason, str) or not isinstance(grant, str):
             raise InputError("approval.reason and .grant are strings")
+        return reason, grant
+
+    def answer(who: Caller, request_id: str, approved: bool, raw: bytes) -> dict[str, Any]:
+        reason, grant = answer_body(raw)
         fetch(who, request_id)
         identity = Identity(
             user=who.name or "", names=who.approver_names, uid=who.uid, channel=who.via
@@ -787,6 +822,70 @@ def _routes_approvals(
         result: dict[str, Any] = decided.to_dict()
         return result
 
+    def asking(request: Request) -> tuple[Caller, Asker]:
+        """Who asks, as the token and the kernel say (never the body): the identity,
+        and the principal requests it files are recorded under."""
+        client = request.client
+        peer = client.host if client is not None and client.host else None
+        who = service.auth.caller(request.headers, peer)
+        return who, asker_of(who, client)
+
+    def requester_of(asker: Asker, request_id: str) -> Identity | None:
+        """The identity withdrawing `request_id`, when `asker` filed it: the principal
+        recorded at filing (the socket peer's uid, or a token) is the one asking now.
+        None otherwise, and for anonymous callers (who file nothing)."""
+        if asker.anonymous:
+            return None
+        try:
+            filed = store().get(request_id)
+        except RequestNotFound:
+            return None
+        identity = Identity(
+            user=asker.user,
+            uid=asker.uid,
+            channel="token" if asker.identity is not None else "unix socket",
+            principal=asker.principal,
+        )
+        return identity if withdraws(filed, identity) else None
+
+    def deny_answer(who: Caller, asker: Asker, request_id: str, raw: bytes) -> dict[str, Any]:
+        requester = requester_of(asker, request_id)
+        if requester is None:
+            if not who.has("approver"):
+                raise ApiError(
+                    403 if who.name else 401,
+                    f"{who} may not do this: it needs the approver role, "
+                    "or to have filed the request",
+                )
+            return answer(who, request_id, False, raw)
+        reason, _ = answer_body(raw)
+        try:
+            decided = decide(store(), request_id, approved=False, identity=requester, reason=reason)
+        except NotAllowed as exc:
+            raise ApiError(403, str(exc)) from None
+        except AlreadyDecided as exc:
+            raise ApiError(409, str(exc)) from None
+        service.log.info("approval withdrawn", id=request_id, by=asker.principal)
+        try:
+            # In the decision log, like the denial it is, with who withdrew.
+            service.engine.note(
+                "approval.withdrawn",
+                {
+                    "request_id": request_id,
+                    "action": "deny",
+                    "tool": decided.tool,
+                    "rule_ids": list(decided.rules),
+                    "withdrawn_by": asker.principal,
+                    "uid": asker.uid,
+                    "decided_by": decided.decided_by,
+                    "reason": decided.reason,
+                },
+            )
+        except PolicyError as exc:
+            service.log.error("withdrawal not logged", id=request_id, error=str(exc))  # noqa: TRY400
+        result: dict[str, Any] = decided.to_dict()
+        return result
+
     @app.post(
         "/v1/approvals/{request_id}/approve",
         tags=["approvals"],
@@ -806,11 +905,15 @@ def _routes_approvals(
         openapi_extra=_body("{reason?}", required=False),
     )
     async def deny(
-        request: Request, request_id: str, who: Annotated[Caller, Depends(approvers)]
+        request: Request,
+        request_id: str,
+        asked: Annotated[tuple[Caller, Asker], Depends(asking)],
     ) -> dict[str, Any]:
-        """Deny a request this approver is named for."""
+        """Deny a request this approver is named for, or withdraw one this caller filed
+        (the same Unix-socket uid, or the same token, as when it was filed)."""
         raw = await request.body()
-        decided: dict[str, Any] = await service.off_loop(answer, who, request_id, False, raw)
+        who, asker = asked
+        decided: dict[str, Any] = await service.off_loop(deny_answer, who, asker, request_id, raw)
         return decided
 
 

@@ -2,12 +2,16 @@
 
 Every expression is type-checked with cel-expr-python when a pack loads, so nothing
 loads that cannot be evaluated; an expression that reads the call's facts is
-checked where they are message types (`policy.packs.cel.types`).
+checked where they are message types (`policy.packs.cel.types`). An issue comes
+with a hint where one can be told: the field, variable or function meant (from the
+names the environment declares), a raw string for a regex escape, `x in list` for
+`list contains x`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from policy.packs.cel.expr import _expr_envs, _ExprEnvs, _named_vars, _typed_envs
@@ -38,11 +42,11 @@ class Checker:
         try:
             expr = envs.compile(point, source)
         except CelCompileError as exc:
-            return CheckResult(exc.issues, "")
+            return CheckResult(_with_hints(point, source, exc.issues), "")
         if bound:
             issues = _field_issues(envs, point, source, bound)
             if issues:
-                return CheckResult(issues, "")
+                return CheckResult(_with_hints(point, source, issues), "")
         return CheckResult([], _type_name(expr.return_type()))
 
 
@@ -87,3 +91,155 @@ def _field_issues(
 def _type_name(cel_type: Any) -> str:
     name = str(cel_type.name()).lower()
     return {"string": "string", "bool": "bool", "dyn": "dyn"}.get(name, name)
+
+
+# -- hints: what the author probably meant
+
+#: CEL's own functions and macros, global and member (cel-spec, and the strings
+#: extension both engines offer: policy.packs.cel.functions._STRING_MEMBERS).
+_CEL_GLOBALS = (
+    "size", "int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration",
+    "type", "dyn", "has", "matches", "null",
+)  # fmt: skip
+_CEL_MEMBERS = (
+    "contains", "startsWith", "endsWith", "matches", "size", "exists", "exists_one", "all",
+    "map", "filter", "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek",
+    "getDayOfYear", "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+)  # fmt: skip
+_NAMESPACES = ("path", "shell", "regex")
+_UNDECLARED = re.compile(r"undeclared reference to '([^']+)'")
+_FIELD = re.compile(r"undefined field '([^']+)' not found in struct '([^']+)'")
+_TOKEN = re.compile(r"token recognition error at: '(['\"])\\")
+_WORD_OPERATORS = {"and": "&&", "or": "||", "not": "!"}
+_MISMATCHED = re.compile(r"(?:mismatched|extraneous) input '([A-Za-z_]+)'")
+#: What may follow a backslash in a CEL string (cel-spec, "String and bytes literals").
+_CEL_ESCAPES = frozenset("abfnrtv\\'\"`?xuU01234567")
+
+
+def _with_hints(point: str, source: str, issues: list[CelIssue]) -> list[CelIssue]:
+    """Each issue with a "did you mean" where one can be told; an invalid escape's
+    knock-on syntax errors are dropped (the first tells what to fix)."""
+    out: list[CelIssue] = []
+    for issue in issues:
+        hint = _hint(point, source, issue)
+        out.append(issue._replace(message=f"{issue.message}{hint}") if hint else issue)
+        if hint and "raw string" in hint:
+            break
+    return out
+
+
+def _hint(point: str, source: str, issue: CelIssue) -> str:
+    message = issue.message
+    offset = _offset(source, issue.line, issue.col)
+    found = _FIELD.search(message)
+    if found:
+        return _did_you_mean(found[1], _struct_fields(found[2]))
+    found = _UNDECLARED.search(message)
+    if found:
+        return _undeclared_hint(point, source, found[1], offset)
+    if _TOKEN.search(message):
+        return _escape_hint(source, offset)
+    if "token recognition error at: '=" in message:
+        return " (CEL compares with `==` and `!=`)"
+    found = _MISMATCHED.search(message)
+    if found and found[1] == "contains":
+        return _contains_hint(source)
+    if found and found[1] in _WORD_OPERATORS:
+        return f" (CEL writes `{found[1]}` as `{_WORD_OPERATORS[found[1]]}`)"
+    return ""
+
+
+def _offset(source: str, line: int, col: int) -> int:
+    lines = source.split("\n")
+    line = max(1, min(line, len(lines)))
+    return sum(len(text) + 1 for text in lines[: line - 1]) + max(col, 1) - 1
+
+
+def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    import difflib
+
+    guess = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    if not guess:
+        folded = {c.lower(): c for c in candidates}
+        guess = [folded[name.lower()]] if name.lower() in folded else []
+    return f" (did you mean `{guess[0]}`?)" if guess else ""
+
+
+def _struct_fields(struct: str) -> list[str]:
+    from policy.packs.cel.types import descriptor_pool
+
+    try:
+        message = descriptor_pool().FindMessageTypeByName(struct)
+    except KeyError:
+        return []
+    return [field.name for field in message.fields]
+
+
+def _undeclared_hint(point: str, source: str, name: str, offset: int) -> str:
+    """`tol` -> `tool`, `strng(x)` -> `string`, `x.startwith()` -> `startsWith`,
+    `path.withn()` -> `path.within`."""
+    from policy.packs.cel.functions import _FUNCTIONS, _STRING_MEMBERS
+    from policy.packs.cel.interface import VARIABLES_AT
+
+    qualified = [f[0] for f in _FUNCTIONS if "." in f[0]]
+    at = _nearest(source, name, offset)
+    before = source[:at].rstrip()
+    after = source[at + len(name) :]
+    if name in _NAMESPACES or name in _WORD_OPERATORS:
+        member = re.match(r"\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)", after)
+        if name in _NAMESPACES and member:
+            wanted = f"{name}.{member[1]}"
+            guess = _did_you_mean(wanted, qualified)
+            return (
+                f" (`{wanted}` is no function{guess.replace(' (', ': ', 1)[:-1]})" if guess else ""
+            )
+        if name in _WORD_OPERATORS:
+            return f" (CEL writes `{name}` as `{_WORD_OPERATORS[name]}`)"
+        return ""
+    if before.endswith("."):
+        owner = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\.$", before)
+        if owner and owner[1] in _NAMESPACES:
+            wanted = f"{owner[1]}.{name}"
+            return _did_you_mean(wanted, qualified)
+        return _did_you_mean(name, [*_CEL_MEMBERS, *_STRING_MEMBERS])
+    names = [*VARIABLES_AT.get(point, {}), *_CEL_GLOBALS, *_NAMESPACES]
+    names += [f[0] for f in _FUNCTIONS if "." not in f[0]]
+    return _did_you_mean(name, names)
+
+
+def _nearest(source: str, name: str, offset: int) -> int:
+    """Where the identifier `name` is written in `source`, nearest to `offset`."""
+    places = [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name)}\b", source)]
+    return min(places, key=lambda p: abs(p - offset)) if places else offset
+
+
+def _escape_hint(source: str, offset: int) -> str:
+    """`'\\w+'`: CEL has no `\\w` escape; a raw string keeps the backslash for RE2."""
+    quote = source[offset : offset + 1]
+    if quote not in ("'", '"'):
+        return ""
+    end = offset + 1
+    while end < len(source) and source[end] not in (quote, "\n"):
+        end += 2 if source[end] == "\\" else 1
+    literal = source[offset : end + 1]
+    bad = re.search(r"\\(.)", literal)
+    if bad is None or bad[1] in _CEL_ESCAPES:
+        return ""
+    return (
+        f" (`\\{bad[1]}` is no escape in a CEL string: for a regular expression write a raw "
+        f"string, r{literal})"
+    )
+
+
+def _contains_hint(source: str) -> str:
+    """`c.args contains "apply"` -> `"apply" in c.args` (or `x.contains(y)` for text)."""
+    found = re.search(
+        r"([A-Za-z_][\w.\[\]\"']*)\s+contains\s+(\"[^\"]*\"|'[^']*'|[A-Za-z_][\w.]*)", source
+    )
+    if found is None:
+        return " (CEL has no `contains` operator: `x in list`, or `text.contains(x)`)"
+    left, right = found[1], found[2]
+    return (
+        f" (CEL has no `contains` operator: write `{right} in {left}` for a list, "
+        f"or `{left}.contains({right})` for a string)"
+    )
