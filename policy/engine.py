@@ -342,6 +342,13 @@ class Engine:
         about what they must remember between calls)."""
         return tuple(registration.hook for registration in self._chain.snapshot.ordered)
 
+    def registrations_at(
+        self, point: HookPoint | str
+    ) -> tuple[tuple[Registration, Any, bool], ...]:
+        """The chain at `point` as it runs: (registration, the method called, whether it
+        is a coroutine), in order — for tools that walk it (`policy eval --explain`)."""
+        return tuple(self._chain.snapshot.at[HookPoint(point)])
+
     def chain_order(self, point: HookPoint | str) -> tuple[str, ...]:
         """Names of the hooks that run at `point`, in the order they run."""
         return tuple(reg.name for reg, _, _ in self._chain.snapshot.at[HookPoint(point)])

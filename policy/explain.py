@@ -151,13 +151,11 @@ def _walk(
     call: ToolCall | None,
 ) -> tuple[list[dict[str, Any]], Decision | None]:
     """Each hook of the chain at `point`, in order, folded as the chain folds answers."""
-    # The engine's chain snapshot: read only (the same one `rejudge` and `state` read).
-    snapshot = engine._chain.snapshot
     timeout = engine.settings.interceptor_timeout_ms / 1000
     fold = Fold(point, payload, None, "", call)
     out: list[dict[str, Any]] = []
     stopped: Decision | None = None
-    for reg, method, coroutine in snapshot.at[point]:
+    for reg, method, coroutine in engine.registrations_at(point):
         entry: dict[str, Any] = {"hook": reg.name}
         out.append(entry)
         if stopped is not None:
