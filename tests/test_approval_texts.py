@@ -218,6 +218,25 @@ def test_nobody_else_withdraws_a_call_and_an_unknown_filer_is_nobody(tmp_path: P
         engine.close()
 
 
+def test_a_reason_longer_than_a_decisions_is_refused_and_nothing_is_decided(
+    tmp_path: Path,
+) -> None:
+    """Anyone who files a request may withdraw it with a reason, and the reason goes into
+    the store and the decision log: it is bounded as a decision's reason is."""
+    from policy.approvals.rules import MAX_REASON
+
+    engine, _ = _engine(tmp_path)
+    try:
+        _, request = _deferred(engine, _deploy())
+        me = Identity("dev", uid=os.getuid(), channel="os user")
+        with pytest.raises(NotAllowed, match="longer than 4096"):
+            decide(engine.approvals, request.id, approved=False, identity=me, reason="x" * 5000)
+        assert engine.approvals.get(request.id).state == "pending"
+        assert MAX_REASON == 4096
+    finally:
+        engine.close()
+
+
 # ------------------------------------------------------------------ through policy serve
 
 

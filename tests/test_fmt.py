@@ -201,6 +201,22 @@ def test_the_file_is_replaced_whole_keeping_its_mode(
     assert os.listdir(tmp_path) == ["messy.yaml"]  # no temporary left behind
 
 
+def test_a_linked_pack_is_formatted_where_it_lives_and_stays_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "pack.yaml").write_text(MESSY)
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "pack.yaml").symlink_to(shared / "pack.yaml")
+
+    assert run_fmt(str(packs / "pack.yaml"), capsys=capsys)[0] == 0
+
+    assert (packs / "pack.yaml").is_symlink()
+    assert (shared / "pack.yaml").read_text() == CANONICAL
+
+
 def test_keys_the_models_do_not_know_follow_the_known_ones(tmp_path: Path) -> None:
     text = "colour: blue\nname: x\nkind: RulePack\napiVersion: hookpolicy/v1\n"
     assert format_text(text) == (

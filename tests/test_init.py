@@ -79,3 +79,27 @@ def test_the_ci_examples_are_what_init_writes() -> None:
         "policy-check": ["policy", "check"],
         "policy-test": ["policy", "test"],
     }
+
+
+def test_a_dangling_link_or_a_linked_directory_stops_init_before_it_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".pre-commit-config.yaml").symlink_to(tmp_path / "nowhere")
+    assert main(["init", str(project)]) == 2
+    assert "exists" in capsys.readouterr().err
+    (project / ".pre-commit-config.yaml").unlink()
+    (project / ".github").symlink_to(outside)
+    assert main(["init", str(project)]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    assert list(outside.iterdir()) == [] and not (project / "packs").exists()
+
+
+def test_a_name_with_a_trailing_newline_is_no_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", str(tmp_path), "--name", "team\n"]) == 2
+    assert list(tmp_path.iterdir()) == []

@@ -220,6 +220,45 @@ def test_anonymous_tcp_callers_get_decisions_as_nobody_in_particular(shared: Run
     assert not [r for r in pending if r["session"] == "anon"]
 
 
+def test_a_forwarded_for_header_never_makes_a_tcp_caller_a_unix_socket_uid(
+    shared: Running,
+) -> None:
+    """A loopback TCP caller sent `X-Forwarded-For: [unix-uid:0]`; uvicorn's proxy-header
+    support (trusting 127.0.0.1 by default) rewrote its address into the form the Unix
+    socket's peer credentials take, and the service took it for uid 0: decisions,
+    approval requests, withdrawals as that uid, and past the browser guard. Who calls
+    is the kernel's word or a token's, never a header."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(shared.http)
+
+    def forged_request(method: str, path: str, body: Any, forged: str) -> tuple[int, Any]:
+        # http.client sends the header as written (our own client would quote it).
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+        try:
+            headers = {"X-Forwarded-For": forged, "Content-Type": "application/json"}
+            raw = orjson.dumps(body) if body is not None else None
+            connection.request(method, path, body=raw, headers=headers)
+            answer = connection.getresponse()
+            return answer.status, orjson.loads(answer.read() or b"null")
+        finally:
+            connection.close()
+
+    call = {"tool": "Bash", "args": {"command": "ls"}, "session": "xff"}
+    deploy = {"tool": "Bash", "args": {"command": "./deploy prod"}}
+    for forged in ("[unix-uid:0]", f"[unix-uid:{os.getuid()}]", "[unix-uid:x]", "unix-uid:0"):
+        status, decided = forged_request("POST", "/v1/decide/before_tool", call, forged)
+        assert status == 200, (forged, decided)  # never a 500 from a malformed one
+        (record,) = [r for r in logged(shared) if r.get("decision_id") == decided["decision_id"]]
+        assert record["principal"] == "anonymous" and record["peer"].startswith("127.0.0.1:")
+        body = {"call": deploy, "defer": True}
+        status, refused = forged_request("POST", "/v1/approve_tool", body, forged)
+        assert status == 401 and "anonymous" in refused["error"]
+        status, _ = forged_request("GET", "/v1/approvals", None, forged)
+        assert status == 401
+
+
 def test_a_token_names_only_its_own_senders(shared: Running) -> None:
     ci = shared.client(token=CI_TOKEN, http=True)
     call = {"tool": "Bash", "args": {"command": "ls"}, "sender": "ci-build-7"}

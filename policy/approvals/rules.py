@@ -19,6 +19,9 @@ from policy.approvals.identity import Identity
 from policy.approvals.store import AlreadyDecided, ApprovalRequest, ApprovalStore
 from policy.errors import PolicyError
 
+#: The longest reason an answer may give (a decision's reason is cut at the same length).
+MAX_REASON = 4096
+
 __all__ = ["NotAllowed", "decide", "grant_seconds", "withdraws"]
 
 #: What `decided_by` adds for a denial by the requester, and the reason it records when
@@ -103,6 +106,10 @@ def decide(
     """
     from wcmatch import fnmatch as wfnmatch
 
+    if len(reason) > MAX_REASON:
+        # It goes into the store and the decision log, and anyone who files a request
+        # may now withdraw it with one: bounded like a decision's reason.
+        raise NotAllowed(f"the reason is longer than {MAX_REASON} characters ({len(reason)})")
     if identity is None:
         identity = Identity(by) if by else None
     request = store.get(request_id)

@@ -11,6 +11,7 @@ before anything is written (exit 2, naming it).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 
@@ -162,23 +163,40 @@ def files_for(name: str, packs_dir: str = "packs") -> dict[str, str]:
     }
 
 
+def _refusal(root: Path, relative: str) -> str | None:
+    """Why `relative` may not be written under `root`: it exists (a dangling link too),
+    or a directory on the way is a symbolic link (the file would land outside `root`)."""
+    target = root / relative
+    if os.path.lexists(target):
+        return f"{target}: exists; policy init writes nothing over existing files"
+    for parent in Path(relative).parents:
+        if parent != Path(".") and (root / parent).is_symlink():
+            return f"{root / parent}: a symbolic link; policy init writes only inside {root}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     name: str = args.name
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         error(f"--name {name!r}: a pack name is lower case letters, digits, '_', '.', '-'")
         return 2
     root = Path(args.directory)
     files = files_for(name)
-    existing = [path for path in files if (root / path).exists()]
-    if existing:
-        error(f"{root / existing[0]}: exists; policy init writes nothing over existing files")
+    for relative in files:
+        refusal = _refusal(root, relative)
+        if refusal is not None:
+            error(refusal)
+            return 2
+    try:
+        for relative, text in files.items():
+            target = root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("x", encoding="utf-8") as out:  # never over a file made meanwhile
+                out.write(text)
+            print(f"wrote {target}")
+    except OSError as exc:
+        error(f"{exc.filename or root}: {exc.strerror or exc}")
         return 2
-    for relative, text in files.items():
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("x", encoding="utf-8") as out:  # never over a file made meanwhile
-            out.write(text)
-        print(f"wrote {target}")
     print(
         f"next: policy check packs/ && policy test packs/ --coverage "
         f"(in {root}); commit, and set HOOKPOLICY_PIP for the workflow"

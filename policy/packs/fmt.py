@@ -403,7 +403,9 @@ def _error(source: str, line: int, col: int, code: str, message: str) -> Diagnos
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write `text` over `path` atomically: a reader sees the old file or the new one."""
+    """Write `text` over `path` atomically: a reader sees the old file or the new one.
+    A symbolic link is followed: its target is formatted and the link stays a link."""
+    path = path.resolve()
     mode = path.stat().st_mode & 0o7777
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fmt", dir=path.parent)
     try:

@@ -43,7 +43,7 @@ from policy.model import POINTS, CallContext, Decision, HookPoint, ToolCall
 from policy.server.asker import ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
 from policy.server.guard import BrowserGuard
-from policy.server.peer import UNIX_PREFIX
+from policy.server.peer import over_unix_socket
 
 # No `from __future__ import annotations` here: FastAPI reads the endpoints'
 # annotations (`Annotated[Caller, Depends(check)]`, with `check` a local) at definition.
@@ -225,7 +225,7 @@ class _RequestLog:
 
         limit = self.service.max_body
         client = scope.get("client")
-        over_tcp = not (client and str(client[0]).startswith(UNIX_PREFIX))
+        over_tcp = not over_unix_socket(scope.get("server"))
         try:
             refused = (
                 (400, f"{twice.decode()} is sent twice")
@@ -505,7 +505,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
 
     def asker(request: Request) -> Asker:
         """Who asks: a token's identity, the socket peer's uid, or anonymous."""
-        return asker_of(caller(request), request.client)
+        return asker_of(caller(request), request.client, request.scope.get("server"))
 
     async def decided(who: Asker, facts: FactsCaller, work: Callable[..., Any], *args: Any) -> Any:
         """`work(*args)` for `who` (`facts`: whom the engine decides for), on one of the
@@ -828,7 +828,7 @@ def _routes_approvals(
         client = request.client
         peer = client.host if client is not None and client.host else None
         who = service.auth.caller(request.headers, peer)
-        return who, asker_of(who, client)
+        return who, asker_of(who, client, request.scope.get("server"))
 
     def requester_of(asker: Asker, request_id: str) -> Identity | None:
         """The identity withdrawing `request_id`, when `asker` filed it: the principal

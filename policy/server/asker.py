@@ -96,10 +96,11 @@ def _user_name(uid: int) -> str:
         return f"uid-{uid}"
 
 
-def asker_of(identity: Caller, client: Any) -> Asker:
+def asker_of(identity: Caller, client: Any, server: Any) -> Asker:
     """The caller of a request that authenticated as `identity` (anonymous when it sent
-    no token) from `client` (Starlette's `request.client`)."""
-    uid = peer_uid(client)
+    no token) from `client` (Starlette's `request.client`) on the listener `server` (the
+    scope's: a uid only on the Unix socket)."""
+    uid = peer_uid(client, server)
     peer = ""
     if uid is None and client is not None and client.host:
         peer = f"{client.host}:{client.port}"

@@ -18,6 +18,7 @@ dropped silently. A connection must send its first request within
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
 import threading
@@ -33,10 +34,12 @@ __all__ = [
     "ConnectionLimits",
     "PeerCredentials",
     "configure_limits",
+    "over_unix_socket",
     "peer_uid",
 ]
 
 UNIX_PREFIX = "unix-uid:"
+_UNIX_PEER = re.compile(r"unix-uid:([0-9]{1,10})")
 
 #: Seconds a new connection has to send its first request's headers; one that trickles
 #: them (or sends nothing) is closed, so idle connections cannot use up the service's
@@ -210,9 +213,19 @@ class PeerCredentials(H11Protocol):
         super().connection_lost(exc)
 
 
-def peer_uid(client: Any) -> int | None:
-    """The uid of a Unix-socket client (`request.client`), None for TCP."""
+def peer_uid(client: Any, server: Any) -> int | None:
+    """The uid the kernel named for a Unix-socket client (`request.client`), None for
+    TCP. Read only on the Unix-socket listener (`server`, the scope's, is `unix:PATH`,
+    set by PeerCredentials from the socket itself): a TCP client's address is the
+    caller's to shape wherever something rewrites it from headers; the listener is not.
+    Anything but `unix-uid:<digits>` there is no uid."""
+    if not server or not str(server[0]).startswith("unix:"):
+        return None
     host = getattr(client, "host", None) if client is not None else None
-    if isinstance(host, str) and host.startswith(UNIX_PREFIX):
-        return int(host[len(UNIX_PREFIX) :])
-    return None
+    found = _UNIX_PEER.fullmatch(host) if isinstance(host, str) else None
+    return int(found[1]) if found is not None else None
+
+
+def over_unix_socket(server: Any) -> bool:
+    """Whether a request came in on a Unix-socket listener (the scope's `server`)."""
+    return bool(server) and str(server[0]).startswith("unix:")

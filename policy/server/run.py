@@ -274,6 +274,11 @@ def serve(
             timeout_keep_alive=5,
             server_header=False,
             date_header=False,
+            # Who calls is the kernel's word (PeerCredentials) or a token's, never a
+            # header: uvicorn would rewrite a loopback client's address from
+            # X-Forwarded-For (its default trusts 127.0.0.1), making a TCP caller look
+            # like any Unix-socket uid. A trusted proxy is the service's own setting.
+            proxy_headers=False,
             limit_max_requests=settings.service.max_requests if settings.service else None,
             # A backstop only: PeerCredentials refuses past `limits`, with a JSON 503.
             limit_concurrency=limits.total + _SPARE_FILES,
