@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from policy.packs.diagnostics import Diagnostic, PackError
-from policy.packs.load import LoadedPack, discover, read_pack
+from policy.packs.load import LoadedPack, discover, duplicate_pack, read_pack, yaml_files
 
 if TYPE_CHECKING:
     from policy._yaml import YamlDocument
@@ -61,13 +61,8 @@ def discover_test_files(paths: Iterable[str | PathLike[str]]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for candidate in sorted(path.rglob("*_test.y*ml")):
-                parts = candidate.relative_to(path).parts
-                if (
-                    candidate.is_file()
-                    and _is_test_file(candidate)
-                    and not any(p.startswith(".") for p in parts)
-                ):
+            for candidate in yaml_files(path):
+                if _is_test_file(candidate):
                     found.setdefault(candidate, None)
         elif path.is_file() and _is_test_file(path):
             found.setdefault(path, None)
@@ -135,17 +130,7 @@ def collect(
     for pack in [*tested, *beside]:
         other = loaded.setdefault(pack.name, pack)
         if other is not pack:
-            mark = pack.model.mark("name")
-            problems.append(
-                Diagnostic(
-                    str(pack.path),
-                    mark.line,
-                    mark.col,
-                    "error",
-                    "duplicate-pack",
-                    f"pack name {pack.name!r} is also the name of {other.path}",
-                )
-            )
+            problems.append(duplicate_pack(pack, other))
     with_files = tuple(p.path for p in beside)
     suites = [
         Suite(

@@ -574,17 +574,9 @@ def compile_packs(
     for loaded in packs:
         first = names.get(loaded.name)
         if first is not None:
-            mark = loaded.model.mark("name")
-            diagnostics.append(
-                Diagnostic(
-                    str(loaded.path),
-                    mark.line,
-                    mark.col,
-                    "error",
-                    "duplicate-pack",
-                    f"pack name {loaded.name!r} is already used by {first.path}",
-                )
-            )
+            from policy.packs.load import duplicate_pack
+
+            diagnostics.append(duplicate_pack(loaded, first))
             continue
         names[loaded.name] = loaded
         try:

@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from policy._yaml import PathKey, YamlDocument
     from policy.packs.schema import Node, RulePack
 
-__all__ = ["LoadedPack", "discover", "read_pack", "read_pack_all", "read_packs"]
+__all__ = [
+    "LoadedPack",
+    "discover",
+    "duplicate_pack",
+    "read_pack",
+    "read_pack_all",
+    "read_packs",
+    "yaml_files",
+]
 
 _SUFFIXES = (".yaml", ".yml")
 
@@ -49,6 +57,32 @@ def _is_pack_file(path: Path) -> bool:
     return path.suffix in _SUFFIXES and not path.stem.endswith("_test")
 
 
+def yaml_files(root: Path) -> list[Path]:
+    """The YAML files under the directory `root`, sorted, hidden ones (and those under
+    hidden directories) skipped: where packs and their test files are looked for."""
+    return [
+        p
+        for p in sorted(root.rglob("*"))
+        if p.suffix in _SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    ]
+
+
+def duplicate_pack(pack: LoadedPack, first: LoadedPack) -> Diagnostic:
+    """`pack` has the name `first` has already: names are how rules, tests and the
+    decision log tell packs apart."""
+    mark = pack.model.mark("name")
+    return Diagnostic(
+        str(pack.path),
+        mark.line,
+        mark.col,
+        "error",
+        "duplicate-pack",
+        f"pack name {pack.name!r} is already used by {first.path}",
+    )
+
+
 def discover(paths: Iterable[str | PathLike[str]]) -> list[Path]:
     """Pack files at `paths` (files, or directories searched recursively), sorted.
 
@@ -60,13 +94,7 @@ def discover(paths: Iterable[str | PathLike[str]]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(
-                p
-                for p in sorted(path.rglob("*"))
-                if p.is_file()
-                and _is_pack_file(p)
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            found.extend(p for p in yaml_files(path) if _is_pack_file(p))
         elif path.is_file():
             found.append(path)
         else:
