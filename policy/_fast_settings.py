@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the layout of a settings entry changes.
-FORMAT = 3
+FORMAT = 4
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
 _SOURCES = (
@@ -102,6 +102,8 @@ class FastSettings:
     audit_path: Path | None = None
     audit_stream: Literal["stdout", "stderr"] = "stderr"
     audit_capture_args = False
+    audit_capture_dir: Path | None = None
+    audit_capture_retention: float | None = 7 * 86400.0
     audit_key: None = None
     limits_storage_uri: str | None = None
     approvals_store: str | None = None
@@ -165,6 +167,8 @@ FIELDS = (
     "audit_path",
     "audit_stream",
     "audit_capture_args",
+    "audit_capture_dir",
+    "audit_capture_retention",
     "audit_key",
     "limits_storage_uri",
     "approvals_store",
@@ -193,6 +197,7 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "observer_queue_size": (int,),
     "audit_stream": (str,),
     "audit_capture_args": (bool,),
+    "audit_capture_retention": (float, type(None)),
     "limits_storage_uri": (str, type(None)),
     "approvals_store": (str, type(None)),
     "approvals_retention": (float, type(None)),
@@ -336,8 +341,9 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         if not (isinstance(listed, list) and all(isinstance(p, str) for p in listed)):
             raise TypeError(name)
     approvers_map = fields["approvers_map"]
+    capture_dir = fields["audit_capture_dir"]
     if not isinstance(data_dir, str) or not all(
-        isinstance(p, str | None) for p in (audit_path, approvers_map)
+        isinstance(p, str | None) for p in (audit_path, approvers_map, capture_dir)
     ):
         raise TypeError("paths")
     if not (
@@ -354,6 +360,7 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         protected_paths=[Path(p) for p in protected],
         data_dir=Path(data_dir),
         audit_path=None if audit_path is None else Path(audit_path),
+        audit_capture_dir=None if capture_dir is None else Path(capture_dir),
         approvers_map=None if approvers_map is None else Path(approvers_map),
         aliases=dict(aliases),
         hooks=NoHostedHooks(fields["hooks_enabled"]),
@@ -407,6 +414,9 @@ def _plain(settings: Settings) -> dict[str, Any] | None:
     fields["protected_paths"] = [os.fspath(p) for p in settings.protected_paths]
     fields["data_dir"] = os.fspath(settings.data_dir)
     fields["audit_path"] = None if settings.audit_path is None else os.fspath(settings.audit_path)
+    fields["audit_capture_dir"] = (
+        None if settings.audit_capture_dir is None else os.fspath(settings.audit_capture_dir)
+    )
     fields["approvers_map"] = (
         None if settings.approvers_map is None else os.fspath(settings.approvers_map)
     )

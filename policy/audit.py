@@ -14,10 +14,14 @@ killed mid-write, a failed cut) are moved verbatim into a 0600 sidecar
 with a `log_torn` record naming them. A new log is created 0600 and the
 directories made for it 0700, whatever the umask.
 
-Arguments are masked by default: values under secret-looking keys, and
+Arguments are always masked: values under secret-looking keys, and
 secret-looking substrings (tokens, keys, passwords in commands and URLs) inside
-any string, become `***`, and long strings are cut. `audit_capture_args` logs
-them verbatim instead. The args digest is always of the real arguments.
+any string, become `***`, and long strings are cut, so the log stays safe to
+share. The args digest is always of the real arguments. Each record also names
+the call's `cwd` and the workspace the decision was made in (the engine's setting,
+else the caller's through `policy serve`, as policy.facts chooses). What was asked,
+whole, goes to the capture when it is on (`audit_capture_dir`, policy.audit_capture),
+a line per decision with the same `ts` and `decision_id`.
 """
 
 from __future__ import annotations
@@ -35,14 +39,14 @@ import threading
 import time
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.digest import args_digest, json_safe
 from policy.errors import AuditError
-from policy.facts import current_caller
+from policy.facts import Caller, current_caller
 from policy.model import (
     Action,
     ApprovalDecision,
@@ -55,9 +59,13 @@ from policy.model import (
     ToolResult,
 )
 
+if TYPE_CHECKING:
+    from policy.audit_capture import CaptureLog
+
 __all__ = [
     "MASK",
     "DecisionLog",
+    "capture_settings",
     "context_fields",
     "cut",
     "mask_args",
@@ -491,6 +499,41 @@ def _render(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> b
         return orjson.dumps(json_safe(document))
 
 
+#: Default of `audit_capture_retention` (seven days, in seconds); policy.audit_capture
+#: holds the same number, and is not imported unless capture is on.
+CAPTURE_RETENTION = 7 * 86400.0
+
+_capture_args_warned = False
+
+
+def capture_settings(
+    capture_dir: Path | None,
+    retention: float | None,
+    *,
+    capture_args: bool,
+    data_dir: Path,
+) -> tuple[Path | None, float | None]:
+    """Where capture goes and how long it is kept, from the settings.
+
+    `audit_capture_args: true` (deprecated) once wrote unmasked arguments into the
+    decision log; now, without `audit_capture_dir`, it turns capture on in
+    `<data_dir>/capture`, and says so once per process."""
+    global _capture_args_warned
+    if capture_dir is not None or not capture_args:
+        return capture_dir, retention
+    directory = data_dir / "capture"
+    if not _capture_args_warned:
+        _capture_args_warned = True
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "audit_capture_args is deprecated: the decision log is masked now; "
+            "full arguments go to %s (set audit_capture_dir instead)",
+            directory,
+        )
+    return directory, retention
+
+
 class DecisionLog:
     """Writes decision records; thread-safe; one instance per engine."""
 
@@ -499,14 +542,24 @@ class DecisionLog:
         *,
         path: Path | None = None,
         stream: IO[Any] | None = None,
-        capture_args: bool = False,
         key: bytes | None = None,
         own_file_only: bool = False,
+        workspace: str | None = None,
+        capture_dir: Path | None = None,
+        capture_retention: float | None = CAPTURE_RETENTION,
     ) -> None:
         """`own_file_only`: write `path` only if it exists, is no symbolic link and belongs
         to this process's uid (AuditError otherwise) — for processes that are not the
-        agent writing where the agent can (`policy approvals`)."""
-        self.capture_args = capture_args
+        agent writing where the agent can (`policy approvals`). `workspace`: the
+        engine's (`settings.workspace`), recorded when no caller names one.
+        `capture_dir`: also write what each decision was asked, whole, there
+        (policy.audit_capture), kept `capture_retention` seconds."""
+        self.workspace = workspace or ""
+        self._capture: CaptureLog | None = None
+        if capture_dir is not None:
+            from policy.audit_capture import CaptureLog
+
+            self._capture = CaptureLog(capture_dir, capture_retention)
         self._sink = _ChainedSink(path, stream, key, own_file_only)
 
     @property
@@ -514,22 +567,60 @@ class DecisionLog:
         """Hash of the last line this log wrote (or found at the end of its file)."""
         return self._sink.head
 
-    def write(self, event: str, record: Mapping[str, Any]) -> None:
+    def write(self, event: str, record: Mapping[str, Any], *, ts: str | None = None) -> None:
         """Append one record; raises AuditError when it cannot be written.
 
         The record is not copied into keyword arguments: expanding thirty keys
         twice cost 6 µs a decision.
         """
-        ts = _now(_UTC).isoformat().replace("+00:00", "Z")
+        if ts is None:
+            ts = _now(_UTC).isoformat().replace("+00:00", "Z")
         self._sink.msg(_render(None, "info", {"record": record, "event": event, "ts": ts}))
 
     def close(self) -> None:
-        self._sink.close()
+        try:
+            self._sink.close()
+        finally:
+            if self._capture is not None:
+                self._capture.close()
+
+    @property
+    def capturing(self) -> bool:
+        """Whether decisions are also captured whole (`audit_capture_dir`)."""
+        return self._capture is not None
+
+    def _write_decision(
+        self,
+        point: HookPoint,
+        decision_id: str,
+        fields: Mapping[str, Any],
+        asked: tuple[Any, ...] | None,
+        caller: Caller | None,
+    ) -> None:
+        """The capture line (when capture is on), then the record; one `ts` for both.
+        The capture goes first: a decision whose capture fails is refused, with no
+        record saying it was decided otherwise."""
+        ts = _now(_UTC).isoformat().replace("+00:00", "Z")
+        if self._capture is not None and asked is not None:
+            self._capture.write(ts, decision_id, point, asked, self._caller(caller))
+        self.write("decision", fields, ts=ts)
+
+    def _caller(self, caller: Caller | None) -> dict[str, str]:
+        fields: dict[str, str] = {}
+        if caller is not None:
+            if caller.principal:
+                fields["principal"] = caller.principal
+            if caller.home:
+                fields["home"] = caller.home
+        # The workspace the decision was made in, as policy.facts chooses it: the
+        # engine's setting first, else the one the caller names.
+        if self.workspace:
+            fields["workspace"] = self.workspace
+        elif caller is not None and caller.workspace:
+            fields["workspace"] = caller.workspace
+        return fields
 
     # ------------------------------------------------------------ record builders
-
-    def _args(self, args: Mapping[str, Any]) -> Any:
-        return dict(args) if self.capture_args else mask_args(args)
 
     def decision(
         self,
@@ -540,7 +631,10 @@ class DecisionLog:
         result: ToolResult | None = None,
         latency_ns: int,
         packs: Mapping[str, str],
+        asked: tuple[Any, ...] | None = None,
     ) -> None:
+        """Log `decision`; `asked` is the point's parts as the host asked them (before
+        any hook rewrote them), which the capture keeps whole."""
         fields: dict[str, Any] = {
             "decision_id": decision.decision_id,
             "point": point.value,
@@ -549,7 +643,8 @@ class DecisionLog:
             "hook": decision.hook,
             "rule_ids": decision.rule_ids,
         }
-        fields.update(context_fields(subject))
+        caller = current_caller()
+        fields.update(context_fields(subject, self.workspace, caller))
         if isinstance(subject, ToolCall):
             fields.update(self._tool_fields(subject))
             if point is HookPoint.BEFORE_TOOL:
@@ -565,7 +660,7 @@ class DecisionLog:
             fields["tool_calls"] = len(subject.tool_calls)
         elif isinstance(subject, Prompt):
             fields["prompt_chars"] = len(subject.text)
-            fields["prompt"] = subject.text if self.capture_args else mask_text(subject.text)
+            fields["prompt"] = mask_text(subject.text)
         if result is not None:
             fields["result"] = _result_fields(result)
         if decision.result is not None and point is HookPoint.BEFORE_TOOL:
@@ -579,7 +674,7 @@ class DecisionLog:
             fields["ignored"] = decision.ignored
         fields["packs"] = packs
         fields["latency_us"] = round(latency_ns / 1000, 1)
-        self.write("decision", fields)
+        self._write_decision(point, decision.decision_id, fields, asked, caller)
 
     def approval(
         self,
@@ -597,7 +692,8 @@ class DecisionLog:
             "hook": answer.hook,
             "rule_ids": (),
         }
-        fields.update(context_fields(call))
+        caller = current_caller()
+        fields.update(context_fields(call, self.workspace, caller))
         fields.update(self._tool_fields(call))
         fields["approval"] = {
             "approved": answer.approved,
@@ -607,7 +703,8 @@ class DecisionLog:
         fields["enforcement"] = "enforce"
         fields["packs"] = packs
         fields["latency_us"] = round(latency_ns / 1000, 1)
-        self.write("decision", fields)
+        point = HookPoint.APPROVE_TOOL
+        self._write_decision(point, answer.decision_id, fields, (call,), caller)
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
         return {
@@ -615,7 +712,7 @@ class DecisionLog:
             "tool_raw": cut(call.tool_raw),
             "call_id": cut(call.call_id),
             "args_digest": args_digest(call.args),
-            "args": self._args(call.args),
+            "args": mask_args(call.args),
         }
 
 
@@ -631,9 +728,19 @@ def cut(text: str, limit: int = _MAX_STRING) -> str:
     return f"{text[:limit]}…(+{len(text) - limit} chars)"
 
 
-def context_fields(subject: ToolCall | LLMRequest | LLMResponse | Prompt) -> dict[str, Any]:
+_NO_CALLER = Caller()
+
+
+def context_fields(
+    subject: ToolCall | LLMRequest | LLMResponse | Prompt,
+    workspace: str = "",
+    caller: Caller | None = _NO_CALLER,
+) -> dict[str, Any]:
     """Who asked, from where, as every record names it: the call's own fields (cut),
-    and, through `policy serve`, the principal the kernel or a token named."""
+    the workspace the decision was made in, as policy.facts chooses it — `workspace`
+    (the engine's setting), else the caller's (`policy serve`), else no key — and,
+    through `policy serve`, the principal the kernel or a token named. `caller`:
+    `current_caller()`, when the record's builder has it."""
     fields = {
         "host": cut(subject.host),
         "session": cut(subject.session),
@@ -642,15 +749,20 @@ def context_fields(subject: ToolCall | LLMRequest | LLMResponse | Prompt) -> dic
         "chat_id": cut(subject.chat_id),
         "agent": cut(subject.agent),
         "turn": cut(subject.turn),
+        "cwd": cut(subject.cwd),
     }
-    caller = current_caller()
+    if caller is _NO_CALLER:
+        caller = current_caller()
+    if workspace:
+        fields["workspace"] = cut(workspace)
+    elif caller is not None and caller.workspace:
+        fields["workspace"] = cut(caller.workspace)
     if caller is not None and caller.principal:
         # `policy serve`: who the kernel or a token says asked, and a TCP caller's address.
         fields["principal"] = caller.principal
         if caller.peer:
             fields["peer"] = caller.peer
     return fields
-
 
 
 def _result_fields(result: ToolResult) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from policy._invoke import Invoker, call_inline
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.approval_stage import ApprovalStage
-from policy.audit import DecisionLog, new_decision_id
+from policy.audit import DecisionLog, capture_settings, new_decision_id
 from policy.builtins.contract_sessions import ContractRegistry
 from policy.builtins.respond_guard import RespondGuard
 from policy.chain import (
@@ -112,7 +112,12 @@ class Engine:
         *,
         audit_stream: IO[Any] | None = None,
         hosted: HostedBuilder | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        """`clock` is the time the packs and builtins decide in, in epoch seconds: CEL's
+        `now`, rate-limit windows, contract expiry and runtime. None: the system clock.
+        `policy replay` gives each logged call its record's time; with a clock, rate
+        limits need a SQLite state store (limits' other stores read the system clock)."""
         if settings is None:
             from policy.settings import load_settings  # pydantic-settings: ≈ 110 ms
 
@@ -153,15 +158,24 @@ class Engine:
         )
         if audit_stream is None and s.audit_path is None:
             audit_stream = sys.stdout if s.audit_stream == "stdout" else sys.stderr
+        capture_dir, capture_retention = capture_settings(
+            s.audit_capture_dir,
+            s.audit_capture_retention,
+            capture_args=s.audit_capture_args,
+            data_dir=s.data_dir,
+        )
         self._audit = DecisionLog(
             path=s.audit_path,
             stream=audit_stream,
-            capture_args=s.audit_capture_args,
             key=s.audit_key_bytes,
+            workspace=s.workspace,
+            capture_dir=capture_dir,
+            capture_retention=capture_retention,
         )
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
-        self.contracts = ContractRegistry(state_uri=s.state_store_uri)
+        self.contracts = ContractRegistry(clock=clock, state_uri=s.state_store_uri)
+        self._clock = clock
         #: The approval stage: the store, the gates, giving up (policy.approval_stage).
         self._approval = ApprovalStage(
             s, self._timeouts.approval, self._audit, self._packs, lambda: self._chain.snapshot
@@ -174,8 +188,14 @@ class Engine:
         #: policy's own files (policy.facts).
         self.facts_context = FactsContext(workspace=s.workspace or "", protected=protected_paths(s))
         ruled = [hook for hook in pack_hooks if getattr(hook, "has_rules", True)]
+        self._locations: dict[str, str] = {
+            rule: where
+            for hook in pack_hooks
+            for rule, where in getattr(hook, "locations", {}).items()
+        }
         for hook in pack_hooks:
             hook.facts_context = self.facts_context  # type: ignore[attr-defined]
+            hook.clock = clock  # type: ignore[attr-defined]
         for hook in ruled:  # a pack of builtins only joins no stage
             self._add(hook, trusted=True)
         if builtin_specs:
@@ -278,6 +298,7 @@ class Engine:
             contracts=self.contracts,
             limits_storage_uri=self.settings.state_store_uri,
             facts=self.facts_context,
+            clock=self._clock,
         )
         for spec in specs:
             if spec.name == "respond_guard":
@@ -428,7 +449,11 @@ class Engine:
         subject: ToolCall | LLMRequest | LLMResponse | Prompt,
         start: int,
         result: ToolResult | None = None,
+        *,
+        asked: tuple[Any, ...],
     ) -> Decision:
+        """Log `decision` (the capture, when on, keeps `asked`: the point's parts as
+        the host asked them); a decision that cannot be logged fails closed."""
         try:
             self._audit.decision(
                 point,
@@ -437,6 +462,7 @@ class Engine:
                 result=result,
                 latency_ns=time.perf_counter_ns() - start,
                 packs=self._packs,
+                asked=asked,
             )
         except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
             log.error("decision not logged, failing closed: %s", exc)  # noqa: TRY400
@@ -542,7 +568,7 @@ class Engine:
         """Everything after the chain decided before_tool, for both APIs: settled
         (`_settle_before_tool`), then logged and told to observers."""
         decision = self._settle_before_tool(decision, call)
-        return self._logged(_BEFORE_TOOL, decision, decision.call or call, start)
+        return self._logged(_BEFORE_TOOL, decision, decision.call or call, start, asked=(call,))
 
     def _covered(self, call: ToolCall) -> bool:
         """Whether an approver in the chain covers `call` (the respond guard asks)."""
@@ -659,25 +685,30 @@ class Engine:
         answer = await self._invoker.adrive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
 
-
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         """Run the after_tool interceptors; `decision.result` is what the model sees."""
         start = time.perf_counter_ns()
         self._check_open()
+        asked = (call, result)
         call = self._canonical(call)
         decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
             decision = self._rejudge.result(decision, call, self._chain.snapshot)
-        return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
+        return self._logged(
+            HookPoint.AFTER_TOOL, decision, call, start, decision.result, asked=asked
+        )
 
     async def aafter_tool(self, call: ToolCall, result: ToolResult) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
+        asked = (call, result)
         call = self._canonical(call)
         decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
             decision = self._rejudge.result(decision, call, self._chain.snapshot)
-        return self._logged(HookPoint.AFTER_TOOL, decision, call, start, decision.result)
+        return self._logged(
+            HookPoint.AFTER_TOOL, decision, call, start, decision.result, asked=asked
+        )
 
     # ------------------------------------------------------------ full cycle
 
@@ -829,14 +860,14 @@ class Engine:
         self._check_open()
         normalize = self._llm_normalizer(point)
         decision = self._intercept(point, payload, (), normalize)
-        return self._logged(point, decision, getattr(decision, field), start)
+        return self._logged(point, decision, getattr(decision, field), start, asked=(payload,))
 
     async def _aaround(self, point: HookPoint, payload: Any, field: str) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         normalize = self._llm_normalizer(point)
         decision = await self._aintercept(point, payload, (), normalize)
-        return self._logged(point, decision, getattr(decision, field), start)
+        return self._logged(point, decision, getattr(decision, field), start, asked=(payload,))
 
     # ------------------------------------------------------------------ events
 
@@ -915,6 +946,13 @@ class Engine:
         """The rule packs loaded: name → `revision@digest` (the first 12 hex digits of
         the file's SHA-256), as the decision log records them."""
         return dict(self._packs)
+
+    @property
+    def rule_locations(self) -> Mapping[str, str]:
+        """`pack/rule-id` (and each configured builtin's id) -> `file:line` where it is
+        written, for every pack loaded — those of builtins only too, which join no
+        stage of the chain."""
+        return dict(self._locations)
 
     @property
     def approvals(self) -> ApprovalStore:

@@ -109,7 +109,19 @@ class Settings(BaseSettings):
         "stderr", description="Where the decision log goes when audit_path is unset."
     )
     audit_capture_args: bool = Field(
-        False, description="Log arguments verbatim instead of masked and truncated."
+        False,
+        description="Deprecated: the decision log is always masked; true turns capture on "
+        "in <data_dir>/capture when audit_capture_dir is unset.",
+    )
+    audit_capture_dir: Path | None = Field(
+        None,
+        description="Directory where each decision's parts are kept whole, as asked "
+        "(capture-YYYY-MM-DD.jsonl, 0600, for `policy replay`); unset: no capture.",
+    )
+    audit_capture_retention: float | None = Field(
+        7 * 86400.0,
+        description="How long capture files are kept after their day (a duration: 7d, "
+        "12h; held in seconds); null: until deleted by hand.",
     )
     audit_key: SecretStr | None = Field(
         None, description="HMAC key for the log's hash chain (plain SHA-256 when unset)."
@@ -253,7 +265,7 @@ class Settings(BaseSettings):
             raise ValueError("sqlite stores are written sqlite:///PATH")
         return value
 
-    @field_validator("approvals_retention", mode="before")
+    @field_validator("approvals_retention", "audit_capture_retention", mode="before")
     @classmethod
     def _retention_duration(cls, value: Any) -> Any:
         if value is None:

@@ -171,19 +171,18 @@ def test_secret_looking_keys_are_masked_and_long_values_cut() -> None:
     assert len(masked["items"]) == 65 and masked["items"][-1] == "…(+36 items)"
 
 
-def test_the_log_masks_by_default_and_captures_verbatim_when_asked(tmp_path: Path) -> None:
+def test_the_log_masks_arguments_even_when_capture_args_is_asked(tmp_path: Path) -> None:
+    # `audit_capture_args` (deprecated) sends full arguments to the capture
+    # (tests/test_audit_capture.py), never into the decision log.
     args = {"command": "deploy --token=ghp_" + "z" * 36, "api_key": "k-123"}
     for capture in (False, True):
         log = tmp_path / f"capture-{capture}.log"
-        with make_engine(log, audit_capture_args=capture) as engine:
+        with make_engine(log, audit_capture_args=capture, data_dir=tmp_path / "data") as engine:
             engine.before_tool(ToolCall(tool="bash", args=args))
         (record,) = lines(log)
         assert record["args_digest"] == args_digest(args)
-        if capture:
-            assert record["args"] == args
-        else:
-            assert "z" * 36 not in log.read_text()
-            assert record["args"] == {"command": "deploy --token=***", "api_key": MASK}
+        assert "z" * 36 not in log.read_text()
+        assert record["args"] == {"command": "deploy --token=***", "api_key": MASK}
 
 
 # ----------------------------------------------------------- the hash chain

@@ -94,6 +94,7 @@ def test_validated_settings_come_back_from_the_cache_as_they_were(
         "aliases: {run_in_terminal: bash}\nfailure_policy: ignore\ncel_engine: cel-python\n"
         "hooks: {enabled: false}\napprovals_store: memory://\naudit_capture_args: true\n"
         f"observer_timeout_ms: 250\ndata_dir: {tmp_path / 'state'}\n"
+        f"audit_capture_dir: {tmp_path / 'capture'}\naudit_capture_retention: 12h\n"
     )
     monkeypatch.setenv("POLICY_CONFIG", str(config))
     key = fast.settings_key(None)
@@ -104,6 +105,8 @@ def test_validated_settings_come_back_from_the_cache_as_they_were(
     assert again is not None
     _same(again, real)
     assert again.observer_timeout_ms == 250 and again.audit_capture_args is True
+    assert again.audit_capture_dir == tmp_path / "capture"
+    assert again.audit_capture_retention == 12 * 3600.0
     # Another value of any input is another entry.
     with monkeypatch.context() as elsewhere:
         elsewhere.setenv("HOME", str(tmp_path / "elsewhere"))

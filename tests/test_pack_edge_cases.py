@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from policy import Action, Engine, ToolCall, ToolResult
+from policy.audit_capture import read_capture
 from policy.audit_chain import verify_file
 from policy.errors import SettingsError
 from policy.packs import PackError
@@ -152,12 +153,16 @@ def test_odd_arguments_are_decided_and_logged(
     tmp_path: Path, args: dict[Any, Any], capture: bool
 ) -> None:
     log = tmp_path / "log"
-    with Engine(Settings(audit_path=log, audit_capture_args=capture)) as engine:
+    captures = tmp_path / "capture" if capture else None
+    with Engine(Settings(audit_path=log, audit_capture_dir=captures)) as engine:
         decision = engine.before_tool(ToolCall(tool="bash", args=args))
     assert decision.action is Action.CONTINUE
     assert verify_file(log).ok
     (record,) = [orjson.loads(line) for line in log.read_bytes().splitlines()]
     assert record["decision_id"] == decision.decision_id
+    if captures is not None:
+        (captured,) = read_capture(captures)
+        assert captured["decision_id"] == decision.decision_id
 
 
 def test_a_closed_log_denies_instead_of_crashing(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ log, contract registry and rate-limit storage — hence `BuiltinContext`.
 
 from __future__ import annotations
 
+import datetime as _dt
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,6 +56,8 @@ class BuiltinContext:
     home: str | None = None
     #: The workspace and the policy's own files (policy.facts).
     facts: FactsContext = field(default_factory=FactsContext)
+    #: The time in epoch seconds, when not the system's (policy replay, pack tests).
+    clock: Callable[[], float] | None = None
     _limiters: dict[str, Any] = field(default_factory=dict)
 
     def limiter(self, strategy: str) -> Any:
@@ -63,15 +67,15 @@ class BuiltinContext:
         found = self._limiters.get(strategy)
         if found is None:
             found = self._limiters[strategy] = _Deferred(
-                lambda: _limiter_for(self.limits_storage_uri, strategy)
+                lambda: _limiter_for(self.limits_storage_uri, strategy, self.clock)
             )
         return found
 
 
-def _limiter_for(storage_uri: str, strategy: str) -> Any:
+def _limiter_for(storage_uri: str, strategy: str, clock: Callable[[], float] | None) -> Any:
     from policy.builtins.tool_policy import limiter_for
 
-    return limiter_for(storage_uri, strategy)
+    return limiter_for(storage_uri, strategy, clock)
 
 
 class _Deferred:
@@ -115,16 +119,28 @@ def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
             context.aliases,
             context.contracts,
             context.home,
+            now=_datetime_clock(context.clock),
             facts=context.facts,
         )
     if spec.name == "tool_policy":
         from policy.builtins.tool_policy import ToolPolicy
 
         return ToolPolicy(
-            spec.pack, spec.config, context.aliases, context.limiter(spec.config.strategy)
+            spec.pack,
+            spec.config,
+            context.aliases,
+            context.limiter(spec.config.strategy),
+            clock=context.clock or time.time,
         )
     if spec.name == "audit_hook":
         from policy.builtins.audit_hook import AuditHook
 
         return AuditHook(spec.pack, spec.config, context.log)
     raise ValueError(f"unknown builtin {spec.name!r}")
+
+
+def _datetime_clock(clock: Callable[[], float] | None) -> Callable[[], _dt.datetime]:
+    """`clock` as the aware UTC datetimes a contract's `expires_at` is compared with."""
+    if clock is None:
+        return lambda: _dt.datetime.now(_dt.UTC)
+    return lambda: _dt.datetime.fromtimestamp(clock(), _dt.UTC)

@@ -43,7 +43,7 @@ class AuditHook:
             "tool": cut(call.tool),
             "tool_raw": cut(call.tool_raw),
             "call_id": cut(call.call_id),
-            **context_fields(call),
+            **context_fields(call, self._log.workspace),
         }
 
     def _record_call(self, call: ToolCall) -> Decision | None:

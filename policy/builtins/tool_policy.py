@@ -42,14 +42,16 @@ def parse_limits(text: str) -> list[Any]:
     return items
 
 
-def limiter_for(storage_uri: str, strategy: str) -> Any:
+def limiter_for(
+    storage_uri: str, strategy: str, clock: Callable[[], float] | None = None
+) -> Any:
     """A `limits` rate limiter over the storage at `storage_uri` (sqlite:///PATH,
-    memory:// or redis://...)."""
+    memory:// or redis://...), counting in `clock` when one is given."""
     from limits import strategies
 
     from policy.state import limits_storage
 
-    return strategies.STRATEGIES[strategy](limits_storage(storage_uri))
+    return strategies.STRATEGIES[strategy](limits_storage(storage_uri, clock))
 
 
 class _Rule:

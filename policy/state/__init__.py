@@ -69,12 +69,22 @@ def path_from_uri(uri: str) -> Path:
     return Path(raw)
 
 
-def limits_storage(uri: str) -> Any:
-    """The `limits` storage at `uri`: ours for `sqlite:///`, limits' own for the rest."""
+def limits_storage(uri: str, clock: Callable[[], float] | None = None) -> Any:
+    """The `limits` storage at `uri`: ours for `sqlite:///`, limits' own for the rest.
+
+    `clock` (epoch seconds) replaces the system clock; only our SQLite storage takes
+    one (limits' own read `time.time()`), so any other store with a clock is refused
+    rather than counting in a time the caller did not ask for."""
     if uri.startswith("sqlite:"):
         from policy.state.sqlite_limits import SQLiteStorage
 
-        return SQLiteStorage(uri)
+        return SQLiteStorage(uri, clock=clock)
+    if clock is not None:
+        scheme = uri.split("://", 1)[0]
+        raise StateError(
+            f"limits_storage_uri {scheme}:// cannot count in a given clock "
+            "(policy replay, a pack test's `now:`); use sqlite:///PATH"
+        )
     from limits.storage import storage_from_string
 
     return storage_from_string(uri)
