@@ -14,6 +14,14 @@ final. A hook that counts calls (a rate limit: `rejudge = if_tool_changed`) or o
 records (`never`) is not asked again, so explaining a call spends no budget twice; what
 it said, when it ended the chain, is read from the final decision.
 
+Every rule named is also located: `at` gives the `file:line` of its `id:` (or of the
+builtin's key in `builtins:`), carried by the compiled packs and the pack cache
+(`CompiledPack.locations`). At `approve_tool`, and after a before_tool decision that
+needs approval, `approval` lists who would be asked — the gates the packs put on the
+call (rule, approvers, timeout, message) and every approver hook with whether it
+covers the call — without asking anyone: explaining never files a request or waits
+for a person.
+
 Everything returned is plain JSON-ready data: `policy eval --explain --format json`
 prints it as is, and the text form is drawn from the same data.
 """
@@ -30,7 +38,7 @@ from policy.codec import to_dict
 from policy.errors import AnalysisIncomplete, HookRegistrationError
 from policy.facts import FactsContext, facts_of
 from policy.hooks import HookSource
-from policy.model import POINTS, TERMINAL, Decision, HookPoint, ToolCall
+from policy.model import POINTS, TERMINAL, ApprovalGate, Decision, HookPoint, ToolCall
 from policy.packs.cel import CelEvalError
 from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, _gave_up_on
 from policy.rejudge import mode_of
@@ -38,7 +46,7 @@ from policy.rejudge import mode_of
 if TYPE_CHECKING:
     from policy.engine import Engine
 
-__all__ = ["explain", "facts_report", "options_of"]
+__all__ = ["approval_report", "explain", "facts_report", "options_of"]
 
 
 # ------------------------------------------------------------------------ facts
@@ -100,8 +108,11 @@ def _ms(start: float) -> float:
 def explain(engine: Engine, point: str, parts: Sequence[Any]) -> dict[str, Any]:
     """The explanation of one decision at `point` about `parts` (as `decide_at` takes
     them): `facts` (for a call), `hooks` (each hook of the chain at the point, in order:
-    for a pack its candidate rules with their values and its tally; for another hook
-    what it said), `final` (the engine's own decision, made last), `why` and `ms`."""
+    for a pack its candidate rules with their values, `file:line` and its tally; for
+    another hook what it said), `final` (the engine's own decision, made last), `at`
+    (where each rule named is written), `why` and `ms`; with `approval` (who would be
+    asked: `approval_report`) when the decision needs approval. At approve_tool there is
+    no `final`: deciding would ask approvers and people, so only `approval` is given."""
     started = time.perf_counter()
     spec = POINTS[point]
     call = _call_of(engine, spec.parts, parts)
@@ -111,6 +122,11 @@ def explain(engine: Engine, point: str, parts: Sequence[Any]) -> dict[str, Any]:
         report["facts"] = facts_report(call, engine.facts_context)
     hooks: list[dict[str, Any]] = []
     stopped: Decision | None = None
+    locations = _locations(engine)
+    if point == "approve_tool":
+        if call is None:  # decide_at's own check: approve_tool takes a call
+            raise TypeError("approve_tool needs a ToolCall")
+        return _explain_approval(engine, report, call, locations, started)
     if spec.slot is not None:
         payload = call if point == "before_tool" and call is not None else parts[-1]
         context = tuple(parts[:-1]) if point != "before_tool" else ()
@@ -122,9 +138,13 @@ def explain(engine: Engine, point: str, parts: Sequence[Any]) -> dict[str, Any]:
     final_ms = _ms(final_start)
     final_dict = to_dict(final) if final is not None else {}
     _reconcile(hooks, final_dict)
+    _locate(hooks, locations)
     report["hooks"] = hooks
     report["final"] = final_dict
-    report["why"] = _why(hooks, final_dict, stopped)
+    if isinstance(final, Decision) and final.needs_approval and call is not None:
+        report["approval"] = approval_report(engine, call, final.gates, locations)
+    report["at"] = _named_at(hooks, final_dict, report.get("approval"), locations)
+    report["why"] = _why(hooks, final_dict, stopped, locations)
     report["ms"] = {
         "facts": report.get("facts", {}).get("ms", 0.0),
         "hooks": round(sum(h.get("ms", 0.0) for h in hooks), 3),
@@ -367,7 +387,10 @@ def _reconcile(hooks: list[dict[str, Any]], final: Mapping[str, Any]) -> None:
 
 
 def _why(
-    hooks: Sequence[Mapping[str, Any]], final: Mapping[str, Any], stopped: Decision | None
+    hooks: Sequence[Mapping[str, Any]],
+    final: Mapping[str, Any],
+    stopped: Decision | None,
+    locations: Mapping[str, str],
 ) -> str:
     """One sentence: what decided the call."""
     if not final:
@@ -389,17 +412,21 @@ def _why(
             rule = won[0]
             value = rule.get("value")
             shown = "true" if value is True else f"error: {value['error']}"
+            where = f" at {rule['at']}" if rule.get("at") else ""
             return (
-                f"{ender} ended the chain with {action}: rule {rule['rule']} "
+                f"{ender} ended the chain with {action}: rule {rule['rule']}{where} "
                 f"(condition {shown}) — {rule['verdict']}"
             )
         reason = final.get("reason", "")
-        return f"{ender} ended the chain with {action}" + (f": {reason}" if reason else "")
+        located = [f"{r} at {locations[r]}" for r in rule_ids if r in locations]
+        text = f"{ender} ended the chain with {action}" + (f": {reason}" if reason else "")
+        return text + (f" ({', '.join(located)})" if located else "")
     if not rule_ids and not final.get("needs_approval") and action == "continue":
         return "no rule matched: no hook objected, the call goes ahead as asked"
     parts = []
     if rule_ids:
-        parts.append(f"rule(s) {', '.join(rule_ids)} matched")
+        named = [f"{r} ({locations[r]})" if r in locations else r for r in rule_ids]
+        parts.append(f"rule(s) {', '.join(named)} matched")
     if final.get("needs_approval"):
         parts.append("the call waits for approval")
     elif final.get("allowed"):
@@ -407,3 +434,148 @@ def _why(
     if stopped is not None and str(stopped.action.value) != action:
         parts.append(f"(the chain said {stopped.action.value}; the engine settled {action})")
     return f"{action}: " + "; ".join(parts) if parts else action
+
+
+# -------------------------------------------------------------------- locations
+
+
+def _locations(engine: Engine) -> dict[str, str]:
+    """`pack/rule-id` -> `file:line` for every pack the engine loaded (from the
+    compiler or the pack cache: `Engine.rule_locations`)."""
+    return dict(engine.rule_locations)
+
+
+def _locate(hooks: Sequence[dict[str, Any]], locations: Mapping[str, str]) -> None:
+    """Each candidate rule's `at`."""
+    for entry in hooks:
+        for item in entry.get("candidates", ()):
+            where = locations.get(item["rule"])
+            if where:
+                item["at"] = where
+
+
+def _named_at(
+    hooks: Sequence[Mapping[str, Any]],
+    final: Mapping[str, Any],
+    approval: Mapping[str, Any] | None,
+    locations: Mapping[str, str],
+) -> dict[str, str]:
+    """`file:line` of every rule the report names: candidates, what each hook said,
+    the final decision's `rule_ids` and the approval gates."""
+    named: list[str] = [str(r) for r in final.get("rule_ids", ())]
+    for entry in hooks:
+        named += [str(item["rule"]) for item in entry.get("candidates", ())]
+        said = entry.get("said")
+        if isinstance(said, Mapping):
+            named += [str(r) for r in said.get("rule_ids", ())]
+    if approval is not None:
+        named += [str(gate["rule"]) for gate in approval.get("gates", ())]
+    return {rule: locations[rule] for rule in dict.fromkeys(named) if rule in locations}
+
+
+# --------------------------------------------------------------------- approval
+
+
+def approval_report(
+    engine: Engine,
+    call: ToolCall,
+    gates: Sequence[ApprovalGate] | Decision,
+    locations: Mapping[str, str],
+) -> dict[str, Any]:
+    """Who `approve_tool` would ask about `call`, asking no one: `gates` (the gates the
+    packs put on it: each one's rule and `at`, who may approve, timeout, grants and
+    message — or `refused`, the packs' own refusal of the call), `approvers` (every
+    approver hook in the chain, in order, with whether it `covers` the call and its
+    budget) and `would` (one sentence: what approve_tool would do)."""
+    default = engine.settings.approval_timeout_ms / 1000
+    report: dict[str, Any] = {}
+    refused: Decision | None = gates if isinstance(gates, Decision) else None
+    if refused is not None:
+        report["refused"] = to_dict(refused)
+        gates = ()
+    assert not isinstance(gates, Decision)
+    report["gates"] = [_gate(gate, default, locations) for gate in gates]
+    approvers: list[dict[str, Any]] = []
+    for reg, _method, _coroutine in engine.registrations_at(HookPoint.APPROVE_TOOL):
+        budget = reg.timeout_ms / 1000 if reg.timeout_ms is not None else default
+        approvers.append(
+            {
+                "hook": reg.name,
+                "kind": _kind(reg),
+                "covers": reg.covers_call(call),
+                "timeout_s": budget,
+            }
+        )
+    report["approvers"] = approvers
+    report["would"] = _would(refused, report["gates"], approvers)
+    return report
+
+
+def _gate(gate: ApprovalGate, default: float, locations: Mapping[str, str]) -> dict[str, Any]:
+    who = list(gate.approvers)
+    people = "any identity matching " + ", ".join(who) if who else "anyone"
+    people += " (the requester too)" if gate.self_approval else " but the requester"
+    out: dict[str, Any] = {
+        "rule": gate.source,
+        **({"at": locations[gate.source]} if gate.source in locations else {}),
+        "pack": gate.pack,
+        "approvers": who,
+        "who": people,
+        "timeout_s": gate.timeout if gate.timeout is not None else default,
+        "timeout_from": "the gate" if gate.timeout is not None else "approval_timeout_ms",
+        "grants": list(gate.grants),
+        "self_approval": gate.self_approval,
+        "message": gate.message,
+    }
+    if gate.max_denials is not None:
+        out["max_denials"] = gate.max_denials
+    if gate.exempt_by_allow:
+        out["exempt_by_allow"] = True
+    return out
+
+
+def _would(
+    refused: Decision | None,
+    gates: Sequence[Mapping[str, Any]],
+    approvers: Sequence[Mapping[str, Any]],
+) -> str:
+    """What approve_tool would do, as the chain's approval plan orders it."""
+    if refused is not None:
+        return f"refuse without asking anyone: the policy refuses this call ({refused.reason})"
+    asked = [str(a["hook"]) for a in approvers if a["covers"]]
+    steps = []
+    if asked:
+        steps.append(f"approver hook(s) {', '.join(asked)}, in order")
+    if gates:
+        steps.append(f"the people of {len(gates)} gate(s): {'; '.join(g['who'] for g in gates)}")
+    if not steps:
+        return (
+            "deny: approval is required, and no approver covers this call and no gate names anyone"
+        )
+    return "ask " + ", then ".join(steps) + "; the first denial wins"
+
+
+def _explain_approval(
+    engine: Engine,
+    report: dict[str, Any],
+    call: ToolCall,
+    locations: Mapping[str, str],
+    started: float,
+) -> dict[str, Any]:
+    """The explanation at approve_tool: who would be asked, and no final decision —
+    asking would file a request and wait for a person."""
+    start = time.perf_counter()
+    found = engine.gates_for(call)
+    approval = approval_report(engine, call, found, locations)
+    report["hooks"] = []
+    report["approval"] = approval
+    report["final"] = {}
+    report["at"] = _named_at([], {}, approval, locations)
+    report["why"] = f"not decided (explaining asks no one): approve_tool would {approval['would']}"
+    report["ms"] = {
+        "facts": report.get("facts", {}).get("ms", 0.0),
+        "hooks": _ms(start),
+        "final": 0.0,
+        "total": _ms(started),
+    }
+    return report

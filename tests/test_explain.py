@@ -35,6 +35,12 @@ def write_pack(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of `path` that holds `text`."""
+    lines = path.read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
 def hook(report: dict[str, Any], name: str) -> dict[str, Any]:
     return next(h for h in report["hooks"] if h["hook"] == name)
 
@@ -59,8 +65,9 @@ def test_explain_names_the_winning_rule_its_value_and_the_candidates_that_did_no
     # the hooks after the one that ended the chain are not reached
     assert "pack:shell (pack): not reached: the chain stopped at pack:git" in out
     assert "final (" in out and "): deny_tool [git/deny-force-push]" in out
+    at = f"{RULES}/git.yaml:{line_of(ROOT / 'rules' / 'git.yaml', '- id: deny-force-push')}"
     assert (
-        "why: pack:git ended the chain with deny_tool: rule git/deny-force-push "
+        f"why: pack:git ended the chain with deny_tool: rule git/deny-force-push at {at} "
         "(condition true)" in out
     )
     assert "time: facts " in out

@@ -5,6 +5,12 @@ packs' `tests:` entries, lint; policy.packs.lint.check_paths). On a terminal (or
 `--snippets`) each text diagnostic shows its source line with a caret under the column.
 SARIF locations are relative to the repository root, as GitHub code scanning wants.
 
+A directory given may hold other tools' YAML beside the packs (a service's settings,
+a CI workflow): a file found by walking one whose top-level mapping has none of
+`apiVersion`, `kind`, `rules`, `builtins` is skipped, and said so on one line (a
+note in JSON, SARIF and GitHub output, never an error). A file named on the command
+line is always checked as a pack (policy.packs.load.discover_walked).
+
 With `--host claude|agentao --settings FILE` it also checks how the packs are mounted
 in that host's hooks file (policy.hosts.claude.mount): deadlines against hook timeouts, and
 approval gates against `--approval`.
@@ -16,6 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict as dataclass_dict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,8 +43,18 @@ def _github_escape(text: str, *, prop: bool = False) -> str:
     return text
 
 
-def _text(diagnostics: Sequence[Diagnostic], files: int, *, snippets: bool = False) -> str:
-    lines: list[str] = []
+#: A YAML file under a walked directory that is not a pack: (path, why).
+Skipped = tuple[str, str]
+
+
+def _text(
+    diagnostics: Sequence[Diagnostic],
+    files: int,
+    skipped: Sequence[Skipped] = (),
+    *,
+    snippets: bool = False,
+) -> str:
+    lines = [f"{path}: skipped, {why}" for path, why in skipped]
     sources: dict[str, list[str] | None] = {}
     for d in diagnostics:
         lines.append(str(d))
@@ -45,7 +62,8 @@ def _text(diagnostics: Sequence[Diagnostic], files: int, *, snippets: bool = Fal
             lines.extend(_snippet(d, sources))
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
-    lines.append(f"{files} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    summary = f"{files} file(s) checked: {errors} error(s), {warnings} warning(s)"
+    lines.append(summary + (f", {len(skipped)} skipped (not packs)" if skipped else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -86,36 +104,67 @@ def _sarif_location(path: str, root: Path) -> dict[str, str]:
     return {"uri": relative.as_posix(), "uriBaseId": "%SRCROOT%"}
 
 
-def _github(diagnostics: Sequence[Diagnostic]) -> str:
-    return "".join(
+def _github(diagnostics: Sequence[Diagnostic], skipped: Sequence[Skipped] = ()) -> str:
+    notes = "".join(
+        f"::notice file={_github_escape(path, prop=True)},line=1,col=1,"
+        f"title={_NOT_A_PACK}::{_github_escape(f'skipped, {why}')}\n"
+        for path, why in skipped
+    )
+    return notes + "".join(
         f"::{d.severity} file={_github_escape(d.path, prop=True)},line={d.line},col={d.col},"
         f"title={_github_escape(d.code, prop=True)}::{_github_escape(d.message)}\n"
         for d in diagnostics
     )
 
 
-def _json(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
+#: The code of a skipped file's note.
+_NOT_A_PACK = "not-a-pack"
+
+
+def _notes(skipped: Sequence[Skipped]) -> list[dict[str, Any]]:
+    """The skipped files as note-level entries (JSON's `diagnostics` shape)."""
+    return [
+        {
+            "path": path,
+            "line": 1,
+            "col": 1,
+            "severity": "note",
+            "code": _NOT_A_PACK,
+            "message": f"skipped, {why}",
+        }
+        for path, why in skipped
+    ]
+
+
+def _json(
+    diagnostics: Sequence[Diagnostic], files: Sequence[str], skipped: Sequence[Skipped] = ()
+) -> str:
     payload = {
         "files": list(files),
+        "skipped": [path for path, _ in skipped],
         "errors": sum(d.severity == "error" for d in diagnostics),
         "warnings": sum(d.severity == "warning" for d in diagnostics),
         "diagnostics": [
-            {
-                "path": d.path,
-                "line": d.line,
-                "col": d.col,
-                "severity": d.severity,
-                "code": d.code,
-                "message": d.message,
-            }
-            for d in diagnostics
+            *_notes(skipped),
+            *(
+                {
+                    "path": d.path,
+                    "line": d.line,
+                    "col": d.col,
+                    "severity": d.severity,
+                    "code": d.code,
+                    "message": d.message,
+                }
+                for d in diagnostics
+            ),
         ],
     }
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
-def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
-    codes = sorted({d.code for d in diagnostics})
+def _sarif(diagnostics: Sequence[Diagnostic], skipped: Sequence[Skipped] = ()) -> str:
+    entries = [*_notes(skipped), *(dataclass_dict(d) for d in diagnostics)]
+    codes = sorted({entry["code"] for entry in entries})
     root = _repository_root()
     run: dict[str, Any] = {
         "tool": {
@@ -129,19 +178,19 @@ def _sarif(diagnostics: Sequence[Diagnostic]) -> str:
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
         "results": [
             {
-                "ruleId": d.code,
-                "level": d.severity,
-                "message": {"text": d.message},
+                "ruleId": d["code"],
+                "level": d["severity"],
+                "message": {"text": d["message"]},
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": _sarif_location(d.path, root),
-                            "region": {"startLine": d.line, "startColumn": d.col},
+                            "artifactLocation": _sarif_location(d["path"], root),
+                            "region": {"startLine": d["line"], "startColumn": d["col"]},
                         }
                     }
                 ],
             }
-            for d in diagnostics
+            for d in entries
         ],
     }
     document = {
@@ -238,8 +287,12 @@ def run(args: argparse.Namespace) -> int:
             error("no PATHS given and the packs setting is empty")
             return 2
         aliases = DEFAULT_ALIASES.extend(settings.aliases)
+        from policy.packs.load import discover_walked
+
+        pack_files, walked_past = discover_walked(paths)
+        skipped = [(str(path), why) for path, why in walked_past]
         report = check_paths(
-            paths,
+            pack_files,
             cel_engine=args.cel_engine or settings.cel_engine,
             aliases=aliases,
             lenient=bool(getattr(args, "lenient", False)),
@@ -253,6 +306,8 @@ def run(args: argparse.Namespace) -> int:
         error(str(exc))
         return 2
     if not report.files:
+        for path, why in skipped:
+            error(f"{path}: skipped, {why}")
         error(f"no rule packs (*.yaml, *.yml) found in {', '.join(paths)}")
         return 2
     diagnostics = sorted(set(report.diagnostics) | set(tested))
@@ -272,10 +327,10 @@ def run(args: argparse.Namespace) -> int:
         diagnostics = [replace(d, severity="error") for d in diagnostics]
     snippets = bool(getattr(args, "snippets", False)) or sys.stdout.isatty()
     output = {
-        "text": lambda: _text(diagnostics, len(files), snippets=snippets),
-        "json": lambda: _json(diagnostics, files),
-        "github": lambda: _github(diagnostics),
-        "sarif": lambda: _sarif(diagnostics),
+        "text": lambda: _text(diagnostics, len(files), skipped, snippets=snippets),
+        "json": lambda: _json(diagnostics, files, skipped),
+        "github": lambda: _github(diagnostics, skipped),
+        "sarif": lambda: _sarif(diagnostics, skipped),
     }[args.format]()
     sys.stdout.write(output)
     return 1 if any(d.severity == "error" for d in diagnostics) else 0

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from policy.packs.diagnostics import Diagnostic, PackError
-from policy.packs.load import LoadedPack, discover, duplicate_pack, read_pack, yaml_files
+from policy.packs.load import (
+    LoadedPack,
+    discover_walked,
+    duplicate_pack,
+    read_pack,
+    yaml_files,
+)
 
 if TYPE_CHECKING:
     from policy._yaml import YamlDocument
@@ -119,11 +125,11 @@ def collect(
     problems: list[Diagnostic] = []
     explicit_tests = [Path(p) for p in paths if Path(p).is_file() and _is_test_file(Path(p))]
     pack_paths = [p for p in paths if Path(p) not in explicit_tests]
-    tested = _read_all(discover(pack_paths) if pack_paths else [], problems)
+    tested = _read_all(discover_walked(pack_paths)[0] if pack_paths else [], problems)
     tested_files = {p.path.resolve() for p in tested}
     beside = [
         p
-        for p in _read_all(discover(with_paths) if with_paths else [], problems)
+        for p in _read_all(discover_walked(with_paths)[0] if with_paths else [], problems)
         if p.path.resolve() not in tested_files
     ]
     loaded: dict[str, LoadedPack] = {}

@@ -16,7 +16,8 @@ disk, keyed by a digest of everything the compile depends on:
 * the alias table the packs extend (settings' `aliases`);
 * each pack file's path, as given, and the SHA-256 of its bytes.
 
-An entry is plain data — rule fields, CEL sources, patterns, the raw `builtins:`
+An entry is plain data — rule fields, CEL sources, patterns, each rule's `file:line`
+(what `policy eval --explain` names it by), the raw `builtins:`
 sections — written as JSON, never pickled and never code: reading one builds the
 same `CompiledPack` objects the compiler builds, CEL programs are compiled from
 their sources when a call first needs them (as after a fresh compile) — or, with
@@ -99,7 +100,7 @@ __all__ = [
 log = logging.getLogger("policy.packs.cache")
 
 #: Bumped whenever the layout of an entry changes.
-FORMAT = 2
+FORMAT = 3
 
 #: hookpolicy modules whose code decides what a compiled pack is (relative to policy/).
 _SOURCES = (
@@ -330,6 +331,12 @@ def _int(value: Any) -> int:
     return value
 
 
+def _mapping(value: Any) -> dict[Any, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
 def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, list):
         raise TypeError("expected a list of pairs")
@@ -395,6 +402,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
                 var_sources={_str(k): _str(v) for k, v in variables.items()},
                 var_graph={_str(k): frozenset(_strs(v)) for k, v in graph.items()},
                 aliases=table if own is None else _alias_table(own, table),
+                locations={_str(k): _str(v) for k, v in _mapping(pack["locations"]).items()},
             )
         )
     builtins = _rebuild_builtins(entry["builtins"])
@@ -527,6 +535,7 @@ def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[
                 "variables": dict(hook.var_sources),
                 "graph": {name: sorted(deps) for name, deps in hook.var_graph.items()},
                 "aliases": None if own == table else own,
+                "locations": dict(hook.locations),
                 "rules": rules,
             }
         )

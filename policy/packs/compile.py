@@ -293,6 +293,8 @@ class _Compiler:
             compiled.append(gate_rule)
         if not partial and any(d.severity == "error" for d in self.diagnostics):
             return None
+        from policy.packs.load import pack_locations
+
         return CompiledPack(
             name=pack.name,
             priority=pack.priority,
@@ -304,6 +306,7 @@ class _Compiler:
             var_sources=pack.variables,
             var_graph=graph,
             aliases=self.aliases,
+            locations=pack_locations(self.loaded),
         )
 
     def rule(self, index: int, rule: Rule) -> CompiledRule | None:

@@ -68,11 +68,12 @@ class FormatResult:
 
 
 def format_paths(paths: Iterable[str | os.PathLike[str]], *, check: bool) -> list[FormatResult]:
-    """Format every pack file under `paths` (as `policy check` finds them), in place
+    """Format every pack file under `paths` (as `policy check` finds them: other tools'
+    YAML under a directory is left alone, a file named is always formatted), in place
     unless `check`. A path that does not exist raises PackError."""
-    from policy.packs.load import discover
+    from policy.packs.load import discover_walked
 
-    return [format_file(path, check=check) for path in discover(paths)]
+    return [format_file(path, check=check) for path in discover_walked(paths)[0]]
 
 
 def format_file(path: Path, *, check: bool) -> FormatResult:

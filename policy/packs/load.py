@@ -31,10 +31,14 @@ if TYPE_CHECKING:
 __all__ = [
     "LoadedPack",
     "discover",
+    "discover_walked",
     "duplicate_pack",
+    "not_a_pack",
+    "pack_locations",
     "read_pack",
     "read_pack_all",
     "read_packs",
+    "rule_locations",
     "yaml_files",
 ]
 
@@ -107,6 +111,90 @@ def discover(paths: Iterable[str | PathLike[str]]) -> list[Path]:
     for p in found:
         unique.setdefault(p, None)
     return list(unique)
+
+
+#: The builtins whose decisions name the pack's section (`pack/tool_policy`).
+_LOCATED_BUILTINS = ("autonomy", "tool_policy", "approval", "contract_scope")
+
+
+def pack_locations(pack: LoadedPack) -> dict[str, str]:
+    """Where each rule of `pack` is written: `pack/rule-id` -> `file:line` of its `id:`,
+    and the same for each configured builtin whose decisions name it (`pack/tool_policy`,
+    `pack/approval`, `pack/contract_scope/<contract-id>`: the line of its key).
+
+    Computed while the pack still has its source (before `detach_sources`); compiled
+    packs and the pack cache carry the result (`CompiledPack.locations`)."""
+    out: dict[str, str] = {}
+    for rule in pack.model.rules:
+        out[f"{pack.name}/{rule.id}"] = f"{pack.path}:{rule.mark('id').line}"
+    builtins = pack.model.builtins
+    for name in _LOCATED_BUILTINS:
+        if getattr(builtins, name) is not None:
+            out[f"{pack.name}/{name}"] = f"{pack.path}:{builtins.key_mark(name).line}"
+    if builtins.contract_scope is not None:
+        for contract in builtins.contract_scope.contracts:
+            where = f"{pack.path}:{contract.mark('id').line}"
+            out[f"{pack.name}/contract_scope/{contract.id}"] = where
+    return out
+
+
+def rule_locations(packs: Iterable[LoadedPack]) -> dict[str, str]:
+    """`pack_locations` of every pack in `packs`, merged."""
+    out: dict[str, str] = {}
+    for pack in packs:
+        out.update(pack_locations(pack))
+    return out
+
+
+#: Top-level keys that make a YAML file a rule pack (however broken): a file under a
+#: walked directory with none of them is some other tool's file (a service's settings,
+#: a CI workflow) and is skipped by `policy check`.
+PACK_KEYS = ("apiVersion", "kind", "rules", "builtins")
+
+
+def not_a_pack(path: Path) -> str | None:
+    """Why the YAML file `path`, found by walking a directory, is not a rule pack — or
+    None when it must be checked as one.
+
+    Only a file that parses and whose every document is a mapping with none of
+    `PACK_KEYS` is not a pack. Anything else is checked, and its errors reported: a
+    file that does not parse, is empty, or has a `kind:` or `apiVersion:` at all (a
+    typo'd kind is an error, never a reason to skip a pack)."""
+    from policy._yaml import load_yaml_documents
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None  # reading it again reports why it cannot be read
+    documents = load_yaml_documents(raw, str(path))
+    mappings = [doc.data for doc, problems in documents if doc is not None and not problems]
+    if not mappings or len(mappings) != len(documents):
+        return None
+    if not all(isinstance(data, dict) for data in mappings):
+        return None
+    if any(key in data for data in mappings for key in PACK_KEYS):
+        return None
+    return "not a rule pack (no apiVersion/kind)"
+
+
+def discover_walked(
+    paths: Iterable[str | PathLike[str]],
+) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """`discover`, for checking: the pack files at `paths`, and the YAML files found
+    under a directory that are not packs (`not_a_pack`), each with why. A file named
+    in `paths` is always a pack file."""
+    given = list(paths)
+    files = discover(given)
+    named = {Path(raw) for raw in given if Path(raw).is_file()}
+    kept: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for path in files:
+        why = None if path in named else not_a_pack(path)
+        if why is None:
+            kept.append(path)
+        else:
+            skipped.append((path, why))
+    return kept, skipped
 
 
 _FRIENDLY = {
