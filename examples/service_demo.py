@@ -7,7 +7,9 @@ hook as a thin client of it.
    sent each one, with `--server`: Claude Code and Agentao one process per event,
    PicoClaw and OpenClaw one long-running process each. One line per call: the host,
    the call, and the answer the host got.
-3. The service stops; `policy audit verify` proves the decision log it wrote.
+3. The service stops; `policy audit verify` proves the decision log it wrote, and
+   `policy replay` decides every logged call again, from the full calls the service
+   captured (`audit_capture_dir`), against the same packs: nothing may change.
 
 Usage: python examples/service_demo.py [--out DIR]
 """
@@ -41,6 +43,7 @@ def start(out: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
     settings.write_text(
         f"data_dir: {out / 'data'}\n"
         f"audit_path: {out / 'decisions.log'}\n"
+        f"audit_capture_dir: {out / 'capture'}\n"
         f"packs: [{ROOT / 'rules'}]\n"
     )
     log = out / "serve.log"
@@ -173,6 +176,8 @@ def main() -> int:
     out = Path(parser.parse_args().out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     (out / "decisions.log").unlink(missing_ok=True)
+    for old in (out / "capture").glob("capture-*.jsonl"):
+        old.unlink()
     service, addresses = start(out)
     try:
         sys.stderr.write(
@@ -189,8 +194,16 @@ def main() -> int:
         service.send_signal(signal.SIGTERM)
         service.wait(timeout=30)
     sys.stderr.write(f"== service stopped; policy audit verify {out / 'decisions.log'}\n")
+    verified = subprocess.run([POLICY, "audit", "verify", str(out / "decisions.log")], env=_env())
+    if verified.returncode:
+        return verified.returncode
+    sys.stderr.write("== policy replay: the logged calls decided again by the same packs\n")
     return subprocess.run(
-        [POLICY, "audit", "verify", str(out / "decisions.log")], env=_env()
+        [
+            *(POLICY, "replay", str(out / "decisions.log"), str(ROOT / "rules")),
+            *("--capture", str(out / "capture"), "--fail-on-change"),
+        ],
+        env=_env(),
     ).returncode
 
 

@@ -345,3 +345,71 @@ def test_watch_runs_again_when_a_pack_changes(tmp_path: Path) -> None:
     finally:
         watcher.terminate()
         watcher.wait(timeout=10)
+
+
+CLOCKED = """
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: clocked
+builtins:
+  tool_policy:
+    applies_to: [web_fetch]
+    rate_limits:
+      - tools: [web_fetch]
+        limit: 3/minute
+rules:
+  - id: no-deploys-at-night
+    tools: [bash]
+    when: now.getHours() >= 22 && commands.exists(c, c.name == "kubectl")
+    action: deny
+    message: no deploys after 22:00 UTC
+tests:
+  - name: a deploy at 23:00 is refused
+    now: 2026-12-04T23:00:00Z
+    call: {tool: Bash, args: {command: "kubectl apply -f app.yaml"}}
+    expect: {action: deny, rule: no-deploys-at-night}
+  - name: the same deploy at noon passes
+    now: "2026-12-04T12:00:00+00:00"
+    call: {tool: Bash, args: {command: "kubectl apply -f app.yaml"}}
+    expect: {action: continue}
+  - name: a sender who already spent the budget is refused, and served after a minute
+    now: 2026-12-04T12:00:00Z
+    sender: alice
+    prior:
+      - call: {tool: WebFetch, args: {url: "https://example.com"}}
+        repeat: 3
+    sequence:
+      - call: {tool: WebFetch, args: {url: "https://example.com"}}
+        expect: {action: deny, rule: tool_policy}
+      - wait: 61s
+        call: {tool: WebFetch, args: {url: "https://example.com"}}
+        expect: {action: continue}
+"""
+
+
+def test_a_fixed_now_prior_usage_and_wait_make_time_and_budgets_testable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = write(tmp_path / "clocked.yaml", CLOCKED)
+    assert main(["test", str(pack), "--coverage"]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "3 test(s): 3 passed, 0 failed" in out
+    assert "coverage: 2/2 units (100.0 %)" in out
+    # Without `prior:` the first call is within budget: the test fails, so it counts.
+    without = write(tmp_path / "b" / "clocked.yaml", CLOCKED.replace("repeat: 3", "repeat: 1"))
+    assert main(["test", str(without)]) == 1
+    assert "step 1: action: expected deny, got continue" in capsys.readouterr().out
+
+
+def test_a_prior_call_and_a_wait_are_checked_like_any_test_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typo = CLOCKED.replace("WebFetch, args: {url: \"https://example.com\"}}\n        repeat",
+                           "WebFech, args: {url: \"https://example.com\"}}\n        repeat")
+    assert main(["check", str(write(tmp_path / "a" / "p.yaml", typo))]) == 1
+    assert "p.yaml:29:22: error: tool 'WebFech' is no known tool" in capsys.readouterr().out
+    late = CLOCKED.replace("wait: 61s", "wait: soon")
+    assert main(["check", str(write(tmp_path / "b" / "p.yaml", late))]) == 1
+    assert "p.yaml:34:15: error: tests.2.sequence.1.wait: Value error, 'soon' is not a duration" in (
+        capsys.readouterr().out
+    )

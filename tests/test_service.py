@@ -643,6 +643,9 @@ def test_the_main_job_runs_every_host_through_the_service(tmp_path: Path) -> Non
 
 
     assert b"decisions.log: OK" in done.stdout + done.stderr
+    # the captured calls, decided again by the same packs: nothing changes, all replayed
+    assert b"replayed 10 of 10 decision(s)" in done.stdout
+    assert b"\nchanged: 0\n" in done.stdout
 
 
 @pytest.mark.slow

@@ -196,6 +196,41 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
     test.set_defaults(module="test_cmd")
 
+    replay = commands.add_parser(
+        "replay",
+        help="re-decide the calls of a decision log against packs: what would change",
+        description=(
+            "Decide every logged call again against the packs at PATHS, each at its record's "
+            "time, with rate-limit and contract state rebuilt from the replayed calls and the "
+            "logged approval answers reused; print how many outcomes change, from what to "
+            "what, the rules responsible and the first examples. Records the log masked or "
+            "cut (and no capture line completes) are counted as not replayable, never as "
+            "changes. Exit 0 (1 with --fail-on-change when something changes), 2 when the "
+            "log or the packs cannot be read."
+        ),
+    )
+    replay.add_argument("log", metavar="LOG", help="a decision log (audit_path)")
+    replay.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="pack files or directories (default: the packs setting)",
+    )
+    replay.add_argument(
+        "--capture",
+        metavar="DIR",
+        help="capture directory with the full calls (default: the audit_capture_dir setting)",
+    )
+    replay.add_argument("--format", choices=("text", "json"), default="text")
+    replay.add_argument(
+        "--examples", type=int, default=3, metavar="N", help="examples per change (default 3)"
+    )
+    replay.add_argument(
+        "--fail-on-change", action="store_true", help="exit 1 when any outcome changes"
+    )
+    replay.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
+    replay.set_defaults(module="replay_cmd")
+
     fmt = commands.add_parser(
         "fmt",
         help="rewrite rule packs in canonical key order and indentation, keeping comments",

@@ -22,8 +22,10 @@ from policy.cli._output import error
 from policy.codec import PART_TYPES, from_dict, to_dict
 from policy.engine import Engine
 from policy.errors import InputError, PolicyError
+from policy.facts import deciding_for
 from policy.hosts.hosted import build_hosted
 from policy.model import POINTS, HookPoint
+from policy.replay.records import Logged, is_log_record
 from policy.settings import load_settings
 
 #: The points `policy eval` decides at: every one that answers (observers do not).
@@ -117,7 +119,27 @@ def _parts(default_point: str, where: str, value: Any) -> tuple[str, list[Any]]:
     return point, [part(name, PART_TYPES[name]) for name in names]
 
 
+def _logged(where: str, value: Any) -> Logged | str:
+    """A decision-log line as the call it logged (policy.replay.records), or why the
+    log cannot give that call back whole (masked, cut, rewritten, not a decision)."""
+    from policy.replay.records import logged_from
+
+    try:
+        logged = logged_from(value, 0, where=where)
+    except InputError as exc:
+        return str(exc).removeprefix(f"{where}: ")
+    return logged.skip or logged
+
+
 def _evaluate(engine: Engine, default_point: str, where: str, value: Any) -> dict[str, Any]:
+    if is_log_record(value):
+        logged = _logged(where, value)
+        if isinstance(logged, str):
+            return {"input": where, "not_replayable": logged}
+        assert logged.parts is not None
+        with deciding_for(logged.caller):
+            out = to_dict(engine.decide_at(logged.point, *logged.parts))
+        return {"point": logged.point, **out}
     point, parts = _parts(default_point, where, value)
     out = to_dict(engine.decide_at(point, *parts))
     return {"point": point, **out}
@@ -127,6 +149,13 @@ def _explained(engine: Engine, default_point: str, where: str, value: Any) -> di
     """The explanation of one input call (policy.explain), named by where it was read."""
     from policy.explain import explain
 
+    if is_log_record(value):
+        logged = _logged(where, value)
+        if isinstance(logged, str):
+            raise InputError(f"{where}: not replayable: {logged}")
+        assert logged.parts is not None
+        with deciding_for(logged.caller):
+            return {"input": where, **explain(engine, logged.point, list(logged.parts))}
     point, parts = _parts(default_point, where, value)
     return {"input": where, **explain(engine, point, parts)}
 
@@ -237,7 +266,8 @@ def _hook_lines(hook: dict[str, Any]) -> list[str]:
         if value is False:
             continue
         label = f"{rule['rule']} ({rule['action']}{', audit' if rule.get('audit') else ''})"
-        lines.append(f"    {_shown_value(value):<6}{label}")
+        where = f"  {rule['at']}" if rule.get("at") else ""
+        lines.append(f"    {_shown_value(value):<6}{label}{where}")
         if isinstance(value, dict):
             lines.append(f"          error: {value['error']}")
         if rule.get("verdict"):
@@ -276,12 +306,47 @@ def render_explanation(report: dict[str, Any]) -> list[str]:
         lines.append("chain, in order:")
         for hook in hooks:
             lines += _hook_lines(hook)
+    approval = report.get("approval")
+    if approval is not None:
+        lines += _approval_lines(approval)
     final = report.get("final", {})
     times = report["ms"]
-    lines.append(f"final ({times['final']:.1f} ms): {_said(final) if final else 'none'}")
+    if report["point"] == "approve_tool":
+        lines.append("final: not decided (explaining asks no approver and no person)")
+    else:
+        lines.append(f"final ({times['final']:.1f} ms): {_said(final) if final else 'none'}")
     lines.append(f"why: {report['why']}")
     lines.append(
         f"time: facts {times['facts']:.1f} ms, chain {times['hooks']:.1f} ms, "
         f"final {times['final']:.1f} ms, total {times['total']:.1f} ms"
     )
+    return lines
+
+
+def _approval_lines(approval: dict[str, Any]) -> list[str]:
+    """Who approve_tool would ask (policy.explain.approval_report), asked of no one."""
+    lines = ["approval, as approve_tool would ask it (no one is asked here):"]
+    refused = approval.get("refused")
+    if refused is not None:
+        lines.append(f"  the packs refuse the call: {_said(refused)}")
+    gates = approval.get("gates", [])
+    if not gates and refused is None:
+        lines.append("  gates: none (no pack asks a person about this call)")
+    for gate in gates:
+        where = f"  {gate['at']}" if gate.get("at") else ""
+        lines.append(f"  gate {gate['rule']}{where}")
+        lines.append(f"    who:     {gate['who']}")
+        lines.append(f"    timeout: {gate['timeout_s']:g} s (from {gate['timeout_from']})")
+        lines.append(f"    grants:  {', '.join(gate['grants'])}")
+        if gate.get("message"):
+            lines.append(f"    message: {gate['message']}")
+    approvers = approval.get("approvers", [])
+    if not approvers:
+        lines.append("  approver hooks: none in the chain")
+    for hook in approvers:
+        covers = "covers this call" if hook["covers"] else "does not cover this call"
+        lines.append(
+            f"  approver {hook['hook']} ({hook['kind']}): {covers}, budget {hook['timeout_s']:g} s"
+        )
+    lines.append(f"  would: {approval['would']}")
     return lines

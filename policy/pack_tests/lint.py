@@ -22,7 +22,7 @@ from policy.packs.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from policy.packs.load import LoadedPack
-    from policy.packs.schema import Node, PackTest, TestStep
+    from policy.packs.schema import Node, PackTest, PriorCall, TestStep
 
 __all__ = ["check_tests"]
 
@@ -97,10 +97,12 @@ def _check_test(
         out.extend(_check_parts(step, aliases))
         if step.expect is not None:
             out.extend(_check_rules(step, target, packs))
+    for prior in test.prior or ():
+        out.extend(_check_parts(prior, aliases))
     return out
 
 
-def _check_parts(step: PackTest | TestStep, aliases: AliasTable) -> list[Diagnostic]:
+def _check_parts(step: PackTest | TestStep | PriorCall, aliases: AliasTable) -> list[Diagnostic]:
     from policy.codec import PART_TYPES, from_dict
     from policy.errors import InputError
     from policy.model import POINTS

@@ -11,7 +11,9 @@ shared state file. A test's `workspace` and `home` are the caller's project and 
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import io
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -20,16 +22,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policy.codec import PART_TYPES, from_dict
+from policy.durations import parse_duration
 from policy.errors import InputError
 from policy.model import POINTS, Decision
 from policy.pack_tests.suite import Collection, Suite
 from policy.pack_tests.verdict import verdict
+from policy.packs.load import rule_locations
 from policy.packs.schema import TEST_PARTS
 
 if TYPE_CHECKING:
     from policy.engine import Engine
-    from policy.packs.load import LoadedPack
-    from policy.packs.schema import Approve, Expect, PackTest, TestStep
+    from policy.packs.schema import Approve, Expect, PackTest, PriorCall, TestStep
 
 __all__ = [
     "StepOutcome",
@@ -85,41 +88,50 @@ class TestOutcome:
         return tuple(s.decision for s in self.steps if s.decision is not None)
 
 
-def rule_locations(packs: Sequence[LoadedPack]) -> dict[str, str]:
-    """`pack/rule-id` (and each configured builtin's id) -> `file:line` where it is written."""
-    out: dict[str, str] = {}
-    for pack in packs:
-        for rule in pack.model.rules:
-            out[f"{pack.name}/{rule.id}"] = f"{pack.path}:{rule.mark('id').line}"
-        builtins = pack.model.builtins
-        for name in ("autonomy", "tool_policy", "approval", "contract_scope"):
-            config = getattr(builtins, name)
-            if config is not None:
-                out[f"{pack.name}/{name}"] = f"{pack.path}:{builtins.key_mark(name).line}"
-        if builtins.contract_scope is not None:
-            for contract in builtins.contract_scope.contracts:
-                where = f"{pack.path}:{contract.mark('id').line}"
-                out[f"{pack.name}/contract_scope/{contract.id}"] = where
-    return out
+class TestClock:
+    """The time a suite's engine decides in: a test's `now:` (moved on by `wait:`), or
+    the system clock for tests that give none."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def __call__(self) -> float:
+        return self.at if self.at is not None else time.time()
+
+    def start(self, now: _dt.datetime | None) -> None:
+        self.at = None if now is None else now.timestamp()
+
+    def wait(self, seconds: float) -> None:
+        self.at = (self.at if self.at is not None else time.time()) + seconds
 
 
-def _engine(files: Sequence[Path], cel_engine: str, aliases: Mapping[str, str]) -> Engine:
+@contextmanager
+def _engine(
+    files: Sequence[Path], cel_engine: str, aliases: Mapping[str, str], clock: TestClock
+) -> Iterator[Engine]:
+    """An engine of `files` whose counters live in a state file of this run only (a
+    SQLite store, the one that counts in a given clock), never the user's."""
     from policy.engine import Engine
     from policy.settings import Settings
 
-    settings = Settings(
-        packs=list(files),
-        cel_engine=cel_engine,
-        aliases=dict(aliases),
-        limits_storage_uri="memory://",
-        approvals_store="memory://",  # answers scripted by `approve:` stay in this run
-        interceptor_timeout_ms=_NO_DEADLINE_MS,
-        audit_path=None,  # the decision log goes to the stream below, never a file
-    )
-    return Engine(settings, audit_stream=io.StringIO())
+    with tempfile.TemporaryDirectory(prefix="policy-test-") as scratch:
+        settings = Settings(
+            packs=list(files),
+            cel_engine=cel_engine,
+            aliases=dict(aliases),
+            data_dir=Path(scratch),
+            limits_storage_uri=f"sqlite:///{scratch}/state.db",
+            approvals_store="memory://",  # answers scripted by `approve:` stay in this run
+            interceptor_timeout_ms=_NO_DEADLINE_MS,
+            audit_path=None,  # the decision log goes to the stream below, never a file
+        )
+        with Engine(settings, audit_stream=io.StringIO(), clock=clock) as engine:
+            yield engine
 
 
-def _parts(step: PackTest | TestStep, context: Mapping[str, str]) -> list[Any]:
+def _parts(step: PackTest | TestStep | PriorCall, context: Mapping[str, str]) -> list[Any]:
     spec = POINTS[step.on]
     given = [name for name in TEST_PARTS if getattr(step, name) is not None]
     extra = [name for name in given if name not in spec.parts]
@@ -206,8 +218,21 @@ def _located(decision: Decision | None, locations: Mapping[str, str]) -> tuple[s
     return rule, where
 
 
+def _prior(engine: Engine, test: PackTest, context: Mapping[str, str]) -> list[str]:
+    """Make the test's `prior:` calls (decided, not checked); what stopped one."""
+    for number, prior in enumerate(test.prior or (), 1):
+        try:
+            parts = _parts(prior, context)
+            for _ in range(prior.repeat):
+                engine.decide_at(prior.on, *parts)
+        except InputError as exc:
+            return [f"prior call {number}: {exc}"]
+    return []
+
+
 def _run_test(
     engine: Engine,
+    clock: TestClock,
     suite: Suite,
     test: PackTest,
     index: int,
@@ -223,9 +248,14 @@ def _run_test(
     decision: Decision | None = None
     sequence: Sequence[PackTest | TestStep] = test.sequence or [test]
     count = 0
+    clock.start(test.now)
     with _as_test(engine, test, index) as context:
-        for number, step in enumerate(sequence, 1):
+        problems.extend(_prior(engine, test, context))
+        for number, step in enumerate(() if problems else sequence, 1):
             label = f"step {number}" + (f" ({step.name})" if getattr(step, "name", None) else "")
+            wait = getattr(step, "wait", None)
+            if wait is not None:
+                clock.wait(parse_duration(wait))
             repeat: int = getattr(step, "repeat", 1)
             for turn in range(1, repeat + 1):
                 count += 1
@@ -277,8 +307,9 @@ def run_suite(
     chosen = [(i, t) for i, t in enumerate(suite.tests) if select is None or select(suite, t)]
     if not chosen:
         return []
-    with _engine(suite.packs, cel_engine, aliases or {}) as engine:
-        return [_run_test(engine, suite, test, index, locations) for index, test in chosen]
+    clock = TestClock()
+    with _engine(suite.packs, cel_engine, aliases or {}, clock) as engine:
+        return [_run_test(engine, clock, suite, test, index, locations) for index, test in chosen]
 
 
 def run_collection(

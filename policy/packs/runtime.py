@@ -270,9 +270,13 @@ class CompiledPack:
         var_sources: Mapping[str, str],
         var_graph: Mapping[str, frozenset[str]],
         aliases: AliasTable,
+        locations: Mapping[str, str] | None = None,
     ) -> None:
         # Plain values, not the pack's model: the pack cache builds these too.
         self.name = f"pack:{name}"
+        #: `pack/rule-id` (and each configured builtin's id) -> `file:line` where it is
+        #: written (policy.packs.load.pack_locations): what `--explain` names rules by.
+        self.locations: dict[str, str] = dict(locations or {})
         self.pack_name = name
         self.priority = priority
         self.revision = revision
@@ -288,6 +292,9 @@ class CompiledPack:
         self._mode = ""
         #: What the engine knows that calls do not (workspace, protected paths).
         self.facts_context = FactsContext()
+        #: The time `now` reads, in epoch seconds; None: the system clock. The engine sets
+        #: it when it was given one (`policy replay` decides at each record's `ts`).
+        self.clock: Callable[[], float] | None = None
         #: Where compiled programs are kept between processes (policy.packs.cache), or None.
         self.program_store: Any = None
         self._index: dict[str, _PointIndex] = {}
@@ -918,8 +925,11 @@ def _response_map(response: LLMResponse) -> dict[str, Any]:
     }
 
 
-def _now(*_: Any) -> _dt.datetime:
-    return _dt.datetime.now(_dt.UTC)
+def _now(pack: CompiledPack) -> _dt.datetime:
+    clock = pack.clock
+    if clock is None:
+        return _dt.datetime.now(_dt.UTC)
+    return _dt.datetime.fromtimestamp(clock(), _dt.UTC)
 
 
 def _facts(subject: Any, pack: CompiledPack) -> CallFacts:
@@ -989,7 +999,7 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "turn": lambda s, p, _: s.turn,
     "cwd": lambda s, p, _: s.cwd,
     "host": lambda s, p, _: s.host,
-    "now": _now,
+    "now": lambda s, p, pack: _now(pack),
     "mode": lambda s, p, pack: pack._mode,
     "result": lambda s, p, _: _result_map(p),
     "duration": lambda s, p, _: _dt.timedelta(seconds=p.duration),

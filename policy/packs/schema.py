@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from policy._yaml import PathKey, YamlDocument
 from policy.builtins.config import BuiltinsConfig, Contract, check_grants, check_timeout
+from policy.durations import parse_duration
 from policy.pack_node import Node
 from policy.packs.points import ACTION_POINTS, RESPOND_FIELDS, RULE_POINTS, SET_TARGETS, TO_ACTION
 
@@ -99,14 +100,45 @@ def _check_test_dir(value: str | None) -> str | None:
     return value
 
 
+def _check_wait(value: str | int | float | None) -> str | int | float | None:
+    if value is not None:
+        parse_duration(value)
+    return value
+
+
+def _check_now(value: Any) -> Any:
+    # YAML reads an unquoted timestamp as a datetime already; a string is parsed. A
+    # time without a zone is UTC, as the decision log's `ts` is.
+    if isinstance(value, str):
+        value = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if isinstance(value, _dt.datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=_dt.UTC)
+    return value
+
+
+class PriorCall(Node):
+    """A call made before a test's own (`prior:`): decided, never checked — the budget
+    the sender has already spent, the contract calls already used."""
+
+    on: RulePoint = "before_tool"
+    call: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    request: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
+    prompt: dict[str, Any] | None = None
+    repeat: int = Field(default=1, ge=1, le=10_000)
+
+
 class TestStep(Node):
     """One step of a test's `sequence:`: a call (at any point) and what it must decide.
 
-    `repeat: N` makes the same call N times, each expected to decide as `expect` says."""
+    `repeat: N` makes the same call N times, each expected to decide as `expect` says.
+    `wait: 61s` moves the test's clock on before the step (a window resets)."""
 
     __test__ = False  # not a pytest class
 
     name: str | None = None
+    wait: str | int | float | None = None
     on: RulePoint = "before_tool"
     call: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
@@ -116,6 +148,11 @@ class TestStep(Node):
     repeat: int = Field(default=1, ge=1, le=10_000)
     approve: Approve | None = None
     expect: Expect
+
+    @field_validator("wait")
+    @classmethod
+    def _duration(cls, value: str | int | float | None) -> str | int | float | None:
+        return _check_wait(value)
 
     @model_validator(mode="after")
     def _approval(self) -> TestStep:
@@ -141,6 +178,11 @@ class PackTest(Node):
     home: str | None = None
     #: A contract attached to the test's session (default session `policy-test`).
     contract: Contract | None = None
+    #: The time the test's calls are decided at (CEL `now`, rate-limit windows, contract
+    #: expiry); `wait:` in a step moves it on. Unset: the time the test runs.
+    now: _dt.datetime | None = None
+    #: Calls made first, in the test's context, and not checked (budget already spent).
+    prior: list[PriorCall] | None = None
     call: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     request: dict[str, Any] | None = None
@@ -154,6 +196,11 @@ class PackTest(Node):
     @classmethod
     def _absolute(cls, value: str | None) -> str | None:
         return _check_test_dir(value)
+
+    @field_validator("now", mode="before")
+    @classmethod
+    def _timestamp(cls, value: Any) -> Any:
+        return _check_now(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> PackTest:
