@@ -650,6 +650,10 @@ class DecisionLog:
             if point is HookPoint.BEFORE_TOOL:
                 fields["needs_approval"] = decision.needs_approval
                 fields["respond"] = decision.action is Action.RESPOND
+                if asked and _rewritten(asked[0], subject):
+                    # The record shows the call as a hook rewrote it (whatever decided
+                    # after): not the call asked, which `policy replay` must know.
+                    fields["rewritten"] = True
         elif isinstance(subject, LLMRequest):
             fields["model"] = cut(subject.model)
             fields["messages"] = len(subject.messages)
@@ -731,6 +735,12 @@ def cut(text: str, limit: int = _MAX_STRING) -> str:
 _NO_CALLER = Caller()
 
 
+def _rewritten(asked: Any, logged: ToolCall) -> bool:
+    if asked is logged or not isinstance(asked, ToolCall):
+        return False
+    return asked.args != logged.args or asked.tool != logged.tool
+
+
 def context_fields(
     subject: ToolCall | LLMRequest | LLMResponse | Prompt,
     workspace: str = "",
@@ -757,6 +767,8 @@ def context_fields(
         fields["workspace"] = cut(workspace)
     elif caller is not None and caller.workspace:
         fields["workspace"] = cut(caller.workspace)
+    if caller is not None and caller.home:
+        fields["home"] = cut(caller.home)  # what `~` meant for this caller
     if caller is not None and caller.principal:
         # `policy serve`: who the kernel or a token says asked, and a TCP caller's address.
         fields["principal"] = caller.principal

@@ -32,7 +32,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,11 +88,26 @@ def _private_dirs(directory: Path) -> None:
         except FileExistsError:
             continue  # made by somebody else meanwhile: not ours to change
         os.chmod(path, 0o700)  # the umask may have taken the owner's bits too
-    info = os.stat(directory)
+    info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode):
+        raise AuditError(f"{directory}: the capture directory is a symbolic link; not using it")
     if not stat.S_ISDIR(info.st_mode):
         raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(directory))
-    if info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) & 0o077:
-        os.chmod(directory, stat.S_IMODE(info.st_mode) & 0o700)
+    if info.st_uid != os.geteuid():
+        # Another user could plant tomorrow's file, or read and remove today's.
+        raise AuditError(
+            f"{directory}: the capture directory belongs to uid {info.st_uid}, not "
+            f"{os.geteuid()}; not writing unmasked calls there"
+        )
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & (stat.S_ISVTX | 0o022):
+        # A shared directory (/tmp): tightening it would break everyone else's use.
+        raise AuditError(
+            f"{directory}: the capture directory is writable by others; give "
+            "audit_capture_dir a directory of its own"
+        )
+    if mode & 0o077:
+        os.chmod(directory, mode & 0o700, follow_symlinks=False)
 
 
 def _open_file(path: Path) -> int:
@@ -105,12 +120,16 @@ def _open_file(path: Path) -> int:
     else:
         os.fchmod(fd, 0o600)  # exactly, whatever the umask
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1:
+        # A hard link would put unmasked calls in a file readable wherever its other
+        # name lives (a link into a public directory keeps that file's mode).
         os.close(fd)
         raise AuditError(
-            f"{path}: the capture file is not a regular file of uid {os.geteuid()}; "
-            "not writing to it"
+            f"{path}: the capture file is not a regular file of uid {os.geteuid()} with "
+            "one name; not writing to it"
         )
+    if stat.S_IMODE(info.st_mode) != 0o600:
+        os.fchmod(fd, 0o600)  # loosened since: tightened before anything is written
     return fd
 
 
@@ -217,17 +236,20 @@ class CaptureLog:
         if self.retention is None:
             return
         now = _dt.datetime.now(_dt.UTC)
-        oldest_kept = (now - _dt.timedelta(seconds=self.retention)).date()
+        try:
+            oldest_kept = (now - _dt.timedelta(seconds=self.retention)).date()
+        except OverflowError:
+            return  # a retention longer than the calendar: nothing is ever old enough
         for entry in os.scandir(self.directory):
             match = _NAME.match(entry.name)
             if match is None or not entry.is_file(follow_symlinks=False):
                 continue
             try:
-                day = _dt.date.fromisoformat(match[1])
-            except ValueError:
+                ended = _dt.date.fromisoformat(match[1]) + _dt.timedelta(days=1)
+            except (ValueError, OverflowError):  # capture-9999-12-31.jsonl: no day of ours
                 continue
             # The day's last record is at most its end: gone once that is too old.
-            if day + _dt.timedelta(days=1) <= oldest_kept and entry.name != self._name:
+            if ended <= oldest_kept and entry.name != self._name:
                 try:
                     os.unlink(entry.path)
                 except FileNotFoundError:
@@ -246,11 +268,14 @@ class CaptureLog:
             self._drop_file()
 
 
-def read_capture(directory: Path) -> Iterator[dict[str, Any]]:
+def read_capture(
+    directory: Path, unreadable: Callable[[str], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """Every record in `directory`'s capture files, oldest day first, in file order.
 
     An unfinished last line (a writer killed mid-write) is skipped; any other line
-    that is not a JSON object raises AuditError naming the file and line."""
+    that is not a JSON object raises AuditError naming the file and line — or, with
+    `unreadable`, is handed to it (that message) and skipped."""
     directory = Path(directory)
     try:
         names = sorted(
@@ -271,10 +296,17 @@ def read_capture(directory: Path) -> Iterator[dict[str, Any]]:
         for number, line in enumerate(lines, start=1):
             if number - 1 == last or not line.strip():
                 continue
+            problem = ""
             try:
                 record = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise AuditError(f"{path}:{number}: not a capture record: {exc}") from None
-            if not isinstance(record, dict):
-                raise AuditError(f"{path}:{number}: not a capture record: not an object")
+                problem = f"{path}:{number}: not a capture record: {exc}"
+            else:
+                if not isinstance(record, dict):
+                    problem = f"{path}:{number}: not a capture record: not an object"
+            if problem:
+                if unreadable is None:
+                    raise AuditError(problem)
+                unreadable(problem)
+                continue
             yield record

@@ -314,8 +314,8 @@ def _list_inodes(top: str, inodes: dict[tuple[int, int], str], budget: list[int]
 def protected_paths(settings: Any) -> tuple[str, ...]:
     """Everything the policy's own decisions depend on, as absolute paths (and where
     their links lead): the packs, the settings file, the data dir (approvals,
-    counters, caches), the decision log, the hosted hooks files, the installed
-    hookpolicy (its package and, in a virtualenv, the whole environment), the Python
+    counters, caches), the decision log and its capture, the hosted hooks files, the
+    installed hookpolicy (its package and, in a virtualenv, the whole environment), the Python
     it runs under and everything that Python imports or runs at start
     (`_interpreter_paths`), the `policy` a shell would find on `PATH` before the real
     one (`_shadowing_names`), and the operator's `protected_paths`."""
@@ -326,6 +326,8 @@ def protected_paths(settings: Any) -> tuple[str, ...]:
         *settings.packs,
         settings.data_dir,
         settings.audit_path,
+        # the capture holds calls unmasked (`audit_capture_args` puts it under data_dir)
+        getattr(settings, "audit_capture_dir", None),
         os.environ.get(CONFIG_ENV) or None,
         *settings.claude_hooks,
         *settings.protected_paths,

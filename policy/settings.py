@@ -81,6 +81,10 @@ class _YamlSource(PydanticBaseSettingsSource):
         return dict(self._data)
 
 
+#: The longest retention a setting may name: dates beyond it overflow the calendar.
+_LONGEST_RETENTION = 100 * 365 * 86400.0
+
+
 class Settings(BaseSettings):
     """Everything the engine reads at start. Fields are documented in docs/settings.md."""
 
@@ -272,7 +276,10 @@ class Settings(BaseSettings):
             return None
         from policy.durations import parse_duration
 
-        return parse_duration(value)
+        seconds = parse_duration(value)
+        if not seconds <= _LONGEST_RETENTION:  # also NaN and infinity
+            raise ValueError("a retention of at most 100 years (use null to keep forever)")
+        return seconds
 
     @field_validator("server")
     @classmethod

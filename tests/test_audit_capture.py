@@ -27,9 +27,11 @@ from policy.audit_capture import read_capture
 from policy.audit_chain import verify_file
 from policy.codec import parts_from_json
 from policy.digest import args_digest
+from policy.errors import SettingsError
 from policy.facts import Caller, deciding_for
-from policy.settings import Settings
+from policy.settings import Settings, load_settings
 
+ROOT = Path(__file__).resolve().parent.parent
 POLICY = str(Path(sys.executable).with_name("policy"))
 TOKEN = "ghp_" + "z" * 36
 
@@ -198,6 +200,83 @@ def test_a_capture_file_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> No
     assert elsewhere.read_text() == ""
 
 
+def today_file(captures: Path) -> Path:
+    return captures / f"capture-{dt.datetime.now(dt.UTC).date().isoformat()}.jsonl"
+
+
+def test_a_capture_file_with_another_name_is_refused(tmp_path: Path) -> None:
+    """A hard link from a public place would show unmasked calls with that file's mode."""
+    captures, public = tmp_path / "capture", tmp_path / "public"
+    captures.mkdir(mode=0o700)
+    public.mkdir()
+    notes = public / "notes.txt"
+    notes.write_text("hello\n")
+    notes.chmod(0o644)
+    os.link(notes, today_file(captures))
+    with Engine(Settings(audit_path=tmp_path / "log", audit_capture_dir=captures)) as engine:
+        decision = engine.before_tool(ToolCall(tool="bash", args={"command": f"x {TOKEN}"}))
+    assert decision.action is Action.DENY_TOOL and decision.failure == "audit"
+    assert notes.read_text() == "hello\n"
+
+
+def test_a_loosened_capture_file_is_tightened_before_it_is_written(tmp_path: Path) -> None:
+    captures = tmp_path / "capture"
+    with Engine(Settings(audit_path=tmp_path / "log", audit_capture_dir=captures)) as engine:
+        engine.before_tool(ToolCall(tool="bash", args={"command": "first"}))
+    today_file(captures).chmod(0o644)
+    with Engine(Settings(audit_path=tmp_path / "log", audit_capture_dir=captures)) as engine:
+        engine.before_tool(ToolCall(tool="bash", args={"command": "second"}))
+    assert stat.S_IMODE(today_file(captures).stat().st_mode) == 0o600
+
+
+def test_a_shared_or_foreign_or_linked_capture_directory_is_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp: tightening it would break everyone else
+    linked = tmp_path / "linked"
+    own = tmp_path / "own"
+    own.mkdir(mode=0o700)
+    linked.symlink_to(own)
+    cases = [shared, linked]
+    if os.geteuid() == 0:  # root can hand a directory to somebody else
+        foreign = tmp_path / "foreign"
+        foreign.mkdir(mode=0o700)
+        os.chown(foreign, 65534, 65534)
+        cases.append(foreign)
+    for directory in cases:
+        settings = Settings(audit_path=tmp_path / "log", audit_capture_dir=directory)
+        with Engine(settings) as engine:
+            decision = engine.before_tool(ToolCall(tool="bash", args={"command": "ls"}))
+        assert decision.failure == "audit", directory
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+
+
+def test_a_file_dated_past_the_calendar_and_a_huge_retention_break_nothing(
+    tmp_path: Path,
+) -> None:
+    captures = tmp_path / "capture"
+    captures.mkdir(mode=0o700)
+    (captures / "capture-9999-12-31.jsonl").write_text("")
+    settings = Settings(
+        audit_path=tmp_path / "log", audit_capture_dir=captures, audit_capture_retention="36500d"
+    )
+    with Engine(settings) as engine:
+        assert engine.before_tool(ToolCall(tool="bash", args={"command": "ls"})).failure is None
+    with pytest.raises(SettingsError, match="at most 100 years"):
+        Settings(audit_capture_retention="100000000d")
+
+
+def test_the_capture_directory_is_one_of_the_policys_own_files(tmp_path: Path) -> None:
+    captures = tmp_path / "capture"
+    settings = Settings(
+        audit_path=tmp_path / "log", audit_capture_dir=captures, packs=[ROOT / "rules"]
+    )
+    with Engine(settings) as engine:
+        for command in (f"rm -rf {captures}", f"ln /etc/hostname {captures}/capture-2099-01-01.jsonl"):
+            decision = engine.before_tool(ToolCall(tool="bash", args={"command": command}))
+            assert decision.action is Action.DENY_TOOL, command
+
+
 def test_retention_deletes_old_dated_files_only(tmp_path: Path) -> None:
     captures = tmp_path / "capture"
     captures.mkdir(mode=0o700)
@@ -289,7 +368,9 @@ def test_the_record_names_the_workspace_the_packs_saw_and_who_asked(tmp_path: Pa
         assert line["caller"] == {"principal": "uid:1001", "home": "/home/bob", "workspace": seen}
 
 
-def test_audit_capture_args_now_turns_capture_on_in_the_data_dir(tmp_path: Path) -> None:
+def test_audit_capture_args_now_turns_capture_on_in_the_data_dir(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     data, log = tmp_path / "data", tmp_path / "decisions.log"
     config = tmp_path / "policy.yaml"
     config.write_text(f"audit_capture_args: true\ndata_dir: {data}\naudit_path: {log}\n")
@@ -298,10 +379,34 @@ def test_audit_capture_args_now_turns_capture_on_in_the_data_dir(tmp_path: Path)
         "apiVersion: hookpolicy/v1\nkind: RulePack\nname: allow\nrules:\n"
         "  - id: ok\n    tools: [bash]\n    action: allow\n"
     )
-    call = {"tool": "bash", "args": {"command": f"deploy --token={TOKEN}"}}
+    import policy.audit
+
+    policy.audit._capture_args_warned = False  # once per process: this test's process
+    args = {"command": f"deploy --token={TOKEN}"}
+    with caplog.at_level("WARNING"), Engine(load_settings(config, packs=[pack])) as engine:
+        engine.before_tool(ToolCall(tool="bash", args=args))
+    assert "audit_capture_args is deprecated" in caplog.text
+    assert f"full arguments go to {data / 'capture'}" in caplog.text
+    (record,) = records(log)
+    assert record["args"] == {"command": "deploy --token=***"}
+    (line,) = read_capture(data / "capture")
+    assert line["decision_id"] == record["decision_id"]
+    assert line["parts"]["args"] == args
+
+
+def json_of(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def test_a_dry_run_never_writes_the_capture(tmp_path: Path) -> None:
+    """`policy eval` decides calls nobody made: they stay out of what replay reads."""
+    captures = tmp_path / "capture"
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"audit_capture_dir: {captures}\ndata_dir: {tmp_path / 'data'}\n")
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+    call = {"tool": "bash", "args": {"command": "ls"}}
     done = subprocess.run(
-        [POLICY, "eval", "--config", str(config), "--packs", str(pack), orjson.dumps(call)],
+        [POLICY, "eval", "--config", str(config), "--packs", str(ROOT / "rules"), json_of(call)],
         capture_output=True,
         text=True,
         env=env,
@@ -309,13 +414,7 @@ def test_audit_capture_args_now_turns_capture_on_in_the_data_dir(tmp_path: Path)
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "audit_capture_args is deprecated" in done.stderr
-    assert f"full arguments go to {data / 'capture'}" in done.stderr
-    (record,) = records(log)
-    assert record["args"] == {"command": "deploy --token=***"}
-    (line,) = read_capture(data / "capture")
-    assert line["decision_id"] == record["decision_id"]
-    assert line["parts"]["args"] == call["args"]
+    assert not captures.exists()
 
 
 def test_a_claude_code_hook_captures_each_event_and_names_the_project(tmp_path: Path) -> None:

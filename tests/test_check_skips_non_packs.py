@@ -94,6 +94,10 @@ def test_a_skipped_file_is_a_note_in_json_and_sarif_never_an_error(
         ("apiVersion: hookpolicy/v1\nname: no-kind\nrules: []\n", "missing required key 'kind'"),
         ("kind: rulepack\nname: lower\n", "kind"),
         ("name: only-rules\nrules: []\n", "missing required key 'apiVersion'"),
+        # a slip away from a pack's own key: checked, so the slip is reported
+        ("ApiVersion: hookpolicy/v1\nKind: RulePack\nname: caps\nRules: []\n", "'Kind'"),
+        ("name: typo\nrule:\n  - id: x\n", "unknown key 'rule' (did you mean 'rules'?)"),
+        ("name: b\nbuiltin: {}\n", "unknown key 'builtin'"),
     ],
 )
 def test_a_file_with_a_pack_key_is_checked_so_a_typo_is_still_an_error(

@@ -297,3 +297,115 @@ def test_the_log_is_never_written_and_the_users_state_never_touched(live: Path) 
     run(live, live / "packs-ask", capture=True)
     assert (live / "decisions.log").read_bytes() == before
     assert not state.exists() or not any(state.iterdir())
+
+
+REWRITE_THEN_DENY = """
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: {name}
+priority: {priority}
+rules:
+{rules}
+"""
+FORCE = """  - id: make-it-force
+    tools: [bash]
+    when: args.command == "git push"
+    action: modify
+    set: {args.command: '"git push --force"'}
+"""
+NO_FORCE = """  - id: no-force
+    tools: [bash]
+    when: args.command.contains("--force")
+    action: deny
+    message: no force pushes
+"""
+
+
+def test_a_call_rewritten_and_then_denied_is_not_replayed_as_asked(tmp_path: Path) -> None:
+    """One pack rewrites `git push` into a force push, another denies that: the log
+    shows the rewritten call under the denial. Replayed from the log it would be judged
+    as if `--force` had been asked; it is not replayable without the capture."""
+    live, new = tmp_path / "live", tmp_path / "new"
+    live.mkdir()
+    new.mkdir()
+    (live / "a.yaml").write_text(REWRITE_THEN_DENY.format(name="a", priority=10, rules=FORCE).lstrip())
+    for directory in (live, new):
+        (directory / "b.yaml").write_text(REWRITE_THEN_DENY.format(name="b", priority=20, rules=NO_FORCE).lstrip())
+    log = tmp_path / "decisions.log"
+    settings = Settings(
+        packs=[live], data_dir=tmp_path / "d", audit_path=log, audit_capture_dir=tmp_path / "c"
+    )
+    with Engine(settings) as engine:
+        assert engine.before_tool(bash("git push", 1)).action.value == "deny_tool"
+    quiet = Settings(data_dir=tmp_path / "r", audit_path=None)
+    alone = replay(quiet, log, [new])
+    assert (alone.replayed, alone.changed) == (0, 0)
+    assert list(alone.not_replayable) == [
+        "the log shows the call as rewritten, not as asked (turn on audit_capture_dir)"
+    ]
+    from policy.audit_capture import read_capture
+
+    captured = captures_by_id(read_capture(tmp_path / "c"))
+    whole = replay(quiet, log, [new], captured=captured).to_json()
+    assert [(c["from"], c["to"], c["count"]) for c in whole["changes"]] == [
+        ("deny_tool", "continue", 1)
+    ]
+
+
+def test_records_the_log_cannot_give_back_whole_are_counted_never_replayed(
+    live: Path,
+) -> None:
+    """Older records without `cwd`, a cut tool name, arguments nested past Python's
+    recursion, a record that is no object: each counted with its reason."""
+    lines = (live / "decisions.log").read_bytes().splitlines()
+    ls = next(
+        orjson.loads(line) for line in lines if b'"command":"ls -la"' in line
+    )
+    old = {k: v for k, v in ls.items() if k != "cwd"}
+    cut = {**ls, "tool_raw": "x" * 256 + "…(+10 chars)"}
+    deep = b"[" * 900 + b"1" + b"]" * 900  # orjson reads it; Python cannot recurse so deep
+    nested = orjson.dumps(ls).replace(b'{"command":"ls -la"}', b'{"command":' + deep + b"}")
+    hostile = live / "hostile.log"
+    hostile.write_bytes(
+        b"\n".join([orjson.dumps(old), orjson.dumps(cut), nested, b"[1, 2, 3]"]) + b"\n"
+    )
+    report = replay(Settings(data_dir=live / "r", audit_path=None), hostile, [live / "packs-ask"])
+    assert report.replayed == 0 and report.changed == 0
+    reasons = set(report.not_replayable)
+    assert "written before the log recorded cwd (no capture line)" in reasons
+    assert "the log cut its tool_raw (turn on audit_capture_dir)" in reasons
+    assert any("RecursionError" in reason for reason in reasons), reasons
+    assert report.other_records == {"not a JSON record": 1}
+
+
+def test_a_budget_spent_by_calls_replay_cannot_see_is_uncertain_not_a_change(
+    live: Path,
+) -> None:
+    """Masked fetches spent the sender's 3/minute live; replayed from the log alone they
+    spend nothing, so the refusal they caused would look like a change."""
+    log = live / "budget.log"
+    settings = Settings(packs=[live / "packs-ask"], data_dir=live / "d3", audit_path=log)
+    secret = ToolCall(
+        tool="web_fetch", args={"url": f"https://x.example/?token=ghp_{'c' * 36}"}, sender="eve"
+    )
+    plain = ToolCall(tool="web_fetch", args={"url": "https://x.example/"}, sender="eve")
+    with Engine(settings) as engine:
+        assert [engine.before_tool(c).action.value for c in (secret, secret, secret, plain)] == [
+            "continue",
+            "continue",
+            "continue",
+            "deny_tool",
+        ]
+    report = replay(Settings(data_dir=live / "r3", audit_path=None), log, [live / "packs-ask"])
+    assert report.changed == 0
+    assert report.uncertain == {("deny_tool", "continue"): 1}
+
+
+def test_the_live_engines_own_files_stay_protected_in_a_replay(tmp_path: Path) -> None:
+    data, log = tmp_path / "data", tmp_path / "decisions.log"
+    settings = Settings(packs=[ROOT / "rules"], data_dir=data, audit_path=log)
+    with Engine(settings) as engine:
+        for n, command in enumerate((f"rm -rf {data}", f"echo forged >> {log}")):
+            assert engine.before_tool(bash(command, n)).action.value == "deny_tool"
+    report = replay(settings, log, [ROOT / "rules"])
+    assert (report.replayed, report.changed) == (2, 0)

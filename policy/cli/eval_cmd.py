@@ -167,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
             overrides["audit_path"] = Path(args.audit_log)
         if args.packs:
             overrides["packs"] = [Path(p) for p in args.packs]
+        # A dry run's calls are not traffic: never in the capture `policy replay` reads.
+        overrides.update(audit_capture_dir=None, audit_capture_args=False)
         settings = load_settings(args.config, **overrides)
         if settings.limits_storage_uri is None:
             # A dry run: its calls count in this process only, never against the budgets

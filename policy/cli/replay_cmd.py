@@ -48,7 +48,13 @@ def _captured(directory: Path | None) -> dict[str, Mapping[str, Any]]:
     from policy.audit_capture import read_capture
     from policy.replay.records import captures_by_id
 
-    return captures_by_id(read_capture(directory))
+    unreadable: list[str] = []
+    captured = captures_by_id(read_capture(directory, unreadable.append))
+    for problem in unreadable[:5]:
+        error(f"skipped: {problem}")  # its decision is then replayed from the log, or not
+    if len(unreadable) > 5:
+        error(f"skipped {len(unreadable) - 5} more unreadable capture line(s)")
+    return captured
 
 
 class _Bar:
@@ -130,6 +136,14 @@ def render(data: Mapping[str, Any]) -> Iterator[str]:
     yield f"unchanged: {data['unchanged']}" + (
         f" ({data['rules_changed']} decided by other rules)" if data["rules_changed"] else ""
     )
+    uncertain = data["uncertain"]
+    if uncertain["total"]:
+        yield (
+            f"uncertain: {uncertain['total']} (a rate limit or contract decided, after calls "
+            "of the same sender or session that could not be replayed)"
+        )
+        for change in uncertain["changes"]:
+            yield f"  {change['count']:>6}  {change['from']} -> {change['to']}"
     yield f"changed: {data['changed']}"
     for change in data["changes"]:
         rules = ", ".join(f"{rule} ({count})" for rule, count in change["rules"].items())

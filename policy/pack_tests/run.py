@@ -126,6 +126,8 @@ def _engine(
             approvals_store="memory://",  # answers scripted by `approve:` stay in this run
             interceptor_timeout_ms=_NO_DEADLINE_MS,
             audit_path=None,  # the decision log goes to the stream below, never a file
+            audit_capture_dir=None,  # nor the user's capture: test calls are not traffic
+            audit_capture_args=False,
         )
         with Engine(settings, audit_stream=io.StringIO(), clock=clock) as engine:
             yield engine

@@ -157,9 +157,10 @@ def not_a_pack(path: Path) -> str | None:
     None when it must be checked as one.
 
     Only a file that parses and whose every document is a mapping with none of
-    `PACK_KEYS` is not a pack. Anything else is checked, and its errors reported: a
-    file that does not parse, is empty, or has a `kind:` or `apiVersion:` at all (a
-    typo'd kind is an error, never a reason to skip a pack)."""
+    `PACK_KEYS`, nor a key a slip away from one (`_looks_like_pack_key`), is not a
+    pack. Anything else is checked, and its errors reported: a file that does not
+    parse, is empty, or has a `kind:` or `apiVersion:` at all (a typo'd kind is an
+    error, never a reason to skip a pack)."""
     from policy._yaml import load_yaml_documents
 
     try:
@@ -172,9 +173,26 @@ def not_a_pack(path: Path) -> str | None:
         return None
     if not all(isinstance(data, dict) for data in mappings):
         return None
-    if any(key in data for data in mappings for key in PACK_KEYS):
+    if any(_looks_like_pack_key(key) for data in mappings for key in data):
         return None
     return "not a rule pack (no apiVersion/kind)"
+
+
+def _looks_like_pack_key(key: object) -> bool:
+    """A top-level key that is, or is a slip away from, one only packs have: `Kind:`,
+    `ApiVersion:`, `rule:` mark a pack with a mistake (checked, so the mistake is
+    reported), never a file to skip."""
+    import difflib
+
+    if not isinstance(key, str):
+        return False
+    if key in PACK_KEYS:
+        return True
+    folded = key.lower().replace("_", "").replace("-", "")
+    return bool(difflib.get_close_matches(folded, _FOLDED_PACK_KEYS, n=1, cutoff=0.75))
+
+
+_FOLDED_PACK_KEYS = [key.lower() for key in (*PACK_KEYS, "enforcement")]
 
 
 def discover_walked(

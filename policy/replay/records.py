@@ -42,6 +42,8 @@ __all__ = [
 
 #: The context fields a record keeps of a call (policy.audit.context_fields).
 _CONTEXT = ("host", "session", "sender", "channel", "chat_id", "agent", "turn", "cwd")
+#: Every string a record may have cut that the replayed call or its caller needs whole.
+_WHOLE = (*_CONTEXT, "tool", "tool_raw", "call_id", "home", "workspace")
 #: How `policy.audit.cut` marks a string it shortened.
 _CUT = re.compile(r"…\(\+\d+ chars\)\Z")
 #: Failures the packs make again from the same call: an analysis that gave up on it
@@ -140,18 +142,24 @@ def _from_capture(point: HookPoint, captured: Mapping[str, Any], where: str) -> 
 
 def _from_log(record: Mapping[str, Any], where: str) -> tuple[tuple[Any, ...] | None, str]:
     """The before_tool call a masked record still holds whole, or why it holds none."""
+    if "cwd" not in record:
+        return None, "written before the log recorded cwd (no capture line)"
     cut = [
-        name for name in _CONTEXT if isinstance(record.get(name), str) and _CUT.search(record[name])
+        name for name in _WHOLE if isinstance(record.get(name), str) and _CUT.search(record[name])
     ]
     if cut:
         return None, f"the log cut its {cut[0]} (turn on audit_capture_dir)"
+    if record.get("rewritten") or record.get("action") == Action.MODIFY.value:
+        return None, "the log shows the call as rewritten, not as asked (turn on audit_capture_dir)"
     args = record.get("args")
     if not isinstance(args, Mapping):
         return None, "the log keeps no arguments"
-    if args_digest(args) != record.get("args_digest"):
+    try:
+        digest = args_digest(args)
+    except (RecursionError, TypeError, ValueError) as exc:
+        return None, f"unreadable arguments ({type(exc).__name__})"
+    if digest != record.get("args_digest"):
         return None, "arguments masked or cut in the log (turn on audit_capture_dir)"
-    if record.get("action") == Action.MODIFY.value:
-        return None, "the log shows the call as rewritten, not as asked (turn on audit_capture_dir)"
     fields: dict[str, Any] = {
         name: record[name] for name in _CONTEXT if isinstance(record.get(name), str)
     }
@@ -186,7 +194,7 @@ def logged_from(
     outcome = outcome_of(point_name, action, bool(record.get("needs_approval")))
     parts: tuple[Any, ...] | None = None
     skip = ""
-    caller = _caller(record.get("principal"), None, record.get("workspace"))
+    caller = _caller(record.get("principal"), record.get("home"), record.get("workspace"))
     if point is HookPoint.APPROVE_TOOL or point is HookPoint.EVENT:
         skip = "an approver's answer (reused for the call it answers)"
     elif record.get("failure") and record["failure"] not in _DETERMINISTIC_FAILURES:
@@ -194,7 +202,7 @@ def logged_from(
     elif captured is not None:
         try:
             parts = _from_capture(point, captured, where)
-        except InputError as exc:
+        except (InputError, RecursionError, TypeError, ValueError) as exc:
             skip = f"the capture line is unreadable: {exc}"
         else:
             given = captured.get("caller")
@@ -205,7 +213,7 @@ def logged_from(
     else:
         try:
             parts, skip = _from_log(record, where)
-        except InputError as exc:
+        except (InputError, RecursionError, TypeError, ValueError) as exc:
             parts, skip = None, f"the logged call is not a call: {exc}"
     call = parts[0] if parts and isinstance(parts[0], ToolCall) else None
     return Logged(

@@ -46,6 +46,8 @@ __all__ = ["Change", "Example", "Report", "replay"]
 #: The interceptor budget while replaying: a loaded machine running ten thousand
 #: decisions must not turn a slow one into a timeout's denial and a false change.
 _NO_DEADLINE_MS = 600_000
+#: What a hostile or garbled record raises while it is read (never a traceback).
+_HOSTILE = (RecursionError, TypeError, ValueError)
 #: Hook names whose decisions a replay engine makes again (the packs and builtins).
 _REPLAYED_HOOKS = ("pack:", "builtin:")
 
@@ -92,6 +94,12 @@ class Report:
     rules_changed: int = 0
     approvals_reused: int = 0
     not_replayable: Counter[str] = field(default_factory=Counter)
+    #: Outcomes a rate limit or contract changed for a sender or session some of whose
+    #: earlier calls could not be replayed (and so spent no budget here): not counted
+    #: as changes, since the live budget may have been spent by those calls.
+    uncertain: Counter[tuple[str, str]] = field(default_factory=Counter)
+    #: (principal, sender) and (principal, session) with a call not replayed so far.
+    _gaps: set[tuple[str, str, str]] = field(default_factory=set)
     #: Lines that are no decision (audit records, a torn line...), by event.
     other_records: Counter[str] = field(default_factory=Counter)
     changes: dict[tuple[str, str], Change] = field(default_factory=dict)
@@ -112,6 +120,13 @@ class Report:
             "not_replayable": {
                 "total": sum(self.not_replayable.values()),
                 "reasons": dict(self.not_replayable.most_common()),
+            },
+            "uncertain": {
+                "total": sum(self.uncertain.values()),
+                "changes": [
+                    {"from": before, "to": after, "count": count}
+                    for (before, after), count in self.uncertain.most_common()
+                ],
             },
             "other_records": dict(self.other_records.most_common()),
             "changes": [
@@ -149,13 +164,26 @@ class _ReplayClock:
 
 @contextmanager
 def _engine(settings: Settings, packs: Sequence[Path], clock: _ReplayClock) -> Iterator[Engine]:
+    from policy.audit import capture_settings
     from policy.engine import Engine
     from policy.hooks_config import HooksConfig
 
+    # The live engine's own files stay the policy's own files: a call that touched its
+    # data dir, log, capture or hooks files was refused as self-protection, and is
+    # judged so again although the replay keeps its state elsewhere.
+    capture, _ = capture_settings(
+        settings.audit_capture_dir,
+        None,
+        capture_args=settings.audit_capture_args,
+        data_dir=settings.data_dir,
+    )
+    live = [settings.data_dir, settings.audit_path, capture, *settings.claude_hooks]
+    protected = [*settings.protected_paths, *(p for p in live if p is not None)]
     with tempfile.TemporaryDirectory(prefix="policy-replay-") as scratch:
         replaying = settings.model_copy(
             update={
                 "packs": list(packs),
+                "protected_paths": protected,
                 # code and hosted hooks are not replayed (module docstring)
                 "hooks": HooksConfig(),
                 "claude_hooks": [],
@@ -213,8 +241,25 @@ def _answers(
             continue
         approval = record.get("approval")
         if isinstance(approval, Mapping) and "approved" in approval:
-            answers[approval_key(record)] = "approved" if approval["approved"] else "not approved"
+            try:
+                key = approval_key(record)
+            except _HOSTILE:
+                continue  # counted when the replay reads the record
+            answers[key] = "approved" if approval["approved"] is True else "not approved"
     return total, answers
+
+
+#: What the rule ids of builtins that count calls contain (their budgets need every call).
+_STATEFUL = ("/tool_policy", "/contract_scope")
+
+
+def _budget_keys(record: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+    """Whose budgets a record's call spends: its sender's and its session's."""
+    principal = str(record.get("principal") or "")
+    return {
+        ("sender", principal, str(record.get("sender") or "")),
+        ("session", principal, str(record.get("session") or "")),
+    }
 
 
 def _new_outcome(logged: Logged, decision: Decision) -> str:
@@ -289,12 +334,16 @@ def _replay_one(
     except InputError as exc:
         report.not_replayable[f"unreadable record: {exc}"] += 1
         return
+    except _HOSTILE as exc:  # nesting deeper than Python recurses, odd types
+        report.not_replayable[f"unreadable record ({type(exc).__name__})"] += 1
+        return
     hook = str(record.get("hook") or "")
     skip = logged.skip
     if not skip and hook and not hook.startswith(_REPLAYED_HOOKS):
         skip = "decided by a code or hosted hook, which replay does not run"
     if skip:
         report.not_replayable[skip] += 1
+        report._gaps.update(_budget_keys(record))
         return
     assert logged.parts is not None
     clock.at = logged.ts
@@ -320,6 +369,11 @@ def _replay_one(
         report.unchanged += 1
         if tuple(answer.rule_ids) != logged.rule_ids:
             report.rules_changed += 1
+        return
+    responsible = answer.rule_ids or logged.rule_ids
+    stateful = any(part in rule for rule in responsible for part in _STATEFUL)
+    if stateful and report._gaps.intersection(_budget_keys(record)):
+        report.uncertain[(before, after)] += 1
         return
     report.changed += 1
     change = report.changes.get((before, after))
