@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         before_llm,
         before_tool,
         on_event,
+        on_stop,
         user_prompt,
     )
     from policy.model import (
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         LLMRequest,
         LLMResponse,
         Prompt,
+        Stop,
         ToolCall,
         ToolResult,
     )
@@ -62,6 +64,7 @@ _EXPORTS = {
     "LLMRequest": "policy.model",
     "LLMResponse": "policy.model",
     "Prompt": "policy.model",
+    "Stop": "policy.model",
     "ToolCall": "policy.model",
     "ToolResult": "policy.model",
     "PolicyError": "policy.errors",
@@ -77,6 +80,7 @@ _EXPORTS = {
     "user_prompt": "policy.hooks",
     "approve_tool": "policy.hooks",
     "on_event": "policy.hooks",
+    "on_stop": "policy.hooks",
 }
 
 __all__ = [
@@ -97,6 +101,7 @@ __all__ = [
     "Prompt",
     "Settings",
     "SettingsError",
+    "Stop",
     "ToolCall",
     "ToolResult",
     "TurnAborted",
@@ -107,6 +112,7 @@ __all__ = [
     "before_llm",
     "before_tool",
     "on_event",
+    "on_stop",
     "user_prompt",
 ]
 

@@ -115,6 +115,7 @@ class FastSettings:
     hooks: NoHostedHooks
     claude_hooks: list[Path]
     claude_hooks_skip_unsupported = False
+    claude_hooks_allow: Literal["pass", "ignore"] = "pass"
     workspace: str | None = None
     protected_paths: list[Path]
     server: str | None = None
@@ -180,6 +181,7 @@ FIELDS = (
     "hooks",
     "claude_hooks",
     "claude_hooks_skip_unsupported",
+    "claude_hooks_allow",
     "workspace",
     "protected_paths",
     "server",
@@ -204,6 +206,7 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "cel_engine": (str,),
     "pack_cache": (bool,),
     "claude_hooks_skip_unsupported": (bool,),
+    "claude_hooks_allow": (str,),
     "workspace": (str, type(None)),
     "server": (str, type(None)),
     "server_owner": (str, type(None)),

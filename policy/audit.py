@@ -654,6 +654,9 @@ class DecisionLog:
                     # The record shows the call as a hook rewrote it (whatever decided
                     # after): not the call asked, which `policy replay` must know.
                     fields["rewritten"] = True
+                if decision.allowed_by is not None:
+                    # A hosted hook's `allow`, passed on to the host: whose promise it is.
+                    fields["allowed_by"] = decision.allowed_by
         elif isinstance(subject, LLMRequest):
             fields["model"] = cut(subject.model)
             fields["messages"] = len(subject.messages)

@@ -329,6 +329,10 @@ def _field_problem(value: Decision) -> str | None:
     for flag in ("needs_approval", "allowed"):
         if type(getattr(fields, flag)) is not bool:
             return f"{flag} must be a bool"
+    if fields.allowed_by is not None and not isinstance(fields.allowed_by, str):
+        return f"allowed_by must be a string, not {type(fields.allowed_by).__name__}"
+    if not isinstance(fields.context, str):
+        return f"context must be a string, not {type(fields.context).__name__}"
     if not isinstance(fields.reason, str):
         return f"reason must be a string, not {type(fields.reason).__name__}"
     return None
@@ -359,6 +363,8 @@ _CALL: Final = _SLOT["call"]
 _HOOK: Final = _SLOT["hook"]
 _NEEDS_APPROVAL: Final = _SLOT["needs_approval"]
 _ALLOWED: Final = _SLOT["allowed"]
+_ALLOWED_BY: Final = _SLOT["allowed_by"]
+_CONTEXT: Final = _SLOT["context"]
 _RULE_IDS: Final = _SLOT["rule_ids"]
 _WOULD: Final = _SLOT["would_action"]
 _IGNORED: Final = _SLOT["ignored"]
@@ -383,6 +389,10 @@ class Fold:
     needs_approval = False  # besides gates an `allow` lifts
     gates: tuple[ApprovalGate, ...] = ()
     allowed = False
+    #: The first hook that vouched for the call (`Decision.allowed_by`): it lifts no
+    #: gate, and the host hears of it only when nothing asks for approval.
+    allowed_by: str | None = None
+    context = ""  # what hooks added for the model (`Decision.context`)
     reason = ""  # why approval is needed, or why the payload was changed
     gated_reason = ""  # the reason a gate gave, dropped if an `allow` lifts the gate
     ungated = False  # a hook asked for approval naming no gate
@@ -447,6 +457,10 @@ class Fold:
             self.rule_ids += tuple(decision.rule_ids)
         if decision.ignored:
             self.ignored += tuple(decision.ignored)
+        if decision.context:
+            # Kept with a refusal too: Claude Code shows a denying hook's context.
+            added = decision.context
+            self.context = f"{self.context}\n{added}" if self.context else added
         if self.would is None and decision.would_action is not None:
             self.would = Action(decision.would_action)
         if action not in TERMINAL:
@@ -463,6 +477,9 @@ class Fold:
                     self.modified_by = reg.name
                     if not reg.trusted:
                         self.untrusted_modifier = reg.name
+                    # A hook's `allow` of the call before this rewrite vouches for
+                    # nothing now (the rewriter's own allow is taken below).
+                    self.allowed_by = None
             if decision.reason and (
                 (decision.needs_approval and not self.needs_approval)
                 or not (self.reason or self.needs_approval)
@@ -480,6 +497,8 @@ class Fold:
                     self.ungated = True
             if decision.allowed:
                 self.allowed = True
+            if decision.allowed_by and self.allowed_by is None:
+                self.allowed_by = reg.name  # the registered name: a hook vouches for itself
             return None
         return self._decision(
             action,
@@ -519,10 +538,14 @@ class Fold:
         if self.needs_approval or gates:
             values[_NEEDS_APPROVAL] = True
             values[_GATES] = gates
-        elif self.allowed:
-            values[_ALLOWED] = True
-            if self.gates and self.reason == self.gated_reason:
-                values[_REASON] = ""  # the reason was the lifted gate's
+        else:
+            if self.allowed:
+                values[_ALLOWED] = True
+                if self.gates and self.reason == self.gated_reason:
+                    values[_REASON] = ""  # the reason was the lifted gate's
+            # deny > ask > allow, as Claude Code combines its hooks' answers: a hook's
+            # `allow` reaches the decision only when nothing asked.
+            values[_ALLOWED_BY] = self.allowed_by
         return _make_decision(values)
 
     def _values(self, action: Action, reason: str) -> list[Any]:
@@ -536,6 +559,7 @@ class Fold:
         values[_WOULD] = self.would
         values[_IGNORED] = self.ignored
         values[_DECISION_ID] = self.decision_id
+        values[_CONTEXT] = self.context
         return values
 
     def _decision(self, action: Action, reason: str, **fields: Any) -> Decision:

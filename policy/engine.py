@@ -124,6 +124,9 @@ class Engine:
             settings = load_settings()
         self.settings = settings
         s = self.settings
+        #: A hook's `allow` (`Decision.allowed_by`) reaches the decision: setting
+        #: `claude_hooks_allow` (`ignore`: only our packs grant, as before).
+        self._hooks_allow = s.claude_hooks_allow == "pass"
         self._timeouts = Timeouts(
             observer=s.observer_timeout_ms / 1000,
             interceptor=s.interceptor_timeout_ms / 1000,
@@ -471,6 +474,7 @@ class Engine:
                 reason=f"decision log unavailable: {exc}",
                 failure="audit",
                 needs_approval=False,
+                allowed_by=None,
             )
         self._emit_decision(point, decision, subject if isinstance(subject, ToolCall) else None)
         return decision
@@ -562,6 +566,12 @@ class Engine:
                 decision = decision.replace(needs_approval=True)
         if decision.action is _RESPOND:
             decision = self._respond_guard.judge(decision)
+        if decision.allowed_by is not None and (
+            not self._hooks_allow or decision.needs_approval or decision.action not in _PASSED
+        ):
+            # A hook's `allow` is passed on only for a call that goes ahead unasked:
+            # never past an approval, a re-judgment's ask or a refusal (deny > ask > allow).
+            decision = decision.replace(allowed_by=None)
         return decision
 
     def _conclude_before_tool(self, decision: Decision, call: ToolCall, start: int) -> Decision:

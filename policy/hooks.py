@@ -28,6 +28,7 @@ from policy.model import (
     LLMRequest,
     LLMResponse,
     Prompt,
+    Stop,
     ToolCall,
     ToolResult,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "LLMInterceptor",
     "Observer",
     "PromptInterceptor",
+    "StopInterceptor",
     "ToolApprover",
     "ToolInterceptor",
     "after_llm",
@@ -47,6 +49,7 @@ __all__ = [
     "before_llm",
     "before_tool",
     "on_event",
+    "on_stop",
     "user_prompt",
 ]
 
@@ -80,6 +83,16 @@ class PromptInterceptor(Protocol):
     name: str
 
     def user_prompt(self, prompt: Prompt) -> Decision | None: ...
+
+
+class StopInterceptor(Protocol):
+    """Joins the end of a turn (`stop`): None or `continue` lets the agent stop; `modify`
+    with `stop.instruction` set keeps it going with that instruction. The method is
+    `on_stop`, not `stop`, so an object with a lifecycle `stop()` does not join it."""
+
+    name: str
+
+    def on_stop(self, stop: Stop) -> Decision | None: ...
 
 
 class ToolApprover(Protocol):
@@ -169,5 +182,6 @@ after_tool = _decorator(HookPoint.AFTER_TOOL)
 before_llm = _decorator(HookPoint.BEFORE_LLM)
 after_llm = _decorator(HookPoint.AFTER_LLM)
 user_prompt = _decorator(HookPoint.USER_PROMPT)
+on_stop = _decorator(HookPoint.STOP)
 approve_tool = _decorator(HookPoint.APPROVE_TOOL)
 on_event = _decorator(HookPoint.EVENT)

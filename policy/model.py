@@ -36,6 +36,7 @@ __all__ = [
     "LLMResponse",
     "PointSpec",
     "Prompt",
+    "Stop",
     "ToolCall",
     "ToolResult",
     "freeze",
@@ -127,7 +128,8 @@ def _frozen_seq(value: Iterable[Any] | None) -> tuple[Any, ...]:
 
 
 class HookPoint(StrEnum):
-    """Where in an agent's loop a hook runs (PicoClaw's names, plus Claude Code's prompt)."""
+    """Where in an agent's loop a hook runs (PicoClaw's names, plus Claude Code's prompt
+    and the end of a turn)."""
 
     BEFORE_LLM = "before_llm"
     AFTER_LLM = "after_llm"
@@ -135,6 +137,7 @@ class HookPoint(StrEnum):
     APPROVE_TOOL = "approve_tool"
     AFTER_TOOL = "after_tool"
     USER_PROMPT = "user_prompt"
+    STOP = "stop"
     EVENT = "event"
 
 
@@ -285,6 +288,30 @@ class Prompt(CallContext):
     text: str = ""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stop(CallContext):
+    """The agent is about to end its turn (Claude Code's Stop, and SubagentStop when
+    `subagent` names the subagent that is done).
+
+    A hook that wants the agent to go on instead answers `modify` with `instruction`
+    set: what the agent is told next ("the tests fail: fix them before you stop").
+    Hooks after it see that instruction, and may add to it. The chain's final
+    `instruction` decides: empty, the turn ends; otherwise the agent goes on with it.
+    `continued` is true when the agent is stopping again after a stop hook made it go
+    on (Claude Code's `stop_hook_active`): a hook that always refuses to stop would
+    keep it going forever, so a hook checks it.
+    """
+
+    #: The agent's last message (Claude Code's `last_assistant_message`).
+    message: str = ""
+    #: The subagent that is done (SubagentStop's `agent_type`); empty for the agent's turn.
+    subagent: str = ""
+    #: The agent went on once already because a stop hook asked it to.
+    continued: bool = False
+    #: What the agent is told to do instead of stopping; empty: the turn ends.
+    instruction: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class ApprovalGate:
     """Who must approve a call before it runs, and for how long they have.
@@ -322,6 +349,13 @@ class Decision(NamedTuple):
     payload fields carry the final values, `hook` names the hook that decided,
     and `decision_id` matches the decision-log line. `allowed` says an `allow`
     rule matched (it exempts the call from approval gates, never from a denial).
+    `allowed_by` names a hook that vouched for the call without being one of our
+    packs — a hosted Claude Code hook's `permissionDecision: allow` (an auto-approver):
+    on the chain's decision only when it is `continue`/`modify` and needs no approval,
+    it exempts the call from nothing here, but `policy hook claude` passes it on to the
+    host as `allow` (setting `claude_hooks_allow`). `context` is text hooks added for
+    the model at before_tool (Claude Code's PreToolUse `additionalContext`), which a
+    host that can show it shows after the tool's result.
 
     A NamedTuple rather than a frozen dataclass: it is just as immutable and is
     built on every hook answer of every call, where it costs 0.5 µs instead of
@@ -345,6 +379,14 @@ class Decision(NamedTuple):
     decision_id: str = ""
     #: The approval gates that cover the call (before_tool): who must approve it.
     gates: tuple[ApprovalGate, ...] = ()
+    #: The hook whose `allow` the host is given (the first that allowed, in chain order).
+    allowed_by: str | None = None
+    #: Context for the model at before_tool: each hook's piece, in the order they ran,
+    #: a line break between them.
+    context: str = ""
+    #: The end of the turn as the hooks leave it (stop): its `instruction`, when set,
+    #: is what the agent goes on with instead of stopping.
+    stop: Stop | None = None
 
     @property
     def blocked(self) -> bool:
@@ -593,6 +635,23 @@ POINTS: Mapping[str, PointSpec] = {
             tool=False,
             rules=True,
             variables={"prompt": "string"},
+            picoclaw=False,
+        ),
+        # The end of a turn (Claude Code's Stop / SubagentStop; PicoClaw has no
+        # interceptor there, only the `agent.turn.end` event). `modify` with
+        # `stop.instruction` keeps the agent going; refusing (a failing hook, a rule's
+        # failed condition) ends the turn with an error, never keeps it going.
+        PointSpec(
+            HookPoint.STOP,
+            method="on_stop",
+            payload_type=Stop,
+            field="stop",
+            actions=_AROUND,
+            fail_action=Action.ABORT_TURN,
+            approval=False,
+            tool=False,
+            rules=True,
+            variables={"stop": "map"},
             picoclaw=False,
         ),
         PointSpec(

@@ -170,6 +170,12 @@ class Settings(BaseSettings):
         description="Skip claude_hooks hooks of a type hookpolicy cannot run (prompt, agent, "
         "http, mcp_tool) at the events it runs, instead of refusing the file.",
     )
+    claude_hooks_allow: Literal["pass", "ignore"] = Field(
+        "pass",
+        description="What a claude_hooks hook's PreToolUse `allow` does: `pass` it on to the "
+        "host when nothing denies or asks (an auto-approver answers the permission prompt); "
+        "`ignore` it, so only your own packs grant.",
+    )
     workspace: str | None = Field(
         None,
         description="The directory the agent works in; default: CLAUDE_PROJECT_DIR, else the "

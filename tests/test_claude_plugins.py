@@ -3,8 +3,8 @@
 The plugin here is written the way published plugins are (Anthropic's hookify and
 security-guidance among them): a `.claude-plugin/plugin.json`, a `hooks/hooks.json`
 with a `description`, commands `python3 ${CLAUDE_PLUGIN_ROOT}/hooks/<script>.py`,
-and entries for events our chain has no point for (SessionStart, Stop,
-Notification). Its scripts read their rules from the project
+and entries for events our chain has no point for (SessionStart, Notification) and
+for Stop, which runs at the `stop` point. Its scripts read their rules from the project
 (`$CLAUDE_PROJECT_DIR/.claude/house-rules.local.json`), block with exit 2 and a
 message on stderr, rewrite with `updatedInput`, add context at a prompt and after an
 edit, format what was written and log every call. Facts they rely on (round 2 of
@@ -131,7 +131,8 @@ with open(os.path.join(os.environ["CLAUDE_PLUGIN_ROOT"], "calls.jsonl"), "a") as
 '''
 
 SESSION = '''
-"""Never run in our chain: SessionStart, Stop and Notification have no point there."""
+"""Never run before a tool or at a prompt: SessionStart and Notification have no point
+in the chain, and Stop runs only at the end of a turn."""
 import os
 open(os.path.join(os.environ["CLAUDE_PLUGIN_ROOT"], "session-ran"), "w").write("yes")
 '''
@@ -273,7 +274,8 @@ def test_a_plugin_with_lifecycle_events_loads_with_one_warning_naming_them(
         engine = build(plugin, workspace=str(project))
     (warning,) = warnings(caplog)
     assert str(plugin) in warning
-    assert "SessionStart (1 hook), Stop (1 hook), Notification (1 hook)" in warning
+    assert "SessionStart (1 hook), Notification (1 hook)" in warning
+    assert "Stop (1 hook)" not in warning  # a hook at the `stop` point now
     assert "no point in the hookpolicy chain" in warning
     hooked = [name for name in engine.chain_order("before_tool") if name.startswith("claude:")]
     assert hooked == [
@@ -301,7 +303,7 @@ def test_settings_keys_beside_the_hooks_are_ignored_with_the_warning(
                     "PreToolUse": [
                         {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 0"}]}
                     ],
-                    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+                    "Notification": [{"hooks": [{"type": "command", "command": "say done"}]}],
                 },
             }
         )
@@ -310,7 +312,7 @@ def test_settings_keys_beside_the_hooks_are_ignored_with_the_warning(
         engine = build(settings_json)
     (warning,) = warnings(caplog)
     assert "`$schema`, `permissions`, `statusLine` are ignored" in warning
-    assert "Stop (1 hook)" in warning
+    assert "Notification (1 hook)" in warning
     assert engine.before_tool(bash("ls")).action is Action.CONTINUE
 
 
@@ -377,7 +379,7 @@ def test_skip_unsupported_runs_the_rest_of_the_file(
         engine = build(plugin, workspace=str(project), claude_hooks_skip_unsupported=True)
     (warning,) = warnings(caplog)
     assert "not run: hooks.PreToolUse[0].hooks[0] (a 'prompt' hook:" in warning
-    assert "Stop (1 hook)" in warning  # the same one warning
+    assert "Notification (1 hook)" in warning  # the same one warning
     denied = engine.before_tool(bash("rm -rf build"))
     assert denied.action is Action.DENY_TOOL  # the file's command hooks run
 
@@ -420,10 +422,14 @@ def test_defaults_spelt_out_are_accepted_and_their_opposites_refused(
     spelt = {"type": "command", "command": "exit 0", "async": False, "once": False}
     plugin = write_plugin(tmp_path / "ok", {"hooks": {"PreToolUse": [{"hooks": [spelt]}]}})
     build(plugin, workspace=str(tmp_path))
+    once = {**spelt, "once": True}
+    plugin = write_plugin(tmp_path / "once", {"hooks": {"PreToolUse": [{"hooks": [once]}]}})
+    with pytest.raises(SettingsError, match="once: a skill-frontmatter field"):
+        build(plugin)
+    # `"async": true` loads: the hook runs in the background (tests/test_claude_hooks_file_r2.py).
     background = {**spelt, "async": True}
     plugin = write_plugin(tmp_path / "bg", {"hooks": {"PreToolUse": [{"hooks": [background]}]}})
-    with pytest.raises(SettingsError, match="async: background hooks cannot decide a call"):
-        build(plugin)
+    assert read_hooks_file(plugin).specs[0].background
 
 
 # ---------------------------------------------------------- cwd and env (item 5)

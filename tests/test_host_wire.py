@@ -157,6 +157,8 @@ def test_one_event_list_for_the_server_and_the_hooks_file() -> None:
         "PostToolUse",
         "PostToolUseFailure",
         "UserPromptSubmit",
+        "Stop",
+        "SubagentStop",
     )
     assert set(claude.POINT_EVENTS) >= claude.TOOL_EVENTS
     assert set(claude.POINT_EVENTS) >= claude.GUARD_EVENTS

@@ -1075,12 +1075,12 @@ def test_invalid_json_is_reported_at_its_line_and_column(tmp_path: Path) -> None
             {
                 "hooks": {
                     "PreToolUse": [
-                        {"hooks": [{"type": "command", "command": "true", "async": True}]}
+                        {"hooks": [{"type": "command", "command": "true", "asyncRewake": True}]}
                     ]
                 }
             },
-            "hooks.PreToolUse[0].hooks[0].async",
-            "background hooks cannot decide a call",
+            "hooks.PreToolUse[0].hooks[0].asyncRewake",
+            "wakes the model later",
         ),
     ],
 )

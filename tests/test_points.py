@@ -19,7 +19,7 @@ from policy.packs.schema import RulePoint
 from policy.settings import Settings
 
 TOOL_POINTS = {"before_tool", "after_tool"}
-ALL_RULE_POINTS = {"before_tool", "after_tool", "before_llm", "after_llm", "user_prompt"}
+ALL_RULE_POINTS = {"before_tool", "after_tool", "before_llm", "after_llm", "user_prompt", "stop"}
 
 
 def test_every_point_has_one_row_under_its_own_name() -> None:
@@ -42,6 +42,7 @@ def test_a_failure_denies_the_tool_before_it_runs_and_aborts_the_turn_elsewhere(
         "approve_tool": Action.DENY_TOOL,
         "after_tool": Action.ABORT_TURN,
         "user_prompt": Action.ABORT_TURN,
+        "stop": Action.ABORT_TURN,  # a failure never keeps the agent going
         "event": Action.CONTINUE,
     }
 

@@ -54,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Run calls through the chain and print one Decision per line as JSON. INPUT is "
             "JSON text, @FILE, or - for stdin: one object, an array, or JSON lines. An object "
-            "is a bare call for --point, or {point, call, result, request, response, prompt}."
+            "is a bare call for --point, or {point, call, result, request, response, prompt, "
+            "stop}; a decision-log line is decided as the call it logged."
         ),
     )
     ev.add_argument("input", nargs="?", default="-", metavar="INPUT")

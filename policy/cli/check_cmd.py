@@ -231,6 +231,19 @@ def _hosted_findings(settings: Any) -> list[Diagnostic]:
                     "rule",
                 )
             )
+        if read.ignored:
+            # Claude Code ignores them too; a misspelt `matcher` or `timeout` is among them.
+            found.append(
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "warning",
+                    "hosted-field-ignored",
+                    f"fields Claude Code ignores, and so does hookpolicy: "
+                    f"{'; '.join(read.ignored)}",
+                )
+            )
     return found
 
 

@@ -233,6 +233,8 @@ def _said(said: Any) -> str:
         text += ", needs approval"
     if said.get("allowed"):
         text += ", allowed"
+    if said.get("allowed_by"):
+        text += f", allowed by hook {said['allowed_by']}"
     if said.get("rule_ids"):
         text += f" [{', '.join(said['rule_ids'])}]"
     if said.get("reason"):

@@ -59,6 +59,8 @@ SET_TARGETS: dict[str, dict[str, str]] = {
     "before_llm": {"request.model": "string", "request.options": "map", "request.options.*": "any"},
     "after_llm": {"response.content": "string", "response.reasoning": "string"},
     "user_prompt": {"prompt": "string"},
+    # What the agent goes on with instead of stopping ("" lets it stop).
+    "stop": {"stop.instruction": "string"},
 }
 
 RESPOND_FIELDS: dict[str, str] = {

@@ -91,7 +91,7 @@ def _check_approve(on: str, approve: Approve | None, expect: Expect | None) -> N
 
 
 #: What a test may give a decision about, by the point's part names (policy.model.POINTS).
-TEST_PARTS = ("call", "result", "request", "response", "prompt")
+TEST_PARTS = ("call", "result", "request", "response", "prompt", "stop")
 
 
 def _check_test_dir(value: str | None) -> str | None:
@@ -126,6 +126,7 @@ class PriorCall(Node):
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
     prompt: dict[str, Any] | None = None
+    stop: dict[str, Any] | None = None
     repeat: int = Field(default=1, ge=1, le=10_000)
 
 
@@ -145,6 +146,7 @@ class TestStep(Node):
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
     prompt: dict[str, Any] | None = None
+    stop: dict[str, Any] | None = None
     repeat: int = Field(default=1, ge=1, le=10_000)
     approve: Approve | None = None
     expect: Expect
@@ -188,6 +190,7 @@ class PackTest(Node):
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
     prompt: dict[str, Any] | None = None
+    stop: dict[str, Any] | None = None
     approve: Approve | None = None
     expect: Expect | None = None
     sequence: list[TestStep] | None = None

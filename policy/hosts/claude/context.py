@@ -10,6 +10,11 @@ an answer writer for a host that takes context but no rewrite (`policy hook clau
 gets the context back with `prompt_context` / `result_context` and hands it on as
 `additionalContext`, where a real rewrite gives None.
 
+Before a tool there is no text to add to — a call's arguments are no place for words
+to the model — so PreToolUse context travels apart from the call, on the decision
+(`Decision.context`), and `policy hook claude` answers it as `additionalContext` beside
+whatever verdict it gives (`claude.wire.with_pre_tool_context`).
+
 Pure string work with no imports, so the one-event `policy hook` can use it cheaply.
 """
 

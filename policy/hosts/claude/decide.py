@@ -28,6 +28,7 @@ from policy.hosts.claude.wire import (
     call_of,
     prompt_of,
     result_of,
+    with_pre_tool_context,
 )
 
 __all__ = ["decide", "route_approval", "waits_for_approvers"]
@@ -124,11 +125,26 @@ def _pre_tool(
     per_event: bool = True,
     decided: Any = None,
 ) -> dict[str, Any] | None:
+    call = call_of(event)
+    decision = decided if decided is not None else engine.before_tool(call)
+    answer = _pre_tool_answer(engine, event, call, decision, approval, budget, per_event)
+    # Context hooks added for the model goes with whatever the answer is: Claude Code
+    # shows it after the tool's result, or after a refusal's reason.
+    return with_pre_tool_context(answer, decision.context)
+
+
+def _pre_tool_answer(
+    engine: Any,
+    event: HookEvent,
+    call: Any,
+    decision: Any,
+    approval: str,
+    budget: float | None,
+    per_event: bool,
+) -> dict[str, Any] | None:
     from policy.codec import to_dict
     from policy.model import Action
 
-    call = call_of(event)
-    decision = decided if decided is not None else engine.before_tool(call)
     action = decision.action
     if action in (Action.ABORT_TURN, Action.HARD_ABORT):
         return {**answer_pre_tool("deny", decision.reason), **answer_stop_turn(decision.reason)}
@@ -176,15 +192,20 @@ def _pre_tool(
             return answer_pre_tool("ask", decision.reason or "a person must approve", updated)
         return _approve(engine, decision, decision.call or call, mode, budget, updated, per_event)
     if updated is not None:
-        if decision.allowed or not event.dialect.allow_skips_permissions:
+        if decision.allowed or decision.allowed_by or not event.dialect.allow_skips_permissions:
             # An `allow` rule judged the rewritten call (the engine judges a rewrite
-            # again: chain invariant). Agentao's `allow` lifts none of its own checks.
+            # again: chain invariant), or a hosted hook allowed it (an MCP rewrite its
+            # hook also allowed). Agentao's `allow` lifts none of its own checks.
             return answer_pre_tool("allow", decision.reason or "rewritten by policy", updated)
         # A rewrite is no verdict: Claude Code applies `updatedInput` alone and its own
         # permission rules then decide on the rewritten input (checked by running it).
         return answer_rewritten(updated)
     if decision.allowed:
         return answer_pre_tool("allow", decision.reason or "allowed by policy")
+    if decision.allowed_by:
+        # A hosted hook's `allow` (an auto-approver), with nothing denying or asking: the
+        # engine drops it otherwise, or when `claude_hooks_allow: ignore`.
+        return answer_pre_tool("allow", decision.reason or f"allowed by hook {decision.allowed_by}")
     return None  # no rule decided: the host's own permission rules apply
 
 
@@ -262,6 +283,21 @@ def _prompt(engine: Any, event: HookEvent) -> dict[str, Any] | None:
     return None
 
 
+def _stop(engine: Any, event: HookEvent) -> dict[str, Any] | None:
+    """Stop / SubagentStop: `decision: "block"` with the instruction the hooks left
+    keeps the agent going; `abort_turn` ends the turn with its reason (`continue:
+    false`, which Claude Code lets win over a block); anything else lets it stop."""
+    from policy.hosts.claude.wire import answer_stop, stop_of
+    from policy.model import Action
+
+    decision = engine.decide_at("stop", stop_of(event))
+    if decision.action in (Action.ABORT_TURN, Action.HARD_ABORT):
+        return answer_stop_turn(decision.reason or "turn ended by policy")
+    if decision.stop is not None and decision.stop.instruction:
+        return answer_stop(decision.stop.instruction)
+    return None
+
+
 def _observe(engine: Any, event: HookEvent) -> None:
     from policy.model import Event
 
@@ -290,5 +326,8 @@ def decide(
         return _post_tool(engine, event)
     if point == "user_prompt":
         return _prompt(engine, event)
+    if point == "stop":
+        _observe(engine, event)  # observers heard `claude-code.Stop` before it had a point
+        return _stop(engine, event)
     _observe(engine, event)
     return None

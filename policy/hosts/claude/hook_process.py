@@ -151,6 +151,9 @@ def _answer_one(args: argparse.Namespace) -> None:
         # The watchdog keeps running through close: a host that waits past its hook
         # timeout treats the hook as failed (and lets the call run), answer or not.
         if engine is not None:
+            background = sys.modules.get("policy.hosts.claude.background")
+            if background is not None:  # async hooks are Claude Code's session's, not ours
+                background.outlive_close()
             try:
                 engine.close()
             except Exception as exc:  # noqa: BLE001 - the answer is out; say why on stderr

@@ -14,10 +14,13 @@ Anything the loader does not understand stops the engine from starting, naming t
 file and the field: a hook that loads and never runs would look like protection it is
 not. What a real plugin or settings file carries besides the hooks we run is read and
 set aside, named in the file's one warning (`HooksFile.skipped`): events with no point
-in our chain (Stop, SessionStart, Notification, ...; and names we do not know, which
+in our chain (SessionStart, Notification, ...; and names we do not know, which
 Claude Code ignores too, unless one looks like a misspelt point event), settings keys
 (`permissions`, `statusLine`, ...), and hook types we cannot run (`prompt`, `agent`,
-`http`, `mcp_tool`) that the host itself does not run. At an event that runs here such
+`http`, `mcp_tool`) that the host itself does not run, and fields of a matcher group or
+a hook that Claude Code ignores too (`description`, `id`, ...: `HooksFile.ignored`,
+with a "did you mean" for a misspelt field). A hook with `"async": true` is read as a
+`background` one (Claude Code starts it and does not wait). At an event that runs here such
 a type is refused unless the operator chose `skip_unsupported` (the
 `claude_hooks_skip_unsupported` setting): before the call it could refuse it, after it
 replace the output. Hooks of events that can refuse in Claude Code but have no point
@@ -136,6 +139,9 @@ class Spec:
     #: plugin manifest): its commands run in the project the call is for, as Claude
     #: Code runs a plugin's hooks, not in the plugin (`project_dir` is None).
     plugin: bool = False
+    #: `"async": true`: Claude Code starts it and goes on without waiting; what it
+    #: answers decides nothing (`claude.background` runs it so).
+    background: bool = False
 
     @property
     def name(self) -> str:
@@ -174,6 +180,9 @@ class HooksFile:
     #: Events whose hooks could refuse something in the host (REFUSING_EVENTS) and are
     #: not run here, with how many hooks each lists: `policy check` reports them.
     unguarded: dict[str, int]
+    #: Fields of matcher groups and hooks that Claude Code ignores and so does the
+    #: loader (`description`, `id`, ...), by field path: `policy check` reports them.
+    ignored: tuple[str, ...] = ()
 
 
 class _Invalid(Exception):
@@ -215,10 +224,28 @@ def _read(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"invalid settings:\n  claude_hooks: {path}:{exc.lineno}:{exc.colno}: "
-            f"invalid JSON: {exc.msg}"
+            f"invalid JSON: {exc.msg}{_not_json_hint(text, exc.pos)}"
         ) from None
     except ValueError as exc:
         raise settings_error(path, f"invalid JSON: {exc}") from None
+
+
+def _not_json_hint(text: str, pos: int) -> str:
+    """Why a JSON error matters when it is a comment or a trailing comma, which some
+    editors allow: Claude Code does not load such a file either (2.1.332 and 2.1.197,
+    run: a settings.json with a `//` or `/* */` comment or a trailing comma is skipped
+    whole and silently, its hooks never run; a plugin's hooks.json fails to load)."""
+    rest = text[pos:].lstrip()
+    if rest.startswith(("//", "/*")):
+        what = "a comment"
+    elif rest.startswith(("}", "]")) and text[:pos].rstrip().endswith(","):
+        what = "a trailing comma"
+    else:
+        return ""
+    return (
+        f" ({what} is not JSON; Claude Code does not load this file either and runs "
+        "none of its hooks, so remove it)"
+    )
 
 
 def _plugin_root(path: Path) -> tuple[Path, bool]:
@@ -256,14 +283,25 @@ def _string(value: Any, where: str, *, empty: bool = False) -> str:
 
 
 def _check_keys(
-    obj: Mapping[str, Any], allowed: set[str], where: str, refused: Mapping[str, str]
+    obj: Mapping[str, Any],
+    allowed: set[str],
+    where: str,
+    refused: Mapping[str, str],
+    ignored: list[str] | None = None,
 ) -> None:
+    """Refuse the `refused` fields (unless false and in _NO_OP_WHEN_FALSE); a field
+    outside `allowed` is refused too, or, given `ignored`, added to it by field path
+    (Claude Code ignores what it does not know on a matcher group or a hook: plugin
+    sets put `description`, `id`, `name` there)."""
     for key in obj:
         if key in refused:
             if key in _NO_OP_WHEN_FALSE and obj[key] is False:
-                continue  # `"async": false` asks for what every hook here does
+                continue  # `"once": false` asks for what every hook here does
             raise _Invalid(f"{where}.{key}", refused[key])
         if key not in allowed:
+            if ignored is not None:
+                ignored.append(f"{where}.{key}")
+                continue
             raise _Invalid(
                 f"{where}.{key}",
                 f"unknown field (known: {', '.join(sorted(allowed))})",
@@ -271,7 +309,7 @@ def _check_keys(
 
 
 #: Refused fields that say nothing when false (real plugins spell the defaults out).
-_NO_OP_WHEN_FALSE = frozenset({"async", "asyncRewake", "once"})
+_NO_OP_WHEN_FALSE = frozenset({"asyncRewake", "once"})
 
 
 def _events(doc: Any, skipped: list[str]) -> tuple[dict[str, Any], str, Any]:
@@ -352,7 +390,7 @@ def _file_shape(events: Mapping[str, Any], prefix: str, contract: Any) -> Dialec
 
 def _runs_here(event: str, where: str) -> bool:
     """Whether the hooks of `event` run in our chain. An event our chain has no point
-    for (Stop, SessionStart, ..., and names we do not know: Claude Code ignores those,
+    for (SessionStart, Notification, ..., and names we do not know: Claude Code ignores those,
     and its newer versions add events) is set aside: its hooks stay the host's
     business. A name that looks like a misspelt point event (`PreToolUze`) is refused:
     its guard would silently never run."""
@@ -392,8 +430,11 @@ def _unsupported(
     such event a hook the host runs can change what happens (stop the call or the
     prompt, replace or hold back the tool's output), unless the operator chose to skip
     such hooks. A type the host itself does not run (Agentao's `http`) is refused only
-    where a guard was clearly meant: it protects nothing in its own host either."""
-    if not skip_unsupported and (host_runs or event in GUARD_EVENTS):
+    where a guard was clearly meant: it protects nothing in its own host either. At
+    Stop one is skipped with the warning: not running it can only let the agent stop
+    sooner, and refusing the file would drop its guards too."""
+    at_stop = EVENTS.get(event) == "stop"
+    if not skip_unsupported and not at_stop and (host_runs or event in GUARD_EVENTS):
         could = (
             "replace or hold back the tool's output"
             if event not in GUARD_EVENTS
@@ -411,10 +452,18 @@ def _unsupported(
 
 
 _CLAUDE_GROUP_KEYS = {"matcher", "hooks"}
-_CLAUDE_HANDLER_KEYS = {"type", "command", "args", "timeout", "statusMessage", "onFailure"}
+_CLAUDE_HANDLER_KEYS = {
+    "type",
+    "command",
+    "args",
+    "timeout",
+    "statusMessage",
+    "onFailure",
+    "async",
+}
 _CLAUDE_REFUSED_FIELDS = {
-    "async": "background hooks cannot decide a call; hookpolicy runs every hook in the chain",
-    "asyncRewake": "background hooks cannot decide a call; hookpolicy runs every hook in the chain",
+    "asyncRewake": "a background hook whose exit 2 wakes the model later, which hookpolicy "
+    "has no turn to do in; use `async` (runs detached, decides nothing) or a plain hook",
     "if": "permission-rule filters (`Bash(rm *)`) are not evaluated here; filter in the "
     "command, or write the rule as a pack rule",
     "once": "a skill-frontmatter field; a hooks file has no session to run a hook once in",
@@ -448,6 +497,7 @@ class _Reader:
         self._events_skipped: dict[str, int] = {}
         self.unguarded: dict[str, int] = {}
         self._events_unknown: dict[str, int] = {}
+        self.ignored: list[str] = []
 
     def events(self, events: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
         """(event, its field path, its entries) for the events that run here; the
@@ -491,6 +541,8 @@ class _Reader:
                 f"hooks of events hookpolicy does not know are not run: "
                 f"{_counted(self._events_unknown)}"
             )
+        if self.ignored:
+            notes.append(_ignored_note(self.ignored))
         return notes + self.skipped
 
     def spec(self, **fields: Any) -> Spec:
@@ -501,6 +553,31 @@ class _Reader:
             plugin=self.plugin,
             **fields,
         )
+
+
+#: How many field paths the warning names before it counts the rest.
+_NAMED_FIELDS = 6
+#: The fields a group or a hook may have, for "did you mean" in the warning.
+_KNOWN_FIELDS = ("matcher", "hooks", *sorted(_CLAUDE_HANDLER_KEYS))
+
+
+def _ignored_note(ignored: list[str]) -> str:
+    """The warning's sentence about fields Claude Code ignores: their paths (the first
+    few), and a guess when one looks like a misspelt field (`matchr`, `timout`),
+    which Claude Code ignores too, so its hook runs for every tool or by default."""
+    import difflib
+
+    named = ", ".join(ignored[:_NAMED_FIELDS])
+    if len(ignored) > _NAMED_FIELDS:
+        named += f" and {len(ignored) - _NAMED_FIELDS} more"
+    guesses = []
+    for path in ignored:
+        key = path.rsplit(".", 1)[-1]
+        close = difflib.get_close_matches(key, _KNOWN_FIELDS, n=1, cutoff=_MISSPELT)
+        if close:
+            guesses.append(f"{path}: did you mean `{close[0]}`?")
+    note = f"fields Claude Code ignores are ignored here too: {named}"
+    return note + (f" ({'; '.join(guesses)})" if guesses else "")
 
 
 def _counted(events: Mapping[str, int]) -> str:
@@ -575,15 +652,16 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
     for event, here, groups in reader.events(events):
         for _g, gwhere, group in _groups(groups, here, strict=True):
-            _check_keys(group, _CLAUDE_GROUP_KEYS, gwhere, {})
+            _check_keys(group, _CLAUDE_GROUP_KEYS, gwhere, {}, reader.ignored)
             matcher = _ALL
             if group.get("matcher") is not None:
                 pattern = _string(group["matcher"], f"{gwhere}.matcher", empty=True)
                 if event not in TOOL_EVENTS and pattern not in ("", "*"):
+                    every = "at every stop" if EVENTS.get(event) == "stop" else "for every prompt"
                     raise _Invalid(
                         f"{gwhere}.matcher",
                         f"{event} takes no matcher: Claude Code ignores it and runs the hook "
-                        "for every prompt. Remove it, or filter in the command",
+                        f"{every}. Remove it, or filter in the command",
                     )
                 try:
                     matcher = _claude_matcher(pattern)
@@ -600,8 +678,13 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                     raise _Invalid(
                         f"{hwhere}.type", f"unknown hook type {kind!r} (hookpolicy runs 'command')"
                     )
-                _check_keys(handler, _CLAUDE_HANDLER_KEYS, hwhere, _CLAUDE_REFUSED_FIELDS)
+                _check_keys(
+                    handler, _CLAUDE_HANDLER_KEYS, hwhere, _CLAUDE_REFUSED_FIELDS, reader.ignored
+                )
                 command = _string(handler.get("command"), f"{hwhere}.command")
+                background = handler.get("async", False)
+                if not isinstance(background, bool):
+                    raise _Invalid(f"{hwhere}.async", f"must be true or false, not {background!r}")
                 args: tuple[str, ...] | None = None
                 if "args" in handler:
                     raw_args = handler["args"]
@@ -628,6 +711,7 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                         command=command,
                         args=args,
                         timeout=timeout,
+                        background=background,
                     )
                 )
     return specs
@@ -803,4 +887,4 @@ def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
             specs = _nested_specs(reader, events)
     except _Invalid as exc:
         raise settings_error(path, str(exc)) from None
-    return HooksFile(path, specs, skipped + reader.notes(), reader.unguarded)
+    return HooksFile(path, specs, skipped + reader.notes(), reader.unguarded, tuple(reader.ignored))

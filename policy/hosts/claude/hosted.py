@@ -19,9 +19,10 @@ contract is kept exactly where it is a fact (docs/hosts.md lists the sources):
 Which of the two a hook is in is its `Spec.dialect` (`claude.dialect`: the flat shape
 is the one of a dialect with `flat_payloads`).
 
-Where we part from both hosts, on purpose: a command that cannot start, times out or
-is killed by a signal is a hook FAILURE (the chain's failure policy decides, by default
-a denial) where the hosts let the call run; a verdict field that is malformed (an
+Where we part from both hosts, on purpose: before the tool and at a prompt, a command
+that cannot start, times out or is killed by a signal is a hook FAILURE (the chain's
+failure policy decides, by default a denial, with a reason that names the fix — "not
+executable: chmod +x …") where the hosts let the call run; a verdict field that is malformed (an
 unknown `permissionDecision`, `continue: "no"`) is a failure too. At the points where
 a hook guards, PreToolUse and UserPromptSubmit, so is a crash: both hosts call an exit
 status other than 0 and 2 a "non-blocking error" and go on, so a guard that dies on an
@@ -31,10 +32,11 @@ and exit 0 with stdout that starts like a JSON verdict (`{`) but does not parse 
 too, where the hosts take it as plain text. For Agentao's flat shape the same holds for
 statuses other than 0 and 2 (its exit 2 stays ignored, as Agentao ignores it), except
 that a refusal the hook printed still stands, as Agentao would apply it. After the tool
-(PostToolUse, PostToolUseFailure) the call has run and we follow the hosts: a bad exit
-or unreadable output is logged as a warning on the `policy.hosted` logger and the
-result goes on. Plain text on exit 0 stays what the hosts make of it (ignored before a
-tool, context at a prompt).
+(PostToolUse, PostToolUseFailure) the call has run and we follow the hosts: any
+failure — a command that cannot start, times out or crashes, a bad exit, unreadable
+output — is logged as a warning on the `policy.hosted` logger and the result goes on.
+Plain text on exit 0 stays what the hosts make of it (ignored before a tool, context
+at a prompt).
 
 Where the commands run is Claude Code's choice too: a hooks file of a project
 (`<project>/.claude/hooks.json`) runs its commands in that project; a plugin's
@@ -79,7 +81,7 @@ from policy.hosts.claude.command import (
 from policy.hosts.claude.context import after_blocks, context_block
 from policy.hosts.claude.hooks_file import Spec, read_hooks_file, settings_error, type_name
 from policy.hosts.claude.names import HostNames, is_mcp
-from policy.model import Action, CallContext, Decision, Prompt, ToolCall, ToolResult
+from policy.model import Action, CallContext, Decision, Prompt, Stop, ToolCall, ToolResult
 
 __all__ = ["CommandHookError", "load_claude_hooks"]
 
@@ -122,14 +124,19 @@ class _CommandHook:
     inline = False
 
     def __init__(
-        self, spec: Spec, names: HostNames, priority: int, workspace: Path | None = None
+        self,
+        spec: Spec,
+        names: HostNames,
+        priority: int,
+        workspace: Path | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         self.name = spec.name
         self.priority = priority
         self.timeout_ms = round(spec.timeout * 1000) + _CHAIN_SLACK_MS
         self.spec = spec
         self._names = names
-        self._command = Command(spec)
+        self._command = Command(spec, data_dir)
         self._workspace = workspace
 
     def __repr__(self) -> str:
@@ -295,9 +302,11 @@ class _PreToolUse(_CommandHook):
             raise CommandHookError(
                 f"`permissionDecision` must be allow, deny, ask or defer, not {verdict!r}"
             )
-        self._drop_context(specific)
+        context = self._pre_context(specific)
         if verdict == "deny":
-            return Decision(Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}")
+            return Decision(
+                Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}", context=context
+            )
         updated = specific.get("updatedInput")
         if updated is not None and not isinstance(updated, dict):
             raise CommandHookError(f"`updatedInput` must be an object, not {type_name(updated)}")
@@ -306,6 +315,9 @@ class _PreToolUse(_CommandHook):
             reason = f"hook {self.name!r} asks for approval"
         if verdict == "defer":
             reason = f"hook {self.name!r} deferred the decision: {reason}"
+        # An auto-approver's `allow` vouches for the call (`Decision.allowed_by`): the chain
+        # passes it to the host only when nothing denies or asks, and it lifts no gate.
+        allowed_by = self.name if verdict == "allow" else None
         if updated is not None:
             args = _input_back(updated, renamed)
             return Decision(
@@ -313,9 +325,13 @@ class _PreToolUse(_CommandHook):
                 reason=reason or f"input rewritten by hook {self.name!r}",
                 call=call.replace(args=args),
                 needs_approval=ask,
+                allowed_by=allowed_by,
+                context=context,
             )
         if ask:
-            return Decision(Action.CONTINUE, reason=reason, needs_approval=True)
+            return Decision(Action.CONTINUE, reason=reason, needs_approval=True, context=context)
+        if allowed_by is not None or context:
+            return Decision(Action.CONTINUE, allowed_by=allowed_by, context=context)
         return None
 
     def _flat(self, done: Completed) -> Decision | None:
@@ -329,13 +345,9 @@ class _PreToolUse(_CommandHook):
     def _flat_verdict(self, done: Completed) -> Decision | None:
         output = self._claude_json(done)
         if not isinstance(output, dict):
-            if output is not None:
-                log.warning(
-                    "hook %r printed text, which Agentao adds as context; the chain cannot "
-                    "deliver context before a tool runs, so it is dropped: %s",
-                    self.name,
-                    first_line(output),
-                )
+            if output is not None and output.strip():
+                # Agentao adds plain text as context, as it does at a prompt.
+                return Decision(Action.CONTINUE, context=output.strip())
             return None
         specific = self._specific(output)
         verdict = specific.get("permissionDecision")
@@ -347,29 +359,53 @@ class _PreToolUse(_CommandHook):
             specific, "reason"
         )
         reason = reason or _optional_text(output, "reason")
-        self._drop_context(specific)
+        context = self._pre_context(specific)
         if verdict == "deny":
-            return Decision(Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}")
+            return Decision(
+                Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}", context=context
+            )
         if verdict == "ask":
             return Decision(
                 Action.CONTINUE,
                 reason=reason or f"hook {self.name!r} asks for approval",
                 needs_approval=True,
+                context=context,
             )
-        return None
+        # Agentao's `allow` is a no-op (it lifts none of its own checks), so a hook
+        # written for it vouches for nothing here either.
+        return Decision(Action.CONTINUE, context=context) if context else None
 
-    def _drop_context(self, specific: Mapping[str, Any]) -> None:
-        if specific.get("additionalContext"):
+    def _pre_context(self, specific: Mapping[str, Any]) -> str:
+        """`additionalContext` at PreToolUse: for the model, which Claude Code shows it
+        after the tool's result (and with a refusal too); the chain carries it on the
+        decision (`Decision.context`) for an answer writer to hand on. A value that is
+        no text is dropped with a warning: it is no verdict, and Claude Code's own
+        handling of it is unknown."""
+        value = specific.get("additionalContext")
+        if value is None or value == "":
+            return ""
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = "\n".join(v for v in value if v)
+        if not isinstance(value, str):
             log.warning(
-                "hook %r returned additionalContext at PreToolUse; the chain has no way to "
-                "show the model context before the tool runs, so it is dropped",
+                "hook %r returned an additionalContext that is not text (%s) at PreToolUse; "
+                "it is dropped",
                 self.name,
+                type_name(value),
             )
+            return ""
+        log.debug("hook %r added context at PreToolUse: %s", self.name, first_line(value))
+        return value
 
 
 class _PostToolUse(_CommandHook):
     """PostToolUse (results that are not errors) and PostToolUseFailure (error results)
     -> after_tool."""
+
+    #: After the tool nothing is left to stop, and the hosts go on past a hook that
+    #: fails there: so does the chain, whatever the operator's `failure_policy` (its own
+    #: deadline passing while the hook still runs, say), with a warning.
+    failure_policy = "ignore"
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
         failure = self.spec.event == "PostToolUseFailure"
@@ -381,13 +417,27 @@ class _PostToolUse(_CommandHook):
                 self.spec.dialect, failure=failure, text=result.for_llm, duration=result.duration
             )
         )
-        done = self._run(call, fields)
-        if self.spec.dialect.flat_payloads:
-            # Agentao's flat shape runs PostToolUse hooks for their side effects only.
-            if done.code != 0:
-                self._warn_exit(done, "the tool already ran; Agentao goes on, and so do we")
+        host = self.spec.dialect.display
+        try:
+            done = self._run(call, fields)
+            if self.spec.dialect.flat_payloads:
+                # Agentao's flat shape runs PostToolUse hooks for their side effects only.
+                if done.code != 0:
+                    self._warn_exit(done, "the tool already ran; Agentao goes on, and so do we")
+                return None
+            return self._nested(call, result, done)
+        except CommandHookError as exc:
+            # The call has run: a hook that could not start, timed out, was killed or
+            # answered what is no verdict has nothing left to stop. The hosts log it
+            # and go on (Claude Code 2.1.332: `hook_non_blocking_error`, exit 126 too).
+            log.warning(
+                "hook %r failed at %s (the tool already ran; %s goes on, and so do we): %s",
+                self.name,
+                self.spec.event,
+                host,
+                exc,
+            )
             return None
-        return self._nested(call, result, done)
 
     def _nested(self, call: ToolCall, result: ToolResult, done: Completed) -> Decision | None:
         if done.code == 2:
@@ -493,8 +543,21 @@ class _UserPromptSubmit(_CommandHook):
                 raise CommandHookError(f"`decision` must be 'block', not {output['decision']!r}")
             reason = _optional_text(output, "reason") or f"prompt blocked by hook {self.name!r}"
             return Decision(Action.ABORT_TURN, reason=reason)
-        specific = self._specific(output)
-        context = _context_text(specific.get("additionalContext"), "additionalContext")
+        try:
+            specific = self._specific(output)
+            context = _context_text(specific.get("additionalContext"), "additionalContext")
+        except CommandHookError as exc:
+            # No `decision`, no `continue: false`: this answer could only add context,
+            # so context that cannot be read is dropped and the prompt goes on, as
+            # Claude Code goes on past hook output it cannot use.
+            log.warning(
+                "hook %r answered context that cannot be read at %s; it is dropped and "
+                "the prompt goes on: %s",
+                self.name,
+                self.spec.event,
+                exc,
+            )
+            return None
         return _with_context(prompt, [context] if context else [], self.name)
 
     def _flat(self, prompt: Prompt, done: Completed) -> Decision | None:
@@ -522,6 +585,74 @@ class _UserPromptSubmit(_CommandHook):
             return Decision(Action.ABORT_TURN, reason=reason)
         contexts = _contexts(output.get("additionalContext"))
         return _with_context(prompt, contexts, self.name)
+
+
+class _Stop(_CommandHook):
+    """Stop / SubagentStop -> stop, as Claude Code (2.1.197 and 2.1.332, run) reads the
+    answer: exit 2 (stderr) or `decision: "block"` (`reason`) keeps the agent going with
+    that text as its next instruction, added after what hooks before this one asked;
+    `continue: false` ends the turn and wins over a block. A Stop hook runs when the
+    agent's turn ends, a SubagentStop hook when a subagent's does.
+
+    Any other exit status is a failure, as at the points where a hook guards (the
+    failure policy decides; by default the turn ends with an error, which is where
+    Claude Code's "non-blocking error" leaves the turn too, silently). Plain text or
+    output that does not parse is logged and the agent stops, as in Claude Code.
+    Agentao's flat shape is not run here: what its Stop hooks are sent has not been
+    checked against Agentao, so they stay skipped, with a warning.
+    """
+
+    def __init__(
+        self,
+        spec: Spec,
+        names: HostNames,
+        priority: int,
+        workspace: Path | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        super().__init__(spec, names, priority, workspace, data_dir)
+        if spec.dialect.flat_payloads:
+            log.warning(
+                "hook %r: %s hooks in Agentao's flat shape are not run (what Agentao "
+                "sends them is unchecked)",
+                self.name,
+                spec.event,
+            )
+
+    def on_stop(self, stop: Stop) -> Decision | None:
+        spec = self.spec
+        if spec.dialect.flat_payloads or (spec.event == "SubagentStop") != bool(stop.subagent):
+            return None
+        if stop.subagent and not spec.matcher(stop.subagent):
+            return None
+        done = self._run(stop, wire.stop_fields(stop))
+        if done.code == 2:
+            told = done.stderr.strip() or f"hook {self.name!r} asked the agent not to stop"
+            return self._go_on(stop, told)
+        if done.code != 0:
+            raise self._exit_failure(done)
+        output = self._claude_json(done)
+        if output is None or isinstance(output, str):
+            return None  # Claude Code shows plain stdout in the transcript only
+        self._notice(output)
+        ended = self._stop(output)
+        if ended is not None:
+            return ended
+        verdict = output.get("decision")
+        if verdict is None:
+            return None
+        if verdict != "block":
+            raise CommandHookError(f"`decision` must be 'block', not {verdict!r}")
+        told = _optional_text(output, "reason") or f"hook {self.name!r} asked the agent not to stop"
+        return self._go_on(stop, told)
+
+    def _go_on(self, stop: Stop, told: str) -> Decision:
+        before = stop.instruction
+        return Decision(
+            Action.MODIFY,
+            reason=f"hook {self.name!r} keeps the agent going: {first_line(told)[:QUOTE_CHARS]}",
+            stop=stop.replace(instruction=f"{before}\n{told}" if before else told),
+        )
 
 
 class _PromptText:
@@ -603,11 +734,75 @@ def _with_context(prompt: Prompt, contexts: Sequence[str], hook: str) -> Decisio
     )
 
 
+class _InBackground(_CommandHook):
+    """`"async": true`: the command is started detached with the payload its event's
+    hook would send (`claude.background`), and the call goes on as if it had answered
+    nothing, as in Claude Code, which neither waits for it nor lets it decide. It
+    never fails the call; `close()` ends those still running."""
+
+    failure_policy = "ignore"
+
+    def __init__(
+        self,
+        spec: Spec,
+        names: HostNames,
+        priority: int,
+        workspace: Path | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        from policy.hosts.claude.background import Background
+
+        super().__init__(spec, names, priority, workspace, data_dir)
+        self._background = Background(self._command)
+
+    def close(self) -> None:
+        super().close()
+        self._background.close()
+
+    def _run(self, context: CallContext, fields: dict[str, Any]) -> Completed:
+        from policy.hosts.claude.background import start_or_log
+
+        spec = self.spec
+        payload = wire.payload(spec.dialect, spec.event, context, _payload_cwd(context), fields)
+        start_or_log(self._background, payload, self._project(), self._command)
+        return _STARTED
+
+
+#: What a background hook "answered": nothing, so each event's reading gives no opinion.
+_STARTED = Completed(0, "", "")
+
+
+class _BackgroundPreToolUse(_InBackground, _PreToolUse):
+    """PreToolUse, `"async": true`: sees the call, decides nothing."""
+
+
+class _BackgroundPostToolUse(_InBackground, _PostToolUse):
+    """PostToolUse / PostToolUseFailure, `"async": true` (a formatter, a logger)."""
+
+
+class _BackgroundUserPromptSubmit(_InBackground, _UserPromptSubmit):
+    """UserPromptSubmit, `"async": true`: sees the prompt, adds nothing to it."""
+
+
+class _BackgroundStop(_InBackground, _Stop):
+    """Stop / SubagentStop, `"async": true`: the agent stops as it would have."""
+
+
+#: The background variant of each hook class (`Spec.background`).
+_BACKGROUND_CLASSES: Mapping[str | None, type[_CommandHook]] = {
+    "before_tool": _BackgroundPreToolUse,
+    "after_tool": _BackgroundPostToolUse,
+    "user_prompt": _BackgroundUserPromptSubmit,
+    "stop": _BackgroundStop,
+}
+
+
 #: The hook for each point of our chain an event runs at (wire.EVENTS).
 _HOOK_CLASSES: Mapping[str | None, type[_CommandHook]] = {
     "before_tool": _PreToolUse,
     "after_tool": _PostToolUse,
     "user_prompt": _UserPromptSubmit,
+    "stop": _Stop,
 }
 
 
@@ -617,6 +812,7 @@ def load_claude_hooks(
     aliases: AliasTable,
     workspace: str | os.PathLike[str] | None = None,
     skip_unsupported: bool = False,
+    data_dir: Path | None = None,
 ) -> list[object]:
     """Read every hooks file and make one chain hook per configured hook.
 
@@ -624,9 +820,11 @@ def load_claude_hooks(
     chain runs them as the host would. What a file holds that is not run here (events
     with no point in the chain, settings keys, hook types we cannot run where they
     could not block, or anywhere with `skip_unsupported`) is named in one warning per
-    file on the `policy.hosted` logger. `workspace` (the operator's setting) is the
-    project a plugin's hooks run in. SettingsError names the file and the field (or
-    line:col) of the first thing that is wrong; no hook is returned then.
+    file on the `policy.hosted` logger, with the fields Claude Code ignores. A hook
+    with `"async": true` becomes its event's background variant (`_InBackground`).
+    `workspace` (the operator's setting) is the project a plugin's hooks run in;
+    `data_dir` holds plugins' `CLAUDE_PLUGIN_DATA`. SettingsError names the file and
+    the field (or line:col) of the first thing that is wrong; no hook is returned then.
     """
     names = HostNames(aliases)
     project = Path(os.path.expanduser(workspace)) if workspace else None
@@ -646,6 +844,7 @@ def load_claude_hooks(
             if spec.kind == "prompt":
                 hooks.append(_PromptText(spec, priority))
             else:
-                kind = _HOOK_CLASSES[wire.EVENTS[spec.event]]
-                hooks.append(kind(spec, names, priority, project))
+                classes = _BACKGROUND_CLASSES if spec.background else _HOOK_CLASSES
+                kind = classes[wire.EVENTS[spec.event]]
+                hooks.append(kind(spec, names, priority, project, data_dir))
     return hooks

@@ -35,7 +35,7 @@ from policy.hosts.claude.dialect import DIALECTS
 
 if TYPE_CHECKING:
     from policy.hosts.claude.dialect import Dialect
-    from policy.model import CallContext, Prompt, ToolCall, ToolResult
+    from policy.model import CallContext, Prompt, Stop, ToolCall, ToolResult
 
 __all__ = [
     "EVENTS",
@@ -49,6 +49,7 @@ __all__ = [
     "answer_pre_tool",
     "answer_prompt",
     "answer_rewritten",
+    "answer_stop",
     "answer_stop_turn",
     "call_of",
     "event_of",
@@ -57,6 +58,8 @@ __all__ = [
     "prompt_of",
     "result_fields",
     "result_of",
+    "stop_fields",
+    "stop_of",
     "tool_fields",
 ]
 
@@ -68,10 +71,10 @@ EVENTS: Mapping[str, str | None] = {
     "PostToolUse": "after_tool",
     "PostToolUseFailure": "after_tool",
     "UserPromptSubmit": "user_prompt",
-    "Stop": None,
+    "Stop": "stop",
     "StopFailure": None,
     "SubagentStart": None,
-    "SubagentStop": None,
+    "SubagentStop": "stop",
     "SessionStart": None,
     "SessionEnd": None,
     "Setup": None,
@@ -279,6 +282,39 @@ def prompt_of(event: HookEvent) -> Prompt:
     )
 
 
+def stop_of(event: HookEvent) -> Stop:
+    """The end of the turn Stop / SubagentStop reports. Claude Code (2.1.197 and
+    2.1.332, run) sends `stop_hook_active` and `last_assistant_message` at Stop;
+    SubagentStop adds `agent_id` and `agent_type`. The transcript's path goes in
+    `meta`, so the Stop hooks we host get it as Claude Code gave it."""
+    from policy.model import Stop
+
+    raw: Mapping[str, Any] = event.raw or {}
+    if event.flat:
+        data = raw.get("data")
+        raw = data if isinstance(data, Mapping) else {}
+    active = raw.get("stop_hook_active", False)
+    if not isinstance(active, bool):
+        raise InputError(f"stop_hook_active must be true or false, not {active!r}")
+    subagent = _text(raw.get("agent_type"), "agent_type")
+    if event.name == "SubagentStop" and not subagent:
+        subagent = "subagent"  # an older Claude Code that names no agent type
+    meta = {key: raw[key] for key in ("transcript_path", "permission_mode") if key in raw}
+    for key, value in meta.items():
+        _text(value, key)
+    return Stop(
+        message=_text(raw.get("last_assistant_message"), "last_assistant_message"),
+        subagent=subagent if event.name == "SubagentStop" else "",
+        continued=active,
+        session=event.session,
+        cwd=event.cwd,
+        agent=_text(raw.get("agent_id"), "agent_id"),
+        sender=event.sender,
+        host=event.dialect.host_id,
+        meta=meta,
+    )
+
+
 # -------------------------------------------------------------- model -> payload
 
 
@@ -329,6 +365,20 @@ def prompt_fields(dialect: Dialect, text: str) -> dict[str, Any]:
     return {"userMessage": text} if dialect.flat_payloads else {"prompt": text}
 
 
+def stop_fields(stop: Stop) -> dict[str, Any]:
+    """The fields Claude Code's Stop (SubagentStop when `stop.subagent`) sends: the
+    keys 2.1.197 and 2.1.332 were seen sending (`background_tasks` and
+    `session_crons`, which only Claude Code knows, are left out)."""
+    fields: dict[str, Any] = {
+        "stop_hook_active": stop.continued,
+        "last_assistant_message": stop.message,
+    }
+    if stop.subagent:
+        fields["agent_id"] = stop.agent
+        fields["agent_type"] = stop.subagent
+    return fields
+
+
 # ------------------------------------------------------------- decision -> answer
 
 
@@ -352,6 +402,20 @@ def answer_rewritten(updated_input: Any) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated_input}}
 
 
+def with_pre_tool_context(answer: dict[str, Any] | None, context: str) -> dict[str, Any] | None:
+    """`answer` (None: no opinion) with PreToolUse `additionalContext` for the model.
+    Claude Code (2.1.197 and 2.1.332, run) shows it after the tool's result — and after
+    a refusal's reason too — as "PreToolUse:<tool> hook additional context: …"; with no
+    `permissionDecision` beside it, its own permission flow decides as usual."""
+    if not context:
+        return answer
+    answer = dict(answer or {})
+    specific = dict(answer.get("hookSpecificOutput") or {"hookEventName": "PreToolUse"})
+    specific["additionalContext"] = context
+    answer["hookSpecificOutput"] = specific
+    return answer
+
+
 def answer_post_tool(event: str, reason: str, context: str = "") -> dict[str, Any]:
     """`block` feeds `reason` back to the model (the tool already ran)."""
     answer: dict[str, Any] = {"decision": "block", "reason": reason}
@@ -372,6 +436,13 @@ def answer_stop_turn(reason: str) -> dict[str, Any]:
     return {"continue": False, "stopReason": reason}
 
 
+def answer_stop(instruction: str) -> dict[str, Any]:
+    """Keep the agent going at Stop / SubagentStop: Claude Code (2.1.197 and 2.1.332,
+    run) hands `reason` to the model as the next user message ("Stop hook feedback:
+    …"; 2.1.332 "Stop hook blocking error from command: …") and the turn goes on."""
+    return {"decision": "block", "reason": instruction}
+
+
 def answer_denied(event: str | None, reason: str, *, flat: bool = False) -> dict[str, Any]:
     """The refusal a failing hook prints: what blocks at `event` (a PreToolUse deny
     when the event is unknown, since that is the call most worth stopping)."""
@@ -379,4 +450,6 @@ def answer_denied(event: str | None, reason: str, *, flat: bool = False) -> dict
         return answer_post_tool(event, reason)
     if event == "UserPromptSubmit":
         return answer_prompt(reason, flat=flat)
+    if event in ("Stop", "SubagentStop"):
+        return answer_stop_turn(reason)  # refusing at stop ends the turn (POINTS)
     return answer_pre_tool("deny", reason)
