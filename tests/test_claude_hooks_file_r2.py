@@ -208,9 +208,9 @@ def test_a_misspelt_field_is_ignored_as_claude_code_ignores_it_and_the_warning_g
 @pytest.mark.parametrize(
     ("field", "value", "why"),
     [
-        ("if", "Bash(rm *)", "permission-rule filters"),
+        ("if", "tool_input.command matches 'rm'", "is no permission rule"),
         ("shell", "bash", "hooks run under /bin/sh -c"),
-        ("asyncRewake", True, "wakes the model later"),
+        ("asyncRewake", "yes", "must be true or false"),
         ("once", True, "a skill-frontmatter field"),
         ("async", "yes", "must be true or false"),
     ],
@@ -527,3 +527,69 @@ def test_policy_check_warns_of_the_fields_claude_code_ignores(
     out = capsys.readouterr().out
     assert "warning: fields Claude Code ignores, and so does hookpolicy: " in out
     assert "hooks.PreToolUse[0].matchr" in out and "[hosted-field-ignored]" in out
+
+
+# ------------------------------------------------------------------ `if` and asyncRewake
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "runs"),
+    [
+        ("Bash(rm *)", "rm -rf build", True),
+        ("Bash(rm *)", "touch MARKER", False),  # as Claude Code 2.1.332 ran it: not started
+        ("Bash(git push *)", "git status && git push origin main", True),  # a subcommand
+        ("Bash(git push *)", "FOO=1 git push", True),  # behind an assignment
+        ("Bash(git push *)", "git pushy", False),
+        # wrappers and paths: run more often than Claude Code may, never less
+        ("Bash(rm *)", "sudo /bin/rm -rf /", True),
+        ("Bash(rm *)", "timeout 5 rm -rf build", True),
+        ("Bash(git commit:*)", "git commit -m x", True),  # the legacy prefix form
+        ("Bash", "anything", True),
+        ("Edit", "anything", False),  # another tool
+    ],
+)
+def test_an_if_rule_decides_which_calls_start_the_hook(
+    project: Path, rule: str, command: str, runs: bool
+) -> None:
+    marker = project / "ran"
+    hook = {"type": "command", "command": f"touch {marker}; exit 2", "if": rule}
+    path = settings_file(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    with Engine(Settings(claude_hooks=[path], audit_path=project / "log")) as engine:
+        decision = engine.before_tool(ToolCall(tool="Bash", args={"command": command}))
+    assert marker.exists() is runs
+    assert (decision.action is Action.DENY_TOOL) is runs
+
+
+def test_an_if_rule_on_a_path_tool_reads_the_path_as_gitignore_does(project: Path) -> None:
+    from policy.hosts.claude.permission_rule import parse_rule
+
+    rule = parse_rule("Edit(src/**/*.py)")
+    assert rule.matches("Edit", {"file_path": f"{project}/src/app/main.py"}, str(project))
+    assert not rule.matches("Edit", {"file_path": f"{project}/docs/x.md"}, str(project))
+    assert parse_rule("Read(*.env)").matches("Read", {"file_path": "/srv/a/.env"}, "/srv")
+    assert parse_rule("WebFetch(domain:example.com)").matches(
+        "WebFetch", {"url": "https://docs.example.com/x"}, "/"
+    )
+    assert not parse_rule("WebFetch(domain:example.com)").matches(
+        "WebFetch", {"url": "https://example.org/"}, "/"
+    )
+
+
+def test_an_async_rewake_hook_runs_in_the_background_and_decides_nothing(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Claude Code runs it detached and wakes the model with what its exit 2 says; our
+    chain has no later turn, so it runs as an async hook and its output is logged."""
+    hook = {
+        "type": "command",
+        "command": "echo findings >&2; exit 2",
+        "asyncRewake": True,
+        "rewakeMessage": "review the findings",
+    }
+    path = settings_file(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    with caplog.at_level("WARNING", logger="policy.hosted"):
+        engine = Engine(Settings(claude_hooks=[path], audit_path=project / "log"))
+    with engine:
+        decision = engine.before_tool(ToolCall(tool="Bash", args={"command": "git commit"}))
+    assert decision.action is Action.CONTINUE
+    assert "asyncRewake runs in the background; what would wake the model is logged" in caplog.text

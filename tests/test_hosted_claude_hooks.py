@@ -1075,12 +1075,12 @@ def test_invalid_json_is_reported_at_its_line_and_column(tmp_path: Path) -> None
             {
                 "hooks": {
                     "PreToolUse": [
-                        {"hooks": [{"type": "command", "command": "true", "asyncRewake": True}]}
+                        {"hooks": [{"type": "command", "command": "true", "if": "tool matches x"}]}
                     ]
                 }
             },
-            "hooks.PreToolUse[0].hooks[0].asyncRewake",
-            "wakes the model later",
+            "hooks.PreToolUse[0].hooks[0].if",
+            "is no permission rule",
         ),
     ],
 )

@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from policy.errors import SettingsError
 from policy.hosts.claude.dialect import AGENTAO, CLAUDE, DIALECTS, Dialect
+from policy.hosts.claude.permission_rule import PermissionRule, parse_rule
 from policy.hosts.claude.wire import (
     EVENTS,
     GUARD_EVENTS,
@@ -142,6 +143,9 @@ class Spec:
     #: `"async": true`: Claude Code starts it and goes on without waiting; what it
     #: answers decides nothing (`claude.background` runs it so).
     background: bool = False
+    #: `"if": "Bash(git push *)"`: the hook runs only for calls the permission rule
+    #: matches (`claude.permission_rule`), as Claude Code 2.1.85+ runs it.
+    condition: PermissionRule | None = None
 
     @property
     def name(self) -> str:
@@ -460,12 +464,14 @@ _CLAUDE_HANDLER_KEYS = {
     "statusMessage",
     "onFailure",
     "async",
+    "asyncRewake",
+    "if",
+    # asyncRewake's texts for the model when it wakes it: there is no later turn here,
+    # so what such a hook says is logged (docs/hosts.md)
+    "rewakeMessage",
+    "rewakeSummary",
 }
 _CLAUDE_REFUSED_FIELDS = {
-    "asyncRewake": "a background hook whose exit 2 wakes the model later, which hookpolicy "
-    "has no turn to do in; use `async` (runs detached, decides nothing) or a plain hook",
-    "if": "permission-rule filters (`Bash(rm *)`) are not evaluated here; filter in the "
-    "command, or write the rule as a pack rule",
     "once": "a skill-frontmatter field; a hooks file has no session to run a hook once in",
     "shell": "hooks run under /bin/sh -c, as Claude Code runs them; remove the field",
 }
@@ -685,6 +691,26 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                 background = handler.get("async", False)
                 if not isinstance(background, bool):
                     raise _Invalid(f"{hwhere}.async", f"must be true or false, not {background!r}")
+                rewake = handler.get("asyncRewake", False)
+                if not isinstance(rewake, bool):
+                    raise _Invalid(
+                        f"{hwhere}.asyncRewake", f"must be true or false, not {rewake!r}"
+                    )
+                if rewake:
+                    # In the background, as Claude Code runs it; its exit 2 would wake the
+                    # model with the hook's output later, and our chain has no later turn.
+                    background = True
+                    reader.skipped.append(
+                        f"{hwhere.removeprefix(reader.prefix)}: asyncRewake runs in the "
+                        "background; what would wake the model is logged"
+                    )
+                condition = None
+                if "if" in handler:
+                    rule = _string(handler["if"], f"{hwhere}.if")
+                    try:
+                        condition = parse_rule(rule)
+                    except ValueError as exc:
+                        raise _Invalid(f"{hwhere}.if", str(exc)) from None
                 args: tuple[str, ...] | None = None
                 if "args" in handler:
                     raw_args = handler["args"]
@@ -712,6 +738,7 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                         args=args,
                         timeout=timeout,
                         background=background,
+                        condition=condition,
                     )
                 )
     return specs

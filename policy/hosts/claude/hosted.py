@@ -147,6 +147,20 @@ class _CommandHook:
         leave its command behind when the engine goes."""
         self._command.close()
 
+    def _condition_holds(self, call: ToolCall) -> bool:
+        """The hook's `if` rule (Claude Code's permission-rule syntax) names this call,
+        or it has none; read over the call as the hook would be shown it."""
+        condition = self.spec.condition
+        if condition is None:
+            return True
+        fields, _ = self._tool_fields(call)
+        tool_input = fields.get("tool_input")
+        return condition.matches(
+            self._names.tool(call),
+            tool_input if isinstance(tool_input, Mapping) else {},
+            str(self._project()),
+        )
+
     # ------------------------------------------------------------------ payloads
 
     def _tool_fields(self, call: ToolCall) -> tuple[dict[str, Any], dict[str, str]]:
@@ -257,7 +271,7 @@ class _PreToolUse(_CommandHook):
     """PreToolUse -> before_tool."""
 
     def before_tool(self, call: ToolCall) -> Decision | None:
-        if not self.spec.matcher(self._names.tool(call)):
+        if not self.spec.matcher(self._names.tool(call)) or not self._condition_holds(call):
             return None
         fields, renamed = self._tool_fields(call)
         done = self._run(call, fields)
@@ -304,9 +318,9 @@ class _PreToolUse(_CommandHook):
             )
         context = self._pre_context(specific)
         if verdict == "deny":
-            return Decision(
-                Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}", context=context
-            )
+            # Claude Code's words for a refusal that gives no reason; the decision's
+            # `hook` names which hook refused.
+            return Decision(Action.DENY_TOOL, reason=reason or _NO_REASON, context=context)
         updated = specific.get("updatedInput")
         if updated is not None and not isinstance(updated, dict):
             raise CommandHookError(f"`updatedInput` must be an object, not {type_name(updated)}")
@@ -361,9 +375,9 @@ class _PreToolUse(_CommandHook):
         reason = reason or _optional_text(output, "reason")
         context = self._pre_context(specific)
         if verdict == "deny":
-            return Decision(
-                Action.DENY_TOOL, reason=reason or f"denied by hook {self.name!r}", context=context
-            )
+            # Claude Code's words for a refusal that gives no reason; the decision's
+            # `hook` names which hook refused.
+            return Decision(Action.DENY_TOOL, reason=reason or _NO_REASON, context=context)
         if verdict == "ask":
             return Decision(
                 Action.CONTINUE,
@@ -409,7 +423,11 @@ class _PostToolUse(_CommandHook):
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
         failure = self.spec.event == "PostToolUseFailure"
-        if result.is_error != failure or not self.spec.matcher(self._names.tool(call)):
+        if (
+            result.is_error != failure
+            or not self.spec.matcher(self._names.tool(call))
+            or not self._condition_holds(call)
+        ):
             return None
         fields, _renamed = self._tool_fields(call)
         fields.update(
@@ -687,6 +705,10 @@ def _refusal_or_failure(
     if decision is not None and decision.action in (Action.DENY_TOOL, Action.ABORT_TURN):
         return decision
     raise failure
+
+
+#: What Claude Code tells the model of a hook's refusal that gives no reason.
+_NO_REASON = "Blocked by hook"
 
 
 def _optional_text(output: Mapping[str, Any], key: str) -> str:
