@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["private_dir", "private_file"]
+__all__ = ["private_dir", "private_file", "private_parents"]
 
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
@@ -50,3 +50,24 @@ def private_file(path: Path) -> None:
         raise OSError(f"{path} is a symbolic link; refusing to use it as a store")
     if info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) & 0o077:
         path.chmod(_FILE_MODE)
+
+
+def private_parents(path: Path) -> None:
+    """Create the missing directories above `path` 0700, whatever the umask; the ones
+    that already exist keep their modes (the decision log's and the capture's: a
+    directory made meanwhile by somebody else is not ours to change)."""
+    missing: list[Path] = []
+    parent = path.parent
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, _DIR_MODE)
+        except FileExistsError:
+            continue
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fchmod(fd, _DIR_MODE)  # the umask may have taken the owner's bits too
+        finally:
+            os.close(fd)

@@ -43,6 +43,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from policy._owner_only import private_parents
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.digest import args_digest, json_safe
 from policy.errors import AuditError
@@ -217,30 +218,10 @@ def _open_own(path: Path) -> BinaryIO:
     return open(fd, "a+b", buffering=0, closefd=True)
 
 
-def _make_parents(path: Path) -> None:
-    """Create the missing directories above `path` 0700, whatever the umask; the
-    ones that already exist keep their modes."""
-    missing: list[Path] = []
-    parent = path.parent
-    while not os.path.lexists(parent):
-        missing.append(parent)
-        parent = parent.parent
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            continue  # made by somebody else meanwhile: not ours to change
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            os.fchmod(fd, 0o700)  # the umask may have taken the owner's bits too
-        finally:
-            os.close(fd)
-
-
 def _open_log(path: Path) -> BinaryIO:
     """The decision log at `path`; a new one is created 0600 whatever the umask (an
     existing one keeps its mode)."""
-    _make_parents(path)
+    private_parents(path)
     flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)

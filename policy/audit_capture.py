@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from policy._owner_only import private_parents
 from policy.codec import parts_to_json
 from policy.digest import json_safe
 from policy.errors import AuditError
@@ -77,17 +78,7 @@ def _render(document: Mapping[str, Any]) -> bytes:
 def _private_dirs(directory: Path) -> None:
     """`directory` and its missing parents made 0700 whatever the umask; an existing
     one of ours that others may read or write is tightened. OSError propagates."""
-    missing: list[Path] = []
-    current = directory
-    while not os.path.lexists(current):
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            continue  # made by somebody else meanwhile: not ours to change
-        os.chmod(path, 0o700)  # the umask may have taken the owner's bits too
+    private_parents(directory / "capture")  # the directory itself, and above it
     info = os.lstat(directory)
     if stat.S_ISLNK(info.st_mode):
         raise AuditError(f"{directory}: the capture directory is a symbolic link; not using it")

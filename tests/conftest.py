@@ -126,3 +126,18 @@ def redis_uri(tmp_path: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def build(audit_log: Path) -> Iterator[Callable[..., Engine]]:
+    """Engines hosting the given hooks files (`claude_hooks`), closed after the test."""
+    engines: list[Engine] = []
+
+    def make(*files: Path, **settings: Any) -> Engine:
+        engine = Engine(Settings(claude_hooks=list(files), audit_path=audit_log, **settings))
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()

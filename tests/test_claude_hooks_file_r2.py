@@ -29,7 +29,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,20 +79,6 @@ def project(tmp_path: Path) -> Path:
     """A project with its Claude Code settings folder."""
     (tmp_path / "proj" / ".claude" / "hooks").mkdir(parents=True)
     return tmp_path / "proj"
-
-
-@pytest.fixture
-def build(audit_log: Path) -> Iterator[Build]:
-    engines: list[Engine] = []
-
-    def make(*files: Path, **settings: Any) -> Engine:
-        engine = Engine(Settings(claude_hooks=list(files), audit_path=audit_log, **settings))
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.close()
 
 
 def hook_script(project: Path, name: str, body: str) -> Path:

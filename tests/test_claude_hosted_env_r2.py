@@ -27,7 +27,7 @@ import stat
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,6 @@ import pytest
 
 from policy import Action, Engine, ToolCall
 from policy.model import Prompt, ToolResult
-from policy.settings import Settings
 
 Build = Callable[..., Engine]
 POLICY = str(Path(sys.executable).with_name("policy"))
@@ -65,20 +64,6 @@ with open(os.path.join(os.path.dirname(sys.argv[1]), "dump.json"), "w") as fh:
     json.dump(keep, fh)
 EOF
 """
-
-
-@pytest.fixture
-def build(audit_log: Path) -> Iterator[Build]:
-    engines: list[Engine] = []
-
-    def make(*files: Path, **settings: Any) -> Engine:
-        engine = Engine(Settings(claude_hooks=list(files), audit_path=audit_log, **settings))
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.close()
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ from policy.errors import SettingsError
 from policy.hosts.claude.context import prompt_context, result_context
 from policy.hosts.claude.hooks_file import read_hooks_file
 from policy.model import Prompt, ToolResult
-from policy.settings import Settings
 
 PLUGIN_NAME = "house-rules"
 
@@ -235,20 +234,6 @@ def project(tmp_path: Path) -> Path:
 
 
 Build = Callable[..., Engine]
-
-
-@pytest.fixture
-def build(audit_log: Path) -> Iterator[Build]:
-    engines: list[Engine] = []
-
-    def make(*files: Path, **settings: Any) -> Engine:
-        engine = Engine(Settings(claude_hooks=list(files), audit_path=audit_log, **settings))
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.close()
 
 
 def logged(plugin: Path) -> list[dict[str, Any]]:

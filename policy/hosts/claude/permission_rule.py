@@ -101,34 +101,13 @@ def _command_matches(spec: str, command: str) -> bool:
     return False
 
 
-#: Words that run the command after them (and their options); a guard's rule for `rm`
-#: is also asked about `sudo rm`, `timeout 5 rm`, `/bin/rm`, `\rm` — more than Claude
-#: Code may match, never less.
-_WRAPPERS = frozenset(
-    {
-        "sudo",
-        "doas",
-        "env",
-        "command",
-        "builtin",
-        "exec",
-        "nohup",
-        "time",
-        "nice",
-        "ionice",
-        "stdbuf",
-        "timeout",
-        "setsid",
-        "xargs",
-        "unbuffer",
-        "chronic",
-        "caffeinate",
-    }
-)
-
-
 def _spellings(piece: str) -> list[str]:
-    """`piece`, and what it runs once wrappers, a path and a backslash are taken off."""
+    """`piece`, and what it runs once wrappers (the shell analysis's list: `sudo`,
+    `timeout 5`, `env A=1`, ...), a path and a backslash are taken off: a guard's rule
+    for `rm` is also asked about `sudo /bin/rm` — more than Claude Code may match,
+    never less."""
+    from policy.analysis.shell.wrappers import _WRAPPERS
+
     out = [piece]
     words = piece.split()
     while words:
