@@ -306,6 +306,13 @@ def _validate(
     return value, action, None
 
 
+def _may_vouch(reg: Registration) -> bool:
+    """Whether a hook's `allow` may reach the host: only hooks that speak for a host's
+    own hook (`vouches = True`: a claude_hooks PreToolUse hook, whose `allow` is its
+    author's promise); a code hook that sets `allowed_by` vouches for nothing."""
+    return getattr(reg.hook, "vouches", False) is True
+
+
 def _field_problem(value: Decision) -> str | None:
     """Why a hook's Decision has a malformed field, or None.
 
@@ -497,7 +504,7 @@ class Fold:
                     self.ungated = True
             if decision.allowed:
                 self.allowed = True
-            if decision.allowed_by and self.allowed_by is None:
+            if decision.allowed_by and self.allowed_by is None and _may_vouch(reg):
                 self.allowed_by = reg.name  # the registered name: a hook vouches for itself
             return None
         return self._decision(

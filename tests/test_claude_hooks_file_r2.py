@@ -526,9 +526,15 @@ def test_policy_check_warns_of_the_fields_claude_code_ignores(
         ("Bash(git push *)", "git status && git push origin main", True),  # a subcommand
         ("Bash(git push *)", "FOO=1 git push", True),  # behind an assignment
         ("Bash(git push *)", "git pushy", False),
-        # wrappers and paths: run more often than Claude Code may, never less
+        # wrappers, paths, compound statements, nested shells, odd blanks: run more often
+        # than Claude Code may, never less
         ("Bash(rm *)", "sudo /bin/rm -rf /", True),
         ("Bash(rm *)", "timeout 5 rm -rf build", True),
+        ("Bash(rm *)", "if true; then rm -rf x; fi", True),
+        ("Bash(rm *)", "{ rm -rf x; }", True),
+        ("Bash(git push *)", "bash -c 'git push --force'", True),
+        ("Bash(git push *)", "git  push", True),
+        ("Bash(git push *)", "'git' push", True),
         ("Bash(git commit:*)", "git commit -m x", True),  # the legacy prefix form
         ("Bash", "anything", True),
         ("Edit", "anything", False),  # another tool
@@ -549,16 +555,62 @@ def test_an_if_rule_decides_which_calls_start_the_hook(
 def test_an_if_rule_on_a_path_tool_reads_the_path_as_gitignore_does(project: Path) -> None:
     from policy.hosts.claude.permission_rule import parse_rule
 
+    here = {"project": str(project), "home": "/home/ann"}
     rule = parse_rule("Edit(src/**/*.py)")
-    assert rule.matches("Edit", {"file_path": f"{project}/src/app/main.py"}, str(project))
-    assert not rule.matches("Edit", {"file_path": f"{project}/docs/x.md"}, str(project))
-    assert parse_rule("Read(*.env)").matches("Read", {"file_path": "/srv/a/.env"}, "/srv")
-    assert parse_rule("WebFetch(domain:example.com)").matches(
-        "WebFetch", {"url": "https://docs.example.com/x"}, "/"
-    )
-    assert not parse_rule("WebFetch(domain:example.com)").matches(
-        "WebFetch", {"url": "https://example.org/"}, "/"
-    )
+    assert rule.matches("Edit", {"file_path": f"{project}/src/app/main.py"}, **here) == "exact"
+    assert rule.matches("Edit", {"file_path": f"{project}/docs/x.md"}, **here) == "no"
+    # an Edit rule covers the other editing tools, a Read rule Grep and Glob: loosely
+    assert rule.matches("Write", {"file_path": f"{project}/src/a.py"}, **here) == "maybe"
+    assert parse_rule("Read(*.env)").matches("Read", {"file_path": "/srv/a/.env"}, **here) == "exact"
+    # a directory covers what is in it; `~` is the caller's home
+    assert parse_rule("Read(//etc)").matches("Read", {"file_path": "/etc/shadow"}, **here) == "exact"
+    ssh = parse_rule("Read(~/.ssh)")
+    assert ssh.matches("Read", {"file_path": "/home/ann/.ssh/id_rsa"}, **here) == "exact"
+    fetch = parse_rule("WebFetch(domain:example.com)")
+    assert fetch.matches("WebFetch", {"url": "https://docs.example.com/x"}, **here) == "exact"
+    assert fetch.matches("WebFetch", {"url": "https://example.org/"}, **here) == "no"
+    # Node reads `\` as `/`: the host may be example.com, so the hook runs, granting nothing
+    odd = {"url": "https://docs.example.com\\@evil.net/"}
+    assert fetch.matches("WebFetch", odd, **here) == "maybe"
+    assert parse_rule("mcp__github").matches("mcp__github__create_issue", {}, **here) == "exact"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'a;npm test x' && rm -rf ~/important",
+        "sudo npm test",
+        "env LD_PRELOAD=/tmp/x.so npm test",
+        "/tmp/evil/npm test",
+        'python3 -c "import os" # (npm test)',
+    ],
+)
+def test_an_auto_approver_started_by_a_loose_reading_of_its_if_grants_nothing(
+    project: Path, command: str
+) -> None:
+    """The wide reading starts a hook more often than Claude Code would: right for a
+    guard, wrong for a hook that says `allow`. Its allow is dropped unless the rule names
+    the call as Claude Code reads it (one simple command)."""
+    hook = {
+        "type": "command",
+        "if": "Bash(npm test *)",
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
+        "\"permissionDecision\": \"allow\"}}'",
+    }
+    path = settings_file(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    with Engine(Settings(claude_hooks=[path], audit_path=project / "log")) as engine:
+        loose = engine.before_tool(ToolCall(tool="Bash", args={"command": command}))
+        exact = engine.before_tool(ToolCall(tool="Bash", args={"command": "npm test -- --watch"}))
+    assert loose.allowed_by is None
+    assert exact.allowed_by is not None
+
+
+def test_a_rule_with_many_wildcards_is_read_in_linear_time(project: Path) -> None:
+    from policy.hosts.claude.permission_rule import parse_rule
+
+    rule = parse_rule("Bash(git * * * * --force)")
+    line = "git " + " ".join(["word"] * 20000)
+    assert rule.matches("Bash", {"command": line}, project=str(project)) == "no"
 
 
 def test_an_async_rewake_hook_runs_in_the_background_and_decides_nothing(
@@ -579,3 +631,73 @@ def test_an_async_rewake_hook_runs_in_the_background_and_decides_nothing(
         decision = engine.before_tool(ToolCall(tool="Bash", args={"command": "git commit"}))
     assert decision.action is Action.CONTINUE
     assert "asyncRewake runs in the background; what would wake the model is logged" in caplog.text
+
+
+def test_an_mcp_tool_is_shown_to_a_hook_by_its_own_name(project: Path) -> None:
+    """Our alias table files `mcp__fs__read_text_file` as a read (packs judge it so);
+    Claude Code shows hooks the MCP name, so a `mcp__fs__.*` matcher and an `if` of the
+    server must see it, with its arguments as the server names them."""
+    marker = project / "seen.json"
+    hook = {"type": "command", "command": f"cat > {marker}; exit 2", "if": "mcp__fs"}
+    path = settings_file(
+        project, {"hooks": {"PreToolUse": [{"matcher": "mcp__fs__.*", "hooks": [hook]}]}}
+    )
+    call = ToolCall(tool="mcp__fs__read_text_file", args={"path": "/etc/passwd"})
+    with Engine(Settings(claude_hooks=[path], audit_path=project / "log")) as engine:
+        assert engine.before_tool(call).action is Action.DENY_TOOL
+    seen = json.loads(marker.read_text())
+    assert seen["tool_name"] == "mcp__fs__read_text_file"
+    assert seen["tool_input"] == {"path": "/etc/passwd"}
+
+
+def _running_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = open(f"/proc/{entry}/cmdline", "rb").read()  # noqa: SIM115
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_background_hook_left_running_still_ends_at_its_timeout(project: Path) -> None:
+    """`policy hook claude` answers and exits while its background hooks run on: their
+    timeout must hold without us (coreutils `timeout` around the command)."""
+    from policy.hosts.claude import background
+
+    marker = f"bg-{os.getpid()}-{time.monotonic_ns()}"
+    hook = {"type": "command", "command": f"sleep 60 # {marker}", "async": True, "timeout": 1}
+    path = settings_file(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    engine = Engine(Settings(claude_hooks=[path], audit_path=project / "log"))
+    engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"}))
+    background._outlive.set()
+    try:
+        engine.close()
+        ends = time.monotonic() + 30
+        while _running_with(marker) and time.monotonic() < ends:
+            time.sleep(0.1)
+        assert _running_with(marker) == []
+    finally:
+        background._outlive.clear()
+
+
+def test_background_hooks_of_one_hook_are_capped(
+    project: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from policy.hosts.claude import background
+
+    monkeypatch.setattr(background, "MAX_RUNNING", 1)
+    hook = {"type": "command", "command": "sleep 30", "async": True, "timeout": 60}
+    path = settings_file(project, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    with caplog.at_level("WARNING", logger="policy.hosted"), Engine(
+        Settings(claude_hooks=[path], audit_path=project / "log")
+    ) as engine:
+        for _ in range(2):
+            assert engine.before_tool(ToolCall(tool="Bash", args={"command": "ls"})).action is (
+                Action.CONTINUE
+            )
+    assert "not started (the call goes on): 1 copies still running" in caplog.text

@@ -347,3 +347,19 @@ def test_the_python_api_carries_context_on_the_decision(engines: Any, tmp_path: 
     assert decision.action is Action.CONTINUE
     assert decision.context == "timeout clamped to 60s\ntimeout clamped to 60s"
     assert decision.call is not None and decision.call.args["command"] == "pytest"
+
+
+def test_a_code_hook_that_sets_allowed_by_vouches_for_nothing(tmp_path: Path) -> None:
+    """Only a host's own hook (a claude_hooks PreToolUse hook) speaks for the host's
+    permission prompt; a Python hook in the chain cannot turn its continue into a grant."""
+    from policy import Action, Decision, Engine, ToolCall, before_tool
+    from policy.settings import Settings
+
+    @before_tool(name="self-declared-approver")
+    def approver(call: ToolCall) -> Decision:
+        return Decision(Action.CONTINUE, allowed_by="me")
+
+    with Engine(Settings(audit_path=tmp_path / "log")) as engine:
+        engine.register(approver)
+        decision = engine.before_tool(ToolCall(tool="bash", args={"command": "rm -rf /"}))
+    assert decision.allowed_by is None

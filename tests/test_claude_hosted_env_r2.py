@@ -190,8 +190,9 @@ def test_a_projects_hooks_get_claudecode_but_no_plugin_data(
 
 
 def test_agentaos_flat_shape_gets_no_claudecode_as_agentao_sets_none(
-    build: Build, tmp_path: Path, project: Path
+    build: Build, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CLAUDECODE", "1")  # ours, under Claude Code: not the hook's
     hooks_dir = project / ".agentao"
     hooks_dir.mkdir()
     (hooks_dir / "dump.sh").write_text(DUMP_ENV)
@@ -491,3 +492,38 @@ def policy_hook_claude(
     assert done.returncode == 0, done.stderr.decode()
     answer: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip() else {}
     return answer
+
+
+def test_a_plugins_data_directory_is_private_and_never_a_link(
+    build: Build, tmp_path: Path, project: Path
+) -> None:
+    root = tmp_path / "plugins" / "my.guard"
+    hooks = plugin(
+        root,
+        {"PreToolUse": entry("${CLAUDE_PLUGIN_ROOT}/hooks/dump.sh")},
+        {"dump.sh": DUMP_ENV},
+        name="my.guard",
+    )
+    state = tmp_path / "state"
+    old = os.umask(0)
+    try:
+        engine = build(hooks, workspace=str(project), data_dir=state)
+        assert engine.before_tool(bash("ls")).action is Action.CONTINUE
+    finally:
+        os.umask(old)
+    for folder in (state / "plugins", state / "plugins" / "data"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    # a link planted where another plugin's state goes is not followed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (state / "plugins" / "data" / "other-inline").symlink_to(elsewhere)
+    other = tmp_path / "plugins" / "other"
+    hooks = plugin(
+        other,
+        {"PreToolUse": entry("${CLAUDE_PLUGIN_ROOT}/hooks/dump.sh")},
+        {"dump.sh": DUMP_ENV},
+        name="other",
+    )
+    refused = build(hooks, workspace=str(project), data_dir=state).before_tool(bash("ls"))
+    assert refused.action is Action.DENY_TOOL
+    assert "is not a directory of uid" in refused.reason

@@ -381,3 +381,23 @@ def test_a_stop_hook_we_cannot_run_is_skipped_and_the_files_guards_still_guard(
         engine.close()
     assert refused.action is Action.DENY_TOOL and "no rm" in refused.reason
     assert "not run: hooks.Stop[0].hooks[0] (a 'prompt' hook" in caplog.text
+
+
+def test_policy_check_warns_of_a_stop_rule_that_would_never_let_the_agent_stop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from policy.cli import main
+
+    pack = tmp_path / "s.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: s\nrules:\n"
+        "  - id: forever\n    on: stop\n    when: \"!stop.message.contains('done')\"\n"
+        "    action: modify\n    set: {stop.instruction: \"'keep going'\"}\n"
+        "  - id: once\n    on: stop\n"
+        "    when: \"!stop.continued && !stop.message.contains('done')\"\n"
+        "    action: modify\n    set: {stop.instruction: \"'keep going'\"}\n"
+    )
+    assert main(["check", str(pack)]) == 0
+    out = capsys.readouterr().out
+    assert "rule 'forever' keeps the agent going at every stop" in out
+    assert "rule 'once'" not in out

@@ -108,6 +108,7 @@ def lint(
     for pack in compiled:
         out.extend(_unreachable(pack))
         out.extend(_constant_conditions(pack))
+        out.extend(_endless_stops(pack))
     out.extend(_conflicting(compiled))
     out.extend(_respond_bypass(compiled))
     out.extend(_respond_on_gated_tools(loaded, compiled, aliases))
@@ -518,6 +519,29 @@ def _constant_conditions(pack: CompiledPack) -> list[Diagnostic]:
                 f"condition of rule {rule.id!r} reads nothing of the call and is always "
                 f"{str(value).lower()}: {effect}",
                 field="when",
+            )
+        )
+    return out
+
+
+def _endless_stops(pack: CompiledPack) -> list[Diagnostic]:
+    """A rule that keeps the agent going at `stop` without asking whether it already
+    did (`stop.continued`) matches the next stop too, and the one after: the agent goes
+    on until the host's turn limit. (Claude Code has no cap of its own.)"""
+    out: list[Diagnostic] = []
+    for rule in _written(pack):
+        if rule.point != "stop" or rule.action != "modify":
+            continue
+        if "continued" in (rule.condition or ""):
+            continue
+        out.append(
+            _at(
+                rule,
+                "stop-without-continued",
+                f"rule {rule.id!r} keeps the agent going at every stop: its condition does "
+                "not read `stop.continued`, so it matches again when the agent stops next "
+                "(add `!stop.continued &&`)",
+                field="when" if rule.condition is not None else "id",
             )
         )
     return out

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -41,6 +42,11 @@ log = logging.getLogger("policy.hosted")
 
 #: Most of a background hook's stdout or stderr read back for the log.
 _READ_BACK = 64 * 1024
+#: Most copies of one background hook running at once: past it a call starts none (a
+#: warning), so a flood of calls cannot fill the machine with hooks no one waits for.
+MAX_RUNNING = 16
+#: Seconds between the timeout's SIGTERM and its SIGKILL (coreutils `timeout -k`).
+_KILL_AFTER = 5
 
 _outlive = threading.Event()
 
@@ -66,12 +72,23 @@ class Background:
         """Start the command in `project` with `payload` on stdin, detached, and return
         at once; a command that cannot start is logged, never raised."""
         spec = self.spec
-        argv: str | list[str] = spec.command
-        if spec.args is not None:
-            argv = [_substitute(part, env) for part in (spec.command, *spec.args)]
+        argv = _bounded(
+            [_substitute(part, env) for part in (spec.command, *spec.args)]
+            if spec.args is not None
+            else ["/bin/sh", "-c", spec.command],
+            spec.timeout,
+        )
         try:
             with self._lock, contextlib.ExitStack() as files:
                 if self._closed:
+                    return
+                if len(self._running) >= MAX_RUNNING:
+                    log.warning(
+                        "background hook %r not started (the call goes on): %d copies "
+                        "still running",
+                        spec.name,
+                        len(self._running),
+                    )
                     return
                 out = files.enter_context(tempfile.TemporaryFile())
                 err = files.enter_context(tempfile.TemporaryFile())
@@ -80,7 +97,6 @@ class Background:
                     stdin.seek(0)
                     process = subprocess.Popen(
                         argv,
-                        shell=spec.args is None,
                         cwd=str(project),
                         env=dict(env),
                         stdin=stdin,
@@ -167,6 +183,16 @@ def start_or_log(
         )
         return
     background.start(_payload_bytes(payload), project, env)
+
+
+def _bounded(argv: list[str], timeout: float) -> list[str]:
+    """`argv` under coreutils `timeout`, where there is one: the hook's timeout then holds
+    after this process has gone (`policy hook claude` answers and exits while its
+    background hooks run on), not only while a reaper thread of ours watches."""
+    bound = shutil.which("timeout")
+    if bound is None:
+        return argv
+    return [bound, "-k", str(_KILL_AFTER), f"{timeout:g}", *argv]
 
 
 def _read_back(stream: IO[bytes]) -> str:

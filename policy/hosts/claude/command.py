@@ -24,6 +24,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
 import threading
 from collections.abc import Mapping
@@ -123,8 +124,11 @@ class Command:
         env = {name: value for name, value in os.environ.items() if name not in _NOT_INHERITED}
         env.update(places)
         if spec.dialect is CLAUDE:
-            # Claude Code's mark; Agentao 0.5.17 sets no such variable for its hooks.
+            # Claude Code's mark; Agentao 0.5.17 sets no such variable for its hooks,
+            # and one of ours (`policy hook claude` runs under Claude Code) is not theirs.
             env["CLAUDECODE"] = "1"
+        else:
+            env.pop("CLAUDECODE", None)
         return env, places
 
     def run(self, payload: Mapping[str, Any], project: Path) -> Completed:
@@ -192,19 +196,29 @@ class Command:
         name and where it came from, `-inline` for a plugin loaded from a directory;
         here it is `<data_dir>/plugins/data/<id>`, kept apart from Claude Code's own."""
         from policy._env import default_data_dir
-        from policy._owner_only import private_dir
+        from policy._owner_only import private_parents
 
         if self._plugin_id is None:
             self._plugin_id = plugin_id(self.spec.plugin_root)
         base = self._data_dir if self._data_dir is not None else default_data_dir()
         path = Path(os.path.expanduser(base)) / "plugins" / "data" / self._plugin_id
         try:
-            private_dir(path)
+            private_parents(path / "state")  # it and `plugins/data/` 0700, whatever the umask
+            info = os.lstat(path)
         except OSError as exc:
             raise CommandHookError(
                 f"command {self.spec.command!r} cannot run: its plugin data directory "
                 f"{path} cannot be created ({exc.strerror or exc})"
             ) from None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            # a link (or a file, or another user's directory) put where the plugin's
+            # state goes: not followed, not shared
+            raise CommandHookError(
+                f"command {self.spec.command!r} cannot run: its plugin data directory "
+                f"{path} is not a directory of uid {os.geteuid()}"
+            )
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, 0o700, follow_symlinks=False)
         return path
 
 

@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from policy.aliases import AliasTable
+from policy.facts import home_dir
 from policy.hosts.claude import wire
 from policy.hosts.claude.command import (
     QUOTE_CHARS,
@@ -81,6 +82,7 @@ from policy.hosts.claude.command import (
 from policy.hosts.claude.context import after_blocks, context_block
 from policy.hosts.claude.hooks_file import Spec, read_hooks_file, settings_error, type_name
 from policy.hosts.claude.names import HostNames, is_mcp
+from policy.hosts.claude.permission_rule import Match
 from policy.model import Action, CallContext, Decision, Prompt, Stop, ToolCall, ToolResult
 
 __all__ = ["CommandHookError", "load_claude_hooks"]
@@ -147,19 +149,26 @@ class _CommandHook:
         leave its command behind when the engine goes."""
         self._command.close()
 
-    def _condition_holds(self, call: ToolCall) -> bool:
-        """The hook's `if` rule (Claude Code's permission-rule syntax) names this call,
-        or it has none; read over the call as the hook would be shown it."""
+    def _condition(self, call: ToolCall) -> Match:
+        """How this call reads against the hook's `if` rule (Claude Code's
+        permission-rule syntax; `exact` when it has none), over the call as the hook
+        would be shown it: `no` skips the hook, `maybe` runs it without letting it grant
+        (`claude.permission_rule`)."""
         condition = self.spec.condition
         if condition is None:
-            return True
+            return "exact"
         fields, _ = self._tool_fields(call)
         tool_input = fields.get("tool_input")
         return condition.matches(
             self._names.tool(call),
             tool_input if isinstance(tool_input, Mapping) else {},
-            str(self._project()),
+            project=str(self._project()),
+            cwd=call.cwd if os.path.isabs(call.cwd) else "",
+            home=home_dir(),
         )
+
+    def _condition_holds(self, call: ToolCall) -> bool:
+        return self._condition(call) != "no"
 
     # ------------------------------------------------------------------ payloads
 
@@ -270,9 +279,26 @@ class _CommandHook:
 class _PreToolUse(_CommandHook):
     """PreToolUse -> before_tool."""
 
+    #: Its `allow` may reach the host (policy.chain: only such hooks vouch for a call).
+    vouches = True
+
     def before_tool(self, call: ToolCall) -> Decision | None:
-        if not self.spec.matcher(self._names.tool(call)) or not self._condition_holds(call):
+        if not self.spec.matcher(self._names.tool(call)):
             return None
+        reading = self._condition(call)
+        if reading == "no":
+            return None
+        decision = self._decide(call)
+        if reading == "maybe" and decision is not None and decision.allowed_by is not None:
+            # Started by the wide reading of its `if` only: its refusals count, a grant
+            # needs a call the rule names as Claude Code reads it.
+            log.info("hook %r: allow not passed on: its `if` names the call loosely", self.name)
+            decision = decision.replace(allowed_by=None)
+            if decision.action is Action.CONTINUE and not decision.context:
+                return None
+        return decision
+
+    def _decide(self, call: ToolCall) -> Decision | None:
         fields, renamed = self._tool_fields(call)
         done = self._run(call, fields)
         if self.spec.dialect.flat_payloads:

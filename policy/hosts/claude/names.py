@@ -87,6 +87,11 @@ class HostNames:
         """The host's spelling of `call`'s tool: its own when it came from Claude Code,
         else the Claude name of its canonical tool, else the name as the call has it."""
         raw = call.tool_raw or call.tool
+        if is_mcp(raw):
+            # Claude Code shows a hook an MCP tool by its own name, however our alias
+            # table files it (`mcp__fs__read_text_file` is a read here, not `Read` there):
+            # a `mcp__fs__.*` matcher or `if` rule must see it.
+            return raw
         canonical = self._aliases.canonical(call.tool)
         if raw in self._claude_names and self._aliases.canonical(raw) == canonical:
             return raw
@@ -103,7 +108,8 @@ class HostNames:
         the tool will read (`_reads`), whichever key it came under: a guard that reads
         `file_path` must not be shown a decoy while the tool opens `path`.
         """
-        renames = dialect.input_keys.get(self._aliases.canonical(call.tool), {})
+        mcp = is_mcp(call.tool_raw or call.tool)  # shown as its server names them
+        renames = {} if mcp else dialect.input_keys.get(self._aliases.canonical(call.tool), {})
         tool_input = dict(call.args)
         renamed: dict[str, str] = {}
         for ours, theirs in renames.items():
