@@ -17,7 +17,9 @@ logger, one line each for stdout and stderr, capped. Nothing here raises into th
 a hook that cannot start is a warning. `close()` (the engine's) sends SIGTERM to the
 groups still running, as Claude Code does at the end of its session, unless the process
 called `outlive_close()` because the session its hooks belong to is the host's, not
-this process's.
+this process's. For that case the command runs under coreutils `timeout` where there is
+one, so its timeout holds after this process is gone; and at most `MAX_RUNNING` copies
+of one hook run at once, so a flood of calls cannot fill the machine with them.
 """
 
 from __future__ import annotations
