@@ -8,6 +8,7 @@ log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import logging
@@ -476,6 +477,20 @@ class Engine:
                 needs_approval=False,
                 allowed_by=None,
             )
+            if self._audit.capturing:
+                # The capture failed, or the log did: the refusal goes to the log without
+                # the capture, so an auditor sees it. (The call is refused either way; a
+                # log that cannot be written at all is the operational log's to report.)
+                with contextlib.suppress(Exception):
+                    self._audit.decision(
+                        point,
+                        decision,
+                        subject=subject,
+                        result=result,
+                        latency_ns=time.perf_counter_ns() - start,
+                        packs=self._packs,
+                        asked=None,
+                    )
         self._emit_decision(point, decision, subject if isinstance(subject, ToolCall) else None)
         return decision
 

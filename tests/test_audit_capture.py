@@ -329,7 +329,13 @@ def test_a_capture_that_cannot_be_written_fails_the_decision_closed(tmp_path: Pa
     assert before.reason.startswith("decision log unavailable: ")
     assert "cannot write capture" in before.reason
     assert after.action is Action.ABORT_TURN and after.failure == "audit"
-    assert log.read_bytes() == b""  # nothing decided, nothing claimed
+    # The refusals are in the log (without a capture line), so an auditor sees them.
+    refused = records(log)
+    assert [(r["point"], r["action"], r["failure"]) for r in refused] == [
+        ("before_tool", "deny_tool", "audit"),
+        ("after_tool", "abort_turn", "audit"),
+    ]
+    assert "cannot write capture" in refused[0]["reason"]
 
 
 def test_cwd_and_the_engines_workspace_are_in_every_record(tmp_path: Path) -> None:
