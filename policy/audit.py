@@ -671,7 +671,10 @@ class DecisionLog:
         *,
         latency_ns: int,
         packs: Mapping[str, str],
+        capture: bool = True,
     ) -> None:
+        """Log an approver's answer about `call` (captured with it, unless `capture` is
+        False: the refusal that follows a capture that failed)."""
         fields: dict[str, Any] = {
             "decision_id": answer.decision_id,
             "point": HookPoint.APPROVE_TOOL.value,
@@ -692,7 +695,8 @@ class DecisionLog:
         fields["packs"] = packs
         fields["latency_us"] = round(latency_ns / 1000, 1)
         point = HookPoint.APPROVE_TOOL
-        self._write_decision(point, answer.decision_id, fields, (call,), caller)
+        asked = (call,) if capture else None
+        self._write_decision(point, answer.decision_id, fields, asked, caller)
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
         return {

@@ -662,6 +662,11 @@ class Engine:
             answer = dataclasses.replace(
                 answer, approved=False, reason=f"decision log unavailable: {exc}"
             )
+            if self._audit.capturing:  # as in `_logged`: the refusal, without the capture
+                with contextlib.suppress(Exception):
+                    self._audit.approval(
+                        call, answer, latency_ns=elapsed, packs=self._packs, capture=False
+                    )
         self._emit_decision(HookPoint.APPROVE_TOOL, answer, call)
         return answer
 

@@ -174,6 +174,18 @@ def test_an_approval_is_captured_with_its_call(tmp_path: Path) -> None:
     assert record["args"] == {"command": "x ***"}
 
 
+def test_an_approval_refused_for_a_capture_that_failed_is_still_logged(tmp_path: Path) -> None:
+    log, captures = tmp_path / "log", tmp_path / "capture"
+    captures.write_text("a file where the directory should be")
+    with Engine(Settings(audit_path=log, audit_capture_dir=captures)) as engine:
+        engine.register(Approver())
+        answer = engine.approve_tool(ToolCall(tool="bash", args={"command": "deploy"}))
+    assert answer.approved is False
+    (record,) = records(log)
+    assert record["point"] == "approve_tool" and record["approval"]["approved"] is False
+    assert "decision log unavailable" in record["reason"]
+
+
 def test_capture_files_are_0600_in_a_0700_directory_whatever_the_umask(
     tmp_path: Path, open_umask: None
 ) -> None:
