@@ -40,7 +40,7 @@ import orjson
 
 from policy._owner_only import private_parents
 from policy.codec import parts_to_json
-from policy.digest import json_safe
+from policy.digest import json_line
 from policy.errors import AuditError
 from policy.model import HookPoint
 
@@ -57,22 +57,6 @@ _CHUNK = 1 << 16
 def capture_name(ts: str) -> str:
     """The file a record stamped `ts` (ISO UTC, as the decision log writes it) goes to."""
     return f"capture-{ts[:10]}.jsonl"
-
-
-def _fallback(value: Any) -> Any:
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=repr)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "backslashreplace")
-    return repr(value)
-
-
-def _render(document: Mapping[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(document, default=_fallback)
-    except (TypeError, orjson.JSONEncodeError):
-        # Integers beyond 64 bits, lone surrogates, non-string keys: kept anyway.
-        return orjson.dumps(json_safe(document))
 
 
 def _private_dirs(directory: Path) -> None:
@@ -174,7 +158,7 @@ class CaptureLog:
         caller: Mapping[str, str],
     ) -> None:
         """Append one record; AuditError when it cannot be written."""
-        line = _render(
+        line = json_line(
             {
                 "ts": ts,
                 "decision_id": decision_id,

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["args_digest", "canonical_json", "json_safe"]
+__all__ = ["args_digest", "canonical_json", "json_line", "json_safe"]
 
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -48,6 +48,15 @@ def canonical_json(value: Any) -> bytes:
         return orjson.dumps(value, option=_OPTIONS, default=_fallback)
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(json_safe(value), option=_OPTIONS)
+
+
+def json_line(value: Any) -> bytes:
+    """`value` as one JSON line's bytes, keys in their own order (a log record); never
+    an error for any input: what orjson refuses is made representable (`json_safe`)."""
+    try:
+        return orjson.dumps(value, default=_fallback)
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(json_safe(value))
 
 
 def args_digest(args: Mapping[str, Any]) -> str:
