@@ -122,7 +122,7 @@ def explain(engine: Engine, point: str, parts: Sequence[Any]) -> dict[str, Any]:
         report["facts"] = facts_report(call, engine.facts_context)
     hooks: list[dict[str, Any]] = []
     stopped: Decision | None = None
-    locations = _locations(engine)
+    locations = engine.rule_locations
     if point == "approve_tool":
         if call is None:  # decide_at's own check: approve_tool takes a call
             raise TypeError("approve_tool needs a ToolCall")
@@ -437,12 +437,6 @@ def _why(
 
 
 # -------------------------------------------------------------------- locations
-
-
-def _locations(engine: Engine) -> dict[str, str]:
-    """`pack/rule-id` -> `file:line` for every pack the engine loaded (from the
-    compiler or the pack cache: `Engine.rule_locations`)."""
-    return dict(engine.rule_locations)
 
 
 def _locate(hooks: Sequence[dict[str, Any]], locations: Mapping[str, str]) -> None:

@@ -7,7 +7,8 @@ SARIF locations are relative to the repository root, as GitHub code scanning wan
 
 A directory given may hold other tools' YAML beside the packs (a service's settings,
 a CI workflow): a file found by walking one whose top-level mapping has none of
-`apiVersion`, `kind`, `rules`, `builtins` is skipped, and said so on one line (a
+`apiVersion`, `kind`, `rules`, `builtins`, nor a key a slip away from one (`Kind:`,
+`rule:`), is skipped, and said so on one line (a
 note in JSON, SARIF and GitHub output, never an error). A file named on the command
 line is always checked as a pack (policy.packs.load.discover_walked).
 
