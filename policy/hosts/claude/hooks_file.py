@@ -313,7 +313,7 @@ def _check_keys(
 
 
 #: Refused fields that say nothing when false (real plugins spell the defaults out).
-_NO_OP_WHEN_FALSE = frozenset({"asyncRewake", "once"})
+_NO_OP_WHEN_FALSE = frozenset({"once"})
 
 
 def _events(doc: Any, skipped: list[str]) -> tuple[dict[str, Any], str, Any]:
@@ -567,6 +567,14 @@ _NAMED_FIELDS = 6
 _KNOWN_FIELDS = ("matcher", "hooks", *sorted(_CLAUDE_HANDLER_KEYS))
 
 
+def _flag(handler: Mapping[str, Any], key: str, where: str) -> bool:
+    """A hook's true/false field (`async`, `asyncRewake`); absent is false."""
+    value = handler.get(key, False)
+    if not isinstance(value, bool):
+        raise _Invalid(f"{where}.{key}", f"must be true or false, not {value!r}")
+    return value
+
+
 def _ignored_note(ignored: list[str]) -> str:
     """The warning's sentence about fields Claude Code ignores: their paths (the first
     few), and a guess when one looks like a misspelt field (`matchr`, `timout`),
@@ -688,15 +696,8 @@ def _nested_specs(reader: _Reader, events: Mapping[str, Any]) -> list[Spec]:
                     handler, _CLAUDE_HANDLER_KEYS, hwhere, _CLAUDE_REFUSED_FIELDS, reader.ignored
                 )
                 command = _string(handler.get("command"), f"{hwhere}.command")
-                background = handler.get("async", False)
-                if not isinstance(background, bool):
-                    raise _Invalid(f"{hwhere}.async", f"must be true or false, not {background!r}")
-                rewake = handler.get("asyncRewake", False)
-                if not isinstance(rewake, bool):
-                    raise _Invalid(
-                        f"{hwhere}.asyncRewake", f"must be true or false, not {rewake!r}"
-                    )
-                if rewake:
+                background = _flag(handler, "async", hwhere)
+                if _flag(handler, "asyncRewake", hwhere):
                     # In the background, as Claude Code runs it; its exit 2 would wake the
                     # model with the hook's output later, and our chain has no later turn.
                     background = True
