@@ -149,15 +149,14 @@ class _CommandHook:
         leave its command behind when the engine goes."""
         self._command.close()
 
-    def _condition(self, call: ToolCall) -> Match:
+    def _condition(self, call: ToolCall, fields: Mapping[str, Any]) -> Match:
         """How this call reads against the hook's `if` rule (Claude Code's
-        permission-rule syntax; `exact` when it has none), over the call as the hook
-        would be shown it: `no` skips the hook, `maybe` runs it without letting it grant
+        permission-rule syntax; `exact` when it has none), over `fields`, the call as the
+        hook is shown it: `no` skips the hook, `maybe` runs it without letting it grant
         (`claude.permission_rule`)."""
         condition = self.spec.condition
         if condition is None:
             return "exact"
-        fields, _ = self._tool_fields(call)
         tool_input = fields.get("tool_input")
         return condition.matches(
             self._names.tool(call),
@@ -166,9 +165,6 @@ class _CommandHook:
             cwd=call.cwd if os.path.isabs(call.cwd) else "",
             home=home_dir(),
         )
-
-    def _condition_holds(self, call: ToolCall) -> bool:
-        return self._condition(call) != "no"
 
     # ------------------------------------------------------------------ payloads
 
@@ -285,10 +281,11 @@ class _PreToolUse(_CommandHook):
     def before_tool(self, call: ToolCall) -> Decision | None:
         if not self.spec.matcher(self._names.tool(call)):
             return None
-        reading = self._condition(call)
+        fields, renamed = self._tool_fields(call)
+        reading = self._condition(call, fields)
         if reading == "no":
             return None
-        decision = self._decide(call)
+        decision = self._decide(call, fields, renamed)
         if reading == "maybe" and decision is not None and decision.allowed_by is not None:
             # Started by the wide reading of its `if` only: its refusals count, a grant
             # needs a call the rule names as Claude Code reads it.
@@ -298,8 +295,9 @@ class _PreToolUse(_CommandHook):
                 return None
         return decision
 
-    def _decide(self, call: ToolCall) -> Decision | None:
-        fields, renamed = self._tool_fields(call)
+    def _decide(
+        self, call: ToolCall, fields: dict[str, Any], renamed: Mapping[str, str]
+    ) -> Decision | None:
         done = self._run(call, fields)
         if self.spec.dialect.flat_payloads:
             return self._flat(done)
@@ -449,13 +447,11 @@ class _PostToolUse(_CommandHook):
 
     def after_tool(self, call: ToolCall, result: ToolResult) -> Decision | None:
         failure = self.spec.event == "PostToolUseFailure"
-        if (
-            result.is_error != failure
-            or not self.spec.matcher(self._names.tool(call))
-            or not self._condition_holds(call)
-        ):
+        if result.is_error != failure or not self.spec.matcher(self._names.tool(call)):
             return None
         fields, _renamed = self._tool_fields(call)
+        if self._condition(call, fields) == "no":
+            return None
         fields.update(
             wire.result_fields(
                 self.spec.dialect, failure=failure, text=result.for_llm, duration=result.duration
