@@ -115,6 +115,7 @@ class FastSettings:
     hooks: NoHostedHooks
     claude_hooks: list[Path]
     claude_hooks_skip_unsupported = False
+    claude_hooks_not_json: Literal["skip", "refuse"] = "skip"
     claude_hooks_allow: Literal["pass", "ignore"] = "pass"
     workspace: str | None = None
     protected_paths: list[Path]
@@ -181,6 +182,7 @@ FIELDS = (
     "hooks",
     "claude_hooks",
     "claude_hooks_skip_unsupported",
+    "claude_hooks_not_json",
     "claude_hooks_allow",
     "workspace",
     "protected_paths",
@@ -206,6 +208,7 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "cel_engine": (str,),
     "pack_cache": (bool,),
     "claude_hooks_skip_unsupported": (bool,),
+    "claude_hooks_not_json": (str,),
     "claude_hooks_allow": (str,),
     "workspace": (str, type(None)),
     "server": (str, type(None)),

@@ -170,6 +170,12 @@ class Settings(BaseSettings):
         description="Skip claude_hooks hooks of a type hookpolicy cannot run (prompt, agent, "
         "http, mcp_tool) at the events it runs, instead of refusing the file.",
     )
+    claude_hooks_not_json: Literal["skip", "refuse"] = Field(
+        "skip",
+        description="A claude_hooks file that is not JSON (a comment, a trailing comma): "
+        "`skip` runs none of its hooks, as Claude Code does, with an error on the log; "
+        "`refuse` stops the engine.",
+    )
     claude_hooks_allow: Literal["pass", "ignore"] = Field(
         "pass",
         description="What a claude_hooks hook's PreToolUse `allow` does: `pass` it on to the "

@@ -13,8 +13,9 @@ Facts from the real CLI (2.1.332 and 2.1.197, offline against a fake API; docs/h
 
 Here: unknown fields are ignored with the file's one warning, which names them (and
 guesses a misspelt one); background hooks run detached, log what they print, never
-decide and end with the engine; a file with comments is refused at load, naming
-file:line:col and why, since a guard that silently never runs is no guard.
+decide and end with the engine; a file with comments runs none of its hooks, as in
+Claude Code, but not silently: an error on the log at every load and from `policy check`
+names file:line:col and why (`claude_hooks_not_json: refuse` stops the engine instead).
 
 Each test writes a real hooks file (the shapes published plugins use) and real
 scripts, builds a real Engine — or runs `policy hook claude` as Claude Code does.
@@ -405,17 +406,79 @@ def test_an_async_hook_does_not_hold_up_policy_hook_claude(tmp_path: Path, proje
         ('{\n  "hooks": {"PreToolUse": []},\n}\n', "3:1", "a trailing comma is not JSON"),
     ],
 )
-def test_a_settings_file_with_comments_is_refused_as_claude_code_skips_it(
+def test_a_settings_file_with_comments_runs_none_of_its_hooks_as_in_claude_code(
+    project: Path, caplog: pytest.LogCaptureFixture, text: str, at: str, what: str
+) -> None:
+    # nightshift2k publishes its settings with `//` comments: Claude Code skips the file
+    # whole, so its guard never refuses anything there, and the engine starts here too.
+    guard = hook_script(project, "guard.sh", GUARD)
+    path = project / ".claude" / "settings.json"
+    path.write_text(text.replace('"PreToolUse": []', _guard_entry(guard)))
+    with caplog.at_level(logging.WARNING, logger="policy.hosted"):
+        engine = Engine(Settings(claude_hooks=[path], audit_path=project / "log"))
+    try:
+        assert engine.before_tool(bash("rm -rf /srv/data")).action is Action.CONTINUE
+    finally:
+        engine.close()
+    (error,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert error.levelno == logging.ERROR
+    message = error.getMessage()
+    assert f"{path}:{at}: invalid JSON" in message
+    assert what in message and "none of its hooks run, as in Claude Code" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "what"),
+    [('{\n  // the guard\n  "hooks": {"PreToolUse": []}\n}\n', "2:3", "a comment is not JSON")],
+)
+def test_claude_hooks_not_json_refuse_stops_the_engine_instead(
     project: Path, text: str, at: str, what: str
 ) -> None:
     path = project / ".claude" / "settings.json"
     path.write_text(text)
     with pytest.raises(SettingsError) as raised:
-        Engine(Settings(claude_hooks=[path], audit_path=project / "log"))
+        Engine(
+            Settings(
+                claude_hooks=[path], claude_hooks_not_json="refuse", audit_path=project / "log"
+            )
+        )
     message = str(raised.value)
     assert f"{path}:{at}: invalid JSON" in message
     assert what in message
     assert "Claude Code does not load this file either" in message
+
+
+def test_the_other_files_hooks_still_run_beside_one_that_is_not_json(
+    build: Build, project: Path, tmp_path: Path
+) -> None:
+    guard = hook_script(project, "guard.sh", GUARD)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"hooks": {}, }')
+    good = settings_file(project, json.loads(f'{{"hooks": {{{_guard_entry(guard)}}}}}'))
+    engine = build(broken, good)
+    assert engine.before_tool(bash("rm -rf /srv/data")).action is Action.DENY_TOOL
+
+
+def test_policy_check_reports_a_hooks_file_that_is_not_json_as_an_error(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from policy.cli import main
+
+    path = project / ".claude" / "settings.json"
+    path.write_text('{\n  // the guard\n  "hooks": {}\n}\n')
+    config = tmp_path / "policy.yaml"
+    rules = Path(__file__).resolve().parent.parent / "rules"
+    config.write_text(f"claude_hooks: [{path}]\npacks: [{rules}]\n")
+    assert main(["check", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:2:3: error: " in out and "[hosted-hooks-not-json]" in out
+    assert "none of its hooks run, here as in Claude Code" in out
+
+
+def _guard_entry(guard: Path) -> str:
+    """`"PreToolUse": [...]` running `guard` for Bash, as JSON text."""
+    entry = [{"matcher": "Bash", "hooks": [{"type": "command", "command": str(guard)}]}]
+    return f'"PreToolUse": {json.dumps(entry)}'
 
 
 def test_a_comment_marker_inside_a_string_is_just_text(build: Build, project: Path) -> None:

@@ -207,12 +207,31 @@ def _hosted_findings(settings: Any) -> list[Diagnostic]:
     but not here: hooks of events that can refuse there (PermissionRequest, ...) and
     have no point in our chain. A file that does not load is an error here too."""
     from policy.errors import SettingsError
-    from policy.hosts.claude.hooks_file import read_hooks_file
+    from policy.hosts.claude.hooks_file import HooksFileNotJson, read_hooks_file
 
     found = []
     for path in settings.claude_hooks:
         try:
             read = read_hooks_file(path, skip_unsupported=settings.claude_hooks_skip_unsupported)
+        except HooksFileNotJson as exc:
+            # An error although the engine starts (`claude_hooks_not_json: skip`): the
+            # operator listed the file for its hooks and none of them runs.
+            runs = (
+                "the engine refuses to start (claude_hooks_not_json: refuse)"
+                if settings.claude_hooks_not_json == "refuse"
+                else "none of its hooks run, here as in Claude Code"
+            )
+            found.append(
+                Diagnostic(
+                    str(path),
+                    exc.line,
+                    exc.column,
+                    "error",
+                    "hosted-hooks-not-json",
+                    f"{str(exc).removeprefix('invalid settings:').strip()}: {runs}",
+                )
+            )
+            continue
         except SettingsError as exc:
             found.append(Diagnostic(str(path), 1, 1, "error", "hosted-hooks-invalid", str(exc)))
             continue

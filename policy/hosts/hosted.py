@@ -40,6 +40,7 @@ def build_hosted(settings: Settings, aliases: AliasTable, timeouts: Timeouts) ->
                     aliases=aliases,
                     workspace=settings.workspace,
                     skip_unsupported=settings.claude_hooks_skip_unsupported,
+                    not_json=settings.claude_hooks_not_json,
                     data_dir=settings.data_dir,
                 )
             )

@@ -57,6 +57,7 @@ from policy.hosts.claude.wire import (
 
 __all__ = [
     "HooksFile",
+    "HooksFileNotJson",
     "Located",
     "Matcher",
     "Spec",
@@ -206,6 +207,19 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
+class HooksFileNotJson(SettingsError):
+    """A hooks file that does not parse as JSON (a comment, a trailing comma, a cut
+    file). Its own type because neither host runs such a file's hooks and neither
+    refuses to start over it (Claude Code 2.1.332 skips a settings.json silently and
+    fails a plugin's load; `claude.hosted` does the same unless the operator's
+    `claude_hooks_not_json` is `refuse`); `policy check` reports it as an error."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
 def settings_error(path: Path, message: str) -> SettingsError:
     return SettingsError(f"invalid settings:\n  claude_hooks: {path}: {message}")
 
@@ -226,9 +240,11 @@ def _read(path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise SettingsError(
+        raise HooksFileNotJson(
             f"invalid settings:\n  claude_hooks: {path}:{exc.lineno}:{exc.colno}: "
-            f"invalid JSON: {exc.msg}{_not_json_hint(text, exc.pos)}"
+            f"invalid JSON: {exc.msg}{_not_json_hint(text, exc.pos)}",
+            exc.lineno,
+            exc.colno,
         ) from None
     except ValueError as exc:
         raise settings_error(path, f"invalid JSON: {exc}") from None
@@ -248,7 +264,7 @@ def _not_json_hint(text: str, pos: int) -> str:
         return ""
     return (
         f" ({what} is not JSON; Claude Code does not load this file either and runs "
-        "none of its hooks, so remove it)"
+        "none of its hooks: remove it for them to run)"
     )
 
 
@@ -901,8 +917,9 @@ def _value_offsets(text: str) -> dict[tuple[str | int, ...], int]:
 def read_hooks_file(path: Path, *, skip_unsupported: bool = False) -> HooksFile:
     """The hooks `path` configures, in file order, and what it holds that is not run
     here; SettingsError naming the file and the field (or line:col) of the first thing
-    that is wrong. `skip_unsupported`: a hook type we cannot run at an event that runs
-    here is skipped (and named) rather than refused."""
+    that is wrong (HooksFileNotJson when the file does not parse). `skip_unsupported`:
+    a hook type we cannot run at an event that runs here is skipped (and named) rather
+    than refused."""
     doc = _read(path)
     skipped: list[str] = []
     try:

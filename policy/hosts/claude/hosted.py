@@ -66,7 +66,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from policy.aliases import AliasTable
 from policy.facts import home_dir
@@ -80,7 +80,13 @@ from policy.hosts.claude.command import (
     stderr_quote,
 )
 from policy.hosts.claude.context import after_blocks, context_block
-from policy.hosts.claude.hooks_file import Spec, read_hooks_file, settings_error, type_name
+from policy.hosts.claude.hooks_file import (
+    HooksFileNotJson,
+    Spec,
+    read_hooks_file,
+    settings_error,
+    type_name,
+)
 from policy.hosts.claude.names import HostNames, is_mcp
 from policy.hosts.claude.permission_rule import Match
 from policy.model import Action, CallContext, Decision, Prompt, Stop, ToolCall, ToolResult
@@ -856,6 +862,7 @@ def load_claude_hooks(
     aliases: AliasTable,
     workspace: str | os.PathLike[str] | None = None,
     skip_unsupported: bool = False,
+    not_json: Literal["skip", "refuse"] = "skip",
     data_dir: Path | None = None,
 ) -> list[object]:
     """Read every hooks file and make one chain hook per configured hook.
@@ -869,6 +876,13 @@ def load_claude_hooks(
     `workspace` (the operator's setting) is the project a plugin's hooks run in;
     `data_dir` holds plugins' `CLAUDE_PLUGIN_DATA`. SettingsError names the file and
     the field (or line:col) of the first thing that is wrong; no hook is returned then.
+
+    A file that is not JSON at all (a `//` comment, a trailing comma) is, with
+    `not_json="skip"`, loaded as its host loads it: none of its hooks, with an error on
+    the log naming `file:line:col` each time it is read. Claude Code skips such a
+    settings.json whole and silently and fails such a plugin's load, so a guard in it
+    never ran there either; refusing every call would make hosting it stricter than
+    the host it was written for. `refuse` stops the engine instead.
     """
     names = HostNames(aliases)
     project = Path(os.path.expanduser(workspace)) if workspace else None
@@ -880,7 +894,17 @@ def load_claude_hooks(
         if key in seen:
             raise settings_error(path, f"listed twice (also as {seen[key]})")
         seen[key] = path
-        read = read_hooks_file(path, skip_unsupported=skip_unsupported)
+        try:
+            read = read_hooks_file(path, skip_unsupported=skip_unsupported)
+        except HooksFileNotJson as exc:
+            if not_json == "refuse":
+                raise
+            log.error(  # noqa: TRY400 - the message names file:line:col; a traceback adds nothing
+                "%s\n  none of its hooks run, as in Claude Code (`claude_hooks_not_json: "
+                "refuse` stops the engine instead)",
+                str(exc).removeprefix("invalid settings:\n  "),
+            )
+            continue
         if read.skipped:
             log.warning("claude_hooks: %s: %s", path, "; ".join(read.skipped))
         for spec in read.specs:
