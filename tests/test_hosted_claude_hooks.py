@@ -980,8 +980,14 @@ def load_error(tmp_path: Path, text: str) -> str:
 
 
 def test_invalid_json_is_reported_at_its_line_and_column(tmp_path: Path) -> None:
-    message = load_error(tmp_path, '{"hooks": {\n  "PreToolUse": [,]\n}}')
-    assert f"{tmp_path / 'hooks.json'}:2:18: invalid JSON" in message
+    # With `claude_hooks_not_json: skip` (the default) the same text goes to the log.
+    path = tmp_path / "hooks.json"
+    path.write_text('{"hooks": {\n  "PreToolUse": [,]\n}}')
+    with pytest.raises(SettingsError) as raised:
+        Engine(
+            Settings(claude_hooks=[path], claude_hooks_not_json="refuse", audit_path=tmp_path / "log")
+        )
+    assert f"{path}:2:18: invalid JSON" in str(raised.value)
 
 
 @pytest.mark.parametrize(
