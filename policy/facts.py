@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from policy._env import CONFIG_ENV
 from policy.errors import AnalysisIncomplete
+from policy.model import CelList, CelMap
 
 if TYPE_CHECKING:
     # Imported by `facts_of` on first use: a decision that reads no facts (most
@@ -119,6 +120,9 @@ def home_dir() -> str:
     caller = _caller.get()
     if caller is not None and caller.home:
         return caller.home
+    home = os.environ.get("HOME")
+    if home is not None:  # what expanduser("~") reads first, without its other work
+        return home.rstrip("/") or "/"
     expanded = os.path.expanduser("~")
     return "" if expanded == "~" else expanded
 
@@ -133,9 +137,9 @@ class CallFacts:
     access: Access
     workspace: str
     home: str
-    #: The CEL values, built once.
-    commands_cel: list[dict[str, Any]] = field(default_factory=list)
-    access_cel: dict[str, Any] = field(default_factory=dict)
+    #: The CEL values, built once (in the plain shape every pack's program takes as is).
+    commands_cel: CelList = field(default_factory=CelList)
+    access_cel: CelMap = field(default_factory=CelMap)
 
     def __post_init__(self) -> None:
         if self.access.limit:
@@ -192,8 +196,8 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
         access=result,
         workspace=workspace,
         home=home,
-        commands_cel=[c.to_cel() for c in result.commands],
-        access_cel=result.to_cel(),
+        commands_cel=CelList(c.to_cel() for c in result.commands),
+        access_cel=CelMap(result.to_cel()),
     )
 
 

@@ -28,6 +28,8 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalGate",
     "CallContext",
+    "CelList",
+    "CelMap",
     "Decision",
     "Event",
     "FrozenDict",
@@ -46,6 +48,21 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 _FLAT = frozenset({str, bool, int, float, type(None)})
+
+
+class CelList(list[Any]):
+    """A list already in the shape the CEL engines take (plain lists, dicts and scalars
+    all the way down), built once per call by the facts (`policy.facts.CallFacts`):
+    a pack's program passes it as is instead of copying it, so the facts of a call are
+    converted once, not once per pack. Never mutated once built."""
+
+    __slots__ = ()
+
+
+class CelMap(dict[str, Any]):
+    """A map already in the shape the CEL engines take; see `CelList`."""
+
+    __slots__ = ()
 
 
 class FrozenDict(dict[str, Any]):

@@ -427,9 +427,12 @@ class CompiledPack:
 
     # ----------------------------------------------------------- deciding
 
-    def _data(
+    def values_for(
         self, point: str, needs: frozenset[str], subject: Any, payload: Any
     ) -> dict[str, Any]:
+        """The CEL variables `needs` names (a program's `needs`) for this call at
+        `point`: what a program of this pack runs on. AnalysisIncomplete when they
+        include the facts and the analysis gave up."""
         data: dict[str, Any] = {}
         for name in needs:
             data[name] = _VALUE_OF[name](subject, payload, self)
@@ -446,7 +449,7 @@ class CompiledPack:
             program = candidates.program
             mask = 0
             if program is not None:
-                data = self._data(point, program.needs, subject, payload)
+                data = self.values_for(point, program.needs, subject, payload)
                 take_gave_up()
                 got = program.run_mask(data)
                 # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
@@ -471,7 +474,7 @@ class CompiledPack:
             admitted is None
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
-            data = self._data(point, program.needs, subject, payload)
+            data = self.values_for(point, program.needs, subject, payload)
             take_gave_up()
             results = program.run(data)
             _refuse_if_gave_up()
@@ -673,7 +676,7 @@ class CompiledPack:
         self, rule: CompiledRule, key: str, source: str, subject: Any, payload: Any
     ) -> Any:
         program = self._rule_program(rule, key, source)
-        data = self._data(rule.point, program.needs, subject, payload)
+        data = self.values_for(rule.point, program.needs, subject, payload)
         take_gave_up()
         (value,) = program.run(data)
         _refuse_if_gave_up()
@@ -739,7 +742,7 @@ class CompiledPack:
         program = self._engine.program(
             rule.point, [rule.condition], layers, [layers], checked=True
         )
-        data = self._data(rule.point, program.needs, subject, payload)
+        data = self.values_for(rule.point, program.needs, subject, payload)
         take_gave_up()
         (value,) = program.run(data)
         _refuse_if_gave_up()
@@ -979,12 +982,13 @@ def _args(call: Any) -> Any:
 _SHORT_COMMAND = (1 << 20) // 4
 
 
-def _protected(pack: CompiledPack) -> list[str]:
+def _protected(pack: CompiledPack) -> tuple[str, ...]:
     """The paths the policy depends on: the engine's, and those of the hook that asked
-    `policy serve` for this decision (its own settings file)."""
+    `policy serve` for this decision (its own settings file). The same object from
+    call to call when no caller adds any, so programs can share what they converted."""
     caller = current_caller()
-    own = list(pack.facts_context.protected)
-    return own + list(caller.protected) if caller is not None else own
+    own = pack.facts_context.protected
+    return own + caller.protected if caller is not None and caller.protected else own
 
 
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {

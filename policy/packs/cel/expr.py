@@ -16,7 +16,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from policy.model import FrozenDict
+from policy.facts import home_dir
+from policy.model import CelList, CelMap, FrozenDict
+from policy.packs.cel import constants
 from policy.packs.cel.functions import _FUNCTIONS
 from policy.packs.cel.interface import (
     VARIABLES_AT,
@@ -139,7 +141,7 @@ class _ExprEnvs:
     `policy hook` compiles for one point only.
     """
 
-    def __init__(self, typed: bool = False) -> None:
+    def __init__(self, typed: bool = False, handles: bool = False) -> None:
         cel = _cel_module()
         from cel_expr_python.ext import ext_bindings, ext_strings
 
@@ -179,6 +181,17 @@ class _ExprEnvs:
                     impl=impl,
                 )
             )
+            if handles and name in constants.HANDLED:
+                # the constant second argument by handle (policy.packs.cel.constants)
+                overloads[name].append(
+                    cel.Overload(
+                        f"{name.replace('.', '_')}_{params[0]}_handle",
+                        types[ret],
+                        [types[params[0]], t.INT],
+                        is_member=member,
+                        impl=_by_handle(impl),
+                    )
+                )
         self._types = types
         self._decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
         self._extensions = (ext_bindings, ext_strings)
@@ -223,6 +236,22 @@ class _ExprEnvs:
         return expr
 
 
+def _by_handle(impl: Any) -> Any:
+    """`impl` taking its constant by handle, its answers remembered (bounded): the
+    handled functions are lexical, so the same path asked of the same constant by the
+    same user (`~` is part of the question) has the same answer on every call."""
+    values = constants.VALUES
+
+    @functools.lru_cache(maxsize=4096)
+    def answer(value: Any, handle: int, home: str) -> Any:
+        return impl(value, values[handle])
+
+    def call(value: Any, handle: int) -> Any:
+        return answer(value, handle, home_dir())
+
+    return call
+
+
 _ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
 
 
@@ -241,6 +270,14 @@ def _expr_envs() -> _ExprEnvs:
 
 
 @functools.lru_cache(maxsize=1)
+def _run_envs() -> _ExprEnvs:
+    """The environments programs run in: `_expr_envs`' declarations and the handle
+    overloads of `constants`, which only rewritten sources call (the checker's
+    environments do not declare them, so a pack cannot)."""
+    return _ExprEnvs(handles=True)
+
+
+@functools.lru_cache(maxsize=1)
 def _typed_envs() -> _ExprEnvs:
     """Environments where the facts are message types (`Command`, `Access`), so the
     checker refuses a misspelt field (`c.wrtes`) at its line:col. Only the checker
@@ -255,10 +292,15 @@ _MASK_BITS = 62
 
 def _to_expr_value(value: Any) -> Any:
     """cel-expr-python takes plain dicts and lists only (no tuples, no subclasses
-    below the top level), so frozen values are copied into plain ones."""
+    below the top level), so frozen values are copied into plain ones. The facts of
+    a call come in that shape already (CelList, CelMap) and are passed as they are."""
     kind = type(value)
     if kind in _PLAIN:
         return value
+    if kind is CelList:
+        return list(value)
+    if kind is CelMap:
+        return dict(value)
     if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
         for item in value.values():
             if type(item) not in _PLAIN:
@@ -267,6 +309,112 @@ def _to_expr_value(value: Any) -> Any:
     if kind is tuple or kind is list:
         return [_to_expr_value(v) for v in value]
     return value
+
+
+#: Fields of the call that cost nothing to hand a program and are the same objects for
+#: every pack deciding one call (not `args`: reading it may refuse a long command;
+#: not the facts: reading them runs the analysis; not `now` or `mode`: per pack).
+_SHARED_FIELDS = frozenset(
+    {
+        "tool",
+        "tool_raw",
+        "sender",
+        "channel",
+        "chat_id",
+        "session",
+        "agent",
+        "turn",
+        "cwd",
+        "host",
+        "protected",
+    }
+)
+
+#: Per thread: the environment, the values (by identity) the last activation was built
+#: from, the activation, and the converted values it borrows.
+_shared = threading.local()
+_ABSENT = object()
+
+
+def _activation(env: Any, data: Mapping[str, Any]) -> Any:
+    """An activation holding `data`, shared by the programs that decide one call.
+
+    cel-expr-python converts a value the first time a program reads it and keeps the
+    conversion in the activation, so the packs deciding one call (each its own
+    program, in the same environment per point) read the call's facts converted
+    once, not once per pack. The last activation is reused when every value `data`
+    names is the very object it was built from: values here are never mutated
+    (CelList, CelMap, FrozenDict, str, tuples), and holding them keeps their
+    identity from being reused. Names another program added stay in it unread.
+    """
+    entry = getattr(_shared, "entry", None)
+    merged: dict[str, Any]
+    if entry is not None and entry[0] is env:
+        held: dict[str, Any] = entry[1]
+        same = True
+        for name, value in data.items():
+            known = held.get(name, _ABSENT)
+            if known is not value:
+                if known is not _ABSENT:
+                    held = {}  # another call: start over
+                same = False
+        if same:
+            return entry[2]
+        merged = {**held, **data}
+    else:
+        merged = dict(data)
+    converted = {}
+    for name, value in merged.items():
+        kind = type(value)
+        if kind is CelList:
+            value = list(value)  # one level: what is inside is plain already
+        elif kind is CelMap or (kind is FrozenDict and value.flat):
+            value = dict(value)
+        elif kind not in _PLAIN:
+            value = _to_expr_value(value)
+        # (exact types only: a program read back from the program store refuses a
+        # subclass in an activation, "Non-CEL value type")
+        converted[name] = value
+    activation = env.Activation(converted)
+    # `converted` is kept with it: an activation borrows the Python values it was built
+    # from (read when a program first reads them), it does not own them
+    _shared.entry = (env, merged, activation, converted)
+    return activation
+
+
+def _used_layers(layers: Sequence[Mapping[str, str]], exprs: Sequence[str]) -> list[dict[str, str]]:
+    """`layers` without the variables no expression reads any more (directly or through
+    another variable): a constant passed by handle need not be built on every run.
+    Unchanged when some source tests or reads `vars` as a whole (`has(vars.x)`)."""
+    sources = {name: source for layer in layers for name, source in layer.items()}
+    wanted: set[str] = set()
+    stack: list[str] = []
+    for source in (*exprs, *sources.values()):
+        if _var_names(source) is None:
+            return [dict(layer) for layer in layers]
+    for e in exprs:
+        stack.extend(_var_names(e) or ())
+    while stack:
+        name = stack.pop()
+        if name in wanted or name not in sources:
+            continue
+        wanted.add(name)
+        stack.extend(_var_names(sources[name]) or ())
+    kept = [{n: src for n, src in layer.items() if n in wanted} for layer in layers]
+    return [layer for layer in kept if layer]
+
+
+def _var_names(source: str) -> set[str] | None:
+    """The variables `source` reads as `vars.x`; None when it uses `vars` otherwise."""
+    names: set[str] = set()
+    for match in _VARS_TOKENS.finditer(source):
+        kind = match.lastgroup
+        if kind in ("string", "field"):
+            continue
+        if match.group("ref") is None:
+            return None
+        names.add(match.group("n1") or match.group("n2"))
+    return names
 
 
 class _ExprProgram(CelProgram):
@@ -286,7 +434,14 @@ class _ExprProgram(CelProgram):
         self._store = store
         self._env = envs.env(point)
         self._point = point
-        self._exprs = list(exprs)
+        fixed = constants.constant_vars(var_layers)
+        exprs = [constants.with_handles(e, fixed) for e in exprs]
+        var_layers = _used_layers(var_layers, exprs)
+        if expr_layers is not None:
+            expr_layers = [
+                _used_layers(layers, [e]) for layers, e in zip(expr_layers, exprs, strict=True)
+            ]
+        self._exprs = exprs
         self._expr_layers = list(expr_layers) if expr_layers is not None else None
         self._var_layers = var_layers
         self._body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
@@ -308,7 +463,10 @@ class _ExprProgram(CelProgram):
         names: set[str] = set()
         for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
             names |= referenced_names(source)
-        self.needs = frozenset(names & VARIABLES_AT[point].keys()) - {"vars"}
+        known = VARIABLES_AT[point].keys()
+        # (and the call's own fields, read by some pack or other: handed to every
+        # program, they let the packs of one call share one activation)
+        self.needs = frozenset((names | _SHARED_FIELDS) & known) - {"vars"}
         self._singles: list[Any] | None = None
 
     def _list_program(self) -> Any:
@@ -335,15 +493,8 @@ class _ExprProgram(CelProgram):
     def run_mask(self, data: Mapping[str, Any]) -> int | None:
         if self._mask is None:
             return super().run_mask(data)
-        converted = {}
-        for name, value in data.items():
-            kind = type(value)
-            # A FrozenDict of scalars is taken as is one level down (not deeper).
-            if kind not in _PLAIN and not (kind is FrozenDict and value.flat):
-                value = _to_expr_value(value)
-            converted[name] = value
         try:
-            mask = self._mask.eval(data=converted).plain_value()
+            mask = self._mask.eval(_activation(self._env, data)).plain_value()
         except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
             return None
         # An ERROR Value's plain value is its message, a str: never a mask.
@@ -353,16 +504,15 @@ class _ExprProgram(CelProgram):
         # Outside the `try`: a program that cannot compile is the hook's failure (denied
         # by the chain), as when it was compiled with the rest, never a CEL runtime error.
         program = self._list_program()
-        converted = {k: _to_expr_value(v) for k, v in data.items()}
         # The program is a list literal: a list back means success. An error comes
         # back as a Value of type ERROR whose plain value is its message (a str),
         # which must never be read as a result.
         try:
-            result = program.eval(data=converted).plain_value()
+            activation = _activation(self._env, data)
+            result = program.eval(activation).plain_value()
             if type(result) is list:
                 return result
             # Some expression failed: evaluate each alone to say which.
-            activation = self._env.Activation(converted)
             return [self._run_single(i, activation) for i in range(len(self._exprs))]
         except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression
             error = CelEvalError(f"cannot evaluate: {type(exc).__name__}: {exc}")
@@ -397,7 +547,7 @@ class ExprEngine(CelEngine):
     @property
     def _envs(self) -> _ExprEnvs:
         if self._loaded is None:
-            self._loaded = _expr_envs()
+            self._loaded = _run_envs()
         return self._loaded
 
     def program(

@@ -63,8 +63,21 @@ VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: String literals of CEL (a raw one with a backslash is left alone: see below).
+_STRINGS = re.compile(
+    r"""[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
+    r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
+)
+_RAW_WITH_BACKSLASH = re.compile(r"""(?<![\w])[rR][bB]?["'][^\n]*\\""")
+
+
 def referenced_names(source: str) -> frozenset[str]:
-    """Every identifier in `source` (a superset of the variables it reads)."""
+    """Every identifier in `source` outside its string literals (a superset of the
+    variables it reads: a word in a message or a regex reads nothing, and counting
+    it would hand the program values it never reads). Where a raw string holds a
+    backslash (whose end this scan cannot be sure of), every identifier counts."""
+    if _RAW_WITH_BACKSLASH.search(source) is None:
+        source = _STRINGS.sub(" ", source)
     return frozenset(_IDENT.findall(source))
 
 

@@ -1,0 +1,230 @@
+"""Constant arguments of the pack functions, passed to them by handle.
+
+A shipped rule asks `path.matches(p, vars.places)` of every path a call reads, and
+`vars.places` is a literal list of ≈ 100 globs. cel-expr-python turns that list into
+a new Python list on every call of the function, and keeps it: each call from CEL
+into Python leaks its argument tuple (cel-expr-python 0.1.3; one tuple and what it
+holds per call, measured in tests/bench/bench_realistic.py). Converting the list
+was most of a realistic decision's time, and keeping it most of the memory a
+decision left behind.
+
+So, before a program is compiled for cel-expr-python, a call of one of the functions
+in `HANDLED` whose second argument is a constant — a literal list of strings or a
+string, written in the call or as a pack variable whose whole source is one — gets
+that argument as an int handle instead (`path.matches(p, 7034…)`), an overload
+declared only in the run-time environments (`policy check` never sees the rewritten
+source, and refuses an int there). The function reads the value back from
+`VALUES`. The handle is a digest of the value, so a program compiled in one process
+and read back from the program store in another names the same value; the rewrite
+registers it before any program that uses it is compiled or read back.
+
+Only what is certainly a constant is rewritten: string literals with the escapes
+listed in `_ESCAPES`, raw strings without a backslash before a quote; anything else
+keeps the ordinary call. cel-python calls Python functions without either cost and
+is not rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Mapping, Sequence
+
+__all__ = ["HANDLED", "VALUES", "with_handles"]
+
+#: Function -> the kind of constant its second argument takes.
+HANDLED: Mapping[str, type] = {
+    "path.matches": tuple,
+    "path.names": tuple,
+    "path.inside": tuple,
+    "path.inside_folded": tuple,
+    "path.within_any_folded": tuple,
+    "path.holds_any_folded": tuple,
+    "regex.matches": str,
+    "glob": str,
+}
+
+#: Handle -> constant value (a str, or a tuple of str). Bounded by `_LIMIT`.
+VALUES: dict[int, str | tuple[str, ...]] = {}
+_LIMIT = 65536
+_lock = threading.Lock()
+
+_STRING = re.compile(r"""(?P<raw>[rR])?(?:"(?P<d>(?:\\.|[^"\\\n])*)"|'(?P<s>(?:\\.|[^'\\\n])*)')""")
+_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "?": "?", "`": "`"}
+_CALL = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in HANDLED) + r")\s*\(")
+_VAR = re.compile(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)\2\s*\])\s*\Z""")
+#: What a CEL source may hold besides a call: string literals (skipped whole),
+#: brackets, and the commas that split a call's arguments at its own depth.
+_TOKENS = re.compile(r"""[rRbB]{0,2}(?:\"\"\"|''')|[rRbB]{0,2}["']|[()\[\]{},]""")
+
+
+def _string(text: str) -> str | None:
+    """The value of one CEL string literal `text` (whole), or None if not certain."""
+    match = _STRING.fullmatch(text.strip())
+    if match is None:
+        return None
+    body = match.group("d") if match.group("d") is not None else match.group("s")
+    if match.group("raw"):
+        return None if "\\" in body else body
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\":
+            decoded = _ESCAPES.get(body[i + 1 : i + 2])
+            if decoded is None:
+                return None
+            out.append(decoded)
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def constant(source: str) -> str | tuple[str, ...] | None:
+    """The value of `source` if it is a string literal or a list literal of them."""
+    text = source.strip()
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        if not inner:
+            return ()
+        split = _split(inner)
+        if split is None or split[1] != len(inner):
+            return None  # `["a"] + ["b"]`: more than one literal
+        parts = split[0]
+        if parts and not parts[-1].strip():
+            parts = parts[:-1]  # a trailing comma
+        values = [_string(part) for part in parts]
+        if any(value is None for value in values):
+            return None
+        return tuple(value for value in values if value is not None)
+    return _string(text)
+
+
+def _skip_string(source: str, start: int) -> int | None:
+    """The end of the string literal opening at `start`, or None if it does not end."""
+    match = _TOKENS.match(source, start)
+    if match is None:
+        return None
+    opener = match.group().lstrip("rRbB")
+    raw = "r" in match.group()[: -len(opener)].lower()
+    i = match.end()
+    while i < len(source):
+        if source.startswith(opener, i):
+            return i + len(opener)
+        if source[i] == "\\" and not raw:
+            i += 2
+            continue
+        if source[i] == "\\" and raw and source.startswith(opener, i + 1):
+            i += 1 + len(opener)  # `\"` does not close a raw string either
+            continue
+        if source[i] == "\n" and len(opener) == 1:
+            return None
+        i += 1
+    return None
+
+
+def _split(text: str, start: int = 0) -> tuple[list[str], int] | None:
+    """`text[start:]` split at the commas of its own depth, up to the bracket that
+    closes it (or its end), and where that is; None if a string or a bracket does not
+    close."""
+    parts: list[str] = []
+    depth = 0
+    last = start
+    i = start
+    while i < len(text):
+        match = _TOKENS.search(text, i)
+        if match is None:
+            break
+        token = match.group()
+        if token[-1] in "\"'":
+            end = _skip_string(text, match.start())
+            if end is None:
+                return None
+            i = end
+            continue
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            if depth == 0:
+                parts.append(text[last : match.start()])
+                return parts, match.start()
+            depth -= 1
+        elif token == "," and depth == 0:
+            parts.append(text[last : match.start()])
+            last = match.end()
+        i = match.end()
+    if depth:
+        return None
+    parts.append(text[last:])
+    return parts, len(text)
+
+
+def _handle(value: str | tuple[str, ...]) -> int | None:
+    digest = hashlib.blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=8)
+    handle = int.from_bytes(digest.digest(), "big") >> 2  # a positive CEL int
+    with _lock:
+        known = VALUES.get(handle)
+        if known is None:
+            if len(VALUES) >= _LIMIT:
+                return None  # the ordinary call then: slower, never different
+            VALUES[handle] = value
+        elif known != value:
+            return None
+    return handle
+
+
+def constant_vars(layers: Sequence[Mapping[str, str]]) -> dict[str, str | tuple[str, ...]]:
+    """The pack variables among `layers` whose whole source is a constant."""
+    found = {}
+    for layer in layers:
+        for name, source in layer.items():
+            value = constant(source)
+            if value is not None:
+                found[name] = value
+    return found
+
+
+def with_handles(source: str, constants: Mapping[str, str | tuple[str, ...]]) -> str:
+    """`source` with the constant second argument of each `HANDLED` call as a handle."""
+    if _CALL.search(source) is None:
+        return source
+    starts = [m.start() for m in _CALL.finditer(source) if not _in_string(source, m.start())]
+    for start in reversed(starts):  # an edit changes no earlier position
+        match = _CALL.match(source, start)
+        if match is None:
+            continue
+        split = _split(source, match.end())
+        if split is None or split[1] == len(source) or len(split[0]) != 2:
+            continue
+        args = split[0]
+        wanted = HANDLED[match.group(1)]
+        second = args[1]
+        named = _VAR.match(second)
+        value = constants.get(named.group(1) or named.group(3)) if named else constant(second)
+        if value is None or type(value) is not wanted:
+            continue
+        handle = _handle(value)
+        if handle is None:
+            continue
+        at = match.end() + len(args[0]) + 1
+        source = f"{source[:at]} {handle}{source[at + len(second) :]}"
+    return source
+
+
+def _in_string(source: str, position: int) -> bool:
+    """Whether `position` of `source` lies inside a string literal."""
+    i = 0
+    while True:
+        match = _TOKENS.search(source, i)
+        if match is None or match.start() >= position:
+            return False
+        if match.group()[-1] in "\"'":
+            end = _skip_string(source, match.start())
+            if end is None or end > position:
+                return True
+            i = end
+        else:
+            i = match.end()

@@ -1,0 +1,213 @@
+"""Constant arguments reach the pack functions by handle, and the packs deciding one
+call share one activation (issue 24: cel-expr-python copies a list argument into
+Python at every call and keeps the copy; converting the facts once per pack was most
+of a realistic decision).
+
+What a user relies on: the same answers as before — every constant the rewrite
+takes is the value CEL itself reads from the source — and memory that stays flat
+however often a rule asks `path.matches(p, vars.places)`.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import tracemalloc
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policy import Action, Engine, ToolCall
+from policy.packs.cel import constants, get_engine
+from policy.packs.cel.interface import referenced_names
+from policy.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cel_value(source: str) -> object:
+    """What cel-expr-python itself makes of a constant source."""
+    from cel_expr_python import cel
+
+    value = cel.NewEnv().compile(source).eval().plain_value()
+    return tuple(value) if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '["~/.ssh/**", "/etc/shadow"]',
+        "['a', \"b\"]",
+        '["trailing", ]',
+        "[]",
+        r'"^(python|pypy)[0-9.]*$"',
+        r'"backup\\.(bak|old)$"',
+        r'"quote \" and \' inside"',
+        r'"tab\tnew\nline"',
+        r'["\\\\server\\share", "x\?y"]',
+        'r"raw text"',
+        '"unicode é ✓"',
+    ],
+)
+def test_a_constant_is_the_value_cel_reads(source: str) -> None:
+    assert constants.constant(source) == cel_value(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '["a"] + ["b"]',  # two literals
+        '["a", vars.b]',  # a variable inside
+        '"\\x41"',  # an escape the decoder does not take: the ordinary call then
+        'r"a\\b"',  # a raw string with a backslash
+        '"""triple"""',
+        "[1, 2]",
+        'b"bytes"',
+        'dyn(["a"])',
+    ],
+)
+def test_what_is_not_certainly_a_constant_is_left_alone(source: str) -> None:
+    assert constants.constant(source) is None
+
+
+def test_every_constant_of_the_shipped_packs_is_read_as_cel_reads_it() -> None:
+    taken = 0
+    for pack in sorted((ROOT / "rules").glob("*.yaml")) + sorted(
+        (ROOT / "examples" / "packs").rglob("*.yaml")
+    ):
+        document = yaml.safe_load(pack.read_text())
+        if not isinstance(document, dict):
+            continue
+        for name, source in (document.get("variables") or {}).items():
+            value = constants.constant(str(source))
+            if value is not None:
+                taken += 1
+                assert value == cel_value(str(source)), f"{pack.name}: vars.{name}"
+    assert taken >= 30  # the lists of places, files and names the shipped rules ask about
+
+
+def test_only_a_constant_second_argument_becomes_a_handle() -> None:
+    source = (
+        "access.reads.exists(p, path.matches(p, vars.places) || path.names(p, vars.files)"
+        ' || glob(p, vars.pattern) || regex.matches(path.base(p), "^id_")'
+        ' || path.within(p, workspace)) && "path.matches(p, vars.places)" != ""'
+    )
+    rewritten = constants.with_handles(
+        source, {"places": ("~/.ssh/**",), "pattern": ("not", "a", "string")}
+    )
+    handles = [int(h) for h in _handles(rewritten)]
+    assert [constants.VALUES[h] for h in handles] == [("~/.ssh/**",), "^id_"]
+    assert "path.names(p, vars.files)" in rewritten  # not a constant: the ordinary call
+    assert "glob(p, vars.pattern)" in rewritten  # a list where a string is wanted
+    assert '"path.matches(p, vars.places)"' in rewritten  # inside a string: text
+    assert "path.within(p, workspace)" in rewritten  # not a function that takes handles
+
+
+def _handles(source: str) -> list[str]:
+    import re
+
+    return re.findall(r"(?:path\.matches|regex\.matches)\(\S+, (\d+)\)", source)
+
+
+def test_a_handle_names_the_same_value_in_every_process() -> None:
+    # a program compiled here and read back from the program store elsewhere
+    import subprocess
+    import sys
+
+    here = constants.with_handles('path.matches(p, ["/etc/**"])', {})
+    there = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from policy.packs.cel import constants;"
+            "print(constants.with_handles('path.matches(p, [\"/etc/**\"])', {}))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert here == there != 'path.matches(p, ["/etc/**"])'
+
+
+def test_the_handled_call_answers_as_the_ordinary_one() -> None:
+    engine = get_engine("cel-expr-python")
+    places = '["~/.ssh/**", "/etc/sudoers.d/**", "**/.env"]'
+    condition = "access.reads.exists(p, path.matches(p, vars.places))"
+    handled = engine.program("before_tool", [condition], [{"places": places}])
+    plain = engine.program(
+        "before_tool", [f"access.reads.exists(p, path.matches(p, {places} + []))"], []
+    )
+    home = os.path.expanduser("~")
+    for reads, expected in (
+        ([f"{home}/.ssh/id_rsa"], True),
+        (["/etc/sudoers.d/x"], True),
+        (["/srv/app/.env"], True),
+        (["/srv/app/main.py"], False),
+        ([], False),
+    ):
+        data = {"access": {"reads": reads}}
+        assert handled.run(data) == plain.run(data) == [expected]
+
+
+def test_asking_a_long_constant_list_leaves_nothing_behind() -> None:
+    engine = get_engine("cel-expr-python")
+    places = "[" + ", ".join(f'"/srv/place{i}/**"' for i in range(200)) + "]"
+    program = engine.program(
+        "before_tool", ["access.reads.exists(p, path.matches(p, vars.places))"], [{"places": places}]
+    )
+    data = {"access": {"reads": ["/home/dev/project/src/main.py"]}}
+    for _ in range(200):
+        program.run_mask(data)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(2000):
+            program.run_mask(data)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # passed as a list, the 200 patterns were copied and kept at every call: ≈ 15 KB
+    # a call, 30 MB here; by handle, at most the call's own argument is kept
+    assert grown < 2000 * 400, f"{grown} bytes kept over 2,000 calls"
+
+
+def test_words_inside_string_literals_are_not_variables_a_program_needs() -> None:
+    assert referenced_names('commands.exists(c, c.raw.matches("now tool host"))') == {
+        "commands",
+        "exists",
+        "c",
+        "raw",
+        "matches",
+    }
+    # a raw string with a backslash: where it ends is not certain, every word counts
+    assert "now" in referenced_names(r'r"\" + now')
+
+
+def test_alternating_calls_never_see_each_others_facts(tmp_path: Path) -> None:
+    # One activation is shared by the packs deciding one call; the next call, even with
+    # equal values in new objects, must be judged on its own facts.
+    engine = Engine(
+        Settings(
+            packs=[ROOT / "rules"],
+            data_dir=tmp_path / "data",
+            audit_path=tmp_path / "decisions.log",
+            workspace="/home/dev/project",
+        )
+    )
+    try:
+        for _ in range(3):
+            for command, expected in (
+                ("cat ~/.ssh/id_rsa", Action.DENY_TOOL),
+                ("ls -la", Action.CONTINUE),
+                ("rm -rf /", Action.DENY_TOOL),
+                ("git status", Action.CONTINUE),
+            ):
+                call = ToolCall(
+                    tool="Bash", args={"command": command}, cwd="/home/dev/project", sender="dev"
+                )
+                assert engine.before_tool(call).action is expected, command
+    finally:
+        engine.close()
