@@ -183,6 +183,15 @@ def _lexical(command: str, cwd: str, home: str, depth: int = 0) -> Line:
         return exc.line
 
 
+def forget_lines() -> None:
+    """Forget every command line seen: the parse and walk (`shell.analyze`'s memo) and
+    the lexical facts built on them (`_memoised`), so the next line costs what a line
+    seen for the first time costs — what `policy bench` and tests/bench measure, the
+    cost of a one-event hook."""
+    _shell.analyze.cache_clear()  # type: ignore[attr-defined]
+    _memoised.cache_clear()
+
+
 @functools.lru_cache(maxsize=1024)
 def _memoised(command: str, cwd: str, home: str, depth: int) -> Line:
     """The lexical facts of `command`, itself code run by code `depth` levels deep."""

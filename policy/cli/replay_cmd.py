@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from policy.cli._output import error
+from policy.cli._output import ProgressBar, error
 from policy.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -57,26 +56,6 @@ def _captured(directory: Path | None) -> dict[str, Mapping[str, Any]]:
     return captured
 
 
-class _Bar:
-    """A progress bar on a terminal's stderr, redrawn at most ten times a second."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
-        self._last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self._last < 0.1:
-            return
-        self._last = now
-        width = 30
-        filled = width * done // max(total, 1)
-        self._stream.write(f"\rreplaying [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            self._stream.write("\n")
-        self._stream.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     from policy.replay.run import replay
     from policy.settings import load_settings
@@ -96,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         captured = _captured(_capture_dir(args, settings))
         progress: Callable[[int, int], None] | None = (
-            _Bar(sys.stderr) if sys.stderr.isatty() else None
+            ProgressBar(sys.stderr, "replaying") if sys.stderr.isatty() else None
         )
         report = replay(
             settings,
