@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_cold_start.py [--runs N] [--pack PATH] [--env NAME=VALUE]
         [--config] [--bypass]
+    .venv/bin/python tests/bench/bench_cold_start.py --mount [--runs N] [--env NAME=VALUE]
 
 Claude Code and Agentao start the hook once per event, so this whole process is on
 the path of every tool call (DESIGN §9: at most 4x `python3 -c pass`). The baseline
@@ -27,6 +28,18 @@ to change (docs/decisions/0011-cold-start.md) — which cannot be shown otherwis
 the generated pack lives in a temporary directory the user owns, and to root every
 file is the user's.
 
+`--mount`: the shipped packs as examples/claude-code mounts the hook — a project
+directory holding a copy of `rules/` and of `examples/claude-code/.claude/hookpolicy.yaml`,
+the PreToolUse command of `examples/claude-code/settings.json` run there as it is
+(`policy hook claude --config .claude/hookpolicy.yaml --packs rules --approval auto
+--deadline 50`, `policy` being this interpreter's console script), with
+`CLAUDE_PROJECT_DIR` set to the project as Claude Code sets it, and the payload's `cwd`
+the project. Rows, interleaved: `python -c pass` (the baseline), the hook standalone
+(deciding in its own process, caches warm after the untimed first run), and the same
+command with `--server unix:PATH` added: a thin client of a `policy serve --packs rules`
+this script starts on a socket in the temporary directory (bench_service.Service) and
+stops at the end. DESIGN §9's targets: standalone ≤ 6x and thin ≤ 3x `python -c pass`.
+
 `PYTHONDONTWRITEBYTECODE` is removed from the runs' environment: an installed
 package has its `.pyc` files, and without them every run would compile hookpolicy's
 sources again (the cold-cache run writes them for an editable checkout).
@@ -37,6 +50,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,14 +73,85 @@ PAYLOAD = {
 }
 
 
-def _run(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+ROOT = Path(__file__).resolve().parent.parent.parent
+EXAMPLE = ROOT / "examples" / "claude-code"
+STANDALONE = "standalone (the example's mount)"
+THIN = "thin client (+ --server unix:...)"
+
+
+def _run(
+    argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path | None = None
+) -> tuple[float, bytes]:
     """Wall time in ms of one process, start to exit, and what it printed."""
     start = time.perf_counter_ns()
-    done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False, cwd=cwd)
     elapsed = (time.perf_counter_ns() - start) / 1e6
     if done.returncode != 0:
         raise SystemExit(f"{argv[0]} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
     return elapsed, done.stdout
+
+
+def mounted_hook(project: Path, policy: Path) -> list[str]:
+    """The PreToolUse command of examples/claude-code/settings.json, as argv."""
+    settings = json.loads((EXAMPLE / "settings.json").read_text())
+    argv = shlex.split(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
+    if argv[0] != "policy":
+        raise SystemExit(f"examples/claude-code/settings.json runs {argv[0]!r}, not policy")
+    shutil.copytree(ROOT / "rules", project / "rules")
+    (project / ".claude").mkdir()
+    shutil.copy(EXAMPLE / ".claude" / "hookpolicy.yaml", project / ".claude" / "hookpolicy.yaml")
+    return [str(policy), *argv[1:]]
+
+
+def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None:
+    """The example's mount on the shipped packs: standalone and as a thin client."""
+    from bench_service import Service, _settings
+
+    project = directory / "project"
+    project.mkdir()
+    standalone = mounted_hook(project, policy)
+    env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    payload = json.dumps({**PAYLOAD, "cwd": str(project)}).encode()
+    service = Service(directory, _settings(directory / "service"))
+    service.argv[service.argv.index("--packs") + 1] = str(project / "rules")
+    try:
+        ready = service.start(env)
+        thin = [*standalone, "--server", f"unix:{service.socket}"]
+        rows = {
+            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+            STANDALONE: (standalone, payload),
+            THIN: (thin, payload),
+        }
+        first: dict[str, float] = {}
+        answers: dict[str, bytes] = {}
+        for label, (argv, stdin) in rows.items():  # untimed: caches, page cache, .pyc
+            first[label], answers[label] = _run(argv, stdin, env, project)
+        times: dict[str, list[float]] = {label: [] for label in rows}
+        for _ in range(runs):
+            for label, (argv, stdin) in rows.items():
+                elapsed, again = _run(argv, stdin, env, project)
+                if again != answers[label]:
+                    raise SystemExit(f"{label}: the answer changed: {answers[label]!r} / {again!r}")
+                times[label].append(elapsed)
+    finally:
+        service.stop()
+    base = statistics.median(times["python -c pass"])
+    print(f"packs: shipped rules/, mounted as examples/claude-code/settings.json: {standalone[1:]}")
+    print(f"policy serve (for the thin client) ready in {ready:.0f} ms")
+    print(f"answer: {answers[STANDALONE].decode().strip() or '(none)'}")
+    if answers[THIN] != answers[STANDALONE]:
+        print(f"NOTE: the thin client answered {answers[THIN]!r}")
+    print(f"{'run':34} {'median ms':>10} {'min ms':>8} {'first ms':>9} {'x base':>7}")
+    for label, samples in times.items():
+        median = statistics.median(samples)
+        print(
+            f"{label:34} {median:10.1f} {min(samples):8.1f} {first[label]:9.1f} "
+            f"{median / base:7.2f}"
+        )
+    print(
+        f"python {sys.version.split()[0]}, {runs} runs each, interleaved; "
+        "targets (DESIGN §9): standalone x base <= 6, thin client x base <= 3"
+    )
 
 
 def main() -> None:
@@ -81,12 +167,18 @@ def main() -> None:
     parser.add_argument(
         "--bypass", action="store_true", help="add a row with both caches off (bypassed)"
     )
+    parser.add_argument(
+        "--mount",
+        action="store_true",
+        help="the shipped packs as examples/claude-code mounts the hook: standalone and thin",
+    )
     options = parser.parse_args()
+    if options.mount and (options.pack or options.config or options.bypass):
+        parser.error("--mount runs the example's own command: no --pack, --config or --bypass")
     python = Path(sys.executable)
     policy = python.with_name("policy")
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        pack = options.pack or write_pack(directory, 100)
         env = {
             k: v
             for k, v in os.environ.items()
@@ -94,6 +186,10 @@ def main() -> None:
         }
         env["XDG_DATA_HOME"] = str(directory / "xdg")
         env.update(item.split("=", 1) for item in options.env)
+        if options.mount:
+            mount(options.runs, directory, env, policy)
+            return
+        pack = options.pack or write_pack(directory, 100)
         payload = json.dumps(PAYLOAD).encode()
         hook = [str(policy), "hook", "claude"]
         if options.config:

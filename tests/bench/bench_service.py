@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_service.py [--runs N] [--seconds S] [--clients C]
         [--requests M]
+    .venv/bin/python tests/bench/bench_service.py --growth [--warmup N] [--decisions M]
 
 Starts its own `policy serve --packs rules` on a Unix socket in a temporary directory
 (and HTTP on 127.0.0.1, a free port), with a settings file there (`data_dir`,
@@ -24,6 +25,18 @@ Starts its own `policy serve --packs rules` on a Unix socket in a temporary dire
    on a machine with few cores the clients compete with the service for them.
 3. The service's RSS (VmRSS, and VmHWM: its peak) after the load.
 
+After the load rows comes the DESIGN §9 row: decisions/s over the socket divided by
+`/healthz`/s over the socket (target ≥ 2/3), and the decisions' p99 at C clients
+(target ≤ 25 ms; the `/healthz` p99 beside it).
+
+`--growth [--warmup N] [--decisions M]` measures instead (no cold start, no load) the
+memory the service keeps per request, with no `max_requests`: its VmRSS after N
+requests (2,500) and at each fifth of M more (20,000), from C client processes, first
+for `GET /healthz` (the baseline: the HTTP stack's own), then for before_tool on
+`Bash` commands that are all distinct (`cat notes/<n>.txt && <corpus line>`,
+bench_realistic.distinct_commands), so no memo answers one and every bounded cache
+fills. Bytes per request = (RSS end - RSS start) / M; target ≤ 1 KiB per decision.
+
 Not a test: nothing here asserts a time. Errors (a status other than 200, a refused
 or failed connection) are counted and the first of each kind printed, as are the
 service's operational log lines above `info`.
@@ -33,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import array
+import itertools
 import json
 import multiprocessing
 import os
@@ -334,6 +348,77 @@ def in_process(settings_file: Path, seconds: float) -> tuple[float, float, float
     return len(samples) / wall, samples[len(samples) // 2] / 1e6, _pct(samples, 0.99) / 1e6
 
 
+# ------------------------------------------------------------------ growth
+
+
+def _rss_kib(service: Service) -> int:
+    return int(service.memory()["VmRSS"].split()[0])
+
+
+def _distinct_client(job: tuple[str, str, int, int, int]) -> Counter[str]:
+    """One client process: `count` requests, decisions on commands numbered from `first`."""
+    from bench_realistic import distinct_commands
+
+    from policy.client.transport import ServiceClient, ServiceError
+
+    address, path, index, first, count = job
+    server = ServiceClient(address)
+    outcomes: Counter[str] = Counter()
+    for command in itertools.islice(distinct_commands(first), count):
+        try:
+            if path == DECIDE:
+                body = {"tool": "Bash", "args": {"command": command}, "session": f"grow-{index}"}
+                status, _headers, answer = server.request("POST", path, body)
+            else:
+                status, _headers, answer = server.request("GET", path)
+        except ServiceError as exc:
+            outcomes[f"{type(exc).__name__}: {exc}"] += 1
+            continue
+        if status != 200:
+            outcomes[f"{status}: {json.dumps(answer)[:300]}"] += 1
+        else:
+            outcomes[answer.get("action", "ok") if isinstance(answer, dict) else "ok"] += 1
+    return outcomes
+
+
+def growth(pool: Any, service: Service, address: str, options: argparse.Namespace) -> None:
+    """The service's RSS after a warm-up and over `--decisions` more, per request."""
+    clients = options.clients
+    numbered = iter(range(0, 1 << 40, 1 << 20))  # each client's first command number
+
+    def send(path: str, total: int) -> Counter[str]:
+        share = [total // clients + (1 if i < total % clients else 0) for i in range(clients)]
+        jobs = [(address, path, i, next(numbered), n) for i, n in enumerate(share) if n]
+        outcomes: Counter[str] = Counter()
+        for counted in pool.map(_distinct_client, jobs, chunksize=1):
+            outcomes.update(counted)
+        return outcomes
+
+    print(
+        f"\n4. growth: the service's VmRSS after {options.warmup} requests, then over "
+        f"{options.decisions} more ({clients} client processes; no max_requests)"
+    )
+    print(f"{'row':34} {'RSS start':>10} {'RSS end':>10} {'B/request':>10}  VmRSS each fifth, MiB")
+    for label, path in (
+        ("GET /healthz (baseline)", "/healthz"),
+        ("before_tool, distinct commands", DECIDE),
+    ):
+        outcomes = send(path, options.warmup)
+        start = _rss_kib(service)
+        readings = []
+        for fifth in range(5):
+            size = options.decisions // 5 + (options.decisions % 5 if fifth == 4 else 0)
+            outcomes.update(send(path, size))
+            readings.append(_rss_kib(service))
+        per = (readings[-1] - start) * 1024 / options.decisions
+        shape = " ".join(f"{r / 1024:.1f}" for r in readings)
+        print(
+            f"{label:34} {start / 1024:6.1f} MiB {readings[-1] / 1024:6.1f} MiB {per:10.0f}  {shape}"
+        )
+        print(f"{'':34} answers: " + ", ".join(f"{o} {n}" for o, n in outcomes.most_common(6)))
+    print("target (DESIGN §9): <= 1024 bytes per decision over 20,000 after a 2,500 warm-up")
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -366,6 +451,13 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
         for tool, args in MIX:
             server.request("POST", DECIDE, {"tool": tool, "args": args, "session": "warm"})
 
+    if options.growth:
+        with multiprocessing.get_context("fork").Pool(
+            options.clients, initializer=_client_init
+        ) as pool:
+            growth(pool, service, unix, options)
+        return
+
     cold_start(options.runs, unix, env)
 
     rows = [
@@ -380,6 +472,7 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
         f"{'ok':>7} {'not ok':>7}  actions"
     )
     problems: list[tuple[str, Counter[str]]] = []
+    figures: dict[str, tuple[float, float]] = {}
     context = multiprocessing.get_context("fork")
     with context.Pool(options.clients, initializer=_client_init) as pool:
         pool.map(time.sleep, [0.01] * options.clients)  # every worker forked and idle
@@ -399,12 +492,22 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
             )
             if errors:
                 problems.append((label, errors))
+            figures[label] = (rate, p99)
     rate, p50, p99 = in_process(_settings(tmp / "in-process"), min(options.seconds, 3.0))
     print(f"{'Engine.before_tool, in process':34} {rate:8.0f} {p50:8.3f} {p99:8.3f} {'1 thr':>8}")
     for label, errors in problems:
         print(f"errors, {label}:")
         for message, count in errors.most_common(5):
             print(f"  {count} x {message}")
+    decisions, decided_p99 = figures["before_tool, Unix socket"]
+    health, health_p99 = figures["GET /healthz, Unix socket (base)"]
+    packs = "shipped packs" if RULES == ROOT / "rules" else f"packs {RULES}"
+    print(
+        f"\nDESIGN §9 row ({packs}, {options.clients} clients, Unix socket): decisions/s "
+        f"/ healthz/s = {decisions:.0f} / {health:.0f} = {decisions / health:.2f} "
+        f"(target >= 0.67); decision p99 {decided_p99:.1f} ms (target <= 25 ms; "
+        f"healthz p99 {health_p99:.1f} ms)"
+    )
 
     memory = service.memory()
     print(
@@ -428,6 +531,15 @@ def main() -> None:
         type=Path,
         default=None,
         help="packs to serve (default rules/; a small pack shows the service's own cost)",
+    )
+    parser.add_argument(
+        "--growth",
+        action="store_true",
+        help="measure only the service's RSS per request over distinct commands",
+    )
+    parser.add_argument("--warmup", type=int, default=2500, help="--growth: warm-up (2500)")
+    parser.add_argument(
+        "--decisions", type=int, default=20000, help="--growth: requests measured (20000)"
     )
     options = parser.parse_args()
     global RULES

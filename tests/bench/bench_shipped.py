@@ -7,7 +7,8 @@ The engine is built on `rules/` next to the `policy` package that is imported (s
 next to this one) with the corpus's deployment (tests/corpus/README.md). Each row
 decides a set of real commands, one after the other, clearing the per-line analysis
 memo before every call: the cost of a line a hook sees for the first time, which is
-every line of a per-event hook process. Rows:
+every line of a per-event hook process (`effects.forget_lines`: the parse and the
+lexical facts both). Rows:
 
 * `everyday`: the first 400 entries of tests/corpus/everyday.jsonl (real work);
 * `dangerous`: the first 400 entries of tests/corpus/dangerous.jsonl;
@@ -101,7 +102,7 @@ def per_call(fn: Any, lines: list[str], rounds: int) -> float:
 
 def main() -> None:
     import policy
-    from policy.analysis.shell import analyze
+    from policy.analysis.effects import forget_lines
     from policy.model import ToolCall
 
     parser = argparse.ArgumentParser()
@@ -112,7 +113,7 @@ def main() -> None:
         engine = engine_for(options.rules, Path(state))
 
         def decide(line: str) -> None:
-            analyze.cache_clear()
+            forget_lines()
             engine.before_tool(
                 ToolCall(tool="Bash", args={"command": line}, cwd="/home/dev/project", sender="dev")
             )

@@ -1,0 +1,239 @@
+"""The realistic decision: the shipped `rules/` deciding bash commands never seen before.
+
+    .venv/bin/python tests/bench/bench_realistic.py [--calls N] [--cel-engine NAME]
+    .venv/bin/python tests/bench/bench_realistic.py --growth [--warmup N] [--decisions N]
+
+Decision time (the default). The engine runs on the shipped `rules/` with the corpus's
+deployment (`bench_shipped.engine_for`: `HOME=/home/dev`, workspace `/home/dev/project`,
+tests/corpus/README.md), its decision log written to a file. The calls are the `cmd`
+lines of tests/corpus/everyday.jsonl and dangerous.jsonl, alternating, and the per-line
+memos are cleared before every call (`policy.analysis.effects.forget_lines`: the parse
+and the lexical facts; the parse's memo alone on a checkout without it), so no cache
+answers a line: what a hook pays for a command the agent has not run before. N calls
+are timed (the lines cycle when N is larger than the corpus) after 200 untimed ones on
+other lines.
+
+The baseline, in the same process and interleaved call by call with the measured one
+(a noisy neighbour slows both alike), is the floor pack: `bench_packs.write_pack(d, 10)`
+(6 rules on other tools, 4 on `bash` reading a pack variable), its decision log written
+to a file too, deciding the same lines. Printed: p50 and p99 of each, and the ratios
+DESIGN §9 bounds — shipped p50 / floor p50 (target ≤ 5x) and shipped p99 / floor p50
+(target ≤ 15x).
+
+`--growth`: memory left behind per decision. After `--warmup` decisions (2,500), RSS
+(/proc/self/statm, after `gc.collect()`) is read, `--decisions` (20,000) more are made,
+and RSS is read again (and every fifth of the way, to show the shape); each command is
+distinct — `cat notes/<n>.txt && <corpus line>`, so the text, a path read and the
+analysis are new every time — and the per-line memos are NOT cleared: a bounded cache
+that fills during the run counts against the figure, as in a long-lived process.
+The baseline, same process, run first, is the floor pack over the same distinct
+commands. Target: ≤ 1 KiB per decision.
+
+`--cel-engine` picks the CEL engine of both engines (cel-expr-python by default).
+Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench_packs import write_pack
+from bench_shipped import engine_for
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+RULES = ROOT / "rules"
+CWD = "/home/dev/project"
+WARMUP = 200
+
+
+def corpus_lines() -> list[str]:
+    """Every `cmd` of everyday.jsonl and dangerous.jsonl, the two sets alternating."""
+    sets = []
+    for name in ("everyday.jsonl", "dangerous.jsonl"):
+        entries = map(json.loads, (CORPUS / name).read_text().splitlines())
+        sets.append([entry["cmd"] for entry in entries if "cmd" in entry])
+    return [line for pair in itertools.zip_longest(*sets) for line in pair if line is not None]
+
+
+def distinct_commands(start: int = 0) -> Iterator[str]:
+    """Commands never seen before, one per n: a distinct file read, then a corpus line."""
+    lines = corpus_lines()
+    for n in itertools.count(start):
+        yield f"cat notes/{n}.txt && {lines[n % len(lines)]}"
+
+
+def forget_lines() -> Callable[[], None]:
+    """What forgets every line seen: `policy.analysis.effects.forget_lines` (the parse and
+    the lexical facts built on it), or, where that does not exist yet, the parse's memo."""
+    try:
+        from policy.analysis import effects
+
+        forget: Callable[[], None] = effects.forget_lines  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        from policy.analysis.shell import analyze
+
+        forget = analyze.cache_clear  # type: ignore[attr-defined]
+    return forget
+
+
+def rss_bytes() -> int:
+    """This process's resident set, after a full collection."""
+    gc.collect()
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _percentile(samples: list[int], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] / 1000
+
+
+class Decider:
+    """One engine deciding `Bash` calls in the corpus's deployment."""
+
+    def __init__(self, engine: Any, clear_memo: bool) -> None:
+        from policy.model import ToolCall
+
+        self.engine = engine
+        self.clear = forget_lines() if clear_memo else None
+        self.call_of: Callable[[str], Any] = lambda line: ToolCall(
+            tool="Bash", args={"command": line}, cwd=CWD, sender="dev", session="bench"
+        )
+
+    def decide(self, line: str) -> Any:
+        if self.clear is not None:
+            self.clear()
+        return self.engine.before_tool(self.call_of(line))
+
+    def timed(self, line: str) -> tuple[int, Any]:
+        call = self.call_of(line)
+        if self.clear is not None:
+            self.clear()
+        start = time.perf_counter_ns()
+        decision = self.engine.before_tool(call)
+        return time.perf_counter_ns() - start, decision
+
+
+def engines(state: Path, cel_engine: str) -> tuple[Any, Any]:
+    """(the shipped rules, the floor pack), both logging to files under `state`."""
+    os.environ["POLICY_CEL_ENGINE"] = cel_engine  # engine_for's Settings read it
+    shipped = engine_for(RULES, state / "shipped")
+    from policy.engine import Engine
+    from policy.settings import Settings
+
+    floor = Engine(
+        Settings(
+            packs=[write_pack(state, 10)],
+            audit_path=state / "floor.log",
+            pack_cache=False,
+            cel_engine=cel_engine,
+        )
+    )
+    return shipped, floor
+
+
+def decision_time(options: argparse.Namespace, state: Path) -> None:
+    shipped_engine, floor_engine = engines(state, options.cel_engine)
+    shipped, floor = Decider(shipped_engine, True), Decider(floor_engine, True)
+    lines = corpus_lines()
+    for line in lines[:WARMUP]:  # imports, compiled programs, the log files open
+        shipped.decide(line)
+        floor.decide(line)
+    shipped_ns: list[int] = []
+    floor_ns: list[int] = []
+    actions: Counter[str] = Counter()
+    timed = itertools.islice(itertools.cycle(lines[WARMUP:] + lines[:WARMUP]), options.calls)
+    for line in timed:
+        elapsed, decision = shipped.timed(line)
+        shipped_ns.append(elapsed)
+        floor_ns.append(floor.timed(line)[0])
+        actions[decision.action.value + (" (ask)" if decision.needs_approval else "")] += 1
+    shipped_engine.close()
+    floor_engine.close()
+    s50, s99 = _percentile(shipped_ns, 0.5), _percentile(shipped_ns, 0.99)
+    f50, f99 = _percentile(floor_ns, 0.5), _percentile(floor_ns, 0.99)
+    distinct = min(options.calls, len(lines))
+    print(
+        f"engine {options.cel_engine}; {options.calls} calls ({distinct} distinct corpus lines, "
+        "analysis memo cleared before each), interleaved, decision log to a file"
+    )
+    print(f"{'row':34} {'p50 µs':>9} {'p99 µs':>9}")
+    print(f"{'floor pack, 10 rules (baseline)':34} {f50:9.1f} {f99:9.1f}")
+    print(f"{'shipped rules/':34} {s50:9.1f} {s99:9.1f}")
+    print(f"shipped p50 / floor p50: {s50 / f50:6.1f}x   (DESIGN §9 target <= 5x)")
+    print(f"shipped p99 / floor p50: {s99 / f50:6.1f}x   (DESIGN §9 target <= 15x)")
+    print("shipped decisions: " + ", ".join(f"{a} {n}" for a, n in sorted(actions.items())))
+
+
+def growth_of(decider: Decider, warmup: int, decisions: int) -> tuple[int, list[int]]:
+    """(RSS after the warm-up, RSS at each fifth of `decisions`), in bytes."""
+    commands = distinct_commands()
+    for line in itertools.islice(commands, warmup):
+        decider.decide(line)
+    start = rss_bytes()
+    readings = []
+    step = max(1, decisions // 5)
+    for done, line in enumerate(itertools.islice(commands, decisions), 1):
+        decider.decide(line)
+        if done % step == 0 or done == decisions:
+            readings.append(rss_bytes())
+    return start, readings
+
+
+def growth(options: argparse.Namespace, state: Path) -> None:
+    shipped_engine, floor_engine = engines(state, options.cel_engine)
+    print(
+        f"engine {options.cel_engine}; RSS after {options.warmup} distinct decisions, then "
+        f"over {options.decisions} more (each command new; the per-line memos kept, bounded)"
+    )
+    print(f"{'row':34} {'RSS start':>10} {'RSS end':>10} {'B/decision':>11}  RSS each fifth, MiB")
+    for label, engine in (
+        ("floor pack, 10 rules (baseline)", floor_engine),
+        ("shipped rules/", shipped_engine),
+    ):
+        started = time.perf_counter()
+        start, readings = growth_of(Decider(engine, False), options.warmup, options.decisions)
+        per = (readings[-1] - start) / options.decisions
+        shape = " ".join(f"{r / 2**20:.1f}" for r in readings)
+        print(
+            f"{label:34} {start / 2**20:7.1f} MiB {readings[-1] / 2**20:6.1f} MiB {per:11.0f}  "
+            f"{shape}  ({time.perf_counter() - started:.0f} s)"
+        )
+        engine.close()
+    print("target (DESIGN §9): <= 1024 bytes per decision")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=2000, help="timed calls of each (2000)")
+    parser.add_argument("--cel-engine", default="cel-expr-python")
+    parser.add_argument("--growth", action="store_true", help="memory per decision instead")
+    parser.add_argument("--warmup", type=int, default=2500, help="--growth: warm-up (2500)")
+    parser.add_argument(
+        "--decisions", type=int, default=20000, help="--growth: decisions measured (20000)"
+    )
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp)
+        (state / "shipped").mkdir()
+        if options.growth:
+            growth(options, state)
+        else:
+            decision_time(options, state)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+
+
+if __name__ == "__main__":
+    main()
