@@ -9,10 +9,15 @@ written becomes a warning on the decision, never a denial.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from policy.audit import DecisionLog, context_fields, cut
-from policy.builtins.config import DEFAULT_PRIORITY, AuditHookConfig
+from policy.builtins.priority import DEFAULT_PRIORITY
 from policy.digest import args_digest, canonical_json
 from policy.model import Decision, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from policy.builtins.config import AuditHookConfig
 
 __all__ = ["AuditHook"]
 

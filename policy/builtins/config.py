@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
+from policy.builtins.priority import DEFAULT_PRIORITY
 from policy.durations import parse_duration
 from policy.pack_node import Node
 
@@ -39,15 +40,6 @@ __all__ = [
 Pattern = Annotated[str, StringConstraints(min_length=1)]
 ContractId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 
-#: Where each builtin sits in the chain unless its `priority:` says otherwise.
-#: Lower runs first; packs default to 100, so the gates decide before any rule.
-DEFAULT_PRIORITY = {
-    "autonomy": 10,
-    "contract_scope": 20,
-    "tool_policy": 30,
-    "approval": 40,
-    "audit_hook": 1000,
-}
 
 def _one_or_many(value: Any) -> Any:
     return [value] if isinstance(value, str) else value

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from policy.aliases import AliasTable
 from policy.analysis import paths
 from policy.builtins._match import PathGlobs, ToolSet
 from policy.builtins._touch import touched
-from policy.builtins.config import DEFAULT_PRIORITY, Contract, ContractScopeConfig
 from policy.builtins.contract_sessions import ContractRegistry
+from policy.builtins.priority import DEFAULT_PRIORITY
 from policy.facts import FactsContext
 from policy.model import Action, Decision, ToolCall
+
+if TYPE_CHECKING:
+    from policy.builtins.config import Contract, ContractScopeConfig
 
 __all__ = ["ContractRegistry", "ContractScope"]  # the registry: policy.builtins.contract_sessions
 

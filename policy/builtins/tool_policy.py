@@ -18,13 +18,16 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy.aliases import AliasTable
 from policy.builtins._match import ToolSet
-from policy.builtins.config import DEFAULT_PRIORITY, ToolPolicyConfig
+from policy.builtins.priority import DEFAULT_PRIORITY
 from policy.facts import current_principal, scoped
 from policy.model import Action, Decision, ToolCall
+
+if TYPE_CHECKING:
+    from policy.builtins.config import ToolPolicyConfig
 
 __all__ = ["ToolPolicy", "limiter_for", "parse_limits"]
 

@@ -62,13 +62,13 @@ def load_packs(
     files = discover(given)
     engine = get_engine(cel_engine)
     if cache_dir is None:
-        return _compile([(path, None) for path in files], engine, aliases)[0]
+        return _compile([(path, None) for path in files], engine, aliases)
     from policy._trusted_store import SYSTEM
     from policy.packs import cache
 
     if not cache.user_controls_packs(given, files, access or SYSTEM):
         # Neither read nor written: compiled from the files, as without a cache.
-        return _compile([(path, None) for path in files], engine, aliases)[0]
+        return _compile([(path, None) for path in files], engine, aliases)
     contents = cache.read_files(files)
     environment = cache.environment(cel_engine)
     key = cache.cache_key(contents, environment, aliases)
@@ -76,9 +76,9 @@ def load_packs(
         hit = cache.load(cache_dir, key, engine, aliases)
         if hit is not None:
             return _with_programs(hit, cache_dir, environment)
-    result, loaded = _compile(contents, engine, aliases)
+    result = _compile(contents, engine, aliases)
     if key is not None:
-        cache.store(cache_dir, key, result, loaded)
+        cache.store(cache_dir, key, result)
     return _with_programs(result, cache_dir, environment)
 
 
@@ -96,7 +96,7 @@ def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | No
 
 def _compile(
     files: Sequence[tuple[Path, bytes | None]], engine: CelEngine, aliases: AliasTable
-) -> tuple[LoadedPacks, list[LoadedPack]]:
+) -> LoadedPacks:
     """Compile `files` (with their bytes when already read); PackError on any error."""
     from policy.packs.compile import compile_packs
     from policy.packs.load import read_pack
@@ -118,11 +118,10 @@ def _compile(
     builtins = [spec for pack in loaded for spec in specs_of(pack.name, pack.model.builtins)]
     for pack in loaded:
         detach_sources(pack.model)
-    result = LoadedPacks(
+    return LoadedPacks(
         hooks=list(compiled),
         aliases=table,
         revisions={pack.pack_name: pack.label for pack in compiled},
         warnings=[d for d in diagnostics if d.severity == "warning"],
         builtins=builtins,
     )
-    return result, loaded

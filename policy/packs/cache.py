@@ -17,13 +17,14 @@ disk, keyed by a digest of everything the compile depends on:
 * each pack file's path, as given, and the SHA-256 of its bytes.
 
 An entry is plain data — rule fields, CEL sources, patterns, each rule's `file:line`
-(what `policy eval --explain` names it by), the raw `builtins:`
-sections — written as JSON, never pickled and never code: reading one builds the
+(what `policy eval --explain` names it by), the builtins' configurations as
+validation left them — written as JSON, never pickled and never code: reading one builds the
 same `CompiledPack` objects the compiler builds, CEL programs are compiled from
 their sources when a call first needs them (as after a fresh compile) — or, with
 cel-expr-python, read back as cel-cpp serialised them for an earlier process
 (`ProgramStore`, under `cel/`, keyed by the CEL libraries and the program's source) —
-and the builtins' sections are validated again by the same pydantic models.
+and the builtins' configurations are read back without pydantic
+(`policy.builtins.kept_config`).
 
 Who may stand behind an entry: an entry is a file of the effective user, and the
 agent a policy governs runs its tools as that same user, so whatever an entry says,
@@ -54,7 +55,6 @@ without importing the compiler, pydantic or the schema.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import logging
 import os
@@ -83,7 +83,6 @@ from policy.model import POINTS, ApprovalGate
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
     from policy.packs.cel import CelEngine
-    from policy.packs.load import LoadedPack
     from policy.packs.runtime import CompiledPack
 
 __all__ = [
@@ -100,7 +99,7 @@ __all__ = [
 log = logging.getLogger("policy.packs.cache")
 
 #: Bumped whenever the layout of an entry changes.
-FORMAT = 3
+FORMAT = 4
 
 #: hookpolicy modules whose code decides what a compiled pack is (relative to policy/).
 _SOURCES = (
@@ -110,6 +109,7 @@ _SOURCES = (
     "aliases.py",
     "builtins/__init__.py",
     "builtins/config.py",
+    "builtins/kept_config.py",
     "durations.py",
     "model.py",
     "pack_node.py",
@@ -460,38 +460,35 @@ def _gate(value: Any) -> ApprovalGate | None:
 
 
 def _rebuild_builtins(sections: Any) -> list[Any]:
-    """The packs' builtins, validated again from their raw `builtins:` sections.
-
-    pydantic is imported only here, and only when some pack configures a builtin.
-    """
+    """The packs' builtins as validation left them, read back without pydantic
+    (`policy.builtins.kept_config`): a one-event hook on a pack with builtins would
+    otherwise import pydantic at every start."""
     if not isinstance(sections, list):
         raise TypeError("builtins must be a list")
     if not sections:
         return []
-    from policy.builtins import specs_of
-    from policy.builtins.config import BuiltinsConfig
+    from policy.builtins import BuiltinSpec
+    from policy.builtins.kept_config import decode
 
-    specs: list[Any] = []
-    for section in sections:
-        pack, raw = _str(section[0]), _decode(section[1])
-        specs.extend(specs_of(pack, BuiltinsConfig.model_validate(raw)))
-    return specs
+    return [
+        BuiltinSpec(_str(pack), _str(name), decode(config)) for pack, name, config in sections
+    ]
 
 
 # ------------------------------------------------------------------ writing
 
 
-def store(cache_dir: Path, key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> None:
+def store(cache_dir: Path, key: str, result: LoadedPacks) -> None:
     """Write the entry for `key`; any failure leaves the cache as it was."""
     try:
-        entry = _entry(key, result, loaded)
+        entry = _entry(key, result)
     except _Uncacheable as exc:
         log.debug("pack cache: not cached: %s", exc)
         return
     write_entry(cache_dir, key, orjson.dumps(entry))
 
 
-def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[str, Any]:
+def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:
     from policy.packs.runtime import APPROVAL_RULE_ID, CompiledPack
 
     table = _table(result.aliases)
@@ -539,12 +536,12 @@ def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[
                 "rules": rules,
             }
         )
-    sections: list[list[Any]] = []
-    for pack in loaded:
-        data = pack.doc.data
-        raw = data.get("builtins") if isinstance(data, dict) else None
-        if raw is not None:
-            sections.append([pack.name, _encode(raw)])
+    from policy.builtins.kept_config import Unkeepable, encode
+
+    try:
+        sections = [[spec.pack, spec.name, encode(spec.config)] for spec in result.builtins]
+    except Unkeepable as exc:
+        raise _Uncacheable(str(exc)) from None
     return {
         "format": FORMAT,
         "key": key,
@@ -558,44 +555,3 @@ def _entry(key: str, result: LoadedPacks, loaded: Iterable[LoadedPack]) -> dict[
     }
 
 
-# YAML values in JSON: scalars and lists as themselves; mappings, dates and times
-# wrapped in a one-key object whose key says which, so no mapping can pass for one.
-
-
-def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, str | bool):
-        return value
-    if isinstance(value, int):
-        if -(2**63) <= value < 2**64:
-            return value
-        raise _Uncacheable("an integer beyond 64 bits")
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise _Uncacheable("a float JSON cannot hold")
-        return value
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise _Uncacheable("a mapping with non-string keys")
-        return {"m": {k: _encode(v) for k, v in value.items()}}
-    if isinstance(value, _dt.datetime):
-        return {"t": value.isoformat()}
-    if isinstance(value, _dt.date):
-        return {"d": value.isoformat()}
-    raise _Uncacheable(f"a {type(value).__name__} in builtins:")
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if isinstance(value, dict):
-        ((tag, inner),) = value.items()
-        if tag == "m":
-            return {_str(k): _decode(v) for k, v in inner.items()}
-        if tag == "t":
-            return _dt.datetime.fromisoformat(_str(inner))
-        if tag == "d":
-            return _dt.date.fromisoformat(_str(inner))
-        raise ValueError(f"unknown tag {tag!r}")
-    return value
