@@ -94,7 +94,7 @@ def test_only_a_constant_second_argument_becomes_a_handle() -> None:
         ' || path.within(p, workspace)) && "path.matches(p, vars.places)" != ""'
     )
     rewritten = constants.with_handles(
-        source, {"places": ("~/.ssh/**",), "pattern": ("not", "a", "string")}
+        source, {"places": '["~/.ssh/**"]', "pattern": '["not", "a", "string"]'}
     )
     handles = [int(h) for h in _handles(rewritten)]
     assert [constants.VALUES[h] for h in handles] == [("~/.ssh/**",), "^id_"]

@@ -26,12 +26,13 @@ is not rewritten.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-__all__ = ["HANDLED", "VALUES", "with_handles"]
+__all__ = ["HANDLED", "VALUES", "constant", "with_handles"]
 
 #: Function -> the kind of constant its second argument takes.
 HANDLED: Mapping[str, type] = {
@@ -51,6 +52,11 @@ _LIMIT = 65536
 _lock = threading.Lock()
 
 _STRING = re.compile(r"""(?P<raw>[rR])?(?:"(?P<d>(?:\\.|[^"\\\n])*)"|'(?P<s>(?:\\.|[^'\\\n])*)')""")
+_ITEM = re.compile(r"""[rR]?(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')""")
+#: A list literal of string literals only (a trailing comma allowed).
+_LIST = re.compile(
+    rf"\[\s*(?:(?:{_ITEM.pattern})\s*,\s*)*(?:(?:{_ITEM.pattern})\s*,?\s*)?\]"
+)
 _ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "?": "?", "`": "`"}
 _CALL = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in HANDLED) + r")\s*\(")
 _VAR = re.compile(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)\2\s*\])\s*\Z""")
@@ -65,8 +71,10 @@ def _string(text: str) -> str | None:
     if match is None:
         return None
     body = match.group("d") if match.group("d") is not None else match.group("s")
+    if "\\" not in body:
+        return body
     if match.group("raw"):
-        return None if "\\" in body else body
+        return None
     out: list[str] = []
     i = 0
     while i < len(body):
@@ -83,20 +91,14 @@ def _string(text: str) -> str | None:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def constant(source: str) -> str | tuple[str, ...] | None:
     """The value of `source` if it is a string literal or a list literal of them."""
     text = source.strip()
-    if text.startswith("[") and text.endswith("]"):
-        inner = text[1:-1].strip()
-        if not inner:
-            return ()
-        split = _split(inner)
-        if split is None or split[1] != len(inner):
-            return None  # `["a"] + ["b"]`: more than one literal
-        parts = split[0]
-        if parts and not parts[-1].strip():
-            parts = parts[:-1]  # a trailing comma
-        values = [_string(part) for part in parts]
+    if text.startswith("["):
+        if _LIST.fullmatch(text) is None:
+            return None  # not only string literals (`["a"] + ["b"]`, a variable, ...)
+        values = [_string(item.group()) for item in _ITEM.finditer(text)]
         if any(value is None for value in values):
             return None
         return tuple(value for value in values if value is not None)
@@ -176,19 +178,10 @@ def _handle(value: str | tuple[str, ...]) -> int | None:
     return handle
 
 
-def constant_vars(layers: Sequence[Mapping[str, str]]) -> dict[str, str | tuple[str, ...]]:
-    """The pack variables among `layers` whose whole source is a constant."""
-    found = {}
-    for layer in layers:
-        for name, source in layer.items():
-            value = constant(source)
-            if value is not None:
-                found[name] = value
-    return found
-
-
-def with_handles(source: str, constants: Mapping[str, str | tuple[str, ...]]) -> str:
-    """`source` with the constant second argument of each `HANDLED` call as a handle."""
+def with_handles(source: str, variables: Mapping[str, str]) -> str:
+    """`source` with the constant second argument of each `HANDLED` call as a handle;
+    `variables` are the pack's variables' sources, by name (only those a call names
+    are read)."""
     if _CALL.search(source) is None:
         return source
     starts = [m.start() for m in _CALL.finditer(source) if not _in_string(source, m.start())]
@@ -203,7 +196,11 @@ def with_handles(source: str, constants: Mapping[str, str | tuple[str, ...]]) ->
         wanted = HANDLED[match.group(1)]
         second = args[1]
         named = _VAR.match(second)
-        value = constants.get(named.group(1) or named.group(3)) if named else constant(second)
+        if named:
+            variable = variables.get(named.group(1) or named.group(3))
+            value = constant(variable) if variable is not None else None
+        else:
+            value = constant(second)
         if value is None or type(value) is not wanted:
             continue
         handle = _handle(value)

@@ -434,8 +434,8 @@ class _ExprProgram(CelProgram):
         self._store = store
         self._env = envs.env(point)
         self._point = point
-        fixed = constants.constant_vars(var_layers)
-        exprs = [constants.with_handles(e, fixed) for e in exprs]
+        sources = {name: src for layer in var_layers for name, src in layer.items()}
+        exprs = [constants.with_handles(e, sources) for e in exprs]
         var_layers = _used_layers(var_layers, exprs)
         if expr_layers is not None:
             expr_layers = [
