@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
+from pathlib import Path
 from typing import IO
 
 
@@ -11,6 +13,20 @@ def error(message: str) -> None:
     """Print `policy: message` to stderr."""
     sys.stderr.write(f"policy: {message}\n")
     sys.stderr.flush()
+
+
+def pack_paths(paths: Iterable[str], configured: Iterable[Path], *also: Path) -> list[Path] | None:
+    """The packs a command runs on: PATHS, else the `packs` setting. None, with the
+    error printed, when there are none or one of them (or of `also`) does not exist."""
+    packs = [Path(p) for p in paths] or list(configured)
+    if not packs:
+        error("no PATHS given and the packs setting is empty")
+        return None
+    missing = [str(p) for p in [*also, *packs] if not p.exists()]
+    if missing:
+        error(f"no such file or directory: {', '.join(missing)}")
+        return None
+    return packs
 
 
 class ProgressBar:

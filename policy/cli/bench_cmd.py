@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from policy.cli._output import ProgressBar, error
+from policy.cli._output import ProgressBar, error, pack_paths
 from policy.errors import InputError, PolicyError
 
 if TYPE_CHECKING:
@@ -105,13 +105,8 @@ def run(args: argparse.Namespace) -> int:
     calls_file = Path(args.calls) if args.calls else BUNDLED_CALLS
     try:
         settings = load_settings(args.config)
-        packs = [Path(p) for p in args.paths] or list(settings.packs)
-        if not packs:
-            error("no PATHS given and the packs setting is empty")
-            return 2
-        missing = [str(p) for p in packs if not p.exists()]
-        if missing:
-            error(f"no such file or directory: {', '.join(missing)}")
+        packs = pack_paths(args.paths, settings.packs)
+        if packs is None:
             return 2
         calls = read_calls(calls_file)
         if not calls:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from policy.cli._output import ProgressBar, error
+from policy.cli._output import ProgressBar, error, pack_paths
 from policy.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -65,13 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         settings = load_settings(args.config)
-        packs = [Path(p) for p in args.paths] or list(settings.packs)
-        if not packs:
-            error("no PATHS given and the packs setting is empty")
-            return 2
-        missing = [str(p) for p in [Path(args.log), *packs] if not p.exists()]
-        if missing:
-            error(f"no such file or directory: {', '.join(missing)}")
+        packs = pack_paths(args.paths, settings.packs, Path(args.log))
+        if packs is None:
             return 2
         captured = _captured(_capture_dir(args, settings))
         progress: Callable[[int, int], None] | None = (

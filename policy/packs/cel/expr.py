@@ -10,6 +10,7 @@ checker (`policy.packs.cel.checker`), built on this engine's environments, reads
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import re
 import threading
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from policy.facts import home_dir
-from policy.model import CelList, CelMap, FrozenDict
+from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants
 from policy.packs.cel.functions import _FUNCTIONS
 from policy.packs.cel.interface import (
@@ -312,22 +313,11 @@ def _to_expr_value(value: Any) -> Any:
 
 
 #: Fields of the call that cost nothing to hand a program and are the same objects for
-#: every pack deciding one call (not `args`: reading it may refuse a long command;
-#: not the facts: reading them runs the analysis; not `now` or `mode`: per pack).
+#: every pack deciding one call: who asked and from where (CallContext), the tool's
+#: names and the protected paths. Not `args` (reading it may refuse a long command),
+#: not the facts (reading them runs the analysis), not `now` or `mode` (per pack).
 _SHARED_FIELDS = frozenset(
-    {
-        "tool",
-        "tool_raw",
-        "sender",
-        "channel",
-        "chat_id",
-        "session",
-        "agent",
-        "turn",
-        "cwd",
-        "host",
-        "protected",
-    }
+    {*(f.name for f in dataclasses.fields(CallContext)), "tool", "tool_raw", "protected"}
 )
 
 #: Per thread: the environment, the values (by identity) the last activation was built
