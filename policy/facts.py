@@ -120,10 +120,8 @@ def home_dir() -> str:
     caller = _caller.get()
     if caller is not None and caller.home:
         return caller.home
-    home = os.environ.get("HOME")
-    if home is not None:  # what expanduser("~") reads first, without its other work
-        return home.rstrip("/") or "/"
-    expanded = os.path.expanduser("~")
+    home = os.environ.get("HOME")  # what expanduser("~") reads first, without its other work
+    expanded = (home.rstrip("/") or "/") if home is not None else os.path.expanduser("~")
     return "" if expanded == "~" else expanded
 
 

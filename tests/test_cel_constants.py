@@ -211,3 +211,98 @@ def test_alternating_calls_never_see_each_others_facts(tmp_path: Path) -> None:
                 assert engine.before_tool(call).action is expected, command
     finally:
         engine.close()
+
+
+# ---------------------------------------------- what a red team found (2026-12-05)
+
+COMMENTED = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: first
+priority: -1000
+on_error: skip
+rules:
+  - id: deny-rm
+    tools: [bash]
+    when: |
+      // python's \"\"\" docstrings hold no code
+      args.command.startsWith("rm")
+      // (nor does this \"\"\" one)
+    action: deny
+    message: no rm
+"""
+
+CALL_IN_A_COMMENT = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: wipers
+rules:
+  - id: deny-wipers
+    tools: [bash]
+    when: |
+      args.command in ["rm -rf /", // exact commands only, no glob(pattern,
+        "mkfs /dev/sda"] + [
+        "dd if=/dev/zero of=/dev/sda"]
+    action: deny
+    message: disk wiper
+"""
+
+RAW_ACROSS_LINES = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: rawvar
+on_error: skip
+variables:
+  wipe: '"rm -rf /"'
+rules:
+  - id: deny-wipe
+    tools: [bash]
+    when: |
+      r'''^\\s*\\
+      ''' != args.command && args.command == vars.wipe && 'z' != r"\\d"
+    action: deny
+    message: wipe
+"""
+
+
+@pytest.mark.parametrize(
+    ("pack", "refused", "allowed"),
+    [
+        # quotes in comments: the variables a condition reads were taken for string text,
+        # and the activation shared with the previous call served that call's `args`
+        (COMMENTED, "rm foo.txt", "echo hi"),
+        # a handled call's name in a comment: the rewrite ate the comment's line end
+        (CALL_IN_A_COMMENT, "mkfs /dev/sda", "ls"),
+        # a raw string across lines: the pack variable read was taken for string text
+        (RAW_ACROSS_LINES, "rm -rf /", "ls"),
+    ],
+)
+def test_comments_and_raw_strings_never_hide_what_a_condition_reads(
+    tmp_path: Path, pack: str, refused: str, allowed: str
+) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text(pack)
+    engine = Engine(
+        Settings(packs=[path], data_dir=tmp_path / "data", audit_path=tmp_path / "log")
+    )
+    cwd = "/srv/work"  # the same string object for every call, as a library caller's
+    try:
+        for command, expected in (
+            ("ls", Action.CONTINUE),
+            (refused, Action.DENY_TOOL),
+            (allowed, Action.CONTINUE),
+            (refused, Action.DENY_TOOL),
+        ):
+            decision = engine.before_tool(ToolCall(tool="Bash", args={"command": command}, cwd=cwd))
+            assert decision.action is expected, (command, decision.reason)
+    finally:
+        engine.close()
+
+
+def test_a_source_with_a_comment_or_a_raw_string_is_not_rewritten() -> None:
+    for source in (
+        'path.matches(p, ["/etc/**"]) // glob(x,\n',
+        'path.matches(p, ["/etc/**"]) && r"\\d" != ""',
+    ):
+        assert constants.with_handles(source, {}) == source
+    assert "now" in referenced_names('commands.size() > 0 // "now"\n')

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from policy.model import (
     ToolResult,
 )
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
+from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
 
 if TYPE_CHECKING:
@@ -84,18 +84,12 @@ STRENGTH: dict[str, int] = {
     "hard_abort": 7,
 }
 _GLOB_CHARS = frozenset("*?[{!")
-_VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
 _MEMO_LIMIT = 4096
 _OUTCOME_LIMIT = 256
 
 
 def is_glob(pattern: str) -> bool:
     return any(c in _GLOB_CHARS for c in pattern)
-
-
-def var_references(source: str) -> list[tuple[str, int]]:
-    """(name, offset) of every `vars.name` / `vars["name"]` in a CEL source."""
-    return [(m.group(1) or m.group(2), m.start()) for m in _VAR_REF.finditer(source)]
 
 
 def _matcher(
@@ -451,11 +445,11 @@ class CompiledPack:
             if program is not None:
                 data = self.values_for(point, program.needs, subject, payload)
                 take_gave_up()
-                got = program.run_mask(data)
+                got = program.run_mask(data, subject)
                 # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
                 _refuse_if_gave_up()
                 if got is None:  # some condition failed: `run` says which
-                    each = program.run(data)
+                    each = program.run(data, subject)
                     _refuse_if_gave_up()
                     return self._match(point, candidates, each, None, subject, payload, call)
                 mask = got
@@ -476,7 +470,7 @@ class CompiledPack:
         ):
             data = self.values_for(point, program.needs, subject, payload)
             take_gave_up()
-            results = program.run(data)
+            results = program.run(data, subject)
             _refuse_if_gave_up()
         return self._match(point, candidates, results, admitted, subject, payload, call)
 

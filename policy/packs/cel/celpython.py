@@ -216,7 +216,7 @@ class _PyProgram(CelProgram):
         }
         self._constants: dict[str, Any] | None = None
 
-    def run(self, data: Mapping[str, Any]) -> list[Any]:
+    def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
         try:
             return self._run(data)
         except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression

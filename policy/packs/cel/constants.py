@@ -19,9 +19,11 @@ and read back from the program store in another names the same value; the rewrit
 registers it before any program that uses it is compiled or read back.
 
 Only what is certainly a constant is rewritten: string literals with the escapes
-listed in `_ESCAPES`, raw strings without a backslash before a quote; anything else
-keeps the ordinary call. cel-python calls Python functions without either cost and
-is not rewritten.
+listed in `_ESCAPES`, raw strings without a backslash; anything else keeps the
+ordinary call, and a source holding a comment or a raw string is not rewritten at
+all (`interface.strings_are_certain`: the scan could take a comment's quote for a
+string's, or a call in a comment for code). cel-python calls Python functions
+without either cost and is not rewritten.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import hashlib
 import re
 import threading
 from collections.abc import Mapping
+
+from policy.packs.cel.interface import strings_are_certain
 
 __all__ = ["HANDLED", "VALUES", "constant", "with_handles"]
 
@@ -54,9 +58,7 @@ _lock = threading.Lock()
 _STRING = re.compile(r"""(?P<raw>[rR])?(?:"(?P<d>(?:\\.|[^"\\\n])*)"|'(?P<s>(?:\\.|[^'\\\n])*)')""")
 _ITEM = re.compile(r"""[rR]?(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')""")
 #: A list literal of string literals only (a trailing comma allowed).
-_LIST = re.compile(
-    rf"\[\s*(?:(?:{_ITEM.pattern})\s*,\s*)*(?:(?:{_ITEM.pattern})\s*,?\s*)?\]"
-)
+_LIST = re.compile(rf"\[\s*(?:(?:{_ITEM.pattern})\s*,\s*)*(?:(?:{_ITEM.pattern})\s*,?\s*)?\]")
 _ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "?": "?", "`": "`"}
 _CALL = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in HANDLED) + r")\s*\(")
 _VAR = re.compile(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)\2\s*\])\s*\Z""")
@@ -182,8 +184,8 @@ def with_handles(source: str, variables: Mapping[str, str]) -> str:
     """`source` with the constant second argument of each `HANDLED` call as a handle;
     `variables` are the pack's variables' sources, by name (only those a call names
     are read)."""
-    if _CALL.search(source) is None:
-        return source
+    if _CALL.search(source) is None or not strings_are_certain(source):
+        return source  # (a comment or a raw string: the scan could misread them)
     starts = [m.start() for m in _CALL.finditer(source) if not _in_string(source, m.start())]
     for start in reversed(starts):  # an edit changes no earlier position
         match = _CALL.match(source, start)
@@ -206,8 +208,9 @@ def with_handles(source: str, variables: Mapping[str, str]) -> str:
         handle = _handle(value)
         if handle is None:
             continue
-        at = match.end() + len(args[0]) + 1
-        source = f"{source[:at]} {handle}{source[at + len(second) :]}"
+        # only the argument's own text: what surrounds it (a line's end) stays
+        at = match.end() + len(args[0]) + 1 + (len(second) - len(second.lstrip()))
+        source = f"{source[:at]}{handle}{source[at + len(second.strip()) :]}"
     return source
 
 

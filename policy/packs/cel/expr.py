@@ -29,6 +29,7 @@ from policy.packs.cel.interface import (
     CelIssue,
     CelProgram,
     referenced_names,
+    var_references,
 )
 
 __all__ = ["ExprEngine", "parse_issues", "whole_vars_offset"]
@@ -237,6 +238,10 @@ class _ExprEnvs:
         return expr
 
 
+#: The longest first argument whose answer `_by_handle` remembers.
+_REMEMBERED_LENGTH = 1024
+
+
 def _by_handle(impl: Any) -> Any:
     """`impl` taking its constant by handle, its answers remembered (bounded): the
     handled functions are lexical, so the same path asked of the same constant by the
@@ -248,6 +253,8 @@ def _by_handle(impl: Any) -> Any:
         return impl(value, values[handle])
 
     def call(value: Any, handle: int) -> Any:
+        if len(value) > _REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
+            return impl(value, values[handle])  # again rather than kept 4,096 times)
         return answer(value, handle, home_dir())
 
     return call
@@ -320,36 +327,39 @@ _SHARED_FIELDS = frozenset(
     {*(f.name for f in dataclasses.fields(CallContext)), "tool", "tool_raw", "protected"}
 )
 
-#: Per thread: the environment, the values (by identity) the last activation was built
-#: from, the activation, and the converted values it borrows.
+#: Per thread: the environment, the call, the values (by identity) the last activation
+#: was built from, the activation, and the converted values it borrows.
 _shared = threading.local()
 _ABSENT = object()
 
 
-def _activation(env: Any, data: Mapping[str, Any]) -> Any:
+def _activation(env: Any, data: Mapping[str, Any], call: object | None) -> Any:
     """An activation holding `data`, shared by the programs that decide one call.
 
     cel-expr-python converts a value the first time a program reads it and keeps the
     conversion in the activation, so the packs deciding one call (each its own
     program, in the same environment per point) read the call's facts converted
-    once, not once per pack. The last activation is reused when every value `data`
-    names is the very object it was built from: values here are never mutated
-    (CelList, CelMap, FrozenDict, str, tuples), and holding them keeps their
-    identity from being reused. Names another program added stay in it unread.
+    once, not once per pack. The last activation is reused only for the same `call`
+    (the object being decided, held so its identity is not reused) and only when
+    every value `data` names is the very object it was built from (values here are
+    never mutated: CelList, CelMap, FrozenDict, str, tuples); names another program
+    of the same call added stay in it unread. Another call, or none (`call` None:
+    an explanation, a test), always starts from `data` alone: a program never reads
+    a value of another call, and one missing from `data` is an error, never stale.
     """
     entry = getattr(_shared, "entry", None)
     merged: dict[str, Any]
-    if entry is not None and entry[0] is env:
-        held: dict[str, Any] = entry[1]
+    if call is not None and entry is not None and entry[0] is env and entry[1] is call:
+        held: dict[str, Any] = entry[2]
         same = True
         for name, value in data.items():
             known = held.get(name, _ABSENT)
             if known is not value:
                 if known is not _ABSENT:
-                    held = {}  # another call: start over
+                    held = {}  # a value of this call changed (per pack): start over
                 same = False
         if same:
-            return entry[2]
+            return entry[3]
         merged = {**held, **data}
     else:
         merged = dict(data)
@@ -368,43 +378,26 @@ def _activation(env: Any, data: Mapping[str, Any]) -> Any:
     activation = env.Activation(converted)
     # `converted` is kept with it: an activation borrows the Python values it was built
     # from (read when a program first reads them), it does not own them
-    _shared.entry = (env, merged, activation, converted)
+    _shared.entry = (env, call, merged, activation, converted)
     return activation
 
 
 def _used_layers(layers: Sequence[Mapping[str, str]], exprs: Sequence[str]) -> list[dict[str, str]]:
     """`layers` without the variables no expression reads any more (directly or through
     another variable): a constant passed by handle need not be built on every run.
-    Unchanged when some source tests or reads `vars` as a whole (`has(vars.x)`)."""
+    What is read is `var_references`' superset (strings and comments included), so a
+    variable is dropped only when no text of the program names it."""
     sources = {name: source for layer in layers for name, source in layer.items()}
     wanted: set[str] = set()
-    stack: list[str] = []
-    for source in (*exprs, *sources.values()):
-        if _var_names(source) is None:
-            return [dict(layer) for layer in layers]
-    for e in exprs:
-        stack.extend(_var_names(e) or ())
+    stack = [name for e in exprs for name, _ in var_references(e)]
     while stack:
         name = stack.pop()
         if name in wanted or name not in sources:
             continue
         wanted.add(name)
-        stack.extend(_var_names(sources[name]) or ())
+        stack.extend(ref for ref, _ in var_references(sources[name]))
     kept = [{n: src for n, src in layer.items() if n in wanted} for layer in layers]
     return [layer for layer in kept if layer]
-
-
-def _var_names(source: str) -> set[str] | None:
-    """The variables `source` reads as `vars.x`; None when it uses `vars` otherwise."""
-    names: set[str] = set()
-    for match in _VARS_TOKENS.finditer(source):
-        kind = match.lastgroup
-        if kind in ("string", "field"):
-            continue
-        if match.group("ref") is None:
-            return None
-        names.add(match.group("n1") or match.group("n2"))
-    return names
 
 
 class _ExprProgram(CelProgram):
@@ -480,17 +473,17 @@ class _ExprProgram(CelProgram):
             self._point, _var_layers_source(layers, body), checked=self._checked, store=self._store
         )
 
-    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+    def run_mask(self, data: Mapping[str, Any], call: object | None = None) -> int | None:
         if self._mask is None:
-            return super().run_mask(data)
+            return super().run_mask(data, call)
         try:
-            mask = self._mask.eval(_activation(self._env, data)).plain_value()
+            mask = self._mask.eval(_activation(self._env, data, call)).plain_value()
         except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
             return None
         # An ERROR Value's plain value is its message, a str: never a mask.
         return mask if type(mask) is int else None
 
-    def run(self, data: Mapping[str, Any]) -> list[Any]:
+    def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
         # Outside the `try`: a program that cannot compile is the hook's failure (denied
         # by the chain), as when it was compiled with the rest, never a CEL runtime error.
         program = self._list_program()
@@ -498,7 +491,7 @@ class _ExprProgram(CelProgram):
         # back as a Value of type ERROR whose plain value is its message (a str),
         # which must never be read as a result.
         try:
-            activation = _activation(self._env, data)
+            activation = _activation(self._env, data, call)
             result = program.eval(activation).plain_value()
             if type(result) is list:
                 return result

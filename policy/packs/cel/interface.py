@@ -23,6 +23,8 @@ __all__ = [
     "CelIssue",
     "CelProgram",
     "referenced_names",
+    "strings_are_certain",
+    "var_references",
 ]
 
 _CONTEXT = {
@@ -63,20 +65,39 @@ VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-#: String literals of CEL (a raw one with a backslash is left alone: see below).
+#: String literals of CEL.
 _STRINGS = re.compile(
     r"""[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
     r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
 )
-_RAW_WITH_BACKSLASH = re.compile(r"""(?<![\w])[rR][bB]?["'][^\n]*\\""")
+#: What the scan above cannot be sure of: a comment (which may hold a quote) and a raw
+#: string (where a backslash escapes nothing).
+_UNSURE = re.compile(r"""//|(?<![\w])(?:[rR][bB]?|[bB][rR])["']""")
+
+
+_VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
+
+
+def var_references(source: str) -> list[tuple[str, int]]:
+    """(name, offset) of every `vars.name` / `vars["name"]` in a CEL source, strings
+    and comments included: a superset of the pack variables it reads."""
+    return [(m.group(1) or m.group(2), m.start()) for m in _VAR_REF.finditer(source)]
+
+
+def strings_are_certain(source: str) -> bool:
+    """Whether the string literals of `source` can be told from the rest with
+    certainty: it holds no comment (`//`, which may hold a quote) and no raw string
+    (where a backslash escapes nothing). Scans that skip strings give up otherwise."""
+    return _UNSURE.search(source) is None
 
 
 def referenced_names(source: str) -> frozenset[str]:
     """Every identifier in `source` outside its string literals (a superset of the
     variables it reads: a word in a message or a regex reads nothing, and counting
-    it would hand the program values it never reads). Where a raw string holds a
-    backslash (whose end this scan cannot be sure of), every identifier counts."""
-    if _RAW_WITH_BACKSLASH.search(source) is None:
+    it would hand the program values it never reads). When the source holds a
+    comment or a raw string, whose ends this scan cannot be sure of, every identifier
+    counts, strings' and comments' too."""
+    if strings_are_certain(source):
         source = _STRINGS.sub(" ", source)
     return frozenset(_IDENT.findall(source))
 
@@ -105,10 +126,13 @@ class CelProgram(ABC):
     needs: frozenset[str]
 
     @abstractmethod
-    def run(self, data: Mapping[str, Any]) -> list[Any]:
-        """One result per expression: a plain Python value, or a CelEvalError."""
+    def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
+        """One result per expression: a plain Python value, or a CelEvalError.
 
-    def run_mask(self, data: Mapping[str, Any]) -> int | None:
+        `call`: the object being decided, when the packs deciding it may share what
+        they converted of `data` (an engine may use it so; None: nothing shared)."""
+
+    def run_mask(self, data: Mapping[str, Any], call: object | None = None) -> int | None:
         """Bit i set when expression i is true; None when any is not a bool.
 
         The hot path of a pack asks for this first: an int is cheaper to get
@@ -116,7 +140,7 @@ class CelProgram(ABC):
         outcome. None sends the caller to `run` for each expression's result.
         """
         mask = 0
-        for index, value in enumerate(self.run(data)):
+        for index, value in enumerate(self.run(data, call)):
             if value is True:
                 mask |= 1 << index
             elif value is not False:
