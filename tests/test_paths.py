@@ -476,3 +476,48 @@ def test_names_spelled_in_another_case_are_names() -> None:
     assert paths.names("/w/.ENV", ["**/.env"], HOME)
     assert paths.names("/w/ID_RSA*", ["**/id_rsa"], HOME)
     assert not paths.names("/w/*.PY", ["**/sitecustomize.py"], HOME)
+
+
+# ------------------------------------- many roots at once (the protected paths)
+
+_ROOTS = (
+    "/srv/app/rules",
+    "/Users/dev/Project/.claude",
+    "~/.config/hookpolicy",
+    "/srv/app/ſettings.yaml",
+    "relative/dir",
+    "",
+    "/",
+    "/srv/app/data.",
+)
+_PATHS = (
+    "/srv/app/rules/a.yaml",
+    "/srv/app/RULES/a.yaml",
+    "/srv/app/rules./x",
+    "/users/dev/project/.CLAUDE/settings.json",
+    "~/.config/hookpolicy/policy.yaml",
+    "/srv/app/Settings.yaml",
+    "/srv/app/data",
+    "/srv/app/x/../rules/b",
+    "relative/dir/file",
+    "relative/../dir",
+    "/srv",
+    "/",
+    "",
+    "/srv/app/rules2",
+)
+
+
+@pytest.mark.parametrize("path", _PATHS)
+def test_within_any_folded_is_within_folded_of_some_root(path: str) -> None:
+    # (the roots are prepared once per list; the answer must be the one-by-one answer)
+    assert paths.within_any_folded(path, list(_ROOTS)) == any(
+        paths.within_folded(path, root) for root in _ROOTS
+    )
+
+
+@pytest.mark.parametrize("path", _PATHS)
+def test_holds_any_folded_is_some_root_within_folded_of_the_path(path: str) -> None:
+    assert paths.holds_any_folded(path, list(_ROOTS)) == any(
+        paths.within_folded(root, path) for root in _ROOTS
+    )

@@ -116,33 +116,64 @@ def within_folded(path: str, root: str, cwd: str = "") -> bool:
     `root` or below it on the machine the agent runs on? The question a denial asks
     (`/Users/dev/proj/RULES/x` is in `/Users/dev/proj/rules` on macOS); never the one
     an allow asks, which `within` answers exactly."""
-    if within(path, root, cwd):
-        return True
-    mine, theirs = normalize(path, cwd), normalize(root, cwd)
-    return _inside(fold(mine), fold(theirs))
+    mine, theirs = normalize(path, cwd), normalize(root, cwd)  # (`within`, once)
+    return _inside(mine, theirs) or _inside(fold(mine), fold(theirs))
 
 
 def within_any_folded(path: str, roots: Sequence[str]) -> bool:
     """`within_folded(path, r)` for some `r` of `roots`, in one call: a rule asks it of
     every path a call writes against every protected root, and one call per pair
     (each crossing from CEL into Python) cost more than the question."""
-    mine = normalize(path)
-    theirs = [normalize(root) for root in roots]
-    if any(_inside(mine, root) for root in theirs):
+    mine = _split_path(normalize(path))
+    plain, folded = _prepared_roots(tuple(roots), os.environ.get("HOME"))
+    if any(_inside_parts(mine, root) for root in plain):
         return True
-    folded = fold(mine)
-    return any(_inside(folded, fold(root)) for root in theirs)
+    mine = _split_path(fold(normalize(path)))
+    return any(_inside_parts(mine, root) for root in folded)
 
 
 def holds_any_folded(path: str, roots: Sequence[str]) -> bool:
     """Some `r` of `roots` is `path` or below it (folded): deleting or moving `path`
     takes `r` with it."""
-    mine = normalize(path)
-    theirs = [normalize(root) for root in roots]
-    if any(_inside(root, mine) for root in theirs):
+    mine = _split_path(normalize(path))
+    plain, folded = _prepared_roots(tuple(roots), os.environ.get("HOME"))
+    if any(_inside_parts(root, mine) for root in plain):
         return True
-    folded = fold(mine)
-    return any(_inside(fold(root), folded) for root in theirs)
+    mine = _split_path(fold(normalize(path)))
+    return any(_inside_parts(root, mine) for root in folded)
+
+
+_Split = tuple[bool, tuple[str, ...]] | None
+
+
+@functools.lru_cache(maxsize=64)
+def _prepared_roots(
+    roots: tuple[str, ...], home: str | None
+) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
+    """`roots` normalised and split, plain and folded: the protected roots are asked
+    about path after path, call after call. `home` (the environment's, which
+    `normalize` reads for `~`) is part of the key."""
+    plain = tuple(normalize(root) for root in roots)
+    return (
+        tuple(_split_path(root) for root in plain),
+        tuple(_split_path(fold(root)) for root in plain),
+    )
+
+
+def _split_path(path: str) -> _Split:
+    """What `_inside` compares of a path: whether it is absolute, and its components
+    (None for the empty path, which is inside nothing and holds nothing)."""
+    if not path:
+        return None
+    return path.startswith("/"), tuple(name for name in path.split("/") if name not in ("", "."))
+
+
+def _inside_parts(path: _Split, root: _Split) -> bool:
+    """`_inside` of two paths split by `_split_path`."""
+    if path is None or root is None or path[0] != root[0]:
+        return False
+    p, r = path[1], root[1]
+    return p[: len(r)] == r and ".." not in p[len(r) :]
 
 
 # What file systems fold. macOS (APFS, HFS+): Unicode case folding and canonical
