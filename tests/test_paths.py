@@ -484,7 +484,7 @@ _ROOTS = (
     "/srv/app/rules",
     "/Users/dev/Project/.claude",
     "~/.config/hookpolicy",
-    "/srv/app/ſettings.yaml",
+    "/srv/app/\u017fettings.yaml",  # a long s: NTFS folds it to S
     "relative/dir",
     "",
     "/",
