@@ -28,6 +28,7 @@ without either cost and is not rewritten.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import re
@@ -65,6 +66,7 @@ _VAR = re.compile(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)
 #: What a CEL source may hold besides a call: string literals (skipped whole),
 #: brackets, and the commas that split a call's arguments at its own depth.
 _TOKENS = re.compile(r"""[rRbB]{0,2}(?:\"\"\"|''')|[rRbB]{0,2}["']|[()\[\]{},]""")
+_STRING_START = re.compile(r"""[rRbB]{0,2}["']""")
 
 
 def _string(text: str) -> str | None:
@@ -186,7 +188,8 @@ def with_handles(source: str, variables: Mapping[str, str]) -> str:
     are read)."""
     if _CALL.search(source) is None or not strings_are_certain(source):
         return source  # (a comment or a raw string: the scan could misread them)
-    starts = [m.start() for m in _CALL.finditer(source) if not _in_string(source, m.start())]
+    spans = _string_spans(source)
+    starts = [m.start() for m in _CALL.finditer(source) if not _in_string(spans, m.start())]
     for start in reversed(starts):  # an edit changes no earlier position
         match = _CALL.match(source, start)
         if match is None:
@@ -214,17 +217,26 @@ def with_handles(source: str, variables: Mapping[str, str]) -> str:
     return source
 
 
-def _in_string(source: str, position: int) -> bool:
-    """Whether `position` of `source` lies inside a string literal."""
+def _string_spans(source: str) -> tuple[list[int], list[int]]:
+    """Where the string literals of `source` start and end ([start, end)), in order;
+    one that does not end runs to the end of the source."""
+    starts: list[int] = []
+    ends: list[int] = []
     i = 0
     while True:
-        match = _TOKENS.search(source, i)
-        if match is None or match.start() >= position:
-            return False
-        if match.group()[-1] in "\"'":
-            end = _skip_string(source, match.start())
-            if end is None or end > position:
-                return True
-            i = end
-        else:
-            i = match.end()
+        match = _STRING_START.search(source, i)
+        if match is None:
+            return starts, ends
+        end = _skip_string(source, match.start())
+        starts.append(match.start())
+        ends.append(len(source) if end is None else end)
+        if end is None:
+            return starts, ends
+        i = end
+
+
+def _in_string(spans: tuple[list[int], list[int]], position: int) -> bool:
+    """Whether `position` lies inside one of the string literals `spans` locates."""
+    starts, ends = spans
+    at = bisect.bisect_right(starts, position) - 1
+    return at >= 0 and position < ends[at]
