@@ -2,7 +2,7 @@
 
 Every decision is made on a copy of its parts (a new object, so the per-thread memo
 of the last call's facts cannot answer it) after the per-line analysis memos are
-cleared (`forget_lines`): each one costs what a line seen for the first time costs,
+cleared (`effects.forget_lines`): each one costs what a line seen for the first time costs,
 which is every line of a per-event hook process. The memos keyed by paths and glob
 patterns (policy.analysis.paths, the CEL functions' compiled globs and regexes) are
 kept: a long-running engine has them warm, and they are bounded.
@@ -30,7 +30,7 @@ from policy.bench.rules import RuleTime, rule_times
 if TYPE_CHECKING:
     from policy.engine import Engine
 
-__all__ = ["MEMOS_CLEARED", "BenchCall", "Report", "forget_lines", "resident_bytes", "run_bench"]
+__all__ = ["MEMOS_CLEARED", "BenchCall", "Report", "resident_bytes", "run_bench"]
 
 #: The memos answered by the text of a command line, cleared before every decision.
 MEMOS_CLEARED = ("policy.analysis.shell.analyze", "policy.analysis.effects (lexical facts)")
@@ -47,13 +47,6 @@ class BenchCall:
     where: str
     point: str
     parts: tuple[Any, ...]
-
-
-def forget_lines() -> None:
-    """Clear the memos a command line's text answers (`effects.forget_lines`)."""
-    from policy.analysis import effects
-
-    effects.forget_lines()
 
 
 def resident_bytes() -> tuple[int, str]:
@@ -130,6 +123,8 @@ class Report:
 
 def _decide(engine: Engine, call: BenchCall) -> int:
     """Nanoseconds one decision of `call` takes, as a line never seen before."""
+    from policy.analysis.effects import forget_lines
+
     parts = tuple(part.replace() for part in call.parts)  # a new object: no memo knows it
     forget_lines()
     started = time.perf_counter_ns()

@@ -5,11 +5,10 @@ After the timed run, every call of the mix is walked once more the way
 pack's candidate rules for its tool (`CompiledPack.candidates`), the ones whose
 sender / channel / session filters admit the call (`CompiledRule.admits`), and each
 one's condition evaluated on its own. Explaining compiles a program per evaluation
-(`CompiledPack.evaluate`); here each rule's program is compiled once, through the
-pack (`CompiledPack.program`, with the variables the condition reads), and only its
-runs are timed: the facts turned into CEL values and the program run, as a decision
-pays for them. The call's facts are worked out before the rules are timed, so the
-shell analysis is charged to none of them.
+(`CompiledPack.evaluate`); here each rule's program is compiled once
+(`CompiledPack.condition_runner`) and only its runs are timed: the facts turned into
+CEL values and the program run, as a decision pays for them. The call's facts are
+worked out before the rules are timed, so the shell analysis is charged to none of them.
 
 A rule's condition alone costs more than its share of a decision's program, which
 evaluates the variables the pack's rules share once: the figures rank rules, they do
@@ -26,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from policy.errors import AnalysisIncomplete
 from policy.facts import facts_of
 from policy.model import POINTS, ToolCall
-from policy.packs.cel import take_gave_up
-from policy.packs.runtime import CompiledPack, CompiledRule, var_references
+from policy.packs.runtime import CompiledPack
 
 if TYPE_CHECKING:
     from policy.bench.measure import BenchCall
@@ -58,25 +56,6 @@ class RuleTime:
             "mean_us": round(self.total_ns / max(self.evaluations, 1) / 1000, 1),
             "errors": self.errors,
         }
-
-
-def _runner(pack: CompiledPack, rule: CompiledRule, condition: str) -> Runner:
-    """`rule`'s condition compiled once, with the pack's variables it reads; what a
-    run costs is the activation (`CompiledPack.values_for`, the facts as CEL values) and the
-    program. `CompiledPack.evaluate` does the same, compiling at every call."""
-    reads = frozenset(name for name, _ in var_references(condition))
-    program = pack.program(rule.point, [condition], [reads])
-
-    def run(subject: Any, payload: Any) -> Any:
-        data = pack.values_for(rule.point, program.needs, subject, payload)
-        take_gave_up()
-        (value,) = program.run(data)
-        limit = take_gave_up()
-        if limit:
-            raise AnalysisIncomplete(limit)
-        return value
-
-    return run
 
 
 def _subject_payload(engine: Engine, call: BenchCall) -> tuple[Any, Any]:
@@ -122,7 +101,7 @@ def rule_times(
                 key = (id(pack), rule.full_id)
                 run = runners.get(key)
                 if run is None:
-                    run = runners[key] = _runner(pack, rule, rule.condition)
+                    run = runners[key] = pack.condition_runner(rule)
                 entry = times.get(rule.full_id)
                 if entry is None:
                     entry = times[rule.full_id] = RuleTime(

@@ -669,8 +669,12 @@ class CompiledPack:
     def _eval_one(
         self, rule: CompiledRule, key: str, source: str, subject: Any, payload: Any
     ) -> Any:
-        program = self._rule_program(rule, key, source)
-        data = self.values_for(rule.point, program.needs, subject, payload)
+        return self._value_of(self._rule_program(rule, key, source), rule.point, subject, payload)
+
+    def _value_of(self, program: CelProgram, point: str, subject: Any, payload: Any) -> Any:
+        """The one expression of `program` for this call; AnalysisIncomplete where a
+        `shell.*` function met a line the analysis gave up on."""
+        data = self.values_for(point, program.needs, subject, payload)
         take_gave_up()
         (value,) = program.run(data)
         _refuse_if_gave_up()
@@ -729,18 +733,22 @@ class CompiledPack:
         none, else what CEL gives (a bool, a `CelEvalError`, another type). Raises
         `AnalysisIncomplete` where a decision would. Compiles a program of its own at
         every call: slow, and never used by a decision."""
-        if rule.condition is None:
-            return True
-        layers = self.layers(frozenset(name for name, _ in var_references(rule.condition)))
-        # (not through `program`: nothing of it goes to the pack's program store)
-        program = self._engine.program(
-            rule.point, [rule.condition], layers, [layers], checked=True
-        )
-        data = self.values_for(rule.point, program.needs, subject, payload)
-        take_gave_up()
-        (value,) = program.run(data)
-        _refuse_if_gave_up()
-        return value
+        return self.condition_runner(rule)(subject, payload)
+
+    def condition_runner(self, rule: CompiledRule) -> Callable[[Any, Any], Any]:
+        """`evaluate` for `rule`, its program compiled once and kept by the caller only
+        (`policy bench` times it call after call): neither on the rule nor in the
+        pack's program store."""
+        condition = rule.condition
+        if condition is None:
+            return lambda subject, payload: True
+        layers = self.layers(frozenset(name for name, _ in var_references(condition)))
+        program = self._engine.program(rule.point, [condition], layers, [layers], checked=True)
+
+        def run(subject: Any, payload: Any) -> Any:
+            return self._value_of(program, rule.point, subject, payload)
+
+        return run
 
     def tally(
         self,
