@@ -33,16 +33,6 @@ __all__ = ["read_calls", "render", "run"]
 DEFAULT_ROUNDS = 5
 
 
-def _at(path: Path, where: str) -> str:
-    """`policy eval`'s name for an input value (`line 3`, `item 2`, `input`) as a place
-    in `path`."""
-    if where.startswith("line "):
-        return f"{path}:{where.removeprefix('line ')}"
-    if where.startswith("item "):
-        return f"{path}[{where.removeprefix('item ')}]"
-    return str(path)
-
-
 def read_calls(path: Path) -> list[BenchCall]:
     """The calls of a file in `policy eval`'s input format; InputError names the
     file and line of the first one that is not a call `policy bench` can decide."""
@@ -54,17 +44,8 @@ def read_calls(path: Path) -> list[BenchCall]:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"--calls {path}: {exc.strerror}") from None
-    try:
-        documents = list(_documents(raw))
-    except InputError as exc:
-        message = str(exc)
-        number, sep, rest = message.removeprefix("line ").partition(":")
-        if message.startswith("line ") and sep and number.isdigit():
-            raise InputError(f"{path}:{number}:{rest}") from None
-        raise InputError(f"{path}: {message}") from None
     calls = []
-    for where, value in documents:
-        at = _at(path, where)
+    for at, value in _documents(raw, str(path)):
         if is_log_record(value):
             raise InputError(f"{at}: a decision-log line; give the call itself")
         point, parts = _parts("before_tool", at, value)

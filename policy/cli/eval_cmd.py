@@ -45,27 +45,30 @@ def _read_input(spec: str) -> bytes:
     return spec.encode()
 
 
-def _documents(raw: bytes) -> Iterator[tuple[str, Any]]:
-    """One JSON value, an array of them, or JSON lines; yields (where, value)."""
+def _documents(raw: bytes, source: str | None = None) -> Iterator[tuple[str, Any]]:
+    """One JSON value, an array of them, or JSON lines; yields (where, value). `where`
+    is `line N`, `item N` or `input`; with a `source` (a file's name), `FILE:N`,
+    `FILE[N]` or `FILE`, and so are the errors."""
     text = raw.strip()
     if not text:
-        raise InputError("input is empty")
+        raise InputError(f"{source}: no calls" if source else "input is empty")
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         for number, line in enumerate(raw.splitlines(), 1):
             if not line.strip():
                 continue
+            where = f"{source}:{number}" if source else f"line {number}"
             try:
-                yield f"line {number}", orjson.loads(line)
+                yield where, orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise InputError(f"line {number}: not valid JSON: {exc}") from None
+                raise InputError(f"{where}: not valid JSON: {exc}") from None
         return
     if isinstance(value, list):
         for index, item in enumerate(value):
-            yield f"item {index}", item
+            yield (f"{source}[{index}]" if source else f"item {index}"), item
     else:
-        yield "input", value
+        yield source or "input", value
 
 
 def load_hook(spec: str) -> object:
