@@ -37,7 +37,7 @@ from collections.abc import Mapping
 
 from policy.packs.cel.interface import strings_are_certain
 
-__all__ = ["HANDLED", "VALUES", "constant", "with_handles"]
+__all__ = ["HANDLED", "VALUES", "constant", "register", "with_handles"]
 
 #: Function -> the kind of constant its second argument takes.
 HANDLED: Mapping[str, type] = {
@@ -168,9 +168,24 @@ def _split(text: str, start: int = 0) -> tuple[list[str], int] | None:
     return parts, len(text)
 
 
-def _handle(value: str | tuple[str, ...]) -> int | None:
+def _digest(value: str | tuple[str, ...]) -> int:
     digest = hashlib.blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=8)
-    handle = int.from_bytes(digest.digest(), "big") >> 2  # a positive CEL int
+    return int.from_bytes(digest.digest(), "big") >> 2  # a positive CEL int
+
+
+def register(handle: int, value: str | tuple[str, ...]) -> bool:
+    """Make `handle` name `value` again in this process, as `with_handles` did in the
+    one that kept a program plan: False (the plan is not used) unless `handle` is the
+    digest of `value` and the registry takes it."""
+    if type(handle) is not int or type(value) not in (str, tuple):
+        return False
+    if type(value) is tuple and any(type(item) is not str for item in value):
+        return False
+    return _digest(value) == handle and _handle(value) == handle
+
+
+def _handle(value: str | tuple[str, ...]) -> int | None:
+    handle = _digest(value)
     with _lock:
         known = VALUES.get(handle)
         if known is None:
@@ -182,10 +197,14 @@ def _handle(value: str | tuple[str, ...]) -> int | None:
     return handle
 
 
-def with_handles(source: str, variables: Mapping[str, str]) -> str:
+def with_handles(
+    source: str,
+    variables: Mapping[str, str],
+    used: dict[int, str | tuple[str, ...]] | None = None,
+) -> str:
     """`source` with the constant second argument of each `HANDLED` call as a handle;
     `variables` are the pack's variables' sources, by name (only those a call names
-    are read)."""
+    are read). Each handle put in is added to `used`, with its value."""
     if _CALL.search(source) is None or not strings_are_certain(source):
         return source  # (a comment or a raw string: the scan could misread them)
     spans = _string_spans(source)
@@ -211,6 +230,8 @@ def with_handles(source: str, variables: Mapping[str, str]) -> str:
         handle = _handle(value)
         if handle is None:
             continue
+        if used is not None:
+            used[handle] = value
         # only the argument's own text: what surrounds it (a line's end) stays
         at = match.end() + len(args[0]) + 1 + (len(second) - len(second.lstrip()))
         source = f"{source[:at]}{handle}{source[at + len(second.strip()) :]}"

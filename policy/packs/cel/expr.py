@@ -15,7 +15,7 @@ import functools
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
@@ -400,6 +400,164 @@ def _used_layers(layers: Sequence[Mapping[str, str]], exprs: Sequence[str]) -> l
     return [layer for layer in kept if layer]
 
 
+def _balanced_sum(terms: Sequence[str]) -> str:
+    """`terms` added up as a balanced tree, `((a + b) + (c + d))`: cel-cpp's parser
+    nests a chain of `+` one level per term and refuses a source nested deeper than
+    32, so a long flat sum inside one `cel.bind` per variable (the named form) would
+    not parse, and every start would pay for the failed compile before the map form."""
+    if not terms:
+        return "0"
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return f"({_balanced_sum(terms[:half])} + {_balanced_sum(terms[half:])})"
+
+
+class _Plan(NamedTuple):
+    """What a program is compiled from, worked out from a pack's sources: the
+    expressions with their constants by handle, the variables they still read, the
+    call's fields they need, and the sources of the mask and list forms in the
+    named-binding form (None when that form cannot hold them).
+
+    Working it out scans every source with regular expressions, ≈ 20 ms for the
+    shipped packs: on the path of every one-event `policy hook`. So it is kept in the
+    program store next to the programs (same trust rules), keyed by what it is worked
+    out from, and read back with the handles it registered."""
+
+    exprs: list[str]
+    var_layers: list[dict[str, str]]
+    expr_layers: list[list[dict[str, str]]] | None
+    needs: frozenset[str]
+    handles: dict[int, str | tuple[str, ...]]
+    mask_named: str | None
+    list_named: str | None
+
+    def to_bytes(self) -> bytes:
+        import orjson
+
+        return orjson.dumps(
+            {
+                "exprs": self.exprs,
+                "var_layers": self.var_layers,
+                "expr_layers": self.expr_layers,
+                "needs": sorted(self.needs),
+                "handles": [[h, v] for h, v in self.handles.items()],
+                "mask_named": self.mask_named,
+                "list_named": self.list_named,
+            }
+        )
+
+    @classmethod
+    def from_bytes(cls, body: bytes) -> _Plan | None:
+        """The plan `to_bytes` wrote, its handles registered again; None when it is
+        not one, or a handle cannot be registered (then it is worked out again)."""
+        import orjson
+
+        try:
+            kept = orjson.loads(body)
+            strings = _strings
+            handles: dict[int, str | tuple[str, ...]] = {}
+            for handle, value in kept["handles"]:
+                constant = value if type(value) is str else tuple(strings(value))
+                if not constants.register(handle, constant):
+                    return None
+                handles[handle] = constant
+            expr_layers = kept["expr_layers"]
+            return cls(
+                exprs=strings(kept["exprs"]),
+                var_layers=[_string_map(layer) for layer in kept["var_layers"]],
+                expr_layers=None
+                if expr_layers is None
+                else [[_string_map(layer) for layer in layers] for layers in expr_layers],
+                needs=frozenset(strings(kept["needs"])),
+                handles=handles,
+                mask_named=_string_or_none(kept["mask_named"]),
+                list_named=_string_or_none(kept["list_named"]),
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None
+
+
+def _strings(value: Any) -> list[str]:
+    if type(value) is not list or any(type(item) is not str for item in value):
+        raise TypeError("not a list of strings")
+    return value
+
+
+def _string_map(value: Any) -> dict[str, str]:
+    if type(value) is not dict or any(type(v) is not str for v in value.values()):
+        raise TypeError("not a map of strings")
+    return value
+
+
+def _string_or_none(value: Any) -> str | None:
+    if value is not None and type(value) is not str:
+        raise TypeError("not a string")
+    return value
+
+
+def _work_out(
+    point: str,
+    exprs: Sequence[str],
+    var_layers: Sequence[Mapping[str, str]],
+    expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
+) -> _Plan:
+    sources = {name: src for layer in var_layers for name, src in layer.items()}
+    handles: dict[int, str | tuple[str, ...]] = {}
+    rewritten = [constants.with_handles(e, sources, handles) for e in exprs]
+    used = _used_layers(var_layers, rewritten)
+    used_per_expr = (
+        None
+        if expr_layers is None
+        else [_used_layers(layers, [e]) for layers, e in zip(expr_layers, rewritten, strict=True)]
+    )
+    names: set[str] = set()
+    for source in (*rewritten, *(s for layer in used for s in layer.values())):
+        names |= referenced_names(source)
+    known = VARIABLES_AT[point].keys()
+    # (and the call's own fields, read by some pack or other: handed to every
+    # program, they let the packs of one call share one activation)
+    needs = frozenset((names | _SHARED_FIELDS) & known) - {"vars"}
+    return _Plan(
+        exprs=rewritten,
+        var_layers=used,
+        expr_layers=used_per_expr,
+        needs=needs,
+        handles=handles,
+        mask_named=_named_source(used, _mask_body(rewritten))
+        if len(rewritten) <= _MASK_BITS
+        else None,
+        list_named=_named_source(used, _list_body(rewritten)),
+    )
+
+
+def _mask_body(exprs: Sequence[str]) -> str:
+    """The expressions summed into one int: `(e) ? 1 : 0` fails, and so fails the
+    whole sum, when `e` errors or is not a bool."""
+    return _balanced_sum([f"(({e}) ? {1 << i} : 0)" for i, e in enumerate(exprs)])
+
+
+def _list_body(exprs: Sequence[str]) -> str:
+    return "[" + ", ".join(f"({e})" for e in exprs) + "]"
+
+
+def _plan_key(
+    exprs: Sequence[str],
+    var_layers: Sequence[Mapping[str, str]],
+    expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
+) -> str:
+    """What a plan is worked out from, as the program store's key for it."""
+    import orjson
+
+    return orjson.dumps(
+        [
+            list(exprs),
+            [dict(layer) for layer in var_layers],
+            None if expr_layers is None else [[dict(x) for x in ls] for ls in expr_layers],
+        ]
+    ).decode()
+
+
 class _ExprProgram(CelProgram):
     def __init__(
         self,
@@ -417,39 +575,30 @@ class _ExprProgram(CelProgram):
         self._store = store
         self._env = envs.env(point)
         self._point = point
-        sources = {name: src for layer in var_layers for name, src in layer.items()}
-        exprs = [constants.with_handles(e, sources) for e in exprs]
-        var_layers = _used_layers(var_layers, exprs)
-        if expr_layers is not None:
-            expr_layers = [
-                _used_layers(layers, [e]) for layers, e in zip(expr_layers, exprs, strict=True)
-            ]
-        self._exprs = exprs
-        self._expr_layers = list(expr_layers) if expr_layers is not None else None
-        self._var_layers = var_layers
-        self._body = "[" + ", ".join(f"({e})" for e in exprs) + "]"
+        self._plan_key = _plan_key(exprs, var_layers, expr_layers) if store is not None else ""
+        kept = store.get(f"plan:{point}", self._plan_key) if store is not None else None
+        plan = _Plan.from_bytes(kept) if kept is not None else None
+        if plan is None:
+            plan = _work_out(point, exprs, var_layers, expr_layers)
+            self._keep(plan)
+        self._plan = plan
+        self._exprs = plan.exprs
+        self._expr_layers = plan.expr_layers
+        self._var_layers = plan.var_layers
+        self._body = _list_body(plan.exprs)
         self._program: Any = None
         self._lock = threading.Lock()
         self._mask: Any = None
-        if len(exprs) <= _MASK_BITS:
-            # The same expressions summed into one int: `(e) ? 1 : 0` fails, and so
-            # fails the whole sum, when `e` errors or is not a bool.
-            terms = " + ".join(f"(({e}) ? {1 << i} : 0)" for i, e in enumerate(exprs))
+        if len(plan.exprs) <= _MASK_BITS:
             # An expression that is not a condition does not compile: `run` alone serves.
             with contextlib.suppress(CelCompileError):
-                self._mask = self._compile(var_layers, terms or "0")
+                self._mask = self._compile(plan.var_layers, _mask_body(plan.exprs), "mask_named")
         if self._mask is None:
             # Compiled now, so that an expression that cannot compile fails here.
-            self._program = self._compile(var_layers, self._body)
+            self._program = self._compile(plan.var_layers, self._body, "list_named")
         # else the list form waits for the first `run`: the mask serves every call whose
         # conditions all give a bool (a cold `policy hook` compiles one program, not two).
-        names: set[str] = set()
-        for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
-            names |= referenced_names(source)
-        known = VARIABLES_AT[point].keys()
-        # (and the call's own fields, read by some pack or other: handed to every
-        # program, they let the packs of one call share one activation)
-        self.needs = frozenset((names | _SHARED_FIELDS) & known) - {"vars"}
+        self.needs = plan.needs
         self._singles: list[Any] | None = None
 
     def _list_program(self) -> Any:
@@ -457,18 +606,33 @@ class _ExprProgram(CelProgram):
         if program is None:
             with self._lock:
                 if self._program is None:
-                    self._program = self._compile(self._var_layers, self._body)
+                    self._program = self._compile(self._var_layers, self._body, "list_named")
                 program = self._program
         return program
 
-    def _compile(self, layers: Sequence[Mapping[str, str]], body: str) -> Any:
-        """The named-binding form when it compiles, else the map form."""
-        named = _named_source(layers, body)
+    def _keep(self, plan: _Plan) -> None:
+        if self._store is not None:
+            self._store.put(f"plan:{self._point}", self._plan_key, plan.to_bytes())
+
+    def _compile(self, layers: Sequence[Mapping[str, str]], body: str, form: str = "") -> Any:
+        """The named-binding form when it compiles, else the map form. `form` names the
+        plan's field that holds the named source (worked out here without one); when
+        that source does not compile (cel-cpp refuses a source nested deeper than 32:
+        one `cel.bind` per variable), the kept plan forgets it, so that later starts
+        go straight to the map form."""
+        named = getattr(self._plan, form) if form else _named_source(layers, body)
         if named is not None:
-            with contextlib.suppress(CelCompileError):  # the map form then says why
+            try:
                 return self._envs.compile(
                     self._point, named, checked=self._checked, store=self._store
                 )
+            except CelCompileError:  # the map form then says why, if it fails too
+                if form == "mask_named":
+                    self._plan = self._plan._replace(mask_named=None)
+                    self._keep(self._plan)
+                elif form == "list_named":
+                    self._plan = self._plan._replace(list_named=None)
+                    self._keep(self._plan)
         return self._envs.compile(
             self._point, _var_layers_source(layers, body), checked=self._checked, store=self._store
         )
