@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from policy.analysis import effects, git, network, programs
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import is_unknown, locate
 from policy.analysis.shell import MAX_ARGUMENT_VALUES, too_many_paths
 
@@ -63,12 +64,12 @@ _WRITERS = frozenset({"write_file", "edit_file", "apply_patch"})
 #: Tools that show names, never contents.
 _LISTERS = frozenset({"glob", "list_dir"})
 KNOWN_TOOLS = SHELL_TOOLS | _READERS | _WRITERS
-_PATCH_FILE = re.compile(
+_PATCH_FILE = LazyPattern(
     r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
     r"|^(?:---|\+\+\+) (?:[ab]/)?(.+?)(?:\t.*)?\s*$|^diff --git a/(\S+) b/(\S+)",
     re.MULTILINE,
 )
-_PATCH_DELETE = re.compile(r"^\*\*\* Delete File: (.+?)\s*$|^\+\+\+ /dev/null", re.MULTILINE)
+_PATCH_DELETE = LazyPattern(r"^\*\*\* Delete File: (.+?)\s*$|^\+\+\+ /dev/null", re.MULTILINE)
 #: Values looked at in one call's arguments; a call with more is refused (every value
 #: is read: a path after the first few thousand must not go unseen).
 _MAX_WALK = MAX_ARGUMENT_VALUES
@@ -397,7 +398,7 @@ def _tool_paths(
 
 #: Arguments of a tool we do not know that hold a URL it opens.
 _URL_KEYS = ("url", "uri", "href", "link", "page_url", "pageUrl", "target_url", "targetUrl")
-_FILE_URL = re.compile(r"^\s*file:", re.IGNORECASE)
+_FILE_URL = LazyPattern(r"^\s*file:", re.IGNORECASE)
 
 
 def _file_url_path(url: str) -> str:
@@ -417,15 +418,15 @@ def _file_url_path(url: str) -> str:
 # shell (`COPY ... PROGRAM`, `pg_read_file`, `LOAD_FILE`, `INTO OUTFILE`,
 # `xp_cmdshell`) are the facts `statements` holds; the exfiltration pack asks.
 
-_SQL_KEY = re.compile(r"(?i)^(?:sql|query|queries|statements?|sql_?query|sql_?statements?|stmt)$")
+_SQL_KEY = LazyPattern(r"(?i)^(?:sql|query|queries|statements?|sql_?query|sql_?statements?|stmt)$")
 #: Tools whose `query` is a search, not a statement.
-_SEARCH_TOOL = re.compile(r"(?i)search|find|lookup|web|brave|google|docs|grep|browse|tavily|exa")
-_SQL_STATEMENT = re.compile(
+_SEARCH_TOOL = LazyPattern(r"(?i)search|find|lookup|web|brave|google|docs|grep|browse|tavily|exa")
+_SQL_STATEMENT = LazyPattern(
     r"(?i)^\s*(?:select|insert|update|delete|drop|truncate|alter|create|copy|with|grant|revoke"
     r"|load|attach|pragma|exec|execute|call|merge|replace|do|vacuum|rename)\b"
 )
-_SQL_NOISE = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|#[^\n]*", re.DOTALL)
-_SQL_DANGER = re.compile(
+_SQL_NOISE = LazyPattern(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/|#[^\n]*", re.DOTALL)
+_SQL_DANGER = LazyPattern(
     r"""(?ix)
     ^\s*(?:drop|truncate)\b
     |^\s*alter\b.*\bdrop\b
@@ -473,7 +474,7 @@ def _dangerous_sql(text: str) -> list[str]:
 
 
 #: A path argument that is a URL: the tool fetches it.
-_URL_PATH = re.compile(r"^\s*(?:https?|ftp|wss?):", re.IGNORECASE)
+_URL_PATH = LazyPattern(r"^\s*(?:https?|ftp|wss?):", re.IGNORECASE)
 #: Where a tool judged as `bash` (an MCP server's, through `policy.aliases`) takes
 #: its command: a line, or a program and its argument list, or code and its language.
 _COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "command_line", "shell_command")
@@ -494,9 +495,9 @@ _RUNNERS = {
 }  # fmt: skip
 _SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh", "dash", "ksh"})
 #: IPython's ways into the shell: `!cmd`, `x = !cmd`, `%sx`/`%system`, `%%bash` cells.
-_IPYTHON_SHELL = re.compile(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%sx\s|%system\s)(.*)$", re.MULTILINE)
-_IPYTHON_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\S*(?:ba|z|k|da)?sh|system)\b[^\n]*\n")
-_IPYTHON_MAGIC = re.compile(r"^\s*%(pip|conda|run)\s+(.*)$", re.MULTILINE)
+_IPYTHON_SHELL = LazyPattern(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%sx\s|%system\s)(.*)$", re.MULTILINE)
+_IPYTHON_CELL = LazyPattern(r"^\s*%%(?:bash|sh|script\s+\S*(?:ba|z|k|da)?sh|system)\b[^\n]*\n")
+_IPYTHON_MAGIC = LazyPattern(r"^\s*%(pip|conda|run)\s+(.*)$", re.MULTILINE)
 #: What stands for code the analysis cannot read: a hidden command, to be asked about.
 _UNREAD = 'eval "$CODE"'
 
@@ -505,7 +506,7 @@ _UNREAD = 'eval "$CODE"'
 #: (`command`, `shell_cmd`, `command_line`, `bash_script`), code (`code`, `cell`,
 #: `python_code`, `js_code`, `code_python`, `snippet`, `expression`), keys typed into a
 #: terminal (`keys`, `text`, `keystrokes`), an argument vector (`argv`, `args`).
-_LINE_KEY = re.compile(
+_LINE_KEY = LazyPattern(
     r"(?i)^(?:(?:shell|bash|sh|zsh|run|exec|execute|raw|user|input|full|terminal|system)_)?"
     r"(?:command|cmd|cmdline|commandline|script)(?:_?(?:line|string|text|str))?s?$"
 )
@@ -513,7 +514,7 @@ _LANGUAGES = (
     r"python3?|py|js|javascript|node|ts|typescript|ruby|rb|perl|php|lua|r|julia|bash|sh"
     r"|shell|zsh|powershell|pwsh"
 )
-_CODE_KEY = re.compile(
+_CODE_KEY = LazyPattern(
     rf"(?i)^(?:(?P<pre>{_LANGUAGES}|source|cell|run|exec|execute|eval|raw|user|input|kernel"
     r"|notebook)_)?(?:code|cell|cell_source|snippet|expression|expr|source_code)"
     rf"(?:_(?P<post>{_LANGUAGES}))?$"
@@ -521,19 +522,19 @@ _CODE_KEY = re.compile(
 _TYPED_KEYS = ("keys", "text", "keystrokes", "chars", "characters", "key_sequence", "literal")
 #: tmux's and terminal servers' names of the keys that end a line, or type nothing
 #: the shell analysis reads (`C-c`, `Escape`).
-_KEY_NAME = re.compile(
+_KEY_NAME = LazyPattern(
     r"(?i)^(?:enter|return|kpenter|c-m|c-j|\{enter\}|<enter>|<cr>|<return>|\\n|\\r)$"
 )
-_OTHER_KEY = re.compile(
+_OTHER_KEY = LazyPattern(
     r"^(?:[CMS]-\S|Escape|Esc|Tab|BTab|BSpace|Up|Down|Left|Right|Home|End|PageUp|PageDown"
     r"|PgUp|PgDn|NPage|PPage|F\d{1,2}|IC|DC|Space)$"
 )
 #: The CLI a tool named after it runs (`mcp__kubernetes__kubectl {"args": [...]}`).
-_CLI_TOOL = re.compile(
+_CLI_TOOL = LazyPattern(
     r"^mcp__.+?__(kubectl|helm|oc|docker|podman|nerdctl|terraform|git|gh|aws|gcloud|az)$"
 )
 #: A shell's `-c` (as `-c`, `-lc`, `-ec`): the next word is its script.
-_SHELL_C = re.compile(r"^-[a-z]*c[a-z]*$")
+_SHELL_C = LazyPattern(r"^-[a-z]*c[a-z]*$")
 
 
 def _command_line(args: Mapping[str, Any], tool_raw: str = "") -> str | None:

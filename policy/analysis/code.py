@@ -19,14 +19,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from policy.analysis._lazy_re import LazyPattern
+
 __all__ = ["CodeFacts", "inspect"]
 
 _MAX_CODE = 64 * 1024  # longer one-liners are judged unseen without reading them
 
 #: A quoted string literal: '...', "..." or `...` (escapes skipped, not decoded).
-_STRING = re.compile(r"""(?P<q>['"`])(?P<body>(?:\\.|(?!(?P=q))[^\\])*)(?P=q)""", re.DOTALL)
+_STRING = LazyPattern(r"""(?P<q>['"`])(?P<body>(?:\\.|(?!(?P=q))[^\\])*)(?P=q)""", re.DOTALL)
 #: A call that runs a command: the text after the call's opening parenthesis follows.
-_SPAWN_CALL = re.compile(
+_SPAWN_CALL = LazyPattern(
     r"""(?x)
     (?:\b(?:os\.system|os\.popen|os\.exec\w*|os\.spawn\w*|pty\.spawn
         |subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)
@@ -40,7 +42,7 @@ _SPAWN_CALL = re.compile(
 )
 #: Signals sent to a literal process id: os.kill(1, 9), process.kill(-1), posix_kill(1,
 #: 9), Process.kill(:KILL, 1), perl's kill 9, -1.
-_SIGNAL_CALL = re.compile(
+_SIGNAL_CALL = LazyPattern(
     r"""(?x)
     \b(?:(?:os\.kill|os\.killpg|process\.kill|posix_kill)\s*\(\s*(?P<pid>-?\d+)
           (?:\s*,\s*(?:signal\.)?(?P<signal>[\w']+))?
@@ -48,23 +50,23 @@ _SIGNAL_CALL = re.compile(
     """
 )
 #: perl's and ruby's `open(F, "| cmd")`, `open("cmd |")`, `open("|cmd")`: a pipe to a command.
-_PIPED_OPEN = re.compile(
+_PIPED_OPEN = LazyPattern(
     r"""(?x)
     \bopen\s*\(\s*[^,()]*,\s*['"](?:-\||\|-)['"]\s*,\s*['"](?P<cmd2>[^'"]+)['"]
     |\bopen\s*\(\s*(?:[^,()]*,\s*)?['"](?P<cmd>\|[^'"]+|[^'"-][^'"]*\|)['"]
     |\b(?:IO|File|Kernel|URI)\.(?:read|readlines|write|foreach|binread|open)\s*\(\s*['"](?P<cmd3>\|[^'"]+)['"]
     """
 )
-_PERL_QX = re.compile(r"\bqx\s*([{(\[/|!])")
-_RUBY_X = re.compile(r"%x\s*([{(\[|!])")
+_PERL_QX = LazyPattern(r"\bqx\s*([{(\[/|!])")
+_RUBY_X = LazyPattern(r"%x\s*([{(\[|!])")
 _CLOSERS = {"{": "}", "(": ")", "[": "]"}
-_AWK_PIPE_OUT = re.compile(r"""\|\s*"((?:\\.|[^"\\])*)\"""")
-_AWK_PIPE_IN = re.compile(r""""((?:\\.|[^"\\])*)"\s*\|\s*getline""")
-_AWK_WRITE = re.compile(r""">>?\s*"((?:\\.|[^"\\])*)\"""")
-_AWK_READ = re.compile(r"""getline\s*<\s*"((?:\\.|[^"\\])*)\"""")
+_AWK_PIPE_OUT = LazyPattern(r"""\|\s*"((?:\\.|[^"\\])*)\"""")
+_AWK_PIPE_IN = LazyPattern(r""""((?:\\.|[^"\\])*)"\s*\|\s*getline""")
+_AWK_WRITE = LazyPattern(r""">>?\s*"((?:\\.|[^"\\])*)\"""")
+_AWK_READ = LazyPattern(r"""getline\s*<\s*"((?:\\.|[^"\\])*)\"""")
 
 #: Code that builds code at run time, or hides it in an encoding: in any language...
-_EVAL = re.compile(
+_EVAL = LazyPattern(
     r"""(?x)
     \b(?:eval|exec|execfile|compile)\s*\(|\beval\b\s*['"{$]|__import__|\bimportlib\b
         |getattr\s*\(\s*__builtins__|b64decode|\bbase64\.|decodebytes|a85decode|b32decode
@@ -83,7 +85,7 @@ _EVAL_IN = {
     "perl": re.compile(r"\bpack\s*\(|\bunpack\s*\(|\bdo\s+['\"$]"),
     "php": re.compile(r"\bassert\s*\(\s*\$|\bpreg_replace\s*\(\s*['\"].*/e['\"]"),
 }
-_NETWORK = re.compile(
+_NETWORK = LazyPattern(
     r"""(?x)
     \b(?:socket|urllib|urlopen|requests|http\.client|httplib|httpx|aiohttp|ftplib|smtplib
         |telnetlib|paramiko|xmlrpc|IO::Socket|LWP|HTTP::Tiny|Net::\w+|TCPSocket|UDPSocket
@@ -93,7 +95,7 @@ _NETWORK = re.compile(
         |/dev/tcp/|/dev/udp/|nc\s+-e)
     """
 )
-_DELETE = re.compile(
+_DELETE = LazyPattern(
     r"""(?x)
     \b(?:rmtree|removedirs|remove|remove_tree|remove_dir|remove_entry\w*|unlink|unlinkSync|rmdir
         |rmdirSync|rmSync|rm_rf|rm_r|rm_f|fs\.rm|fs\.promises\.rm|rimrafSync|deleteRecursively
@@ -101,11 +103,11 @@ _DELETE = re.compile(
     |\.rm(?:Sync)?\s*\(
     """
 )
-_RECURSIVE = re.compile(
+_RECURSIVE = LazyPattern(
     r"\b(?:rmtree|removedirs|rm_rf|rm_r|rimraf|recursive|Recurse|remove_tree|remove_dir"
     r"|deleteRecursively)\b"
 )
-_WRITE = re.compile(
+_WRITE = LazyPattern(
     r"""(?x)
     (?:\bf?open\s*\([^)]*,\s*['"]?[wax+]|\bfputs|\bfprintf|FileWriter|FileOutputStream
         |Out-File|Set-Content|Add-Content|\bdump\s+value|\bwrite_text|\bwrite_bytes|\.write\s*\(|writeFile
@@ -117,7 +119,7 @@ _WRITE = re.compile(
 )
 #: Calls that move a file or directory away from its name: the source is gone from
 #: there (a moved `.claude` or `rules/` is a deleted one), the destination written.
-_MOVE = re.compile(
+_MOVE = LazyPattern(
     r"""(?x)
     \b(?:rename|renameSync|renameat2?|moveSync|move_file|mv)\s*\(|\bos\.replace\s*\(
         |\bshutil\.move\b|\bFileUtils\.(?:mv|move|rename)\b|\bFile\.rename\b|\bDeno\.rename
@@ -127,7 +129,7 @@ _MOVE = re.compile(
 )
 #: Calls that give a file another name or a copy: a hard link to a file is a way to
 #: change it (`link("rules/x.yaml", "doc.yaml")`, then write `doc.yaml`).
-_LINK_OR_COPY = re.compile(
+_LINK_OR_COPY = LazyPattern(
     r"""(?x)
     \b(?:link|linkSync|linkat|symlinkSync|hardlink_to|link_to|symlink_to|copyFile|copyFileSync
         |cpSync|copySync|copy_file|copytree|copyfile)\s*\(|(?<![\w.$])copy\s*\(
@@ -139,7 +141,7 @@ _LINK_OR_COPY = re.compile(
 )
 #: A call whose literal arguments are file names whatever they look like: `rename`,
 #: `Path(...)` (`os.rename('rules', 'r2')`, `Path('rules').replace('/tmp/r')`).
-_FILE_CALL = re.compile(
+_FILE_CALL = LazyPattern(
     r"""(?x)
     \bos\.(?:replace|remove)\s*\(
     |\b(?:rename|renameSync|move|moveSync|mv|link|linkSync|symlink|symlinkSync|copyFile
@@ -151,18 +153,18 @@ _FILE_CALL = re.compile(
     """
 )
 #: tcl's `file rename|copy|delete|link|mkdir ?-force? ?--? NAME...`: bare words are names.
-_TCL_FILE = re.compile(
+_TCL_FILE = LazyPattern(
     r"\bfile\s+(rename|copy|delete|link|mkdir)\s+([^;\]\n]*)"
 )
-_FORK = re.compile(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
-_DECODES = re.compile(r"(?i)\b(?:b64decode|decode64|base64|atob|unhexlify|fromhex)\b")
-_BARE_PATH = re.compile(r"(?<![\w$./])((?:~|/)(?:[\w.-]+/)*[\w.-]+)")
-_SETUID = re.compile(
+_FORK = LazyPattern(r"\b(?:os\.fork|fork|Process\.fork|pcntl_fork|cluster\.fork)\b")
+_DECODES = LazyPattern(r"(?i)\b(?:b64decode|decode64|base64|atob|unhexlify|fromhex)\b")
+_BARE_PATH = LazyPattern(r"(?<![\w$./])((?:~|/)(?:[\w.-]+/)*[\w.-]+)")
+_SETUID = LazyPattern(
     r"\b(?:set(?:e|re|res)?uid|set(?:e|re|res)?gid|posix_setuid|initgroups)\s*\("
     r"|\bchmod\w*\s*\([^)]*\b0o?[0-7]*[2-7][0-7]{3}\b"  # a setuid or setgid mode
 )
 #: Code that names the user's home: what it builds on it is a path in the home.
-_HOME_REF = re.compile(
+_HOME_REF = LazyPattern(
     r"""(?x)
     expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|homedir\(\)|\bDir\.home\b|\bENV\[\s*['"]HOME['"]
         |getenv\(\s*['"]HOME['"]\s*\)|environ\[\s*['"]HOME['"]\s*\]|environ\.get\(\s*['"]HOME['"]
@@ -171,21 +173,21 @@ _HOME_REF = re.compile(
 )
 #: What may stand between string literals that a path is built from: `join(a, b)`
 #: commas, pathlib's `/`, concatenation.
-_PATH_GLUE = re.compile(r"\s*(?:,|/|\+|\.\.)\s*")
+_PATH_GLUE = LazyPattern(r"\s*(?:,|/|\+|\.\.)\s*")
 #: Native code loaded by hand: what it does no reading can tell.
-_NATIVE = re.compile(
+_NATIVE = LazyPattern(
     r"\b(?:ctypes|cdll|CDLL|LoadLibrary|dlopen|Fiddle|FFI::|ffi\.load|System\.load|"
     r"process\.dlopen|DynaLoader|Win32::API)\b"
 )
 #: A shell handed a connection: the shape of a reverse shell.
-_SHELL_ON_SOCKET = re.compile(
+_SHELL_ON_SOCKET = LazyPattern(
     r"(?:dup2|reopen|fdopen|pty\.spawn|STDIN\.reopen|\$stdin\.reopen|open\(STD(?:IN|OUT|ERR))"
 )
-_SHELL_PROGRAM = re.compile(
+_SHELL_PROGRAM = LazyPattern(
     r"(?:^|/)(?:sh|bash|dash|zsh|ksh|ash|cmd\.exe|powershell)(?:\s+-i)?\s*$"
 )
-_LOOP = re.compile(r"\b(?:while|for|loop|until|each|times|repeat)\b")
-_ENV_DUMP = re.compile(
+_LOOP = LazyPattern(r"\b(?:while|for|loop|until|each|times|repeat)\b")
+_ENV_DUMP = LazyPattern(
     r"""(?x)
     (?:\bin\s+ENVIRON\b|\b(?:p|pp|puts|print)\s*\(?\s*ENV\b(?!\s*\[)|\bENV\.to_s\b
         |\$_SERVER\b(?!\s*\[)|\bos\.environ\b(?!\s*(?:\[|\.get\s*\(|\.setdefault|\.pop))|\bprintenv\b
@@ -198,25 +200,25 @@ _ENV_DUMP = re.compile(
         |\b(?:os|posix|nt)\.__dict__|\bos\.getenvb?\s*\(\s*\))
     """
 )
-_ENV_READ = re.compile(
+_ENV_READ = LazyPattern(
     r"""(?x)
     (?:environ(?:\.get)?\s*[\[(]\s*|getenv\s*\(\s*|process\.env\.|process\.env\[\s*
         |ENV\[\s*|ENVIRON\[\s*|\$ENV\{\s*|\$_ENV\[\s*)['"]?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
 )
 #: Code loaded from a URL and run: R's `source("https://...")`, Julia's
 #: `include(download(...))`, PHP's `include "http://..."`, Ruby's `load URI...`.
-_REMOTE_LOAD = re.compile(
+_REMOTE_LOAD = LazyPattern(
     r"""\b(?:source|sys\.source|include|require|load|import)\s*\(?\s*(?:download\s*\(\s*)?['"](?:https?|ftp)://"""
 )
-_URL = re.compile(r"\b(?:https?|ftp|wss?)://(?:[^/\s'\"`@]*@)?(\[[^\]\s]*\]|[^/\s'\"`:?#]+)")
-_HOST_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
-_PATHLIKE = re.compile(r"^(?:/|~|\./|\.\./|\.[A-Za-z0-9_])")
+_URL = LazyPattern(r"\b(?:https?|ftp|wss?)://(?:[^/\s'\"`@]*@)?(\[[^\]\s]*\]|[^/\s'\"`:?#]+)")
+_HOST_LITERAL = LazyPattern(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$")
+_PATHLIKE = LazyPattern(r"^(?:/|~|\./|\.\./|\.[A-Za-z0-9_])")
 
 
 #: Code that starts a server handing out files (Python's http.server and
 #: socketserver, node's http.createServer and express.static, WEBrick, Go's
 #: FileServer): it reads everything below the directory it serves.
-_SERVER = re.compile(
+_SERVER = LazyPattern(
     r"\b(?:http\.server|SimpleHTTPServer|SimpleHTTPRequestHandler|CGIHTTPRequestHandler"
     r"|socketserver|SocketServer|(?:Threading)?HTTPServer|serve_forever|createServer"
     r"|express\.static|serveStatic|serve-static|WEBrick|Rack::(?:File|Static|Directory)"
@@ -225,7 +227,7 @@ _SERVER = re.compile(
 )
 #: Where such a server is pointed: a `chdir`, a handler's `directory=`, a static
 #: root (`express.static(dir)`, `:DocumentRoot => dir`, `http.Dir(dir)`, `root=`).
-_SERVED_DIR = re.compile(
+_SERVED_DIR = LazyPattern(
     r"""(?x)
     (?:\bchdir|\bdirectory\s*=|\bstatic\s*\(|\bserveStatic\s*\(|:DocumentRoot\s*=>
         |\bhttp\.Dir|\broot\s*[=:]|\bStaticFiles\s*\(\s*directory\s*=|\bDir\.chdir)
@@ -379,7 +381,7 @@ def _built_paths(code: str, strings: list[tuple[int, int, str, str]], *, home: b
 
 
 #: `open(name, "a")`: the mode is not a name.
-_OPEN_MODE = re.compile(r"[rwxabtU+]{1,3}")
+_OPEN_MODE = LazyPattern(r"[rwxabtU+]{1,3}")
 
 
 #: File names read from one snippet's file calls; past it the rest is hidden.
@@ -435,9 +437,9 @@ def _tcl_files(code: str, facts: CodeFacts) -> None:
 
 
 #: `import subprocess as sp`, `import os as o`: the module under another name.
-_MODULE_ALIAS = re.compile(r"\bimport\s+(subprocess|os|pty|shutil|commands)\s+as\s+(\w+)")
+_MODULE_ALIAS = LazyPattern(r"\bimport\s+(subprocess|os|pty|shutil|commands)\s+as\s+(\w+)")
 #: `from subprocess import run as r`, `from os import system`: a function by its own name.
-_FROM_IMPORT = re.compile(r"\bfrom\s+(subprocess|os|pty|shutil)\s+import\s+([\w\s,]+)")
+_FROM_IMPORT = LazyPattern(r"\bfrom\s+(subprocess|os|pty|shutil)\s+import\s+([\w\s,]+)")
 
 
 def _unaliased(code: str) -> str:
@@ -463,7 +465,7 @@ def _looks_like_path(text: str) -> bool:
     return bool(_PATHLIKE.match(text)) or ("/" in text and not text.startswith(("-", "%")))
 
 
-_STRING_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3}|.)", re.DOTALL)
+_STRING_ESCAPE = LazyPattern(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3}|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 
 
@@ -553,7 +555,7 @@ def _spawns(
             elif listed and name.endswith(("execv", "execvp", "execve", "execvpe")):
                 # os.execvp("kubectl", ["kubectl", "apply"]): the list is argv, argv[0] first
                 items = [_unescape(m["body"]) for m in _STRING.finditer(listed[1])]
-                non_literal = re.sub(_STRING, "", listed[1]).replace(",", "").strip()
+                non_literal = _STRING.sub("", listed[1]).replace(",", "").strip()
                 if non_literal:
                     facts.hidden = "the code runs a command built at run time"
                 facts.argvs.append([text, *items[1:]])
@@ -574,7 +576,7 @@ def _spawns(
             close = code.find("]", position)
             inside = code[position + 1 : close] if close > 0 else ""
             items = [_unescape(m["body"]) for m in _STRING.finditer(inside)]
-            non_literal = re.sub(_STRING, "", inside).replace(",", "").strip()
+            non_literal = _STRING.sub("", inside).replace(",", "").strip()
             if items and not non_literal:
                 facts.argvs.append(items)
             else:

@@ -39,6 +39,7 @@ from typing import Any
 from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
 from policy.analysis.viewer import may_list, may_search
 
@@ -673,7 +674,7 @@ def _written_by_redirect(f: Facts) -> list[str]:
     return [p for p in f.writes if not is_unknown(p)][:1] if targets else []
 
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
+_GLOB_CHARS = LazyPattern(r"[*?\[]")
 
 
 #: Directory entries read and path components looked up on disk for one call (globs

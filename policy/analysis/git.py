@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from policy.analysis import readonly
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import (
     UNKNOWN,
     Facts,
@@ -398,7 +399,7 @@ def _pathspecs(sub: str, words: list[str], operands: list[str]) -> list[str]:
 
 
 #: git config keys whose value is a program git runs, or that point git at one.
-_GIT_CODE_KEYS = re.compile(
+_GIT_CODE_KEYS = LazyPattern(
     r"""(?ix)^(?:core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy
         |attributesfile|excludesfile|worktree)
         |pager\..+|alias\..+|diff\..*\.(?:command|textconv)|diff\.external|merge\..*\.driver
@@ -461,7 +462,7 @@ def _push_settings(f: Facts, settings: dict[str, str]) -> None:
 
 
 #: git config keys whose value is a file git reads (and may print).
-_GIT_FILE_KEYS = re.compile(
+_GIT_FILE_KEYS = LazyPattern(
     r"(?i)^(?:blame\.ignorerevsfile|commit\.template|include\.path|includeif\..*\.path"
     r"|core\.attributesfile|core\.excludesfile|mailmap\.file|gpg\.ssh\.allowedsignersfile"
     r"|http\.sslkey|http\.sslcert|http\.cookiefile|user\.signingkey)$"
@@ -985,8 +986,8 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     return settings, ""
 
 
-_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
-_KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(=?)")
+_SECTION = LazyPattern(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
+_KEY = LazyPattern(r"([A-Za-z][A-Za-z0-9-]*)\s*(=?)")
 
 
 def _parse_config(text: str) -> Iterator[_Setting]:
@@ -1048,8 +1049,8 @@ def _value(raw: str) -> str:
 
 
 _BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
-_PLAIN_PAGER = re.compile(r"^(?:less|more|most|cat|delta|bat|diff-so-fancy)(?:\s+-[-\w=]*)*$")
-_LFS = re.compile(r"^git-lfs (?:clean|smudge|filter-process)(?: --skip)?(?: -- %f)?$")
+_PLAIN_PAGER = LazyPattern(r"^(?:less|more|most|cat|delta|bat|diff-so-fancy)(?:\s+-[-\w=]*)*$")
+_LFS = LazyPattern(r"^git-lfs (?:clean|smudge|filter-process)(?: --skip)?(?: -- %f)?$")
 
 
 def _runs_program(setting: _Setting, strict: bool, subcommand: str) -> bool:
@@ -1117,14 +1118,14 @@ _PRINTS_FILES = frozenset(
 )
 #: A revision that is certainly a commit (`HEAD`, `HEAD~3`, `@{u}`): what it prints
 #: is a commit's message and diff, not a file named elsewhere.
-_COMMITTISH = re.compile(
+_COMMITTISH = LazyPattern(
     r"^(?:HEAD|@|ORIG_HEAD|FETCH_HEAD|MERGE_HEAD|CHERRY_PICK_HEAD|stash)?"
     r"(?:[~^][0-9]*|@\{[^}]*\})*(?:\.\.\.?(?:HEAD|@)?(?:[~^][0-9]*|@\{[^}]*\})*)?$"
 )
-_GLOB = re.compile(r"[*?\[]")
-_HASH = re.compile(r"^[0-9a-fA-F]{4,64}$")
+_GLOB = LazyPattern(r"[*?\[]")
+_HASH = LazyPattern(r"^[0-9a-fA-F]{4,64}$")
 #: Patterns that find secrets by their content (`git grep -e AKIA`, `BEGIN .*PRIVATE`).
-SECRET_SEARCH = re.compile(
+SECRET_SEARCH = LazyPattern(
     r"(?i)AKIA|ASIA[A-Z0-9]|PRIVATE[ _.-]*KEY|BEGIN[ .*\\]+(?:RSA|DSA|EC|OPENSSH|PGP|ENCRYPTED)"
     r"|ghp_|gho_|ghs_|github_pat|xox[abpsr]-|sk-[a-z0-9]|sk_live|AIza|glpat-|api[_-]?key"
     r"|secret[_-]?(?:key|access)|access[_-]?key|aws_secret|passw(?:or)?d|client[_-]?secret"
@@ -1830,7 +1831,7 @@ _GIT_MAKES = frozenset(
     "worktrees branches remotes lfs rebase-merge rebase-apply sequencer rr-cache svn annex "
     "fsmonitor--daemon fsmonitor--daemon.ipc filter-repo ORIG_HEAD FETCH_HEAD".split()
 )
-_GIT_MAKES_PATTERN = re.compile(
+_GIT_MAKES_PATTERN = LazyPattern(
     r"^(?:[A-Z_]+_(?:HEAD|MSG|EDITMSG)|.*\.lock|BISECT_[A-Z_]+|sharedindex\.[0-9a-f]+"
     r"|next-index-.*|gc\.(?:log|pid)|\.DS_Store)$"
 )

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from policy.analysis._lazy_re import LazyPattern
+
 if TYPE_CHECKING:
     from policy.analysis.shell import SimpleCommand
 
@@ -125,7 +127,7 @@ def _decode(name: str, text: str) -> str | None:
     return raw.decode("utf-8", "replace")
 
 
-_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|0[0-7]{0,3}|[0-7]{1,3}|[abefnrtv\\])")
+_ESCAPE = LazyPattern(r"\\(x[0-9A-Fa-f]{1,2}|0[0-7]{0,3}|[0-7]{1,3}|[abefnrtv\\])")
 _SIMPLE = {
     "a": "\a",
     "b": "\b",

@@ -18,6 +18,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 
 from policy.analysis import shell as _shell
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import (
     URL_SCHEME,
     Facts,
@@ -69,8 +70,8 @@ def _ipv4_part(text: str) -> int | None:
     return int(text)
 
 
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_OCTAL = re.compile(r"[0-7]+")
+_HEX = LazyPattern(r"[0-9a-fA-F]+")
+_OCTAL = LazyPattern(r"[0-7]+")
 
 
 def _ipv4(text: str) -> str:
@@ -149,12 +150,12 @@ def canonical_host(host: str) -> str:
     return _ipv4(text) or text
 
 
-_EMBEDDED_DOTTED = re.compile(
+_EMBEDDED_DOTTED = LazyPattern(
     r"(?:^|[.-])((?:0x[0-9a-f]+|\d+)[.-](?:0x[0-9a-f]+|\d+)[.-](?:0x[0-9a-f]+|\d+)"
     r"[.-](?:0x[0-9a-f]+|\d+))(?=$|[.-])"
 )
-_EMBEDDED_HEX = re.compile(r"(?:^|[.-])([0-9a-f]{8})(?=$|[.-])")
-_EMBEDDED_V6 = re.compile(
+_EMBEDDED_HEX = LazyPattern(r"(?:^|[.-])([0-9a-f]{8})(?=$|[.-])")
+_EMBEDDED_V6 = LazyPattern(
     r"(?:^|\.)([0-9a-f-]*--[0-9a-f-]*|(?:[0-9a-f]{1,4}-){7}[0-9a-f]{1,4})(?=\.)"
 )
 
@@ -198,7 +199,7 @@ def canonical_hosts(hosts: Iterable[str]) -> list[str]:
 
 
 _AUTHORITY_ENDS = (re.compile(r"[/\\?#]"), re.compile(r"[/?#]"), re.compile(r"/"))
-_SCHEME = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:(?=[/\\]|[^/\\]*[.@])")
+_SCHEME = LazyPattern(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:(?=[/\\]|[^/\\]*[.@])")
 #: Schemes whose slashes WHATWG skips however many there are (`http:\\\\host`).
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 
@@ -226,7 +227,7 @@ def url_hosts(url: str) -> list[str]:
     return found
 
 
-_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\\\)[^\s'\"`<>()]+")
+_URL_IN_TEXT = LazyPattern(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\\\)[^\s'\"`<>()]+")
 
 
 def hosts_in_words(words: Iterable[str]) -> list[str]:
@@ -513,7 +514,7 @@ def _host_port(text: str) -> str:
     return text.split(":", 1)[0]
 
 
-_CURL_GLOB = re.compile(r"\{([^{}]*)\}|\[([0-9]+)-([0-9]+)(?::([0-9]+))?\]|\[([a-z])-([a-z])\]")
+_CURL_GLOB = LazyPattern(r"\{([^{}]*)\}|\[([0-9]+)-([0-9]+)(?::([0-9]+))?\]|\[([a-z])-([a-z])\]")
 #: At most this many URLs are made of one curl glob (`http://10.0.0.[1-254]/`).
 _MAX_GLOB = 1024
 
@@ -730,7 +731,7 @@ def _ssh_options(f: Facts, options: dict[str, list[str]]) -> None:
             f.hide(f"ssh option {value!r} runs a program")
 
 
-_REMOTE_PATH = re.compile(
+_REMOTE_PATH = LazyPattern(
     r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|(?:[^/:@\s]+@)?(?:\[[^\]]+\]|[^/:\s]+)::?)"
 )
 
@@ -873,8 +874,8 @@ _HTTPIE_VALUE = words(
 ) - {"-b", "--body", "--headers", "-j"}
 #: A request item that embeds or uploads a file: `field=@file`, `field:=@file`,
 #: `header:@file`, `param==@file`, `field@file` (a form upload) and xh's bare `@file`.
-_HTTPIE_FILE = re.compile(r"^(?:[^=:@\\]|\\.)*(?:==|:=|=|:)?@(?P<path>.+)$")
-_HTTPIE_METHOD = re.compile(r"^[A-Za-z]+$")
+_HTTPIE_FILE = LazyPattern(r"^(?:[^=:@\\]|\\.)*(?:==|:=|=|:)?@(?P<path>.+)$")
+_HTTPIE_METHOD = LazyPattern(r"^[A-Za-z]+$")
 
 
 def _http_client(f: Facts) -> None:
@@ -913,7 +914,7 @@ def _http_client(f: Facts) -> None:
 
 #: Sockets of a container engine's API (docker, podman, containerd, buildkit):
 #: whoever talks to one can start a privileged container.
-_ENGINE_SOCKET = re.compile(r"docker|podman|containerd|buildkit|cri-o|crio")
+_ENGINE_SOCKET = LazyPattern(r"docker|podman|containerd|buildkit|cri-o|crio")
 
 
 def _httpie_host(url: str) -> str:
@@ -1045,7 +1046,7 @@ def _pip_handler(f: Facts) -> None:
     pip(f)
 
 
-_JS_REMOTE = re.compile(
+_JS_REMOTE = LazyPattern(
     r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|git\+|github:|gitlab:|bitbucket:|gist:|[\w.-]+/[\w.-]+(?:#.*)?$)"
 )
 
@@ -1455,7 +1456,7 @@ def _login_server(f: Facts) -> None:
 
 #: Notebook and IDE servers: they run code for whoever holds their token, so with
 #: the token (or the password) switched off they run it for whoever connects.
-_NO_TOKEN = re.compile(
+_NO_TOKEN = LazyPattern(
     r"^--(?:NotebookApp|ServerApp|IdentityProvider|LabApp|PasswordIdentityProvider)\."
     r"(?:token|password)$"
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
+from policy.analysis._lazy_re import LazyPattern
 
 __all__ = [
     "UNKNOWN",
@@ -131,7 +132,7 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for i in items if i))
 
 
-VARIABLE = re.compile(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
+VARIABLE = LazyPattern(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def is_path_word(word: str) -> bool:
@@ -251,7 +252,7 @@ def first_operand(args: Sequence[str]) -> str:
     return ""
 
 
-URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+URL_SCHEME = LazyPattern(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 LOOPBACK = words("localhost 127.0.0.1 ::1 [::1] 0.0.0.0 ip6-localhost")

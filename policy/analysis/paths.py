@@ -36,6 +36,7 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.viewer import may_search_physical
 
 __all__ = [
@@ -183,9 +184,9 @@ def _inside_parts(path: _Split, root: _Split) -> bool:
 # takes dotless i (U+0131) and long s (U+017F) to `I` and `S`, and names lose
 # trailing dots and spaces (`.env.` opens `.env`); `name::$DATA` opens the file's own
 # stream. Folding more than one system does is safe here: only denials use it.
-_IGNORABLE = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
-_WINDOWS_TAIL = re.compile(r"(?<=[^/. ])[. ]+(?=/|$)")
-_DATA_STREAM = re.compile(r"::\$data(?=/|$)")
+_IGNORABLE = LazyPattern("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+_WINDOWS_TAIL = LazyPattern(r"(?<=[^/. ])[. ]+(?=/|$)")
+_DATA_STREAM = LazyPattern(r"::\$data(?=/|$)")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -402,7 +403,7 @@ def _inside(path: str, root: str) -> bool:
 
 # ------------------------------------------------------------- path globs
 
-_WILD = re.compile(r"[*?\[]")
+_WILD = LazyPattern(r"[*?\[]")
 
 
 def is_pattern(path: str) -> bool:
@@ -714,7 +715,7 @@ def _expanded(patterns: Sequence[str], home: str, *, folded: bool) -> tuple[list
 
 #: What in a glob may match a spelling exactly but not once both are folded: a class,
 #: a name that ends in a dot or a blank, a stream name, letters outside ASCII.
-_FOLDS_APART = re.compile(r"[\[\\]|[. ](?:/|$)|::|[^\x00-\x7f]")
+_FOLDS_APART = LazyPattern(r"[\[\\]|[. ](?:/|$)|::|[^\x00-\x7f]")
 
 
 def _named(pattern: str) -> bool:
@@ -722,7 +723,7 @@ def _named(pattern: str) -> bool:
     return pattern.startswith("**/") and not _GLOB_SYNTAX.search(pattern, 3)
 
 
-_GLOB_SYNTAX = re.compile(r"[*?\[\]{}()!@+\\]")
+_GLOB_SYNTAX = LazyPattern(r"[*?\[\]{}()!@+\\]")
 
 
 def _literal_parts(pattern: str) -> tuple[str, str, tuple[str, ...]]:
@@ -738,8 +739,8 @@ def _literal_parts(pattern: str) -> tuple[str, str, tuple[str, ...]]:
     return runs[0], runs[-1].lstrip("/"), middle
 
 
-_CLASS = re.compile(r"\[[^\]]*\]")
-_WILDCARDS = re.compile(r"[*?{}()!@+\x00]+")
+_CLASS = LazyPattern(r"\[[^\]]*\]")
+_WILDCARDS = LazyPattern(r"[*?{}()!@+\x00]+")
 
 
 @functools.lru_cache(maxsize=8192)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from policy.analysis import git, network, readonly
 from policy.analysis import shell as _shell
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import (
     UNKNOWN,
     Facts,
@@ -147,13 +148,13 @@ def _trusted_path_entry(entry: str, home: str) -> bool:
     )
 
 
-_REDIRECT = re.compile(r"^(\d*)(&>>|&>|>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)(.*)$", re.DOTALL)
+_REDIRECT = LazyPattern(r"^(\d*)(&>>|&>|>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)(.*)$", re.DOTALL)
 
 
 _WRITING = words("> >> >| &> &>> <> >&")
 
 
-_NET_DEVICE = re.compile(r"^/dev/(tcp|udp)/([^/]+)/(\S+)$")
+_NET_DEVICE = LazyPattern(r"^/dev/(tcp|udp)/([^/]+)/(\S+)$")
 
 
 def _redirects(f: Facts) -> None:
@@ -198,11 +199,11 @@ def _default(f: Facts) -> None:
         f.read(*_mentioned_paths(value))
 
 
-_OUTPUT_OPTION = re.compile(
+_OUTPUT_OPTION = LazyPattern(
     r"^--?(?:o|out|output|outfile|output-file|output-document|log|log-?file|logfile|dump)$",
     re.IGNORECASE,
 )
-_MENTIONED = re.compile(r"(?:^|[=@:,\s'\"])((?:~|/)[^\s'\",;]*)")
+_MENTIONED = LazyPattern(r"(?:^|[=@:,\s'\"])((?:~|/)[^\s'\",;]*)")
 
 
 def _mentioned_paths(value: str) -> list[str]:
@@ -326,7 +327,7 @@ def _targeted(
         f.privileged = True
 
 
-_SETUID_OCTAL = re.compile(r"^[=+]?0*[2-7][0-7]{3}$")
+_SETUID_OCTAL = LazyPattern(r"^[=+]?0*[2-7][0-7]{3}$")
 
 
 def _grants_setuid(mode: str) -> bool:
@@ -434,16 +435,16 @@ def _sed(f: Facts) -> None:
     f.read(*operands)
 
 
-_SED_WRITE = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*[wW]\s+(\S[^;\n}]*)")
+_SED_WRITE = LazyPattern(r"(?:^|[;\n{}]|\d|\$|/)\s*[wW]\s+(\S[^;\n}]*)")
 
 
-_SED_READ = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*[rR]\s+(\S[^;\n}]*)")
+_SED_READ = LazyPattern(r"(?:^|[;\n{}]|\d|\$|/)\s*[rR]\s+(\S[^;\n}]*)")
 
 
-_SED_EXEC = re.compile(r"(?:^|[;\n{}]|\d|\$|/)\s*e(?:\s|$|;)|s(.).*?\1.*?\1[gpiImM0-9]*e")
+_SED_EXEC = LazyPattern(r"(?:^|[;\n{}]|\d|\$|/)\s*e(?:\s|$|;)|s(.).*?\1.*?\1[gpiImM0-9]*e")
 
 
-_SED_SUBST_W = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9]*w\s+(\S+)")
+_SED_SUBST_W = LazyPattern(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9]*w\s+(\S+)")
 
 
 def _sed_script(f: Facts, script: str) -> None:
@@ -618,7 +619,7 @@ def _search_trees(start: str, kept: list[str], untold: list[str]) -> list[str]:
 
 _GREP_NAMES = frozenset({"grep", "egrep", "fgrep", "zgrep", "rgrep"})
 #: How keys and tokens begin (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Google).
-KEY_VALUES = re.compile(
+KEY_VALUES = LazyPattern(
     r"AKIA|ASIA[A-Z0-9]|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abpsr]-|sk_live|rk_live"
     r"|sk-(?:proj-|ant-)?[A-Za-z0-9]|AIza"
 )
@@ -634,7 +635,7 @@ _SEARCH_TAKES = {
         "--before-context"
     ),
 }
-_ACK_TYPE = re.compile(r"([\w-]+):(ext|is|match|firstlinematch):(.*)")
+_ACK_TYPE = LazyPattern(r"([\w-]+):(ext|is|match|firstlinematch):(.*)")
 
 
 def _ack_filters(args: list[str]) -> tuple[list[str], list[str]]:
@@ -1641,7 +1642,7 @@ _INLINE = {
 
 
 #: An interpreter named with its version (`python3.12`, `lua5.4`, `php8.2`, `ruby3.1`).
-_VERSIONED = re.compile(
+_VERSIONED = LazyPattern(
     r"^(python|pypy|perl|ruby|php|lua|luajit|node|nodejs|tclsh|wish|pwsh|jython|graalpy"
     r"|ipython|julia|guile|racket|sbcl|erl|elixir|scala|kotlin|ghc|ghci|runghc|swift"
     r"|crystal|raku|ocaml|octave|gnuplot|groovy|clojure|tcc)-?\d+(?:\.\d+)*$"
@@ -1908,7 +1909,7 @@ _RUNTIME_API = {
 
 #: Code that only prints a literal, a number or a version (`println(1)`, `IO.puts
 #: "hi"`, `(display "x")`, `print(VERSION)`): no effect to ask about.
-_INERT_CODE = re.compile(
+_INERT_CODE = LazyPattern(
     r"""(?x)\s*\(?\s*
     (?:(?:print|println|puts|say|echo|display(?:\s+(?:notification|dialog|alert))?|disp
         |printf|princ|prn|pr|message|putStrLn|beep
@@ -1967,7 +1968,7 @@ def _python_module(f: Facts, module: str, rest: list[str]) -> None:
         f.runs_files += [f.at(p) for p in (path + ".py", path + "/__main__.py", *inits)]
 
 
-_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_MODULE_NAME = LazyPattern(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 #: Standard-library modules that run a script they are given (`-m cProfile x.py`),
@@ -2440,10 +2441,10 @@ def _recipes(f: Facts, text: str) -> None:
             f.scripts.append(command)
 
 
-_FLOW_LIST = re.compile(r"^(?:cmds|cmd|run|deps):\s*\[(.*)\]\s*$")
+_FLOW_LIST = LazyPattern(r"^(?:cmds|cmd|run|deps):\s*\[(.*)\]\s*$")
 
 
-_NOT_A_RECIPE = re.compile(r"^(?:[\w-]+:\s*$|#|cmds:|deps:|desc:|vars:|env:|dir:)")
+_NOT_A_RECIPE = LazyPattern(r"^(?:[\w-]+:\s*$|#|cmds:|deps:|desc:|vars:|env:|dir:)")
 
 
 #: Programs that pass the lines they are given on, whole, adding none of their own.
@@ -2457,7 +2458,7 @@ _SECRET_WORDS = (
     "PAT APIKEY API KEY PRIVATE ACCESS SIGNING CLIENT SESSION AUTH AUTHORIZATION "
     "DATABASE CONN CONNECTION HISTFILE"
 ).split()
-_SECRET_INSIDE = re.compile(r"SECRET|PASSW|TOKEN|APIKEY|API_KEY|PRIVATE|CREDENTIAL|AUTH")
+_SECRET_INSIDE = LazyPattern(r"SECRET|PASSW|TOKEN|APIKEY|API_KEY|PRIVATE|CREDENTIAL|AUTH")
 _SECRET_NAMESPACES = (
     "AWS AZURE ARM_ GCP GOOGLE GCLOUD CLOUDSDK GITHUB GH_ GITLAB GL_ BITBUCKET OPENAI "
     "ANTHROPIC CLAUDE HF_ HUGGING COHERE MISTRAL GROQ REPLICATE GEMINI STRIPE SLACK "
@@ -2470,7 +2471,7 @@ _SECRET_NAMESPACES = (
 ).split()
 #: A filter's pattern that keeps lines by the name they begin with: `^NODE_`,
 #: `^(NODE|PYTHON)_`, `^HOME=`; group 1 or 2 the names, 3 what follows them, 4 `=`.
-_NAME_FILTER = re.compile(
+_NAME_FILTER = LazyPattern(
     r"\^(?:\\?\(((?:\w+\\?\|)*\w+)\\?\)|(\w+))(\w*)(=)?(?:\.\*|\.\+)?"
 )
 _GREP_KEEPS = frozenset(
@@ -2481,8 +2482,8 @@ _GREP_KEEPS = frozenset(
     "--case-sensitive -s".split()
 )
 _SED_QUIET = frozenset({"n", "nE", "En", "nr", "rn"})
-_SED_PRINT = re.compile(r"/([^/]*)/p")
-_AWK_PRINT = re.compile(r"/([^/]*)/\s*(?:\{\s*print(?:\s+\$\d+(?:\s*,\s*\$\d+)*)?\s*;?\s*\})?")
+_SED_PRINT = LazyPattern(r"/([^/]*)/p")
+_AWK_PRINT = LazyPattern(r"/([^/]*)/\s*(?:\{\s*print(?:\s+\$\d+(?:\s*,\s*\$\d+)*)?\s*;?\s*\})?")
 
 
 def env_filtered(dump: Facts, after: Sequence[Facts]) -> bool:
@@ -2659,7 +2660,7 @@ def _rename(f: Facts) -> None:
 
 #: A rename expression that only edits the name: `s/x/y/g`, `y/a-z/A-Z/`, `tr/ /_/`,
 #: or a plain word (util-linux's FROM).
-_PLAIN_RENAME = re.compile(
+_PLAIN_RENAME = LazyPattern(
     r"(?:s|y|tr)([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gimsxr]*|[^\s;(){}`$@%&|<>]*"
 )
 
@@ -2792,15 +2793,15 @@ _JQ_VALUES = {
 #: Where jq's program reaches the environment (`$ENV`, `$ ENV`, `env`; yq's `env(X)`,
 #: `strenv(X)`), in its code (`readonly.jq_code`); group 1..4: the one variable named
 #: after it (`env.HOME`, `$ENV["HOME"]`, `env(HOME)`), if any.
-_JQ_ENV = re.compile(
+_JQ_ENV = LazyPattern(
     r"(?:\$\s*ENV\b|(?<![\w.$\"])(?:str)?env\b)"
     r'(?:\s*\.\s*(\w+)|\s*\.\s*"(\w+)"|\s*\[\s*"(\w+)"\s*\]|\s*\(\s*"?(\w+)"?\s*\))?'
 )
 #: Code jq loads from a search path (`-L`, `~/.jq`, `$ORIGIN/../lib/jq`).
-_JQ_MODULES = re.compile(r"\b(?:import|include)\b")
+_JQ_MODULES = LazyPattern(r"\b(?:import|include)\b")
 #: yq (Go) reads files and evaluates expressions it builds.
-_YQ_LOADS = re.compile(r"\bload\w*\s*\(")
-_YQ_LOAD_LITERAL = re.compile(r'\bload\w*\s*\(\s*"([^"\\]*)"\s*\)')
+_YQ_LOADS = LazyPattern(r"\bload\w*\s*\(")
+_YQ_LOAD_LITERAL = LazyPattern(r'\bload\w*\s*\(\s*"([^"\\]*)"\s*\)')
 #: Programs that source `~/.jq` (yq: the Python one runs jq).
 JQ_FAMILY = frozenset({"jq", "yq", "gojq", "jaq"})
 #: The most of `~/.jq` read to judge it: a larger one is code not judged.
@@ -3183,7 +3184,7 @@ for _interpreter_name in INTERPRETERS:
     HANDLERS[_interpreter_name] = _interpreter
 
 
-_FAMILIES: tuple[tuple[re.Pattern[str], Callable[[Facts], None]], ...] = (
+_FAMILIES: tuple[tuple[re.Pattern[str] | LazyPattern, Callable[[Facts], None]], ...] = (
     (_VERSIONED, _interpreter),
     (re.compile(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
     (re.compile(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
@@ -3491,7 +3492,7 @@ def _ninja(f: Facts, text: str) -> None:
             f.scripts.append(command)
 
 
-_NINJA_VARIABLE = re.compile(r"\$(\$|\s|:|\{(\w+)\}|(\w+))")
+_NINJA_VARIABLE = LazyPattern(r"\$(\$|\s|:|\{(\w+)\}|(\w+))")
 
 
 def _ninja_value(known: dict[str, str], match: re.Match[str]) -> str:
@@ -3536,14 +3537,14 @@ def _fetches_code(cmd: _shell.SimpleCommand, subcommand: str) -> bool:
 
 
 #: Options whose value is a command line (or a program) the program runs.
-_COMMAND_OPTION = re.compile(
+_COMMAND_OPTION = LazyPattern(
     r"^--?(?:[\w-]*-)?(?:exec|execute|command|cmd|hook|shell|script|run|program|pager|editor"
     r"|rsh|proxy-?command|wrapper|sh-exec|conf-script|password-command|askpass|helper"
     r"|on-[\w-]+|shell-escape)$",
     re.IGNORECASE,
 )
 #: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.
-_CODE_CALL = re.compile(
+_CODE_CALL = LazyPattern(
     r"\b(?:system|exec|execute|popen|spawn|os\.execute|io\.popen|execSync|esyscmd|syscmd"
     r"|write18|execute_process|shell_exec|run|fopen|writeFile|readFile)\s*[({]"
     r"|\bnew\s+(?:java\.io\.)?File(?:Writer|OutputStream|Reader|InputStream)\b|ProcessBuilder"
@@ -3563,7 +3564,7 @@ _TEXT_ARGUMENTS = words(
 
 #: A shared library named in an argument (`enable -f x.so`, `curl --engine x.so`,
 #: `ssh-keygen -D x.so`, `php -d extension=x.so`): whatever loads it runs its code.
-_LIBRARY = re.compile(r"\.(?:so(?:\.\d+)*|dylib|dll)$")
+_LIBRARY = LazyPattern(r"\.(?:so(?:\.\d+)*|dylib|dll)$")
 #: Programs that handle a library as a file: copy, list, inspect, build, package it.
 _LIBRARY_HANDLERS = frozenset(
     "cp mv rm ln ls file nm objdump readelf ldd strip chmod chown chgrp install tar zip "
@@ -3708,7 +3709,7 @@ def _package_call(f: Facts, args: Sequence[str]) -> bool:
 
 
 #: Options through which programs commonly take code or a script to run.
-_CODE_OPTION = re.compile(
+_CODE_OPTION = LazyPattern(
     r"^--?(?:e|E|c|x|r|eval|evaluate|exec|execute|expr|expression|command|commands|code"
     r"|script|cmd|run|program|statement)$"
 )
@@ -3717,7 +3718,7 @@ _CODE_SUBCOMMANDS = words("eval e exec execute run script evaluate repl")
 #: What code looks like, as opposed to a name, a number, a regex or a path: a call
 #: with arguments (`system("...")`, `rm(homedir(); ...)`), a Lisp form (`(run-program
 #: "/bin/rm" ...)`), backquotes, `$(...)`, a word that runs something (`exec rm`).
-_CODE_SHAPE = re.compile(
+_CODE_SHAPE = LazyPattern(
     r"""(?x)
     [A-Za-z_][\w.:!/>-]*\s*\((?=\s*["'`~/$(\[{]|[^\n]*;)
     |\(\s*[A-Za-z_][\w.:/!*+<>=-]*\s+["'`(\[:~/$]
@@ -3728,11 +3729,11 @@ _CODE_SHAPE = re.compile(
     """
 )
 #: C-family compilers (`gcc-13`, `x86_64-linux-gnu-gcc`, `clang++-17`).
-_COMPILER = re.compile(
+_COMPILER = LazyPattern(
     r"^(?:[\w.-]+-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)(?:-[\d.]+)?$"
 )
 #: SQL handed to a database client (`psql -c`, `mysql -e`, `cqlsh -e`): not code here.
-_SQL = re.compile(
+_SQL = LazyPattern(
     r"(?i)^\s*(?:select|insert|update|delete|create|drop|alter|with|show|describe|desc"
     r"|explain|truncate|grant|revoke|begin|commit|set|use|call|vacuum|analyze|\\)\b"
 )

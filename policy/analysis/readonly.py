@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from policy.analysis._lazy_re import LazyPattern
+
 __all__ = ["knows", "reads_only"]
 
 
@@ -88,7 +90,7 @@ _FIND_ACTS = frozenset(
 #: What in a jq program reaches past the JSON it is given (looked for in its code,
 #: `jq_code`): the environment (`$ENV`, `$ ENV`, `env`), modules and data files loaded
 #: from a search path (`import`, `include`), and jq's own whereabouts.
-_JQ_REACH = re.compile(
+_JQ_REACH = LazyPattern(
     r"\$\s*(?:ENV|__prog\w*)\b|(?<![\w.$\"])env\b|\b(?:import|include|input_filename"
     r"|get_search_list|modulemeta|get_prog_origin|get_jq_origin)\b"
 )
@@ -154,7 +156,7 @@ def _jq_string(program: str, index: int) -> tuple[str, int]:
     return '"' + "".join(f" ({c}) " for c in code) + "".join(text), size
 
 
-_JQ_WORD = re.compile(r"\w+")
+_JQ_WORD = LazyPattern(r"\w+")
 
 
 def _jq_reads_only(args: Sequence[str]) -> bool:
@@ -274,8 +276,8 @@ _AG_TYPES = frozenset(
     "--lua --perl --haskell --ocaml --elixir --erlang --clojure --dart --css --sass --less "
     "--html --markdown --rst --tex --elm --julia --nim --zig --proto --cmake --make".split()
 )
-_SOURCE_NAME = re.compile(r"(?i)[\w*?.-]*\.(\w+)")
-_BRACES = re.compile(r"\{([^{}]*)\}")
+_SOURCE_NAME = LazyPattern(r"(?i)[\w*?.-]*\.(\w+)")
+_BRACES = LazyPattern(r"\{([^{}]*)\}")
 
 
 def search_filters(name: str, args: Sequence[str]) -> tuple[bool, list[str], list[str]]:

@@ -14,6 +14,7 @@ import time
 from typing import Any, NamedTuple
 
 from policy.analysis import paths as _paths
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.shell.limits import (
     BACKSTOP_S,
     MAX_COMMANDS,
@@ -117,7 +118,7 @@ _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
 _MAX_LOOP_VALUES = 8  # a `for` loop over more known words is walked once, its variable unknown
 
 # An expansion a here-document performs: an unescaped `$` that starts one, or a backtick.
-_HEREDOC_EXPANSION = re.compile(r"(?:^|[^\\])(?:\\\\)*(?:\$[({A-Za-z0-9_@*#?$!-]|`)")
+_HEREDOC_EXPANSION = LazyPattern(r"(?:^|[^\\])(?:\\\\)*(?:\$[({A-Za-z0-9_@*#?$!-]|`)")
 
 
 class _Redirect(NamedTuple):

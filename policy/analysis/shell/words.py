@@ -12,6 +12,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterable
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.shell.limits import MAX_WORDS, _Meter, _too_many_words
 
 _DEFAULT_IFS = " \t\n"
@@ -197,7 +198,7 @@ _ANSI_ESCAPES = {
     '"': '"',
     "?": "?",
 }
-_ANSI = re.compile(
+_ANSI = LazyPattern(
     r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
 )
 
@@ -245,8 +246,8 @@ def _split_fields(value: str, ifs: str) -> tuple[list[str], bool, bool]:
     return fields, before, after
 
 
-_BRACE = re.compile(r"\{([^{},]*(?:,[^{},]*)+)\}")
-_SEQUENCE = re.compile(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-?\d{1,9}))?\}")
+_BRACE = LazyPattern(r"\{([^{},]*(?:,[^{},]*)+)\}")
+_SEQUENCE = LazyPattern(r"\{(-?\d{1,9}|[A-Za-z])\.\.(-?\d{1,9}|[A-Za-z])(?:\.\.(-?\d{1,9}))?\}")
 
 
 def _brace_choices(word: str) -> tuple[int, int, list[str]] | None:
@@ -309,12 +310,12 @@ def _expand_braces(words: list[str], walker: _Meter) -> list[str]:
 #: What `${!x}` reads when `x` is not known: any variable at all.
 _ANY_VARIABLE = "(any variable)"
 #: A plain decimal number, as an array index or an integer variable holds it.
-_INTEGER = re.compile(r"^-?(?:0|[1-9][0-9]{0,17})$")
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_INTEGER = LazyPattern(r"^-?(?:0|[1-9][0-9]{0,17})$")
+_IDENTIFIER = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: What `${!r}` may name: a variable, an array element, a positional parameter.
-_REFERENCE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?|([1-9])")
+_REFERENCE = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?|([1-9])")
 #: Characters that make a word a glob bash expands against the disk.
-_GLOB = re.compile(r"[*?\[]")
+_GLOB = LazyPattern(r"[*?\[]")
 _SUBSTITUTE = frozenset({"/", "//", "/#", "/%"})
 #: `${X^^}` and friends: bash's case changes of a whole value or its first letter.
 _CASES: dict[str, Callable[[str], str]] = {
@@ -325,7 +326,7 @@ _CASES: dict[str, Callable[[str], str]] = {
 }
 #: A `${X/pattern/...}` pattern that is not plain text (a glob, quotes, an expansion,
 #: a tilde): not worked out here.
-_PATTERN_SPECIAL = re.compile(r"[*?\[\]\\$'\"`~(){}]")
+_PATTERN_SPECIAL = LazyPattern(r"[*?\[\]\\$'\"`~(){}]")
 
 
 def _substring(value: str, spelled: list[str]) -> str | None:

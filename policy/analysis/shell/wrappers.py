@@ -14,6 +14,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.shell.words import _UNKNOWN, _template, _Unknown
 
 # Programs that run another program given in their arguments.
@@ -96,8 +97,8 @@ _WRAPPERS = frozenset(
 #: The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/sh`) runs
 #: the program it is given.
 #: The name `coproc NAME { ...; }` gives the co-process.
-_COPROC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_LOADER = re.compile(r"^ld(?:-linux[\w.-]*|-musl-[\w.-]+)?\.so(?:\.\d+)*$")
+_COPROC_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LOADER = LazyPattern(r"^ld(?:-linux[\w.-]*|-musl-[\w.-]+)?\.so(?:\.\d+)*$")
 # Options of wrappers that take a value in the next word.
 _WRAPPER_OPTION_ARGS = {
     "sudo": frozenset(
@@ -251,8 +252,8 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _ENV_ASSIGNMENT = re.compile(r"[^=\s/-][^=\s/]*=")
 
 #: A package named by where it is fetched from, not by a registry name.
-REMOTE_SPEC = re.compile(r"://|^git\+|^(?:github|gitlab|bitbucket|gist):|@\s*https?:")
-_WRAPPER_OUTPUT = re.compile(
+REMOTE_SPEC = LazyPattern(r"://|^git\+|^(?:github|gitlab|bitbucket|gist):|@\s*https?:")
+_WRAPPER_OUTPUT = LazyPattern(
     r"^--?(?:o|output|log-?file|logfile|xml-file|output-file|log-socket-file)(?:=|$)"
 )
 
@@ -477,7 +478,7 @@ def _xargs_arg_file(option: str, value: str | None) -> str | None:
 
 
 #: systemd unit settings whose value is a command line the unit runs.
-_UNIT_COMMAND = re.compile(r"^Exec[A-Za-z]*=(.*)$", re.DOTALL)
+_UNIT_COMMAND = LazyPattern(r"^Exec[A-Za-z]*=(.*)$", re.DOTALL)
 
 
 def _unit_commands(option: str, value: str | None) -> list[str]:
@@ -731,7 +732,7 @@ _TMUX_ALIASES = {
     "send": "send-keys",
 }
 _TMUX_GLOBAL_VALUED = "cfLST"
-_TMUX_KEYS = re.compile(r"^(?:Enter|KPEnter|C-[a-zA-Z]|M-.|Escape|Tab|BSpace|Space)$")
+_TMUX_KEYS = LazyPattern(r"^(?:Enter|KPEnter|C-[a-zA-Z]|M-.|Escape|Tab|BSpace|Space)$")
 _SCREEN_VALUED = frozenset("-S -c -e -h -p -s -T -t -Logfile".split())
 
 _SSH_OPTION_ARGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
