@@ -57,6 +57,8 @@ class ApprovalStage:
         # Reentrant: the gate stage opens the store while holding it.
         self._opening = threading.RLock()
         self._gates: ApprovalGates | None = None
+        #: Why the process stopped asking, when it did before the stage was made.
+        self._stopped = ""
 
     @property
     def opened(self) -> ApprovalStore | None:
@@ -116,6 +118,8 @@ class ApprovalStage:
                 coroutine=frozenset(),
                 trusted=True,
             )
+            if self._stopped:  # made after the stop: it refuses every wait as it says
+                stage.abandon_all(self._stopped)
             self._gates = stage
         return stage
 
@@ -209,8 +213,15 @@ class ApprovalStage:
         expired.
         Without `call` the process is ending: no call is asked about from then on."""
         if call is None:
-            # The stage is made if need be: a call still being decided must meet the stop.
-            stage = self.gates
+            with self._opening:
+                if self._gates is None:
+                    # Nothing waits yet. A call still being decided must meet the stop
+                    # (`abandon_all`'s `reason`), so a stage made later starts stopped
+                    # (`gates`); none is made now: a one-event hook that asked nobody
+                    # closes without importing the approval machinery.
+                    self._stopped = reason or self._stopped
+                    return 0
+                stage = self._gates
             expired = stage.abandon_all(reason)
         elif self._gates is None:
             return 0

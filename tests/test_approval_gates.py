@@ -285,6 +285,18 @@ def test_defer_files_the_request_and_the_retry_runs_once_it_is_approved(tmp_path
 # ------------------------------------------------------------------ giving up
 
 
+def test_a_stop_before_anything_was_asked_still_refuses_a_later_wait(tmp_path: Path) -> None:
+    # A one-event hook closes without making the approval stage (nothing waited), but a
+    # call still being decided when the stop came must not wait past it.
+    with engine_on(tmp_path, ops=RELEASES) as engine:
+        assert engine.abandon_approvals("the host went away") == 0
+        decision = engine.before_tool(bash("make deploy"))
+        answer = engine.approve_tool(decision.call or bash("make deploy"), gates=decision.gates)
+        assert not answer.approved
+        assert "the host went away" in answer.reason
+        assert engine.approvals.list() == []  # nobody was asked
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

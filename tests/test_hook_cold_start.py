@@ -59,6 +59,9 @@ HEAVY = (
     "policy.settings",
     "policy.packs.schema",
     "policy.analysis.shell",
+    # nobody was asked, so closing has no approval stage to stop; no tool glob to match
+    "policy.builtins.approval",
+    "wcmatch",
 )
 
 

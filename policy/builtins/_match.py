@@ -30,16 +30,16 @@ class ToolSet:
     __slots__ = ("_aliases", "_exact", "_globs", "_memo", "patterns")
 
     def __init__(self, patterns: Iterable[str], aliases: AliasTable) -> None:
-        from wcmatch import fnmatch as wfnmatch
-
         self.patterns = tuple(patterns)
         self._aliases = aliases
         self._exact = frozenset(aliases.canonical(p) for p in self.patterns if not is_glob(p))
         globs = [p for p in self.patterns if is_glob(p)]
-        flags = wfnmatch.BRACE | wfnmatch.EXTMATCH
-        self._globs: Callable[[str], bool] | None = (
-            wfnmatch.compile(globs, flags=flags).match if globs else None
-        )
+        self._globs: Callable[[str], bool] | None = None
+        if globs:  # (wcmatch is imported only for globs: most sets name their tools)
+            from wcmatch import fnmatch as wfnmatch
+
+            flags = wfnmatch.BRACE | wfnmatch.EXTMATCH
+            self._globs = wfnmatch.compile(globs, flags=flags).match
         self._memo: dict[str, bool] = {}
 
     def __contains__(self, tool: object) -> bool:

@@ -91,14 +91,16 @@ def run(args: argparse.Namespace) -> int:
         from policy.hosts.claude.thin import forward
 
         forward(args, settings)  # never returns
-    _answer_one(args)
+    _answer_one(args, settings)
     from policy.hosts._hook_process import end_process
 
     end_process()  # never returns: the process ends here, skipping teardown
 
 
-def _answer_one(args: argparse.Namespace) -> None:
-    """Read the event, decide it and print the answer (or a refusal); never raises."""
+def _answer_one(args: argparse.Namespace, settings: Any = None) -> None:
+    """Read the event, decide it and print the answer (or a refusal); never raises.
+    `settings` are those `run` read already (None: read them here, refusing if they
+    do not load)."""
     import orjson
 
     from policy.hosts._hook_process import (
@@ -142,7 +144,7 @@ def _answer_one(args: argparse.Namespace) -> None:
         from policy.hosts.claude.wire import event_of
 
         event = event_of(payload, args.host)
-        engine = _engine(args)
+        engine = _engine(args, settings)
         budget = ends_at - time.monotonic() - ANSWER_MARGIN
         answer.give(decide(engine, event, args.approval, budget))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an explicit refusal
