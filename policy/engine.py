@@ -48,12 +48,12 @@ from policy.errors import (
 )
 from policy.facts import FactsContext, protected_paths
 from policy.hooks import FailurePolicy, HookSource
+from policy.identity import CallNormalizer, keep_identity, normalize_request
 from policy.model import (
     POINTS,
     Action,
     ApprovalDecision,
     ApprovalGate,
-    CallContext,
     Decision,
     Event,
     HookPoint,
@@ -78,7 +78,6 @@ __all__ = ["Engine"]
 
 log = logging.getLogger("policy.engine")
 
-_IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
 # Enum attribute lookups cost ~0.1 µs each; the hot path reads these instead.
 _BEFORE_TOOL = HookPoint.BEFORE_TOOL
 _AFTER_TOOL = HookPoint.AFTER_TOOL
@@ -156,6 +155,10 @@ class Engine:
             builtin_specs = loaded.builtins
             for warning in loaded.warnings:
                 log.warning("%s", warning)
+        #: What a rewrite of a call keeps (policy.identity): handed to the chain, which
+        #: applies it to every modify without calling back into the engine.
+        self._normalize_call = CallNormalizer(self._aliases)
+        self._canonical = self._normalize_call.canonical
         self._invoker = Invoker(s.hook_workers)
         self._observers = ObserverDispatcher(
             self._invoker, self._timeouts.observer, s.observer_queue_size
@@ -396,45 +399,6 @@ class Engine:
     def _check_open(self) -> None:
         if self._closed:
             raise EngineClosedError("this engine was closed")
-
-    def _canonical(self, call: ToolCall) -> ToolCall:
-        if self._aliases is DEFAULT_ALIASES:
-            return call
-        tool = self._aliases.canonical(call.tool)
-        if tool == call.tool:
-            return call
-        return call.replace(tool=tool, tool_raw=call.tool_raw)
-
-    def _keep_identity(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
-        """A modify may change what is asked, never who asks or where."""
-        warning = None
-        if any(getattr(old, f) != getattr(new, f) for f in _IDENTITY) or (
-            isinstance(old, ToolCall) and old.call_id != new.call_id
-        ):
-            keep = {f: getattr(old, f) for f in _IDENTITY}
-            if isinstance(old, ToolCall):
-                keep["call_id"] = old.call_id
-            new = dataclasses.replace(new, **keep)
-            warning = (
-                f"hook {hook!r} tried to change the caller's identity fields; kept the originals"
-            )
-        return new, warning
-
-    def _normalize_call(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
-        new, warning = self._keep_identity(old, new, hook)
-        return self._canonical(new), warning
-
-    def _normalize_request(self, old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
-        new, warning = self._keep_identity(old, new, hook)
-        if _system_messages(old.messages) != _system_messages(new.messages):
-            new = new.replace(messages=old.messages)
-            warning = f"hook {hook!r} tried to change the system prompt; original messages kept"
-            log.warning(warning)
-        if old.tools != new.tools:
-            new = new.replace(tools=old.tools)
-            warning = f"hook {hook!r} tried to change tool definitions; original tools kept"
-            log.warning(warning)
-        return new, warning
 
     def _emit_decision(
         self, point: HookPoint, decision: Decision | ApprovalDecision, call: ToolCall | None
@@ -862,7 +826,7 @@ class Engine:
     # ---------------------------------------------------------- LLM and prompt
 
     def _llm_normalizer(self, point: HookPoint) -> Normalizer:
-        return self._normalize_request if point is HookPoint.BEFORE_LLM else self._keep_identity
+        return normalize_request if point is HookPoint.BEFORE_LLM else keep_identity
 
     def before_llm(self, request: LLMRequest) -> Decision:
         """Run before_llm interceptors; `decision.request` is what goes to the model."""
@@ -1022,12 +986,6 @@ def _no_policy(
         return "no rule packs are configured (give --packs, or `packs` in the settings)"
     named = ", ".join(str(p) for p in settings.packs)
     return f"the packs at {named} configure no rule and no builtin"
-
-
-def _system_messages(
-    messages: tuple[Mapping[str, Any], ...],
-) -> list[tuple[int, Mapping[str, Any]]]:
-    return [(i, m) for i, m in enumerate(messages) if m.get("role") == "system"]
 
 
 def _as_result(output: Any, duration: float) -> ToolResult:

@@ -193,6 +193,28 @@ def test_an_engine_on_default_settings_loads_no_host_code(tmp_path: Path) -> Non
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
+def test_a_rewrite_is_normalised_in_the_chain_without_calling_the_engine_back(
+    tmp_path: Path,
+) -> None:
+    """A `modify` keeps the caller's identity and the tool's canonical name: the chain
+    applies policy.identity to it, never a method of the engine that started the chain
+    (engine -> chain -> engine on every rewrite, DESIGN §9)."""
+    import inspect
+
+    from policy import Engine, ToolCall
+    from policy.identity import CallNormalizer
+    from policy.settings import Settings
+
+    with Engine(Settings(audit_path=tmp_path / "log", aliases={"run_it": "bash"})) as engine:
+        normalize = engine._normalize_call
+        assert isinstance(normalize, CallNormalizer)
+        assert not (inspect.ismethod(normalize) and normalize.__self__ is engine)
+        old = ToolCall(tool="bash", args={}, sender="alice", cwd="/w")
+        new, warning = normalize(old, old.replace(tool="run_it", sender="mallory"), "h")
+        assert (new.tool, new.sender, new.cwd) == ("bash", "alice", "/w")
+        assert warning is not None and "identity" in warning
+
+
 @pytest.mark.parametrize(
     ("module", "listing"),
     [("policy.packs.cache", "_SOURCES"), ("policy._fast_settings", "_SOURCES")],
