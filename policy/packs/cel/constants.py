@@ -37,7 +37,15 @@ from collections.abc import Mapping
 
 from policy.packs.cel.interface import strings_are_certain
 
-__all__ = ["HANDLED", "VALUES", "constant", "register", "with_handles"]
+__all__ = [
+    "HANDLED",
+    "RE2_MATCHES",
+    "VALUES",
+    "constant",
+    "register",
+    "with_handles",
+    "with_native_matches",
+]
 
 #: Function -> the kind of constant its second argument takes.
 HANDLED: Mapping[str, type] = {
@@ -235,6 +243,48 @@ def with_handles(
         # only the argument's own text: what surrounds it (a line's end) stays
         at = match.end() + len(args[0]) + 1 + (len(second) - len(second.lstrip()))
         source = f"{source[:at]}{handle}{source[at + len(second.strip()) :]}"
+    return source
+
+
+#: `.matches(` as a member call: not `path.matches(` or `regex.matches(`, which are
+#: functions of their own (a bare `path.` or `regex.` before the dot).
+_MEMBER_MATCHES = re.compile(r"(?<![\w.])(?:path|regex)\s*\.\s*matches\s*\(|\.\s*matches\s*\(")
+
+#: The member function the rewrite calls, by handle (declared in run-time environments only).
+RE2_MATCHES = "_re2_matches"
+
+
+def with_native_matches(
+    source: str, used: dict[int, str | tuple[str, ...]] | None = None
+) -> str:
+    """`source` with each member call `X.matches(P)` as `X._re2_matches(P)`: the same
+    RE2 match (policy.packs.cel.functions.fn_re2_matches), its pattern compiled once
+    per process instead of at every call. A certain string literal `P` goes by handle
+    (as in `with_handles`), and each handle put in is added to `used`; any other `P`
+    (a variable, a comprehension's) is passed as it is."""
+    if ".matches" not in source.replace(" ", "") or not strings_are_certain(source):
+        return source
+    spans = _string_spans(source)
+    found = [
+        m
+        for m in _MEMBER_MATCHES.finditer(source)
+        if m.group().startswith(".") and not _in_string(spans, m.start())
+    ]
+    for match in reversed(found):  # an edit changes no earlier position
+        split = _split(source, match.end())
+        if split is None or split[1] == len(source) or len(split[0]) != 1:
+            continue
+        argument = split[0][0]
+        if not argument.strip():
+            continue
+        value = constant(argument)
+        handle = _handle(value) if isinstance(value, str) else None
+        if handle is None or not isinstance(value, str):
+            source = f"{source[: match.start()]}.{RE2_MATCHES}({source[match.end() :]}"
+            continue
+        if used is not None:
+            used[handle] = value
+        source = f"{source[: match.start()]}.{RE2_MATCHES}({handle}{source[split[1] :]}"
     return source
 
 

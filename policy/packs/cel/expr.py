@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants
-from policy.packs.cel.functions import _FUNCTIONS
+from policy.packs.cel.functions import _FUNCTIONS, fn_re2_matches
 from policy.packs.cel.interface import (
     VARIABLES_AT,
     CelCompileError,
@@ -194,6 +194,25 @@ class _ExprEnvs:
                         impl=_by_handle(impl),
                     )
                 )
+        if handles:
+            # `X.matches("literal")`, rewritten to name its pattern by handle
+            # (constants.with_native_matches): RE2 compiled once, not at every call
+            overloads[constants.RE2_MATCHES] = [
+                cel.Overload(
+                    f"{constants.RE2_MATCHES}_string_handle",
+                    t.BOOL,
+                    [t.STRING, t.INT],
+                    is_member=True,
+                    impl=_pattern_by_handle(fn_re2_matches),
+                ),
+                cel.Overload(
+                    f"{constants.RE2_MATCHES}_string_string",
+                    t.BOOL,
+                    [t.STRING, t.STRING],
+                    is_member=True,
+                    impl=_remembered(fn_re2_matches),
+                ),
+            ]
         self._types = types
         self._decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
         self._extensions = (ext_bindings, ext_strings)
@@ -256,6 +275,38 @@ def _by_handle(impl: Any) -> Any:
         if len(value) > _REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
             return impl(value, values[handle])  # again rather than kept 4,096 times)
         return answer(value, handle, home_dir())
+
+    return call
+
+
+def _remembered(impl: Any) -> Any:
+    """`impl(value, pattern)` with its answers remembered (bounded) for values and
+    patterns up to `_REMEMBERED_LENGTH`: command names and flags repeat from call to
+    call, and the answer depends on nothing else."""
+    answer = functools.lru_cache(maxsize=4096)(impl)
+
+    def call(value: str, pattern: str) -> Any:
+        if len(value) > _REMEMBERED_LENGTH or len(pattern) > _REMEMBERED_LENGTH:
+            return impl(value, pattern)
+        return answer(value, pattern)
+
+    return call
+
+
+def _pattern_by_handle(impl: Any) -> Any:
+    """`impl(value, pattern)` taking its pattern by handle, its answers remembered
+    (bounded) for values up to `_REMEMBERED_LENGTH`: a pattern's answer depends on
+    nothing else."""
+    values = constants.VALUES
+
+    @functools.lru_cache(maxsize=4096)
+    def answer(value: str, handle: int) -> Any:
+        return impl(value, values[handle])
+
+    def call(value: str, handle: int) -> Any:
+        if len(value) > _REMEMBERED_LENGTH:
+            return impl(value, values[handle])
+        return answer(value, handle)
 
     return call
 
@@ -504,12 +555,24 @@ def _work_out(
 ) -> _Plan:
     sources = {name: src for layer in var_layers for name, src in layer.items()}
     handles: dict[int, str | tuple[str, ...]] = {}
-    rewritten = [constants.with_handles(e, sources, handles) for e in exprs]
-    used = _used_layers(var_layers, rewritten)
+    rewritten = [
+        constants.with_native_matches(constants.with_handles(e, sources, handles), handles)
+        for e in exprs
+    ]
+    used = [
+        {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
+        for layer in _used_layers(var_layers, rewritten)
+    ]
     used_per_expr = (
         None
         if expr_layers is None
-        else [_used_layers(layers, [e]) for layers, e in zip(expr_layers, rewritten, strict=True)]
+        else [
+            [
+                {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
+                for layer in _used_layers(layers, [e])
+            ]
+            for layers, e in zip(expr_layers, rewritten, strict=True)
+        ]
     )
     names: set[str] = set()
     for source in (*rewritten, *(s for layer in used for s in layer.values())):

@@ -189,6 +189,30 @@ def fn_regex_matches(value: str, pattern: str) -> bool:
     return _regex(pattern).search(value) is not None
 
 
+def _compile_re2(pattern: str) -> Any:
+    import re2  # google-re2: the RE2 cel-cpp's own `matches` runs
+
+    try:
+        return re2.compile(pattern)
+    except re2.error as exc:
+        raise ValueError(f"matches: invalid regular expression {pattern!r}: {exc}") from None
+
+
+_re2 = functools.lru_cache(maxsize=512)(_compile_re2)
+#: The longest pattern kept compiled: a pattern can come from the call itself
+#: (`"policy serve".matches(a)`), and one kept is one RE2 program held (bounded by
+#: RE2's own memory cap each); a longer one is compiled for its call alone, as CEL does.
+_KEPT_PATTERN = 256
+
+
+def fn_re2_matches(value: str, pattern: str) -> bool:
+    """CEL's own `value.matches(pattern)` — RE2, a partial match, linear in the text —
+    with the pattern compiled once per process. cel-expr-python compiles the pattern
+    at every call (13-64 µs for the shipped packs' patterns; ≈ 1-10 µs here)."""
+    compiled = _re2(pattern) if len(pattern) <= _KEPT_PATTERN else _compile_re2(pattern)
+    return compiled.search(value) is not None
+
+
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
