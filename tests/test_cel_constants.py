@@ -306,3 +306,38 @@ def test_a_source_with_a_comment_or_a_raw_string_is_not_rewritten() -> None:
     ):
         assert constants.with_handles(source, {}) == source
     assert "now" in referenced_names('commands.size() > 0 // "now"\n')
+
+
+@pytest.mark.parametrize(
+    ("source", "certain"),
+    [
+        ('a.contains("://") && path.matches(p, ["/etc/**"])', True),  # `//` in a string
+        ('f in ["f", "full", "r", "regexp"]', True),  # `r"` closing a string
+        ('p.endsWith(".rb") || q == "b"', True),
+        ("'single // quoted'", True),
+        ('"""triple\n// inside"""', True),
+        ('x == "a\\"b" // a comment', False),
+        ('a "//" // c', False),
+        ('r"raw"', False),
+        ('"never ends', False),
+        ('"line\nbreak"', False),
+    ],
+)
+def test_strings_are_told_from_comments_as_cels_lexer_reads_them(source: str, certain: bool) -> None:
+    # A `//` or an `r"` inside or at the end of a string used to be taken for a comment
+    # or a raw string, and the conditions of seven shipped rules lost their handles.
+    from policy.packs.cel.interface import strings_are_certain
+
+    assert strings_are_certain(source) is certain
+
+
+def test_every_shipped_condition_without_a_comment_or_raw_string_is_rewritten() -> None:
+    from policy.packs.cel.interface import strings_are_certain
+
+    uncertain = []
+    for pack in sorted((ROOT / "rules").glob("*.yaml")):
+        document = yaml.safe_load(pack.read_text())
+        sources = [r.get("when") for r in document.get("rules") or []]
+        sources += [str(v) for v in (document.get("variables") or {}).values()]
+        uncertain += [f"{pack.name}: {s[:40]!r}" for s in sources if s and not strings_are_certain(s)]
+    assert uncertain == []

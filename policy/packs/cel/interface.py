@@ -70,9 +70,8 @@ _STRINGS = re.compile(
     r"""[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
     r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
 )
-#: What the scan above cannot be sure of: a comment (which may hold a quote) and a raw
-#: string (where a backslash escapes nothing).
-_UNSURE = re.compile(r"""//|(?<![\w])(?:[rR][bB]?|[bB][rR])["']""")
+#: Where the next comment or string literal may begin, scanning left to right.
+_NEXT_TOKEN = re.compile(r"//|[rRbB]{0,2}(?:\"\"\"|'''|\"|')")
 
 
 _VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
@@ -86,9 +85,40 @@ def var_references(source: str) -> list[tuple[str, int]]:
 
 def strings_are_certain(source: str) -> bool:
     """Whether the string literals of `source` can be told from the rest with
-    certainty: it holds no comment (`//`, which may hold a quote) and no raw string
-    (where a backslash escapes nothing). Scans that skip strings give up otherwise."""
-    return _UNSURE.search(source) is None
+    certainty: read left to right as CEL's lexer reads it, it holds no comment (`//`,
+    which may hold a quote), no raw string (where a backslash escapes nothing) and no
+    string that does not end. Scans that skip strings give up otherwise. A `//` or
+    an `r"` inside a string, or at its end (`"://"`, `["f", "r"]`), is the string's."""
+    at = 0
+    while (token := _NEXT_TOKEN.search(source, at)) is not None:
+        text = token.group()
+        if text == "//":
+            return False  # a comment
+        quote = text.lstrip("rRbB")
+        prefix = text[: len(text) - len(quote)]
+        before = source[token.start() - 1] if token.start() else ""
+        if prefix and ("r" in prefix.lower() or before.isalnum() or before == "_"):
+            return False  # a raw string, or letters glued to a quote (no CEL token)
+        at = _string_end(source, token.end(), quote)
+        if at < 0:
+            return False  # a string that does not end
+    return True
+
+
+def _string_end(source: str, at: int, quote: str) -> int:
+    """Where the string literal (not raw) whose opening `quote` ends at `at` ends;
+    -1 if it does not."""
+    while at < len(source):
+        if source.startswith(quote, at):
+            return at + len(quote)
+        char = source[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "\n" and len(quote) == 1:
+            return -1
+        at += 1
+    return -1
 
 
 def referenced_names(source: str) -> frozenset[str]:
