@@ -290,9 +290,12 @@ def _test_findings(
 
 def run(args: argparse.Namespace) -> int:
     from policy.aliases import DEFAULT_ALIASES, AliasConflictError
+
+    # (the hooks' reader: the defaults, or a settings file validated before, without
+    # pydantic-settings' ≈ 40 ms of imports; anything else is validated as ever)
+    from policy.hosts._settings import read_settings
     from policy.packs.diagnostics import PackError
     from policy.packs.lint import check_paths
-    from policy.settings import load_settings
 
     host: str | None = getattr(args, "host", None)
     settings_file: str | None = getattr(args, "settings", None)
@@ -306,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
         error(f"--settings needs --host {'|'.join(DIALECTS)}: which host reads the file")
         return 2
     try:
-        settings = load_settings(args.config)
+        settings = read_settings(args.config, cached=True)
         mount = None
         if host is not None and settings_file is not None:
             from policy.cli import _parser
