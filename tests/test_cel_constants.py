@@ -107,7 +107,7 @@ def test_only_a_constant_second_argument_becomes_a_handle() -> None:
 def _handles(source: str) -> list[str]:
     import re
 
-    return re.findall(r"(?:path\.matches|regex\.matches)\(\S+, (\d+)\)", source)
+    return re.findall(r"(?:_h_path_matches|_h_regex_matches)\(\S+, (\d+)\)", source)
 
 
 def test_a_handle_names_the_same_value_in_every_process() -> None:

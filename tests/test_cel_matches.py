@@ -119,11 +119,11 @@ def test_a_long_pattern_is_matched_without_being_kept() -> None:
 @pytest.mark.parametrize(
     ("source", "rewritten"),
     [
-        ('a.matches("^x")', "a._re2_matches(H)"),
-        ('c.path.matches("^x")', "c.path._re2_matches(H)"),  # a field named path
+        ('a.matches("^x")', "a._re2_matches_h(H)"),
+        ('c.path.matches("^x")', "c.path._re2_matches_h(H)"),  # a field named path
         ("a.matches(b)", "a._re2_matches(b)"),
         ('"serve".matches(a)', '"serve"._re2_matches(a)'),
-        ('a . matches ( "^x" )', "a ._re2_matches(H)"),
+        ('a . matches ( "^x" )', "a ._re2_matches_h(H)"),
         ('path.matches(p, ["/etc/**"])', 'path.matches(p, ["/etc/**"])'),  # ours
         ('regex.matches(p, "x")', 'regex.matches(p, "x")'),
         ('"a.matches(b)" == s', '"a.matches(b)" == s'),  # text inside a string
@@ -149,3 +149,27 @@ def test_the_checker_never_sees_the_rewritten_function() -> None:
     assert result.issues
     with pytest.raises(CelCompileError):
         expr._expr_envs().compile(POINT, 'tool._re2_matches("x")')
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "tool.matches(args.p)",
+        '"zzz".matches(args.p)',
+        "regex.matches(tool, args.p)",
+        "path.matches(tool, args.p)",
+        "glob(tool, args.p)",
+    ],
+)
+def test_a_number_from_the_call_is_never_taken_for_a_handle(source: str) -> None:
+    # A literal pattern goes by handle (an int naming a value kept in this process). A
+    # number in the call's own data equal to one — handles are digests anyone can
+    # compute — must fail as CEL fails on `matches(int)`, never match as that pattern.
+    constants.with_native_matches('x.matches("^zzz$")')  # registers a handle
+    constants.with_handles('path.matches(p, ["/etc/**"])', {})
+    known = [constants._digest("^zzz$"), constants._digest(("/etc/**",))]
+    assert all(h in constants.VALUES for h in known)
+    program = expr.ExprEngine().program(POINT, [source], [], None)
+    for handle in known:
+        (answer,) = program.run({"tool": "zzz", "args": {"p": handle}})
+        assert type(answer) is not bool, (source, handle, answer)

@@ -118,6 +118,7 @@ _SOURCES = (
     "packs/cel/__init__.py",
     "packs/cel/celpython.py",
     "packs/cel/checker.py",
+    "packs/cel/constants.py",
     "packs/cel/expr.py",
     "packs/cel/functions.py",
     "packs/cel/interface.py",

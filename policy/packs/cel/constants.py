@@ -11,9 +11,11 @@ decision left behind.
 So, before a program is compiled for cel-expr-python, a call of one of the functions
 in `HANDLED` whose second argument is a constant — a literal list of strings or a
 string, written in the call or as a pack variable whose whole source is one — gets
-that argument as an int handle instead (`path.matches(p, 7034…)`), an overload
-declared only in the run-time environments (`policy check` never sees the rewritten
-source, and refuses an int there). The function reads the value back from
+that argument as an int handle instead, and the call is to the handle's own function
+(`_h_path_matches(p, 7034…)`), declared only in the run-time environments and taking
+an int only: `policy check` never sees the rewritten source (and refuses the name),
+and a number from the call's data, which a public function such as `path.matches`
+refuses as CEL does, can never pass for a handle. The function reads the value back from
 `VALUES`. The handle is a digest of the value, so a program compiled in one process
 and read back from the program store in another names the same value; the rewrite
 registers it before any program that uses it is compiled or read back.
@@ -39,7 +41,9 @@ from policy.packs.cel.interface import strings_are_certain
 
 __all__ = [
     "HANDLED",
+    "HANDLE_FUNCTIONS",
     "RE2_MATCHES",
+    "RE2_MATCHES_BY_HANDLE",
     "VALUES",
     "constant",
     "register",
@@ -58,6 +62,11 @@ HANDLED: Mapping[str, type] = {
     "regex.matches": str,
     "glob": str,
 }
+
+#: Function -> the function a rewritten call names instead: the same question, its
+#: constant by handle. Declared in run-time environments only, and taking an int
+#: only, so no pack can call one and no value from a call can pass for a handle.
+HANDLE_FUNCTIONS: Mapping[str, str] = {name: f"_h_{name.replace('.', '_')}" for name in HANDLED}
 
 #: Handle -> constant value (a str, or a tuple of str). Bounded by `_LIMIT`.
 VALUES: dict[int, str | tuple[str, ...]] = {}
@@ -243,6 +252,10 @@ def with_handles(
         # only the argument's own text: what surrounds it (a line's end) stays
         at = match.end() + len(args[0]) + 1 + (len(second) - len(second.lstrip()))
         source = f"{source[:at]}{handle}{source[at + len(second.strip()) :]}"
+        # and the call is to the handle's own function: an int from the call's data
+        # (`path.matches(p, args.n)`) never reaches a function that reads `VALUES`
+        name = match.group(1)
+        source = f"{source[: match.start(1)]}{HANDLE_FUNCTIONS[name]}{source[match.end(1) :]}"
     return source
 
 
@@ -250,8 +263,11 @@ def with_handles(
 #: functions of their own (a bare `path.` or `regex.` before the dot).
 _MEMBER_MATCHES = re.compile(r"(?<![\w.])(?:path|regex)\s*\.\s*matches\s*\(|\.\s*matches\s*\(")
 
-#: The member function the rewrite calls, by handle (declared in run-time environments only).
+#: The member functions the rewrite calls instead of `matches`: with the pattern as
+#: it is, and with a literal pattern by handle (an int only: see HANDLE_FUNCTIONS).
+#: Declared in run-time environments only.
 RE2_MATCHES = "_re2_matches"
+RE2_MATCHES_BY_HANDLE = "_re2_matches_h"
 
 
 def with_native_matches(
@@ -284,7 +300,7 @@ def with_native_matches(
             continue
         if used is not None:
             used[handle] = value
-        source = f"{source[: match.start()]}.{RE2_MATCHES}({handle}{source[split[1] :]}"
+        source = f"{source[: match.start()]}.{RE2_MATCHES_BY_HANDLE}({handle}{source[split[1] :]}"
     return source
 
 

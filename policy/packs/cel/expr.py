@@ -184,27 +184,31 @@ class _ExprEnvs:
                 )
             )
             if handles and name in constants.HANDLED:
-                # the constant second argument by handle (policy.packs.cel.constants)
-                overloads[name].append(
+                # the constant second argument by handle (policy.packs.cel.constants),
+                # under a name of its own that only rewritten sources call
+                handled = constants.HANDLE_FUNCTIONS[name]
+                overloads[handled] = [
                     cel.Overload(
-                        f"{name.replace('.', '_')}_{params[0]}_handle",
+                        f"{handled}_{params[0]}_int",
                         types[ret],
                         [types[params[0]], t.INT],
                         is_member=member,
                         impl=_by_handle(impl),
                     )
-                )
+                ]
         if handles:
             # `X.matches("literal")`, rewritten to name its pattern by handle
             # (constants.with_native_matches): RE2 compiled once, not at every call
-            overloads[constants.RE2_MATCHES] = [
+            overloads[constants.RE2_MATCHES_BY_HANDLE] = [
                 cel.Overload(
-                    f"{constants.RE2_MATCHES}_string_handle",
+                    f"{constants.RE2_MATCHES_BY_HANDLE}_string_int",
                     t.BOOL,
                     [t.STRING, t.INT],
                     is_member=True,
                     impl=_pattern_by_handle(fn_re2_matches),
                 ),
+            ]
+            overloads[constants.RE2_MATCHES] = [
                 cel.Overload(
                     f"{constants.RE2_MATCHES}_string_string",
                     t.BOOL,
