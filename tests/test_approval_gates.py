@@ -297,6 +297,35 @@ def test_a_stop_before_anything_was_asked_still_refuses_a_later_wait(tmp_path: P
         assert engine.approvals.list() == []  # nobody was asked
 
 
+def test_a_stop_that_lands_while_a_call_files_its_request_ends_the_wait_at_once() -> None:
+    # The stop arrives after the call checked for one and before its request is among
+    # the waits a stop expires: the call must not wait out its budget, and what it
+    # filed must not be left for a person to approve after the stop.
+    from policy.approvals import open_store
+    from policy.builtins.approval import ApprovalGates
+
+    store = open_store("memory://")
+    stage = ApprovalGates(lambda: store, default_timeout=30.0)
+    filing = stage._file
+    expired_by_the_stop: list[Any] = []
+
+    def file_after_the_stop(*args: Any, **kwargs: Any) -> Any:
+        expired_by_the_stop.extend(stage.abandon_all("the host went away"))
+        return filing(*args, **kwargs)
+
+    stage._file = file_after_the_stop  # type: ignore[method-assign]
+    gate = ApprovalGate(source="p/r", pack="p", approvers=("alice",), timeout=30.0)
+    started = time.monotonic()
+    answer = stage.approve(bash("make deploy"), [gate])
+    assert not answer.approved
+    assert "the host went away" in answer.reason
+    assert time.monotonic() - started < 10  # not the 30 s budget
+    assert expired_by_the_stop == []  # nothing was filed yet when the stop looked
+    (request,) = store.list(state="expired")
+    with pytest.raises(AlreadyDecided, match="already expired"):
+        decide(store, request.id, approved=True, by="alice")
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

@@ -280,6 +280,12 @@ class ApprovalGates:
                         if look.grant is None and look.approved is None and look.pending is None:
                             asked = self._file(store, group, call, digest, now, deadline, filed)
                             waiting.append((group, asked))
+                if self._stopped and waiting:
+                    # The stop came while this call filed (after the check above, before
+                    # its requests were among the waits a stop expires): nobody is
+                    # asked from then on, and nobody may approve what it filed.
+                    self._expire(store, filed)
+                    return ApprovalDecision(False, f"not asking approvers: {self._stopped}")
                 approved = [look.approved for _, look in looks if look.approved is not None]
                 if waiting and defer:
                     return self._deferred(waiting)
