@@ -280,12 +280,13 @@ class ApprovalGates:
                         if look.grant is None and look.approved is None and look.pending is None:
                             asked = self._file(store, group, call, digest, now, deadline, filed)
                             waiting.append((group, asked))
-                if self._stopped and waiting:
+                stopped = self._stop_reason()
+                if stopped and waiting:
                     # The stop came while this call filed (after the check above, before
                     # its requests were among the waits a stop expires): nobody is
                     # asked from then on, and nobody may approve what it filed.
                     self._expire(store, filed)
-                    return ApprovalDecision(False, f"not asking approvers: {self._stopped}")
+                    return ApprovalDecision(False, f"not asking approvers: {stopped}")
                 approved = [look.approved for _, look in looks if look.approved is not None]
                 if waiting and defer:
                     return self._deferred(waiting)
@@ -345,6 +346,11 @@ class ApprovalGates:
                 return _Look(approved=request)
             break  # the newest request for this call was denied, expired or used: ask again
         return _Look()
+
+    def _stop_reason(self) -> str:
+        """Why this stage stopped asking ("" while it asks): read anew at each call,
+        as another thread may stop it at any moment."""
+        return self._stopped
 
     def _file(
         self,
