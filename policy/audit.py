@@ -106,9 +106,27 @@ def _mask_match(match: re.Match[str]) -> str:
     return MASK
 
 
+#: Every match of `_SECRET_TEXT` holds one of these, in an ASCII text lowered: a text
+#: with none of them is scanned once for all of them (≈ 1 µs) instead of trying the
+#: eleven alternatives at each of its characters (≈ 10 µs for a command line).
+_SECRET_HINTS = (
+    "-----begin", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+    "sk-", "xox", "aiza", "eyj", "bearer", "://", "pass", "token", "secret", "api", "key",
+)  # fmt: skip
+
+
+def _may_hold_secret(text: str) -> bool:
+    # (a text that is not ASCII is always scanned: case-insensitive matching relates
+    # letters `lower()` does not, such as U+017F and s)
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(hint in lowered for hint in _SECRET_HINTS)
+
+
 def mask_text(text: str, *, limit: int = _MAX_STRING) -> str:
     """Mask secret-looking substrings and cut the text to `limit` characters."""
-    masked = _SECRET_TEXT.sub(_mask_match, text)
+    masked = _SECRET_TEXT.sub(_mask_match, text) if _may_hold_secret(text) else text
     if len(masked) > limit:
         return f"{masked[:limit]}…(+{len(masked) - limit} chars)"
     return masked

@@ -381,3 +381,38 @@ def test_argument_keys_and_the_number_of_values_are_bounded_in_the_log(
     (record,) = lines(audit_log)
     assert max(len(key) for key in record["args"]) < 300
     assert len(audit_log.read_bytes()) < 16_000  # 60 x 60 values: cut at 1,024
+
+
+def test_the_quick_look_for_secrets_never_changes_what_is_masked() -> None:
+    # A text with none of the secret patterns' fixed parts skips the full scan; every
+    # text the scan would change must still be scanned (a fixed seed: the same texts
+    # on every run, secrets spliced into random ASCII and non-ASCII text).
+    import random
+    import string
+
+    from policy import audit
+
+    secrets = [
+        "AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP", "ghp_" + "a" * 24,
+        "github_pat_" + "b" * 30, "sk-" + "c" * 20, "xoxb-1234567890ab", "AIza" + "d" * 35,
+        "eyJabcdefgh.ijklmnopq.rstuvwxyz", "Bearer abcdefghij", "BEARER abcdefghij",
+        "https://user:pw@host", "--password=x", "-token y", "PASSWORD=hunter2",
+        "my_api_key: 'v'", "Access_Key=zz", "ſecret=x", "to\u212aen=y",
+        "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+    ]  # fmt: skip
+    alphabet = string.ascii_letters + string.digits + " -_=:/@.'\"\n;&|ſKİı"
+    rng = random.Random(24)
+    for _ in range(20_000):
+        parts = [
+            rng.choice(secrets)
+            if rng.random() < 0.3
+            else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20)))
+            for _ in range(rng.randint(0, 4))
+        ]
+        text = " ".join(parts)
+        full = audit._SECRET_TEXT.sub(audit._mask_match, text)
+        assert audit.mask_text(text, limit=10_000) == full, text
+    assert audit.mask_text("ls -la && git status") == "ls -la && git status"
+    assert audit.mask_text("curl -H 'Authorization: Bearer abcdefghij' x") == (
+        "curl -H 'Authorization: Bearer ***' x"
+    )
