@@ -341,3 +341,18 @@ def test_every_shipped_condition_without_a_comment_or_raw_string_is_rewritten() 
         sources += [str(v) for v in (document.get("variables") or {}).values()]
         uncertain += [f"{pack.name}: {s[:40]!r}" for s in sources if s and not strings_are_certain(s)]
     assert uncertain == []
+
+
+def test_a_remembered_answer_is_keyed_by_home_exactly_where_the_function_reads_it() -> None:
+    # Handled answers are remembered per (value, constant), and per home only for the
+    # functions whose constant may say `~`: a function that read the home without
+    # being listed would answer one user's question with another's.
+    import inspect
+
+    from policy.packs.cel import expr
+    from policy.packs.cel.functions import _FUNCTIONS
+
+    for name, _, _, impl, _ in _FUNCTIONS:
+        if name in constants.HANDLED:
+            reads_home = "home_dir" in inspect.getsource(impl)
+            assert reads_home == (name in expr._READS_HOME), name

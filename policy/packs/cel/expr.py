@@ -193,7 +193,7 @@ class _ExprEnvs:
                         types[ret],
                         [types[params[0]], t.INT],
                         is_member=member,
-                        impl=_by_handle(impl),
+                        impl=_by_handle(impl, home=name in _READS_HOME),
                     )
                 ]
         if handles:
@@ -265,10 +265,16 @@ class _ExprEnvs:
 _REMEMBERED_LENGTH = 1024
 
 
-def _by_handle(impl: Any) -> Any:
+#: The handled functions whose constant may say `~` (the user's home is part of their
+#: question); the others answer from the value and the constant alone.
+_READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
+
+
+def _by_handle(impl: Any, *, home: bool) -> Any:
     """`impl` taking its constant by handle, its answers remembered (bounded): the
-    handled functions are lexical, so the same path asked of the same constant by the
-    same user (`~` is part of the question) has the same answer on every call."""
+    handled functions are lexical, so the same value asked of the same constant (by
+    the same user, for those whose constant may say `~`: `home`) has the same answer
+    on every call."""
     values = constants.VALUES
 
     @functools.lru_cache(maxsize=4096)
@@ -278,7 +284,7 @@ def _by_handle(impl: Any) -> Any:
     def call(value: Any, handle: int) -> Any:
         if len(value) > _REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
             return impl(value, values[handle])  # again rather than kept 4,096 times)
-        return answer(value, handle, home_dir())
+        return answer(value, handle, home_dir() if home else "")
 
     return call
 
