@@ -205,7 +205,7 @@ class _ExprEnvs:
                     t.BOOL,
                     [t.STRING, t.INT],
                     is_member=True,
-                    impl=_pattern_by_handle(fn_re2_matches),
+                    impl=_by_handle(fn_re2_matches, home=False),
                 ),
             ]
             overloads[constants.RE2_MATCHES] = [
@@ -299,24 +299,6 @@ def _remembered(impl: Any) -> Any:
         if len(value) > _REMEMBERED_LENGTH or len(pattern) > _REMEMBERED_LENGTH:
             return impl(value, pattern)
         return answer(value, pattern)
-
-    return call
-
-
-def _pattern_by_handle(impl: Any) -> Any:
-    """`impl(value, pattern)` taking its pattern by handle, its answers remembered
-    (bounded) for values up to `_REMEMBERED_LENGTH`: a pattern's answer depends on
-    nothing else."""
-    values = constants.VALUES
-
-    @functools.lru_cache(maxsize=4096)
-    def answer(value: str, handle: int) -> Any:
-        return impl(value, values[handle])
-
-    def call(value: str, handle: int) -> Any:
-        if len(value) > _REMEMBERED_LENGTH:
-            return impl(value, values[handle])
-        return answer(value, handle)
 
     return call
 
@@ -569,18 +551,19 @@ def _work_out(
         constants.with_native_matches(constants.with_handles(e, sources, handles), handles)
         for e in exprs
     ]
-    used = [
-        {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
-        for layer in _used_layers(var_layers, rewritten)
-    ]
+
+    def matches_rewritten(layers: list[dict[str, str]]) -> list[dict[str, str]]:
+        return [
+            {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
+            for layer in layers
+        ]
+
+    used = matches_rewritten(_used_layers(var_layers, rewritten))
     used_per_expr = (
         None
         if expr_layers is None
         else [
-            [
-                {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
-                for layer in _used_layers(layers, [e])
-            ]
+            matches_rewritten(_used_layers(layers, [e]))
             for layers, e in zip(expr_layers, rewritten, strict=True)
         ]
     )
