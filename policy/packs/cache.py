@@ -119,6 +119,7 @@ _SOURCES = (
     "packs/cel/celpython.py",
     "packs/cel/checker.py",
     "packs/cel/constants.py",
+    "packs/cel/crossing.py",
     "packs/cel/expr.py",
     "packs/cel/functions.py",
     "packs/cel/interface.py",

@@ -327,3 +327,188 @@ def _in_string(spans: tuple[list[int], list[int]], position: int) -> bool:
     starts, ends = spans
     at = bisect.bisect_right(starts, position) - 1
     return at >= 0 and position < ends[at]
+
+
+def int_name(name: str) -> str:
+    """The run-time-only function `with_int_answers` calls instead of `name`: the same
+    question, answered 1 or 0 (`_int_path_within`, `_int_h_path_matches`)."""
+    return "_int_" + name.lstrip("_").replace(".", "_")
+
+
+def with_int_answers(source: str, functions: frozenset[str], members: frozenset[str]) -> str:
+    """`source` with each call of a bool function in `functions` (global) or `members`
+    (member calls) as `(F'(…) != 0)`, F' = `int_name(F)`.
+
+    Why (policy.packs.cel.crossing): an answer crosses back from Python into
+    cel-expr-python without leaving anything behind either as a wrapper message
+    (≈ 2.5 µs more a call) or as an int (≈ 0.8 µs), and only an int needs the call
+    rewritten. A call this cannot place exactly — a member call whose receiver it
+    cannot delimit, a source with a comment or a raw string — keeps its own name,
+    whose answer comes back as a wrapper: slower, never different."""
+    if not strings_are_certain(source):
+        return source
+    pattern = _int_pattern(functions, members)
+    at = len(source)
+    while True:
+        spans = _string_spans(source)
+        found = None
+        for match in pattern.finditer(source, 0, at):
+            if not _in_string(spans, match.start()):
+                found = match
+        if found is None:
+            return source
+        at = found.start()  # the next, leftwards: an edit here moves nothing before it
+        split = _split(source, found.end())
+        if split is None or split[1] == len(source):
+            continue
+        end = split[1] + 1  # after the call's `)`
+        name = found.group("function") or found.group("member")
+        renamed = int_name(re.sub(r"\s", "", name))
+        arguments = source[found.end() : end]
+        start = found.start() if found.group("function") else _receiver_start(source, at, spans)
+        if start is None:
+            continue
+        receiver = "" if found.group("function") else f"{source[start:at]}."
+        source = f"{source[:start]}({receiver}{renamed}({arguments} != 0){source[end:]}"
+
+
+@functools.lru_cache(maxsize=4)
+def _int_pattern(functions: frozenset[str], members: frozenset[str]) -> re.Pattern[str]:
+    def spelt(name: str) -> str:  # `path.within` also as `path . within`
+        return r"\s*\.\s*".join(re.escape(part) for part in name.split("."))
+
+    by_length = sorted(functions, key=len, reverse=True)
+    member_names = sorted(members, key=len, reverse=True)
+    return re.compile(
+        r"(?<![\w.])(?P<function>" + "|".join(spelt(n) for n in by_length) + r")\s*\("
+        r"|\.\s*(?P<member>" + "|".join(re.escape(n) for n in member_names) + r")\s*\("
+    )
+
+
+_IDENT_CHAR = re.compile(r"\w")
+#: Words before a bracket that are operators, not a callee: `x in [a, b].exists(…)`.
+_KEYWORDS = frozenset({"in"})
+
+
+def _receiver_start(source: str, dot: int, spans: tuple[list[int], list[int]]) -> int | None:
+    """Where the receiver of the member call whose `.` is at `dot` starts, or None.
+
+    Read right to left as CEL binds it: elements (an identifier, a string literal, a
+    bracketed group) joined by `.`, or a group directly after an element (`f(x)`,
+    `a[0]`, `T{…}`). It ends at anything else: an operator, a comma, an opening
+    bracket. None when no element precedes the `.`, or one cannot be read."""
+    pos = dot  # the receiver found so far is source[pos:dot]
+    needed = True  # after a `.`: an element must come
+    grouped = False  # the last element read was a bracketed group
+    while True:
+        j = _last_visible(source, pos)
+        char = source[j] if j >= 0 else ""
+        literal = _literal_ending_at(spans, j + 1) if j >= 0 else None
+        if not needed:
+            if char == ".":
+                pos, needed = j, True
+                continue
+            callee = (char != "" and char in ")]}") or literal is not None or (
+                _IDENT_CHAR.match(char) is not None and not _keyword_at(source, j)
+            )
+            if not (grouped and callee):
+                return pos
+        if j < 0:
+            return None
+        if literal is not None:
+            start, grouped = literal, False
+        elif char != "" and char in ")]}":
+            opened = _opening(source, j, spans)
+            if opened is None:
+                return None
+            start, grouped = opened, True
+        elif _IDENT_CHAR.match(char):
+            start = j
+            while start > 0 and _IDENT_CHAR.match(source[start - 1]):
+                start -= 1
+            if source[start].isdigit() or source[start : j + 1] in _KEYWORDS:
+                return None
+            grouped = False
+        else:
+            return None
+        pos, needed = start, False
+
+
+def _last_visible(source: str, pos: int) -> int:
+    """The index of the last non-space character before `pos`, or -1."""
+    j = pos - 1
+    while j >= 0 and source[j].isspace():
+        j -= 1
+    return j
+
+
+def _keyword_at(source: str, j: int) -> bool:
+    start = j
+    while start > 0 and _IDENT_CHAR.match(source[start - 1]):
+        start -= 1
+    return source[start : j + 1] in _KEYWORDS
+
+
+def _literal_ending_at(spans: tuple[list[int], list[int]], end: int) -> int | None:
+    """The start of the string literal ending at `end`, if one does."""
+    starts, ends = spans
+    at = bisect.bisect_right(starts, end - 1) - 1
+    if at >= 0 and ends[at] == end:
+        return starts[at]
+    return None
+
+
+def _opening(source: str, close: int, spans: tuple[list[int], list[int]]) -> int | None:
+    """The bracket that the one at `close` closes, skipping string literals."""
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack = [pairs[source[close]]]
+    j = close - 1
+    while j >= 0:
+        literal = _literal_ending_at(spans, j + 1)
+        if literal is not None:
+            j = literal - 1
+            continue
+        char = source[j]
+        if char in pairs:
+            stack.append(pairs[char])
+        elif char in "([{":
+            if stack.pop() != char:
+                return None
+            if not stack:
+                return j
+        j -= 1
+    return None
+
+
+_BASE_CALL = re.compile(r"(?<![\w.])path\s*\.\s*base\s*\(")
+
+
+def with_native_base(source: str) -> str:
+    """`source` with each `path.base(X)` answered in CEL itself where it can be: the
+    text after the last `/` of an X that does not end with `/` (what
+    functions.fn_path_base answers then), the call into Python only for one that
+    does. A rule asks it of every path a call writes; each crossing into Python costs
+    ≈ 3 µs (policy.packs.cel.crossing)."""
+    if _BASE_CALL.search(source) is None or not strings_are_certain(source):
+        return source
+    at = len(source)
+    while True:
+        spans = _string_spans(source)
+        found = None
+        for match in _BASE_CALL.finditer(source, 0, at):
+            if not _in_string(spans, match.start()):
+                found = match
+        if found is None:
+            return source
+        at = found.start()
+        split = _split(source, found.end())
+        if split is None or split[1] == len(source) or len(split[0]) != 1:
+            continue
+        argument = split[0][0]
+        if not argument.strip():
+            continue
+        native = (
+            f"cel.bind(_base, {argument.strip()}, _base.endsWith(\"/\") ? path.base(_base)"
+            f' : _base.substring(_base.lastIndexOf("/") + 1))'
+        )
+        source = f"{source[: found.start()]}{native}{source[split[1] + 1 :]}"

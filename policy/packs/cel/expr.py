@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants
+from policy.packs.cel import crossing as crossings
 from policy.packs.cel.functions import _FUNCTIONS, fn_re2_matches
 from policy.packs.cel.interface import (
     VARIABLES_AT,
@@ -173,48 +174,85 @@ class _ExprEnvs:
             "int": t.INT,
         }
         overloads: dict[str, list[Any]] = {}
+
+        def crossing(name: str, ret: str, impl: Any) -> tuple[Any, Any]:
+            # run-time environments: a bool or string answer through a crossing
+            # (policy.packs.cel.crossing), which leaves nothing behind; the checker's
+            # environments keep the plain declarations and their exact types
+            if handles and ret == "bool":
+                return t(crossings.BOOL_WRAPPER), crossings.bool_crossing(impl, name)
+            if handles and ret == "string":
+                return t(crossings.STRING_WRAPPER), crossings.string_crossing(impl, name)
+            return types[ret], impl
+
+        def int_answered(name: str, params: list[Any], member: bool, impl: Any) -> None:
+            # the same question answered 1 or 0, which rewritten calls compare
+            # (constants.with_int_answers): the cheapest answer that leaves nothing
+            int_name = constants.int_name(name)
+            overloads[int_name] = [
+                cel.Overload(
+                    f"{int_name}_{len(params)}",
+                    t.INT,
+                    params,
+                    is_member=member,
+                    impl=crossings.int_crossing(impl, name),
+                )
+            ]
+
         for name, params, ret, impl, member in _FUNCTIONS:
+            if handles and ret == "bool":
+                int_answered(name, [types[p] for p in params], member, impl)
+            returns, called = crossing(name, ret, impl)
             overloads.setdefault(name, []).append(
                 cel.Overload(
                     f"{name.replace('.', '_')}_{'_'.join(params)}",
-                    types[ret],
+                    returns,
                     [types[p] for p in params],
                     is_member=member,
-                    impl=impl,
+                    impl=called,
                 )
             )
             if handles and name in constants.HANDLED:
                 # the constant second argument by handle (policy.packs.cel.constants),
                 # under a name of its own that only rewritten sources call
                 handled = constants.HANDLE_FUNCTIONS[name]
+                by_handle = _by_handle(impl, home=name in _READS_HOME)
+                int_answered(handled, [types[params[0]], t.INT], member, by_handle)
+                returns, called = crossing(handled, ret, by_handle)
                 overloads[handled] = [
                     cel.Overload(
                         f"{handled}_{params[0]}_int",
-                        types[ret],
+                        returns,
                         [types[params[0]], t.INT],
                         is_member=member,
-                        impl=_by_handle(impl, home=name in _READS_HOME),
+                        impl=called,
                     )
                 ]
         if handles:
             # `X.matches("literal")`, rewritten to name its pattern by handle
             # (constants.with_native_matches): RE2 compiled once, not at every call
+            re2_by_handle = _by_handle(fn_re2_matches, home=False)
+            int_answered(constants.RE2_MATCHES_BY_HANDLE, [t.STRING, t.INT], True, re2_by_handle)
+            returns, called = crossing(constants.RE2_MATCHES_BY_HANDLE, "bool", re2_by_handle)
             overloads[constants.RE2_MATCHES_BY_HANDLE] = [
                 cel.Overload(
                     f"{constants.RE2_MATCHES_BY_HANDLE}_string_int",
-                    t.BOOL,
+                    returns,
                     [t.STRING, t.INT],
                     is_member=True,
-                    impl=_by_handle(fn_re2_matches, home=False),
+                    impl=called,
                 ),
             ]
+            re2 = _remembered(fn_re2_matches)
+            int_answered(constants.RE2_MATCHES, [t.STRING, t.STRING], True, re2)
+            returns, called = crossing(constants.RE2_MATCHES, "bool", re2)
             overloads[constants.RE2_MATCHES] = [
                 cel.Overload(
                     f"{constants.RE2_MATCHES}_string_string",
-                    t.BOOL,
+                    returns,
                     [t.STRING, t.STRING],
                     is_member=True,
-                    impl=_remembered(fn_re2_matches),
+                    impl=called,
                 ),
             ]
         self._types = types
@@ -554,7 +592,10 @@ def _work_out(
 
     def matches_rewritten(layers: list[dict[str, str]]) -> list[dict[str, str]]:
         return [
-            {name: constants.with_native_matches(src, handles) for name, src in layer.items()}
+            {
+                name: _int_answers(constants.with_native_matches(src, handles))
+                for name, src in layer.items()
+            }
             for layer in layers
         ]
 
@@ -567,6 +608,7 @@ def _work_out(
             for layers, e in zip(expr_layers, rewritten, strict=True)
         ]
     )
+    rewritten = [_int_answers(e) for e in rewritten]
     names: set[str] = set()
     for source in (*rewritten, *(s for layer in used for s in layer.values())):
         names |= referenced_names(source)
@@ -584,6 +626,23 @@ def _work_out(
         if len(rewritten) <= _MASK_BITS
         else None,
         list_named=_named_source(used, _list_body(rewritten)),
+    )
+
+
+#: The bool functions of run-time environments, global and member, whose calls
+#: `_int_answers` rewrites to their int-answering twins.
+_INT_FUNCTIONS = frozenset(
+    {name for name, _p, ret, _i, member in _FUNCTIONS if ret == "bool" and not member}
+    | set(constants.HANDLE_FUNCTIONS.values())
+)
+_INT_MEMBERS = frozenset({constants.RE2_MATCHES, constants.RE2_MATCHES_BY_HANDLE})
+
+
+def _int_answers(source: str) -> str:
+    """The last rewrites of a run-time source: `path.base` answered in CEL where it
+    can be, and the bool functions answered as ints (policy.packs.cel.crossing)."""
+    return constants.with_int_answers(
+        constants.with_native_base(source), _INT_FUNCTIONS, _INT_MEMBERS
     )
 
 
@@ -700,6 +759,8 @@ class _ExprProgram(CelProgram):
             mask = self._mask.eval(_activation(self._env, data, call)).plain_value()
         except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
             return None
+        finally:
+            crossings.settle()
         # An ERROR Value's plain value is its message, a str: never a mask.
         return mask if type(mask) is int else None
 
@@ -720,6 +781,8 @@ class _ExprProgram(CelProgram):
         except Exception as exc:  # noqa: BLE001 - input CEL cannot take fails every expression
             error = CelEvalError(f"cannot evaluate: {type(exc).__name__}: {exc}")
             return [error] * len(self._exprs)
+        finally:
+            crossings.settle()
 
     def _run_single(self, index: int, activation: Any) -> Any:
         singles = self._singles
