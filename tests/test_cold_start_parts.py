@@ -192,3 +192,45 @@ def test_every_command_parses_as_part_of_the_whole(tmp_path: Path) -> None:
     alone = _parser("check").parse_args(argv)
     whole = _parser().parse_args(argv)
     assert vars(alone) == vars(whole)
+
+
+def test_the_bash_grammar_loads_without_its_packages_imports() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from policy.analysis.shell.parse import _bash_language\n"
+        "import tree_sitter\n"
+        "p = tree_sitter.Parser(tree_sitter.Language(_bash_language()))\n"
+        "print(str(p.parse(b'rm -rf /tmp/x | tee y').root_node))\n"
+        "print(sorted(m for m in ('shutil', 'tempfile', 'importlib.resources') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    tree, imported = done.stdout.splitlines()
+    import tree_sitter
+    import tree_sitter_bash
+
+    package = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    assert tree == str(package.parse(b"rm -rf /tmp/x | tee y").root_node)
+    assert imported == "[]"
+
+
+@pytest.mark.parametrize("columns", ["50", "200", ""])
+def test_help_is_as_wide_as_argparse_makes_it(
+    columns: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    import policy.cli
+
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def help_text() -> str:
+        with pytest.raises(SystemExit):
+            main(["hook", "--help"])
+        return capsys.readouterr().out
+
+    ours = help_text()
+    monkeypatch.setattr(policy.cli, "_Formatter", argparse.HelpFormatter)  # shutil's width
+    assert ours == help_text()

@@ -64,6 +64,9 @@ HEAVY = (
     "wcmatch",
     # a one-event hook never owes a batch of crossings (policy.packs.cel.crossing)
     "ctypes",
+    # argparse's formatter and tree-sitter-bash's package would import it (and bz2,
+    # lzma, tempfile): policy.cli._Formatter, policy.analysis.shell.parse._bash_language
+    "shutil",
 )
 
 

@@ -7,6 +7,7 @@ how a parse error is reported.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from typing import Any
@@ -42,11 +43,32 @@ def _parser() -> Any:
     parser = getattr(_local, "parser", None)
     if parser is None:
         import tree_sitter
-        import tree_sitter_bash
 
-        parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        parser = tree_sitter.Parser(tree_sitter.Language(_bash_language()))
         _local.parser = parser
     return parser
+
+
+def _bash_language() -> Any:
+    """tree-sitter-bash's grammar, from its extension module alone when it can be found:
+    the package's `__init__` imports importlib.resources for a query file this never
+    reads (with tempfile, shutil, bz2, lzma, random: ≈ 6 ms of a one-event hook's start).
+    Anything unexpected takes the package's own way in."""
+    import importlib.machinery
+    import importlib.util
+
+    with contextlib.suppress(ImportError, AttributeError, ValueError, OSError):
+        package = importlib.util.find_spec("tree_sitter_bash")  # found, not run
+        places = package.submodule_search_locations if package is not None else None
+        spec = importlib.machinery.PathFinder.find_spec("_binding", list(places or []))
+        if spec is not None and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
+            spec.name = "tree_sitter_bash._binding"
+            binding = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(binding)
+            return binding.language()
+    import tree_sitter_bash  # the package's own way in
+
+    return tree_sitter_bash.language()
 
 
 def _parse(source: bytes, walker: _Meter, nested: bool) -> tuple[Any, bytes]:
