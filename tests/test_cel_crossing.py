@@ -80,9 +80,10 @@ def test_calls_into_python_leave_nothing_behind(source: str) -> None:
         assert program.eval(data={"names": names}).plain_value() is False
         crossing.settle()
 
-    kept = kept_over(1000, run)  # 10,000 crossings
-    # at most one batch owed, not yet released: ≈ 256 instances and their tuples
-    assert kept < 100_000, f"{kept} bytes kept over 10,000 calls"
+    kept = kept_over(1000, run)  # 10,000 crossings: kept, ≈ 1.5 MB or more
+    # at most one batch owed, not yet released: ≤ 256 instances, their tuples and
+    # arguments, ≈ 400 B each
+    assert kept < 250_000, f"{kept} bytes kept over 10,000 calls"
 
 
 def test_the_arguments_of_a_call_are_released_with_it() -> None:
@@ -154,7 +155,7 @@ def test_an_error_in_python_is_the_calls_error_and_leaves_nothing() -> None:
         program.eval(data={"x": f"name-{next(counter)}"})
         crossing.settle()
 
-    assert kept_over(2000, run) < 100_000
+    assert kept_over(5000, run) < 250_000  # kept: ≈ 560 KB
 
 
 def test_a_false_answer_is_false_and_an_error_is_never_an_answer() -> None:
@@ -237,3 +238,147 @@ def test_an_unplaceable_member_call_keeps_its_bool_answer() -> None:
 @pytest.mark.parametrize("path", ["a/b/c", "/", "", "x/", "abc", "/a/b//", "/é/ü", "//", "a//b"])
 def test_path_base_in_cel_answers_as_python(path: str) -> None:
     assert evaluate(constants.with_native_base("path.base(p)"), p=path) == fn_path_base(path)
+
+
+# ------------------------------------------------ what a red team found (issue 24)
+
+
+@pytest.mark.parametrize(
+    ("source", "data"),
+    [
+        # cel-cpp's `cel.bind` read the leftover of an `exists` that stopped early: with
+        # `path.base` rewritten through a bind, "curl" was read as "https://…"
+        (
+            'cs.exists(c, c.args.exists(a, a in ["-k", "--insecure"]) && path.base(c.path) == "curl")',
+            {"cs": [{"args": ["-k", "https://example.com"], "path": "/usr/bin/curl"}]},
+        ),
+        ('[xs.exists(v, true), path.base(p)]', {"xs": ["/etc/a", "b"], "p": "/home/u/.bashrc"}),
+        (
+            'xs.exists(v, v.startsWith("/etc")) && path.base(p) == ".bashrc"',
+            {"xs": ["/etc/a", "b"], "p": "/home/u/.bashrc"},
+        ),
+        ('path.base(p + "/x") == "x" && path.base(c.path) == "b"', {"p": "a", "c": {"path": "/a/b"}}),
+    ],
+)
+def test_path_base_in_cel_never_reads_a_stale_value(source: str, data: dict[str, Any]) -> None:
+    changed = rewritten(source)
+    assert "cel.bind" not in changed
+    assert evaluate(changed, **data) == evaluate(source, **data)
+
+
+def test_only_a_name_or_a_field_chain_is_read_three_times() -> None:
+    assert "path.base(p + " in constants.with_native_base('path.base(p + "/x")')
+    assert "path.base(f(p))" in constants.with_native_base("path.base(f(p))")
+    assert constants.with_native_base("path.base(c . path)").startswith('(c.path.endsWith("/")')
+
+
+def test_a_null_in_a_list_argument_never_costs_none_a_reference() -> None:
+    import sys
+
+    # the library puts None in the list without a reference of its own: releasing the
+    # list would take one from None each time, until Python aborts (3.11)
+    program = run_env().compile(rewritten("path.matches(x, xs)"), disable_check=True)
+    before = sys.getrefcount(None)
+    for _ in range(crossing._BATCH * 4):
+        program.eval(data={"x": "/a", "xs": [None, None]})
+        crossing.settle()
+    assert sys.getrefcount(None) >= before - 50  # released: 2,048 fewer
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'xs.exists(path, path.matches("secret"))',  # a variable named path: a string's matches
+        'xs.all(regex, !regex.matches("^a"))',
+        'xs.exists(path, path.matches(vars_places, ["x"]))',
+    ],
+)
+def test_a_variable_named_as_a_namespace_is_left_as_it_is(source: str) -> None:
+    assert rewritten(source) == source.replace(".matches(", "._re2_matches(") or rewritten(
+        source
+    ) == source
+    assert "_int_" not in rewritten(source) and "_h_" not in constants.with_handles(source, {})
+
+
+def test_a_call_with_another_number_of_arguments_is_not_the_function() -> None:
+    assert constants.with_int_answers("path.within(x)", cel_expr._INT_FUNCTIONS, frozenset()) == (
+        "path.within(x)"
+    )
+
+
+def test_a_name_after_a_dot_is_a_member_chain_not_the_function() -> None:
+    source = 'm. path.within(x, "/etc") || true'
+    assert constants.with_int_answers(source, cel_expr._INT_FUNCTIONS, frozenset()) == source
+    assert constants.with_native_base("m. path.base(x)") == "m. path.base(x)"
+
+
+def test_a_program_too_deep_once_rewritten_runs_as_before() -> None:
+    from policy.packs.cel import get_engine
+
+    env = run_env()
+
+    def compiles(source: str) -> bool:
+        try:
+            env.compile(f"[({source})]", disable_check=True)
+        except RuntimeError:
+            return False
+        return True
+
+    deep = None
+    for depth in range(20, 40):
+        source = "(" * depth + 'path.within(tool, "/etc")' + ")" * depth
+        if compiles(source) and not compiles(rewritten(source)):
+            deep = source
+            break
+    assert deep is not None, "the rewrite nests one level deeper"
+    program = get_engine("cel-expr-python").program("before_tool", [deep], [])
+    assert program.run({"tool": "/etc/passwd"}) == [True]
+    assert program.run({"tool": "/home"}) == [False]
+
+
+def test_a_list_answer_is_released() -> None:
+    program = run_env().compile(
+        'shell.commands(x).exists(c, c.name == "git")', disable_check=True
+    )
+    line = "ls -la /srv/app | grep main.py && cat README.md | head -n 20"
+
+    def run() -> None:
+        assert program.eval(data={"x": line}).plain_value() is False
+        crossing.settle()
+
+    # the commands' facts (≈ 6.7 KB a call, 27 MB here) are released; the library
+    # keeps the line itself (≈ 200 B), the argument a list answer cannot hold; and up
+    # to one batch of answers may be owed (≈ 256 × 7 KB)
+    assert kept_over(4000, run) < 4000 * 1000
+
+
+def test_what_a_thread_owes_is_released_when_it_ends() -> None:
+    import sys
+    import threading
+
+    seen: list[str] = []
+
+    def remember(value: str) -> bool:
+        seen.append(value)
+        return True
+
+    from cel_expr_python import cel
+
+    t = cel.Type
+    overload = cel.Overload("f_string", t.INT, [t.STRING], impl=crossing.int_crossing(remember, "f"))
+    env = cel.NewEnv(
+        variables={"xs": t.List(t.STRING)}, functions=[cel.FunctionDecl("f", [overload])]
+    )
+    program = env.compile("xs.all(x, f(x) != 0)")
+
+    def decide() -> None:  # fewer than a batch, then the thread ends
+        assert program.eval(data={"xs": [f"t-{i}" for i in range(10)]}).plain_value()
+        crossing.settle()
+
+    crossing._releaser()  # probed already, as in a process that has decided before
+    thread = threading.Thread(target=decide)
+    thread.start()
+    thread.join()
+    gc.collect()
+    assert len(seen) == 10
+    assert {sys.getrefcount(value) for value in seen} == {3}  # list, loop, argument

@@ -246,6 +246,27 @@ def test_functions_only_one_engine_has_are_refused(tmp_path: Path) -> None:
     assert f"{pack}:7:32: error: condition: reverse() runs on cel-expr-python only" in done.stdout
 
 
+def test_cel_bind_is_refused_for_a_pack_variable(tmp_path: Path) -> None:
+    # cel-python has no bindings; and cel-cpp's lazily bound value reads a stale slot
+    # after a comprehension that stopped early: in the second rule, `t` was the flag
+    # "-v" left by the first rule's `exists`, and `.bashrc` was let through
+    pack = tmp_path / "bind.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\n"
+        "kind: RulePack\n"
+        "name: bind\n"
+        "rules:\n"
+        "  - id: r\n"
+        "    tools: [bash]\n"
+        "    when: args.flags.exists(f, f == '-k') && cel.bind(t, args.path, t == '/x')\n"
+        "    action: deny\n"
+    )
+    done = check(str(pack))
+    assert done.returncode == 1
+    assert f"{pack}:7:46: error: condition: cel.bind() runs on cel-expr-python only" in done.stdout
+    assert "name the value as a pack variable" in done.stdout
+
+
 def test_the_cel_python_engine_checks_too() -> None:
     done = check("--cel-engine", "cel-python", "--strict", "rules")
     assert done.returncode == 0, done.stdout

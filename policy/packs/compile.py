@@ -119,14 +119,17 @@ class _Compiler:
             )
             ok = False
         for match in UNPORTABLE.finditer(source):
-            line, col = _offset_to_line_col(source, match.start() + 1)
+            line, col = _offset_to_line_col(
+                source, match.start(1) if match.group(1) else match.start()
+            )
             self.error_at(
                 path,
                 line,
                 col,
                 "unportable-function",
-                f"{what}: {match.group(1) or 'quote'}() runs on cel-expr-python only; "
-                "packs must run on both CEL engines",
+                f"{what}: {match.group(1) or match.group(2) or 'quote'}() runs on "
+                "cel-expr-python only; packs must run on both CEL engines"
+                + (" (name the value as a pack variable)" if match.group(2) else ""),
             )
             ok = False
         result = self.checker.check(point, source, self.bound_variables(source))

@@ -224,6 +224,8 @@ def with_handles(
     are read). Each handle put in is added to `used`, with its value."""
     if _CALL.search(source) is None or not strings_are_certain(source):
         return source  # (a comment or a raw string: the scan could misread them)
+    if _shadows_a_namespace(source):
+        return source  # (`path.matches(x, …)` may be a call on a variable named path)
     spans = _string_spans(source)
     starts = [m.start() for m in _CALL.finditer(source) if not _in_string(spans, m.start())]
     for start in reversed(starts):  # an edit changes no earlier position
@@ -232,6 +234,8 @@ def with_handles(
             continue
         split = _split(source, match.end())
         if split is None or split[1] == len(source) or len(split[0]) != 2:
+            continue
+        if _after_dot(source, match.start()):
             continue
         args = split[0]
         wanted = HANDLED[match.group(1)]
@@ -329,15 +333,37 @@ def _in_string(spans: tuple[list[int], list[int]], position: int) -> bool:
     return at >= 0 and position < ends[at]
 
 
+#: A macro's or `cel.bind`'s variable named as one of the functions' namespaces: in
+#: such a source `path.matches(x)` may be a member call on that variable, not the
+#: function, and no call in it is rewritten.
+_SHADOWING = re.compile(
+    r"\b(?:exists_one|exists|all|map|filter|bind)\s*\(\s*(?:path|regex|shell|glob)\s*,"
+)
+
+
+def _shadows_a_namespace(source: str) -> bool:
+    return _SHADOWING.search(source) is not None
+
+
+def _after_dot(source: str, start: int) -> bool:
+    """Whether what precedes `start` (spaces aside) is a `.`: `m. path.within(…)` is a
+    member chain on `m`, never the function."""
+    j = start - 1
+    while j >= 0 and source[j].isspace():
+        j -= 1
+    return j >= 0 and source[j] == "."
+
+
 def int_name(name: str) -> str:
     """The run-time-only function `with_int_answers` calls instead of `name`: the same
     question, answered 1 or 0 (`_int_path_within`, `_int_h_path_matches`)."""
     return "_int_" + name.lstrip("_").replace(".", "_")
 
 
-def with_int_answers(source: str, functions: frozenset[str], members: frozenset[str]) -> str:
-    """`source` with each call of a bool function in `functions` (global) or `members`
-    (member calls) as `(F'(…) != 0)`, F' = `int_name(F)`.
+def with_int_answers(source: str, functions: Mapping[str, int], members: frozenset[str]) -> str:
+    """`source` with each call of a bool function in `functions` (global, with the
+    number of arguments it takes) or `members` (member calls, one argument) as
+    `(F'(…) != 0)`, F' = `int_name(F)`.
 
     Why (policy.packs.cel.crossing): an answer crosses back from Python into
     cel-expr-python without leaving anything behind either as a wrapper message
@@ -345,9 +371,9 @@ def with_int_answers(source: str, functions: frozenset[str], members: frozenset[
     rewritten. A call this cannot place exactly — a member call whose receiver it
     cannot delimit, a source with a comment or a raw string — keeps its own name,
     whose answer comes back as a wrapper: slower, never different."""
-    if not strings_are_certain(source):
+    if not strings_are_certain(source) or _shadows_a_namespace(source):
         return source
-    pattern = _int_pattern(functions, members)
+    pattern = _int_pattern(tuple(sorted(functions.items())), members)
     at = len(source)
     while True:
         spans = _string_spans(source)
@@ -362,8 +388,13 @@ def with_int_answers(source: str, functions: frozenset[str], members: frozenset[
         if split is None or split[1] == len(source):
             continue
         end = split[1] + 1  # after the call's `)`
-        name = found.group("function") or found.group("member")
-        renamed = int_name(re.sub(r"\s", "", name))
+        name = re.sub(r"\s", "", found.group("function") or found.group("member"))
+        arity = functions.get(name, 1) if found.group("function") else 1
+        if len(split[0]) != arity or not all(part.strip() for part in split[0]):
+            continue  # not the declared function: CEL answers it as it is
+        if found.group("function") and _after_dot(source, found.start()):
+            continue
+        renamed = int_name(name)
         arguments = source[found.end() : end]
         start = found.start() if found.group("function") else _receiver_start(source, at, spans)
         if start is None:
@@ -373,11 +404,13 @@ def with_int_answers(source: str, functions: frozenset[str], members: frozenset[
 
 
 @functools.lru_cache(maxsize=4)
-def _int_pattern(functions: frozenset[str], members: frozenset[str]) -> re.Pattern[str]:
+def _int_pattern(
+    functions: tuple[tuple[str, int], ...], members: frozenset[str]
+) -> re.Pattern[str]:
     def spelt(name: str) -> str:  # `path.within` also as `path . within`
         return r"\s*\.\s*".join(re.escape(part) for part in name.split("."))
 
-    by_length = sorted(functions, key=len, reverse=True)
+    by_length = sorted((name for name, _ in functions), key=len, reverse=True)
     member_names = sorted(members, key=len, reverse=True)
     return re.compile(
         r"(?<![\w.])(?P<function>" + "|".join(spelt(n) for n in by_length) + r")\s*\("
@@ -483,13 +516,25 @@ def _opening(source: str, close: int, spans: tuple[list[int], list[int]]) -> int
 _BASE_CALL = re.compile(r"(?<![\w.])path\s*\.\s*base\s*\(")
 
 
+#: What `with_native_base` may read three times: a name or a chain of field names.
+_PLAIN_OPERAND = re.compile(r"\s*[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*\s*\Z")
+
+
 def with_native_base(source: str) -> str:
-    """`source` with each `path.base(X)` answered in CEL itself where it can be: the
-    text after the last `/` of an X that does not end with `/` (what
-    functions.fn_path_base answers then), the call into Python only for one that
-    does. A rule asks it of every path a call writes; each crossing into Python costs
-    ≈ 3 µs (policy.packs.cel.crossing)."""
-    if _BASE_CALL.search(source) is None or not strings_are_certain(source):
+    """`source` with each `path.base(X)`, X a name or a chain of fields (`p`,
+    `c.path`), answered in CEL itself where it can be: the text after the last `/` of
+    an X that does not end with `/` (what functions.fn_path_base answers then), the
+    call into Python only for one that does. A rule asks it of every path a call
+    writes; each crossing into Python costs ≈ 3 µs (policy.packs.cel.crossing).
+
+    Never through `cel.bind`: cel-cpp's lazily bound value reads a stale slot after a
+    comprehension that stopped early (a red team's finding), so any other X keeps the
+    call."""
+    if (
+        _BASE_CALL.search(source) is None
+        or not strings_are_certain(source)
+        or _shadows_a_namespace(source)
+    ):
         return source
     at = len(source)
     while True:
@@ -504,11 +549,11 @@ def with_native_base(source: str) -> str:
         split = _split(source, found.end())
         if split is None or split[1] == len(source) or len(split[0]) != 1:
             continue
-        argument = split[0][0]
-        if not argument.strip():
+        operand = split[0][0]
+        if _PLAIN_OPERAND.match(operand) is None or _after_dot(source, found.start()):
             continue
+        x = re.sub(r"\s", "", operand)
         native = (
-            f"cel.bind(_base, {argument.strip()}, _base.endsWith(\"/\") ? path.base(_base)"
-            f' : _base.substring(_base.lastIndexOf("/") + 1))'
+            f'({x}.endsWith("/") ? path.base({x}) : {x}.substring({x}.lastIndexOf("/") + 1))'
         )
         source = f"{source[: found.start()]}{native}{source[split[1] + 1 :]}"

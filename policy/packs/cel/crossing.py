@@ -42,6 +42,7 @@ __all__ = [
     "STRING_WRAPPER",
     "bool_crossing",
     "int_crossing",
+    "result_crossing",
     "settle",
     "string_crossing",
 ]
@@ -75,10 +76,24 @@ class _Descriptor:
         self.full_name = full_name
 
 
+class _Owed(list[Any]):
+    """What one thread owes; released when the thread ends, too (its thread-local
+    storage goes, and this with it): a pool that drops idle threads, or a host that
+    decides on a new thread per call, would otherwise keep up to a batch each."""
+
+    __slots__ = ()
+
+    def __del__(self) -> None:
+        # (not while the interpreter shuts down: the memory goes with the process, and
+        # what a release needs may be gone; nor before a probe has said it may)
+        if self and _release is not None and not sys.is_finalizing():
+            _release_all(self)
+
+
 def _owe(item: object) -> None:
-    owed: list[object] | None = getattr(_owed, "items", None)
+    owed: _Owed | None = getattr(_owed, "items", None)
     if owed is None:
-        owed = _owed.items = []
+        owed = _owed.items = _Owed()
     owed.append(item)
 
 
@@ -169,6 +184,19 @@ def _utf8(answer: object, name: str) -> bytes:
     return answer.encode()  # a lone surrogate cannot be a CEL string: an error
 
 
+def result_crossing(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """`impl`, answering a list, noted as owed: only the answer can be released (a list
+    cannot hold the library's argument tuple, which stays leaked)."""
+
+    def call(*args: Any) -> Any:
+        answer = impl(*args)
+        if type(answer) is list:
+            _owe(answer)
+        return answer
+
+    return call
+
+
 def _read_once(crossing: Any) -> bytes | None:
     """The instance's bytes, and the instance noted as owed — once: a second read
     (the library reads once) gets None, an error, and is never owed twice."""
@@ -191,18 +219,50 @@ def _varint(number: int) -> bytes:
 def settle() -> None:
     """Release what this thread owes, once it owes `_BATCH` instances. Called after an
     evaluation has returned, never during one."""
-    owed: list[Any] | None = getattr(_owed, "items", None)
-    if owed is None or len(owed) < _BATCH:
-        return
+    owed: _Owed | None = getattr(_owed, "items", None)
+    if owed is not None and len(owed) >= _BATCH:
+        _release_all(owed)
+
+
+def _release_all(owed: list[Any]) -> None:
     release = _releaser()
     if release is not None:
         for item in owed:
-            if type(item) is tuple:  # the arguments of a call that failed
+            kind = type(item)
+            if kind is tuple:  # the arguments of a call that failed
+                _release_arguments(release, item)
+            elif kind is list:  # a list answer (result_crossing)
                 release(item)
             else:
-                release(item.args)
+                _release_arguments(release, item.args)
                 release(item)
     owed.clear()  # (our own references: without `release`, what leaks stays leaked)
+
+
+#: How many values `_release_arguments` looks through for a null before it gives up
+#: (and keeps the tuple, as the library would).
+_SCAN_LIMIT = 10_000
+
+
+def _release_arguments(release: Callable[[object], None], arguments: tuple[Any, ...]) -> None:
+    """Release the library's argument tuple — unless a null is in it: the library puts
+    `None` in a list (or the tuple) without taking a reference to it
+    (CelValueToPyObject), so releasing the list would take one from `None` that was
+    never given, until it is freed and the process aborts (Python 3.11; a red team's
+    finding). Such a tuple is kept, as before."""
+    pending: list[Any] = list(arguments)
+    seen = 0
+    while pending:
+        value = pending.pop()
+        seen += 1
+        if value is None or seen > _SCAN_LIMIT:
+            return
+        kind = type(value)
+        if kind is list:
+            pending.extend(value)
+        elif kind is dict:
+            pending.extend(value.values())
+    release(arguments)
 
 
 def _releaser() -> Callable[[object], None] | None:
@@ -249,9 +309,9 @@ def probe() -> tuple[int, int] | None:
             return _TRUE
 
     t = cel.Type
-    overload = cel.Overload("probe_string", t.DYN, [t.STRING], impl=Probe)
-    env = cel.NewEnv(functions=[cel.FunctionDecl("probe", [overload])])
     try:
+        overload = cel.Overload("probe_string", t.DYN, [t.STRING], impl=Probe)
+        env = cel.NewEnv(functions=[cel.FunctionDecl("probe", [overload])])
         value = env.compile('probe("x") == true', disable_check=True).eval().plain_value()
     except Exception:  # noqa: BLE001 - a library that cannot run this is one we never release for
         return None

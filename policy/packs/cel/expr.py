@@ -183,6 +183,8 @@ class _ExprEnvs:
                 return t(crossings.BOOL_WRAPPER), crossings.bool_crossing(impl, name)
             if handles and ret == "string":
                 return t(crossings.STRING_WRAPPER), crossings.string_crossing(impl, name)
+            if handles and ret.startswith("list_"):
+                return types[ret], crossings.result_crossing(impl)
             return types[ret], impl
 
         def int_answered(name: str, params: list[Any], member: bool, impl: Any) -> None:
@@ -582,7 +584,12 @@ def _work_out(
     exprs: Sequence[str],
     var_layers: Sequence[Mapping[str, str]],
     expr_layers: Sequence[Sequence[Mapping[str, str]]] | None,
+    *,
+    answers: bool = True,
 ) -> _Plan:
+    """The plan of a program. `answers`: with `_int_answers`' rewrites, which nest a
+    source deeper (a program near cel-cpp's depth of 32 is worked out again without)."""
+    last: Any = _int_answers if answers else _as_it_is
     sources = {name: src for layer in var_layers for name, src in layer.items()}
     handles: dict[int, str | tuple[str, ...]] = {}
     rewritten = [
@@ -593,7 +600,7 @@ def _work_out(
     def matches_rewritten(layers: list[dict[str, str]]) -> list[dict[str, str]]:
         return [
             {
-                name: _int_answers(constants.with_native_matches(src, handles))
+                name: last(constants.with_native_matches(src, handles))
                 for name, src in layer.items()
             }
             for layer in layers
@@ -608,7 +615,7 @@ def _work_out(
             for layers, e in zip(expr_layers, rewritten, strict=True)
         ]
     )
-    rewritten = [_int_answers(e) for e in rewritten]
+    rewritten = [last(e) for e in rewritten]
     names: set[str] = set()
     for source in (*rewritten, *(s for layer in used for s in layer.values())):
         names |= referenced_names(source)
@@ -631,11 +638,19 @@ def _work_out(
 
 #: The bool functions of run-time environments, global and member, whose calls
 #: `_int_answers` rewrites to their int-answering twins.
-_INT_FUNCTIONS = frozenset(
-    {name for name, _p, ret, _i, member in _FUNCTIONS if ret == "bool" and not member}
-    | set(constants.HANDLE_FUNCTIONS.values())
-)
+_INT_FUNCTIONS: Mapping[str, int] = {
+    **{
+        name: len(params)
+        for name, params, ret, _i, member in _FUNCTIONS
+        if ret == "bool" and not member
+    },
+    **dict.fromkeys(constants.HANDLE_FUNCTIONS.values(), 2),
+}
 _INT_MEMBERS = frozenset({constants.RE2_MATCHES, constants.RE2_MATCHES_BY_HANDLE})
+
+
+def _as_it_is(source: str) -> str:
+    return source
 
 
 def _int_answers(source: str) -> str:
@@ -696,14 +711,26 @@ class _ExprProgram(CelProgram):
         if plan is None:
             plan = _work_out(point, exprs, var_layers, expr_layers)
             self._keep(plan)
-        self._plan = plan
-        self._exprs = plan.exprs
-        self._expr_layers = plan.expr_layers
-        self._var_layers = plan.var_layers
-        self._body = _list_body(plan.exprs)
+        self._use(plan)
         self._program: Any = None
         self._lock = threading.Lock()
         self._mask: Any = None
+        try:
+            self._compile_plan()
+        except CelCompileError:
+            # nested past cel-cpp's depth by the int answers' rewrite? Worked out again
+            # without it: slower, as before; a program that fails that way too fails so
+            again = _work_out(point, exprs, var_layers, expr_layers, answers=False)
+            if again.exprs == plan.exprs and again.var_layers == plan.var_layers:
+                raise
+            self._use(again)
+            self._keep(again)
+            self._compile_plan()
+        self.needs = self._plan.needs
+        self._singles: list[Any] | None = None
+
+    def _compile_plan(self) -> None:
+        plan = self._plan
         if len(plan.exprs) <= _MASK_BITS:
             # An expression that is not a condition does not compile: `run` alone serves.
             with contextlib.suppress(CelCompileError):
@@ -713,8 +740,13 @@ class _ExprProgram(CelProgram):
             self._program = self._compile(plan.var_layers, self._body, "list_named")
         # else the list form waits for the first `run`: the mask serves every call whose
         # conditions all give a bool (a cold `policy hook` compiles one program, not two).
-        self.needs = plan.needs
-        self._singles: list[Any] | None = None
+
+    def _use(self, plan: _Plan) -> None:
+        self._plan = plan
+        self._exprs = plan.exprs
+        self._expr_layers = plan.expr_layers
+        self._var_layers = plan.var_layers
+        self._body = _list_body(plan.exprs)
 
     def _list_program(self) -> Any:
         program = self._program

@@ -327,4 +327,9 @@ _STRING_MEMBERS: dict[str, Callable[..., Any]] = {
 }
 
 #: Functions cel-expr-python knows that the cel-python engine cannot run.
-UNPORTABLE = re.compile(r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(")
+#: `cel.bind` too: cel-python has no bindings extension, and cel-cpp's lazily bound
+#: value can read a stale slot after a comprehension that stopped early (a red team's
+#: finding): a pack names a value as a variable instead.
+UNPORTABLE = re.compile(
+    r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(|\b(cel\s*\.\s*bind)\s*\("
+)
