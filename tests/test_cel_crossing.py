@@ -348,7 +348,7 @@ def test_a_list_answer_is_released() -> None:
 
     # the commands' facts (≈ 6.7 KB a call, 27 MB here) are released; the library
     # keeps the line itself (≈ 200 B), the argument a list answer cannot hold; and up
-    # to one batch of answers may be owed (≈ 256 × 7 KB)
+    # to one batch of answers may be owed (≈ 256 answers of 7 KB)
     assert kept_over(4000, run) < 4000 * 1000
 
 
