@@ -382,3 +382,20 @@ def test_what_a_thread_owes_is_released_when_it_ends() -> None:
     gc.collect()
     assert len(seen) == 10
     assert {sys.getrefcount(value) for value in seen} == {3}  # list, loop, argument
+
+
+def test_a_null_in_a_result_never_costs_none_a_reference() -> None:
+    import sys
+
+    from policy.packs.cel import get_engine
+
+    # a `set` or `respond` that echoes a caller's null: each null in a program's result
+    # cost None a reference in the library's conversion, until Python 3.11 aborts
+    program = get_engine("cel-expr-python").program(
+        "before_tool", ['[null, tool, [null, {"b": null}]]', '{"a": null}'], []
+    )
+    assert program.run({"tool": "x"}) == [[None, "x", [None, {"b": None}]], {"a": None}]
+    before = sys.getrefcount(None)
+    for _ in range(1000):
+        program.run({"tool": "x"})
+    assert sys.getrefcount(None) >= before - 50  # the library alone: 4,000 fewer

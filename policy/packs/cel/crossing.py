@@ -33,6 +33,7 @@ more. A one-event hook never owes `_BATCH` and never imports ctypes.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -44,6 +45,7 @@ __all__ = [
     "STRING_WRAPPER",
     "bool_crossing",
     "int_crossing",
+    "keep_nulls",
     "result_crossing",
     "settle",
     "string_crossing",
@@ -297,6 +299,45 @@ def _releaser() -> Callable[[object], None] | None:
     return _release
 
 
+def keep_nulls(value: object) -> None:
+    """Give `None` back the references the library took converting `value`, a program's
+    plain result. CelValueToPyObject returns `None` for a null without a reference of
+    its own, and a list takes that as one it owns (and a map's conversion drops one):
+    every null in a result cost `None` a reference, until Python 3.11 freed it and
+    aborted — a pack whose `set` or `respond` echoes a caller's null was enough to take
+    a long-lived service down (found with issue 24's red team; older than the
+    crossings). Only for the library version whose sources say so."""
+    nulls = _nulls_in(value)
+    if nulls and _library_version() in _KNOWN:
+        import ctypes
+
+        incref = ctypes.pythonapi.Py_IncRef
+        incref.argtypes = [ctypes.py_object]
+        incref.restype = None
+        for _ in range(nulls):
+            incref(None)
+
+
+def _nulls_in(value: object) -> int:
+    """The nulls of a list, or of a map's values, at any depth (all of them: each one
+    counts)."""
+    kind = type(value)
+    if kind is not list and kind is not dict:
+        return 0
+    nulls = 0
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        items = item.values() if type(item) is dict else item
+        for element in items:
+            if element is None:
+                nulls += 1
+            elif type(element) is list or type(element) is dict:
+                pending.append(element)
+    return nulls
+
+
+@functools.lru_cache(maxsize=1)
 def _library_version() -> str | None:
     from cel_expr_python import cel
 

@@ -806,6 +806,7 @@ class _ExprProgram(CelProgram):
         try:
             activation = _activation(self._env, data, call)
             result = program.eval(activation).plain_value()
+            crossings.keep_nulls(result)
             if type(result) is list:
                 return result
             # Some expression failed: evaluate each alone to say which.
@@ -829,6 +830,7 @@ class _ExprProgram(CelProgram):
             program = self._compile(layers, f"[({self._exprs[index]})]")
             singles[index] = program
         value = program.eval(activation).plain_value()
+        crossings.keep_nulls(value)
         if type(value) is list:
             return value[0]
         return CelEvalError(str(value))
