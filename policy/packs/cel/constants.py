@@ -26,6 +26,12 @@ ordinary call, and a source holding a comment or a raw string is not rewritten a
 all (`interface.strings_are_certain`: the scan could take a comment's quote for a
 string's, or a call in a comment for code). cel-python calls Python functions
 without either cost and is not rewritten.
+
+The other rewrites of run-time sources live here too, on the same string-aware
+scanning: CEL's `matches` on RE2 compiled once (`with_native_matches`, decision record
+0017), and the bool functions answered as ints and `path.base` answered in CEL
+(`with_int_answers`, `with_native_base`, decision record 0018). None touches a source
+that binds a variable named as a function's namespace (`xs.exists(path, …)`).
 """
 
 from __future__ import annotations

@@ -26,9 +26,11 @@ tuple holding a null, which the library put there without a reference of its own
 Only if a probe, run once in the process, showed that the library forgets exactly one
 reference to each — and only for the library version that probe was written for
 (`_KNOWN`): another version keeps whatever it leaks, as before, and a test fails until
-this module is checked against it. Releasing only after the
-evaluation that made them has returned means the library holds no pointer to them any
-more. A one-event hook never owes `_BATCH` and never imports ctypes.
+this module is checked against it. Releasing only after the evaluation that made them
+has returned means the library holds no pointer to them any more. A one-event hook
+never owes `_BATCH` and never imports ctypes.
+
+`keep_nulls` mends the same borrowed `None` in a program's result.
 """
 
 from __future__ import annotations
