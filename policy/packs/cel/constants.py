@@ -43,6 +43,7 @@ import re
 import threading
 from collections.abc import Mapping
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.packs.cel.interface import strings_are_certain
 
 __all__ = [
@@ -79,17 +80,19 @@ VALUES: dict[int, str | tuple[str, ...]] = {}
 _LIMIT = 65536
 _lock = threading.Lock()
 
-_STRING = re.compile(r"""(?P<raw>[rR])?(?:"(?P<d>(?:\\.|[^"\\\n])*)"|'(?P<s>(?:\\.|[^'\\\n])*)')""")
-_ITEM = re.compile(r"""[rR]?(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')""")
+_STRING = LazyPattern(
+    r"""(?P<raw>[rR])?(?:"(?P<d>(?:\\.|[^"\\\n])*)"|'(?P<s>(?:\\.|[^'\\\n])*)')"""
+)
+_ITEM = LazyPattern(r"""[rR]?(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')""")
 #: A list literal of string literals only (a trailing comma allowed).
-_LIST = re.compile(rf"\[\s*(?:(?:{_ITEM.pattern})\s*,\s*)*(?:(?:{_ITEM.pattern})\s*,?\s*)?\]")
+_LIST = LazyPattern(rf"\[\s*(?:(?:{_ITEM.pattern})\s*,\s*)*(?:(?:{_ITEM.pattern})\s*,?\s*)?\]")
 _ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "?": "?", "`": "`"}
-_CALL = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in HANDLED) + r")\s*\(")
-_VAR = re.compile(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)\2\s*\])\s*\Z""")
+_CALL = LazyPattern(r"(?<![\w.])(" + "|".join(re.escape(n) for n in HANDLED) + r")\s*\(")
+_VAR = LazyPattern(r"""\s*vars\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*(["'])([A-Za-z_]\w*)\2\s*\])\s*\Z""")
 #: What a CEL source may hold besides a call: string literals (skipped whole),
 #: brackets, and the commas that split a call's arguments at its own depth.
-_TOKENS = re.compile(r"""[rRbB]{0,2}(?:\"\"\"|''')|[rRbB]{0,2}["']|[()\[\]{},]""")
-_STRING_START = re.compile(r"""[rRbB]{0,2}["']""")
+_TOKENS = LazyPattern(r"""[rRbB]{0,2}(?:\"\"\"|''')|[rRbB]{0,2}["']|[()\[\]{},]""")
+_STRING_START = LazyPattern(r"""[rRbB]{0,2}["']""")
 
 
 def _string(text: str) -> str | None:
@@ -271,7 +274,7 @@ def with_handles(
 
 #: `.matches(` as a member call: not `path.matches(` or `regex.matches(`, which are
 #: functions of their own (a bare `path.` or `regex.` before the dot).
-_MEMBER_MATCHES = re.compile(r"(?<![\w.])(?:path|regex)\s*\.\s*matches\s*\(|\.\s*matches\s*\(")
+_MEMBER_MATCHES = LazyPattern(r"(?<![\w.])(?:path|regex)\s*\.\s*matches\s*\(|\.\s*matches\s*\(")
 
 #: The member functions the rewrite calls instead of `matches`: with the pattern as
 #: it is, and with a literal pattern by handle (an int only: see HANDLE_FUNCTIONS).
@@ -342,7 +345,7 @@ def _in_string(spans: tuple[list[int], list[int]], position: int) -> bool:
 #: A macro's or `cel.bind`'s variable named as one of the functions' namespaces: in
 #: such a source `path.matches(x)` may be a member call on that variable, not the
 #: function, and no call in it is rewritten.
-_SHADOWING = re.compile(
+_SHADOWING = LazyPattern(
     r"\b(?:exists_one|exists|all|map|filter|bind)\s*\(\s*(?:path|regex|shell|glob)\s*,"
 )
 
@@ -424,7 +427,7 @@ def _int_pattern(
     )
 
 
-_IDENT_CHAR = re.compile(r"\w")
+_IDENT_CHAR = LazyPattern(r"\w")
 #: Words before a bracket that are operators, not a callee: `x in [a, b].exists(…)`.
 _KEYWORDS = frozenset({"in"})
 
@@ -519,11 +522,11 @@ def _opening(source: str, close: int, spans: tuple[list[int], list[int]]) -> int
     return None
 
 
-_BASE_CALL = re.compile(r"(?<![\w.])path\s*\.\s*base\s*\(")
+_BASE_CALL = LazyPattern(r"(?<![\w.])path\s*\.\s*base\s*\(")
 
 
 #: What `with_native_base` may read three times: a name or a chain of field names.
-_PLAIN_OPERAND = re.compile(r"\s*[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*\s*\Z")
+_PLAIN_OPERAND = LazyPattern(r"\s*[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*\s*\Z")
 
 
 def with_native_base(source: str) -> str:

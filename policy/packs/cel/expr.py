@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants
@@ -57,7 +58,7 @@ def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
 #: What `_named_vars` must tell apart in a CEL source: string literals (skipped),
 #: `has(vars.x)` (a presence test, not a read), `x.vars` (someone else's field),
 #: `vars.x` / `vars["x"]`, and any other use of `vars` (the whole map).
-_VARS_TOKENS = re.compile(
+_VARS_TOKENS = LazyPattern(
     r"""
     (?P<string>[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
         |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
@@ -343,7 +344,7 @@ def _remembered(impl: Any) -> Any:
     return call
 
 
-_ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
+_ISSUE = LazyPattern(r"ERROR: <input>:(\d+):(\d+): (.*)")
 
 
 def parse_issues(message: str) -> list[CelIssue]:

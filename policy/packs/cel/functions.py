@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from policy.analysis._lazy_re import LazyPattern
+
 __all__ = ["UNPORTABLE", "take_gave_up"]
 
 
@@ -330,6 +332,6 @@ _STRING_MEMBERS: dict[str, Callable[..., Any]] = {
 #: `cel.bind` too: cel-python has no bindings extension, and cel-cpp's lazily bound
 #: value can read a stale slot after a comprehension that stopped early (a red team's
 #: finding): a pack names a value as a variable instead.
-UNPORTABLE = re.compile(
+UNPORTABLE = LazyPattern(
     r"\.\s*(format|quote|reverse)\s*\(|\bstrings\s*\.\s*quote\s*\(|\b(cel\s*\.\s*bind)\s*\("
 )

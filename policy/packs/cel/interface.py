@@ -8,11 +8,11 @@ picks one by name.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from policy.analysis._lazy_re import LazyPattern
 from policy.model import POINTS
 
 __all__ = [
@@ -62,19 +62,19 @@ VARIABLES_AT: Mapping[str, Mapping[str, str]] = {
     if spec.rules
 }
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 #: String literals of CEL.
-_STRINGS = re.compile(
+_STRINGS = LazyPattern(
     r"""[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
     r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
 )
 #: Where the next comment or string literal may begin, scanning left to right.
-_NEXT_TOKEN = re.compile(r"//|[rRbB]{0,2}(?:\"\"\"|'''|\"|')")
+_NEXT_TOKEN = LazyPattern(r"//|[rRbB]{0,2}(?:\"\"\"|'''|\"|')")
 
 
-_VAR_REF = re.compile(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
+_VAR_REF = LazyPattern(r"\bvars\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([^\"']+)[\"']\s*\])")
 
 
 def var_references(source: str) -> list[tuple[str, int]]:
