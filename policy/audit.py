@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from policy._owner_only import private_parents
+from policy.analysis._lazy_re import LazyPattern
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.digest import args_digest, json_line
 from policy.errors import AuditError
@@ -81,8 +82,10 @@ _SECRET_KEY = re.compile(
     r"(?i)(passw(or)?d|passwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|"
     r"credential|authorization|cookie|session[-_]?key)"
 )
-# (prefix kept, secret masked) pairs, one alternation so each string is scanned once.
-_SECRET_TEXT = re.compile(
+# (prefix kept, secret masked) pairs, one alternation so each string is scanned once;
+# compiled on first use: most logged texts hold none of `_SECRET_HINTS`, and a
+# one-event hook need not pay ≈ 1 ms to compile it.
+_SECRET_TEXT = LazyPattern(
     r"(?P<pem>-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$))"
     r"|(?P<aws>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"
     r"|(?P<gh>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))"
