@@ -86,25 +86,28 @@ def test_calls_into_python_leave_nothing_behind(source: str) -> None:
     assert kept < 250_000, f"{kept} bytes kept over 10,000 calls"
 
 
-def test_the_arguments_of_a_call_are_released_with_it() -> None:
+def remembering_program() -> tuple[Any, list[str]]:
+    """`xs.all(x, f(x) != 0)`, `f` an int crossing that keeps every argument it is given
+    (the strings the library made for the call): their reference counts tell whether
+    the library's tuples are gone."""
+    from cel_expr_python import cel
+
     seen: list[str] = []
 
     def remember(value: str) -> bool:
         seen.append(value)
         return True
 
-    from cel_expr_python import cel
-
     t = cel.Type
+    overload = cel.Overload("f_string", t.INT, [t.STRING], impl=crossing.int_crossing(remember, "f"))
     env = cel.NewEnv(
-        variables={"xs": t.List(t.STRING)},
-        functions=[
-            cel.FunctionDecl(
-                "f", [cel.Overload("f_string", t.INT, [t.STRING], impl=crossing.int_crossing(remember, "f"))]
-            )
-        ],
+        variables={"xs": t.List(t.STRING)}, functions=[cel.FunctionDecl("f", [overload])]
     )
-    program = env.compile("xs.all(x, f(x) != 0)")
+    return env.compile("xs.all(x, f(x) != 0)"), seen
+
+
+def test_the_arguments_of_a_call_are_released_with_it() -> None:
+    program, seen = remembering_program()
     for round_ in range(3):
         assert program.eval(data={"xs": [f"{round_}-{i}" for i in range(crossing._BATCH)]}).plain_value()
     crossing.settle()
@@ -356,20 +359,7 @@ def test_what_a_thread_owes_is_released_when_it_ends() -> None:
     import sys
     import threading
 
-    seen: list[str] = []
-
-    def remember(value: str) -> bool:
-        seen.append(value)
-        return True
-
-    from cel_expr_python import cel
-
-    t = cel.Type
-    overload = cel.Overload("f_string", t.INT, [t.STRING], impl=crossing.int_crossing(remember, "f"))
-    env = cel.NewEnv(
-        variables={"xs": t.List(t.STRING)}, functions=[cel.FunctionDecl("f", [overload])]
-    )
-    program = env.compile("xs.all(x, f(x) != 0)")
+    program, seen = remembering_program()
 
     def decide() -> None:  # fewer than a batch, then the thread ends
         assert program.eval(data={"xs": [f"t-{i}" for i in range(10)]}).plain_value()

@@ -357,10 +357,21 @@ def _shadows_a_namespace(source: str) -> bool:
 def _after_dot(source: str, start: int) -> bool:
     """Whether what precedes `start` (spaces aside) is a `.`: `m. path.within(…)` is a
     member chain on `m`, never the function."""
-    j = start - 1
-    while j >= 0 and source[j].isspace():
-        j -= 1
+    j = _last_visible(source, start)
     return j >= 0 and source[j] == "."
+
+
+def _last_call(
+    pattern: re.Pattern[str] | LazyPattern, source: str, at: int
+) -> tuple[re.Match[str], tuple[list[int], list[int]]] | None:
+    """The last match of `pattern` before `at` outside string literals, with the
+    literals' spans; rewrites go leftwards, so an edit moves nothing still to do."""
+    spans = _string_spans(source)
+    found = None
+    for match in pattern.finditer(source, 0, at):
+        if not _in_string(spans, match.start()):
+            found = match
+    return None if found is None else (found, spans)
 
 
 def int_name(name: str) -> str:
@@ -385,13 +396,10 @@ def with_int_answers(source: str, functions: Mapping[str, int], members: frozens
     pattern = _int_pattern(tuple(sorted(functions.items())), members)
     at = len(source)
     while True:
-        spans = _string_spans(source)
-        found = None
-        for match in pattern.finditer(source, 0, at):
-            if not _in_string(spans, match.start()):
-                found = match
-        if found is None:
+        last = _last_call(pattern, source, at)
+        if last is None:
             return source
+        found, spans = last
         at = found.start()  # the next, leftwards: an edit here moves nothing before it
         split = _split(source, found.end())
         if split is None or split[1] == len(source):
@@ -547,13 +555,10 @@ def with_native_base(source: str) -> str:
         return source
     at = len(source)
     while True:
-        spans = _string_spans(source)
-        found = None
-        for match in _BASE_CALL.finditer(source, 0, at):
-            if not _in_string(spans, match.start()):
-                found = match
-        if found is None:
+        last = _last_call(_BASE_CALL, source, at)
+        if last is None:
             return source
+        found = last[0]
         at = found.start()
         split = _split(source, found.end())
         if split is None or split[1] == len(source) or len(split[0]) != 1:

@@ -107,35 +107,6 @@ def _owe(item: object) -> None:
     owed.append(item)
 
 
-def bool_crossing(impl: Callable[..., Any], name: str) -> type[BaseException]:
-    """`impl`, answering a bool, as the class cel-expr-python calls (see above)."""
-
-    class BoolCrossing(BaseException):
-        __slots__ = ("_wire",)
-        DESCRIPTOR = _Descriptor(BOOL_WRAPPER)
-
-        def __init__(self, *args: Any) -> None:
-            # (no BaseException.__init__: `self.args` stays the library's own tuple)
-            try:
-                answer = impl(*args)
-            except BaseException:
-                _owe(self.args)  # never read: only the tuple is left to release
-                raise
-            if answer is True:
-                self._wire: bytes | None = _TRUE
-            elif answer is False:
-                self._wire = b""
-            else:
-                _owe(self.args)
-                raise TypeError(f"{name} answered {type(answer).__name__}, not a bool")
-
-        def SerializePartialToString(self) -> bytes | None:  # the library's name for it
-            return _read_once(self)
-
-    BoolCrossing.__qualname__ = BoolCrossing.__name__ = f"crossing[{name}]"
-    return BoolCrossing
-
-
 def int_crossing(impl: Callable[..., Any], name: str) -> type[BaseException]:
     """`impl`, answering a bool, as a class whose instance the library reads as the int
     1 or 0 (through `__index__`): ≈ 0.8 µs a call where a wrapper costs ≈ 2.5 µs, but
@@ -165,33 +136,53 @@ def int_crossing(impl: Callable[..., Any], name: str) -> type[BaseException]:
     return IntCrossing
 
 
+def bool_crossing(impl: Callable[..., Any], name: str) -> type[BaseException]:
+    """`impl`, answering a bool, as the class cel-expr-python calls (see above)."""
+    return _wrapper_crossing(impl, name, BOOL_WRAPPER, _bool_wire)
+
+
 def string_crossing(impl: Callable[..., Any], name: str) -> type[BaseException]:
     """`impl`, answering a str, as the class cel-expr-python calls (see above)."""
+    return _wrapper_crossing(impl, name, STRING_WRAPPER, _string_wire)
 
-    class StringCrossing(BaseException):
+
+def _wrapper_crossing(
+    impl: Callable[..., Any], name: str, wrapper: str, wire: Callable[[object, str], bytes]
+) -> type[BaseException]:
+    """The class whose instance holds `impl`'s answer as the bytes of `wrapper`."""
+
+    class WrapperCrossing(BaseException):
         __slots__ = ("_wire",)
-        DESCRIPTOR = _Descriptor(STRING_WRAPPER)
+        DESCRIPTOR = _Descriptor(wrapper)
 
         def __init__(self, *args: Any) -> None:
+            # (no BaseException.__init__: `self.args` stays the library's own tuple)
             try:
-                answer = impl(*args)
-                data = _utf8(answer, name)
+                self._wire: bytes | None = wire(impl(*args), name)
             except BaseException:
-                _owe(self.args)
+                _owe(self.args)  # never read: only the tuple is left to release
                 raise
-            self._wire = b"\n" + _varint(len(data)) + data if data else b""
 
         def SerializePartialToString(self) -> bytes | None:  # the library's name for it
             return _read_once(self)
 
-    StringCrossing.__qualname__ = StringCrossing.__name__ = f"crossing[{name}]"
-    return StringCrossing
+    WrapperCrossing.__qualname__ = WrapperCrossing.__name__ = f"crossing[{name}]"
+    return WrapperCrossing
 
 
-def _utf8(answer: object, name: str) -> bytes:
+def _bool_wire(answer: object, name: str) -> bytes:
+    if answer is True:
+        return _TRUE
+    if answer is False:
+        return b""
+    raise TypeError(f"{name} answered {type(answer).__name__}, not a bool")
+
+
+def _string_wire(answer: object, name: str) -> bytes:
     if type(answer) is not str:
         raise TypeError(f"{name} answered {type(answer).__name__}, not a string")
-    return answer.encode()  # a lone surrogate cannot be a CEL string: an error
+    data = answer.encode()  # a lone surrogate cannot be a CEL string: an error
+    return b"\n" + _varint(len(data)) + data if data else b""
 
 
 def result_crossing(impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -311,13 +302,19 @@ def keep_nulls(value: object) -> None:
     crossings). Only for the library version whose sources say so."""
     nulls = _nulls_in(value)
     if nulls and _library_version() in _KNOWN:
-        import ctypes
-
-        incref = ctypes.pythonapi.Py_IncRef
-        incref.argtypes = [ctypes.py_object]
-        incref.restype = None
+        incref = _incref()
         for _ in range(nulls):
             incref(None)
+
+
+@functools.lru_cache(maxsize=1)
+def _incref() -> Callable[[object], None]:
+    import ctypes
+
+    incref = ctypes.pythonapi.Py_IncRef
+    incref.argtypes = [ctypes.py_object]
+    incref.restype = None
+    return incref
 
 
 def _nulls_in(value: object) -> int:

@@ -234,30 +234,22 @@ class _ExprEnvs:
         if handles:
             # `X.matches("literal")`, rewritten to name its pattern by handle
             # (constants.with_native_matches): RE2 compiled once, not at every call
-            re2_by_handle = _by_handle(fn_re2_matches, home=False)
-            int_answered(constants.RE2_MATCHES_BY_HANDLE, [t.STRING, t.INT], True, re2_by_handle)
-            returns, called = crossing(constants.RE2_MATCHES_BY_HANDLE, "bool", re2_by_handle)
-            overloads[constants.RE2_MATCHES_BY_HANDLE] = [
-                cel.Overload(
-                    f"{constants.RE2_MATCHES_BY_HANDLE}_string_int",
-                    returns,
-                    [t.STRING, t.INT],
-                    is_member=True,
-                    impl=called,
-                ),
-            ]
-            re2 = _remembered(fn_re2_matches)
-            int_answered(constants.RE2_MATCHES, [t.STRING, t.STRING], True, re2)
-            returns, called = crossing(constants.RE2_MATCHES, "bool", re2)
-            overloads[constants.RE2_MATCHES] = [
-                cel.Overload(
-                    f"{constants.RE2_MATCHES}_string_string",
-                    returns,
-                    [t.STRING, t.STRING],
-                    is_member=True,
-                    impl=called,
-                ),
-            ]
+            re2_members = (
+                (constants.RE2_MATCHES_BY_HANDLE, "int", _by_handle(fn_re2_matches, home=False)),
+                (constants.RE2_MATCHES, "string", _remembered(fn_re2_matches)),
+            )
+            for name, pattern, impl in re2_members:
+                int_answered(name, [t.STRING, types[pattern]], True, impl)
+                returns, called = crossing(name, "bool", impl)
+                overloads[name] = [
+                    cel.Overload(
+                        f"{name}_string_{pattern}",
+                        returns,
+                        [t.STRING, types[pattern]],
+                        is_member=True,
+                        impl=called,
+                    ),
+                ]
         self._types = types
         self._decls = [cel.FunctionDecl(name, group) for name, group in overloads.items()]
         self._extensions = (ext_bindings, ext_strings)
