@@ -27,7 +27,10 @@ named cases and the held-out ones apart:
 
 Every event runs in a fresh copy of its case (hooks keep state in the project), with
 `{{CASE}}` in any file replaced by that copy's path (a README that says "use the full
-path" is followed that way). `home/`, when a case has one, is `$HOME`.
+path" is followed that way). `home/`, when a case has one, is `$HOME`. `$TMPDIR` is the
+copy's own `_tmp/`, as each recording had its own: hooks keep counters there by session
+id (ecc's suggest-compact adds context at its 50th, 75th, ... call), and the replayed
+payloads all carry the recorded session id.
 """
 
 from __future__ import annotations
@@ -294,16 +297,18 @@ class EventResult:
 
 
 @contextlib.contextmanager
-def home_as(path: Path) -> Iterator[None]:
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(path)
+def environment_of(copy: Copy) -> Iterator[None]:
+    """`$HOME` and `$TMPDIR` of `copy` for hooks the engine starts in this process."""
+    old = {name: os.environ.get(name) for name in copy.environment}
+    os.environ.update(copy.environment)
     try:
         yield
     finally:
-        if old is None:
-            os.environ.pop("HOME", None)
-        else:
-            os.environ["HOME"] = old
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class Copy:
@@ -318,8 +323,10 @@ class Copy:
         (self.project / ".claude").mkdir(parents=True, exist_ok=True)
         self.home = root / case["home"] if case.get("home") else root / "_home"
         self.home.mkdir(exist_ok=True)
+        (root / "_tmp").mkdir()
+        self.environment = {"HOME": str(self.home), "TMPDIR": str(root / "_tmp")}
         self.hooks_file = root / case["hooks_file"]
-        env = dict(os.environ, HOME=str(self.home))
+        env = dict(os.environ, **self.environment)
         for command in case.get("setup", []) + event.get("setup", []):
             subprocess.run(
                 ["bash", "-c", command], cwd=self.project, env=env, check=True, capture_output=True
@@ -365,7 +372,7 @@ def run_hook(copy: Copy, payload: dict[str, Any]) -> dict[str, Any] | None:
     """`policy hook claude` as Claude Code starts it: in the project, with its variables."""
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith(("POLICY_", "CLAUDE"))}
     env.update(
-        HOME=str(copy.home),
+        **copy.environment,
         CLAUDECODE="1",
         CLAUDE_PROJECT_DIR=str(copy.project),
         CLAUDE_CODE_ENTRYPOINT="sdk-cli",
@@ -397,7 +404,7 @@ def run_engine(
     from policy.settings import Settings
 
     hook_event = event_of(payload, "claude")
-    with home_as(copy.home):
+    with environment_of(copy):
         engine = Engine(
             Settings(
                 packs=[str(PACK)],
