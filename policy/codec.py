@@ -52,26 +52,28 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+#: What each JSON kind accepts, and how an error names it. A table of tests rather than
+#: one dict of every test's answer: a call body has a dozen fields, each checked once.
+_ACCEPTS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "bool": (lambda v: isinstance(v, bool), "a boolean"),
+    "number": (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number"),
+    "object": (lambda v: isinstance(v, Mapping), "an object"),
+    "array": (lambda v: isinstance(v, list | tuple), "an array"),
+    "strings": (
+        lambda v: isinstance(v, list | tuple) and all(isinstance(i, str) for i in v),
+        "an array of strings",
+    ),
+    "objects": (
+        lambda v: isinstance(v, list | tuple) and all(isinstance(i, Mapping) for i in v),
+        "an array of objects",
+    ),
+}
+
+
 def _expect(kind: str, value: Any, where: str) -> None:
-    ok = {
-        "str": isinstance(value, str),
-        "bool": isinstance(value, bool),
-        "number": isinstance(value, int | float) and not isinstance(value, bool),
-        "object": isinstance(value, Mapping),
-        "array": isinstance(value, list | tuple),
-        "strings": isinstance(value, list | tuple) and all(isinstance(v, str) for v in value),
-        "objects": isinstance(value, list | tuple) and all(isinstance(v, Mapping) for v in value),
-    }[kind]
-    if not ok:
-        wanted = {
-            "str": "a string",
-            "bool": "a boolean",
-            "number": "a number",
-            "object": "an object",
-            "array": "an array",
-            "strings": "an array of strings",
-            "objects": "an array of objects",
-        }[kind]
+    accepts, wanted = _ACCEPTS[kind]
+    if not accepts(value):
         raise InputError(f"{where}: expected {wanted}, got {_type_name(value)}")
 
 
@@ -111,30 +113,57 @@ _FIELD_KINDS: dict[str, str] = {
 }
 
 
+class _Shape:
+    """What `from_dict` and `to_dict` need of a model class, worked out once per class
+    (`dataclasses.fields` builds its tuple on every call): the fields by name, those a
+    body must give, the JSON kind of each it may give, and the defaults left out."""
+
+    __slots__ = ("defaults", "fields", "kinds", "known", "names", "required")
+
+    def __init__(self, cls: type[Any]) -> None:
+        fields = dataclasses.fields(cls)
+        self.fields = {f.name: f for f in fields}
+        self.names = tuple(f.name for f in fields)
+        self.required = tuple(
+            f.name
+            for f in fields
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        )
+        self.defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+        self.kinds = {n: _FIELD_KINDS[n] for n in self.names if n in _FIELD_KINDS}
+        self.known = ", ".join(sorted(_JSON_NAMES.get(n, n) for n in self.kinds))
+
+
+_SHAPES: dict[type[Any], _Shape] = {}
+
+
+def _shape(cls: type[Any]) -> _Shape:
+    found = _SHAPES.get(cls)
+    if found is None:
+        found = _SHAPES[cls] = _Shape(cls)
+    return found
+
+
 def from_dict(cls: type[T], data: Any, where: str = "input") -> T:
     """Build a ToolCall, ToolResult, LLMRequest, LLMResponse or Prompt from JSON data."""
     if not isinstance(data, Mapping):
         raise InputError(f"{where}: expected an object, got {_type_name(data)}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    shape = _shape(cls)
+    kinds = shape.kinds
     values: dict[str, Any] = {}
-    for key, value in data.items():
+    body: Mapping[str, Any] = data
+    for key, value in body.items():
         name = _PY_NAMES.get(key, key)
-        if name not in fields or name not in _FIELD_KINDS:
-            known = ", ".join(sorted(_JSON_NAMES.get(n, n) for n in fields if n in _FIELD_KINDS))
-            raise InputError(f"{where}.{key}: unknown field (known: {known})")
+        kind = kinds.get(name)
+        if kind is None:
+            raise InputError(f"{where}.{key}: unknown field (known: {shape.known})")
         if value is None:
             continue
-        _expect(_FIELD_KINDS[name], value, f"{where}.{key}")
+        _expect(kind, value, f"{where}.{key}")
         values[name] = value
-    missing = [
-        n
-        for n, f in fields.items()
-        if f.default is dataclasses.MISSING
-        and f.default_factory is dataclasses.MISSING
-        and n not in values
-    ]
-    if missing:
-        raise InputError(f"{where}: missing required field {missing[0]!r}")
+    for needed in shape.required:
+        if needed not in values:
+            raise InputError(f"{where}: missing required field {needed!r}")
     try:
         return cls(**values)
     except (TypeError, ValueError) as exc:
@@ -142,6 +171,8 @@ def from_dict(cls: type[T], data: Any, where: str = "input") -> T:
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, str | int | float | None):  # (most values: answered first)
+        return value
     if isinstance(value, Decision) or (
         dataclasses.is_dataclass(value) and not isinstance(value, type)
     ):
@@ -153,22 +184,23 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+_ALWAYS = frozenset({"action", "reason", "approved"})
+_NEVER: frozenset[str] = frozenset()
+_DECISION_DEFAULTS: dict[str, Any] = dict(Decision._field_defaults)
+
+
 def to_dict(value: Any) -> dict[str, Any]:
     """A JSON-ready dict of a model value; fields at their defaults are left out,
     except the ones a reader always needs (a decision's action and reason)."""
     out: dict[str, Any] = {}
-    always = (
-        {"action", "reason", "approved"}
-        if isinstance(value, Decision | ApprovalDecision)
-        else set()
-    )
+    always = _ALWAYS if isinstance(value, Decision | ApprovalDecision) else _NEVER
+    names: tuple[str, ...]
     if isinstance(value, Decision):
-        names: list[str] = list(Decision._fields)
-        defaults: dict[str, Any] = dict(Decision._field_defaults)
+        names = Decision._fields
+        defaults = _DECISION_DEFAULTS
     else:
-        fields = dataclasses.fields(value)
-        names = [f.name for f in fields]
-        defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+        shape = _shape(type(value))
+        names, defaults = shape.names, shape.defaults
     for name in names:
         item = getattr(value, name)
         if name not in always and (
