@@ -16,12 +16,15 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable, Generator
-from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from policy._workers import DaemonPool, LoopThread
 from policy.chain import Failure, Outcome, Step
 from policy.errors import AnalysisIncomplete
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from policy._workers import DaemonPool, LoopThread
 
 __all__ = ["Invoker", "call_inline"]
 
@@ -79,6 +82,10 @@ class Invoker:
     def _get_pool(self, waiting: bool = False) -> DaemonPool:
         pool = self._waits if waiting else self._pool
         if pool is None:
+            # (imported here: a hook process whose hooks all run inline, as packs and
+            # builtins do, never starts a worker, and concurrent.futures brings logging)
+            from policy._workers import DaemonPool
+
             with self._lock:
                 if waiting:
                     if self._waits is None:
@@ -93,6 +100,8 @@ class Invoker:
     def _get_loop(self) -> LoopThread:
         loop = self._loop
         if loop is None:
+            from policy._workers import LoopThread
+
             with self._lock:
                 if self._loop is None:
                     self._loop = LoopThread()

@@ -8,18 +8,18 @@ must not be able to slow the agent down by being slow.
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 from typing import Any
 
 from policy._invoke import Invoker
+from policy._logger import logger
 from policy.chain import Registration
 from policy.model import Event
 
 __all__ = ["ObserverDispatcher"]
 
-log = logging.getLogger("policy.observers")
+log = logger("policy.observers")
 
 _STOP = object()
 

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from policy._logger import logger
 
 __all__ = [
     "KEEP",
@@ -46,7 +47,7 @@ __all__ = [
     "write_entry",
 ]
 
-log = logging.getLogger("policy.store")
+log = logger("policy.store")
 
 #: Entries kept per directory; older ones are removed when a new one is written.
 KEEP = 32

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from policy._logger import logger
 from policy.audit import DecisionLog, new_decision_id
 from policy.chain import Registration, approval_plan
 from policy.hooks import HookSource
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ApprovalStage"]
 
-log = logging.getLogger("policy.engine")
+log = logger("policy.engine")
 
 
 class ApprovalStage:

@@ -13,12 +13,12 @@ threads, clocks or I/O itself.
 from __future__ import annotations
 
 import inspect
-import logging
 import threading
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from policy._logger import logger
 from policy.errors import HookRegistrationError
 from policy.hooks import FailurePolicy, HookSource
 from policy.model import (
@@ -47,7 +47,7 @@ __all__ = [
     "intercept_plan",
 ]
 
-log = logging.getLogger("policy.chain")
+log = logger("policy.chain")
 
 _FAILURE_POLICIES: Final = ("fail", "ignore")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
@@ -21,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from policy import hosting as policy_hosting
 from policy._invoke import Invoker, call_inline
+from policy._logger import logger
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.approval_stage import ApprovalStage
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 __all__ = ["Engine"]
 
 
-log = logging.getLogger("policy.engine")
+log = logger("policy.engine")
 
 # Enum attribute lookups cost ~0.1 µs each; the hot path reads these instead.
 _BEFORE_TOOL = HookPoint.BEFORE_TOOL

@@ -11,16 +11,16 @@ the chain and to the re-judgment.
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Mapping
 from typing import Any
 
+from policy._logger import logger
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.model import CallContext, ToolCall
 
 __all__ = ["CallNormalizer", "keep_identity", "normalize_request"]
 
-log = logging.getLogger("policy.engine")
+log = logger("policy.engine")
 
 #: The caller's identity: the fields of CallContext every payload carries.
 IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))

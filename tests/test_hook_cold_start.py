@@ -67,6 +67,10 @@ HEAVY = (
     # argparse's formatter and tree-sitter-bash's package would import it (and bz2,
     # lzma, tempfile): policy.cli._Formatter, policy.analysis.shell.parse._bash_language
     "shutil",
+    # a call that goes well logs nothing (policy._logger), and every hook runs inline, so
+    # no worker pool (concurrent.futures, which imports logging) is started
+    "logging",
+    "concurrent.futures",
 )
 
 

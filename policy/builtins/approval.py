@@ -29,7 +29,6 @@ that was denied can never be approved afterwards.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import secrets
 import threading
@@ -38,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from policy._logger import logger
 from policy.approvals.rules import grant_seconds
 from policy.approvals.store import (
     AlreadyClaimed,
@@ -56,7 +56,7 @@ from policy.model import ApprovalDecision, ApprovalGate, ToolCall
 
 __all__ = ["ApprovalGates", "approve_hint", "approvers_reach", "merge_gates"]
 
-log = logging.getLogger("policy.approvals")
+log = logger("policy.approvals")
 
 #: The chain's budget for the gate stage exceeds its wait by this much, so the stage's
 #: own answer (with the request id and a clear reason) is the one that lands.

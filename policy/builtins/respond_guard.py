@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import copy
 import itertools
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from policy._logger import logger
 from policy.errors import SettingsError
 from policy.model import Action, ApprovalGate, Decision, ToolCall
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RespondGuard"]
 
-log = logging.getLogger("policy.engine")
+log = logger("policy.engine")
 
 #: The gates the packs put on a call, or the Decision of a pack that refuses it.
 GatesFor = Callable[[ToolCall], "tuple[ApprovalGate, ...] | Decision"]

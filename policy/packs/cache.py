@@ -56,7 +56,6 @@ without importing the compiler, pydantic or the schema.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -66,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from policy._logger import logger
 from policy._trusted_store import (
     KEEP,
     SYSTEM,
@@ -96,7 +96,7 @@ __all__ = [
     "user_controls_packs",
 ]
 
-log = logging.getLogger("policy.packs.cache")
+log = logger("policy.packs.cache")
 
 #: Bumped whenever the layout of an entry changes.
 FORMAT = 4

@@ -28,12 +28,12 @@ and which field carries the payload come from the table of points
 from __future__ import annotations
 
 import datetime as _dt
-import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from policy._logger import logger
 from policy.aliases import AliasTable
 from policy.errors import AnalysisIncomplete
 from policy.facts import CallFacts, FactsContext, current_caller, facts_of
@@ -69,7 +69,7 @@ __all__ = [
     "var_references",
 ]
 
-log = logging.getLogger("policy.packs")
+log = logger("policy.packs")
 
 
 #: Strength of each rule action; the strongest matching action wins.

@@ -25,7 +25,6 @@ of one hook run at once, so a flood of calls cannot fill the machine with them.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shutil
 import signal
@@ -36,11 +35,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from policy._logger import logger
 from policy.hosts.claude.command import QUOTE_CHARS, Command, CommandHookError
 
 __all__ = ["Background", "outlive_close", "start_or_log"]
 
-log = logging.getLogger("policy.hosted")
+log = logger("policy.hosted")
 
 #: Most of a background hook's stdout or stderr read back for the log.
 _READ_BACK = 64 * 1024
@@ -144,12 +144,12 @@ class Background:
                 ended = f"timed out after {spec.timeout:g} s (its process group was killed)"
             with self._lock:
                 self._running.discard(process)
-            level = logging.INFO if code == 0 else logging.WARNING
-            log.log(level, "background hook %r %s at %s", spec.name, ended, spec.event)
+            report = log.info if code == 0 else log.warning
+            report("background hook %r %s at %s", spec.name, ended, spec.event)
             for name, stream in (("stdout", out), ("stderr", err)):
                 text = _read_back(stream)
                 if text:
-                    log.log(level, "background hook %r %s: %s", spec.name, name, text)
+                    report("background hook %r %s: %s", spec.name, name, text)
         finally:
             out.close()
             err.close()

@@ -62,12 +62,12 @@ commands answer, as each host reads it.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from policy._logger import logger
 from policy.aliases import AliasTable
 from policy.facts import home_dir
 from policy.hosts.claude import wire
@@ -93,7 +93,7 @@ from policy.model import Action, CallContext, Decision, Prompt, Stop, ToolCall, 
 
 __all__ = ["CommandHookError", "load_claude_hooks"]
 
-log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
+log = logger("policy.hosted")  # the logger docs/hosts.md names
 
 #: The chain waits this much longer than the command may run, so the hook's own
 #: error (naming the command and its timeout) is the one that lands.

@@ -10,10 +10,10 @@ read, never the decoy. Each host's own names are its `claude.dialect`'s.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from policy._logger import logger
 from policy.hosts.claude.dialect import CLAUDE, DIALECTS
 from policy.hosts.picoclaw.wire import HOST as PICOCLAW
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CLAUDE_TOOL_NAMES", "MCP_PREFIX", "HostNames", "is_mcp"]
 
-log = logging.getLogger("policy.hosted")  # the logger docs/hosts.md names
+log = logger("policy.hosted")  # the logger docs/hosts.md names
 
 #: How Claude Code names an MCP server's tools: `mcp__<server>__<tool>`. Their names
 #: pass through our alias table unchanged, and only their output can be replaced by a
