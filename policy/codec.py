@@ -115,14 +115,13 @@ _FIELD_KINDS: dict[str, str] = {
 
 class _Shape:
     """What `from_dict` and `to_dict` need of a model class, worked out once per class
-    (`dataclasses.fields` builds its tuple on every call): the fields by name, those a
+    (`dataclasses.fields` builds its tuple on every call): its field names, those a
     body must give, the JSON kind of each it may give, and the defaults left out."""
 
-    __slots__ = ("defaults", "fields", "kinds", "known", "names", "required")
+    __slots__ = ("defaults", "kinds", "known", "names", "required")
 
     def __init__(self, cls: type[Any]) -> None:
         fields = dataclasses.fields(cls)
-        self.fields = {f.name: f for f in fields}
         self.names = tuple(f.name for f in fields)
         self.required = tuple(
             f.name
