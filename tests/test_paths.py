@@ -505,6 +505,13 @@ _PATHS = (
     "/",
     "",
     "/srv/app/rules2",
+    # what the shipped self-protection pack asks it of since it stopped asking root by
+    # root: places a line leaves unknown, `~` alone, doubled and trailing slashes
+    "?/unknown/rules",
+    "?",
+    "~",
+    "//srv/app/rules",
+    "/srv/app/rules/",
 )
 
 
