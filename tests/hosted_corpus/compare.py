@@ -323,7 +323,7 @@ class Copy:
         (self.project / ".claude").mkdir(parents=True, exist_ok=True)
         self.home = root / case["home"] if case.get("home") else root / "_home"
         self.home.mkdir(exist_ok=True)
-        (root / "_tmp").mkdir()
+        (root / "_tmp").mkdir(exist_ok=True)
         self.environment = {"HOME": str(self.home), "TMPDIR": str(root / "_tmp")}
         self.hooks_file = root / case["hooks_file"]
         env = dict(os.environ, **self.environment)
