@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from policy._logger import logger
 from policy.aliases import AliasTable
 from policy.errors import AnalysisIncomplete
-from policy.facts import CallFacts, FactsContext, current_caller, facts_of
+from policy.facts import CallFacts, FactsContext, current_caller, facts_of, home_dir
 from policy.model import (
     POINTS,
     Action,
@@ -51,6 +51,7 @@ from policy.model import (
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
+from policy.packs.recall import Recall, recallable
 
 if TYPE_CHECKING:
     # Only the compiler sets `CompiledRule.model` (a pydantic model); this module
@@ -197,10 +198,26 @@ class _Candidates:
     the bit mask of those values, so a repeated shape of call skips the matching.
     """
 
-    __slots__ = ("by_results", "cond_rules", "filtered", "fixed", "outcomes", "program", "rules")
+    __slots__ = (
+        "by_results",
+        "cond_rules",
+        "filtered",
+        "fixed",
+        "outcomes",
+        "program",
+        "recall",
+        "rules",
+    )
 
-    def __init__(self, rules: tuple[CompiledRule, ...], program: CelProgram | None) -> None:
+    def __init__(
+        self,
+        rules: tuple[CompiledRule, ...],
+        program: CelProgram | None,
+        recall: Recall | None = None,
+    ) -> None:
         self.rules = rules
+        #: The program's masks by its inputs, when it answers from them alone.
+        self.recall = recall
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
         self.program = program
         self.filtered = any(r.filtered for r in rules)
@@ -387,16 +404,15 @@ class CompiledPack:
             found = _NO_CANDIDATES
         else:
             conds = [r for r in rules if r.condition is not None]
-            program = (
-                self.program(
-                    point,
-                    [r.condition for r in conds if r.condition is not None],
-                    [r.var_deps for r in conds],
-                )
-                if conds
-                else None
-            )
-            found = _Candidates(rules, program)
+            sources = [r.condition for r in conds if r.condition is not None]
+            program = self.program(point, sources, [r.var_deps for r in conds]) if conds else None
+            recall = None
+            if program is not None:
+                variables = self.layers(frozenset().union(*(r.var_deps for r in conds)))
+                read = [*sources, *(s for layer in variables for s in layer.values())]
+                if recallable(read):
+                    recall = Recall(program.needs, read)
+            found = _Candidates(rules, program, recall)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
         return found
@@ -444,10 +460,7 @@ class CompiledPack:
             mask = 0
             if program is not None:
                 data = self.values_for(point, program.needs, subject, payload)
-                take_gave_up()
-                got = program.run_mask(data, subject)
-                # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
-                _refuse_if_gave_up()
+                got = _mask_of(candidates, program, data, subject)
                 if got is None:  # some condition failed: `run` says which
                     each = program.run(data, subject)
                     _refuse_if_gave_up()
@@ -469,9 +482,12 @@ class CompiledPack:
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
             data = self.values_for(point, program.needs, subject, payload)
-            take_gave_up()
-            results = program.run(data, subject)
-            _refuse_if_gave_up()
+            held = _mask_of(candidates, program, data, subject)
+            if held is None:  # some condition failed: `run` says which
+                results = program.run(data, subject)
+                _refuse_if_gave_up()
+            else:
+                results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
         return self._match(point, candidates, results, admitted, subject, payload, call)
 
     def _match(
@@ -928,6 +944,28 @@ def _response_map(response: LLMResponse) -> dict[str, Any]:
         "finish_reason": response.finish_reason,
         "usage": response.usage,
     }
+
+
+def _mask_of(
+    candidates: _Candidates, program: CelProgram, data: Mapping[str, Any], subject: Any
+) -> int | None:
+    """Bit i set when the candidates' condition i holds on `data`, recalled when the
+    program answered equal inputs before (`policy.packs.recall`); None when some
+    condition failed (the caller asks `run` which). A `shell.*` function that gave up
+    refuses the call (AnalysisIncomplete) whatever CEL made of it."""
+    recall = candidates.recall
+    key = recall.key(data, home_dir()) if recall is not None else None
+    if key is not None:
+        remembered = recall.get(key)  # type: ignore[union-attr]
+        if remembered is not None:
+            return remembered
+    take_gave_up()
+    mask = program.run_mask(data, subject)
+    # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
+    _refuse_if_gave_up()
+    if mask is not None and key is not None:
+        recall.keep(key, mask)  # type: ignore[union-attr]
+    return mask
 
 
 def _now(pack: CompiledPack) -> _dt.datetime:

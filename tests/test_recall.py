@@ -1,0 +1,301 @@
+"""A pack's program asked again on equal inputs answers from memory — and only then.
+
+An agent repeats itself (`git status`, `ls`, the tests); what CEL made of a call's
+facts is recalled for the next equal call (`policy.packs.recall`). Recall must never
+change an answer: what differs — the arguments, the user's home, the file system a
+`path.resolve` reads, a NaN against a null — is evaluated again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policy import Action, Engine, ToolCall
+from policy.packs import recall
+from policy.packs.cel.interface import CelProgram
+from policy.packs.recall import Recall, recallable
+from policy.settings import Settings
+
+HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\n"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Evaluations:
+    """How many times the packs' programs were evaluated (a recalled answer is none)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        patched: set[type] = set()
+        for kind in (CelProgram, *_subclasses(CelProgram)):
+            if "run_mask" in vars(kind) and kind not in patched:
+                patched.add(kind)
+                monkeypatch.setattr(kind, "run_mask", self._counting(vars(kind)["run_mask"]))
+
+    def _counting(self, run_mask: Any) -> Any:
+        def counted(program: Any, *args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return run_mask(program, *args, **kwargs)
+
+        return counted
+
+
+def _subclasses(kind: type) -> list[type]:
+    found = []
+    for sub in kind.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+@pytest.fixture(params=["cel-expr-python", "cel-python"])
+def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    engines: list[Engine] = []
+
+    def build(body: str) -> Engine:
+        path = tmp_path / "pack.yaml"
+        path.write_text(HEADER + textwrap.dedent(body))
+        engine = Engine(
+            Settings(packs=[path], audit_path=tmp_path / "log", cel_engine=request.param)
+        )
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.close()
+
+
+def _corpus_calls(every: int) -> list[ToolCall]:
+    """Every `every`-th call of the everyday and dangerous corpus (tests/corpus)."""
+    calls = []
+    for name in ("everyday.jsonl", "dangerous.jsonl"):
+        with open(ROOT / "tests" / "corpus" / name, encoding="utf-8") as corpus:
+            for row in list(corpus)[::every]:
+                entry = json.loads(row)
+                tool, args = entry.get("tool", "Bash"), entry.get("args")
+                args = args if args is not None else {"command": entry["cmd"]}
+                calls.append(ToolCall(tool=tool, args=args, cwd="/home/dev/project"))
+    return calls
+
+
+def bash(command: str, **fields: Any) -> ToolCall:
+    return ToolCall(tool="bash", args={"command": command, **fields}, cwd="/work")
+
+
+def test_a_repeated_call_is_decided_without_evaluating_again(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make(
+        """
+        name: git
+        rules:
+          - id: no-force-push
+            tools: [bash]
+            when: commands.exists(c, c.name == "git" && "force" in c.flags)
+            action: deny
+        """
+    )
+    evaluations = Evaluations(monkeypatch)
+    first = engine.before_tool(bash("git push --force"))
+    again = engine.before_tool(bash("git push --force"))
+    assert first.action is again.action is Action.DENY_TOOL
+    assert evaluations.count == 1
+    # another command is other facts: evaluated, and answered on its own
+    assert engine.before_tool(bash("git push")).action is Action.CONTINUE
+    assert evaluations.count == 2
+
+
+def test_the_users_home_is_part_of_the_question(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make(
+        """
+        name: home
+        rules:
+          - id: no-ssh
+            tools: [bash]
+            when: path.matches(args.target, ["~/.ssh/**"])
+            action: deny
+        """
+    )
+    call = bash("true", target="/home/a/.ssh/id_rsa")
+    monkeypatch.setenv("HOME", "/home/a")
+    assert engine.before_tool(call).action is Action.DENY_TOOL
+    monkeypatch.setenv("HOME", "/home/b")
+    assert engine.before_tool(call).action is Action.CONTINUE
+    monkeypatch.setenv("HOME", "/home/a")
+    assert engine.before_tool(call).action is Action.DENY_TOOL
+
+
+def test_a_program_that_reads_the_file_system_is_never_recalled(
+    make: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (tmp_path / "other").mkdir()
+    link = tmp_path / "link"
+    engine = make(
+        f"""
+        name: links
+        rules:
+          - id: no-secrets-through-links
+            tools: [bash]
+            when: path.resolve(args.target).startsWith({json.dumps(str(secrets))})
+            action: deny
+        """
+    )
+    evaluations = Evaluations(monkeypatch)
+    link.symlink_to(secrets)
+    call = bash("true", target=str(link / "key"))
+    assert engine.before_tool(call).action is Action.DENY_TOOL
+    link.unlink()
+    link.symlink_to(tmp_path / "other")
+    assert engine.before_tool(call).action is Action.CONTINUE
+    assert evaluations.count == 2
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        (['commands.exists(c, c.name == "rm")'], True),
+        (['path.resolve(args.path) == "/"'], False),
+        (['shell.commands(args.script).size() > 0'], False),
+        (["now.getHours() > 18"], False),
+        # a word in a string reads nothing
+        (['args.kind.matches("^(shell|resolve)$")'], True),
+        # ... but a pack variable the program reads counts like the program itself
+        (["vars.mine", "path.resolve(args.path)"], False),
+    ],
+)
+def test_what_answers_from_its_inputs_alone(sources: list[str], expected: bool) -> None:
+    assert recallable(sources) is expected
+
+
+def test_a_nan_is_not_taken_for_a_null(make: Any) -> None:
+    # (JSON has no NaN: serialised, a NaN and a null would read alike)
+    engine = make(
+        """
+        name: numbers
+        rules:
+          - id: no-double-limit
+            tools: [bash]
+            when: type(args.limit) == double
+            action: deny
+        """
+    )
+    assert engine.before_tool(bash("ls", limit=None)).action is Action.CONTINUE
+    assert engine.before_tool(bash("ls", limit=math.nan)).action is Action.DENY_TOOL
+    assert engine.before_tool(bash("ls", limit=None)).action is Action.CONTINUE
+
+
+@pytest.mark.parametrize(
+    "value",
+    [math.nan, math.inf, 1 << 70, object(), {1: "int key"}, ["\ud800"], "\ud800"],
+    ids=["nan", "inf", "big-int", "object", "int-key", "surrogate-in-list", "surrogate"],
+)
+def test_inputs_that_cannot_be_compared_exactly_have_no_key(value: Any) -> None:
+    kept = Recall({"args"}, ["args.x"])
+    assert kept.key({"args": {"x": value}}, "/home/a") is None
+
+
+def test_equal_inputs_have_one_key_and_unequal_ones_two() -> None:
+    kept = Recall({"args", "tool", "session"}, ["args.x == tool"])
+    assert kept.names == ("args", "tool")  # (handed `session`, it reads none of it)
+    key = kept.key({"args": {"x": 1}, "tool": "bash", "session": "a"}, "/home/a")
+    assert key == kept.key({"args": {"x": 1}, "tool": "bash", "session": "b"}, "/home/a")
+    for other in (
+        ({"args": {"x": True}, "tool": "bash"}, "/home/a"),
+        ({"args": {"x": 1.0}, "tool": "bash"}, "/home/a"),
+        ({"args": {"x": "1"}, "tool": "bash"}, "/home/a"),
+        ({"args": {"x": 1}, "tool": "bash"}, "/home/b"),
+        ({"args": {"x": 1, "y": None}, "tool": "bash"}, "/home/a"),
+    ):
+        assert kept.key(*other) != key, other
+
+
+def test_a_failed_evaluation_is_not_remembered(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make(
+        """
+        name: typed
+        on_error: deny
+        rules:
+          - id: small
+            tools: [bash]
+            when: args.count > 3
+            action: deny
+        """
+    )
+    evaluations = Evaluations(monkeypatch)
+    for _ in range(2):  # a string compared with an int: an error, denied each time
+        assert engine.before_tool(bash("ls", count="many")).action is Action.DENY_TOOL
+    assert evaluations.count == 2
+
+
+def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall, "LIMIT", 3)
+    kept = Recall({"args"}, ["args.x"])
+    keys = [kept.key({"args": {"x": n}}, "") for n in range(4)]
+    for n, key in enumerate(keys):
+        assert key is not None
+        kept.keep(key, n)
+    assert kept.get(keys[3]) == 3
+    assert [kept.get(key) for key in keys[:3]] == [None, None, None]
+
+
+def test_the_shipped_packs_answer_a_repeated_corpus_line_as_they_did_the_first_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every fifth line of the everyday and dangerous corpus, decided twice by one
+    engine on the shipped packs in the corpus's deployment: the second answer (recalled)
+    is the first, and whole."""
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    engine = Engine(
+        Settings(
+            packs=[ROOT / "rules"],
+            data_dir=tmp_path,
+            audit_path=tmp_path / "decisions.log",
+            pack_cache=False,
+            workspace="/home/dev/project",
+            protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
+        )
+    )
+    calls = _corpus_calls(5)
+
+    def decide(call: ToolCall) -> tuple[Any, ...]:
+        decision = engine.before_tool(call)
+        return decision.action, decision.reason, decision.rule_ids, decision.needs_approval
+
+    first = [decide(call) for call in calls]
+    assert [decide(call) for call in calls] == first
+    assert len(calls) > 500
+    assert {action for action, *_ in first} >= {Action.CONTINUE, Action.DENY_TOOL}
+    engine.close()
+
+
+def test_the_facts_are_plain_data_a_digest_tells_apart(tmp_path: Path) -> None:
+    """Recall takes the facts' serialisation as exact without walking them: they hold
+    only strings, ints, bools, None, lists and str-keyed maps (no float, whose NaN
+    JSON would write as null). Checked on the facts of every corpus call."""
+    from policy.errors import AnalysisIncomplete
+    from policy.facts import FactsContext, facts_of
+
+    context = FactsContext(workspace="/home/dev/project")
+    checked = 0
+    for call in _corpus_calls(1):
+        try:
+            facts = facts_of(call, context)
+        except AnalysisIncomplete:
+            continue
+        for value in (facts.commands_cel, facts.access_cel):
+            assert recall._exact(value), call
+        checked += 1
+    assert checked > 5000
