@@ -109,6 +109,10 @@ def test_a_repeated_call_is_decided_without_evaluating_again(
     # another command is other facts: evaluated, and answered on its own
     assert engine.before_tool(bash("git push")).action is Action.CONTINUE
     assert evaluations.count == 2
+    # `policy bench` forgets before each decision: a one-event hook recalls nothing
+    recall.forget()
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    assert evaluations.count == 3
 
 
 def test_the_users_home_is_part_of_the_question(

@@ -34,7 +34,7 @@ import orjson
 from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.interface import referenced_names
 
-__all__ = ["READS_BEYOND_ARGUMENTS", "Recall", "recallable"]
+__all__ = ["READS_BEYOND_ARGUMENTS", "Recall", "forget", "recallable"]
 
 #: Identifiers whose presence in a program's source (outside its strings) means the
 #: program may read more than its inputs: `path.resolve` reads the file system, the
@@ -52,6 +52,18 @@ _SHORT = 64
 _PLAIN_MAPS = (dict, FrozenDict, CelMap)
 _PLAIN_LISTS = (list, tuple, CelList)
 _STR_ONLY = {str}
+
+
+#: Bumped by `forget`: a memo made before it is emptied at its next use.
+_generation = 0
+
+
+def forget() -> None:
+    """Forget every answer recalled so far, in every pack: what `policy bench` does
+    before each decision, so each costs what it costs a one-event hook (which recalls
+    nothing: its process decides one call)."""
+    global _generation
+    _generation += 1
 
 
 def recallable(sources: Iterable[str]) -> bool:
@@ -125,7 +137,7 @@ Key = tuple[str | bytes, ...]
 class Recall:
     """One program's remembered masks, by a key of its inputs (`key`)."""
 
-    __slots__ = ("_masks", "names")
+    __slots__ = ("_generation", "_masks", "names")
 
     def __init__(self, needs: Iterable[str], sources: Iterable[str]) -> None:
         # (a program is handed the call's every field, so that the packs of one call
@@ -134,6 +146,7 @@ class Recall:
         #: The variables the key is made of, in a fixed order.
         self.names = tuple(sorted(needs))
         self._masks: dict[Key, int] = {}
+        self._generation = _generation
 
     def key(self, data: Mapping[str, Any], home: str) -> Key | None:
         """The key of these inputs (`home`: what `~` means to the path functions), or
@@ -153,6 +166,10 @@ class Recall:
         return tuple(parts)
 
     def get(self, key: Key) -> int | None:
+        if self._generation != _generation:
+            self._generation = _generation
+            self._masks.clear()
+            return None
         return self._masks.get(key)
 
     def keep(self, key: Key, mask: int) -> None:

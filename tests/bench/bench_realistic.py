@@ -8,7 +8,8 @@ deployment (`bench_shipped.engine_for`: `HOME=/home/dev`, workspace `/home/dev/p
 tests/corpus/README.md), its decision log written to a file. The calls are the `cmd`
 lines of tests/corpus/everyday.jsonl and dangerous.jsonl, alternating, and the per-line
 memos are cleared before every call (`policy.analysis.effects.forget_lines`: the parse
-and the lexical facts; the parse's memo alone on a checkout without it), so no cache
+and the lexical facts; the parse's memo alone on a checkout without it; and the packs'
+recalled answers, `policy.packs.recall.forget`), so no cache
 answers a line: what a hook pays for a command the agent has not run before. N calls
 are timed (the lines cycle when N is larger than the corpus) after 200 untimed ones on
 other lines.
@@ -76,15 +77,26 @@ def distinct_commands(start: int = 0) -> Iterator[str]:
 
 def forget_lines() -> Callable[[], None]:
     """What forgets every line seen: `policy.analysis.effects.forget_lines` (the parse and
-    the lexical facts built on it), or, where that does not exist yet, the parse's memo."""
+    the lexical facts built on it), or, where that does not exist yet, the parse's memo;
+    and the answers the packs' programs recall for equal inputs
+    (`policy.packs.recall.forget`), on a checkout that has them."""
     try:
         from policy.analysis import effects
 
-        forget: Callable[[], None] = effects.forget_lines  # type: ignore[attr-defined]
+        lines: Callable[[], None] = effects.forget_lines  # type: ignore[attr-defined]
     except (ImportError, AttributeError):
         from policy.analysis.shell import analyze
 
-        forget = analyze.cache_clear  # type: ignore[attr-defined]
+        lines = analyze.cache_clear  # type: ignore[attr-defined]
+    try:
+        from policy.packs.recall import forget as answers  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return lines
+
+    def forget() -> None:
+        lines()
+        answers()
+
     return forget
 
 
