@@ -581,6 +581,26 @@ def test_a_repository_config_that_is_not_read_whole_is_not_taken_as_harmless(
     assert "submodules" in git.repo_code(str(many))
 
 
+def test_a_submodule_config_is_read_and_a_repository_without_modules_is_not_walked(
+    tmp_path: Path,
+) -> None:
+    """`git status` recurses into submodules, whose configs are their own: one planted
+    there is found, whether `modules/` is a directory or a link to one. Without
+    `modules/` there is nothing to read (and nothing is walked: most repositories)."""
+    from policy.analysis import git
+
+    planted = "[core]\n\tfsmonitor = ./x\n"
+    plain = _repository(tmp_path / "plain", "[core]\n\tbare = false\n")
+    assert git.repo_code(str(plain), subcommand="status") == ""
+    nested = _repository(tmp_path / "nested", "[core]\n\tbare = false\n")
+    (nested / ".git" / "modules" / "lib").mkdir(parents=True)
+    (nested / ".git" / "modules" / "lib" / "config").write_text(planted)
+    assert "fsmonitor" in git.repo_code(str(nested), subcommand="status")
+    linked = _repository(tmp_path / "linked", "[core]\n\tbare = false\n")
+    (linked / ".git" / "modules").symlink_to(nested / ".git" / "modules")
+    assert "fsmonitor" in git.repo_code(str(linked), subcommand="status")
+
+
 def test_a_command_longer_than_the_analysis_takes_is_refused_before_cel_sees_it(
     tmp_path: Path,
 ) -> None:

@@ -901,6 +901,8 @@ class _Reader:
 
     def submodules(self, common_dir: str) -> None:
         """Submodules have configs of their own, and `git status` recurses into them."""
+        if not os.path.isdir(common_dir + "/modules"):
+            return  # (most repositories: one stat instead of three directory walks)
         root = glob.escape(common_dir) + "/modules/"
         modules = [
             path
