@@ -33,8 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = ["MEMOS_CLEARED", "BenchCall", "Report", "resident_bytes", "run_bench"]
 
-#: The memos answered by the text of a command line, cleared before every decision.
-MEMOS_CLEARED = ("policy.analysis.shell.analyze", "policy.analysis.effects (lexical facts)")
+#: The memos answered by the text of a command line, or by the inputs of a pack's
+#: program, cleared before every decision.
+MEMOS_CLEARED = (
+    "policy.analysis.shell.analyze",
+    "policy.analysis.effects (lexical facts)",
+    "policy.packs.recall (programs' answers)",
+)
 
 #: (done, total): what `run_bench` reports as it goes.
 Progress = Callable[[int, int], None]
