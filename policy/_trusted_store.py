@@ -40,9 +40,11 @@ __all__ = [
     "MAX_ENTRY_BYTES",
     "SYSTEM",
     "FileAccess",
+    "append_private",
     "code_stamps",
     "package_stamps",
     "read_entry",
+    "read_private",
     "user_controls",
     "write_entry",
 ]
@@ -173,7 +175,65 @@ def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> 
     _prune(directory, keep)
 
 
-def _read_trusted(path: Path) -> bytes | None:
+def read_private(path: Path, limit: int) -> bytes | None:
+    """The bytes of a file only this user could have written, at most `limit` of them
+    (a longer file is None, as is one that is not private: the caller's miss)."""
+    return _read_trusted(path, limit)
+
+
+def append_private(path: Path, record: bytes, limit: int) -> None:
+    """Append `record` to a private file of this user, made if missing. A file that is
+    not private (another owner, a link, writable by others) is left alone; one that
+    would pass `limit` bytes, or whose size is not a whole number of records (one was
+    cut short), is started again, holding `record` alone (renamed into place). One
+    `write` of a few bytes to a file opened for appending: records from processes
+    writing at once do not interleave. Failures are ignored: what the file keeps is
+    only ever work a process can do again."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+    except OSError as exc:
+        log.debug("cache: cannot append to %s: %s", path, exc)
+        return
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        ):
+            log.debug("cache: %s is not a private file of this user; not written", path)
+            return
+        if st.st_size + len(record) > limit or st.st_size % len(record):
+            _replace_private(path, record)
+            return
+        os.write(fd, record)
+    except OSError as exc:
+        log.debug("cache: cannot append to %s: %s", path, exc)
+    finally:
+        os.close(fd)
+
+
+def _replace_private(path: Path, data: bytes) -> None:
+    temporary = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(
+            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError as exc:
+        log.debug("cache: cannot replace %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _read_trusted(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
     """The file's bytes when only this user could have written them, else None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -185,7 +245,7 @@ def _read_trusted(path: Path) -> bytes | None:
             not stat.S_ISREG(st.st_mode)
             or st.st_uid != os.geteuid()
             or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            or st.st_size > MAX_ENTRY_BYTES
+            or st.st_size > limit
         ):
             log.debug("cache: %s is not a private file of this user; ignored", path)
             return None

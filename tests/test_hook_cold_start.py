@@ -341,6 +341,35 @@ def test_an_answer_from_the_cache_loads_no_heavy_library(tmp_path: Path) -> None
     )
 
 
+def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> None:
+    """A one-event hook keeps its packs' answers for the next process (decision 0020):
+    the same call asked again is decided alike without CEL's environment (protobuf is
+    what building it imports) — and a call not seen yet still builds it."""
+    pack = tmp_path / "small.yaml"
+    pack.write_text(PACK)
+    first, first_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
+    again, again_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
+    assert orjson.loads(again) == orjson.loads(first)
+    assert "google.protobuf" in first_modules
+    assert "policy.packs.runtime" in again_modules and "google.protobuf" not in again_modules
+    other = {**PAYLOAD, "tool_input": {"command": "rm -rf build"}}
+    denied, other_modules, _ = _hook(other, "--packs", str(pack), importtime=True)
+    assert orjson.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "google.protobuf" in other_modules
+
+
+def test_the_shipped_rules_answer_alike_from_their_kept_answers() -> None:
+    """Calls the shipped packs deny and allow, each asked three times (compiled, from
+    the pack cache, from the answers the first two kept): one answer."""
+    payloads = [
+        {**PAYLOAD, "tool_input": {"command": command}}
+        for command in ("rm -rf ~", "cat ~/.ssh/id_rsa", "echo x >> ~/.bashrc", "ls -la")
+    ]
+    for payload in payloads:
+        answers = [_hook(payload, "--packs", str(RULES))[0] for _ in range(3)]
+        assert answers[0] == answers[1] == answers[2], payload
+
+
 def test_configured_settings_give_the_same_answers_and_the_same_errors(tmp_path: Path) -> None:
     pack = tmp_path / "small.yaml"
     pack.write_text(PACK)

@@ -20,7 +20,7 @@ import pytest
 from policy import Action, Engine, ToolCall
 from policy.packs import recall
 from policy.packs.cel.interface import CelProgram
-from policy.packs.recall import Recall, recallable
+from policy.packs.recall import AnswerStore, Recall, recallable
 from policy.settings import Settings
 
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\n"
@@ -204,13 +204,13 @@ def test_a_nan_is_not_taken_for_a_null(make: Any) -> None:
     ids=["nan", "inf", "big-int", "object", "int-key", "surrogate-in-list", "surrogate"],
 )
 def test_inputs_that_cannot_be_compared_exactly_have_no_key(value: Any) -> None:
-    kept = Recall({"args"}, ["args.x"])
+    kept = Recall("before_tool", ["args.x"])
     assert kept.key({"args": {"x": value}}, "/home/a") is None
 
 
 def test_equal_inputs_have_one_key_and_unequal_ones_two() -> None:
-    kept = Recall({"args", "tool", "session"}, ["args.x == tool"])
-    assert kept.names == ("args", "tool")  # (handed `session`, it reads none of it)
+    kept = Recall("before_tool", ["args.x == tool"])
+    assert kept.names == ("args", "tool")  # (handed `session` too, it reads none of it)
     key = kept.key({"args": {"x": 1}, "tool": "bash", "session": "a"}, "/home/a")
     assert key == kept.key({"args": {"x": 1}, "tool": "bash", "session": "b"}, "/home/a")
     for other in (
@@ -245,7 +245,7 @@ def test_a_failed_evaluation_is_not_remembered(
 
 def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recall, "LIMIT", 3)
-    kept = Recall({"args"}, ["args.x"])
+    kept = Recall("before_tool", ["args.x"])
     keys = [kept.key({"args": {"x": n}}, "") for n in range(4)]
     for n, key in enumerate(keys):
         assert key is not None
@@ -303,3 +303,81 @@ def test_the_facts_are_plain_data_a_digest_tells_apart(tmp_path: Path) -> None:
             assert recall._exact(value), call
         checked += 1
     assert checked > 5000
+
+
+# ---------------------------------------------------------------- across processes
+
+
+def _stored(tmp_path: Path, salt: bytes = b"code and libraries") -> tuple[Recall, Path]:
+    path = tmp_path / "cache" / "answers"
+    return Recall("before_tool", ["args.x == 1"], AnswerStore(path, salt)), path
+
+
+def test_an_answer_kept_on_disk_is_the_next_process_s_answer(tmp_path: Path) -> None:
+    first, path = _stored(tmp_path)
+    key = first.key({"args": {"x": 1}}, "/home/a")
+    assert key is not None and first.get(key) is None
+    first.keep(key, 1)
+    assert path.stat().st_mode & 0o777 == 0o600
+    later, _ = _stored(tmp_path)  # (a new process: nothing in memory)
+    assert later.get(key) == 1
+    assert later.get(later.key({"args": {"x": 2}}, "/home/a")) is None  # type: ignore[arg-type]
+    # other code or libraries (the salt), or another program: not their answer
+    assert _stored(tmp_path, b"other code")[0].get(key) is None
+    other = Recall("before_tool", ["args.x == 2"], AnswerStore(path, b"code and libraries"))
+    assert other.get(key) is None
+
+
+def test_a_damaged_or_foreign_answer_file_is_a_miss(tmp_path: Path) -> None:
+    first, path = _stored(tmp_path)
+    key = first.key({"args": {"x": 1}}, "/home/a")
+    assert key is not None
+    first.keep(key, 1)
+    data = bytearray(path.read_bytes())
+    data[16] ^= 1  # the mask of the only record
+    path.write_bytes(bytes(data))
+    assert _stored(tmp_path)[0].get(key) is None
+    path.write_bytes(bytes(data[:-3]))  # a record cut short
+    assert _stored(tmp_path)[0].get(key) is None
+    first.keep(key, 1)  # ... and the file starts again, records in their places
+    assert path.stat().st_size == 40 and _stored(tmp_path)[0].get(key) == 1
+    path.chmod(0o620)  # writable by the group: not this user's alone
+    assert _stored(tmp_path)[0].get(key) is None
+    path.chmod(0o600)
+    target = tmp_path / "elsewhere"
+    target.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(target)  # a link: never followed
+    assert _stored(tmp_path)[0].get(key) is None
+    size = target.stat().st_size
+    first.keep(key, 1)
+    assert path.is_symlink() and target.stat().st_size == size  # nor written through
+
+
+def test_a_full_answer_file_starts_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(AnswerStore, "RECORDS", 3)
+    first, path = _stored(tmp_path)
+    keys = [first.key({"args": {"x": n}}, "") for n in range(4)]
+    for n, key in enumerate(keys):
+        assert key is not None
+        first.keep(key, n)
+    assert path.stat().st_size == 40
+    later, _ = _stored(tmp_path)
+    assert [later.get(key) for key in keys] == [None, None, None, 3]  # type: ignore[arg-type]
+
+
+def test_answers_are_kept_on_disk_only_where_compiled_programs_are(tmp_path: Path) -> None:
+    """The answer store stands beside the pack cache's program store, under its rules:
+    packs read without the cache (`pack_cache: false`, or packs the user does not
+    control, `policy.packs.cache.user_controls_packs`) keep no answers across processes."""
+    from policy.packs import answer_across_processes
+    from policy.packs.runtime import CompiledPack
+
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(HEADER + "name: p\nrules:\n  - {id: r, tools: [bash], when: 'args.x == 1', action: deny}\n")
+    for cached in (False, True):
+        settings = Settings(packs=[pack], audit_path=tmp_path / "log", pack_cache=cached)
+        with Engine(settings) as engine:
+            answer_across_processes(engine.hooks)
+            packs = [hook for hook in engine.hooks if isinstance(hook, CompiledPack)]
+            assert packs and all((p.answer_store is not None) is cached for p in packs)

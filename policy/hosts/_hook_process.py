@@ -214,6 +214,12 @@ def engine_for_protocol(settings: Any, *, per_event: bool = False) -> Any:
     if engine.no_policy:
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    if per_event:
+        # The process dies with its answer: what its packs' programs answered is kept
+        # on disk for the next one, where their compiled programs are kept already.
+        from policy.packs import answer_across_processes
+
+        answer_across_processes(engine.hooks)
     if per_event and str(settings.state_store_uri).startswith("memory:"):
         from policy.state import check_per_event
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from policy.packs.cel import CelEngine
     from policy.packs.load import LoadedPack
 
-__all__ = ["Diagnostic", "LoadedPacks", "PackError", "load_packs"]
+__all__ = ["Diagnostic", "LoadedPacks", "PackError", "answer_across_processes", "load_packs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,17 @@ def load_packs(
     if key is not None:
         cache.store(cache_dir, key, result)
     return _with_programs(result, cache_dir, environment)
+
+
+def answer_across_processes(hooks: Iterable[object]) -> None:
+    """Packs read from the pack cache keep their programs' answers there too, for the
+    next process (`policy.packs.recall.AnswerStore`): a one-event hook asked about a
+    call it has seen answers without building CEL's environment. Only packs with a
+    program store have one — those the user controls, as for the compiled programs."""
+    for hook in hooks:
+        store = getattr(hook, "program_store", None)
+        if store is not None and hasattr(hook, "answer_store"):
+            hook.answer_store = store.answers()
 
 
 def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | None) -> LoadedPacks:

@@ -83,6 +83,7 @@ from policy.model import POINTS, ApprovalGate
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
     from policy.packs.cel import CelEngine
+    from policy.packs.recall import AnswerStore
     from policy.packs.runtime import CompiledPack
 
 __all__ = [
@@ -294,6 +295,13 @@ class ProgramStore:
 
     def put(self, point: str, source: str, program: bytes) -> None:
         write_entry(self._dir, self._key(point, source), program, keep=KEEP * 64)
+
+    def answers(self) -> AnswerStore:
+        """The programs' answers kept for the next one-event process, next to the
+        programs and under the same salt (`policy.packs.recall.AnswerStore`)."""
+        from policy.packs.recall import AnswerStore
+
+        return AnswerStore(self._dir / "answers", self._salt)
 
 
 def load(cache_dir: Path, key: str, engine: CelEngine, aliases: AliasTable) -> LoadedPacks | None:

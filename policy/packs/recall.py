@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from policy.model import CelList, CelMap, FrozenDict
-from policy.packs.cel.interface import referenced_names
+from policy.packs.cel.interface import VARIABLES_AT, referenced_names
 
-__all__ = ["READS_BEYOND_ARGUMENTS", "Recall", "forget", "recallable"]
+__all__ = ["READS_BEYOND_ARGUMENTS", "AnswerStore", "Recall", "forget", "recallable"]
 
 #: Identifiers whose presence in a program's source (outside its strings) means the
 #: program may read more than its inputs: `path.resolve` reads the file system, the
@@ -135,18 +136,33 @@ Key = tuple[str | bytes, ...]
 
 
 class Recall:
-    """One program's remembered masks, by a key of its inputs (`key`)."""
+    """One program's remembered masks, by a key of its inputs (`key`); with a `store`,
+    also those other processes remembered (`AnswerStore`: a one-event hook's)."""
 
-    __slots__ = ("_generation", "_masks", "names")
+    __slots__ = ("_generation", "_masks", "_program", "_store", "names")
 
-    def __init__(self, needs: Iterable[str], sources: Iterable[str]) -> None:
+    def __init__(
+        self,
+        point: str,
+        sources: Sequence[str],
+        store: AnswerStore | None = None,
+    ) -> None:
         # (a program is handed the call's every field, so that the packs of one call
         # share one activation; it reads those its sources name)
-        needs = frozenset(needs) & frozenset().union(*[referenced_names(s) for s in sources])
-        #: The variables the key is made of, in a fixed order.
-        self.names = tuple(sorted(needs))
+        known = VARIABLES_AT[point].keys()
+        read = frozenset().union(*[referenced_names(s) for s in sources]) & known
+        #: The variables the key is made of, in a fixed order: all the program reads.
+        self.names = tuple(sorted(read - {"vars"}))
         self._masks: dict[Key, int] = {}
         self._generation = _generation
+        self._store = store
+        # (the program, by what it is made of: in a store shared by processes, the same
+        # sources at the same point, under the same code and libraries, answer alike)
+        self._program = (
+            hashlib.blake2b("\0".join([point, *sources]).encode("utf-8", "surrogatepass")).digest()
+            if store is not None
+            else b""
+        )
 
     def key(self, data: Mapping[str, Any], home: str) -> Key | None:
         """The key of these inputs (`home`: what `~` means to the path functions), or
@@ -170,10 +186,90 @@ class Recall:
             self._generation = _generation
             self._masks.clear()
             return None
-        return self._masks.get(key)
+        mask = self._masks.get(key)
+        if mask is None and self._store is not None:
+            mask = self._store.get(self._program, key)
+            if mask is not None:
+                self._remember(key, mask)
+        return mask
 
     def keep(self, key: Key, mask: int) -> None:
+        self._remember(key, mask)
+        if self._store is not None:
+            self._store.keep(self._program, key, mask)
+
+    def _remember(self, key: Key, mask: int) -> None:
         masks = self._masks
         if len(masks) >= LIMIT:
             masks.clear()  # (one call, safe while another thread reads)
         masks[key] = mask
+
+
+def _key_bytes(program: bytes, key: Key) -> bytes:
+    """`key` of `program` as bytes that tell every key apart: each part tagged with its
+    type and length."""
+    out = [program]
+    for part in key:
+        raw = part.encode("utf-8", "surrogatepass") if type(part) is str else part
+        tag = b"s" if type(part) is str else b"b"
+        out.append(tag + len(raw).to_bytes(4, "little") + raw)  # type: ignore[operator]
+    return b"".join(out)
+
+
+class AnswerStore:
+    """Programs' answers kept on disk for the next process: a one-event hook (Claude
+    Code and Agentao start `policy hook` per tool call) asked about a call it has seen
+    answers its packs without building CEL's environment or evaluating a program.
+
+    One private file of this user (`policy._trusted_store` rules: read only when it
+    is a regular file owned by this user and writable by nobody else), made only for
+    packs the user controls, whose answers the user could change anyway (the pack
+    cache's rule, `policy.packs.cache.ProgramStore`), under the pack cache's directory
+    for this code and these libraries (`salt`: every record is checked against it).
+    Records are appended, 40 bytes each: a 16-byte digest of the program and its key,
+    the mask, and a check of both under the salt; a record that does not check is a
+    miss. The file holds at most `RECORDS` and is started again when full; a write
+    that fails only means the next process evaluates again.
+    """
+
+    RECORDS = 4096
+    _SIZE = 40
+
+    __slots__ = ("_data", "_path", "_salt")
+
+    def __init__(self, path: Path, salt: bytes) -> None:
+        self._path = path
+        self._salt = hashlib.blake2b(salt).digest()  # (64 bytes: a BLAKE2b key)
+        self._data: bytes | None = None
+
+    def _record_of(self, program: bytes, key: Key) -> bytes:
+        return hashlib.blake2b(_key_bytes(program, key), digest_size=16, key=self._salt).digest()
+
+    def _check(self, digest: bytes, mask: bytes) -> bytes:
+        return hashlib.blake2b(digest + mask, digest_size=16, key=self._salt).digest()
+
+    def get(self, program: bytes, key: Key) -> int | None:
+        if self._data is None:
+            from policy._trusted_store import read_private
+
+            self._data = read_private(self._path, self.RECORDS * self._SIZE) or b""
+        data = self._data
+        digest = self._record_of(program, key)
+        at = data.find(digest)
+        while at >= 0:
+            if at % self._SIZE == 0:
+                mask = data[at + 16 : at + 24]
+                if data[at + 24 : at + 40] == self._check(digest, mask):
+                    return int.from_bytes(mask, "little")
+            at = data.find(digest, at + 1)
+        return None
+
+    def keep(self, program: bytes, key: Key, mask: int) -> None:
+        from policy._trusted_store import append_private
+
+        if not 0 <= mask < 1 << 64:
+            return
+        digest = self._record_of(program, key)
+        raw = mask.to_bytes(8, "little")
+        record = digest + raw + self._check(digest, raw)
+        append_private(self._path, record, self.RECORDS * self._SIZE)

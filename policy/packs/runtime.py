@@ -28,8 +28,9 @@ and which field carries the payload come from the table of points
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -199,12 +200,14 @@ class _Candidates:
     """
 
     __slots__ = (
+        "_lock",
+        "_make",
+        "_program",
         "by_results",
         "cond_rules",
         "filtered",
         "fixed",
         "outcomes",
-        "program",
         "recall",
         "rules",
     )
@@ -212,18 +215,37 @@ class _Candidates:
     def __init__(
         self,
         rules: tuple[CompiledRule, ...],
-        program: CelProgram | None,
+        make: Callable[[], CelProgram] | None,
         recall: Recall | None = None,
     ) -> None:
         self.rules = rules
         #: The program's masks by its inputs, when it answers from them alone.
         self.recall = recall
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
-        self.program = program
+        self._make = make
+        self._program: CelProgram | None = None
+        self._lock = threading.Lock()
         self.filtered = any(r.filtered for r in rules)
         self.fixed = not self.filtered and all(r.static for r in rules)
         self.outcomes: dict[tuple[int, ...], Decision | None] = {}
         self.by_results: dict[int, Decision | None] = {}
+
+    @property
+    def has_program(self) -> bool:
+        return self._make is not None
+
+    @property
+    def program(self) -> CelProgram | None:
+        """The batch program, built when a call first needs it evaluated: a call whose
+        answer is recalled (`policy.packs.recall`) needs none, and a one-event hook
+        answering from its store then never builds CEL's environment."""
+        program = self._program
+        if program is None and self._make is not None:
+            with self._lock:
+                program = self._program
+                if program is None:
+                    program = self._program = self._make()
+        return program
 
 
 _NO_CANDIDATES = _Candidates((), None)
@@ -308,6 +330,8 @@ class CompiledPack:
         self.clock: Callable[[], float] | None = None
         #: Where compiled programs are kept between processes (policy.packs.cache), or None.
         self.program_store: Any = None
+        #: Programs' answers shared with the next one-event process (recall.AnswerStore).
+        self.answer_store: Any = None
         self._index: dict[str, _PointIndex] = {}
         for spec in POINTS.values():
             point = spec.point.value
@@ -405,14 +429,16 @@ class CompiledPack:
         else:
             conds = [r for r in rules if r.condition is not None]
             sources = [r.condition for r in conds if r.condition is not None]
-            program = self.program(point, sources, [r.var_deps for r in conds]) if conds else None
+            make = None
             recall = None
-            if program is not None:
-                variables = self.layers(frozenset().union(*(r.var_deps for r in conds)))
+            if conds:
+                deps = [r.var_deps for r in conds]
+                make = functools.partial(self.program, point, sources, deps)
+                variables = self.layers(frozenset().union(*deps))
                 read = [*sources, *(s for layer in variables for s in layer.values())]
                 if recallable(read):
-                    recall = Recall(program.needs, read)
-            found = _Candidates(rules, program, recall)
+                    recall = Recall(point, read, self.answer_store)
+            found = _Candidates(rules, make, recall)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
         return found
@@ -438,14 +464,21 @@ class CompiledPack:
     # ----------------------------------------------------------- deciding
 
     def values_for(
-        self, point: str, needs: frozenset[str], subject: Any, payload: Any
+        self,
+        point: str,
+        needs: Iterable[str],
+        subject: Any,
+        payload: Any,
+        known: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The CEL variables `needs` names (a program's `needs`) for this call at
-        `point`: what a program of this pack runs on. AnalysisIncomplete when they
-        include the facts and the analysis gave up."""
-        data: dict[str, Any] = {}
+        `point`: what a program of this pack runs on (`known`: some of them, worked out
+        already). AnalysisIncomplete when they include the facts and the analysis gave
+        up."""
+        data: dict[str, Any] = known if known is not None else {}
         for name in needs:
-            data[name] = _VALUE_OF[name](subject, payload, self)
+            if name not in data:
+                data[name] = _VALUE_OF[name](subject, payload, self)
         return data
 
     def _decide(
@@ -456,13 +489,11 @@ class CompiledPack:
         if not rules:
             return None
         if candidates.fixed:
-            program = candidates.program
             mask = 0
-            if program is not None:
-                data = self.values_for(point, program.needs, subject, payload)
-                got = _mask_of(candidates, program, data, subject)
+            if candidates.has_program:
+                got, data = self._mask_of(point, candidates, subject, payload)
                 if got is None:  # some condition failed: `run` says which
-                    each = program.run(data, subject)
+                    each = candidates.program.run(data, subject)  # type: ignore[union-attr]
                     _refuse_if_gave_up()
                     return self._match(point, candidates, each, None, subject, payload, call)
                 mask = got
@@ -476,19 +507,47 @@ class CompiledPack:
             return decision
         admitted = [r.admits(subject) for r in rules] if candidates.filtered else None
         results: Sequence[Any] = ()
-        program = candidates.program
-        if program is not None and (
+        if candidates.has_program and (
             admitted is None
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
-            data = self.values_for(point, program.needs, subject, payload)
-            held = _mask_of(candidates, program, data, subject)
+            held, data = self._mask_of(point, candidates, subject, payload)
             if held is None:  # some condition failed: `run` says which
-                results = program.run(data, subject)
+                results = candidates.program.run(data, subject)  # type: ignore[union-attr]
                 _refuse_if_gave_up()
             else:
                 results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
         return self._match(point, candidates, results, admitted, subject, payload, call)
+
+    def _mask_of(
+        self, point: str, candidates: _Candidates, subject: Any, payload: Any
+    ) -> tuple[int | None, Mapping[str, Any]]:
+        """Bit i set when the candidates' condition i holds for this call (None when some
+        condition failed: the caller asks `run` which), and the variables it ran on.
+        Recalled when the program answered equal inputs before (`policy.packs.recall`):
+        then only the variables it reads are worked out, and no program is built. A
+        `shell.*` function that gave up refuses the call (AnalysisIncomplete) whatever
+        CEL made of it."""
+        recall = candidates.recall
+        key = None
+        data = None
+        if recall is not None:
+            data = self.values_for(point, recall.names, subject, payload)
+            key = recall.key(data, home_dir())
+            if key is not None:
+                remembered = recall.get(key)
+                if remembered is not None:
+                    return remembered, data
+        program = candidates.program
+        assert program is not None  # (has_program)
+        data = self.values_for(point, program.needs, subject, payload, data)
+        take_gave_up()
+        mask = program.run_mask(data, subject)
+        # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
+        _refuse_if_gave_up()
+        if mask is not None and recall is not None and key is not None:
+            recall.keep(key, mask)
+        return mask, data
 
     def _match(
         self,
@@ -944,28 +1003,6 @@ def _response_map(response: LLMResponse) -> dict[str, Any]:
         "finish_reason": response.finish_reason,
         "usage": response.usage,
     }
-
-
-def _mask_of(
-    candidates: _Candidates, program: CelProgram, data: Mapping[str, Any], subject: Any
-) -> int | None:
-    """Bit i set when the candidates' condition i holds on `data`, recalled when the
-    program answered equal inputs before (`policy.packs.recall`); None when some
-    condition failed (the caller asks `run` which). A `shell.*` function that gave up
-    refuses the call (AnalysisIncomplete) whatever CEL made of it."""
-    recall = candidates.recall
-    key = recall.key(data, home_dir()) if recall is not None else None
-    if key is not None:
-        remembered = recall.get(key)  # type: ignore[union-attr]
-        if remembered is not None:
-            return remembered
-    take_gave_up()
-    mask = program.run_mask(data, subject)
-    # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
-    _refuse_if_gave_up()
-    if mask is not None and key is not None:
-        recall.keep(key, mask)  # type: ignore[union-attr]
-    return mask
 
 
 def _now(pack: CompiledPack) -> _dt.datetime:
