@@ -35,7 +35,10 @@ the PreToolUse command of `examples/claude-code/settings.json` run there as it i
 --deadline 50`, `policy` being this interpreter's console script), with
 `CLAUDE_PROJECT_DIR` set to the project as Claude Code sets it, and the payload's `cwd`
 the project. Rows, interleaved: `python -c pass` (the baseline), the hook standalone
-(deciding in its own process, caches warm after the untimed first run), and the same
+(deciding in its own process, caches warm after the untimed first run: the same call
+each run, so its packs answer from the answers the first run kept, decision 0020), the
+hook standalone asked a command no run asked before (`ls -la notes-N`: its packs'
+programs are built and evaluated, as for the first call of each kind), and the same
 command with `--server unix:PATH` added: a thin client of a `policy serve --packs rules`
 this script starts on a socket in the temporary directory (bench_service.Service) and
 stops at the end. DESIGN §9's targets: standalone ≤ 6x and thin ≤ 3x `python -c pass`.
@@ -48,6 +51,7 @@ sources again (the cold-cache run writes them for an editable checkout).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shlex
@@ -57,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench_packs import write_pack
@@ -76,6 +81,7 @@ PAYLOAD = {
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "examples" / "claude-code"
 STANDALONE = "standalone (the example's mount)"
+NEW = "standalone, a call not seen before"
 THIN = "thin client (+ --server unix:...)"
 
 
@@ -117,19 +123,27 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
     try:
         ready = service.start(env)
         thin = [*standalone, "--server", f"unix:{service.socket}"]
-        rows = {
-            "python -c pass": ([sys.executable, "-c", "pass"], b""),
-            STANDALONE: (standalone, payload),
-            THIN: (thin, payload),
+        fresh = itertools.count()
+
+        def unseen() -> bytes:  # the same kind of call, on a path no run asked about
+            command = f"ls -la notes-{next(fresh)}"
+            asked = {**PAYLOAD, "cwd": str(project), "tool_input": {"command": command}}
+            return json.dumps(asked).encode()
+
+        rows: dict[str, tuple[list[str], Callable[[], bytes]]] = {
+            "python -c pass": ([sys.executable, "-c", "pass"], lambda: b""),
+            STANDALONE: (standalone, lambda: payload),
+            NEW: (standalone, unseen),
+            THIN: (thin, lambda: payload),
         }
         first: dict[str, float] = {}
         answers: dict[str, bytes] = {}
         for label, (argv, stdin) in rows.items():  # untimed: caches, page cache, .pyc
-            first[label], answers[label] = _run(argv, stdin, env, project)
+            first[label], answers[label] = _run(argv, stdin(), env, project)
         times: dict[str, list[float]] = {label: [] for label in rows}
         for _ in range(runs):
             for label, (argv, stdin) in rows.items():
-                elapsed, again = _run(argv, stdin, env, project)
+                elapsed, again = _run(argv, stdin(), env, project)
                 if again != answers[label]:
                     raise SystemExit(f"{label}: the answer changed: {answers[label]!r} / {again!r}")
                 times[label].append(elapsed)
@@ -151,6 +165,11 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
     print(
         f"python {sys.version.split()[0]}, {runs} runs each, interleaved; "
         "targets (DESIGN §9): standalone x base <= 6, thin client x base <= 3"
+    )
+    print(
+        "(the example's mount asks the same call each run: from the second on, its packs "
+        "answer from the answers kept on disk; a command not seen before builds CEL's "
+        "environment and evaluates, as the first call of each kind does)"
     )
 
 
