@@ -539,7 +539,8 @@ class CompiledPack:
                 if remembered is not None:
                     return remembered, data
         program = candidates.program
-        assert program is not None  # (has_program)
+        if program is None:  # (callers ask only candidates that have one)
+            raise RuntimeError(f"{self.name}: no program for the conditions at {point}")
         data = self.values_for(point, program.needs, subject, payload, data)
         take_gave_up()
         mask = program.run_mask(data, subject)
