@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from policy import Action, Engine, ToolCall
 from policy.packs import recall
+from policy.packs.cel import functions
 from policy.packs.cel.interface import CelProgram
 from policy.packs.recall import AnswerStore, Recall, recallable
 from policy.settings import Settings
@@ -169,6 +171,7 @@ def test_a_program_that_reads_the_file_system_is_never_recalled(
     [
         (['commands.exists(c, c.name == "rm")'], True),
         (['path.resolve(args.path) == "/"'], False),
+        (['path.contained(args.path, workspace)'], False),
         (['shell.commands(args.script).size() > 0'], False),
         (["now.getHours() > 18"], False),
         # a word in a string reads nothing
@@ -257,7 +260,7 @@ def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_shipped_packs_answer_a_repeated_corpus_line_as_they_did_the_first_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every fifth line of the everyday and dangerous corpus, decided twice by one
+    """Every seventh line of the everyday and dangerous corpus, decided twice by one
     engine on the shipped packs in the corpus's deployment: the second answer (recalled)
     is the first, and whole."""
     monkeypatch.setenv("HOME", "/home/dev")
@@ -272,7 +275,7 @@ def test_the_shipped_packs_answer_a_repeated_corpus_line_as_they_did_the_first_t
             protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
         )
     )
-    calls = _corpus_calls(5)
+    calls = _corpus_calls(7)
 
     def decide(call: ToolCall) -> tuple[Any, ...]:
         decision = engine.before_tool(call)
@@ -288,13 +291,13 @@ def test_the_shipped_packs_answer_a_repeated_corpus_line_as_they_did_the_first_t
 def test_the_facts_are_plain_data_a_digest_tells_apart(tmp_path: Path) -> None:
     """Recall takes the facts' serialisation as exact without walking them: they hold
     only strings, ints, bools, None, lists and str-keyed maps (no float, whose NaN
-    JSON would write as null). Checked on the facts of every corpus call."""
+    JSON would write as null). Checked on the facts of every third corpus call."""
     from policy.errors import AnalysisIncomplete
     from policy.facts import FactsContext, facts_of
 
     context = FactsContext(workspace="/home/dev/project")
     checked = 0
-    for call in _corpus_calls(1):
+    for call in _corpus_calls(3):
         try:
             facts = facts_of(call, context)
         except AnalysisIncomplete:
@@ -302,7 +305,7 @@ def test_the_facts_are_plain_data_a_digest_tells_apart(tmp_path: Path) -> None:
         for value in (facts.commands_cel, facts.access_cel):
             assert recall._exact(value), call
         checked += 1
-    assert checked > 5000
+    assert checked > 1500
 
 
 # ---------------------------------------------------------------- across processes
@@ -381,3 +384,44 @@ def test_answers_are_kept_on_disk_only_where_compiled_programs_are(tmp_path: Pat
             answer_across_processes(engine.hooks)
             packs = [hook for hook in engine.hooks if isinstance(hook, CompiledPack)]
             assert packs and all((p.answer_store is not None) is cached for p in packs)
+
+
+_SAMPLES = {"string": "/home/a/src/../x.txt", "list_of_strings": ["~/.ssh/**", "/etc/*"]}
+
+
+@pytest.mark.parametrize(
+    "function",
+    sorted(n for n, *_ in functions._FUNCTIONS if n not in functions.READ_BEYOND_ARGUMENTS),
+)
+def test_every_other_function_answers_from_its_arguments_alone(
+    function: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What recall rests on: a function outside READ_BEYOND_ARGUMENTS never looks at
+    the file system (here one that refuses every look), so its answer is fixed by its
+    arguments and the user's home."""
+    name, params, _ret, impl, _member = next(f for f in functions._FUNCTIONS if f[0] == function)
+    args = [_SAMPLES[kind] for kind in params]
+    if name.startswith("regex."):
+        args = ["a.b", "[.]", "-"][: len(params)]
+    _refuse_the_file_system(monkeypatch)
+    impl(*args)  # answers, or raises its own error: never the file system's
+
+
+def test_the_functions_that_read_the_file_system_are_named_so() -> None:
+    assert {"resolve", "contained", "shell"} == functions.IMPURE_NAMES
+    assert {"resolve", "contained", "shell", "now"} == recall.READS_BEYOND_ARGUMENTS
+
+
+def test_a_path_resolve_looks_at_the_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (the refusing file system of the test above does refuse)
+    _refuse_the_file_system(monkeypatch)
+    with pytest.raises(Exception, match="refused a look"):
+        functions.fn_path_resolve("/home/a/x")
+
+
+def _refuse_the_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError("the file system refused a look")
+
+    for name in ("stat", "lstat", "readlink", "scandir", "listdir", "open", "access"):
+        monkeypatch.setattr(os, name, refuse)

@@ -481,8 +481,6 @@ _STRING = re.compile(
     r"[rRbB]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: Functions whose value is not fixed by their arguments (they read the file system).
-_IMPURE = frozenset({"resolve"})
 _LITERALS = frozenset({"true", "false"})
 
 
@@ -491,6 +489,7 @@ def _constant_conditions(pack: CompiledPack) -> list[Diagnostic]:
     or always false: the rule acts on every call its filters admit, or never. The
     literals `true` and `false` are taken as meant."""
     from policy.packs.cel import VARIABLES_AT, CelCompileError, CelEvalError, get_engine
+    from policy.packs.cel.functions import IMPURE_NAMES
 
     out: list[Diagnostic] = []
     engine = get_engine("cel-expr-python")
@@ -499,7 +498,7 @@ def _constant_conditions(pack: CompiledPack) -> list[Diagnostic]:
         if source is None or source.strip() in _LITERALS:
             continue
         names = set(_IDENT.findall(_STRING.sub('""', source)))
-        if names & (set(VARIABLES_AT[rule.point]) | {"vars"} | _IMPURE):
+        if names & (set(VARIABLES_AT[rule.point]) | {"vars"} | IMPURE_NAMES):
             continue
         try:
             value = engine.program(rule.point, [source], []).run({})[0]

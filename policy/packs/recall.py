@@ -33,16 +33,17 @@ from typing import Any
 import orjson
 
 from policy.model import CelList, CelMap, FrozenDict
+from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
 
 __all__ = ["READS_BEYOND_ARGUMENTS", "AnswerStore", "Recall", "forget", "recallable"]
 
 #: Identifiers whose presence in a program's source (outside its strings) means the
-#: program may read more than its inputs: `path.resolve` reads the file system, the
-#: `shell.*` functions run the analysis (which stats paths and can give up), `now`
-#: is the time. (Names, not calls: a pack variable called `shell` makes its programs
-#: merely not recalled.)
-READS_BEYOND_ARGUMENTS = frozenset({"resolve", "shell", "now"})
+#: program may read more than its inputs: a function that reads the file system or
+#: runs the analysis (`policy.packs.cel.functions.READ_BEYOND_ARGUMENTS`: `resolve`,
+#: `contained`, the `shell` namespace), or the time (`now`). (Names, not calls: a pack
+#: variable called `shell` makes its programs merely not recalled.)
+READS_BEYOND_ARGUMENTS = IMPURE_NAMES | {"now"}
 
 #: Entries one program keeps (each a key of a few short strings and 16-byte digests).
 LIMIT = 1024

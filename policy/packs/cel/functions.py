@@ -311,6 +311,39 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("regex.matches", ("string", "string"), "bool", fn_regex_matches, False),
 )
 
+#: The functions whose answer is not fixed by their arguments: they read the file
+#: system (links, a git directory), and the `shell.*` ones run the analysis, which can
+#: give up. Every other function of `_FUNCTIONS` answers from its arguments alone (and
+#: the user's home, for `~`): tests/test_recall.py calls each with a file system that
+#: refuses every look. What a program calling one of these answers is never recalled
+#: (policy.packs.recall), nor taken for a constant (`policy check`).
+READ_BEYOND_ARGUMENTS = frozenset(
+    {
+        "path.resolve",
+        "path.contained",
+        "shell.commands",
+        "shell.has_substitution",
+        "shell.parse_error",
+    }
+)
+
+
+def _marking_names() -> frozenset[str]:
+    """The identifiers that mark a source as possibly calling one of
+    `READ_BEYOND_ARGUMENTS`: a namespace all of whose functions are in it (`shell`),
+    else the function's own name (`resolve`, `contained`)."""
+    names = set()
+    for function in READ_BEYOND_ARGUMENTS:
+        namespace, _, name = function.rpartition(".")
+        siblings = {n for n, *_ in _FUNCTIONS if n.rpartition(".")[0] == namespace}
+        names.add(namespace if siblings <= READ_BEYOND_ARGUMENTS else name)
+    return frozenset(names)
+
+
+#: Identifiers (outside string literals) whose presence in a source means it may call
+#: a function of `READ_BEYOND_ARGUMENTS`.
+IMPURE_NAMES = _marking_names()
+
 # cel-go's strings extension: native in cel-expr-python (ExtStrings, no Python
 # callback), emulated for cel-python by the functions below. The shared corpus
 # checks that both agree. ExtStrings' other functions (format, quote, reverse)
