@@ -75,6 +75,8 @@ class FrozenDict(dict[str, Any]):
     __slots__ = ("flat",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if dict.__len__(self) or hasattr(self, "flat"):  # (`__init__` again: a mutation)
+            self._refuse()
         dict.__init__(self, *args, **kwargs)
         #: Every value is a str, bool, int, float or None: CEL engines take it as is.
         self.flat = True

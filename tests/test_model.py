@@ -47,6 +47,19 @@ def test_frozen_dicts_are_still_dicts_for_json_and_copies() -> None:
     )
 
 
+def test_a_frozen_dict_cannot_be_filled_again() -> None:
+    """`__init__` called again would change it in place; what decided on the first
+    contents (a digest kept by identity, policy.packs.recall) would not know."""
+    args = FrozenDict({"path": "/home/dev/notes.txt"})
+    with pytest.raises(TypeError, match="immutable"):
+        args.__init__({"path": "/etc/shadow"})  # type: ignore[misc]
+    assert args == {"path": "/home/dev/notes.txt"}
+    empty = FrozenDict()
+    with pytest.raises(TypeError, match="immutable"):
+        empty.__init__({"path": "/etc/shadow"})  # type: ignore[misc]
+    assert empty == {}
+
+
 @pytest.mark.parametrize(
     ("host_name", "canonical"),
     [

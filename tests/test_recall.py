@@ -139,6 +139,38 @@ def test_the_users_home_is_part_of_the_question(
     assert engine.before_tool(call).action is Action.DENY_TOOL
 
 
+def test_home_is_both_the_callers_and_the_environments(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deciding for a caller of `policy serve`, `~` in `path.matches` is the caller's
+    home, and in the functions that normalise (`path.within`, `path.within_any_folded`)
+    it is `$HOME`: a change of either is evaluated again, never recalled."""
+    from policy.facts import Caller, deciding_for
+
+    engine = make(
+        """
+        name: homes
+        rules:
+          - id: no-secret
+            tools: [bash]
+            when: >-
+              path.within(args.target, "~/secret")
+              || path.within_any_folded(args.target, ["~/vault"])
+            action: deny
+        """
+    )
+    alice = Caller(home="/home/alice", principal="uid:1001")
+    for target in ("/home/bob/secret/x", "/home/bob/vault/y"):
+        call = bash("true", target=target)
+        with deciding_for(alice):
+            monkeypatch.setenv("HOME", "/home/dev")
+            assert engine.before_tool(call).action is Action.CONTINUE
+            monkeypatch.setenv("HOME", "/home/bob")
+            assert engine.before_tool(call).action is Action.DENY_TOOL, target
+            monkeypatch.setenv("HOME", "/home/dev")
+            assert engine.before_tool(call).action is Action.CONTINUE
+
+
 def test_a_program_that_reads_the_file_system_is_never_recalled(
     make: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

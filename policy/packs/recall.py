@@ -25,6 +25,7 @@ Recall is exact or absent:
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -169,8 +170,10 @@ class Recall:
         """The key of these inputs (`home`: what `~` means to the path functions), or
         None when they cannot be compared exactly: short strings as they are, other
         values by a digest of their exact serialisation (a str is never equal to bytes,
-        so neither is taken for the other)."""
-        parts: list[str | bytes] = [home]
+        so neither is taken for the other). `$HOME` too: the lexical path functions
+        that normalise (`path.within`, `path.within_any_folded`, ...) read `~` from it,
+        where `home` is the caller's for `policy serve`."""
+        parts: list[str | bytes] = [home, os.environ.get("HOME") or ""]
         for name in self.names:
             value = data[name]
             if type(value) is str and len(value) <= _SHORT:

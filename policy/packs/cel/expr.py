@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -219,7 +220,9 @@ class _ExprEnvs:
                 # the constant second argument by handle (policy.packs.cel.constants),
                 # under a name of its own that only rewritten sources call
                 handled = constants.HANDLE_FUNCTIONS[name]
-                by_handle = _by_handle(impl, home=name in _READS_HOME)
+                by_handle = _by_handle(
+                    impl, home=name in _READS_HOME, env_home=name in _READS_ENV_HOME
+                )
                 int_answered(handled, [types[params[0]], t.INT], member, by_handle)
                 returns, called = crossing(handled, ret, by_handle)
                 overloads[handled] = [
@@ -299,15 +302,17 @@ _REMEMBERED_LENGTH = 1024
 
 
 #: The handled functions whose constant may say `~` (the user's home is part of their
-#: question); the others answer from the value and the constant alone.
+#: question); the others answer from the value and the constant alone — but for
+#: `_READS_ENV_HOME`, which normalise their arguments, `~` in them meaning `$HOME`.
 _READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
+_READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
 
 
-def _by_handle(impl: Any, *, home: bool) -> Any:
+def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
     """`impl` taking its constant by handle, its answers remembered (bounded): the
     handled functions are lexical, so the same value asked of the same constant (by
-    the same user, for those whose constant may say `~`: `home`) has the same answer
-    on every call."""
+    the same user, for those whose constant may say `~`: `home`; with the same `$HOME`,
+    for those that normalise: `env_home`) has the same answer on every call."""
     values = constants.VALUES
 
     @functools.lru_cache(maxsize=4096)
@@ -317,7 +322,9 @@ def _by_handle(impl: Any, *, home: bool) -> Any:
     def call(value: Any, handle: int) -> Any:
         if len(value) > _REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
             return impl(value, values[handle])  # again rather than kept 4,096 times)
-        return answer(value, handle, home_dir() if home else "")
+        if home:
+            return answer(value, handle, home_dir())
+        return answer(value, handle, (os.environ.get("HOME") or "") if env_home else "")
 
     return call
 
