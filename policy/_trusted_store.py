@@ -192,7 +192,11 @@ def append_private(path: Path, record: bytes, limit: int) -> None:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(
-            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+            path,
+            # (O_NONBLOCK: a FIFO planted at the path would block the open before fstat
+            # could refuse it)
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+            0o600,
         )
     except OSError as exc:
         log.debug("cache: cannot append to %s: %s", path, exc)
@@ -236,7 +240,9 @@ def _replace_private(path: Path, data: bytes) -> None:
 def _read_trusted(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
     """The file's bytes when only this user could have written them, else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # (O_NONBLOCK: a FIFO planted at the path would block the open before fstat could
+        # refuse it; on a regular file it changes nothing)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:

@@ -345,7 +345,7 @@ def test_the_facts_are_plain_data_a_digest_tells_apart(tmp_path: Path) -> None:
 
 def _stored(tmp_path: Path, salt: bytes = b"code and libraries") -> tuple[Recall, Path]:
     path = tmp_path / "cache" / "answers"
-    return Recall("before_tool", ["args.x == 1"], AnswerStore(path, salt)), path
+    return Recall("before_tool", ["args.x == 1"], store=AnswerStore(path, salt)), path
 
 
 def test_an_answer_kept_on_disk_is_the_next_process_s_answer(tmp_path: Path) -> None:
@@ -359,7 +359,7 @@ def test_an_answer_kept_on_disk_is_the_next_process_s_answer(tmp_path: Path) -> 
     assert later.get(later.key({"args": {"x": 2}}, "/home/a")) is None  # type: ignore[arg-type]
     # other code or libraries (the salt), or another program: not their answer
     assert _stored(tmp_path, b"other code")[0].get(key) is None
-    other = Recall("before_tool", ["args.x == 2"], AnswerStore(path, b"code and libraries"))
+    other = Recall("before_tool", ["args.x == 2"], store=AnswerStore(path, b"code and libraries"))
     assert other.get(key) is None
 
 
@@ -457,3 +457,51 @@ def _refuse_the_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for name in ("stat", "lstat", "readlink", "scandir", "listdir", "open", "access"):
         monkeypatch.setattr(os, name, refuse)
+
+
+def test_a_program_is_known_by_its_variables_names_too(tmp_path: Path) -> None:
+    """Two packs whose variables hold the same sources under other names are two
+    programs (a red team's case: `ls` allowed by one, denied by the other after an
+    edit): an answer kept for one is not the other's."""
+    store = AnswerStore(tmp_path / "answers", b"code and libraries")
+    condition = ["vars.a || (vars.b && vars.c)"]
+    is_ls, is_rm = 'args.command == "ls"', 'args.command.startsWith("rm")'
+    before = Recall("before_tool", condition, [{"b": is_ls, "c": is_rm}, {"a": "vars.c"}], store)
+    after = Recall("before_tool", condition, [{"a": is_ls, "c": is_rm}, {"b": "vars.c"}], store)
+    key = before.key({"args": {"command": "ls"}}, "/home/a")
+    assert key is not None and key == after.key({"args": {"command": "ls"}}, "/home/a")
+    before.keep(key, 0)
+    assert after.get(key) is None
+    assert Recall("before_tool", condition, [{"b": is_ls, "c": is_rm}, {"a": "vars.c"}], store).get(
+        key
+    ) == 0
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["~bob/.bashrc", {"file_path": "~bob/.bashrc"}, {"paths": ["/tmp/x", "~root"]}],
+)
+def test_a_path_of_another_account_is_not_recalled(value: Any) -> None:
+    """`~name` is where the account database says: no key holds that."""
+    in_args = Recall("before_tool", ["args.x == 1"])
+    assert in_args.key({"args": {"x": value}}, "/home/a") is None
+    assert in_args.key({"args": {"x": "~/.bashrc"}}, "/home/a") is not None
+    as_string = Recall("before_tool", ['cwd == "/"'])  # (a short string: kept as it is)
+    assert as_string.key({"cwd": "~bob"}, "/home/a") is None
+    assert as_string.key({"cwd": "~/src"}, "/home/a") is not None
+
+
+def test_a_fifo_at_the_answers_path_blocks_nobody(tmp_path: Path) -> None:
+    import threading
+
+    kept, path = _stored(tmp_path)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    key = kept.key({"args": {"x": 1}}, "/home/a")
+    assert key is not None
+    done: list[int | None] = []
+    worker = threading.Thread(target=lambda: (done.append(kept.get(key)), kept.keep(key, 1)))
+    worker.daemon = True
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive() and done == [None]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -51,6 +52,8 @@ LIMIT = 1024
 
 #: Strings longer than this are kept as their digest.
 _SHORT = 64
+
+_TILDE_USER = re.compile(rb'"~[^/"]')
 
 _PLAIN_MAPS = (dict, FrozenDict, CelMap)
 _PLAIN_LISTS = (list, tuple, CelList)
@@ -108,7 +111,10 @@ def _digest(name: str, value: Any) -> bytes | None:
         except (orjson.JSONEncodeError, RecursionError):  # (an int beyond 64 bits, a
             pass  # lone surrogate, nesting deeper than orjson goes: not compared)
         else:
-            digest = hashlib.blake2b(b"j" + serialised, digest_size=16).digest()
+            # A string `~name...`: where it points is the account database's to say
+            # (a path function normalising it asks), which no key holds.
+            if b'"~' not in serialised or not _TILDE_USER.search(serialised):
+                digest = hashlib.blake2b(b"j" + serialised, digest_size=16).digest()
     if frozen:
         _digests.last[name] = (value, digest)
     return digest
@@ -146,11 +152,13 @@ class Recall:
     def __init__(
         self,
         point: str,
-        sources: Sequence[str],
+        conditions: Sequence[str],
+        variables: Sequence[Mapping[str, str]] = (),
         store: AnswerStore | None = None,
     ) -> None:
         # (a program is handed the call's every field, so that the packs of one call
         # share one activation; it reads those its sources name)
+        sources = [*conditions, *(source for layer in variables for source in layer.values())]
         known = VARIABLES_AT[point].keys()
         read = frozenset().union(*[referenced_names(s) for s in sources]) & known
         #: The variables the key is made of, in a fixed order: all the program reads.
@@ -158,10 +166,13 @@ class Recall:
         self._masks: dict[Key, int] = {}
         self._generation = _generation
         self._store = store
-        # (the program, by what it is made of: in a store shared by processes, the same
-        # sources at the same point, under the same code and libraries, answer alike)
+        # (the program, by all it is made of — the point, its conditions in order, each
+        # pack variable by name and source: in a store shared by processes, only the
+        # same program under the same code and libraries answers alike. JSON: every
+        # string delimited, so no two programs serialise alike.)
+        layers = [sorted(layer.items()) for layer in variables]
         self._program = (
-            hashlib.blake2b("\0".join([point, *sources]).encode("utf-8", "surrogatepass")).digest()
+            hashlib.blake2b(orjson.dumps([point, list(conditions), layers])).digest()
             if store is not None
             else b""
         )
@@ -177,6 +188,8 @@ class Recall:
         for name in self.names:
             value = data[name]
             if type(value) is str and len(value) <= _SHORT:
+                if value[:1] == "~" and value[1:2] not in ("", "/"):
+                    return None  # (`~name`: the account database says where)
                 parts.append(value)
                 continue
             digest = _digest(name, value)

@@ -437,7 +437,7 @@ class CompiledPack:
                 variables = self.layers(frozenset().union(*deps))
                 read = [*sources, *(s for layer in variables for s in layer.values())]
                 if recallable(read):
-                    recall = Recall(point, read, self.answer_store)
+                    recall = Recall(point, sources, variables, self.answer_store)
             found = _Candidates(rules, make, recall)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
