@@ -366,7 +366,7 @@ def test_the_shipped_rules_answer_alike_from_their_kept_answers() -> None:
     the pack cache, from the answers the first two kept): one answer."""
     payloads = [
         {**PAYLOAD, "tool_input": {"command": command}}
-        for command in ("rm -rf ~", "cat ~/.ssh/id_rsa", "echo x >> ~/.bashrc", "ls -la")
+        for command in ("cat ~/.ssh/id_rsa", "ls -la")
     ]
     for payload in payloads:
         answers = [_hook(payload, "--packs", str(RULES))[0] for _ in range(3)]
