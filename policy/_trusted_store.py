@@ -139,7 +139,7 @@ def _entry_path(directory: Path, key: str) -> Path:
 def read_entry(directory: Path, key: str) -> bytes | None:
     """The body of entry `key`: None unless it is a private file of this user whose
     checksum line matches."""
-    data = _read_trusted(_entry_path(directory, key))
+    data = read_private(_entry_path(directory, key))
     if data is None:
         return None
     checksum, _, body = data.partition(b"\n")
@@ -154,31 +154,13 @@ def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> 
     failures are ignored."""
     data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
     final = _entry_path(directory, key)
-    temporary = directory / f".{key}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(
-            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-        )
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(temporary, final)
     except OSError as exc:
         log.debug("cache: cannot write %s: %s", final, exc)
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         return
-    _prune(directory, keep)
-
-
-def read_private(path: Path, limit: int) -> bytes | None:
-    """The bytes of a file only this user could have written, at most `limit` of them
-    (a longer file is None, as is one that is not private: the caller's miss)."""
-    return _read_trusted(path, limit)
+    if _replace_private(final, data):
+        _prune(directory, keep)
 
 
 def append_private(path: Path, record: bytes, limit: int) -> None:
@@ -191,23 +173,13 @@ def append_private(path: Path, record: bytes, limit: int) -> None:
     only ever work a process can do again."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(
-            path,
-            # (O_NONBLOCK: a FIFO planted at the path would block the open before fstat
-            # could refuse it)
-            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-            0o600,
-        )
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NO_SURPRISES, 0o600)
     except OSError as exc:
         log.debug("cache: cannot append to %s: %s", path, exc)
         return
     try:
         st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-        ):
+        if not _private(st):
             log.debug("cache: %s is not a private file of this user; not written", path)
             return
         if st.st_size + len(record) > limit or st.st_size % len(record):
@@ -220,39 +192,54 @@ def append_private(path: Path, record: bytes, limit: int) -> None:
         os.close(fd)
 
 
-def _replace_private(path: Path, data: bytes) -> None:
+def _replace_private(path: Path, data: bytes) -> bool:
+    """Put `data` at `path` as a new private file, renamed into place (a link or a file
+    there is replaced, never followed); False when it could not be."""
     temporary = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         fd = os.open(
             temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
         )
         try:
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         os.replace(temporary, path)
     except OSError as exc:
-        log.debug("cache: cannot replace %s: %s", path, exc)
+        log.debug("cache: cannot write %s: %s", path, exc)
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        return False
+    return True
 
 
-def _read_trusted(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
-    """The file's bytes when only this user could have written them, else None."""
+#: How a private file is opened: never through a link, and without blocking (a FIFO
+#: planted at the path would block the open before `fstat` could refuse it; on a
+#: regular file O_NONBLOCK changes nothing).
+_NO_SURPRISES = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _private(st: os.stat_result) -> bool:
+    """A regular file of this process's effective user that nobody else may write."""
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_uid == os.geteuid()
+        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def read_private(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """The bytes of a file only this user could have written, at most `limit` of them
+    (a longer file is None, as is one that is not private: the caller's miss)."""
     try:
-        # (O_NONBLOCK: a FIFO planted at the path would block the open before fstat could
-        # refuse it; on a regular file it changes nothing)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | _NO_SURPRISES)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            or st.st_size > limit
-        ):
+        if not _private(st) or st.st_size > limit:
             log.debug("cache: %s is not a private file of this user; ignored", path)
             return None
         chunks: list[bytes] = []
