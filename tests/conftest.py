@@ -141,3 +141,31 @@ def build(audit_log: Path) -> Iterator[Callable[..., Engine]]:
     yield make
     for engine in engines:
         engine.close()
+
+
+@pytest.fixture(params=["cel-expr-python", "cel-python"])
+def pack_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Engine]]:
+    """Engines on the rule packs given as YAML bodies (`apiVersion` and `kind` added),
+    once on each CEL engine, closed after the test."""
+    engines: list[Engine] = []
+
+    def build(*bodies: str, **settings: Any) -> Engine:
+        paths = []
+        for index, body in enumerate(bodies):
+            path = tmp_path / f"pack{index}.yaml"
+            path.write_text("apiVersion: hookpolicy/v1\nkind: RulePack\n" + textwrap.dedent(body))
+            paths.append(path)
+        engine = Engine(
+            Settings(
+                packs=paths,
+                audit_path=tmp_path / "decisions.log",
+                cel_engine=request.param,
+                **settings,
+            )
+        )
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.close()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,26 +19,8 @@ from policy.settings import Settings, load_settings
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\n"
 
 
-@pytest.fixture(params=["cel-expr-python", "cel-python"])
-def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    engines: list[Engine] = []
-
-    def build(body: str) -> Engine:
-        path = tmp_path / "pack.yaml"
-        path.write_text(HEADER + textwrap.dedent(body))
-        engine = Engine(
-            Settings(packs=[path], audit_path=tmp_path / "log", cel_engine=request.param)
-        )
-        engines.append(engine)
-        return engine
-
-    yield build
-    for engine in engines:
-        engine.close()
-
-
-def test_a_failing_modify_under_skip_keeps_the_other_modifies(make: Any) -> None:
-    engine = make(
+def test_a_failing_modify_under_skip_keeps_the_other_modifies(pack_engine: Any) -> None:
+    engine = pack_engine(
         """
         name: redact
         on_error: skip
@@ -64,8 +44,8 @@ def test_a_failing_modify_under_skip_keeps_the_other_modifies(make: Any) -> None
     assert any("truncate" in note and "(skipped)" in note for note in decision.ignored)
 
 
-def test_a_failing_modify_denies_by_default(make: Any) -> None:
-    engine = make(
+def test_a_failing_modify_denies_by_default(pack_engine: Any) -> None:
+    engine = pack_engine(
         """
         name: redact
         rules:
@@ -80,8 +60,8 @@ def test_a_failing_modify_denies_by_default(make: Any) -> None:
     assert decision.reason.startswith("rule redact/truncate: set.result.for_llm failed")
 
 
-def test_tool_globs_match_host_spellings_too(make: Any) -> None:
-    engine = make(
+def test_tool_globs_match_host_spellings_too(pack_engine: Any) -> None:
+    engine = pack_engine(
         """
         name: spellings
         rules:
@@ -98,8 +78,8 @@ def test_tool_globs_match_host_spellings_too(make: Any) -> None:
     assert not engine.before_tool(ToolCall(tool="Read")).blocked
 
 
-def test_negated_filters(make: Any) -> None:
-    engine = make(
+def test_negated_filters(pack_engine: Any) -> None:
+    engine = pack_engine(
         """
         name: negation
         rules:
@@ -121,8 +101,8 @@ def test_negated_filters(make: Any) -> None:
     assert not engine.before_tool(ToolCall(tool="bash", session="dev-1")).needs_approval
 
 
-def test_values_cel_cannot_take_are_rule_errors_not_crashes(make: Any) -> None:
-    engine = make(
+def test_values_cel_cannot_take_are_rule_errors_not_crashes(pack_engine: Any) -> None:
+    engine = pack_engine(
         """
         name: big
         enforcement: audit
@@ -255,10 +235,10 @@ def test_vars_as_a_whole_map_is_refused_at_its_position(tmp_path: Path) -> None:
     assert text.count("error:") == 1, text
 
 
-def test_conditions_that_fail_are_never_memoised(make: Any) -> None:
+def test_conditions_that_fail_are_never_memoised(pack_engine: Any) -> None:
     """A repeated shape of call is decided from memory, but a failing condition
     is decided afresh each time (it denies under on_error: deny)."""
-    engine = make(
+    engine = pack_engine(
         """
         name: memo
         rules:
@@ -282,7 +262,7 @@ def test_conditions_that_fail_are_never_memoised(make: Any) -> None:
         assert (big.action, big.rule_ids) == (Action.DENY_TOOL, ("memo/big",))
 
 
-def test_more_conditions_than_one_mask_holds(make: Any) -> None:
+def test_more_conditions_than_one_mask_holds(pack_engine: Any) -> None:
     """cel-expr-python sums up to 62 conditions into one int; beyond that the
     pack reads the results one by one, with the same outcome."""
     rules = "".join(
@@ -290,7 +270,7 @@ def test_more_conditions_than_one_mask_holds(make: Any) -> None:
         f"    action: {'deny' if i % 2 else 'ask'}\n"
         for i in range(70)
     )
-    engine = make("name: wide\nrules:\n" + rules)
+    engine = pack_engine("name: wide\nrules:\n" + rules)
     for i in (0, 1, 61, 62, 63, 69):
         decision = engine.before_tool(ToolCall(tool="bash", args={"command": f"c{i}"}))
         assert decision.rule_ids == (f"wide/r{i:02d}",)

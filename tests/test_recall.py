@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,24 +53,6 @@ def _subclasses(kind: type) -> list[type]:
     return found
 
 
-@pytest.fixture(params=["cel-expr-python", "cel-python"])
-def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    engines: list[Engine] = []
-
-    def build(body: str) -> Engine:
-        path = tmp_path / "pack.yaml"
-        path.write_text(HEADER + textwrap.dedent(body))
-        engine = Engine(
-            Settings(packs=[path], audit_path=tmp_path / "log", cel_engine=request.param)
-        )
-        engines.append(engine)
-        return engine
-
-    yield build
-    for engine in engines:
-        engine.close()
-
-
 def _corpus_calls(every: int) -> list[ToolCall]:
     """Every `every`-th call of the everyday and dangerous corpus (tests/corpus)."""
     calls = []
@@ -91,9 +71,9 @@ def bash(command: str, **fields: Any) -> ToolCall:
 
 
 def test_a_repeated_call_is_decided_without_evaluating_again(
-    make: Any, monkeypatch: pytest.MonkeyPatch
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make(
+    engine = pack_engine(
         """
         name: git
         rules:
@@ -118,9 +98,9 @@ def test_a_repeated_call_is_decided_without_evaluating_again(
 
 
 def test_the_users_home_is_part_of_the_question(
-    make: Any, monkeypatch: pytest.MonkeyPatch
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make(
+    engine = pack_engine(
         """
         name: home
         rules:
@@ -140,14 +120,14 @@ def test_the_users_home_is_part_of_the_question(
 
 
 def test_home_is_both_the_callers_and_the_environments(
-    make: Any, monkeypatch: pytest.MonkeyPatch
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Deciding for a caller of `policy serve`, `~` in `path.matches` is the caller's
     home, and in the functions that normalise (`path.within`, `path.within_any_folded`)
     it is `$HOME`: a change of either is evaluated again, never recalled."""
     from policy.facts import Caller, deciding_for
 
-    engine = make(
+    engine = pack_engine(
         """
         name: homes
         rules:
@@ -172,13 +152,13 @@ def test_home_is_both_the_callers_and_the_environments(
 
 
 def test_a_program_that_reads_the_file_system_is_never_recalled(
-    make: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (tmp_path / "other").mkdir()
     link = tmp_path / "link"
-    engine = make(
+    engine = pack_engine(
         f"""
         name: links
         rules:
@@ -214,11 +194,12 @@ def test_a_program_that_reads_the_file_system_is_never_recalled(
 )
 def test_what_answers_from_its_inputs_alone(sources: list[str], expected: bool) -> None:
     assert recallable(sources) is expected
+    assert (Recall.of("before_tool", sources) is not None) is expected
 
 
-def test_a_nan_is_not_taken_for_a_null(make: Any) -> None:
+def test_a_nan_is_not_taken_for_a_null(pack_engine: Any) -> None:
     # (JSON has no NaN: serialised, a NaN and a null would read alike)
-    engine = make(
+    engine = pack_engine(
         """
         name: numbers
         rules:
@@ -259,9 +240,9 @@ def test_equal_inputs_have_one_key_and_unequal_ones_two() -> None:
 
 
 def test_a_failed_evaluation_is_not_remembered(
-    make: Any, monkeypatch: pytest.MonkeyPatch
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make(
+    engine = pack_engine(
         """
         name: typed
         on_error: deny

@@ -75,7 +75,12 @@ def forget() -> None:
 def recallable(sources: Iterable[str]) -> bool:
     """Whether a program compiled from `sources` (its expressions and the pack
     variables they read) answers from its inputs alone."""
-    return not any(referenced_names(source) & READS_BEYOND_ARGUMENTS for source in sources)
+    return not _named(sources) & READS_BEYOND_ARGUMENTS
+
+
+def _named(sources: Iterable[str]) -> frozenset[str]:
+    """Every identifier the sources name outside their strings."""
+    return frozenset().union(*[referenced_names(source) for source in sources])
 
 
 class _Digests(threading.local):
@@ -149,18 +154,34 @@ class Recall:
 
     __slots__ = ("_generation", "_masks", "_program", "_store", "names")
 
+    @classmethod
+    def of(
+        cls,
+        point: str,
+        conditions: Sequence[str],
+        variables: Sequence[Mapping[str, str]] = (),
+        store: AnswerStore | None = None,
+    ) -> Recall | None:
+        """The memo of the program made of `conditions` and the pack `variables` they
+        read (by dependency layer), or None when it reads beyond its inputs."""
+        named = _named([*conditions, *(s for layer in variables for s in layer.values())])
+        if named & READS_BEYOND_ARGUMENTS:
+            return None
+        return cls(point, conditions, variables, store, named)
+
     def __init__(
         self,
         point: str,
         conditions: Sequence[str],
         variables: Sequence[Mapping[str, str]] = (),
         store: AnswerStore | None = None,
+        named: frozenset[str] | None = None,
     ) -> None:
         # (a program is handed the call's every field, so that the packs of one call
         # share one activation; it reads those its sources name)
-        sources = [*conditions, *(source for layer in variables for source in layer.values())]
-        known = VARIABLES_AT[point].keys()
-        read = frozenset().union(*[referenced_names(s) for s in sources]) & known
+        if named is None:
+            named = _named([*conditions, *(s for layer in variables for s in layer.values())])
+        read = named & VARIABLES_AT[point].keys()
         #: The variables the key is made of, in a fixed order: all the program reads.
         self.names = tuple(sorted(read - {"vars"}))
         self._masks: dict[Key, int] = {}

@@ -52,7 +52,7 @@ from policy.model import (
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
-from policy.packs.recall import Recall, recallable
+from policy.packs.recall import Recall
 
 if TYPE_CHECKING:
     # Only the compiler sets `CompiledRule.model` (a pydantic model); this module
@@ -435,9 +435,7 @@ class CompiledPack:
                 deps = [r.var_deps for r in conds]
                 make = functools.partial(self.program, point, sources, deps)
                 variables = self.layers(frozenset().union(*deps))
-                read = [*sources, *(s for layer in variables for s in layer.values())]
-                if recallable(read):
-                    recall = Recall(point, sources, variables, self.answer_store)
+                recall = Recall.of(point, sources, variables, self.answer_store)
             found = _Candidates(rules, make, recall)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
