@@ -11,6 +11,9 @@ their entries here, under the same rules:
 * writes go to a private temporary file renamed into place, and a directory keeps
   its newest entries only (`write_entry`); a failure only means the next start does
   the work again;
+* the packs' programs' answers (policy.packs.recall.AnswerStore) are one file of
+  small records instead, read and appended on the same terms (`read_private`,
+  `append_private`), each record checked by its reader;
 * a key names the code that made an entry: the size and mtime of hookpolicy's own
   modules (`code_stamps`) and of the libraries involved (`package_stamps`), so an
   edited checkout or a reinstall never reads what older code wrote.
