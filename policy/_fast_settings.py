@@ -109,7 +109,7 @@ class FastSettings:
     approvals_store: str | None = None
     approvals_retention: float | None = 30 * 86400.0
     approvers_map: Path | None = None
-    cel_engine: Literal["cel-expr-python", "cel-python"] = "cel-expr-python"
+    cel_engine: Literal["native", "cel-expr-python", "cel-python"] = "native"
     pack_cache = True
     aliases: dict[str, str]
     hooks: NoHostedHooks

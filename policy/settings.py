@@ -147,8 +147,11 @@ class Settings(BaseSettings):
         description="YAML file mapping OS user names to approver names; honoured only "
         "when the agent's uid cannot write it.",
     )
-    cel_engine: Literal["cel-expr-python", "cel-python"] = Field(
-        "cel-expr-python", description="CEL implementation for rule conditions."
+    cel_engine: Literal["native", "cel-expr-python", "cel-python"] = Field(
+        "native",
+        description="CEL implementation for rule conditions: `native` (conditions "
+        "compiled to Python, cel-expr-python for what they do not cover), "
+        "`cel-expr-python` alone, or `cel-python` (portable, slow).",
     )
     pack_cache: bool = Field(
         True,

@@ -143,7 +143,7 @@ def build(audit_log: Path) -> Iterator[Callable[..., Engine]]:
         engine.close()
 
 
-@pytest.fixture(params=["cel-expr-python", "cel-python"])
+@pytest.fixture(params=["native", "cel-expr-python", "cel-python"])
 def pack_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     """Engines on the rule packs given as YAML bodies (`apiVersion` and `kind` added),
     once on each CEL engine, closed after the test."""

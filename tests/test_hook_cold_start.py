@@ -346,19 +346,21 @@ def test_an_answer_from_the_cache_loads_no_heavy_library(tmp_path: Path) -> None
 
 def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> None:
     """A one-event hook keeps its packs' answers for the next process (decision 0020):
-    the same call asked again is decided alike without CEL's environment (protobuf is
-    what building it imports) — and a call not seen yet still builds it."""
+    the same call asked again is decided alike without compiling anything (protobuf is
+    what the packs' compilation imports) — and a call not seen yet, decided by a program
+    built then, builds it natively, without protobuf either (decision 0021)."""
     pack = tmp_path / "small.yaml"
     pack.write_text(PACK)
     first, first_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
     again, again_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
     assert orjson.loads(again) == orjson.loads(first)
     assert "google.protobuf" in first_modules
-    assert "policy.packs.runtime" in again_modules and "google.protobuf" not in again_modules
+    assert "policy.packs.runtime" in again_modules
+    assert "google.protobuf" not in again_modules
     other = {**PAYLOAD, "tool_input": {"command": "rm -rf build"}}
     denied, other_modules, _ = _hook(other, "--packs", str(pack), importtime=True)
     assert orjson.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "google.protobuf" in other_modules
+    assert "google.protobuf" not in other_modules
 
 
 def test_the_shipped_rules_answer_alike_from_their_kept_answers() -> None:

@@ -19,7 +19,7 @@ def test_defaults_are_picoclaws(tmp_path: Path) -> None:
         settings.approval_timeout_ms,
     ) == (500, 5000, 60000)
     assert settings.failure_policy == "fail"
-    assert settings.cel_engine == "cel-expr-python"
+    assert settings.cel_engine == "native"
     assert settings.limits_storage_uri is None  # shared SQLite under data_dir
     assert settings.state_store_uri == f"sqlite:///{tmp_path / 'xdg' / 'hookpolicy' / 'state.db'}"
     assert settings.audit_capture_args is False
@@ -135,7 +135,7 @@ def test_a_missing_config_file_is_an_error(tmp_path: Path) -> None:
         ("limits_storage_uri", "postgres://x", "scheme must be one of"),
         ("approvals_store", "sqlite://relative.db", "sqlite stores are written sqlite:///PATH"),
         ("approvals_store", "ftp://x", "scheme must be one of"),
-        ("cel_engine", "v8", "Input should be 'cel-expr-python' or 'cel-python'"),
+        ("cel_engine", "v8", "Input should be 'native', 'cel-expr-python' or 'cel-python'"),
         ("hook_workers", 0, "greater than or equal to 1"),
         ("audit_stream", "file", "Input should be 'stdout' or 'stderr'"),
     ],

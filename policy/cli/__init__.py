@@ -18,6 +18,9 @@ from policy._version import __version__
 from policy.hosts import HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE, SERVERS
 from policy.hosts.claude.dialect import DIALECTS
 
+#: policy.packs.cel.ENGINES, spelled here so that building the parser imports no engine.
+ENGINE_NAMES = ("native", "cel-expr-python", "cel-python")
+
 __all__ = ["main"]
 
 
@@ -184,7 +187,7 @@ def _add_check(commands: Any) -> None:
         action="store_true",
         help="text format: show each problem's source line with a caret (default on a terminal)",
     )
-    check.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
+    check.add_argument("--cel-engine", choices=ENGINE_NAMES, default=None)
     check.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
     check.add_argument(
         "--host",
@@ -240,7 +243,7 @@ def _add_test(commands: Any) -> None:
         "--watch", action="store_true", help="run again whenever a file under the paths changes"
     )
     test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
-    test.add_argument("--cel-engine", choices=("cel-expr-python", "cel-python"), default=None)
+    test.add_argument("--cel-engine", choices=ENGINE_NAMES, default=None)
     test.add_argument("--config", metavar="FILE", help="settings file (default: $POLICY_CONFIG)")
     test.set_defaults(module="test_cmd")
 

@@ -301,7 +301,7 @@ def run_suite(
     suite: Suite,
     *,
     locations: Mapping[str, str],
-    cel_engine: str = "cel-expr-python",
+    cel_engine: str = "native",
     aliases: Mapping[str, str] | None = None,
     select: Callable[[Suite, PackTest], bool] | None = None,
 ) -> list[TestOutcome]:
@@ -317,7 +317,7 @@ def run_suite(
 def run_collection(
     collection: Collection,
     *,
-    cel_engine: str = "cel-expr-python",
+    cel_engine: str = "native",
     aliases: Mapping[str, str] | None = None,
     select: Callable[[Suite, PackTest], bool] | None = None,
 ) -> list[TestOutcome]:
@@ -333,7 +333,7 @@ def run_collection(
     return outcomes
 
 
-def run_pack_tests(path: Path, *, cel_engine: str = "cel-expr-python") -> list[TestOutcome]:
+def run_pack_tests(path: Path, *, cel_engine: str = "native") -> list[TestOutcome]:
     """Run every test of the pack at `path` against that pack alone (a PackError if the
     pack does not load)."""
     from policy.pack_tests.suite import collect

@@ -40,7 +40,7 @@ class LoadedPacks:
 def load_packs(
     paths: Iterable[str | PathLike[str]],
     *,
-    cel_engine: str = "cel-expr-python",
+    cel_engine: str = "native",
     aliases: AliasTable = DEFAULT_ALIASES,
     cache_dir: Path | None = None,
     access: FileAccess | None = None,

@@ -124,6 +124,8 @@ _SOURCES = (
     "packs/cel/expr.py",
     "packs/cel/functions.py",
     "packs/cel/interface.py",
+    "packs/cel/native.py",
+    "packs/cel/syntax.py",
     "packs/cel/types.py",
     "packs/compile.py",
     "packs/diagnostics.py",
@@ -133,6 +135,7 @@ _SOURCES = (
     "packs/schema.py",
 )
 _CEL_PACKAGES = {
+    "native": ("cel_expr_python",),
     "cel-expr-python": ("cel_expr_python",),
     "cel-python": ("cel_expr_python", "celpy"),
 }

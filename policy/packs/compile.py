@@ -152,7 +152,7 @@ class _Compiler:
             )
             self.error_at(path, 1, 1, code, f"{what} has type {result.type_name}, not {want}{hint}")
             ok = False
-        if ok and self.engine.name != "cel-expr-python":
+        if ok and self.engine.name == "cel-python":
             try:
                 self.engine.program(point, [source], [])
             except CelCompileError as exc:

@@ -56,7 +56,7 @@ class CheckReport:
 def check_paths(
     paths: Iterable[str | PathLike[str]],
     *,
-    cel_engine: str = "cel-expr-python",
+    cel_engine: str = "native",
     aliases: AliasTable = DEFAULT_ALIASES,
     lenient: bool = False,
 ) -> CheckReport:

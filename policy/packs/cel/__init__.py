@@ -68,7 +68,7 @@ __all__ = [
     "whole_vars_offset",
 ]
 
-ENGINES = ("cel-expr-python", "cel-python")
+ENGINES = ("native", "cel-expr-python", "cel-python")
 
 if TYPE_CHECKING:
     from policy.packs.cel.celpython import PyEngine
@@ -95,11 +95,15 @@ _engines_lock = threading.Lock()
 
 
 def get_engine(name: str) -> CelEngine:
-    """The shared engine called `name` (`cel-expr-python` or `cel-python`)."""
+    """The shared engine called `name` (one of `ENGINES`)."""
     with _engines_lock:
         engine = _engines.get(name)
         if engine is None:
-            if name == "cel-expr-python":
+            if name == "native":
+                from policy.packs.cel.native import NativeEngine
+
+                engine = NativeEngine()
+            elif name == "cel-expr-python":
                 engine = ExprEngine()
             elif name == "cel-python":
                 from policy.packs.cel.celpython import PyEngine

@@ -1,0 +1,161 @@
+"""The native engine: CEL compiled to Python, answering as cel-expr-python does.
+
+The shared corpus (tests/test_cel_corpus.py) holds it to the expected values; these
+tests pin what is its own — the fast form that raises rather than guess, the exact form
+that absorbs CEL's errors, the programs and calls it leaves to cel-expr-python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from policy.packs.cel import CelEvalError, get_engine
+from policy.packs.cel.interface import VARIABLES_AT
+from policy.packs.cel.native import (
+    NativeEngine,
+    _Compiler,
+    _FastCompiler,
+    _FastUnsupported,
+    _NativeProgram,
+)
+from policy.packs.cel.syntax import Unsupported, parse
+from tests.test_cel_corpus import DATA, RUNTIME, _layers
+
+
+def _native(expr: str, point: str = "before_tool") -> Any:
+    return get_engine("native").program(point, [expr], [], checked=True)
+
+
+def _run(expr: str, data: dict[str, Any] | None = None) -> Any:
+    program = _native(expr)
+    (value,) = program.run({k: v for k, v in (data or DATA).items() if k in program.needs})
+    return value
+
+
+DATA_VARIABLES = VARIABLES_AT["before_tool"]
+NATIVE = [c for c in RUNTIME if not c.get("vars") and "point" not in c]
+
+
+@pytest.mark.parametrize("case", NATIVE, ids=[c["expr"][:60] for c in NATIVE])
+def test_the_fast_form_answers_as_the_exact_one_or_raises(case: dict[str, Any]) -> None:
+    """Python's `and`, `or`, `any` and `==` stand for CEL's only where the two agree:
+    on every corpus case the fast form gives the exact form's value, or raises (and
+    the exact form is asked)."""
+    try:
+        tree = parse(case["expr"])
+        exact = _Compiler(DATA_VARIABLES).compile(tree)
+        fast = _FastCompiler(DATA_VARIABLES, {}).function(tree)
+    except Unsupported:
+        pytest.skip("left to cel-expr-python")
+    except _FastUnsupported:
+        pytest.skip("no fast form: the exact form answers")
+    frame = dict(DATA)
+    try:
+        expected = exact(frame)
+    except BaseException as exc:
+        expected = exc
+    try:
+        got = fast(frame)
+    except BaseException:
+        return
+    assert not isinstance(expected, BaseException), f"fast form answered {got!r} for an error"
+    assert got == expected
+    assert type(got) is type(expected) or isinstance(expected, list | tuple)
+
+
+
+def test_errors_that_cel_absorbs_are_absorbed() -> None:
+    assert _run("args.missing == 'x' || args.flag") is True
+    assert _run("args.missing == 'x' && !args.flag") is False
+    assert _run("[0, 1].exists(x, 1 / x == 1)") is True
+    assert isinstance(_run("args.missing == 'x' || !args.flag"), CelEvalError)
+
+
+def test_a_comprehension_variable_does_not_outlive_its_macro() -> None:
+    program = _native("[1].exists(tool, tool == 1)")
+    data = {"tool": "bash"}
+    assert program.run(dict(data)) == [True]
+    both = get_engine("native").program(
+        "before_tool", ["['x'].exists(tool, tool == 'x')", "tool == 'bash'"], [], checked=True
+    )
+    assert both.run({"tool": "bash"}) == [True, True]
+    assert both.run_mask({"tool": "bash"}) == 0b11
+
+
+def test_what_it_does_not_compile_is_cel_expr_pythons_program() -> None:
+    for expr in ("now > timestamp('2026-01-01T00:00:00Z')", "b'x' == b'x'", "1u == 1u"):
+        program = get_engine("native").program("before_tool", [expr], [], checked=True)
+        assert not isinstance(program, _NativeProgram), expr
+    assert isinstance(_native("args.n > 1"), _NativeProgram)
+
+
+def test_a_value_it_does_not_answer_for_is_asked_of_cel_expr_python() -> None:
+    """An int against a double, a double as a string: answered, as cel-cpp answers,
+    by the same program on cel-expr-python (built on that first need)."""
+    program = _native("args.n < 7.5")
+    assert isinstance(program, _NativeProgram)
+    assert program._fallback is None
+    assert program.run({"args": {"n": 5}}) == [True]
+    assert program.run_mask({"args": {"n": 9}}) == 0
+    assert program._fallback is not None
+    assert _run("string(args.f)", {"args": {"f": 1.5}}) == "1.5"
+
+
+def test_remembered_path_answers_follow_the_users_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~` in a constant list is the user's home: the same path asked for another user
+    is answered again, not recalled."""
+    program = _native("path.matches(args.p, ['~/.ssh/**'])")
+    data = {"args": {"p": "/home/a/.ssh/id_rsa"}}
+    monkeypatch.setenv("HOME", "/home/a")
+    assert program.run_mask(data) == 1
+    monkeypatch.setenv("HOME", "/home/b")
+    assert program.run_mask(data) == 0
+
+
+def test_a_pack_variable_that_fails_fails_the_expressions_that_read_it() -> None:
+    program = get_engine("native").program(
+        "before_tool", ["vars.bad == 1", "vars.ok"], [{"bad": "args.missing", "ok": "true"}],
+        checked=True,
+    )
+    bad, ok = program.run({"args": {}})
+    assert isinstance(bad, CelEvalError) and ok is True
+    assert program.run_mask({"args": {}}) is None
+
+
+def test_unchecked_sources_are_refused_as_cel_expr_python_refuses_them() -> None:
+    from policy.packs.cel import CelCompileError
+
+    with pytest.raises(CelCompileError):
+        NativeEngine().program("before_tool", ["1 + 'a'"], [])
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["b'x'", "1u", "Msg{a: 1}", "a.?b", "x[?0]", "'\\q'", "'\\ud800'", "99999999999999999999"],
+)
+def test_the_parser_leaves_what_it_does_not_read_with_certainty(source: str) -> None:
+    with pytest.raises(Unsupported):
+        parse(source)
+
+
+def test_the_parser_reads_precedence_as_cel_does() -> None:
+    assert parse("a || b && c") == ("or", ("id", "a"), ("and", ("id", "b"), ("id", "c")))
+    assert parse("!a == b") == ("op", "==", ("not", ("id", "a")), ("id", "b"))
+    assert parse("a ? b : c ? d : e")[3][0] == "cond"
+    assert parse("-1 - -2") == ("op", "-", ("lit", -1), ("lit", -2))
+    assert parse("x.y[0].z(1)") == (
+        "call", "z", ("index", ("sel", ("id", "x"), "y"), ("lit", 0)), (("lit", 1),)
+    )
+    assert parse("l.exists(e, e in m)") == (
+        "macro", "exists", ("id", "l"), "e", (("op", "in", ("id", "e"), ("id", "m")),)
+    )
+
+
+def test_layers_of_the_corpus_compile(tmp_path: Any) -> None:
+    case = next(c for c in RUNTIME if c.get("vars") and c["expr"] == "vars.first")
+    layers = _layers(case["expr"], case["vars"])
+    program = get_engine("native").program("before_tool", [case["expr"]], layers, checked=True)
+    assert isinstance(program, _NativeProgram)
+    assert program.run({k: v for k, v in DATA.items() if k in program.needs}) == ["rm"]
