@@ -13,14 +13,10 @@ import pytest
 
 from policy.packs.cel import CelEvalError, get_engine
 from policy.packs.cel.interface import VARIABLES_AT
-from policy.packs.cel.native import (
-    NativeEngine,
-    _Compiler,
-    _FastCompiler,
-    _FastUnsupported,
-    _NativeProgram,
-)
-from policy.packs.cel.syntax import Unsupported, parse
+from policy.packs.cel.native import NativeEngine, NativeProgram
+from policy.packs.cel.native.exact import _Compiler
+from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
+from policy.packs.cel.native.syntax import Unsupported, parse
 from tests.test_cel_corpus import DATA, RUNTIME, _layers
 
 
@@ -87,15 +83,15 @@ def test_a_comprehension_variable_does_not_outlive_its_macro() -> None:
 def test_what_it_does_not_compile_is_cel_expr_pythons_program() -> None:
     for expr in ("now > timestamp('2026-01-01T00:00:00Z')", "b'x' == b'x'", "1u == 1u"):
         program = get_engine("native").program("before_tool", [expr], [], checked=True)
-        assert not isinstance(program, _NativeProgram), expr
-    assert isinstance(_native("args.n > 1"), _NativeProgram)
+        assert not isinstance(program, NativeProgram), expr
+    assert isinstance(_native("args.n > 1"), NativeProgram)
 
 
 def test_a_value_it_does_not_answer_for_is_asked_of_cel_expr_python() -> None:
     """An int against a double, a double as a string: answered, as cel-cpp answers,
     by the same program on cel-expr-python (built on that first need)."""
     program = _native("args.n < 7.5")
-    assert isinstance(program, _NativeProgram)
+    assert isinstance(program, NativeProgram)
     assert program._fallback is None
     assert program.run({"args": {"n": 5}}) == [True]
     assert program.run_mask({"args": {"n": 9}}) == 0
@@ -157,5 +153,5 @@ def test_layers_of_the_corpus_compile(tmp_path: Any) -> None:
     case = next(c for c in RUNTIME if c.get("vars") and c["expr"] == "vars.first")
     layers = _layers(case["expr"], case["vars"])
     program = get_engine("native").program("before_tool", [case["expr"]], layers, checked=True)
-    assert isinstance(program, _NativeProgram)
+    assert isinstance(program, NativeProgram)
     assert program.run({k: v for k, v in DATA.items() if k in program.needs}) == ["rm"]

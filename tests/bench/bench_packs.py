@@ -99,7 +99,7 @@ def _floor(engine: Engine, call: ToolCall, calls: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=20000)
-    parser.add_argument("--cel-engine", default="cel-expr-python")
+    parser.add_argument("--cel-engine", default="native")
     options = parser.parse_args()
     call = ToolCall(tool="Bash", args={"command": "ls -la"}, sender="alice", session="s1")
 

@@ -30,7 +30,7 @@ that fills during the run counts against the figure, as in a long-lived process.
 The baseline, same process, run first, is the floor pack over the same distinct
 commands. Target: ≤ 1 KiB per decision.
 
-`--cel-engine` picks the CEL engine of both engines (cel-expr-python by default).
+`--cel-engine` picks the CEL engine of both engines (the default, `native`, by default).
 Not a test: nothing here asserts a time.
 """
 
@@ -230,7 +230,7 @@ def growth(options: argparse.Namespace, state: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="timed calls of each (2000)")
-    parser.add_argument("--cel-engine", default="cel-expr-python")
+    parser.add_argument("--cel-engine", default="native")
     parser.add_argument("--growth", action="store_true", help="memory per decision instead")
     parser.add_argument("--warmup", type=int, default=2500, help="--growth: warm-up (2500)")
     parser.add_argument(

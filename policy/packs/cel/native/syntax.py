@@ -26,7 +26,7 @@ from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
 
-__all__ = ["Node", "Unsupported", "parse"]
+__all__ = ["IDENTIFIER", "Node", "Unsupported", "parse", "tree_depth"]
 
 Node = tuple[Any, ...]
 
@@ -36,7 +36,7 @@ _INT_MAX = (1 << 63) - 1
 #: here: the compiled forms recurse as deep as the tree, and Python's stack is bounded.
 _DEPTH = 60
 #: ... and how deep its tree may be (a chain of `||` nests one level an operand).
-_TREE_DEPTH = 240
+TREE_DEPTH = 240
 
 
 class Unsupported(Exception):
@@ -70,6 +70,8 @@ _SIMPLE_ESCAPES = {
 }
 
 _MACROS = frozenset({"exists", "all", "exists_one", "map", "filter"})
+#: What a name (a variable, a field, a function, a macro's variable) is made of.
+IDENTIFIER = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Words CEL reserves: never an identifier.
 _RESERVED = frozenset(
     {
@@ -351,7 +353,7 @@ class _Parser:
         return ("macro", name, target, args[0][1], tuple(args[1:]))
 
 
-def _depth(node: Node) -> int:
+def tree_depth(node: Node) -> int:
     """How deep the tree is (iteratively: a long `||` chain is as deep as it is long)."""
     deepest = 0
     stack: list[tuple[Any, int]] = [(node, 1)]
@@ -369,6 +371,6 @@ def parse(source: str) -> Node:
     node = parser.expr()
     if parser.tokens[parser.at][0] != "end":
         raise Unsupported(f"unexpected text at {parser.tokens[parser.at][2]}")
-    if _depth(node) > _TREE_DEPTH:
+    if tree_depth(node) > TREE_DEPTH:
         raise Unsupported("a tree deeper than the compiled forms recurse")
     return node

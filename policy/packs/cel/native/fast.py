@@ -1,0 +1,288 @@
+"""The fast form of an expression: one Python function, CEL's operators written as
+Python's where the two agree on values that raise nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from policy.facts import home_dir
+from policy.packs.cel.functions import _FUNCTIONS, READ_BEYOND_ARGUMENTS
+from policy.packs.cel.native.syntax import Node, Unsupported
+from policy.packs.cel.native.values import (
+    _ARITHMETIC,
+    _CUSTOM,
+    _FOREIGN_TYPES,
+    _GLOBAL,
+    _MEMBER,
+    _NAMESPACED,
+    _NAMESPACES,
+    Fn,
+    _add,
+    _eq,
+    _in,
+    _index,
+    _items,
+    _kind,
+    _negate,
+    _no_overload,
+    _order,
+)
+
+
+def _truth(value: Any) -> bool:
+    if value is True or value is False:
+        return value
+    raise _no_overload("bool", value)
+
+
+def _has_field(value: Any, field: str) -> bool:
+    if isinstance(value, Mapping):
+        return field in value
+    raise TypeError(f"has() on a {_kind(value)}")
+
+
+def _among(item: Any, names: frozenset[str], values: tuple[Any, ...]) -> bool:
+    if type(item) is str:
+        return item in names
+    return _in(item, values)
+
+
+class _Constant:
+    """A constant list of a program, by identity: the key under which a function's
+    answers for it are remembered (hashing a hundred globs at every call would cost
+    what the memory saves)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: tuple[str, ...]) -> None:
+        self.value = value
+
+
+#: The functions whose answers for a constant list are remembered, and what else their
+#: answer reads: `~` as the user's home, or `$HOME` (policy.packs.cel.expr has the same
+#: table for its own memory of them).
+_READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
+_READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
+_REMEMBERED_LENGTH = 1024
+
+
+def _remembering(name: str) -> Callable[[Any, _Constant], Any]:
+    impl = _CUSTOM[name][2]
+    reads_home, reads_env = name in _READS_HOME, name in _READS_ENV_HOME
+
+    @functools.lru_cache(maxsize=4096)
+    def answer(value: str, constant: _Constant, home: str) -> Any:
+        return impl(value, constant.value)
+
+    def call(value: Any, constant: _Constant) -> Any:
+        if type(value) is not str:
+            raise _no_overload(name, value, constant.value)
+        if len(value) > _REMEMBERED_LENGTH:
+            return impl(value, constant.value)
+        if reads_home:
+            return answer(value, constant, home_dir())
+        return answer(value, constant, (os.environ.get("HOME") or "") if reads_env else "")
+
+    return call
+
+
+_REMEMBERING = {
+    name: _remembering(name)
+    for name, (params, _ret, _impl) in _CUSTOM.items()
+    if params == ("string", "list_of_strings") and name not in READ_BEYOND_ARGUMENTS
+}
+_BOOL_FUNCTIONS = frozenset(
+    {"contains", "startsWith", "endsWith", "matches", "glob"}
+    | {name for name, _params, ret, _impl, _member in _FUNCTIONS if ret == "bool"}
+)
+_HELPERS: dict[str, Any] = {
+    "_truth": _truth,
+    "_eq": _eq,
+    "_in": _in,
+    "_among": _among,
+    "_order": _order,
+    "_add": _add,
+    "_negate": _negate,
+    "_index": _index,
+    "_items": _items,
+    "_has_field": _has_field,
+    **{f"_op_{ord(symbol)}": apply for symbol, apply in _ARITHMETIC.items()},
+}
+
+
+class _FastUnsupported(Exception):
+    """A node the fast form does not write; the expression runs in the exact form."""
+
+
+class _FastCompiler:
+    """One expression as one Python function, CEL's operators as Python's where, on
+    values that raise nothing, the two agree: `and`/`or`/`any`/`all` short-circuit
+    as CEL does on booleans, a string compares equal only to a string. Where CEL
+    would absorb an error (`false && error`, an `exists` another element makes
+    true), Python raises instead, and the caller evaluates the expression again in
+    the exact form (`_Compiler`), which does absorb it. So the fast form answers
+    exactly when it answers at all."""
+
+    def __init__(self, variables: Mapping[str, str], constant_vars: Mapping[str, Any]) -> None:
+        self.variables = variables
+        self.constant_vars = constant_vars
+        self.scope: list[str] = []
+        self.names: dict[str, Any] = dict(_HELPERS)
+
+    def function(self, node: Node) -> Fn:
+        source, _ = self.write(node)
+        code = compile(f"def _condition(F):\n    return {source}\n", "<cel>", "exec")
+        namespace = dict(self.names)
+        exec(code, namespace)
+        fn: Fn = namespace["_condition"]
+        return fn
+
+    def bind(self, value: Any) -> str:
+        name = f"_k{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def write(self, node: Node) -> tuple[str, bool]:
+        """(Python source, whether it is known to give a bool)."""
+        return getattr(self, "_" + node[0])(*node[1:])  # type: ignore[no-any-return]
+
+    def truth(self, node: Node) -> str:
+        source, boolean = self.write(node)
+        return source if boolean else f"_truth({source})"
+
+    def constant(self, node: Node) -> tuple[bool, Any]:
+        if node[0] == "lit":
+            return True, node[1]
+        if node[0] == "list":
+            values = [self.constant(item) for item in node[1]]
+            if all(ok for ok, _ in values):
+                return True, tuple(v for _, v in values)
+        if (
+            node[0] == "sel"
+            and node[1] == ("id", "vars")
+            and "vars" not in self.scope
+            and node[2] in self.constant_vars
+        ):
+            return True, self.constant_vars[node[2]]
+        return False, None
+
+    def _lit(self, value: Any) -> tuple[str, bool]:
+        if type(value) in (str, int, bool, type(None)):
+            return repr(value), type(value) is bool
+        return self.bind(value), False
+
+    def _id(self, name: str) -> tuple[str, bool]:
+        if name in self.scope:
+            return f"c_{name}", False
+        kind = self.variables.get(name)
+        if (kind is None and name != "vars") or kind in _FOREIGN_TYPES:
+            raise Unsupported(f"the name {name}")
+        return f"F[{name!r}]", False
+
+    def _sel(self, operand: Node, field: str) -> tuple[str, bool]:
+        return f"{self.write(operand)[0]}[{field!r}]", False
+
+    def _has(self, operand: Node, field: str) -> tuple[str, bool]:
+        return f"_has_field({self.write(operand)[0]}, {field!r})", True
+
+    def _index(self, operand: Node, index: Node) -> tuple[str, bool]:
+        return f"_index({self.write(operand)[0]}, {self.write(index)[0]})", False
+
+    def _list(self, items: tuple[Node, ...]) -> tuple[str, bool]:
+        fixed, value = self.constant(("list", items))
+        if fixed:
+            return self.bind(value), False
+        return "[" + ", ".join(self.write(item)[0] for item in items) + "]", False
+
+    def _map(self, pairs: tuple[tuple[Node, Node], ...]) -> tuple[str, bool]:
+        raise _FastUnsupported("a map literal")
+
+    def _cond(self, test: Node, then: Node, otherwise: Node) -> tuple[str, bool]:
+        yes, yes_bool = self.write(then)
+        no, no_bool = self.write(otherwise)
+        return f"({yes} if {self.truth(test)} else {no})", yes_bool and no_bool
+
+    def _and(self, left: Node, right: Node) -> tuple[str, bool]:
+        return f"({self.truth(left)} and {self.truth(right)})", True
+
+    def _or(self, left: Node, right: Node) -> tuple[str, bool]:
+        return f"({self.truth(left)} or {self.truth(right)})", True
+
+    def _not(self, operand: Node) -> tuple[str, bool]:
+        return f"(not {self.truth(operand)})", True
+
+    def _neg(self, operand: Node) -> tuple[str, bool]:
+        return f"_negate({self.write(operand)[0]})", False
+
+    def _op(self, symbol: str, left: Node, right: Node) -> tuple[str, bool]:
+        first, second = self.write(left)[0], self.write(right)[0]
+        literal = right[1] if right[0] == "lit" else left[1] if left[0] == "lit" else None
+        if symbol in ("==", "!="):
+            if type(literal) is str:  # a string equals only a string
+                return f"({first} {symbol} {second})", True
+            return f"({'' if symbol == '==' else 'not '}_eq({first}, {second}))", True
+        if symbol == "in":
+            fixed, values = self.constant(right)
+            if fixed and isinstance(values, tuple) and all(type(v) is str for v in values):
+                return f"_among({first}, {self.bind(frozenset(values))}, {second})", True
+            return f"_in({first}, {second})", True
+        if symbol == "+" and type(literal) is str:  # str + str, or a TypeError
+            return f"({first} + {second})", False
+        if symbol in _ARITHMETIC:
+            return f"_op_{ord(symbol)}({first}, {second})", False
+        return f"_order({symbol!r}, {first}, {second})", True
+
+    def _call(self, name: str, target: Node | None, args: tuple[Node, ...]) -> tuple[str, bool]:
+        if (
+            target is not None
+            and target[0] == "id"
+            and target[1] in _NAMESPACES
+            and target[1] not in self.scope
+            and target[1] not in self.variables
+        ):
+            qualified = f"{target[1]}.{name}"
+            if qualified not in _NAMESPACED:
+                raise Unsupported(f"the function {qualified}")
+            boolean = qualified in _BOOL_FUNCTIONS
+            if qualified in _REMEMBERING and len(args) == 2:
+                fixed, value = self.constant(args[1])
+                if fixed and isinstance(value, tuple):
+                    remembering = self.bind(_REMEMBERING[qualified])
+                    constant = self.bind(_Constant(value))
+                    return f"{remembering}({self.write(args[0])[0]}, {constant})", boolean
+            function = self.bind(_NAMESPACED[qualified])
+        elif target is None:
+            if name not in _GLOBAL:
+                raise Unsupported(f"the function {name}")
+            function, boolean = self.bind(_GLOBAL[name]), name in _BOOL_FUNCTIONS
+        else:
+            if name not in _MEMBER:
+                raise Unsupported(f"the member {name}")
+            function, boolean = self.bind(_MEMBER[name]), name in _BOOL_FUNCTIONS
+            args = (target, *args)
+        return f"{function}(" + ", ".join(self.write(a)[0] for a in args) + ")", boolean
+
+    def _macro(
+        self, name: str, target: Node, variable: str, args: tuple[Node, ...]
+    ) -> tuple[str, bool]:
+        over = f"_items({self.write(target)[0]})"
+        local = f"c_{variable}"
+        self.scope.append(variable)
+        try:
+            if name in ("exists", "all"):
+                test = self.truth(args[0])
+                return f"{'any' if name == 'exists' else 'all'}({test} for {local} in {over})", True
+            if name == "exists_one":
+                return f"(sum(1 for {local} in {over} if {self.truth(args[0])}) == 1)", True
+            if name == "filter":
+                return f"[{local} for {local} in {over} if {self.truth(args[0])}]", False
+            if len(args) == 1:
+                return f"[{self.write(args[0])[0]} for {local} in {over}]", False
+            keep = self.truth(args[0])
+            return f"[{self.write(args[1])[0]} for {local} in {over} if {keep}]", False
+        finally:
+            self.scope.pop()

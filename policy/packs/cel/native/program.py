@@ -1,0 +1,400 @@
+"""A native program: its expressions' fast forms, their exact forms when needed, the
+pack variables, and the shape they are built from — kept between processes.
+
+A one-event hook builds the programs of the call it decides at every start; parsing
+the shipped packs' conditions is most of that. So the shape of a program (its trees,
+which pack variables are constants and their values, the variables it reads) is kept
+in the pack cache's program store (`policy.packs.cache.ProgramStore`, the same trust
+rules as the compiled packs). It is data, not code: a kept tree is validated node by
+node as it is read back (kinds, arities, names that are identifiers, literal values
+that are scalars), and the Python source is written again from it here. An entry that
+does not validate is a miss.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import orjson
+
+from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
+from policy.packs.cel.native.exact import _Compiler
+from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
+from policy.packs.cel.native.syntax import (
+    _MACROS,
+    IDENTIFIER,
+    TREE_DEPTH,
+    Node,
+    Unsupported,
+    parse,
+    tree_depth,
+)
+from policy.packs.cel.native.values import _NAMESPACES, _SEQUENCES, Fn, Frame, _Gap
+
+__all__ = ["NativeProgram"]
+
+#: The layout of a kept shape; another one is a miss.
+_FORMAT = 1
+_SYMBOLS = frozenset({"<", "<=", ">", ">=", "==", "!=", "in", "+", "-", "*", "/", "%"})
+_ONE = frozenset({"not", "neg"})
+_TWO = frozenset({"and", "or", "index"})
+
+
+class _Shape(NamedTuple):
+    """What a program is built from."""
+
+    trees: tuple[Node, ...]
+    #: (name, tree) of the pack variables that read the call, in dependency order
+    call_vars: tuple[tuple[str, Node], ...]
+    #: the values of those that read nothing of it (lists of globs, names)
+    constants: dict[str, Any]
+    needs: frozenset[str]
+
+
+def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str, str]]) -> _Shape:
+    variables = VARIABLES_AT[point]
+    known = variables.keys() | {"vars"}
+    exact = _Compiler(variables)
+    constant_vars: list[tuple[str, Fn]] = []
+    call_vars: list[tuple[str, Node]] = []
+    for layer in var_layers:
+        for name, source in layer.items():
+            tree = parse(source)
+            names = referenced_names(source)
+            if names & known or names & _NAMESPACES or "glob" in names:
+                call_vars.append((name, tree))
+            else:
+                constant_vars.append((name, exact.compile(tree)))
+    try:
+        constants = _evaluate(constant_vars, {})
+    except _Gap:
+        raise Unsupported("a constant this engine does not work out") from None
+    needed: set[str] = set()
+    for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
+        needed |= referenced_names(source)
+    return _Shape(
+        tuple(parse(source) for source in exprs),
+        tuple(call_vars),
+        constants,
+        frozenset(needed & variables.keys()) - {"vars"},
+    )
+
+
+def _evaluate(
+    layered: Sequence[tuple[str, Fn]], bound: dict[str, Any], frame: Frame | None = None
+) -> dict[str, Any]:
+    """The variables' values, in dependency order; one that fails is left out, so the
+    expressions that read it fail, as in the other engines."""
+    frame = frame if frame is not None else {"vars": bound}
+    for name, compiled in layered:
+        try:
+            bound[name] = compiled(frame)
+        except Exception:  # noqa: BLE001 - its readers fail with "no such key"
+            continue
+    return bound
+
+
+# ------------------------------------------------------------------ kept shapes
+
+
+def _encode(value: Any) -> Any:
+    kind = type(value)
+    if kind in (str, int, bool, type(None)):
+        return value
+    if kind is float:
+        return {"f": repr(value)}
+    if kind is tuple:
+        return {"t": [_encode(v) for v in value]}
+    if kind is list:
+        return {"l": [_encode(v) for v in value]}
+    if kind is dict:
+        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    raise TypeError(f"cannot keep a {kind.__name__}")
+
+
+def _decode(value: Any) -> Any:
+    kind = type(value)
+    if kind in (str, int, bool, type(None)):
+        return value
+    if kind is dict and len(value) == 1:
+        ((tag, body),) = value.items()
+        if tag == "f" and type(body) is str:
+            return float(body)
+        if tag in ("t", "l") and type(body) is list:
+            items = [_decode(v) for v in body]
+            return tuple(items) if tag == "t" else items
+        if tag == "d" and type(body) is list:
+            return {_decode(k): _decode(v) for k, v in body}
+    raise ValueError("not a kept value")
+
+
+def _tree(node: Node) -> Any:
+    """A tree as JSON: lists for tuples, literals as `_encode` writes them."""
+    kind = node[0]
+    if kind == "lit":
+        return ["lit", _encode(node[1])]
+    if kind == "call":
+        target = None if node[2] is None else _tree(node[2])
+        return ["call", node[1], target, [_tree(a) for a in node[3]]]
+    if kind == "list":
+        return ["list", [_tree(a) for a in node[1]]]
+    if kind == "map":
+        return ["map", [[_tree(k), _tree(v)] for k, v in node[1]]]
+    if kind == "macro":
+        return ["macro", node[1], _tree(node[2]), node[3], [_tree(a) for a in node[4]]]
+    return [kind, *(_tree(part) if type(part) is tuple else part for part in node[1:])]
+
+
+def _name(value: Any) -> str:
+    if type(value) is not str or IDENTIFIER.fullmatch(value) is None:
+        raise ValueError("not an identifier")
+    return value
+
+
+def _node(value: Any) -> Node:
+    """A kept tree read back, every node checked: only what `parse` makes passes."""
+    if type(value) is not list or not value or type(value[0]) is not str:
+        raise ValueError("not a node")
+    kind, parts = value[0], value[1:]
+    if kind == "lit" and len(parts) == 1:
+        literal = _decode(parts[0])
+        if type(literal) not in (str, int, bool, float, type(None)):
+            raise ValueError("not a literal")
+        return ("lit", literal)
+    if kind == "id" and len(parts) == 1:
+        return ("id", _name(parts[0]))
+    if kind in ("sel", "has") and len(parts) == 2:
+        return (kind, _node(parts[0]), _name(parts[1]))
+    if kind in _TWO and len(parts) == 2:
+        return (kind, _node(parts[0]), _node(parts[1]))
+    if kind in _ONE and len(parts) == 1:
+        return (kind, _node(parts[0]))
+    if kind == "cond" and len(parts) == 3:
+        return ("cond", *(_node(p) for p in parts))
+    if kind == "op" and len(parts) == 3 and parts[0] in _SYMBOLS:
+        return ("op", parts[0], _node(parts[1]), _node(parts[2]))
+    if kind == "list" and len(parts) == 1 and type(parts[0]) is list:
+        return ("list", tuple(_node(p) for p in parts[0]))
+    if kind == "map" and len(parts) == 1 and type(parts[0]) is list:
+        return ("map", tuple((_node(k), _node(v)) for k, v in parts[0]))
+    if kind == "call" and len(parts) == 3 and type(parts[2]) is list:
+        target = None if parts[1] is None else _node(parts[1])
+        return ("call", _name(parts[0]), target, tuple(_node(p) for p in parts[2]))
+    if (
+        kind == "macro"
+        and len(parts) == 4
+        and parts[0] in _MACROS
+        and type(parts[3]) is list
+        and len(parts[3]) in (1, 2)
+    ):
+        args = tuple(_node(p) for p in parts[3])
+        return ("macro", parts[0], _node(parts[1]), _name(parts[2]), args)
+    raise ValueError(f"not a node: {kind!r}")
+
+
+def _kept(shape: _Shape) -> bytes:
+    return orjson.dumps(
+        {
+            "format": _FORMAT,
+            "trees": [_tree(t) for t in shape.trees],
+            "call_vars": [[name, _tree(t)] for name, t in shape.call_vars],
+            "constants": [[name, _encode(v)] for name, v in shape.constants.items()],
+            "needs": sorted(shape.needs),
+        }
+    )
+
+
+def _read_back(point: str, body: bytes) -> _Shape:
+    entry = orjson.loads(body)
+    if type(entry) is not dict or entry.get("format") != _FORMAT:
+        raise ValueError("another layout")
+    trees = tuple(_node(t) for t in entry["trees"])
+    call_vars = tuple((_name(n), _node(t)) for n, t in entry["call_vars"])
+    constants = {_name(n): _decode(v) for n, v in entry["constants"]}
+    needs = frozenset(_name(n) for n in entry["needs"])
+    if not needs <= VARIABLES_AT[point].keys():
+        raise ValueError("needs a variable the point does not have")
+    if any(tree_depth(t) > TREE_DEPTH for t in (*trees, *(t for _, t in call_vars))):
+        raise ValueError("too deep")
+    return _Shape(trees, call_vars, constants, needs)
+
+
+def _shape(
+    point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str, str]], store: Any
+) -> _Shape:
+    """The program's shape: kept, or worked out (and kept)."""
+    if store is None:
+        return _shape_of(point, exprs, var_layers)
+    source = orjson.dumps([list(exprs), [dict(layer) for layer in var_layers]]).decode()
+    body = store.get(f"native:{point}", source)
+    if body is not None:
+        try:
+            shape = _read_back(point, body)
+        except Exception:  # noqa: BLE001 - an entry we cannot read is a miss
+            pass
+        else:
+            if len(shape.trees) == len(exprs):
+                return shape
+    shape = _shape_of(point, exprs, var_layers)
+    try:
+        kept = _kept(shape)
+    except TypeError:  # a constant no entry can hold: not kept
+        return shape
+    store.put(f"native:{point}", source, kept)
+    return shape
+
+
+# ------------------------------------------------------------------ programs
+
+
+def _plain(value: Any) -> Any:
+    """A result as the other engines give it: lists, dicts, scalars."""
+    if isinstance(value, _SEQUENCES):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _error(exc: BaseException) -> CelEvalError:
+    if isinstance(exc, KeyError):
+        return CelEvalError(f"no such key: {exc.args[0]!r}" if exc.args else "no such key")
+    return CelEvalError(f"{type(exc).__name__}: {exc}")
+
+
+class NativeProgram(CelProgram):
+    """The expressions of one pack at one point, compiled to Python."""
+
+    def __init__(
+        self,
+        point: str,
+        exprs: Sequence[str],
+        var_layers: Sequence[Mapping[str, str]],
+        fallback: Callable[[], CelProgram],
+        store: Any = None,
+    ) -> None:
+        shape = _shape(point, exprs, var_layers, store)
+        self._variables = VARIABLES_AT[point]
+        self._trees = shape.trees
+        self._constants = shape.constants
+        self.needs = shape.needs
+        fast = _FastCompiler(self._variables, self._constants)
+        self._fast = [self._fast_form(fast, tree) for tree in shape.trees]
+        self._exact: list[Fn | None] = [None] * len(shape.trees)
+        for index, quick in enumerate(self._fast):
+            if quick is None:  # (no fast form: the exact one is the expression's only)
+                self._exact[index] = _Compiler(self._variables).compile(shape.trees[index])
+        self._call_vars = [
+            (name, self._fast_form(fast, tree), tree) for name, tree in shape.call_vars
+        ]
+        self._var_exact: dict[str, Fn] = {}
+        self._has_vars = bool(shape.constants or shape.call_vars)
+        self._fallback_of = fallback
+        self._fallback: CelProgram | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _fast_form(fast: _FastCompiler, tree: Node) -> Fn | None:
+        try:
+            return fast.function(tree)
+        except (_FastUnsupported, SyntaxError, RecursionError, MemoryError):
+            return None  # (Python's own parser refuses very deep nesting)
+
+    def _exact_form(self, index: int) -> Fn:
+        """Expression `index`'s exact form, built on first need."""
+        exact = self._exact[index]
+        if exact is None:
+            try:
+                exact = _Compiler(self._variables).compile(self._trees[index])
+            except Unsupported:  # (the fast form compiled it: never expected)
+                raise _Gap from None
+            self._exact[index] = exact
+        return exact
+
+    def _on_cel_expr(self) -> CelProgram:
+        """The same program on cel-expr-python, for the calls this one leaves to it."""
+        program = self._fallback
+        if program is None:
+            with self._lock:
+                if self._fallback is None:
+                    self._fallback = self._fallback_of()
+                program = self._fallback
+        return program
+
+    def _frame(self, data: Mapping[str, Any]) -> Frame:
+        frame = dict(data)
+        if self._has_vars:
+            bound = dict(self._constants)
+            frame["vars"] = bound
+            for name, quick, tree in self._call_vars:
+                if quick is not None:
+                    try:
+                        bound[name] = quick(frame)
+                        continue
+                    except Exception:  # noqa: BLE001 - the exact form decides
+                        pass
+                try:
+                    bound[name] = self._var_exact_form(name, tree)(frame)
+                except Exception:  # noqa: BLE001 - its readers fail: "no such key"
+                    continue
+        return frame
+
+    def _var_exact_form(self, name: str, tree: Node) -> Fn:
+        exact = self._var_exact.get(name)
+        if exact is None:
+            try:
+                exact = self._var_exact[name] = _Compiler(self._variables).compile(tree)
+            except Unsupported:  # (the fast form compiled it: never expected)
+                raise _Gap from None
+        return exact
+
+    def _one(self, index: int, frame: Frame) -> Any:
+        """Expression `index`'s value: the fast form's, or, where it raised (an error
+        CEL may absorb), the exact form's — which raises CEL's error if there is one."""
+        quick = self._fast[index]
+        if quick is not None:
+            try:
+                return quick(frame)
+            except Exception:  # noqa: BLE001 - the exact form decides
+                pass
+        return self._exact_form(index)(frame)
+
+    def run_mask(self, data: Mapping[str, Any], call: object | None = None) -> int | None:
+        try:
+            return self._mask(data)
+        except _Gap:
+            return self._on_cel_expr().run_mask(data, call)
+        except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
+            return None
+
+    def _mask(self, data: Mapping[str, Any]) -> int | None:
+        frame = self._frame(data)
+        mask = 0
+        bit = 1
+        one = self._one
+        for index in range(len(self._trees)):
+            held = one(index, frame)
+            if held is True:
+                mask |= bit
+            elif held is not False:
+                return None
+            bit <<= 1
+        return mask
+
+    def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
+        try:
+            return self._results(data)
+        except _Gap:
+            return self._on_cel_expr().run(data, call)
+
+    def _results(self, data: Mapping[str, Any]) -> list[Any]:
+        frame = self._frame(data)
+        results: list[Any] = []
+        for index in range(len(self._trees)):
+            try:
+                results.append(_plain(self._one(index, frame)))
+            except Exception as exc:  # noqa: BLE001 - this expression's error
+                results.append(_error(exc))
+        return results

@@ -1,0 +1,365 @@
+"""CEL's values as the native engine computes them: equality, membership, arithmetic,
+access, conversions and the function tables, over the Python values the analysis
+makes (dicts, lists, tuples, strings, ints, booleans, None).
+
+Each helper either answers as cel-cpp answers, raises an exception (a CEL error: no
+such key, no matching overload, overflow), or raises `_Gap` where it does not answer
+with certainty (an int against a double, a double turned into a string, a map keyed by
+numbers): the call's program then runs on cel-expr-python.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from policy.analysis._lazy_re import LazyPattern
+from policy.packs.cel.functions import _FUNCTIONS, _STRING_MEMBERS, fn_glob, fn_re2_matches
+
+Frame = dict[str, Any]
+Fn = Callable[[Frame], Any]
+
+_INT_MIN = -(1 << 63)
+_INT_MAX = (1 << 63) - 1
+_SEQUENCES = (list, tuple)
+_NAMESPACES = frozenset({"path", "shell", "regex"})
+#: Variables of a type this engine does not compile (their programs go to cel-expr-python).
+_FOREIGN_TYPES = frozenset({"timestamp", "duration"})
+_CUSTOM = {name: (params, ret, impl) for name, params, ret, impl, _member in _FUNCTIONS}
+_DECIMAL = LazyPattern(r"-?[0-9]{1,19}")
+
+
+class _Gap(BaseException):
+    """A value this engine does not answer for with certainty: the program runs on
+    cel-expr-python for this call. A BaseException, so no CEL error handler here
+    (they catch Exception) can take it for an error and absorb it."""
+
+
+def _kind(value: Any) -> str:
+    names = {str: "string", int: "int", bool: "bool", float: "double", type(None): "null"}
+    kind = type(value)
+    if kind in names:
+        return names[kind]
+    if isinstance(value, Mapping):
+        return "map"
+    if isinstance(value, _SEQUENCES):
+        return "list"
+    raise _Gap
+
+
+def _no_overload(name: str, *values: Any) -> TypeError:
+    return TypeError(f"no matching overload for {name}({', '.join(_kind(v) for v in values)})")
+
+
+def _int(value: int) -> int:
+    if not _INT_MIN <= value <= _INT_MAX:
+        raise OverflowError("int64 overflow")
+    return value
+
+
+# ------------------------------------------------------------------ equality
+
+
+def _eq(a: Any, b: Any) -> bool:
+    """CEL's heterogeneous equality: values of different kinds are unequal, never an
+    error; ints and doubles compare by value (left to cel-expr-python: a gap)."""
+    ta, tb = type(a), type(b)
+    if ta is tb and (ta is str or ta is int or ta is bool or ta is type(None)):
+        return bool(a == b)
+    if ta is float or tb is float:
+        if (ta is float or ta is int) and (tb is float or tb is int):
+            if ta is tb:
+                return bool(a == b)
+            raise _Gap
+        _kind(a), _kind(b)
+        return False
+    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES):
+        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            if type(key) is not str:
+                raise _Gap
+            if key not in b or not _eq(value, b[key]):
+                return False
+        return True
+    _kind(a), _kind(b)  # (a gap for kinds not reasoned about)
+    return False
+
+
+def _in(item: Any, container: Any) -> bool:
+    if isinstance(container, _SEQUENCES):
+        if type(item) is str:
+            return item in container  # (a string equals only a string)
+        return any(_eq(item, element) for element in container)
+    if isinstance(container, Mapping):
+        if type(item) is str:
+            return item in container
+        if any(type(key) is not str for key in container):
+            raise _Gap
+        _kind(item)
+        return False
+    raise _no_overload("@in", item, container)
+
+
+# ------------------------------------------------------------------ arithmetic
+
+
+def _order(symbol: str, a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is tb and (ta is str or ta is int or ta is float or ta is bool):
+        if symbol == "<":
+            return bool(a < b)
+        if symbol == "<=":
+            return bool(a <= b)
+        if symbol == ">":
+            return bool(a > b)
+        return bool(a >= b)
+    if ta in (int, float) and tb in (int, float):
+        raise _Gap  # cross-kind numeric ordering
+    raise _no_overload(f"_{symbol}_", a, b)
+
+
+def _add(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return _int(a + b)
+        if ta is str or ta is float:
+            return a + b
+    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES):
+        return [*a, *b]
+    raise _no_overload("_+_", a, b)
+
+
+def _sub(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta is int:
+        return _int(a - b)
+    if ta is tb and ta is float:
+        return a - b
+    raise _no_overload("_-_", a, b)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta is int:
+        return _int(a * b)
+    if ta is tb and ta is float:
+        return a * b
+    raise _no_overload("_*_", a, b)
+
+
+def _div(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta is int:
+        if b == 0:
+            raise ZeroDivisionError("division by zero")
+        quotient = abs(a) // abs(b)
+        return _int(quotient if (a < 0) == (b < 0) else -quotient)
+    if ta is tb and ta is float:
+        if b == 0.0:
+            if a == 0.0 or math.isnan(a):
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return a / b
+    raise _no_overload("_/_", a, b)
+
+
+def _mod(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        if b == 0:
+            raise ZeroDivisionError("modulus by zero")
+        if a == _INT_MIN and b == -1:
+            raise _Gap
+        remainder = abs(a) % abs(b)
+        return remainder if a >= 0 else -remainder
+    raise _no_overload("_%_", a, b)
+
+
+def _negate(value: Any) -> Any:
+    if type(value) is int:
+        return _int(-value)
+    if type(value) is float:
+        return -value
+    raise _no_overload("-_", value)
+
+
+_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "+": _add,
+    "-": _sub,
+    "*": _mul,
+    "/": _div,
+    "%": _mod,
+}
+
+
+# ------------------------------------------------------------------ access
+
+
+def _select(value: Any, field: str) -> Any:
+    if isinstance(value, Mapping):
+        return value[field]  # (KeyError: no such key, an error)
+    raise TypeError(f"no such field {field!r} on a {_kind(value)}")
+
+
+def _index(value: Any, index: Any) -> Any:
+    if isinstance(value, _SEQUENCES):
+        if type(index) is not int:
+            if type(index) is float:
+                raise _Gap
+            raise _no_overload("_[_]", value, index)
+        if not 0 <= index < len(value):
+            raise IndexError(f"index {index} out of range for a list of {len(value)}")
+        return value[index]
+    if isinstance(value, Mapping):
+        if type(index) is str:
+            return value[index]
+        raise _Gap
+    raise _no_overload("_[_]", value, index)
+
+
+def _size(value: Any) -> int:
+    if type(value) is str or isinstance(value, (*_SEQUENCES, Mapping)):
+        return len(value)
+    raise _no_overload("size", value)
+
+
+def _items(value: Any) -> Any:
+    """What a macro ranges over: a list's elements, a map's keys."""
+    if isinstance(value, (*_SEQUENCES, Mapping)):
+        return value
+    raise _no_overload("comprehension range", value)
+
+
+# ------------------------------------------------------------------ conversions
+
+
+def _to_int(value: Any) -> int:
+    kind = type(value)
+    if kind is int:
+        return int(value)
+    if kind is float:
+        if not -9.2e18 < value < 9.2e18:  # (NaN too; the edges are cel-expr-python's)
+            raise _Gap
+        return int(value)
+    if kind is str and _DECIMAL.fullmatch(value):
+        return _int(int(value))
+    raise _Gap
+
+
+def _to_double(value: Any) -> float:
+    if type(value) is float:
+        return value
+    if type(value) is int:
+        return float(value)
+    raise _Gap
+
+
+def _to_string(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return str(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if value is None:
+        raise _no_overload("string", value)
+    raise _Gap
+
+
+def _strings(name: str, *values: Any) -> None:
+    for value in values:
+        if type(value) is not str:
+            raise _no_overload(name, *values)
+
+
+def _contains(target: Any, part: Any) -> bool:
+    _strings("contains", target, part)
+    return part in target
+
+
+def _starts_with(target: Any, prefix: Any) -> bool:
+    _strings("startsWith", target, prefix)
+    return bool(target.startswith(prefix))
+
+
+def _ends_with(target: Any, suffix: Any) -> bool:
+    _strings("endsWith", target, suffix)
+    return bool(target.endswith(suffix))
+
+
+def _matches(target: Any, pattern: Any) -> bool:
+    _strings("matches", target, pattern)
+    return fn_re2_matches(target, pattern)
+
+
+def _glob(value: Any, pattern: Any) -> bool:
+    _strings("glob", value, pattern)
+    return fn_glob(value, pattern)
+
+
+_GLOBAL: dict[str, Callable[..., Any]] = {
+    "size": _size,
+    "int": _to_int,
+    "double": _to_double,
+    "string": _to_string,
+    "dyn": lambda value: value,
+    "matches": _matches,
+    "glob": _glob,
+}
+_MEMBER: dict[str, Callable[..., Any]] = {
+    "size": _size,
+    "contains": _contains,
+    "startsWith": _starts_with,
+    "endsWith": _ends_with,
+    "matches": _matches,
+}
+
+
+def _string_member(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """cel-go's strings extension (the emulation the cel-python engine runs, which the
+    shared corpus holds to cel-expr-python's): on a string (`join`: a list of them),
+    with string and int arguments."""
+
+    def call(target: Any, *args: Any) -> Any:
+        if name == "join":
+            if not isinstance(target, _SEQUENCES) or any(type(v) is not str for v in target):
+                raise _no_overload(name, target, *args)
+        elif type(target) is not str:
+            raise _no_overload(name, target, *args)
+        if any(type(a) is not str and type(a) is not int for a in args):
+            raise _no_overload(name, target, *args)
+        return impl(target, *args)
+
+    return call
+
+
+def _custom(
+    name: str, params: Sequence[str], returns: str, impl: Callable[..., Any]
+) -> Callable[..., Any]:
+    """A function of the table (`path.*`, `shell.*`, `regex.*`), its arguments checked as
+    CEL's overload resolution checks them, and a boolean answer held to be one."""
+    boolean = returns == "bool"
+
+    def call(*args: Any) -> Any:
+        for param, value in zip(params, args, strict=True):
+            if param == "string":
+                if type(value) is not str:
+                    raise _no_overload(name, *args)
+            elif not isinstance(value, _SEQUENCES) or any(type(v) is not str for v in value):
+                raise _no_overload(name, *args)
+        answer = impl(*args)
+        if boolean and type(answer) is not bool:
+            raise TypeError(f"{name} answered {type(answer).__name__}, not bool")
+        return answer
+
+    return call
+
+
+_MEMBER.update({name: _string_member(name, impl) for name, impl in _STRING_MEMBERS.items()})
+_NAMESPACED = {name: _custom(name, *spec) for name, spec in _CUSTOM.items()}
+_GLOBAL.update({n: f for n, f in _NAMESPACED.items() if "." not in n and n not in _GLOBAL})
