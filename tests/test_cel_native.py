@@ -155,3 +155,64 @@ def test_layers_of_the_corpus_compile(tmp_path: Any) -> None:
     program = get_engine("native").program("before_tool", [case["expr"]], layers, checked=True)
     assert isinstance(program, NativeProgram)
     assert program.run({k: v for k, v in DATA.items() if k in program.needs}) == ["rm"]
+
+
+class _Store:
+    """The program store's two calls, in memory (policy.packs.cache.ProgramStore)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], bytes] = {}
+
+    def get(self, point: str, source: str) -> bytes | None:
+        return self.entries.get((point, source))
+
+    def put(self, point: str, source: str, program: bytes) -> None:
+        self.entries[(point, source)] = program
+
+
+EXPRS = ["commands.exists(c, c.name in vars.killers)", "path.matches(args.p, vars.places)"]
+LAYERS = [{"killers": "['kill', 'pkill']", "places": "['~/.ssh/**']", "cmd": "string(args.p)"}]
+
+
+def test_a_programs_shape_is_kept_and_read_back_without_parsing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = _Store()
+    data = {"commands": [{"name": "pkill"}], "args": {"p": "/home/dev/.ssh/id"}}
+    monkeypatch.setenv("HOME", "/home/dev")
+    built = NativeEngine().program("before_tool", EXPRS, LAYERS, checked=True, store=store)
+    assert len(store.entries) == 1
+    import policy.packs.cel.native.program as program_module
+
+    def no_parsing(source: str) -> Any:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(program_module, "parse", no_parsing)
+    again = NativeEngine().program("before_tool", EXPRS, LAYERS, checked=True, store=store)
+    assert isinstance(again, NativeProgram)
+    assert again.needs == built.needs == {"commands", "args"}
+    assert again.run(data) == built.run(data) == [True, True]
+    assert again.run_mask({**data, "commands": []}) == 0b10
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        b'{"format": 1, "trees": [["id", "x; import os"]], "call_vars": [], "constants": [], "needs": []}',
+        b'{"format": 1, "trees": [["exec", "x"]], "call_vars": [], "constants": [], "needs": []}',
+        b'{"format": 1, "trees": [["lit", true]], "call_vars": [], "constants": [], "needs": ["os"]}',
+        b'{"format": 1, "trees": [["op", "import", ["lit", 1], ["lit", 2]]], "call_vars": [], '
+        b'"constants": [], "needs": []}',
+        b"not json",
+    ],
+)
+def test_a_kept_shape_that_does_not_validate_is_built_again(forged: bytes) -> None:
+    """A kept shape is data read back node by node: anything `parse` would not have
+    made (a name that is no identifier, a kind or operator it has not) is a miss."""
+    store = _Store()
+    NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
+    (key,) = store.entries
+    store.entries[key] = forged
+    program = NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
+    assert program.run({"tool": "bash"}) == [True]
+    assert program.needs == {"tool"}
