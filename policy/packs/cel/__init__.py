@@ -1,13 +1,16 @@
-"""CEL for rule packs: one interface, two engines.
+"""CEL for rule packs: one interface, three engines.
 
-* `cel-expr-python` (default; Google's cel-cpp): type-checked at compile time,
+* `native` (default): conditions compiled to Python over the call's own values,
+  cel-expr-python for what they do not cover (`policy.packs.cel.native`, decision
+  0021). Its answers are cel-expr-python's; only their cost differs.
+* `cel-expr-python` (Google's cel-cpp): type-checked at compile time,
   ≈ 2 µs an evaluation, thread-safe. A runtime error comes back as a Value of
   type ERROR — which is truthy if read carelessly — and is turned into
   `CelEvalError` here, always.
 * `cel-python` (portable, pure Python): interpreted runner only (its compiled
   runner gives wrong results under threads), no type checker.
 
-Both see the same variables (`VARIABLES_AT`) and the same custom functions
+All see the same variables (`VARIABLES_AT`) and the same custom functions
 (`glob`, `path.normalize`, `path.within`, `path.within_folded`,
 `path.within_any_folded`, `path.holds_any_folded`, `path.resolve`,
 `path.contained`, `path.matches`, `path.names`, `path.inside`, `path.inside_folded`,
@@ -22,12 +25,12 @@ nothing loads that cannot be evaluated.
 A program evaluates several expressions in one pass (the conditions of every rule
 that can apply to a tool) and returns one result per expression. Pack variables
 (`vars.x`) are computed once per program run: cel-expr-python binds them with
-`cel.bind(vars, {...}, ...)` inside the program; cel-python computes them in
-Python, lazily, before the expressions that need them.
+`cel.bind(vars, {...}, ...)` inside the program; native and cel-python compute
+them in Python before the expressions that need them.
 
 One module a concept: `interface` (variables, errors, the program and engine
-interfaces), `functions` (the custom functions both engines offer), `expr` and
-`celpython` (one engine each), `checker` (load-time checks), `types` (the facts as
+interfaces), `functions` (the custom functions every engine offers), `native`,
+`expr` and `celpython` (one engine each), `checker` (load-time checks), `types` (the facts as
 message types, for the checker). This package picks an engine by name.
 """
 
