@@ -204,6 +204,8 @@ def test_a_programs_shape_is_kept_and_read_back_without_parsing(
         b'{"format": 1, "trees": [["op", "import", ["lit", 1], ["lit", 2]]], "call_vars": [], '
         b'"constants": [], "needs": []}',
         b"not json",
+        b'{"format": 1, "trees": [' + b'["not", ' * 300 + b'["lit", true]' + b"]" * 300
+        + b'], "call_vars": [], "constants": [], "needs": []}',
     ],
 )
 def test_a_kept_shape_that_does_not_validate_is_built_again(forged: bytes) -> None:

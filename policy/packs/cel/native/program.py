@@ -29,7 +29,6 @@ from policy.packs.cel.native.syntax import (
     Node,
     Unsupported,
     parse,
-    tree_depth,
 )
 from policy.packs.cel.native.values import _NAMESPACES, _SEQUENCES, Fn, Frame, _Gap
 
@@ -153,10 +152,14 @@ def _name(value: Any) -> str:
     return value
 
 
-def _node(value: Any) -> Node:
-    """A kept tree read back, every node checked: only what `parse` makes passes."""
+def _node(value: Any, depth: int = 1) -> Node:
+    """A kept tree read back, every node checked: only what `parse` makes passes (no
+    deeper than it reads, either)."""
     if type(value) is not list or not value or type(value[0]) is not str:
         raise ValueError("not a node")
+    if depth > TREE_DEPTH:
+        raise ValueError("too deep")
+    depth += 1
     kind, parts = value[0], value[1:]
     if kind == "lit" and len(parts) == 1:
         literal = _decode(parts[0])
@@ -166,22 +169,22 @@ def _node(value: Any) -> Node:
     if kind == "id" and len(parts) == 1:
         return ("id", _name(parts[0]))
     if kind in ("sel", "has") and len(parts) == 2:
-        return (kind, _node(parts[0]), _name(parts[1]))
+        return (kind, _node(parts[0], depth), _name(parts[1]))
     if kind in _TWO and len(parts) == 2:
-        return (kind, _node(parts[0]), _node(parts[1]))
+        return (kind, _node(parts[0], depth), _node(parts[1], depth))
     if kind in _ONE and len(parts) == 1:
-        return (kind, _node(parts[0]))
+        return (kind, _node(parts[0], depth))
     if kind == "cond" and len(parts) == 3:
-        return ("cond", *(_node(p) for p in parts))
+        return ("cond", *(_node(p, depth) for p in parts))
     if kind == "op" and len(parts) == 3 and parts[0] in _SYMBOLS:
-        return ("op", parts[0], _node(parts[1]), _node(parts[2]))
+        return ("op", parts[0], _node(parts[1], depth), _node(parts[2], depth))
     if kind == "list" and len(parts) == 1 and type(parts[0]) is list:
-        return ("list", tuple(_node(p) for p in parts[0]))
+        return ("list", tuple(_node(p, depth) for p in parts[0]))
     if kind == "map" and len(parts) == 1 and type(parts[0]) is list:
-        return ("map", tuple((_node(k), _node(v)) for k, v in parts[0]))
+        return ("map", tuple((_node(k, depth), _node(v, depth)) for k, v in parts[0]))
     if kind == "call" and len(parts) == 3 and type(parts[2]) is list:
-        target = None if parts[1] is None else _node(parts[1])
-        return ("call", _name(parts[0]), target, tuple(_node(p) for p in parts[2]))
+        target = None if parts[1] is None else _node(parts[1], depth)
+        return ("call", _name(parts[0]), target, tuple(_node(p, depth) for p in parts[2]))
     if (
         kind == "macro"
         and len(parts) == 4
@@ -189,8 +192,8 @@ def _node(value: Any) -> Node:
         and type(parts[3]) is list
         and len(parts[3]) in (1, 2)
     ):
-        args = tuple(_node(p) for p in parts[3])
-        return ("macro", parts[0], _node(parts[1]), _name(parts[2]), args)
+        args = tuple(_node(p, depth) for p in parts[3])
+        return ("macro", parts[0], _node(parts[1], depth), _name(parts[2]), args)
     raise ValueError(f"not a node: {kind!r}")
 
 
@@ -216,8 +219,6 @@ def _read_back(point: str, body: bytes) -> _Shape:
     needs = frozenset(_name(n) for n in entry["needs"])
     if not needs <= VARIABLES_AT[point].keys():
         raise ValueError("needs a variable the point does not have")
-    if any(tree_depth(t) > TREE_DEPTH for t in (*trees, *(t for _, t in call_vars))):
-        raise ValueError("too deep")
     return _Shape(trees, call_vars, constants, needs)
 
 
