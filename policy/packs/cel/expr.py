@@ -51,7 +51,7 @@ def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
     for index in range(len(layers) - 1, -1, -1):
         outer = [name for layer in layers[:index] for name in layer]
         entries = [f'"{name}": vars.{name}' for name in outer]
-        entries += [f'"{name}": dyn({source})' for name, source in layers[index].items()]
+        entries += [f'"{name}": dyn({source}\n)' for name, source in layers[index].items()]
         wrapped = f"cel.bind(vars, {{{', '.join(entries)}}}, {wrapped})"
     return wrapped
 
@@ -129,7 +129,7 @@ def _named_source(layers: Sequence[Mapping[str, str]], body: str) -> str | None:
         named = _named_vars(source)
         if named is None:
             return None
-        wrapped = f"cel.bind(_var_{name}, dyn({named}), {wrapped})"
+        wrapped = f"cel.bind(_var_{name}, dyn({named}\n), {wrapped})"
     return wrapped
 
 
@@ -661,14 +661,18 @@ def _int_answers(source: str) -> str:
     )
 
 
+# (Each source embedded in a wrapper ends in a line break: a source may end in a `//`
+# comment, which would otherwise swallow the wrapper's closing parenthesis.)
+
+
 def _mask_body(exprs: Sequence[str]) -> str:
     """The expressions summed into one int: `(e) ? 1 : 0` fails, and so fails the
     whole sum, when `e` errors or is not a bool."""
-    return _balanced_sum([f"(({e}) ? {1 << i} : 0)" for i, e in enumerate(exprs)])
+    return _balanced_sum([f"(({e}\n) ? {1 << i} : 0)" for i, e in enumerate(exprs)])
 
 
 def _list_body(exprs: Sequence[str]) -> str:
-    return "[" + ", ".join(f"({e})" for e in exprs) + "]"
+    return "[" + ", ".join(f"({e}\n)" for e in exprs) + "]"
 
 
 def _plan_key(
@@ -827,7 +831,7 @@ class _ExprProgram(CelProgram):
         program = singles[index]
         if program is None:
             layers = self._expr_layers[index] if self._expr_layers is not None else []
-            program = self._compile(layers, f"[({self._exprs[index]})]")
+            program = self._compile(layers, f"[({self._exprs[index]}\n)]")
             singles[index] = program
         value = program.eval(activation).plain_value()
         crossings.keep_nulls(value)

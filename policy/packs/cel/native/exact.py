@@ -28,6 +28,7 @@ from policy.packs.cel.native.values import (
     _negate,
     _no_overload,
     _order,
+    _ordered_items,
     _select,
 )
 
@@ -103,6 +104,9 @@ class _Compiler:
         return lambda frame: [f(frame) for f in each]
 
     def _map(self, pairs: tuple[tuple[Node, Node], ...]) -> Fn:
+        literal = [k[1] for k, _ in pairs if k[0] == "lit"]
+        if len(set(map(repr, literal))) != len(literal):
+            raise Unsupported("a map literal that repeats a key")  # (the whole program fails)
         each = [(self.compile(k), self.compile(v)) for k, v in pairs]
 
         def build(frame: Frame) -> dict[Any, Any]:
@@ -226,6 +230,15 @@ class _Compiler:
         return lambda frame: not _eq(first(frame), second(frame))
 
     def _call(self, name: str, target: Node | None, args: tuple[Node, ...]) -> Fn:
+        if (
+            target is not None
+            and target[0] == "id"
+            and target[1] in _NAMESPACES
+            and (target[1] in self.scope or target[1] in self.variables)
+        ):
+            # (a macro's variable named `path`: cel-cpp still calls `path.matches` when
+            # the arguments fit it; that choice is left to it)
+            raise Unsupported(f"{target[1]}.{name} with {target[1]} a variable")
         if (
             target is not None
             and target[0] == "id"
@@ -361,7 +374,7 @@ def _map_macro(over: Fn, variable: str, parts: list[Fn]) -> Fn:
     keep, make = (None, parts[0]) if len(parts) == 1 else (parts[0], parts[1])
 
     def mapped(frame: Frame) -> list[Any]:
-        items = _items(over(frame))
+        items = _ordered_items(over(frame))
         before = _bound(frame, variable)
         found: list[Any] = []
         try:
@@ -385,7 +398,7 @@ def _filter(over: Fn, variable: str, parts: list[Fn]) -> Fn:
     (keep,) = parts
 
     def kept(frame: Frame) -> list[Any]:
-        items = _items(over(frame))
+        items = _ordered_items(over(frame))
         before = _bound(frame, variable)
         found: list[Any] = []
         try:

@@ -30,6 +30,7 @@ from policy.packs.cel.native.values import (
     _negate,
     _no_overload,
     _order,
+    _ordered_items,
 )
 
 
@@ -109,6 +110,7 @@ _HELPERS: dict[str, Any] = {
     "_negate": _negate,
     "_index": _index,
     "_items": _items,
+    "_ordered_items": _ordered_items,
     "_has_field": _has_field,
     **{f"_op_{ord(symbol)}": apply for symbol, apply in _ARITHMETIC.items()},
 }
@@ -241,6 +243,15 @@ class _FastCompiler:
             target is not None
             and target[0] == "id"
             and target[1] in _NAMESPACES
+            and (target[1] in self.scope or target[1] in self.variables)
+        ):
+            # (a macro's variable named `path`: cel-cpp still calls `path.matches` when
+            # the arguments fit it; that choice is left to it)
+            raise Unsupported(f"{target[1]}.{name} with {target[1]} a variable")
+        if (
+            target is not None
+            and target[0] == "id"
+            and target[1] in _NAMESPACES
             and target[1] not in self.scope
             and target[1] not in self.variables
         ):
@@ -269,7 +280,8 @@ class _FastCompiler:
     def _macro(
         self, name: str, target: Node, variable: str, args: tuple[Node, ...]
     ) -> tuple[str, bool]:
-        over = f"_items({self.write(target)[0]})"
+        ordered = name in ("map", "filter")  # (their list keeps the order they ran in)
+        over = f"{'_ordered_items' if ordered else '_items'}({self.write(target)[0]})"
         local = f"c_{variable}"
         self.scope.append(variable)
         try:

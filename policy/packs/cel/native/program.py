@@ -66,10 +66,13 @@ def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str
                 call_vars.append((name, tree))
             else:
                 constant_vars.append((name, exact.compile(tree)))
-    try:
-        constants = _evaluate(constant_vars, {})
-    except _Gap:
-        raise Unsupported("a constant this engine does not work out") from None
+    constants: dict[str, Any] = {}
+    frame = {"vars": constants}
+    for name, compiled in constant_vars:
+        try:
+            constants[name] = compiled(frame)
+        except (Exception, _Gap):  # noqa: BLE001 - see _frame: a failed variable is cel-cpp's
+            raise Unsupported(f"the pack variable {name} fails") from None
     needed: set[str] = set()
     for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
         needed |= referenced_names(source)
@@ -79,20 +82,6 @@ def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str
         constants,
         frozenset(needed & variables.keys()) - {"vars"},
     )
-
-
-def _evaluate(
-    layered: Sequence[tuple[str, Fn]], bound: dict[str, Any], frame: Frame | None = None
-) -> dict[str, Any]:
-    """The variables' values, in dependency order; one that fails is left out, so the
-    expressions that read it fail, as in the other engines."""
-    frame = frame if frame is not None else {"vars": bound}
-    for name, compiled in layered:
-        try:
-            bound[name] = compiled(frame)
-        except Exception:  # noqa: BLE001 - its readers fail with "no such key"
-            continue
-    return bound
 
 
 # ------------------------------------------------------------------ kept shapes
@@ -338,8 +327,11 @@ class NativeProgram(CelProgram):
                         pass
                 try:
                     bound[name] = self._var_exact_form(name, tree)(frame)
-                except Exception:  # noqa: BLE001 - its readers fail: "no such key"
-                    continue
+                except Exception:  # noqa: BLE001 - see below
+                    # A variable that fails fails its readers on cel-expr-python, and
+                    # more: `has(vars.x)` errs, and so may a sibling bound in the same
+                    # map. That is left to it, for this call.
+                    raise _Gap from None
         return frame
 
     def _var_exact_form(self, name: str, tree: Node) -> Fn:

@@ -243,20 +243,25 @@ class _Parser:
                 return node
 
     def unary(self) -> Node:
-        if self.take("!"):
-            self.depth += 1
-            if self.depth > _DEPTH:
-                raise Unsupported("nesting deeper than this parser reads")
-            node = ("not", self.unary())
-            self.depth -= 1
-            return node
-        if self.peek("-"):
-            self.at += 1
+        """CEL's parser drops `!` and `-` in pairs: `!!x` is `x` (a string, if `x` is
+        one), `--x` is `x`; an odd run is one operator. A `-` run before a number is
+        part of the literal (`-9223372036854775808`)."""
+        for symbol in ("!", "-"):
+            if not self.peek(symbol):
+                continue
+            count = 0
+            while self.take(symbol):
+                count += 1
+            if self.peek("!") or self.peek("-"):
+                raise Unsupported("`!` and `-` mixed in one run")
             kind, value, _ = self.tokens[self.at]
-            if kind in ("int", "float"):  # a negative literal, folded as CEL's parser does
+            if symbol == "-" and count % 2 and kind in ("int", "float"):
                 self.at += 1
                 return self.member(self._number(-value))
-            return ("neg", self.unary())
+            node = self.member(self.primary())
+            if count % 2 == 0:
+                return node
+            return ("not", node) if symbol == "!" else ("neg", node)
         return self.member(self.primary())
 
     @staticmethod

@@ -58,6 +58,13 @@ def _int(value: int) -> int:
     return value
 
 
+def _ints(a: int, b: int) -> None:
+    """Operands of int arithmetic: one outside int64 came from the call's data (a JSON
+    number), which cel-cpp reads as a uint or refuses: a gap."""
+    if not (_INT_MIN <= a <= _INT_MAX and _INT_MIN <= b <= _INT_MAX):
+        raise _Gap
+
+
 # ------------------------------------------------------------------ equality
 
 
@@ -99,7 +106,8 @@ def _in(item: Any, container: Any) -> bool:
             return item in container
         if any(type(key) is not str for key in container):
             raise _Gap
-        _kind(item)
+        if _kind(item) in ("null", "list", "map"):  # (no key can be one: no overload)
+            raise _no_overload("@in", item, container)
         return False
     raise _no_overload("@in", item, container)
 
@@ -126,6 +134,7 @@ def _add(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is tb:
         if ta is int:
+            _ints(a, b)
             return _int(a + b)
         if ta is str or ta is float:
             return a + b
@@ -137,6 +146,7 @@ def _add(a: Any, b: Any) -> Any:
 def _sub(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is tb and ta is int:
+        _ints(a, b)
         return _int(a - b)
     if ta is tb and ta is float:
         return a - b
@@ -146,6 +156,7 @@ def _sub(a: Any, b: Any) -> Any:
 def _mul(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is tb and ta is int:
+        _ints(a, b)
         return _int(a * b)
     if ta is tb and ta is float:
         return a * b
@@ -155,6 +166,7 @@ def _mul(a: Any, b: Any) -> Any:
 def _div(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is tb and ta is int:
+        _ints(a, b)
         if b == 0:
             raise ZeroDivisionError("division by zero")
         quotient = abs(a) // abs(b)
@@ -170,6 +182,7 @@ def _div(a: Any, b: Any) -> Any:
 
 def _mod(a: Any, b: Any) -> Any:
     if type(a) is int and type(b) is int:
+        _ints(a, b)
         if b == 0:
             raise ZeroDivisionError("modulus by zero")
         if a == _INT_MIN and b == -1:
@@ -181,6 +194,7 @@ def _mod(a: Any, b: Any) -> Any:
 
 def _negate(value: Any) -> Any:
     if type(value) is int:
+        _ints(value, 0)
         return _int(-value)
     if type(value) is float:
         return -value
@@ -234,12 +248,21 @@ def _items(value: Any) -> Any:
     raise _no_overload("comprehension range", value)
 
 
+def _ordered_items(value: Any) -> Any:
+    """What `map` and `filter` range over, whose order their list keeps: a map's keys
+    come in cel-cpp's hash order, which is not Python's: a gap (but for one key)."""
+    if isinstance(value, Mapping) and len(value) > 1:
+        raise _Gap
+    return _items(value)
+
+
 # ------------------------------------------------------------------ conversions
 
 
 def _to_int(value: Any) -> int:
     kind = type(value)
     if kind is int:
+        _ints(value, 0)
         return int(value)
     if kind is float:
         if not -9.2e18 < value < 9.2e18:  # (NaN too; the edges are cel-expr-python's)
@@ -320,10 +343,29 @@ _MEMBER: dict[str, Callable[..., Any]] = {
 }
 
 
+#: Whitespace cel-cpp's `trim` and Python's `strip` both remove; a string whose ends
+#: hold other characters Python calls space (`\x1c`-`\x1f`, Unicode spaces) is a gap.
+_PLAIN_SPACE = " \t\n\r\x0b\x0c"
+
+
+def _differs_in_cel_cpp(name: str, target: str, args: tuple[Any, ...]) -> bool:
+    """Where cel-cpp's strings extension answers otherwise than the shared emulation
+    (policy.packs.cel.functions), found by a red team: `substring(start, end)` with
+    `end` at the string's end fails there; `split` by "" keeps an empty string the
+    emulation does not, or the other way round; `trim` removes fewer characters."""
+    if name == "substring" and len(args) == 2:
+        return bool(args[1] == len(target) and args[0] < args[1])
+    if name == "split":
+        return bool(args and args[0] == "")
+    if name == "trim":
+        return target.strip() != target.strip(_PLAIN_SPACE)
+    return False
+
+
 def _string_member(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
     """cel-go's strings extension (the emulation the cel-python engine runs, which the
     shared corpus holds to cel-expr-python's): on a string (`join`: a list of them),
-    with string and int arguments."""
+    with string and int arguments; a gap where cel-cpp's answer differs."""
 
     def call(target: Any, *args: Any) -> Any:
         if name == "join":
@@ -333,6 +375,8 @@ def _string_member(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
             raise _no_overload(name, target, *args)
         if any(type(a) is not str and type(a) is not int for a in args):
             raise _no_overload(name, target, *args)
+        if name != "join" and _differs_in_cel_cpp(name, target, args):
+            raise _Gap
         return impl(target, *args)
 
     return call
@@ -350,7 +394,7 @@ def _custom(
             if param == "string":
                 if type(value) is not str:
                     raise _no_overload(name, *args)
-            elif not isinstance(value, _SEQUENCES) or any(type(v) is not str for v in value):
+            elif not isinstance(value, _SEQUENCES):  # (its items as they are, as cel-cpp)
                 raise _no_overload(name, *args)
         answer = impl(*args)
         if boolean and type(answer) is not bool:
