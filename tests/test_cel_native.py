@@ -224,3 +224,49 @@ def test_a_kept_shape_that_does_not_validate_is_built_again(forged: bytes) -> No
     program = NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
     assert program.run({"tool": "bash"}) == [True]
     assert program.needs == {"tool"}
+
+
+def test_vars_as_a_whole_map_is_left_to_cel_expr_python() -> None:
+    """Packs read a variable at a time (a whole-map use is refused at load); ad hoc,
+    cel-expr-python binds only what each expression reads, so it answers such a use."""
+    for expr in ("size(vars) == 1", "'a' in vars"):
+        program = NativeEngine().program("before_tool", [expr], [{"a": "'k'"}], checked=True)
+        assert not isinstance(program, NativeProgram), expr
+    program = NativeEngine().program(
+        "before_tool", ["vars.a == 'k' && has(vars.a) && vars['a'] == 'k'"], [{"a": "'k'"}],
+        checked=True,
+    )
+    assert isinstance(program, NativeProgram)
+    assert program.run({}) == [True]
+
+
+def test_strings_are_read_whole() -> None:
+    """A NUL in the call's text is part of it (cel-expr-python 0.1.3 cuts strings it is
+    handed at the first NUL, so there `'ab\\0cd' == 'ab'`: decision 0021 says why the
+    native engine does not follow it)."""
+    data = {"args": {"p": "ab\x00cd"}}
+    program = NativeEngine().program(
+        "before_tool", ["args.p == 'ab'", "size(args.p) == 5", "args.p.endsWith('cd')"], [],
+        checked=True,
+    )
+    assert program.run(data) == [False, True, True]
+
+
+def test_the_facts_hand_the_engines_plain_strings() -> None:
+    """The shell analysis marks words with `str` subclasses (a quoted brace, an unknown
+    value); the facts give CEL plain strings, which cel-expr-python takes and the
+    native engine compares alike."""
+    from policy.analysis import effects
+
+    line = effects.analyze("sudo 'rm { /' -rf /tmp/x", "/srv", "/home/dev")
+    names = [c["name"] for c in line.to_cel()]
+    assert "rm { /" in names
+    assert all(type(name) is str for name in names)
+    exprs = ["commands.exists(c, c.name == 'rm { /')", "size(commands) > 0"]
+    data = {"commands": line.to_cel()}
+    expected = get_engine("cel-expr-python").program("before_tool", exprs, [], checked=True)
+    assert _native_many(exprs).run(data) == expected.run(data) == [True, True]
+
+
+def _native_many(exprs: list[str]) -> Any:
+    return get_engine("native").program("before_tool", exprs, [], checked=True)

@@ -91,15 +91,25 @@ class Command:
 
     def to_cel(self) -> dict[str, Any]:
         """The CEL map: every field, tuples as lists (the checker's `Command` message
-        type is built from the same fields, policy.packs.cel.types)."""
+        type is built from the same fields, policy.packs.cel.types), and every string a
+        plain `str`: the shell analysis marks words with `str` subclasses (a quoted
+        brace, an unknown value), which cel-expr-python refuses to take at all."""
         return {
-            name: list(value) if type(value) is tuple else value
+            name: _plain_strings(value) if type(value) is tuple else _plain_string(value)
             for name in _COMMAND_FIELDS
             for value in (getattr(self, name),)
         }
 
 
 _COMMAND_FIELDS = tuple(f.name for f in fields(Command))
+
+
+def _plain_string(value: Any) -> Any:
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
+def _plain_strings(values: tuple[Any, ...]) -> list[Any]:
+    return [v if type(v) is str else _plain_string(v) for v in values]
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,10 @@ from policy.packs.cel.native.values import (
 )
 
 
+def _the_vars(frame: Frame) -> Any:
+    return frame["vars"]
+
+
 class _Compiler:
     """One expression's tree to a closure over a frame (the call's variables, `vars`,
     and the macros' own variables)."""
@@ -60,7 +64,10 @@ class _Compiler:
     def _id(self, name: str) -> Fn:
         if name not in self.scope:
             kind = self.variables.get(name)
-            if kind is None and name != "vars":
+            if kind is None or name == "vars":
+                # (`vars` is read a variable at a time: `vars.x`, `has(vars.x)`,
+                # `vars["x"]`; as a whole map packs refuse it, and cel-expr-python
+                # binds only what each expression reads)
                 raise Unsupported(f"the name {name}")
             if kind in _FOREIGN_TYPES:
                 raise Unsupported(f"a {kind}")
@@ -70,8 +77,14 @@ class _Compiler:
 
         return read
 
+    def _operand(self, operand: Node) -> Fn:
+        """The operand of a field read: `vars` itself when it is the pack variables."""
+        if operand == ("id", "vars") and "vars" not in self.scope:
+            return _the_vars
+        return self.compile(operand)
+
     def _sel(self, operand: Node, field: str) -> Fn:
-        of = self.compile(operand)
+        of = self._operand(operand)
 
         def select(frame: Frame) -> Any:
             value = of(frame)
@@ -82,7 +95,7 @@ class _Compiler:
         return select
 
     def _has(self, operand: Node, field: str) -> Fn:
-        of = self.compile(operand)
+        of = self._operand(operand)
 
         def has(frame: Frame) -> bool:
             value = of(frame)
@@ -93,7 +106,9 @@ class _Compiler:
         return has
 
     def _index(self, operand: Node, index: Node) -> Fn:
-        of, at = self.compile(operand), self.compile(index)
+        if operand == ("id", "vars") and (index[0] != "lit" or type(index[1]) is not str):
+            raise Unsupported("vars indexed by what is not a name")
+        of, at = self._operand(operand), self.compile(index)
         return lambda frame: _index(of(frame), at(frame))
 
     def _list(self, items: tuple[Node, ...]) -> Fn:

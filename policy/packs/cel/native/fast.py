@@ -181,18 +181,25 @@ class _FastCompiler:
         if name in self.scope:
             return f"c_{name}", False
         kind = self.variables.get(name)
-        if (kind is None and name != "vars") or kind in _FOREIGN_TYPES:
-            raise Unsupported(f"the name {name}")
+        if kind is None or name == "vars" or kind in _FOREIGN_TYPES:
+            raise Unsupported(f"the name {name}")  # (`vars`: see exact._Compiler._id)
         return f"F[{name!r}]", False
 
+    def _operand(self, operand: Node) -> str:
+        if operand == ("id", "vars") and "vars" not in self.scope:
+            return "F['vars']"
+        return self.write(operand)[0]
+
     def _sel(self, operand: Node, field: str) -> tuple[str, bool]:
-        return f"{self.write(operand)[0]}[{field!r}]", False
+        return f"{self._operand(operand)}[{field!r}]", False
 
     def _has(self, operand: Node, field: str) -> tuple[str, bool]:
-        return f"_has_field({self.write(operand)[0]}, {field!r})", True
+        return f"_has_field({self._operand(operand)}, {field!r})", True
 
     def _index(self, operand: Node, index: Node) -> tuple[str, bool]:
-        return f"_index({self.write(operand)[0]}, {self.write(index)[0]})", False
+        if operand == ("id", "vars") and (index[0] != "lit" or type(index[1]) is not str):
+            raise Unsupported("vars indexed by what is not a name")
+        return f"_index({self._operand(operand)}, {self.write(index)[0]})", False
 
     def _list(self, items: tuple[Node, ...]) -> tuple[str, bool]:
         fixed, value = self.constant(("list", items))

@@ -152,8 +152,10 @@ def _node(value: Any, depth: int = 1) -> Node:
     kind, parts = value[0], value[1:]
     if kind == "lit" and len(parts) == 1:
         literal = _decode(parts[0])
-        if type(literal) not in (str, int, bool, float, type(None)):
-            raise ValueError("not a literal")
+        if type(literal) not in (str, int, bool, float, type(None)) or (
+            type(literal) is int and not -(1 << 63) <= literal < 1 << 63
+        ):
+            raise ValueError("not a literal parse makes")
         return ("lit", literal)
     if kind == "id" and len(parts) == 1:
         return ("id", _name(parts[0]))
@@ -206,7 +208,7 @@ def _read_back(point: str, body: bytes) -> _Shape:
     call_vars = tuple((_name(n), _node(t)) for n, t in entry["call_vars"])
     constants = {_name(n): _decode(v) for n, v in entry["constants"]}
     needs = frozenset(_name(n) for n in entry["needs"])
-    if not needs <= VARIABLES_AT[point].keys():
+    if not needs <= VARIABLES_AT[point].keys() - {"vars"}:
         raise ValueError("needs a variable the point does not have")
     return _Shape(trees, call_vars, constants, needs)
 
