@@ -349,10 +349,9 @@ def test_a_remembered_answer_is_keyed_by_home_exactly_where_the_function_reads_i
     # being listed would answer one user's question with another's.
     import inspect
 
-    from policy.packs.cel import expr
-    from policy.packs.cel.functions import _FUNCTIONS
+    from policy.packs.cel.functions import _FUNCTIONS, READS_HOME
 
     for name, _, _, impl, _ in _FUNCTIONS:
         if name in constants.HANDLED:
             reads_home = "home_dir" in inspect.getsource(impl)
-            assert reads_home == (name in expr._READS_HOME), name
+            assert reads_home == (name in READS_HOME), name

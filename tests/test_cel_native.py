@@ -270,3 +270,19 @@ def test_the_facts_hand_the_engines_plain_strings() -> None:
 
 def _native_many(exprs: list[str]) -> Any:
     return get_engine("native").program("before_tool", exprs, [], checked=True)
+
+
+def test_a_remembered_answer_is_keyed_by_what_its_function_reads() -> None:
+    """The native engine remembers the answers of the list-taking path functions; one
+    that read the user's home without being keyed on it would answer one user's
+    question with another's (policy.packs.cel.functions.READS_HOME)."""
+    import inspect
+
+    from policy.packs.cel.functions import READS_ENV_HOME, READS_HOME
+    from policy.packs.cel.native.fast import _REMEMBERING
+    from policy.packs.cel.native.values import _CUSTOM
+
+    assert set(_REMEMBERING) == READS_HOME | READS_ENV_HOME
+    for name in _REMEMBERING:
+        impl = _CUSTOM[name][2]
+        assert ("home_dir" in inspect.getsource(impl)) == (name in READS_HOME), name

@@ -23,7 +23,13 @@ from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants
 from policy.packs.cel import crossing as crossings
-from policy.packs.cel.functions import _FUNCTIONS, fn_re2_matches
+from policy.packs.cel.functions import (
+    _FUNCTIONS,
+    READS_ENV_HOME,
+    READS_HOME,
+    REMEMBERED_LENGTH,
+    fn_re2_matches,
+)
 from policy.packs.cel.interface import (
     VARIABLES_AT,
     CelCompileError,
@@ -221,7 +227,7 @@ class _ExprEnvs:
                 # under a name of its own that only rewritten sources call
                 handled = constants.HANDLE_FUNCTIONS[name]
                 by_handle = _by_handle(
-                    impl, home=name in _READS_HOME, env_home=name in _READS_ENV_HOME
+                    impl, home=name in READS_HOME, env_home=name in READS_ENV_HOME
                 )
                 int_answered(handled, [types[params[0]], t.INT], member, by_handle)
                 returns, called = crossing(handled, ret, by_handle)
@@ -297,15 +303,6 @@ class _ExprEnvs:
         return expr
 
 
-#: The longest first argument whose answer `_by_handle` remembers.
-_REMEMBERED_LENGTH = 1024
-
-
-#: The handled functions whose constant may say `~` (the user's home is part of their
-#: question); the others answer from the value and the constant alone — but for
-#: `_READS_ENV_HOME`, which normalise their arguments, `~` in them meaning `$HOME`.
-_READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
-_READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
 
 
 def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
@@ -320,7 +317,7 @@ def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
         return impl(value, values[handle])
 
     def call(value: Any, handle: int) -> Any:
-        if len(value) > _REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
+        if len(value) > REMEMBERED_LENGTH:  # (a whole command line, up to 1 MiB: asked
             return impl(value, values[handle])  # again rather than kept 4,096 times)
         if home:
             return answer(value, handle, home_dir())
@@ -331,12 +328,12 @@ def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
 
 def _remembered(impl: Any) -> Any:
     """`impl(value, pattern)` with its answers remembered (bounded) for values and
-    patterns up to `_REMEMBERED_LENGTH`: command names and flags repeat from call to
+    patterns up to `REMEMBERED_LENGTH`: command names and flags repeat from call to
     call, and the answer depends on nothing else."""
     answer = functools.lru_cache(maxsize=4096)(impl)
 
     def call(value: str, pattern: str) -> Any:
-        if len(value) > _REMEMBERED_LENGTH or len(pattern) > _REMEMBERED_LENGTH:
+        if len(value) > REMEMBERED_LENGTH or len(pattern) > REMEMBERED_LENGTH:
             return impl(value, pattern)
         return answer(value, pattern)
 

@@ -328,6 +328,17 @@ READ_BEYOND_ARGUMENTS = frozenset(
 )
 
 
+#: The functions taking a list whose answer reads, besides their arguments, the user's
+#: home (`~` in a pattern: `home_dir()`), and those that read `$HOME` (they normalise
+#: `~` in their arguments): what an engine's memory of their answers is keyed on, with
+#: the value and the list. The other list-taking functions answer from those alone.
+READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
+READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
+#: The longest value whose answer an engine remembers (a whole command line may be
+#: 1 MiB: asked again rather than kept thousands of times).
+REMEMBERED_LENGTH = 1024
+
+
 def _marking_names() -> frozenset[str]:
     """The identifiers that mark a source as possibly calling one of
     `READ_BEYOND_ARGUMENTS`: a namespace all of whose functions are in it (`shell`),

@@ -10,7 +10,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from policy.facts import home_dir
-from policy.packs.cel.functions import _FUNCTIONS, READ_BEYOND_ARGUMENTS
+from policy.packs.cel.functions import (
+    _FUNCTIONS,
+    READ_BEYOND_ARGUMENTS,
+    READS_ENV_HOME,
+    READS_HOME,
+    REMEMBERED_LENGTH,
+)
 from policy.packs.cel.native.syntax import Node, Unsupported
 from policy.packs.cel.native.values import (
     _ARITHMETIC,
@@ -63,17 +69,11 @@ class _Constant:
         self.value = value
 
 
-#: The functions whose answers for a constant list are remembered, and what else their
-#: answer reads: `~` as the user's home, or `$HOME` (policy.packs.cel.expr has the same
-#: table for its own memory of them).
-_READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
-_READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
-_REMEMBERED_LENGTH = 1024
 
 
 def _remembering(name: str) -> Callable[[Any, _Constant], Any]:
     impl = _CUSTOM[name][2]
-    reads_home, reads_env = name in _READS_HOME, name in _READS_ENV_HOME
+    reads_home, reads_env = name in READS_HOME, name in READS_ENV_HOME
 
     @functools.lru_cache(maxsize=4096)
     def answer(value: str, constant: _Constant, home: str) -> Any:
@@ -82,7 +82,7 @@ def _remembering(name: str) -> Callable[[Any, _Constant], Any]:
     def call(value: Any, constant: _Constant) -> Any:
         if type(value) is not str:
             raise _no_overload(name, value, constant.value)
-        if len(value) > _REMEMBERED_LENGTH:
+        if len(value) > REMEMBERED_LENGTH:
             return impl(value, constant.value)
         if reads_home:
             return answer(value, constant, home_dir())
