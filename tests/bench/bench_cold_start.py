@@ -168,8 +168,9 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
     )
     print(
         "(the example's mount asks the same call each run: from the second on, its packs "
-        "answer from the answers kept on disk; a command not seen before builds CEL's "
-        "environment and evaluates, as the first call of each kind does)"
+        "answer from the answers kept on disk; a command not seen before builds its "
+        "programs (from their kept shapes) and evaluates them, as the first call of "
+        "each kind does)"
     )
 
 
