@@ -36,11 +36,15 @@ class _Gap(BaseException):
     (they catch Exception) can take it for an error and absorb it."""
 
 
+_KINDS = {str: "string", int: "int", bool: "bool", float: "double", type(None): "null"}
+
+
 def _kind(value: Any) -> str:
-    names = {str: "string", int: "int", bool: "bool", float: "double", type(None): "null"}
-    kind = type(value)
-    if kind in names:
-        return names[kind]
+    """CEL's name for the kind of `value`; a gap for a kind this engine does not know
+    (a `str` subclass, a datetime, bytes), as cel-expr-python refuses some of them."""
+    name = _KINDS.get(type(value))
+    if name is not None:
+        return name
     if isinstance(value, Mapping):
         return "map"
     if isinstance(value, _SEQUENCES):
