@@ -42,11 +42,6 @@ class NativeEngine(CelEngine):
 
     name = "native"
 
-    def __init__(self) -> None:
-        from policy.packs.cel.expr import ExprEngine
-
-        self._cel_expr = ExprEngine()
-
     def program(
         self,
         point: str,
@@ -58,7 +53,11 @@ class NativeEngine(CelEngine):
         store: Any = None,
     ) -> CelProgram:
         def on_cel_expr() -> CelProgram:
-            return self._cel_expr.program(
+            # (the shared engine, asked for when first needed: `get_engine` holds its
+            # lock while it builds this one)
+            from policy.packs.cel import get_engine
+
+            return get_engine("cel-expr-python").program(
                 point, exprs, var_layers, expr_layers, checked=checked, store=store
             )
 

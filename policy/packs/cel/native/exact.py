@@ -9,14 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from policy.packs.cel.native.syntax import Node, Unsupported
+from policy.packs.cel.native.syntax import Node, Unsupported, literal
 from policy.packs.cel.native.values import (
     _ARITHMETIC,
     _FOREIGN_TYPES,
-    _GLOBAL,
-    _MEMBER,
-    _NAMESPACED,
-    _NAMESPACES,
     Fn,
     Frame,
     _eq,
@@ -30,6 +26,7 @@ from policy.packs.cel.native.values import (
     _order,
     _ordered_items,
     _select,
+    function_of,
 )
 
 
@@ -47,16 +44,6 @@ class _Compiler:
 
     def compile(self, node: Node) -> Fn:
         return getattr(self, "_" + node[0])(*node[1:])  # type: ignore[no-any-return]
-
-    def constant(self, node: Node) -> tuple[bool, Any]:
-        """(True, value) for a literal, or a list or map of literals."""
-        if node[0] == "lit":
-            return True, node[1]
-        if node[0] == "list":
-            values = [self.constant(item) for item in node[1]]
-            if all(ok for ok, _ in values):
-                return True, tuple(v for _, v in values)
-        return False, None
 
     def _lit(self, value: Any) -> Fn:
         return lambda frame: value
@@ -112,7 +99,7 @@ class _Compiler:
         return lambda frame: _index(of(frame), at(frame))
 
     def _list(self, items: tuple[Node, ...]) -> Fn:
-        fixed, value = self.constant(("list", items))
+        fixed, value = literal(("list", items))
         if fixed:
             return lambda frame: value
         each = [self.compile(item) for item in items]
@@ -216,7 +203,7 @@ class _Compiler:
         if symbol in ("==", "!="):
             return self._equality(symbol == "==", left, right, first, second)
         if symbol == "in":
-            fixed, values = self.constant(right)
+            fixed, values = literal(right)
             if fixed and isinstance(values, tuple) and all(type(v) is str for v in values):
                 names = frozenset(values)
 
@@ -245,34 +232,8 @@ class _Compiler:
         return lambda frame: not _eq(first(frame), second(frame))
 
     def _call(self, name: str, target: Node | None, args: tuple[Node, ...]) -> Fn:
-        if (
-            target is not None
-            and target[0] == "id"
-            and target[1] in _NAMESPACES
-            and (target[1] in self.scope or target[1] in self.variables)
-        ):
-            # (a macro's variable named `path`: cel-cpp still calls `path.matches` when
-            # the arguments fit it; that choice is left to it)
-            raise Unsupported(f"{target[1]}.{name} with {target[1]} a variable")
-        if (
-            target is not None
-            and target[0] == "id"
-            and target[1] in _NAMESPACES
-            and target[1] not in self.scope
-            and target[1] not in self.variables
-        ):
-            function = _NAMESPACED.get(f"{target[1]}.{name}")
-            if function is None:
-                raise Unsupported(f"the function {target[1]}.{name}")
-            target = None
-        elif target is None:
-            function = _GLOBAL.get(name)
-            if function is None:
-                raise Unsupported(f"the function {name}")
-        else:
-            function = _MEMBER.get(name)
-            if function is None:
-                raise Unsupported(f"the member {name}")
+        _, function, receiver = function_of(name, target, {*self.scope, *self.variables})
+        if receiver and target is not None:
             args = (target, *args)
         each = [self.compile(a) for a in args]
         if len(each) == 1:
@@ -307,60 +268,40 @@ def _restore(frame: Frame, variable: str, before: Any) -> None:
         frame[variable] = before
 
 
-def _exists(over: Fn, variable: str, parts: list[Fn]) -> Fn:
-    (test,) = parts
+def _quantifier(decides: bool) -> Callable[[Fn, str, list[Fn]], Fn]:
+    """`exists` (decided by an element that holds) or `all` (by one that does not):
+    an element's error is absorbed when another decides, raised otherwise."""
+    operator = "_||_" if decides else "_&&_"
+    deciding, other = (True, False) if decides else (False, True)
 
-    def exists(frame: Frame) -> bool:
-        items = _items(over(frame))
-        before = _bound(frame, variable)
-        error: Exception | None = None
-        try:
-            for item in items:
-                frame[variable] = item
-                try:
-                    held = test(frame)
-                except Exception as exc:  # noqa: BLE001 - absorbed if another holds
-                    error = error or exc
-                    continue
-                if held is True:
-                    return True
-                if held is not False:
-                    error = error or _no_overload("_||_", held)
-        finally:
-            _restore(frame, variable, before)
-        if error is not None:
-            raise error
-        return False
+    def build(over: Fn, variable: str, parts: list[Fn]) -> Fn:
+        (test,) = parts
 
-    return exists
+        def quantified(frame: Frame) -> bool:
+            items = _items(over(frame))
+            before = _bound(frame, variable)
+            error: Exception | None = None
+            try:
+                for item in items:
+                    frame[variable] = item
+                    try:
+                        held = test(frame)
+                    except Exception as exc:  # noqa: BLE001 - absorbed if another decides
+                        error = error or exc
+                        continue
+                    if held is deciding:
+                        return bool(held)
+                    if held is not other:
+                        error = error or _no_overload(operator, held)
+            finally:
+                _restore(frame, variable, before)
+            if error is not None:
+                raise error
+            return other
 
+        return quantified
 
-def _all(over: Fn, variable: str, parts: list[Fn]) -> Fn:
-    (test,) = parts
-
-    def every(frame: Frame) -> bool:
-        items = _items(over(frame))
-        before = _bound(frame, variable)
-        error: Exception | None = None
-        try:
-            for item in items:
-                frame[variable] = item
-                try:
-                    held = test(frame)
-                except Exception as exc:  # noqa: BLE001 - absorbed if another fails
-                    error = error or exc
-                    continue
-                if held is False:
-                    return False
-                if held is not True:
-                    error = error or _no_overload("_&&_", held)
-        finally:
-            _restore(frame, variable, before)
-        if error is not None:
-            raise error
-        return True
-
-    return every
+    return build
 
 
 def _exists_one(over: Fn, variable: str, parts: list[Fn]) -> Fn:
@@ -410,30 +351,13 @@ def _map_macro(over: Fn, variable: str, parts: list[Fn]) -> Fn:
 
 
 def _filter(over: Fn, variable: str, parts: list[Fn]) -> Fn:
-    (keep,) = parts
-
-    def kept(frame: Frame) -> list[Any]:
-        items = _ordered_items(over(frame))
-        before = _bound(frame, variable)
-        found: list[Any] = []
-        try:
-            for item in items:
-                frame[variable] = item
-                held = keep(frame)
-                if held is True:
-                    found.append(item)
-                elif held is not False:
-                    raise _no_overload("_?_:_", held)
-        finally:
-            _restore(frame, variable, before)
-        return found
-
-    return kept
+    """`filter`: `map` keeping each element that holds, as it is."""
+    return _map_macro(over, variable, [parts[0], lambda frame: frame[variable]])
 
 
 _MACRO_BUILDERS: dict[str, Callable[[Fn, str, list[Fn]], Fn]] = {
-    "exists": _exists,
-    "all": _all,
+    "exists": _quantifier(True),
+    "all": _quantifier(False),
     "exists_one": _exists_one,
     "map": _map_macro,
     "filter": _filter,

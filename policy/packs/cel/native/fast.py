@@ -17,15 +17,11 @@ from policy.packs.cel.functions import (
     READS_HOME,
     REMEMBERED_LENGTH,
 )
-from policy.packs.cel.native.syntax import Node, Unsupported
+from policy.packs.cel.native.syntax import Node, Unsupported, literal
 from policy.packs.cel.native.values import (
     _ARITHMETIC,
     _CUSTOM,
     _FOREIGN_TYPES,
-    _GLOBAL,
-    _MEMBER,
-    _NAMESPACED,
-    _NAMESPACES,
     Fn,
     _add,
     _eq,
@@ -37,6 +33,7 @@ from policy.packs.cel.native.values import (
     _no_overload,
     _order,
     _ordered_items,
+    function_of,
 )
 
 
@@ -157,12 +154,10 @@ class _FastCompiler:
         return source if boolean else f"_truth({source})"
 
     def constant(self, node: Node) -> tuple[bool, Any]:
-        if node[0] == "lit":
-            return True, node[1]
-        if node[0] == "list":
-            values = [self.constant(item) for item in node[1]]
-            if all(ok for ok, _ in values):
-                return True, tuple(v for _, v in values)
+        """A literal's value (`syntax.literal`), or a pack variable's that is a constant."""
+        fixed, value = literal(node)
+        if fixed:
+            return fixed, value
         if (
             node[0] == "sel"
             and node[1] == ("id", "vars")
@@ -246,42 +241,17 @@ class _FastCompiler:
         return f"_order({symbol!r}, {first}, {second})", True
 
     def _call(self, name: str, target: Node | None, args: tuple[Node, ...]) -> tuple[str, bool]:
-        if (
-            target is not None
-            and target[0] == "id"
-            and target[1] in _NAMESPACES
-            and (target[1] in self.scope or target[1] in self.variables)
-        ):
-            # (a macro's variable named `path`: cel-cpp still calls `path.matches` when
-            # the arguments fit it; that choice is left to it)
-            raise Unsupported(f"{target[1]}.{name} with {target[1]} a variable")
-        if (
-            target is not None
-            and target[0] == "id"
-            and target[1] in _NAMESPACES
-            and target[1] not in self.scope
-            and target[1] not in self.variables
-        ):
-            qualified = f"{target[1]}.{name}"
-            if qualified not in _NAMESPACED:
-                raise Unsupported(f"the function {qualified}")
-            boolean = qualified in _BOOL_FUNCTIONS
-            if qualified in _REMEMBERING and len(args) == 2:
-                fixed, value = self.constant(args[1])
-                if fixed and isinstance(value, tuple):
-                    remembering = self.bind(_REMEMBERING[qualified])
-                    constant = self.bind(_Constant(value))
-                    return f"{remembering}({self.write(args[0])[0]}, {constant})", boolean
-            function = self.bind(_NAMESPACED[qualified])
-        elif target is None:
-            if name not in _GLOBAL:
-                raise Unsupported(f"the function {name}")
-            function, boolean = self.bind(_GLOBAL[name]), name in _BOOL_FUNCTIONS
-        else:
-            if name not in _MEMBER:
-                raise Unsupported(f"the member {name}")
-            function, boolean = self.bind(_MEMBER[name]), name in _BOOL_FUNCTIONS
+        key, impl, receiver = function_of(name, target, {*self.scope, *self.variables})
+        boolean = key in _BOOL_FUNCTIONS
+        if receiver and target is not None:
             args = (target, *args)
+        elif key in _REMEMBERING and len(args) == 2:
+            fixed, value = self.constant(args[1])
+            if fixed and isinstance(value, tuple):
+                remembering = self.bind(_REMEMBERING[key])
+                constant = self.bind(_Constant(value))
+                return f"{remembering}({self.write(args[0])[0]}, {constant})", boolean
+        function = self.bind(impl)
         return f"{function}(" + ", ".join(self.write(a)[0] for a in args) + ")", boolean
 
     def _macro(

@@ -282,7 +282,6 @@ class NativeProgram(CelProgram):
             (name, self._fast_form(fast, tree), tree) for name, tree in shape.call_vars
         ]
         self._var_exact: dict[str, Fn] = {}
-        self._has_vars = bool(shape.constants or shape.call_vars)
         self._fallback_of = fallback
         self._fallback: CelProgram | None = None
         self._lock = threading.Lock()
@@ -317,23 +316,25 @@ class NativeProgram(CelProgram):
 
     def _frame(self, data: Mapping[str, Any]) -> Frame:
         frame = dict(data)
-        if self._has_vars:
-            bound = dict(self._constants)
-            frame["vars"] = bound
-            for name, quick, tree in self._call_vars:
-                if quick is not None:
-                    try:
-                        bound[name] = quick(frame)
-                        continue
-                    except Exception:  # noqa: BLE001 - the exact form decides
-                        pass
+        if not self._call_vars:
+            if self._constants:  # (read only: no form writes into `vars`)
+                frame["vars"] = self._constants
+            return frame
+        bound = frame["vars"] = dict(self._constants)
+        for name, quick, tree in self._call_vars:
+            if quick is not None:
                 try:
-                    bound[name] = self._var_exact_form(name, tree)(frame)
-                except Exception:  # noqa: BLE001 - see below
-                    # A variable that fails fails its readers on cel-expr-python, and
-                    # more: `has(vars.x)` errs, and so may a sibling bound in the same
-                    # map. That is left to it, for this call.
-                    raise _Gap from None
+                    bound[name] = quick(frame)
+                    continue
+                except Exception:  # noqa: BLE001 - the exact form decides
+                    pass
+            try:
+                bound[name] = self._var_exact_form(name, tree)(frame)
+            except Exception:  # noqa: BLE001 - see below
+                # A variable that fails fails its readers on cel-expr-python, and more:
+                # `has(vars.x)` errs, and so may a sibling bound in the same map. That is
+                # left to it, for this call.
+                raise _Gap from None
         return frame
 
     def _var_exact_form(self, name: str, tree: Node) -> Fn:

@@ -26,7 +26,7 @@ from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
 
-__all__ = ["IDENTIFIER", "Node", "Unsupported", "parse", "tree_depth"]
+__all__ = ["IDENTIFIER", "Node", "Unsupported", "literal", "parse", "tree_depth"]
 
 Node = tuple[Any, ...]
 
@@ -356,6 +356,17 @@ class _Parser:
         if len(args) not in (arity if isinstance(arity, tuple) else (arity,)):
             raise Unsupported(f"{name}() with {len(args)} arguments")
         return ("macro", name, target, args[0][1], tuple(args[1:]))
+
+
+def literal(node: Node) -> tuple[bool, Any]:
+    """(True, value) for a literal, or a list of literals (a tuple); else (False, None)."""
+    if node[0] == "lit":
+        return True, node[1]
+    if node[0] == "list":
+        values = [literal(item) for item in node[1]]
+        if all(ok for ok, _ in values):
+            return True, tuple(v for _, v in values)
+    return False, None
 
 
 def tree_depth(node: Node) -> int:

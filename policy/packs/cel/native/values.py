@@ -11,11 +11,12 @@ numbers): the call's program then runs on cel-expr-python.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
 from policy.packs.cel.functions import _FUNCTIONS, _STRING_MEMBERS, fn_glob, fn_re2_matches
+from policy.packs.cel.native.syntax import Node, Unsupported
 
 Frame = dict[str, Any]
 Fn = Callable[[Frame], Any]
@@ -411,3 +412,24 @@ def _custom(
 _MEMBER.update({name: _string_member(name, impl) for name, impl in _STRING_MEMBERS.items()})
 _NAMESPACED = {name: _custom(name, *spec) for name, spec in _CUSTOM.items()}
 _GLOBAL.update({n: f for n, f in _NAMESPACED.items() if "." not in n and n not in _GLOBAL})
+
+
+def function_of(
+    name: str, target: Node | None, names: Container[str]
+) -> tuple[str, Callable[..., Any], bool]:
+    """What a call names, as CEL resolves it: (the function's key in the tables, the
+    function, whether `target` is its first argument). `path.x(...)` is a function of
+    the table unless `path` is one of `names` (a variable: left to cel-expr-python,
+    which still calls the function when the arguments fit it). Unsupported for a
+    function outside the tables."""
+    if target is not None and target[0] == "id" and target[1] in _NAMESPACES:
+        if target[1] in names:
+            raise Unsupported(f"{target[1]}.{name} with {target[1]} a variable")
+        key = f"{target[1]}.{name}"
+        if key not in _NAMESPACED:
+            raise Unsupported(f"the function {key}")
+        return key, _NAMESPACED[key], False
+    table = _GLOBAL if target is None else _MEMBER
+    if name not in table:
+        raise Unsupported(f"the {'function' if target is None else 'member'} {name}")
+    return name, table[name], target is not None
