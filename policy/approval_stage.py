@@ -42,7 +42,7 @@ class ApprovalStage:
         settings: Settings,
         timeout: float,
         audit: DecisionLog,
-        packs: Mapping[str, str],
+        packs: Callable[[], Mapping[str, str]],
         snapshot: Callable[[], Any],
     ) -> None:
         self._settings = settings
@@ -237,7 +237,7 @@ class ApprovalStage:
                 decision_id=new_decision_id(),
             )
             try:
-                self._audit.approval(call, answer, latency_ns=0, packs=self._packs)
+                self._audit.approval(call, answer, latency_ns=0, packs=self._packs())
             except Exception as exc:  # noqa: BLE001 - the request is expired either way
                 log.error("abandoned approval %s not logged: %s", request.id, exc)  # noqa: TRY400
         return len(expired)

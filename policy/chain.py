@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -195,11 +195,16 @@ def make_registration(
 class _Snapshot:
     """An immutable ordered view of the chain; readers never lock."""
 
-    __slots__ = ("at", "inline_only", "ordered")
+    __slots__ = ("at", "inline_only", "ordered", "revisions")
 
-    def __init__(self, registrations: list[Registration]) -> None:
+    def __init__(
+        self, registrations: list[Registration], revisions: Mapping[str, str] | None = None
+    ) -> None:
         ordered = tuple(sorted(registrations, key=lambda r: r.sort_key))
         self.ordered = ordered
+        #: The rule packs this view decides with (name -> `revision@digest`): what the
+        #: decision log names for a decision that started on it.
+        self.revisions: Mapping[str, str] = revisions if revisions is not None else {}
         self.at: dict[HookPoint, tuple[tuple[Registration, Callable[..., Any], bool], ...]] = {
             point: tuple(
                 (reg, reg.methods[point], point in reg.coroutine)
@@ -221,7 +226,11 @@ class Chain:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_name: dict[str, Registration] = {}
+        self._revisions: Mapping[str, str] = {}
         self.snapshot = _Snapshot([])
+
+    def _publish(self) -> None:
+        self.snapshot = _Snapshot(list(self._by_name.values()), self._revisions)
 
     def add(self, registration: Registration, *, replace: bool = False) -> Registration | None:
         """Add a hook; returns the one it replaced (only with replace=True)."""
@@ -233,21 +242,45 @@ class Chain:
                     "(pass replace=True to swap it)"
                 )
             self._by_name[registration.name] = registration
-            self.snapshot = _Snapshot(list(self._by_name.values()))
+            self._publish()
             return old
 
     def remove(self, name: str) -> Registration | None:
         with self._lock:
             old = self._by_name.pop(name, None)
             if old is not None:
-                self.snapshot = _Snapshot(list(self._by_name.values()))
+                self._publish()
             return old
+
+    def swap(
+        self,
+        remove: Iterable[str],
+        add: Iterable[Registration],
+        revisions: Mapping[str, str],
+    ) -> list[Registration]:
+        """Put `add` in place of the hooks named in `remove`, labelled `revisions`, in
+        one new snapshot: a decision sees the old set or the new one, never a mix.
+        Returns the registrations taken out; nothing changes if a name in `add` is
+        held by a hook not being removed (HookRegistrationError)."""
+        with self._lock:
+            kept = dict(self._by_name)
+            taken = [kept.pop(name) for name in remove if name in kept]
+            for registration in add:
+                if registration.name in kept:
+                    raise HookRegistrationError(
+                        f"a hook named {registration.name!r} is already registered"
+                    )
+                kept[registration.name] = registration
+            self._by_name = kept
+            self._revisions = dict(revisions)
+            self._publish()
+            return taken
 
     def clear(self) -> list[Registration]:
         with self._lock:
             old = list(self._by_name.values())
             self._by_name.clear()
-            self.snapshot = _Snapshot([])
+            self._publish()
             return old
 
 

@@ -9,9 +9,11 @@ log line). Sync methods need no event loop; `a`-prefixed twins are coroutines.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import inspect
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from os import PathLike
@@ -43,6 +45,7 @@ from policy.errors import (
     EngineClosedError,
     HardAborted,
     InputError,
+    ReloadError,
     SettingsError,
     TurnAborted,
 )
@@ -71,12 +74,20 @@ if TYPE_CHECKING:
     from policy.builtins import BuiltinSpec
     from policy.builtins.approval import ApprovalGates
     from policy.hosting import HostedBuilder
+    from policy.packs import LoadedPacks
     from policy.settings import Settings
 
 __all__ = ["Engine"]
 
 
 log = logger("policy.engine")
+
+#: The packs (name -> `revision@digest`) of the chain snapshot the decision being made
+#: in this context started on: what its log line names, whatever a reload put in place
+#: since (`Engine.reload_packs`).
+_DECIDING_WITH: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "hookpolicy_deciding_with"
+)
 
 # Enum attribute lookups cost ~0.1 µs each; the hot path reads these instead.
 _BEFORE_TOOL = HookPoint.BEFORE_TOOL
@@ -113,8 +124,11 @@ class Engine:
         audit_stream: IO[Any] | None = None,
         hosted: HostedBuilder | None = None,
         clock: Callable[[], float] | None = None,
+        loaded: LoadedPacks | None = None,
     ) -> None:
-        """`clock` is the time the packs and builtins decide in, in epoch seconds: CEL's
+        """`loaded`: the packs already compiled (a service's last good set,
+        policy.packs.last_good), in place of compiling those the settings name.
+        `clock` is the time the packs and builtins decide in, in epoch seconds: CEL's
         `now`, rate-limit windows, contract expiry and runtime. None: the system clock.
         `policy replay` gives each logged call its record's time; with a clock, rate
         limits need a SQLite state store (limits' other stores read the system clock)."""
@@ -138,23 +152,30 @@ class Engine:
             raise SettingsError(f"invalid settings:\n  aliases: {exc}") from None
         self._packs: dict[str, str] = {}
         self._chain = Chain()
+        #: The chain's hooks that came from the packs (compiled packs and the builtins
+        #: they configure): what `reload_packs` replaces.
+        self._from_packs: list[str] = []
+        self._builtin_context: Any = None
+        self._reloading = threading.Lock()
         pack_hooks: list[object] = []
         builtin_specs: list[BuiltinSpec] = []
         if s.packs:
-            from policy.packs import load_packs
+            if loaded is None:
+                from policy.packs import load_packs
 
-            loaded = load_packs(
-                s.packs,
-                cel_engine=s.cel_engine,
-                aliases=self._aliases,
-                cache_dir=s.data_dir / "cache" / "packs" if s.pack_cache else None,
-            )
+                loaded = load_packs(
+                    s.packs,
+                    cel_engine=s.cel_engine,
+                    aliases=self._aliases,
+                    cache_dir=s.data_dir / "cache" / "packs" if s.pack_cache else None,
+                )
             self._aliases = loaded.aliases
             self._packs = loaded.revisions
             pack_hooks = loaded.hooks
             builtin_specs = loaded.builtins
             for warning in loaded.warnings:
                 log.warning("%s", warning)
+        self._loaded = loaded if s.packs else None
         #: What a rewrite of a call keeps (policy.identity): handed to the chain, which
         #: applies it to every modify without calling back into the engine.
         self._normalize_call = CallNormalizer(self._aliases)
@@ -185,7 +206,11 @@ class Engine:
         self._clock = clock
         #: The approval stage: the store, the gates, giving up (policy.approval_stage).
         self._approval = ApprovalStage(
-            s, self._timeouts.approval, self._audit, self._packs, lambda: self._chain.snapshot
+            s,
+            self._timeouts.approval,
+            self._audit,
+            lambda: self._packs,
+            lambda: self._chain.snapshot,
         )
         #: The packs and builtins judge a rewritten call or output again (policy.rejudge).
         self._rejudge = Rejudge(self._timeouts.interceptor, self._normalize_call, self._canonical)
@@ -204,10 +229,11 @@ class Engine:
             hook.facts_context = self.facts_context  # type: ignore[attr-defined]
             hook.clock = clock  # type: ignore[attr-defined]
         for hook in ruled:  # a pack of builtins only joins no stage
-            self._add(hook, trusted=True)
+            self._from_packs.append(self._add(hook, trusted=True))
         if builtin_specs:
             self._add_builtins(builtin_specs)
-        named = bool((s.hooks.enabled and s.hooks.processes) or s.claude_hooks)
+        self._chain.swap((), (), self._packs)  # (the snapshot names the packs it holds)
+        named = self._hosted_names()
         if named:
             self._add_hosted(hosted or policy_hosting.builder)
         #: Why this engine enforces nothing ("" when packs, builtins or hosted hooks
@@ -297,16 +323,9 @@ class Engine:
     def _add_builtins(self, specs: list[BuiltinSpec]) -> None:
         """Build and register the packs' builtins; a storage that cannot be reached
         (`limits_storage_uri`) stops the engine, as a bad pack does."""
-        from policy.builtins import BuiltinContext, build
+        from policy.builtins import build
 
-        context = BuiltinContext(
-            aliases=self._aliases,
-            log=self._audit,
-            contracts=self.contracts,
-            limits_storage_uri=self.settings.state_store_uri,
-            facts=self.facts_context,
-            clock=self._clock,
-        )
+        context = self._builtins_context()
         for spec in specs:
             if spec.name == "respond_guard":
                 try:
@@ -325,7 +344,132 @@ class Engine:
                     f"builtin {spec.name!r} of pack {spec.pack!r} cannot start: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            self._add(hook, trusted=True)
+            self._from_packs.append(self._add(hook, trusted=True))
+
+    def _builtins_context(self) -> Any:
+        """What the packs' builtins are built with — one per engine, kept across
+        reloads, so rate-limit counters (its limiters) and contract usage outlive a
+        new revision of the packs that count them."""
+        if self._builtin_context is None:
+            from policy.builtins import BuiltinContext
+
+            self._builtin_context = BuiltinContext(
+                aliases=self._aliases,
+                log=self._audit,
+                contracts=self.contracts,
+                limits_storage_uri=self.settings.state_store_uri,
+                facts=self.facts_context,
+                clock=self._clock,
+            )
+        return self._builtin_context
+
+    # ------------------------------------------------------------ reloading
+
+    def reload_packs(self) -> Mapping[str, str]:
+        """Compile the packs the settings name again and put them in place of the
+        current ones, in one step; the packs now enforced (name -> `revision@digest`).
+
+        Decisions already under way finish on the set they started with, and their
+        log lines name it. Packs whose files are those in place (the same revisions
+        and digests) leave the set as it is. Anything that fails — a pack with
+        errors (PackError, with its `file:line:col`), packs that change the tool
+        aliases, a builtin that cannot start (ReloadError) — leaves the current set
+        in place, untouched.
+        Code hooks and hosted hooks stay; so do the builtins' counters."""
+        self._check_open()
+        s = self.settings
+        with self._reloading:
+            from policy.packs import load_packs
+
+            loaded = load_packs(
+                s.packs,
+                cel_engine=s.cel_engine,
+                aliases=DEFAULT_ALIASES.extend(s.aliases),
+                cache_dir=s.data_dir / "cache" / "packs" if s.pack_cache else None,
+            )
+            if loaded.revisions == self._packs:
+                return dict(self._packs)  # the same files: the set in place stays
+            if loaded.aliases != self._aliases:
+                raise ReloadError(
+                    "the packs change the tool aliases, which the running hooks were "
+                    "built with: restart the service to take them"
+                )
+            ruled = [hook for hook in loaded.hooks if getattr(hook, "has_rules", True)]
+            if not (ruled or loaded.builtins or self._hosted_names()):
+                raise ReloadError(f"the packs configure no rule and no builtin: {s.packs}")
+            registrations, respond = self._registrations_for(loaded, ruled)
+            taken = self._chain.swap(self._from_packs, registrations, loaded.revisions)
+            self._from_packs = [r.name for r in registrations]
+            self._loaded = loaded
+            self._packs = dict(loaded.revisions)
+            self._locations = {
+                rule: where
+                for hook in loaded.hooks
+                for rule, where in getattr(hook, "locations", {}).items()
+            }
+            self._respond_guard.reconfigure(respond)
+            self.no_policy = ""
+            for old in taken:
+                _close_hook(old)
+            for warning in loaded.warnings:
+                log.warning("%s", warning)
+            return dict(self._packs)
+
+    def _hosted_names(self) -> bool:
+        s = self.settings
+        return bool((s.hooks.enabled and s.hooks.processes) or s.claude_hooks)
+
+    def _registrations_for(
+        self, loaded: Any, ruled: list[object]
+    ) -> tuple[list[Registration], Any]:
+        """The chain entries of freshly compiled packs and their builtins, built but
+        not added (ReloadError if one cannot be), and the respond guard's section."""
+        from policy.builtins import build
+
+        made: list[Registration] = []
+        respond = None
+        hooks: list[object] = list(ruled)
+        for hook in loaded.hooks:
+            hook.facts_context = self.facts_context
+            hook.clock = self._clock
+        context = self._builtins_context()
+        for spec in loaded.builtins:
+            if spec.name == "respond_guard":
+                if respond is not None:
+                    raise ReloadError(
+                        f"respond_guard is configured by packs {respond.pack!r} and "
+                        f"{spec.pack!r}; configure it in one pack"
+                    )
+                respond = spec
+                continue
+            if spec.name == "approval":
+                continue
+            try:
+                hooks.append(build(spec, context))
+            except Exception as exc:
+                raise ReloadError(
+                    f"builtin {spec.name!r} of pack {spec.pack!r} cannot start: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+        for hook in hooks:
+            try:
+                mode_of(hook)
+                made.append(
+                    make_registration(
+                        hook,
+                        name=None,
+                        priority=None,
+                        failure_policy=None,
+                        default_failure_policy=self.settings.failure_policy,
+                        inline=None,
+                        timeout_ms=None,
+                        source=None,
+                        trusted=True,
+                    )
+                )
+            except Exception as exc:
+                raise ReloadError(f"{hook!r} cannot join the chain: {exc}") from exc
+        return made, respond
 
     def _add_hosted(self, build: HostedBuilder | None) -> None:
         """Start the process hooks and command hooks the settings name, with the builder
@@ -429,7 +573,7 @@ class Engine:
                 subject=subject,
                 result=result,
                 latency_ns=time.perf_counter_ns() - start,
-                packs=self._packs,
+                packs=_DECIDING_WITH.get(self._packs),
                 asked=asked,
             )
         except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
@@ -452,7 +596,7 @@ class Engine:
                         subject=subject,
                         result=result,
                         latency_ns=time.perf_counter_ns() - start,
-                        packs=self._packs,
+                        packs=_DECIDING_WITH.get(self._packs),
                         asked=None,
                     )
         self._emit_decision(point, decision, subject if isinstance(subject, ToolCall) else None)
@@ -471,6 +615,7 @@ class Engine:
         """The decision itself when every hook at `point` is inline (they run on the
         caller's thread in both APIs), else the plan for a driver to run."""
         snapshot = self._chain.snapshot
+        _DECIDING_WITH.set(snapshot.revisions)
         timeout = self._timeouts.interceptor
         decision_id = new_decision_id()
         if snapshot.inline_only[point]:
@@ -940,6 +1085,12 @@ class Engine:
         """The rule packs loaded: name → `revision@digest` (the first 12 hex digits of
         the file's SHA-256), as the decision log records them."""
         return dict(self._packs)
+
+    @property
+    def loaded_packs(self) -> LoadedPacks | None:
+        """The compiled packs in place (None without packs): what a service keeps as
+        its last good set (policy.packs.last_good)."""
+        return self._loaded
 
     @property
     def rule_locations(self) -> Mapping[str, str]:

@@ -34,6 +34,11 @@ class HookRegistrationError(PolicyError):
     """A hook cannot join the chain (no hook methods, duplicate name, bad option)."""
 
 
+class ReloadError(PolicyError):
+    """Packs compiled again cannot take the place of the set an engine enforces (they
+    change the tool aliases, or a builtin of theirs cannot start); that set stays."""
+
+
 class InputError(PolicyError):
     """A call, result or request given as JSON does not describe a valid value."""
 

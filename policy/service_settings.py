@@ -174,6 +174,18 @@ class ServiceSettings(BaseModel):
         "(docs/service.md).",
     )
 
+    watch: bool = Field(
+        False,
+        description="Reload the packs when their files change (inotify, debounced; as "
+        "`policy serve --watch`). SIGHUP and `POST /v1/packs/reload` reload them too.",
+    )
+    strict_start: bool = Field(
+        False,
+        description="Refuse to start when the packs on disk fail to compile. By default "
+        "the service serves the last good set they compiled to instead, degraded "
+        "(`/readyz` says so), so one broken file is not an outage of every agent.",
+    )
+
     @field_validator("http")
     @classmethod
     def _listen(cls, value: str | None) -> str | None:

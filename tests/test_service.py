@@ -167,10 +167,13 @@ def start_service(
     options: tuple[str, ...] = (),
     preexec: Any = None,
     limits: str = "memory://",
+    keep_pack: bool = False,
 ) -> Running:
+    """`keep_pack`: the pack already under `tmp/packs` stays as it is (a restart)."""
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "packs").mkdir(exist_ok=True)
-    (tmp / "packs" / "svc.yaml").write_text(PACK)
+    if not keep_pack:
+        (tmp / "packs" / "svc.yaml").write_text(PACK)
     settings = tmp / "serve.yaml"
     settings.write_text(
         f"data_dir: {tmp / 'data'}\n"

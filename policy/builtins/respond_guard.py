@@ -70,6 +70,15 @@ class RespondGuard:
         self.mode = spec.config.mode
         self.trusted = tuple(spec.config.trusted)
 
+    def reconfigure(self, spec: BuiltinSpec | None) -> None:
+        """Take the `respond_guard:` section of a new revision of the packs (None: none
+        configures it, the default again); the count of bypasses carries on."""
+        self.pack = None
+        self.mode = "flag"
+        self.trusted = ()
+        if spec is not None:
+            self.configure(spec)
+
     @property
     def bypasses(self) -> int:
         """Responds seen so far (the metric of `mode: flag`)."""

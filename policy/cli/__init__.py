@@ -535,6 +535,12 @@ def _add_serve(commands: Any) -> None:
         "group are service.approver_socket_mode / _group)",
     )
     serve.add_argument(
+        "--watch",
+        action="store_true",
+        help="reload the packs when their files change (service.watch); SIGHUP and "
+        "POST /v1/packs/reload reload them too, keeping the last good set on an error",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("auto", "json", "console"),
         default="auto",

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             http=http,
             socket_mode=mode,
             approver_socket=Path(approvers) if approvers else None,
+            watch=args.watch or (service is not None and service.watch),
             # With JSON lines every stderr line is JSON: the `listening` event (with its
             # addresses) is the ready line. A person at a terminal gets a plain one too.
             ready=None if json_lines else _say_listening,

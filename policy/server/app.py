@@ -20,7 +20,6 @@ import os
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import unquote
 
@@ -43,6 +42,7 @@ from policy.server.asker import ACCOUNTS, ANONYMOUS_SENDER, Asker, SenderRefused
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
 from policy.server.guard import BrowserGuard
 from policy.server.peer import over_unix_socket
+from policy.server.reload import PackReloader
 
 # No `from __future__ import annotations` here: FastAPI reads the endpoints'
 # annotations (`Annotated[Caller, Depends(check)]`, with `check` a local) at definition.
@@ -150,13 +150,18 @@ class _Shares:
 class Service:
     """What the endpoints share: the engine, who may do what, and when it was loaded."""
 
-    def __init__(self, engine: Any, settings: Any, approver_socket: str | None = None) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        settings: Any,
+        approver_socket: str | None = None,
+        reloader: PackReloader | None = None,
+    ) -> None:
         self.engine = engine
         self.settings = settings
         service = getattr(settings, "service", None)
         self.auth = Authenticator(service)
         self.max_body = service.max_body_bytes if service is not None else 1 << 20
-        self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
         #: Threads deciding (CPU: the analysis and the packs), threads waiting for
         #: people and threads reading the approval store, apart: waits that pile up
         #: never hold up a decision.
@@ -172,6 +177,8 @@ class Service:
             service.allowed_origins if service is not None else [],
         )
         self.log = structlog.get_logger("policy.serve")
+        #: Which packs serve, since when, and why newer ones do not (hot reload).
+        self.reloader = reloader if reloader is not None else PackReloader(engine, self.log)
 
     async def off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
         """`work(*args)` on a store thread: a store (SQLite with a busy writer, Redis
@@ -308,11 +315,18 @@ async def _plain_error(send: Send, status: int, message: str) -> None:
 # ------------------------------------------------------------------ the app
 
 
-def create_app(engine: Any, settings: Any, *, approver_socket: str | None = None) -> FastAPI:
+def create_app(
+    engine: Any,
+    settings: Any,
+    *,
+    approver_socket: str | None = None,
+    reloader: PackReloader | None = None,
+) -> FastAPI:
     """The API over `engine` (loaded from `settings`, whose `service` says who may
     approve and attach contracts); `approver_socket` (`unix:PATH`) is the listener that
-    serves approvals only."""
-    service = Service(engine, settings, approver_socket)
+    serves approvals only; `reloader` takes new revisions of the packs (one of its own
+    when not given)."""
+    service = Service(engine, settings, approver_socket, reloader)
     app = FastAPI(
         title="hookpolicy",
         version=__version__,
@@ -376,7 +390,7 @@ def create_app(engine: Any, settings: Any, *, approver_socket: str | None = None
 
         return check
 
-    _routes_health(app, service)
+    _routes_health(app, service, needs)
     _routes_decide(app, service, caller)
     _routes_approvals(app, service, needs)
     _routes_contracts(app, service, needs)
@@ -445,7 +459,11 @@ def _object(body: Any, where: str) -> dict[str, Any]:
     return body
 
 
-def _routes_health(app: FastAPI, service: Service) -> None:
+def _routes_health(
+    app: FastAPI, service: Service, needs: Callable[..., Callable[[Request], Caller]]
+) -> None:
+    reloader = service.reloader
+
     @app.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:
         """The process answers."""
@@ -457,11 +475,19 @@ def _routes_health(app: FastAPI, service: Service) -> None:
         reason = service.engine.no_policy
         if reason:
             return JSONBytes({"status": "no policy", "error": reason}, status_code=503)
-        return JSONBytes({"status": "ready", "packs": len(service.engine.packs)})
+        count = len(service.engine.packs)
+        if reloader.error:
+            # Still enforcing a policy — the last good set — so still in the balancer.
+            return JSONBytes(
+                {"status": "degraded", "error": reloader.error, "packs": count,
+                 "failed_at": reloader.failed_at}
+            )
+        return JSONBytes({"status": "ready", "packs": count})
 
     @app.get("/v1/packs", tags=["packs"])
     async def packs() -> dict[str, Any]:
-        """The rule packs this service enforces: name, revision, digest, load time."""
+        """The rule packs this service enforces (name, revision, digest, load time);
+        with `error`, why the packs on disk do not serve (the last good set does)."""
         listed = []
         for name, label in sorted(service.engine.packs.items()):
             revision, _, digest = label.rpartition("@")
@@ -470,10 +496,27 @@ def _routes_health(app: FastAPI, service: Service) -> None:
                     "name": name,
                     "revision": revision or None,
                     "digest": digest,
-                    "loaded_at": service.loaded_at,
+                    "loaded_at": reloader.loaded_at,
                 }
             )
-        return {"packs": listed, "loaded_at": service.loaded_at}
+        shown: dict[str, Any] = {
+            "packs": listed,
+            "loaded_at": reloader.loaded_at,
+            "degraded": reloader.degraded,
+            "reloads": reloader.counts.reloads,
+            "reload_failures": reloader.counts.failures,
+        }
+        if reloader.error:
+            shown["error"] = reloader.error
+            shown["failed_at"] = reloader.failed_at
+        return shown
+
+    @app.post("/v1/packs/reload", tags=["packs"])
+    async def reload(_who: Annotated[Caller, Depends(needs("operator"))]) -> JSONBytes:
+        """Compile the packs again and serve them (an operator); on an error the last
+        good set keeps serving and the answer (422) says why."""
+        done = await anyio.to_thread.run_sync(reloader.reload, "api")
+        return JSONBytes(done.as_json(), status_code=422 if done.error else 200)
 
 
 def _caller_of(request: Request, service: Service, asker: Asker) -> FactsCaller:

@@ -15,6 +15,7 @@ import signal
 import socket
 import stat
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,62 @@ def _stop(signum: int, _frame: object) -> None:
     raise _Stopped(signum)
 
 
+def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any]:
+    """The engine on the packs on disk — or, when they fail to compile and the settings
+    allow it (not `service.strict_start`), on the last good set they compiled to, the
+    service degraded — and the reloader that keeps the last good set from now on."""
+    from policy.aliases import DEFAULT_ALIASES
+    from policy.engine import Engine
+    from policy.hosts.hosted import build_hosted
+    from policy.packs import last_good
+    from policy.packs.diagnostics import PackError
+    from policy.server.reload import PackReloader
+
+    cache_dir = settings.data_dir / "cache" / "packs"
+    packs = list(settings.packs)
+
+    def keep(loaded: Any) -> None:
+        last_good.keep(packs, settings.cel_engine, cache_dir, loaded)
+
+    error = ""
+    try:
+        engine = Engine(settings, audit_stream=stream, hosted=build_hosted)
+    except PackError as exc:
+        if settings.service is not None and settings.service.strict_start:
+            raise
+        aliases = DEFAULT_ALIASES.extend(settings.aliases)
+        recalled = last_good.recall(packs, settings.cel_engine, cache_dir, aliases)
+        if recalled is None:
+            raise ServeError(
+                f"{exc}\nand there is no last good set of these packs to serve instead "
+                "(none compiled by this version of hookpolicy, or the packs are not this "
+                "user's to change: docs/service.md#hot-reload)"
+            ) from None
+        error = str(exc)
+        engine = Engine(settings, audit_stream=stream, hosted=build_hosted, loaded=recalled)
+        log.error(  # noqa: TRY400 - the error is the pack's, its diagnostics are the message
+            "the packs on disk fail to compile: serving their last good set, degraded",
+            error=error,
+            packs=dict(engine.packs),
+        )
+        engine.note("packs_start_degraded", {"error": error[:4096], "packs": dict(engine.packs)})
+    reloader = PackReloader(engine, log, keep=keep, error=error)
+    reloader.kept_at_start()
+    return engine, reloader
+
+
+def _reload_on(reloader: Any) -> Any:
+    """A SIGHUP handler: the reload runs on a thread of its own (compiling takes long,
+    and the signal interrupts the event loop's thread)."""
+
+    def hangup(_signum: int, _frame: object) -> None:
+        threading.Thread(
+            target=reloader.reload, args=("SIGHUP",), name="hookpolicy-reload", daemon=True
+        ).start()
+
+    return hangup
+
+
 def serve(
     settings: Any,
     *,
@@ -208,10 +265,13 @@ def serve(
     socket_mode: int = 0o600,
     approver_socket: Path | None = None,
     ready: Any = None,
+    watch: bool = False,
 ) -> int:
     """Run the service until a signal stops it; the exit status.
 
-    `ready(addresses)` is called once both sockets listen (the CLI prints where)."""
+    `ready(addresses)` is called once both sockets listen (the CLI prints where).
+    SIGHUP, `POST /v1/packs/reload` and, with `watch`, a change to a pack file reload
+    the packs (policy.server.reload)."""
     if not hasattr(socket, "SO_PEERCRED"):
         # The service decides for the uid the kernel names; without SO_PEERCRED (macOS,
         # the BSDs) it could not tell one agent from another. docs/service.md.
@@ -219,9 +279,7 @@ def serve(
             "policy serve needs Linux's SO_PEERCRED to know who calls its socket; on this "
             "platform run the hooks in process (policy hook ... without --server)"
         )
-    from policy.engine import Engine
     from policy.hosts._hook_process import NoPolicyError
-    from policy.hosts.hosted import build_hosted
     from policy.server.app import create_app
     from policy.server.logs import get_logger
     from policy.server.peer import PeerCredentials, configure_limits
@@ -230,7 +288,7 @@ def serve(
     # Without a decision-log file the decision log is stdout (DESIGN §6); the
     # operational log is stderr.
     stream = sys.stdout if settings.audit_path is None else None
-    engine = Engine(settings, audit_stream=stream, hosted=build_hosted)
+    engine, reloader = _engine_and_reloader(settings, stream, log)
     if engine.no_policy:
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
@@ -238,6 +296,10 @@ def serve(
     inherited = _inherited_sockets()
     owned: list[Path] = []
     service = settings.service
+    watching = threading.Event()
+    # SIGHUP, what an operator tries first after editing a pack, reloads the packs (its
+    # default would kill the service, leaving its socket and its waits behind).
+    hangup = signal.signal(signal.SIGHUP, _reload_on(reloader))
     try:
         if inherited:
             # systemd socket activation: the sockets outlive this process, so a restart
@@ -265,6 +327,7 @@ def serve(
             engine,
             settings,
             approver_socket=f"unix:{approver_socket}" if approver_socket is not None else None,
+            reloader=reloader,
         )
         config = uvicorn.Config(
             app,
@@ -294,8 +357,21 @@ def serve(
             "listening",
             addresses=addresses,
             packs=sorted(engine.packs),
+            degraded=reloader.error or None,
             connections={"total": limits.total, "tcp": limits.tcp, "per_uid": limits.per_uid},
         )
+        if watch and settings.packs:
+            from policy.server.reload import foreign_writers, watch_packs
+
+            writable = foreign_writers(Path(p) for p in settings.packs)
+            if writable:
+                log.warning(
+                    "watched packs are writable by another user than the service's: "
+                    "whoever can write them changes what it enforces",
+                    paths=writable[:20],
+                )
+            if not watch_packs([Path(p) for p in settings.packs], reloader.reload, watching):
+                log.warning("the pack watches are not in place yet: a change may be missed")
         if ready is not None:
             ready(addresses)
         # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for
@@ -309,6 +385,8 @@ def serve(
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
     finally:
+        watching.set()
+        signal.signal(signal.SIGHUP, hangup)
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.close()

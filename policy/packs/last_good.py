@@ -1,0 +1,80 @@
+"""The last set of packs a service compiled without error, kept for its next start.
+
+A pack with an error on disk must not turn a restart of `policy serve` into an outage:
+every agent call, even `ls`, would be refused until somebody fixes the file. So after
+every successful load and reload the service keeps the compiled set here, and a start
+whose packs fail serves this set instead, degraded (`/readyz` says so), unless the
+settings ask for `service.strict_start`.
+
+The set is kept as a pack-cache entry (`policy.packs.cache`: plain data, a private
+file of this user with a checksum, rebuilt without the compiler) under a name made of
+the pack paths as given and the compile environment (hookpolicy's code, the CEL
+libraries): after an upgrade there is no last good set until a load succeeds. And
+under the cache's rule of trust: only for packs this user could change anyway
+(`cache.user_controls_packs`) — a set an administrator protected, in files this
+user may not write, is never stood in for by a file this user may.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from policy.aliases import AliasTable
+
+if TYPE_CHECKING:
+    from policy.packs import LoadedPacks
+
+__all__ = ["keep", "recall"]
+
+
+def _name(paths: Sequence[Path], cel_engine: str) -> str | None:
+    from policy.packs import cache
+
+    environment = cache.environment(cel_engine)
+    if environment is None:
+        return None
+    digest = hashlib.sha256(b"last-good\0" + environment)
+    for path in paths:
+        digest.update(os.fsencode(os.path.abspath(path)) + b"\0")
+    return "last-good-" + digest.hexdigest()
+
+
+def _trusted(paths: Sequence[Path]) -> bool:
+    from policy.packs import cache
+    from policy.packs.diagnostics import PackError
+    from policy.packs.load import discover
+
+    try:
+        files = discover(paths)
+    except PackError:
+        return False
+    return cache.user_controls_packs(paths, files)
+
+
+def keep(paths: Sequence[Path], cel_engine: str, cache_dir: Path, loaded: LoadedPacks) -> bool:
+    """Keep `loaded`, compiled from `paths`, as their last good set; whether it was."""
+    from policy.packs import cache
+
+    name = _name(paths, cel_engine)
+    if name is None or not _trusted(paths):
+        return False
+    cache.store(cache_dir, name, loaded)
+    return True
+
+
+def recall(
+    paths: Sequence[Path], cel_engine: str, cache_dir: Path, aliases: AliasTable
+) -> LoadedPacks | None:
+    """The last good set of the packs at `paths`, or None: none kept, kept by other
+    code, not this user's to trust, or unreadable."""
+    from policy.packs import cache
+    from policy.packs.cel import get_engine
+
+    name = _name(paths, cel_engine)
+    if name is None or not _trusted(paths):
+        return None
+    return cache.load(cache_dir, name, get_engine(cel_engine), aliases)
