@@ -293,3 +293,44 @@ def test_packs_another_user_may_write_are_named(tmp_path: Path, pack: Path) -> N
     assert foreign_writers([pack.parent]) == []
     pack.chmod(0o666)
     assert foreign_writers([pack.parent]) == [str(pack)]
+
+
+def test_reloads_and_broken_packs_under_load_fail_no_decision(tmp_path: Path) -> None:
+    running = start_service(tmp_path / "svc", options=("--watch",))
+    stopping = threading.Event()
+    answers: list[tuple[str, str]] = []
+    problems: list[str] = []
+
+    def load() -> None:
+        client = running.client(token=OPERATOR_TOKEN)
+        while not stopping.is_set():
+            for command, wanted in (("rm -rf /", "deny_tool"), ("ls", "continue")):
+                status, _, body = client.request(
+                    "POST", "/v1/decide/before_tool", {"tool": "Bash", "args": {"command": command}}
+                )
+                if status != 200 or body.get("action") != wanted:
+                    problems.append(f"{command}: {status} {body}")
+                answers.append((command, str(body.get("action"))))
+
+    workers = [threading.Thread(target=load) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    try:
+        for revision in ("5", "6"):
+            packs_file(running).write_text(BROKEN)
+            running.stderr.wait_for(lambda line: b"packs not reloaded" in line or None)
+            packs_file(running).write_text(PACK.replace('revision: "1"', f'revision: "{revision}"'))
+            running.stderr.wait_for(lambda line: b"packs reloaded" in line or None)
+        running.process.send_signal(signal.SIGHUP)
+        running.stderr.wait_for(lambda line: b"packs unchanged" in line or None)
+    finally:
+        stopping.set()
+        for worker in workers:
+            worker.join(30)
+        stop(running)
+    assert problems == []
+    assert len(answers) > 20
+    decided = [r for r in logged(running.audit) if r.get("point") == "before_tool"]
+    assert len(decided) == len(answers)  # one log line per decision, each naming its set
+    assert {r["packs"]["svc"].split("@")[0] for r in decided} <= {"1", "5", "6"}
+    assert decided[-1]["packs"]["svc"].startswith("6@")
