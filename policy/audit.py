@@ -41,6 +41,7 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
+from policy import telemetry
 from policy._owner_only import private_parents
 from policy.analysis._lazy_re import LazyPattern
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
@@ -591,7 +592,13 @@ class DecisionLog:
         ts = _now(_UTC).isoformat().replace("+00:00", "Z")
         if self._capture is not None and asked is not None:
             self._capture.write(ts, decision_id, point, asked, self._caller(caller))
+        started = time.perf_counter_ns()
         self.write("decision", fields, ts=ts)
+        telemetry.LOG_WRITE_SECONDS.observe_ns(time.perf_counter_ns() - started)
+        # counted once written: the counters are the log's `decision` records
+        action = fields["action"]
+        telemetry.DECISIONS.inc(point.value, action)
+        telemetry.DECISIONS_BY_HOOK.inc(fields["hook"] or "", action)
 
     def _caller(self, caller: Caller | None) -> dict[str, str]:
         fields: dict[str, str] = {}
@@ -670,6 +677,7 @@ class DecisionLog:
         fields["packs"] = packs
         fields["latency_us"] = round(latency_ns / 1000, 1)
         self._write_decision(point, decision.decision_id, fields, asked, caller)
+        telemetry.DECISION_SECONDS.observe_ns(latency_ns)
 
     def approval(
         self,
@@ -704,6 +712,7 @@ class DecisionLog:
         point = HookPoint.APPROVE_TOOL
         asked = (call,) if capture else None
         self._write_decision(point, answer.decision_id, fields, asked, caller)
+        telemetry.APPROVALS.inc("approved" if answer.approved else _ending(answer.failure))
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
         return {
@@ -713,6 +722,11 @@ class DecisionLog:
             "args_digest": args_digest(call.args),
             "args": mask_args(call.args),
         }
+
+
+def _ending(failure: str | None) -> str:
+    """How a request that was not approved ended, for the approvals counter."""
+    return {"timeout": "expired", "abandoned": "abandoned"}.get(failure or "", "denied")
 
 
 #: Longest reason a record keeps whole (a hosted hook's reason is its own to choose).

@@ -17,11 +17,13 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from policy import telemetry
 from policy._env import CONFIG_ENV
 from policy.errors import AnalysisIncomplete
 from policy.model import CelList, CelMap
@@ -180,6 +182,7 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     cwd = call.cwd if isinstance(call.cwd, str) else ""
     project = caller.workspace if caller is not None and caller.workspace else ""
     workspace = context.workspace or project or (cwd if cwd.startswith("/") else "")
+    started = time.perf_counter_ns()
     try:
         if workspace:
             workspace = locate(workspace, "/", home)
@@ -187,6 +190,8 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     except Exception as exc:  # a failed analysis refuses the call, never passes it
         failed = f"the analysis failed: {type(exc).__name__}: {exc}"
         raise AnalysisIncomplete(f"the call cannot be analysed: {failed}") from exc
+    finally:
+        telemetry.ANALYSIS_SECONDS.observe_ns(time.perf_counter_ns() - started)
     if result.writes:
         protected = context.protected + (caller.protected if caller is not None else ())
         result = _through_hard_links(result, protected)

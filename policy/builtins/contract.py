@@ -16,6 +16,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from policy import telemetry
 from policy.aliases import AliasTable
 from policy.analysis import paths
 from policy.builtins._match import PathGlobs, ToolSet
@@ -125,6 +126,7 @@ class ContractScope:
             reason = self._registry.admit(call.session, contract)
         if reason is None:
             return None
+        telemetry.CONTRACT_DENIALS.inc()
         return Decision(Action.DENY_TOOL, reason, rule_ids=(f"{self.rule_id}/{contract.id}",))
 
     def rejudge_checks(self, call: ToolCall) -> Decision | None:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from policy import telemetry
 from policy.aliases import AliasTable
 from policy.builtins._match import ToolSet
 from policy.builtins.priority import DEFAULT_PRIORITY
@@ -145,6 +146,7 @@ class ToolPolicy:
         return None
 
     def _over(self, item: Any, keys: list[str], rule: _Rule, call: ToolCall) -> str:
+        telemetry.RATE_LIMIT_DENIALS.inc()
         stats = self._limiter.get_window_stats(item, *keys)
         wait = max(0, math.ceil(stats.reset_time - self._clock()))
         where = f" in channel {call.channel!r}" if rule.per_channel else ""

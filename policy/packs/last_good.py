@@ -9,10 +9,16 @@ settings ask for `service.strict_start`.
 The set is kept as a pack-cache entry (`policy.packs.cache`: plain data, a private
 file of this user with a checksum, rebuilt without the compiler) under a name made of
 the pack paths as given and the compile environment (hookpolicy's code, the CEL
-libraries): after an upgrade there is no last good set until a load succeeds. And
-under the cache's rule of trust: only for packs this user could change anyway
-(`cache.user_controls_packs`) — a set an administrator protected, in files this
-user may not write, is never stood in for by a file this user may.
+libraries): after an upgrade there is no last good set until a load succeeds.
+
+Who may stand behind it: the entry is read only as the trusted-file store reads every
+cache entry — a regular file of the service's own user, writable by nobody else, its
+checksum whole. Unlike the one-event hooks' pack cache it is read also for packs an
+administrator protected from that user: the service's user is the trust boundary
+(DESIGN §8: `policy serve` under a user of its own, its state directory 0700), and
+only a start whose packs fail reads it. A service that shares its user with the
+agents it governs gives them that file to write: there, set `service.strict_start`
+(docs/service.md#hot-reload-keeping-the-last-good-set).
 """
 
 from __future__ import annotations
@@ -43,24 +49,12 @@ def _name(paths: Sequence[Path], cel_engine: str) -> str | None:
     return "last-good-" + digest.hexdigest()
 
 
-def _trusted(paths: Sequence[Path]) -> bool:
-    from policy.packs import cache
-    from policy.packs.diagnostics import PackError
-    from policy.packs.load import discover
-
-    try:
-        files = discover(paths)
-    except PackError:
-        return False
-    return cache.user_controls_packs(paths, files)
-
-
 def keep(paths: Sequence[Path], cel_engine: str, cache_dir: Path, loaded: LoadedPacks) -> bool:
     """Keep `loaded`, compiled from `paths`, as their last good set; whether it was."""
     from policy.packs import cache
 
     name = _name(paths, cel_engine)
-    if name is None or not _trusted(paths):
+    if name is None:
         return False
     cache.store(cache_dir, name, loaded)
     return True
@@ -70,11 +64,11 @@ def recall(
     paths: Sequence[Path], cel_engine: str, cache_dir: Path, aliases: AliasTable
 ) -> LoadedPacks | None:
     """The last good set of the packs at `paths`, or None: none kept, kept by other
-    code, not this user's to trust, or unreadable."""
+    code, not a private file of this user, or unreadable."""
     from policy.packs import cache
     from policy.packs.cel import get_engine
 
     name = _name(paths, cel_engine)
-    if name is None or not _trusted(paths):
+    if name is None:
         return None
     return cache.load(cache_dir, name, get_engine(cel_engine), aliases)

@@ -30,10 +30,12 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from policy import telemetry
 from policy._logger import logger
 from policy.aliases import AliasTable
 from policy.errors import AnalysisIncomplete
@@ -541,7 +543,9 @@ class CompiledPack:
             raise RuntimeError(f"{self.name}: no program for the conditions at {point}")
         data = self.values_for(point, program.needs, subject, payload, data)
         take_gave_up()
+        started = time.perf_counter_ns()
         mask = program.run_mask(data, subject)
+        telemetry.CEL_SECONDS.observe_ns(time.perf_counter_ns() - started)
         # (checked whatever came back: CEL's `||`, `&&` and macros absorb errors)
         _refuse_if_gave_up()
         if mask is not None and recall is not None and key is not None:

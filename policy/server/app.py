@@ -53,6 +53,8 @@ __all__ = ["Service", "create_app"]
 #: which has an endpoint of its own (it may wait for a person).
 DECIDE_POINTS = tuple(str(point) for point in POINTS if point != HookPoint.APPROVE_TOOL)
 if TYPE_CHECKING:
+    from policy.server.metrics import Metrics
+
     Point = str
     Host = str
 else:
@@ -179,6 +181,16 @@ class Service:
         self.log = structlog.get_logger("policy.serve")
         #: Which packs serve, since when, and why newer ones do not (hot reload).
         self.reloader = reloader if reloader is not None else PackReloader(engine, self.log)
+        self._metrics: Metrics | None = None
+
+    @property
+    def metrics(self) -> "Metrics":
+        """`/metrics`' registry, made at the first scrape (prometheus-client's import)."""
+        if self._metrics is None:
+            from policy.server.metrics import Metrics
+
+            self._metrics = Metrics(self.engine, self.reloader, self.log)
+        return self._metrics
 
     async def off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
         """`work(*args)` on a store thread: a store (SQLite with a busy writer, Redis
@@ -468,6 +480,12 @@ def _routes_health(
     async def healthz() -> dict[str, str]:
         """The process answers."""
         return {"status": "ok"}
+
+    @app.get("/metrics", tags=["health"])
+    async def metrics() -> Response:
+        """The service in Prometheus' text format (open, like /healthz)."""
+        body, content_type = await service.off_loop(lambda: service.metrics.render())
+        return Response(body, media_type=content_type)
 
     @app.get("/readyz", tags=["health"])
     async def readyz() -> JSONBytes:

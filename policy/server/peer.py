@@ -28,6 +28,8 @@ from typing import Any
 import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from policy import telemetry
+
 __all__ = [
     "FIRST_REQUEST_TIMEOUT",
     "UNIX_PREFIX",
@@ -173,12 +175,15 @@ class PeerCredentials(H11Protocol):
             self.client = (f"{UNIX_PREFIX}{uid}", pid)
             self.server = (f"unix:{sock.getsockname()}", None)
             keys: tuple[str, ...] = ("all", f"uid:{uid}")
+            telemetry.CONNECTIONS.inc("unix")
         else:
             address = self.client[0] if self.client else "?"
             keys = ("all", "tcp", f"tcp:{_peer_key(address)}")
+            telemetry.CONNECTIONS.inc("tcp")
         refused = _LIMITS.take(keys)
         self._first_deadline = self.loop.call_later(FIRST_REQUEST_TIMEOUT, self._no_request)
         if refused is not None:
+            telemetry.REFUSED.inc("503")
             if _LOG is not None:
                 _LOG.warning("connection refused", status=503, reason=refused, client=self.client)
             transport.write(_unavailable(refused))
@@ -189,6 +194,7 @@ class PeerCredentials(H11Protocol):
     def send_400_response(self, msg: str) -> None:
         """A request h11 could not parse (a header sent twice where it must come once, a
         bad length, a NUL): refused in JSON, and logged, like every other refusal."""
+        telemetry.REFUSED.inc("400")
         if _LOG is not None:
             _LOG.warning("request refused", status=400, reason=msg, client=self.client)
         self.transport.write(_json_error(400, "Bad Request", f"malformed request: {msg}"))

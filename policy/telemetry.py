@@ -1,0 +1,129 @@
+"""What this process decided and how long it took, counted where it happens.
+
+Counters and latency histograms kept in plain Python, for `policy serve`'s `/metrics`
+(policy.server.metrics renders them in Prometheus' text format at scrape time). They
+are process-wide, as Prometheus' own client is: one service is one process. Each
+update takes a lock (≈ 0.1 µs uncontended) so a count is exact under the service's
+deciding threads — the decisions counted must equal the decision log's lines — and
+imports nothing beyond the standard library: a one-event hook pays a few
+increments, never prometheus-client's import.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterator
+
+__all__ = [
+    "ANALYSIS_SECONDS",
+    "APPROVALS",
+    "CEL_SECONDS",
+    "CONNECTIONS",
+    "CONTRACT_DENIALS",
+    "DECISIONS",
+    "DECISIONS_BY_HOOK",
+    "DECISION_SECONDS",
+    "LOG_WRITE_SECONDS",
+    "RATE_LIMIT_DENIALS",
+    "REFUSED",
+    "Counter",
+    "Histogram",
+]
+
+
+class Counter:
+    """A monotonic count per tuple of label values."""
+
+    __slots__ = ("_counts", "_lock", "labels")
+
+    def __init__(self, *labels: str, known: tuple[tuple[str, ...], ...] = ()) -> None:
+        """`known`: label values shown at 0 before their first count (a series that
+        appears only at its first event reads as missing, not as zero, to an alert)."""
+        self.labels = labels
+        self._counts: dict[tuple[str, ...], int] = dict.fromkeys(known, 0)
+        self._lock = threading.Lock()
+
+    def inc(self, *values: str) -> None:
+        with self._lock:
+            self._counts[values] = self._counts.get(values, 0) + 1
+
+    def samples(self) -> list[tuple[tuple[str, ...], int]]:
+        with self._lock:
+            return list(self._counts.items())
+
+    def total(self) -> int:
+        with self._lock:
+            return sum(self._counts.values())
+
+
+#: Bucket bounds in seconds: 50 µs (a decision a cache answers) to 10 s (a hosted hook
+#: at its timeout).
+_BOUNDS = (
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+    0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+)  # fmt: skip
+
+
+class Histogram:
+    """Durations in fixed buckets (cumulative when read, as Prometheus wants them)."""
+
+    __slots__ = ("_counts", "_lock", "_sum", "bounds")
+
+    def __init__(self, bounds: tuple[float, ...] = _BOUNDS) -> None:
+        self.bounds = bounds
+        self._counts = [0] * (len(bounds) + 1)  # the last: above every bound
+        self._sum = 0.0
+        self._lock = threading.Lock()
+
+    def observe_ns(self, nanoseconds: int) -> None:
+        seconds = nanoseconds / 1e9
+        slot = bisect.bisect_left(self.bounds, seconds)
+        with self._lock:
+            self._counts[slot] += 1
+            self._sum += seconds
+
+    def read(self) -> tuple[list[tuple[str, int]], float, int]:
+        """(cumulative buckets as (upper bound, count), with "+Inf"; the sum; the count)."""
+        with self._lock:
+            counts, total = list(self._counts), self._sum
+        running = 0
+        buckets: list[tuple[str, int]] = []
+        for bound, count in zip((*map(repr, self.bounds), "+Inf"), counts, strict=True):
+            running += count
+            buckets.append((bound, running))
+        return buckets, total, running
+
+
+#: Every decision logged, by hook point and action (`before_tool`, `deny_tool`): the
+#: decision log's `decision` records, counted as they are written.
+DECISIONS = Counter("point", "action")
+#: The same, by the hook that decided (`pack:NAME`, a builtin, a code or hosted hook;
+#: "" when no hook had an opinion).
+DECISIONS_BY_HOOK = Counter("hook", "action")
+#: A decision from the host's call to its log line.
+DECISION_SECONDS = Histogram()
+#: The call's facts (shell analysis, paths on disk), once per call that needs them.
+ANALYSIS_SECONDS = Histogram()
+#: One pack's CEL program over one call.
+CEL_SECONDS = Histogram()
+#: Writing one record of the decision log.
+LOG_WRITE_SECONDS = Histogram()
+#: Calls refused by a rate limit (tool_policy), and by a contract (contract_scope).
+RATE_LIMIT_DENIALS = Counter()
+CONTRACT_DENIALS = Counter()
+#: Approval requests by how they ended: approved, denied, expired, abandoned.
+APPROVALS = Counter(
+    "outcome", known=(("approved",), ("denied",), ("expired",), ("abandoned",))
+)
+#: `policy serve`'s connections accepted, by transport (unix, tcp), and what it refused
+#: before any handler ran, by status (503: a connection past a cap; 400: unparsable).
+CONNECTIONS = Counter("transport", known=(("unix",), ("tcp",)))
+REFUSED = Counter("status", known=(("503",), ("400",)))
+
+
+def counters() -> Iterator[tuple[str, Counter]]:
+    """Every counter, by its name in this module (for tests and renderers)."""
+    for name, value in globals().items():
+        if isinstance(value, Counter):
+            yield name, value
