@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 __all__ = [
     "Identity",
+    "NotifySink",
     "ServiceSettings",
     "TrustedProxy",
     "default_socket",
@@ -116,6 +117,58 @@ class TrustedProxy(BaseModel):
         return value
 
 
+NotifyEvent = Literal["request", "decision", "expiry"]
+
+
+def _every_event() -> list[NotifyEvent]:
+    return ["request", "decision", "expiry"]
+
+
+class NotifySink(BaseModel):
+    """Where the people who approve are told about approval requests: a new request, a
+    person's decision, an expiry. docs/service.md#approvers-are-told."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["webhook", "slack", "teams", "command"] = Field(
+        description="webhook: signed JSON; slack / teams: an incoming-webhook message; "
+        "command: a program given the JSON on its standard input."
+    )
+    url: str | None = Field(None, description="http(s) URL (webhook, slack, teams).")
+    secret: str | None = Field(
+        None, description="webhook: the HMAC-SHA256 key of X-Hookpolicy-Signature."
+    )
+    secret_file: Path | None = Field(
+        None, description="webhook: a file holding that key (kept out of the settings file)."
+    )
+    command: list[str] | None = Field(
+        None, min_length=1, description="command: the program and its arguments (no shell)."
+    )
+    events: list[NotifyEvent] = Field(
+        default_factory=_every_event,
+        min_length=1,
+        description="Which events this sink is told about.",
+    )
+    timeout_seconds: float = Field(5.0, gt=0, le=60, description="Per attempt.")
+    attempts: int = Field(6, ge=1, le=20, description="Tries before a message is dropped.")
+
+    @model_validator(mode="after")
+    def _complete(self) -> NotifySink:
+        if self.kind == "command":
+            if self.command is None or self.url is not None:
+                raise ValueError("a command sink names `command` (and no `url`)")
+            return self
+        if self.url is None or self.command is not None:
+            raise ValueError(f"a {self.kind} sink names `url` (and no `command`)")
+        if not re.match(r"https?://[^/\s]", self.url):
+            raise ValueError(f"url {self.url!r} is not an http(s) URL")
+        if self.kind == "webhook" and (self.secret is None) == (self.secret_file is None):
+            raise ValueError("a webhook sink names one of `secret` and `secret_file`: it signs")
+        if self.kind != "webhook" and (self.secret or self.secret_file):
+            raise ValueError(f"a {self.kind} sink is not signed: no `secret`")
+        return self
+
+
 class ServiceSettings(BaseModel):
     """`service:` in the settings file of `policy serve`."""
 
@@ -174,6 +227,14 @@ class ServiceSettings(BaseModel):
         "(docs/service.md).",
     )
 
+    public_url: str | None = Field(
+        None,
+        description="Where approvers reach this service's inbox (https://...): the link "
+        "each notification carries.",
+    )
+    notify: list[NotifySink] = Field(
+        default_factory=list, description="Where approvers are told about approval requests."
+    )
     watch: bool = Field(
         False,
         description="Reload the packs when their files change (inotify, debounced; as "

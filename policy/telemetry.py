@@ -25,6 +25,7 @@ __all__ = [
     "DECISIONS_BY_HOOK",
     "DECISION_SECONDS",
     "LOG_WRITE_SECONDS",
+    "NOTIFICATIONS",
     "RATE_LIMIT_DENIALS",
     "REFUSED",
     "Counter",
@@ -119,6 +120,9 @@ APPROVALS = Counter(
 #: `policy serve`'s connections accepted, by transport (unix, tcp), and what it refused
 #: before any handler ran, by status (503: a connection past a cap; 400: unparsable).
 CONNECTIONS = Counter("transport", known=(("unix",), ("tcp",)))
+#: Notifications to approvers, by sink kind and result: sent, failed (given up after
+#: its retries), dropped (its sink's queue full).
+NOTIFICATIONS = Counter("sink", "result")
 REFUSED = Counter("status", known=(("503",), ("400",)))
 
 

@@ -27,10 +27,11 @@ import contextlib
 import dataclasses
 import hashlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from policy._logger import logger
 from policy.digest import canonical_json
 from policy.errors import PolicyError
 
@@ -50,6 +51,8 @@ __all__ = [
     "listing",
     "open_store",
 ]
+
+log = logger("policy.approvals")
 
 State = Literal["pending", "approved", "denied", "expired"]
 GrantScope = Literal["once", "session", "window"]
@@ -267,6 +270,21 @@ class ApprovalStore(abc.ABC):
     #: Seconds after which what ended is purged (see `create`); None: never by itself.
     retention: float | None = None
     _purged_once: bool = False
+    _listeners: tuple[Callable[[str, ApprovalRequest], object], ...] = ()
+
+    def listen(self, listener: Callable[[str, ApprovalRequest], object]) -> None:
+        """Tell `listener(event, request)` what happens to requests through this store
+        object: `request` (filed), `decision` (a person answered), `expiry` (nobody
+        did in time). It must return at once (`policy serve` queues the notifications
+        it sends); what it raises is logged, never the store's caller's problem."""
+        self._listeners = (*self._listeners, listener)
+
+    def _tell(self, event: str, request: ApprovalRequest) -> None:
+        for listener in self._listeners:
+            try:
+                listener(event, request)
+            except Exception:
+                log.warning("approval listener failed on %s %s", event, request.id, exc_info=True)
 
     def create(self, request: ApprovalRequest) -> None:
         """Store a new pending request; an id already taken is a StoreError.
@@ -278,6 +296,7 @@ class ApprovalStore(abc.ABC):
         """
         self._purge_once()
         self._insert(request)
+        self._tell("request", request)
 
     def file(self, request: ApprovalRequest) -> ApprovalRequest:
         """File `request`, unless a twin is pending: then that twin, which the caller
@@ -286,7 +305,10 @@ class ApprovalStore(abc.ABC):
         passed. Atomic in every store, so identical retries racing each other file one
         request between them, not one each (approvers see each call once)."""
         self._purge_once()
-        return self._insert_or_join(request)
+        filed = self._insert_or_join(request)
+        if filed.id == request.id:  # (a twin already pending was told about before)
+            self._tell("request", filed)
+        return filed
 
     def _purge_once(self) -> None:
         if self.retention is not None and not self._purged_once:
@@ -366,10 +388,15 @@ class ApprovalStore(abc.ABC):
         now = time.time() if now is None else now
         current = self.get(request_id)
         if current.state == "pending" and now >= current.deadline:
-            self._transition(request_id, "expired", "", "no answer before the deadline", "", now)
+            expired = self._transition(
+                request_id, "expired", "", "no answer before the deadline", "", now
+            )
+            self._tell("expiry", expired)
             raise AlreadyDecided(self.get(request_id))
         state: State = "approved" if approved else "denied"
-        return self._transition(request_id, state, by, reason, grant if approved else "", now)
+        decided = self._transition(request_id, state, by, reason, grant if approved else "", now)
+        self._tell("decision", decided)
+        return decided
 
     def claim(self, request_id: str, now: float | None = None) -> ApprovalRequest:
         """Use an approval once: the approved request with `claimed_at` set to `now`.
@@ -384,11 +411,13 @@ class ApprovalStore(abc.ABC):
         """Close a request nobody answered; if somebody just did, their answer stands."""
         now = time.time() if now is None else now
         try:
-            return self._transition(
+            expired = self._transition(
                 request_id, "expired", "", "no answer before the deadline", "", now
             )
         except AlreadyDecided as exc:
             return exc.current
+        self._tell("expiry", expired)
+        return expired
 
     def find_grant(
         self,

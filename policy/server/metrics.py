@@ -105,6 +105,11 @@ class _Collector:
             "connections", "Connections accepted, by transport.", telemetry.CONNECTIONS
         )
         yield counter(
+            "notifications",
+            "Notifications to approvers, by sink and result (sent, failed, dropped).",
+            telemetry.NOTIFICATIONS,
+        )
+        yield counter(
             "refused_requests",
             "Connections and requests refused before a handler (503 at a cap, 400).",
             telemetry.REFUSED,

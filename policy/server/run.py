@@ -245,6 +245,21 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     return engine, reloader
 
 
+def _notifier(settings: Any, engine: Any, log: Any) -> Any:
+    """The approvers' notifications (`service.notify`), told by the approval store."""
+    service = settings.service
+    if service is None or not service.notify:
+        return None
+    from policy.server.notify import Notifier
+
+    try:
+        notifier = Notifier(service.notify, service.public_url, log)
+    except (OSError, ValueError) as exc:
+        raise ServeError(f"service.notify: {exc}") from None
+    engine.approvals.listen(notifier.tell)
+    return notifier
+
+
 def _reload_on(reloader: Any) -> Any:
     """A SIGHUP handler: the reload runs on a thread of its own (compiling takes long,
     and the signal interrupts the event loop's thread)."""
@@ -292,6 +307,11 @@ def serve(
     if engine.no_policy:
         engine.close()
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
+    try:
+        notifier = _notifier(settings, engine, log)
+    except Exception:
+        engine.close()
+        raise
     sockets: list[socket.socket] = []
     inherited = _inherited_sockets()
     owned: list[Path] = []
@@ -387,6 +407,8 @@ def serve(
     finally:
         watching.set()
         signal.signal(signal.SIGHUP, hangup)
+        if notifier is not None:
+            notifier.close()
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.close()

@@ -1,0 +1,270 @@
+"""Approvers are told: a message on every new approval request, decision and expiry.
+
+Nobody polls `policy approvals list`. When the approval store (through this service)
+files a request, records a person's answer or expires a request nobody answered, a
+message goes to each configured sink (`service.notify`): a generic webhook (JSON,
+signed), a Slack- or Teams-compatible incoming webhook, or a command given the JSON
+on its standard input. Each message carries the call masked as in the decision log,
+the rules that asked and their message, who asked, the deadline and a link to the
+inbox (`service.public_url`), where signed-in approvers see the call in full.
+
+Sending never holds up a decision: the store's listener only queues (a bounded queue
+per sink; a full one drops the oldest-to-come message and counts it), and a thread
+per sink sends, retrying with exponential backoff — a slow or dead receiver delays
+only its own messages.
+
+The webhook signature: `X-Hookpolicy-Timestamp: <unix seconds>` and
+`X-Hookpolicy-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>`;
+a receiver recomputes it over the raw body and refuses a timestamp too far from its
+clock (a replay). docs/service.md#approvers-are-told.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import queue
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from policy import telemetry
+
+__all__ = ["Notifier", "message_of", "sign"]
+
+#: Messages waiting per sink; past it new ones are dropped (and counted).
+_QUEUE = 1000
+
+
+def sign(secret: bytes, timestamp: str, body: bytes) -> str:
+    """The `X-Hookpolicy-Signature` value of `body` sent at `timestamp`."""
+    mac = hmac.new(secret, timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+def _iso(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+
+
+def message_of(event: str, request: Any, public_url: str | None) -> dict[str, Any]:
+    """The JSON every sink is built from: the request as an approver needs it, the
+    call's arguments masked as in the decision log."""
+    from policy.audit import mask_args
+
+    link = None
+    if public_url:
+        link = public_url.rstrip("/") + "/requests/" + request.id
+    return {
+        "event": event,
+        "id": request.id,
+        "state": request.state,
+        "tool": request.tool,
+        "args": mask_args(request.args),
+        "cwd": request.cwd,
+        "rules": list(request.rules),
+        "message": request.message,
+        "requester": request.requester,
+        "principal": request.principal,
+        "session": request.session,
+        "pack": request.pack,
+        "approvers": list(request.approvers),
+        "created": _iso(request.created),
+        "deadline": _iso(request.deadline),
+        "decided_by": request.decided_by or None,
+        "decided_at": _iso(request.decided_at),
+        "reason": request.reason or None,
+        "grant": request.grant if request.state == "approved" else None,
+        "link": link,
+    }
+
+
+def _summary(message: dict[str, Any]) -> str:
+    """One line a person reads in a chat: what, who, until when (no raw agent text
+    beyond the masked call, cut)."""
+    call = orjson.dumps(message["args"]).decode()
+    if len(call) > 300:
+        call = call[:300] + "…"
+    rules = ", ".join(message["rules"]) or message["pack"]
+    event = message["event"]
+    if event == "request":
+        head = f"Approval needed: {message['tool']} {call}"
+        tail = f"asked by {message['requester'] or message['principal'] or '?'}; rules {rules}"
+        tail += f"; answer by {message['deadline']}"
+    elif event == "decision":
+        head = f"Approval {message['state']}: {message['tool']} {call}"
+        tail = f"by {message['decided_by'] or '?'}"
+        if message["reason"]:
+            tail += f": {message['reason']}"
+    else:
+        head = f"Approval expired unanswered (denied): {message['tool']} {call}"
+        tail = f"asked by {message['requester'] or message['principal'] or '?'}"
+    text = f"{head}\n{tail}"
+    if message["message"]:
+        text += f"\n{message['message']}"
+    if message["link"]:
+        text += f"\n{message['link']}"
+    return text
+
+
+def _body_for(kind: str, message: dict[str, Any]) -> bytes:
+    if kind == "slack":
+        return orjson.dumps({"text": _summary(message)})
+    if kind == "teams":
+        return orjson.dumps(
+            {
+                "@type": "MessageCard",
+                "@context": "https://schema.org/extensions",
+                "summary": f"hookpolicy: approval {message['event']}",
+                "text": _summary(message).replace("\n", "\n\n"),
+            }
+        )
+    return orjson.dumps(message)
+
+
+class _Sink:
+    """One configured sink: its queue and the thread that empties it."""
+
+    def __init__(
+        self,
+        settings: Any,
+        log: Any,
+        backoff: Callable[[int], float],
+        stopping: threading.Event,
+    ) -> None:
+        self.settings = settings
+        self._log = log
+        self._backoff = backoff
+        self._stopping = stopping
+        self.events = frozenset(settings.events)
+        self._secret: bytes | None = None
+        if settings.kind == "webhook":
+            if settings.secret is not None:
+                self._secret = settings.secret.encode()
+            else:
+                self._secret = settings.secret_file.read_bytes().strip()
+                if not self._secret:
+                    raise ValueError(f"notify: {settings.secret_file} is empty")
+        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue(_QUEUE)
+        self.thread = threading.Thread(
+            target=self._run, name=f"hookpolicy-notify-{settings.kind}", daemon=True
+        )
+        self.thread.start()
+
+    def put(self, message: dict[str, Any]) -> None:
+        try:
+            self.queue.put_nowait(message)
+        except queue.Full:
+            telemetry.NOTIFICATIONS.inc(self.settings.kind, "dropped")
+            self._log.error(
+                "notification dropped: the sink's queue is full",
+                sink=self.settings.kind,
+                request=message["id"],
+            )
+
+    def _run(self) -> None:
+        while True:
+            message = self.queue.get()
+            if message is None:
+                return
+            self._deliver(message)
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        kind = self.settings.kind
+        for attempt in range(self.settings.attempts):
+            if attempt and self._stopping.wait(self._backoff(attempt)):
+                break  # stopping: no more waiting between tries
+            try:
+                self._send(message)
+            except Exception as exc:  # noqa: BLE001 - retried, then dropped and logged
+                self._log.warning(
+                    "notification not delivered",
+                    sink=kind,
+                    request=message["id"],
+                    attempt=attempt + 1,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+                continue
+            telemetry.NOTIFICATIONS.inc(kind, "sent")
+            return
+        telemetry.NOTIFICATIONS.inc(kind, "failed")
+        self._log.error(
+            "notification given up", sink=kind, request=message["id"], event=message["event"]
+        )
+
+    def _send(self, message: dict[str, Any]) -> None:
+        settings = self.settings
+        body = _body_for(settings.kind, message)
+        if settings.kind == "command":
+            done = subprocess.run(
+                settings.command,
+                input=body,
+                capture_output=True,
+                timeout=settings.timeout_seconds,
+                check=False,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"exit status {done.returncode}: {done.stderr[-500:].decode(errors='replace')}"
+                )
+            return
+        headers = {"Content-Type": "application/json", "User-Agent": "hookpolicy"}
+        if self._secret is not None:
+            stamp = str(int(time.time()))
+            headers["X-Hookpolicy-Timestamp"] = stamp
+            headers["X-Hookpolicy-Signature"] = sign(self._secret, stamp, body)
+            headers["X-Hookpolicy-Event"] = message["event"]
+        request = urllib.request.Request(settings.url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=settings.timeout_seconds) as answer:
+            answer.read(65536)
+
+    def close(self, wait: float) -> None:
+        with contextlib.suppress(queue.Full):  # (full: it ends when the queue does)
+            self.queue.put_nowait(None)
+        self.thread.join(wait)
+
+
+def _default_backoff(attempt: int) -> float:
+    return min(30.0, 0.5 * 2.0 ** (attempt - 1))
+
+
+class Notifier:
+    """The sinks of `service.notify`; `tell` is the approval store's listener."""
+
+    def __init__(
+        self,
+        sinks: Sequence[Any],
+        public_url: str | None,
+        log: Any,
+        *,
+        backoff: Callable[[int], float] = _default_backoff,
+    ) -> None:
+        """`backoff(attempt)`: seconds before try number `attempt` + 1 (tests pass a
+        short one)."""
+        self._public_url = public_url
+        self._stopping = threading.Event()
+        self._sinks = [_Sink(s, log, backoff, self._stopping) for s in sinks]
+
+    def tell(self, event: str, request: Any) -> None:
+        """Queue the message about `event` for every sink that wants it; returns at once."""
+        wanted = [sink for sink in self._sinks if event in sink.events]
+        if not wanted:
+            return
+        message = message_of(event, request, self._public_url)
+        for sink in wanted:
+            sink.put(message)
+
+    def close(self, wait: float = 5.0) -> None:
+        """Send what is queued (no more retries), for at most `wait` seconds a sink."""
+        self._stopping.set()
+        for sink in self._sinks:
+            sink.close(wait)
