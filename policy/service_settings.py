@@ -232,6 +232,15 @@ class ServiceSettings(BaseModel):
         description="Where approvers reach this service's inbox (https://...): the link "
         "each notification carries.",
     )
+    session_secret_file: Path | None = Field(
+        None,
+        description="The key that signs the inbox's session cookies (32 bytes or more): "
+        "replicas behind one load balancer share it. Unset: a new key each start (the "
+        "approvers sign in again after a restart).",
+    )
+    session_hours: float = Field(
+        12, gt=0, le=24 * 30, description="How long an inbox sign-in lasts."
+    )
     notify: list[NotifySink] = Field(
         default_factory=list, description="Where approvers are told about approval requests."
     )

@@ -174,10 +174,15 @@ class Service:
         self.own_uid = os.getuid()
         #: The approvers' socket (`unix:PATH`, as bound): approvals only.
         self.approver_socket = approver_socket
-        self.guard = BrowserGuard(
-            service.allowed_hosts if service is not None else [],
-            service.allowed_origins if service is not None else [],
-        )
+        hosts = list(service.allowed_hosts) if service is not None else []
+        origins = list(service.allowed_origins) if service is not None else []
+        public = _origin_of(service.public_url if service is not None else None)
+        if public is not None:  # the inbox's own address, behind its proxy
+            origins.append(public[0])
+            hosts.append(public[1])
+        self.guard = BrowserGuard(hosts, origins)
+        #: What to end when the service stops (the inbox's live streams).
+        self.closing: list[Callable[[], None]] = []
         self.log = structlog.get_logger("policy.serve")
         #: Which packs serve, since when, and why newer ones do not (hot reload).
         self.reloader = reloader if reloader is not None else PackReloader(engine, self.log)
@@ -196,6 +201,18 @@ class Service:
         """`work(*args)` on a store thread: a store (SQLite with a busy writer, Redis
         that does not answer) may block for seconds, and the loop must not."""
         return await anyio.to_thread.run_sync(functools.partial(work, *args), limiter=self.storing)
+
+
+def _origin_of(url: str | None) -> tuple[str, str] | None:
+    """(origin, Host) of `service.public_url`, or None."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}".lower(), parts.netloc.lower()
 
 
 # ------------------------------------------------------------------ middleware
@@ -404,8 +421,11 @@ def create_app(
 
     _routes_health(app, service, needs)
     _routes_decide(app, service, caller)
-    _routes_approvals(app, service, needs)
+    desk = _routes_approvals(app, service, needs)
     _routes_contracts(app, service, needs)
+    from policy.server.inbox import add_inbox
+
+    add_inbox(app, service, desk)
     app.add_middleware(_RequestLog, service=service)
     return app
 
@@ -794,9 +814,21 @@ class _ApproversReach:
             await self.app(scope, receive, send)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ApprovalDesk:
+    """What deciding an approval request takes, whichever page or API asks: the
+    requests `who` may see (`visible`, `fetch`) and `answer`, which applies the
+    approval rules (approver globs, self-approval, a decided request is final)."""
+
+    store: Callable[[], Any]
+    visible: Callable[[Caller, Any], bool]
+    fetch: Callable[[Caller, str], Any]
+    answer: Callable[[Caller, str, bool, bytes], dict[str, Any]]
+
+
 def _routes_approvals(
     app: FastAPI, service: Service, needs: Callable[..., Callable[[Request], Caller]]
-) -> None:
+) -> ApprovalDesk:
     from policy.approvals.identity import Identity
     from policy.approvals.rules import NotAllowed, decide, withdraws
     from policy.approvals.store import AlreadyDecided, RequestNotFound, listing
@@ -981,6 +1013,8 @@ def _routes_approvals(
         who, asker = asked
         decided: dict[str, Any] = await service.off_loop(deny_answer, who, asker, request_id, raw)
         return decided
+
+    return ApprovalDesk(store, visible, fetch, answer)
 
 
 def _routes_contracts(

@@ -131,6 +131,21 @@ class Authenticator:
                 return _caller(identity, "proxy")
         return ANONYMOUS
 
+    def by_token(self, token: str) -> tuple[Caller, str]:
+        """The caller a bearer token stands for, and its digest (what a session made
+        from it is bound to); NotAuthenticated when it stands for nobody."""
+        return self._by_token(token), hashlib.sha256(token.encode()).hexdigest()
+
+    def session_caller(self, name: str, digest: str) -> Caller | None:
+        """The caller a signed-in session names, while `name` still has the token the
+        session was made from (a token rotated or removed ends its sessions)."""
+        identity = self._by_name.get(name)
+        if identity is None or not identity.token_sha256:
+            return None
+        if not hmac.compare_digest(identity.token_sha256, digest):
+            return None
+        return _caller(identity, "session")
+
     def _by_token(self, token: str) -> Caller:
         digest = hashlib.sha256(token.encode()).hexdigest()
         identity = self._by_digest.get(digest)

@@ -152,11 +152,17 @@ class _Server(uvicorn.Server):
     denial, its request expired."""
 
     def __init__(
-        self, config: uvicorn.Config, engine: Any, log: Any, max_memory_mb: int | None = None
+        self,
+        config: uvicorn.Config,
+        engine: Any,
+        log: Any,
+        max_memory_mb: int | None = None,
+        closing: list[Any] | None = None,
     ) -> None:
         super().__init__(config)
         self._engine = engine
         self._log = log
+        self._closing = closing if closing is not None else []
         self._max_memory = max_memory_mb * (1 << 20) if max_memory_mb is not None else None
 
     async def on_tick(self, counter: int) -> bool:
@@ -179,6 +185,8 @@ class _Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         import anyio
 
+        for close in self._closing:  # (live pages would hold the graceful stop)
+            close()
         abandoned = await anyio.to_thread.run_sync(
             self._engine.abandon_approvals, "policy serve is stopping"
         )
@@ -371,7 +379,11 @@ def serve(
             timeout_graceful_shutdown=_GRACEFUL_SECONDS,
         )
         server = _Server(
-            config, engine, log, settings.service.max_memory_mb if settings.service else None
+            config,
+            engine,
+            log,
+            settings.service.max_memory_mb if settings.service else None,
+            closing=app.state.service.closing,
         )
         log.info(
             "listening",
