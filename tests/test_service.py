@@ -168,6 +168,7 @@ def start_service(
     preexec: Any = None,
     limits: str = "memory://",
     keep_pack: bool = False,
+    approvals: str = "memory://",
 ) -> Running:
     """`keep_pack`: the pack already under `tmp/packs` stays as it is (a restart)."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -181,7 +182,7 @@ def start_service(
         f"packs: [{packs or tmp / 'packs'}]\n"
         # the service's memory by default: one process holds it ("": the SQLite default)
         + (f"limits_storage_uri: {limits}\n" if limits else "")
-        + "approvals_store: memory://\n"
+        + f"approvals_store: {approvals}\n"
         "service:\n"
         "  identities:\n"
         f"    - {{name: alice, token_sha256: {token_digest(APPROVER_TOKEN)}, roles: [approver],"

@@ -8,7 +8,10 @@ Usage (calls admitted, the first call's time) lives where the state store says
 data dir by default, shared by every hook process of the machine, or in Redis — each
 admission one atomic read-check-increment there (policy.state.contracts) — or in this
 object's memory for `memory://` (one long-lived process). Contracts attached at run
-time stay in this object's memory either way.
+time stay in this object's memory, except with Redis (`redis://`): there they are
+kept in Redis too (policy.state.contracts.RedisAttachments), so replicas of `policy
+serve` sharing it — behind one balancer, an operator's attach reaching any of them —
+enforce the same contract, and a restart keeps it.
 
 Usage is counted per session *within the principal that asked* (`policy.facts.scoped`:
 in `policy serve`, the hook's uid or token), so one agent using another's session name
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from policy.builtins.config import Contract
-    from policy.state.contracts import Admission, UsageStore
+    from policy.state.contracts import Admission, RedisAttachments, UsageStore
 
 __all__ = ["ContractRegistry"]
 
@@ -63,6 +66,42 @@ class ContractRegistry:
         )
         self._store: UsageStore | None = None
         self._unsupported = False
+        self._shared_attachments: RedisAttachments | None = None
+        #: Contracts read back from Redis, by their record: the same object for the
+        #: same record (the contract hook compiles each object once).
+        self._read: dict[bytes, tuple[Contract, str]] = {}
+
+    def _attachments(self) -> RedisAttachments | None:
+        """Where attached contracts are shared (Redis); None: in this object only."""
+        uri = self._state_uri
+        if uri is None or uri.split("://", 1)[0] not in ("redis", "rediss", "redis+unix"):
+            return None
+        if self._shared_attachments is None:
+            from policy.state.contracts import RedisAttachments
+
+            self._shared_attachments = RedisAttachments(uri)
+        return self._shared_attachments
+
+    def _from_record(self, record: bytes) -> tuple[Contract, str]:
+        found = self._read.get(record)
+        if found is None:
+            import orjson
+
+            from policy.builtins.config import Contract
+
+            data = orjson.loads(record)
+            found = (Contract.model_validate(data["contract"]), str(data["stamp"]))
+            if len(self._read) >= 256:
+                self._read.clear()
+            self._read[record] = found
+        return found
+
+    def _shared_attached(self, session: str) -> tuple[Contract, str] | None:
+        shared = self._attachments()
+        if shared is None:
+            return None
+        record = shared.get(session)
+        return self._from_record(record) if record is not None else None
 
     def _shared(self) -> UsageStore | None:
         """The shared usage store, opened at first use; None: keep usage here."""
@@ -81,9 +120,17 @@ class ContractRegistry:
         from policy.builtins.config import Contract
 
         model = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
+        stamp = f"{model.id}#{time.time_ns()}"
         with self._lock:
-            self._attached[session] = model
-            self._stamps[session] = f"{model.id}#{time.time_ns()}"
+            attachments = self._attachments()
+            if attachments is not None:
+                import orjson
+
+                record = {"contract": model.model_dump(mode="json"), "stamp": stamp}
+                attachments.put(session, orjson.dumps(record))
+            else:
+                self._attached[session] = model
+                self._stamps[session] = stamp
             self._usage.pop((session, model.id), None)
             shared = self._shared()
             if shared is not None:
@@ -92,10 +139,17 @@ class ContractRegistry:
 
     def detach(self, session: str) -> Contract | None:
         with self._lock:
+            attachments = self._attachments()
+            if attachments is not None:
+                record = attachments.pop(session)
+                return self._from_record(record)[0] if record is not None else None
             self._stamps.pop(session, None)
             return self._attached.pop(session, None)
 
     def attached(self, session: str) -> Contract | None:
+        if self._attachments() is not None:
+            found = self._shared_attached(session)
+            return found[0] if found is not None else None
         return self._attached.get(session)
 
     def usage(self, session: str, contract_id: str) -> tuple[int, float]:
@@ -116,6 +170,11 @@ class ContractRegistry:
         for a contract attached at run time)."""
         from policy.facts import scoped
 
+        if self._attachments() is not None:
+            found = self._shared_attached(session)
+            if found is not None and found[0].id == contract_id:
+                contract_id = found[1]
+            return scoped(session), contract_id
         attached = self._attached.get(session)
         if attached is not None and attached.id == contract_id:
             contract_id = self._stamps.get(session, contract_id)

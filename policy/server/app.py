@@ -1044,7 +1044,7 @@ def _routes_contracts(
     async def show_contract(
         session: str, _who: Annotated[Caller, Depends(operator)]
     ) -> dict[str, Any]:
-        contract = contracts.attached(session)
+        contract = await service.off_loop(contracts.attached, session)  # (Redis, maybe)
         if contract is None:
             raise ApiError(404, f"no contract is attached to session {session!r}")
         return {"session": session, "contract": _plain(contract)}

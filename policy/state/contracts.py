@@ -156,3 +156,34 @@ class RedisUsage:
 
     def reset(self, session: str, contract: str) -> None:
         self._client.delete(self._key(session, contract))
+
+
+class RedisAttachments:
+    """Contracts attached to sessions at run time, in Redis (one string per session):
+    what replicas of `policy serve` share, so a contract an operator attaches through
+    one holds on every other, and outlives a restart of the one it went through."""
+
+    def __init__(self, uri: str) -> None:
+        from limits.storage import storage_from_string
+
+        storage: Any = storage_from_string(uri)
+        self._client: Any = storage.storage
+
+    @staticmethod
+    def _key(session: str) -> str:
+        return f"hookpolicy/contract_attached/{len(session)}:{session}"
+
+    def put(self, session: str, record: bytes) -> None:
+        self._client.set(self._key(session), record)
+
+    def get(self, session: str) -> bytes | None:
+        found: bytes | None = self._client.get(self._key(session))
+        return found
+
+    def pop(self, session: str) -> bytes | None:
+        key = self._key(session)
+        pipe = self._client.pipeline(transaction=True)
+        pipe.get(key)
+        pipe.delete(key)
+        found, _ = pipe.execute()
+        return found if isinstance(found, bytes) else None
