@@ -104,7 +104,24 @@ def test_when_redis_goes_away_calls_are_refused_and_nothing_waits_forever(
     tmp_path: Path, redis_uri: str
 ) -> None:
     running = start_service(tmp_path / "a", limits=redis_uri, approvals=redis_uri)
+    answers: list[dict[str, Any]] = []
+
+    def wait_for_a_person() -> None:
+        answers.append(
+            running.client().call(
+                "POST",
+                "/v1/approve_tool",
+                {"call": {"tool": "Bash", "args": {"command": "./deploy qa"}}, "timeout": 30},
+                timeout=90,
+            )
+        )
+
     try:
+        waiting = threading.Thread(target=wait_for_a_person, daemon=True)
+        waiting.start()
+        approver = running.client(token=APPROVER_TOKEN)
+        while not approver.call("GET", "/v1/approvals")["requests"]:
+            waiting.join(0.05)  # until the request is filed and its call waits
         port = int(redis_uri.rsplit(":", 1)[1].split("/", 1)[0])
         subprocess.run(
             ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, check=False
@@ -120,6 +137,8 @@ def test_when_redis_goes_away_calls_are_refused_and_nothing_waits_forever(
             timeout=60,
         )
         assert asked["approved"] is False
+        waiting.join(60)
+        assert answers and answers[0]["approved"] is False  # the wait under way too
         assert client.call("GET", "/healthz")["status"] == "ok"  # the service stays up
     finally:
         stop(running)
