@@ -44,7 +44,10 @@ class ApprovalStage:
         audit: DecisionLog,
         packs: Callable[[], Mapping[str, str]],
         snapshot: Callable[[], Any],
+        lender: ApprovalStage | None = None,
     ) -> None:
+        """`lender`: another engine's stage whose store this one files into (the
+        engines of one service, one per team, share their approval requests)."""
         self._settings = settings
         #: The default budget of an approval, in seconds (`approval_timeout_ms`).
         self._timeout = timeout
@@ -52,6 +55,7 @@ class ApprovalStage:
         self._packs = packs
         self._snapshot = snapshot
         self._store: ApprovalStore | None = None
+        self._lender = lender
         # Opening the store (and the gate stage) once, however many calls first need it
         # at the same moment: two `memory://` stores would each hold half the requests.
         # Reentrant: the gate stage opens the store while holding it.
@@ -62,13 +66,15 @@ class ApprovalStage:
 
     @property
     def opened(self) -> ApprovalStore | None:
-        """The store if it was opened (what closing the engine closes)."""
-        return self._store
+        """The store if it was opened (what closing the engine closes; not a lent one)."""
+        return None if self._lender is not None else self._store
 
     @property
     def store(self) -> ApprovalStore:
         """The approval store named by `approvals_store` (SQLite under data_dir by
         default), opened on first use: where approval requests wait and decisions land."""
+        if self._lender is not None:
+            return self._lender.store
         store = self._store
         if store is None:
             with self._opening:

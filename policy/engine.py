@@ -125,6 +125,7 @@ class Engine:
         hosted: HostedBuilder | None = None,
         clock: Callable[[], float] | None = None,
         loaded: LoadedPacks | None = None,
+        _sharing: Engine | None = None,
     ) -> None:
         """`loaded`: the packs already compiled (a service's last good set,
         policy.packs.last_good), in place of compiling those the settings name.
@@ -192,25 +193,37 @@ class Engine:
             capture_args=s.audit_capture_args,
             data_dir=s.data_dir,
         )
-        self._audit = DecisionLog(
-            path=s.audit_path,
-            stream=audit_stream,
-            key=s.audit_key_bytes,
-            workspace=s.workspace,
-            capture_dir=capture_dir,
-            capture_retention=capture_retention,
-        )
+        #: Whether the log, the approval store and the contracts are this engine's own
+        #: to close (not an engine `with_packs` made, which shares its maker's).
+        self._owner = _sharing is None
+        self._audit: DecisionLog
+        if _sharing is not None:
+            self._audit = _sharing._audit
+        else:
+            self._audit = DecisionLog(
+                path=s.audit_path,
+                stream=audit_stream,
+                key=s.audit_key_bytes,
+                workspace=s.workspace,
+                capture_dir=capture_dir,
+                capture_retention=capture_retention,
+            )
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).
-        self.contracts = ContractRegistry(clock=clock, state_uri=s.state_store_uri)
+        self.contracts: ContractRegistry = (
+            _sharing.contracts
+            if _sharing is not None
+            else ContractRegistry(clock=clock, state_uri=s.state_store_uri)
+        )
         self._clock = clock
         #: The approval stage: the store, the gates, giving up (policy.approval_stage).
-        self._approval = ApprovalStage(
+        self._approval: ApprovalStage = ApprovalStage(
             s,
             self._timeouts.approval,
             self._audit,
             lambda: self._packs,
             lambda: self._chain.snapshot,
+            lender=_sharing._approval if _sharing is not None else None,
         )
         #: The packs and builtins judge a rewritten call or output again (policy.rejudge).
         self._rejudge = Rejudge(self._timeouts.interceptor, self._normalize_call, self._canonical)
@@ -1068,7 +1081,24 @@ class Engine:
         store = self._approval.opened
         if store is not None:
             store.close()
-        self._audit.close()
+        if self._owner:
+            self._audit.close()
+
+    def with_packs(
+        self, packs: Iterable[str | PathLike[str]], *, loaded: LoadedPacks | None = None
+    ) -> Engine:
+        """An engine deciding with the rule packs at `packs` (`loaded`: them compiled
+        already), which shares this one's decision log, approval store and attached
+        contracts: `policy serve`'s policy per team (`service.policies`). Close it
+        before this one."""
+        changed = self.settings.model_copy(update={"packs": [Path(p) for p in packs]})
+        return Engine(
+            changed,
+            hosted=policy_hosting.builder,
+            clock=self._clock,
+            loaded=loaded,
+            _sharing=self,
+        )
 
     def note(self, kind: str, fields: Mapping[str, Any]) -> None:
         """Append a record that is not a decision (a warning an operator must see) to

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 __all__ = [
     "Identity",
     "NotifySink",
+    "PolicySet",
     "ServiceSettings",
     "TrustedProxy",
     "default_socket",
@@ -169,6 +170,40 @@ class NotifySink(BaseModel):
         return self
 
 
+class PolicySet(BaseModel):
+    """One team's packs in a service that governs several (`service.policies`): the
+    calls it decides are those whose caller matches every criterion given — the uid
+    and its groups as the kernel names them on the Unix socket, the project directory
+    the hook reports. The first set that matches decides; no match, the service's own
+    `packs`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    packs: list[Path] = Field(min_length=1)
+    uids: list[int | str] = Field(
+        default_factory=list, description="Users (names or numbers) whose calls it decides."
+    )
+    groups: list[str] = Field(
+        default_factory=list, description="Groups: a caller in any of them (its primary or "
+        "a supplementary group) matches."
+    )
+    projects: list[str] = Field(
+        default_factory=list,
+        description="Globs of project directories (`/srv/payments/**`), as the hook reports "
+        "them (CLAUDE_PROJECT_DIR).",
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> PolicySet:
+        if not (self.uids or self.groups or self.projects):
+            raise ValueError(f"policy {self.name!r} matches nobody: give uids, groups or projects")
+        for glob in self.projects:
+            if not glob.startswith("/"):
+                raise ValueError(f"policy {self.name!r}: project {glob!r} is not absolute")
+        return self
+
+
 class ServiceSettings(BaseModel):
     """`service:` in the settings file of `policy serve`."""
 
@@ -244,6 +279,11 @@ class ServiceSettings(BaseModel):
     notify: list[NotifySink] = Field(
         default_factory=list, description="Where approvers are told about approval requests."
     )
+    policies: list[PolicySet] = Field(
+        default_factory=list,
+        description="Packs per team, chosen by the caller's uid, groups or project; "
+        "the first that matches decides, else `packs`.",
+    )
     watch: bool = Field(
         False,
         description="Reload the packs when their files change (inotify, debounced; as "
@@ -272,6 +312,9 @@ class ServiceSettings(BaseModel):
                     f"http {self.http!r} is not a loopback address: set allow_remote_http: "
                     "true to serve decisions beyond this machine"
                 )
+        names = [policy.name for policy in self.policies]
+        if len(names) != len(set(names)):
+            raise ValueError("two policies share a name")
         seen: set[str] = set()
         for identity in self.identities:
             if identity.name in seen:

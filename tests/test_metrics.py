@@ -115,7 +115,7 @@ def test_a_failed_reload_shows_as_degraded_and_counted(running: Running) -> None
     assert value(families, "hookpolicy_pack_reloads", "hookpolicy_pack_reloads_total", result="failed") == 1
     assert value(families, "hookpolicy_packs_degraded", "hookpolicy_packs_degraded") == 1
     info = [s.labels for s in families["hookpolicy_pack_info"].samples]
-    assert [labels["pack"] for labels in info] == ["svc"]
+    assert [(labels["policy"], labels["pack"]) for labels in info] == [("", "svc")]
 
 
 def test_metrics_are_open_like_healthz(running: Running) -> None:

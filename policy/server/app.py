@@ -35,13 +35,14 @@ from policy._version import __version__
 from policy.codec import from_dict, parts_from_json, to_dict
 from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
-from policy.facts import deciding_for
+from policy.facts import current_caller, deciding_for
 from policy.hosts.claude.dialect import DIALECTS
 from policy.model import POINTS, CallContext, Decision, HookPoint, ToolCall
 from policy.server.asker import ACCOUNTS, ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
 from policy.server.guard import BrowserGuard
 from policy.server.peer import over_unix_socket
+from policy.server.policies import PolicyRouter
 from policy.server.reload import PackReloader
 
 # No `from __future__ import annotations` here: FastAPI reads the endpoints'
@@ -158,8 +159,11 @@ class Service:
         settings: Any,
         approver_socket: str | None = None,
         reloader: PackReloader | None = None,
+        router: PolicyRouter | None = None,
     ) -> None:
         self.engine = engine
+        #: Which engine decides a call: the service's own, or a team's.
+        self.router = router if router is not None else PolicyRouter(engine, [])
         self.settings = settings
         service = getattr(settings, "service", None)
         self.auth = Authenticator(service)
@@ -194,7 +198,7 @@ class Service:
         if self._metrics is None:
             from policy.server.metrics import Metrics
 
-            self._metrics = Metrics(self.engine, self.reloader, self.log)
+            self._metrics = Metrics(self.engine, self.reloader, self.log, self.router.engines)
         return self._metrics
 
     async def off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
@@ -350,12 +354,13 @@ def create_app(
     *,
     approver_socket: str | None = None,
     reloader: PackReloader | None = None,
+    router: PolicyRouter | None = None,
 ) -> FastAPI:
     """The API over `engine` (loaded from `settings`, whose `service` says who may
     approve and attach contracts); `approver_socket` (`unix:PATH`) is the listener that
     serves approvals only; `reloader` takes new revisions of the packs (one of its own
     when not given)."""
-    service = Service(engine, settings, approver_socket, reloader)
+    service = Service(engine, settings, approver_socket, reloader, router)
     app = FastAPI(
         title="hookpolicy",
         version=__version__,
@@ -526,15 +531,17 @@ def _routes_health(
     async def packs() -> dict[str, Any]:
         """The rule packs this service enforces (name, revision, digest, load time);
         with `error`, why the packs on disk do not serve (the last good set does)."""
-        listed = []
-        for name, label in sorted(service.engine.packs.items()):
-            revision, _, digest = label.rpartition("@")
-            listed.append(
+        listed = _listed(service.engine.packs, reloader.loaded_at)
+        policies = []
+        for team in service.router.teams:
+            policy = team.settings
+            policies.append(
                 {
-                    "name": name,
-                    "revision": revision or None,
-                    "digest": digest,
-                    "loaded_at": reloader.loaded_at,
+                    "name": team.name,
+                    "uids": list(policy.uids),
+                    "groups": list(policy.groups),
+                    "projects": list(policy.projects),
+                    "packs": _listed(team.engine.packs, reloader.loaded_at),
                 }
             )
         shown: dict[str, Any] = {
@@ -544,6 +551,8 @@ def _routes_health(
             "reloads": reloader.counts.reloads,
             "reload_failures": reloader.counts.failures,
         }
+        if policies:
+            shown["policies"] = policies
         if reloader.error:
             shown["error"] = reloader.error
             shown["failed_at"] = reloader.failed_at
@@ -555,6 +564,17 @@ def _routes_health(
         good set keeps serving and the answer (422) says why."""
         done = await anyio.to_thread.run_sync(reloader.reload, "api")
         return JSONBytes(done.as_json(), status_code=422 if done.error else 200)
+
+
+def _listed(packs: Any, loaded_at: str) -> list[dict[str, Any]]:
+    """An engine's packs as `/v1/packs` shows them."""
+    listed = []
+    for name, label in sorted(packs.items()):
+        revision, _, digest = label.rpartition("@")
+        listed.append(
+            {"name": name, "revision": revision or None, "digest": digest, "loaded_at": loaded_at}
+        )
+    return listed
 
 
 def _caller_of(request: Request, service: Service, asker: Asker) -> FactsCaller:
@@ -587,7 +607,7 @@ def _header_path(request: Request, name: str) -> str | None:
 
 
 def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], Caller]) -> None:
-    engine = service.engine
+    route = service.router.engine_for
 
     def asker(request: Request) -> Asker:
         """Who asks: a token's identity, the socket peer's uid, or anonymous."""
@@ -637,7 +657,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
             body,
             each=lambda part: as_sent_by(who, part) if isinstance(part, CallContext) else part,
         )
-        decision = engine.decide_at(point, *parts)
+        decision = route(current_caller()).decide_at(point, *parts)
         if not isinstance(decision, Decision):  # an event: the observers were told
             return None
         return orjson.dumps(to_dict(decision)), decision.decision_id
@@ -662,7 +682,11 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         if not isinstance(defer, bool) or not isinstance(required, bool):
             raise InputError("approve_tool.defer and .required are booleans")
         ask = functools.partial(
-            engine.approve_tool, call, timeout=timeout, required=required, defer=defer
+            route(current_caller()).approve_tool,
+            call,
+            timeout=timeout,
+            required=required,
+            defer=defer,
         )
         return call, ask, defer
 
@@ -685,7 +709,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         else:
             # The packs judge the call within the caller's share of the deciding
             # threads; only the wait for people runs on the waiting threads.
-            gates = await decided(who, facts, engine.gates_for, call)
+            gates = await decided(who, facts, route(facts).gates_for, call)
             if isinstance(gates, tuple):
                 ask = functools.partial(ask, gates=gates)
                 with deciding_for(facts):
@@ -725,6 +749,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
             # The hosts send no user: the kernel's (or the token's) stands in.
             event.user = who.sender("")
             decision = None
+            engine = route(facts)
             if event.name == "PreToolUse" and approval == "wait":
                 decision = engine.before_tool(call_of(event))
                 if waits_for_approvers(decision, approval):
@@ -738,7 +763,13 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         event, decision, rendered = await decided(who, facts, judged)
         if rendered is None:  # it waits for approvers: stop waiting when the hook is gone
             ask = functools.partial(
-                decide_event, engine, event, approval, budget, per_event=False, decided=decision
+                decide_event,
+                route(facts),
+                event,
+                approval,
+                budget,
+                per_event=False,
+                decided=decision,
             )
             with deciding_for(facts):
                 answer = await _while_connected(request, service, ask, call_of(event))

@@ -11,7 +11,7 @@ hook. Names and labels are listed in docs/service.md#metrics.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
@@ -27,10 +27,18 @@ _PREFIX = "hookpolicy_"
 class Metrics:
     """One service's registry: `render()` is the body of `/metrics`."""
 
-    def __init__(self, engine: Any, reloader: PackReloader, log: Any) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        reloader: PackReloader,
+        log: Any,
+        engines: Callable[[], Iterable[tuple[str, Any]]] | None = None,
+    ) -> None:
         from prometheus_client import CollectorRegistry, ProcessCollector
 
         self._engine = engine
+        #: ("", the service's engine), then each team's (`service.policies`).
+        self.engines = engines if engines is not None else (lambda: [("", engine)])
         self._reloader = reloader
         self._log = log
         self.registry = CollectorRegistry(auto_describe=False)
@@ -146,15 +154,18 @@ class _Collector:
             value=1 if reloader.error else 0,
         )
         loaded = GaugeMetricFamily(
-            _PREFIX + "pack_info", "The packs serving (1 each).", labels=["pack", "revision"]
+            _PREFIX + "pack_info",
+            "The packs serving (1 each), by policy (\"\": the service's own).",
+            labels=["policy", "pack", "revision"],
         )
-        for name, label in sorted(metrics._engine.packs.items()):
-            loaded.add_metric([name, label], 1)
+        for team, engine in metrics.engines():
+            for name, label in sorted(engine.packs.items()):
+                loaded.add_metric([team, name, label], 1)
         yield loaded
         yield CounterMetricFamily(
             _PREFIX + "respond_bypasses",
             "Responds that bypassed approval, as the respond guard flagged them.",
-            value=metrics._engine.respond_bypasses,
+            value=sum(engine.respond_bypasses for _team, engine in metrics.engines()),
         )
         pending = metrics.pending_approvals()
         if pending is not None:

@@ -55,8 +55,10 @@ class _Counts:
 
 
 class PackReloader:
-    """The service's packs over time: which set serves, since when, and why a newer
-    one does not (`error`)."""
+    """The service's packs over time: which sets serve, since when, and why newer ones
+    do not (`error`). One reload compiles every engine's packs again — the service's
+    own and each team's (`service.policies`) — each keeping its last good set when its
+    new one fails."""
 
     def __init__(
         self,
@@ -65,11 +67,14 @@ class PackReloader:
         *,
         keep: Callable[[Any], object] | None = None,
         error: str = "",
+        engines: Callable[[], Iterable[tuple[str, Any]]] | None = None,
     ) -> None:
-        """`keep(loaded)` keeps a set that loaded as the last good one; `error` is why
-        the set serving at the start is not the packs on disk (a start from the last
-        good set)."""
+        """`keep(engine)` keeps the set an engine loaded as its last good one; `error`
+        is why a set serving at the start is not the packs on disk (a start from the
+        last good set); `engines()` names every engine, ("", `engine`) first (default:
+        `engine` alone)."""
         self._engine = engine
+        self._engines = engines if engines is not None else (lambda: [("", engine)])
         self._log = log
         self._keep = keep
         self._lock = threading.Lock()
@@ -82,19 +87,35 @@ class PackReloader:
     def degraded(self) -> bool:
         return bool(self.error)
 
+    def packs(self) -> dict[str, str]:
+        """Every engine's packs: a team's as `team/pack`."""
+        return {
+            (f"{team}/{name}" if team else name): label
+            for team, engine in self._engines()
+            for name, label in engine.packs.items()
+        }
+
     def reload(self, trigger: str) -> Reloaded:
         """Compile the packs again and put them in place; never raises: a failure is
-        the returned `error`, and the set in place stays."""
+        the returned `error`, and the sets in place stay."""
         from policy.errors import PolicyError
 
         with self._lock:
-            before = dict(self._engine.packs)
-            try:
-                packs = dict(self._engine.reload_packs())
-            except (PolicyError, OSError) as exc:
-                return self._failed(trigger, str(exc))
-            except Exception as exc:  # noqa: BLE001 - any failure keeps the last good set
-                return self._failed(trigger, f"{type(exc).__name__}: {exc}")
+            before = self.packs()
+            errors: list[str] = []
+            for team, engine in self._engines():
+                try:
+                    engine.reload_packs()
+                except (PolicyError, OSError) as exc:
+                    errors.append(f"policy {team}: {exc}" if team else str(exc))
+                except Exception as exc:  # noqa: BLE001 - any failure keeps the last good set
+                    failed = f"{type(exc).__name__}: {exc}"
+                    errors.append(f"policy {team}: {failed}" if team else failed)
+                else:
+                    self._kept(engine)
+            packs = self.packs()
+            if errors:
+                return self._failed(trigger, "\n".join(errors), packs)
             self.error = ""  # what is on disk now serves
             self.failed_at = ""
             if packs == before:
@@ -105,30 +126,27 @@ class PackReloader:
             self.counts.by_trigger[trigger] = self.counts.by_trigger.get(trigger, 0) + 1
             self._log.info("packs reloaded", trigger=trigger, packs=packs)
             self._engine.note("packs_reloaded", {"trigger": trigger, "packs": packs})
-            self._kept()
             return Reloaded(trigger, packs)
 
     def kept_at_start(self) -> None:
-        """Keep the set the service started with as the last good one."""
+        """Keep the sets the service started with as the last good ones (not those
+        that are themselves last good sets standing in for broken packs)."""
         if not self.error:
-            self._kept()
+            for _team, engine in self._engines():
+                self._kept(engine)
 
-    def _kept(self) -> None:
-        if self._keep is None:
-            return
-        loaded = self._engine.loaded_packs
-        if loaded is None:
+    def _kept(self, engine: Any) -> None:
+        if self._keep is None or engine.loaded_packs is None:
             return
         try:
-            self._keep(loaded)
+            self._keep(engine)
         except Exception as exc:  # noqa: BLE001 - not kept only means no fallback at the next start
             self._log.warning("last good packs not kept", error=f"{type(exc).__name__}: {exc}")
 
-    def _failed(self, trigger: str, error: str) -> Reloaded:
+    def _failed(self, trigger: str, error: str, packs: dict[str, str]) -> Reloaded:
         self.error = error
         self.failed_at = _now()
         self.counts.failures += 1
-        packs = dict(self._engine.packs)
         self._log.error(
             "packs not reloaded; the last good set keeps serving",
             trigger=trigger,

@@ -154,13 +154,13 @@ class _Server(uvicorn.Server):
     def __init__(
         self,
         config: uvicorn.Config,
-        engine: Any,
+        router: Any,
         log: Any,
         max_memory_mb: int | None = None,
         closing: list[Any] | None = None,
     ) -> None:
         super().__init__(config)
-        self._engine = engine
+        self._router = router
         self._log = log
         self._closing = closing if closing is not None else []
         self._max_memory = max_memory_mb * (1 << 20) if max_memory_mb is not None else None
@@ -188,7 +188,7 @@ class _Server(uvicorn.Server):
         for close in self._closing:  # (live pages would hold the graceful stop)
             close()
         abandoned = await anyio.to_thread.run_sync(
-            self._engine.abandon_approvals, "policy serve is stopping"
+            _abandon_all, self._router, "policy serve is stopping"
         )
         self._log.info("stopping", abandoned_approvals=abandoned)
         await super().shutdown(sockets)
@@ -209,48 +209,111 @@ def _stop(signum: int, _frame: object) -> None:
     raise _Stopped(signum)
 
 
-def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any]:
-    """The engine on the packs on disk — or, when they fail to compile and the settings
-    allow it (not `service.strict_start`), on the last good set they compiled to, the
-    service degraded — and the reloader that keeps the last good set from now on."""
-    from policy.aliases import DEFAULT_ALIASES
+def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any, Any]:
+    """The engines — the service's own and one per `service.policies` team — each on
+    its packs on disk or, when they fail to compile and the settings allow it (not
+    `service.strict_start`), on the last good set they compiled to, the service then
+    degraded; the router that picks one per call; and the reloader that keeps the last
+    good sets from now on."""
     from policy.engine import Engine
     from policy.hosts.hosted import build_hosted
     from policy.packs import last_good
-    from policy.packs.diagnostics import PackError
+    from policy.server.policies import PolicyRouter
     from policy.server.reload import PackReloader
 
     cache_dir = settings.data_dir / "cache" / "packs"
-    packs = list(settings.packs)
-
-    def keep(loaded: Any) -> None:
-        last_good.keep(packs, settings.cel_engine, cache_dir, loaded)
-
-    error = ""
-    try:
-        engine = Engine(settings, audit_stream=stream, hosted=build_hosted)
-    except PackError as exc:
-        if settings.service is not None and settings.service.strict_start:
-            raise
-        aliases = DEFAULT_ALIASES.extend(settings.aliases)
-        recalled = last_good.recall(packs, settings.cel_engine, cache_dir, aliases)
-        if recalled is None:
-            raise ServeError(
-                f"{exc}\nand there is no last good set of these packs to serve instead "
-                "(none compiled by this version of hookpolicy, or the packs are not this "
-                "user's to change: docs/service.md#hot-reload)"
-            ) from None
-        error = str(exc)
-        engine = Engine(settings, audit_stream=stream, hosted=build_hosted, loaded=recalled)
-        log.error(  # noqa: TRY400 - the error is the pack's, its diagnostics are the message
-            "the packs on disk fail to compile: serving their last good set, degraded",
-            error=error,
-            packs=dict(engine.packs),
+    service = settings.service
+    teams_given = list(service.policies) if service is not None else []
+    if teams_given:
+        # Every engine protects every set's packs: no team's agent writes another's.
+        every = [*settings.packs, *(p for team in teams_given for p in team.packs)]
+        settings = settings.model_copy(
+            update={"protected_paths": [*settings.protected_paths, *every]}
         )
-        engine.note("packs_start_degraded", {"error": error[:4096], "packs": dict(engine.packs)})
-    reloader = PackReloader(engine, log, keep=keep, error=error)
+
+    def keep(engine: Any) -> None:
+        packs = list(engine.settings.packs)
+        last_good.keep(packs, engine.settings.cel_engine, cache_dir, engine.loaded_packs)
+
+    errors: list[str] = []
+
+    def made(build: Any, packs: list[Any], team: str) -> Any:
+        from policy.packs.diagnostics import PackError
+
+        try:
+            return build(None)
+        except PackError as exc:
+            if service is not None and service.strict_start:
+                raise
+            aliases = _aliases_of(settings)
+            recalled = last_good.recall(packs, settings.cel_engine, cache_dir, aliases)
+            if recalled is None:
+                raise ServeError(
+                    f"{exc}\nand there is no last good set of these packs to serve instead "
+                    "(none compiled by this version of hookpolicy: docs/service.md"
+                    "#hot-reload-keeping-the-last-good-set)"
+                ) from None
+            error = f"policy {team}: {exc}" if team else str(exc)
+            errors.append(error)
+            engine = build(recalled)
+            log.error(  # noqa: TRY400 - the error is the pack's, its diagnostics are the message
+                "the packs on disk fail to compile: serving their last good set, degraded",
+                policy=team or None,
+                error=str(exc),
+                packs=dict(engine.packs),
+            )
+            engine.note(
+                "packs_start_degraded",
+                {"policy": team, "error": str(exc)[:4096], "packs": dict(engine.packs)},
+            )
+            return engine
+
+    default = made(
+        lambda loaded: Engine(settings, audit_stream=stream, hosted=build_hosted, loaded=loaded),
+        list(settings.packs),
+        "",
+    )
+    teams = []
+    try:
+        for policy in teams_given:
+            engine = made(
+                lambda loaded, p=policy: default.with_packs(p.packs, loaded=loaded),
+                list(policy.packs),
+                policy.name,
+            )
+            try:
+                teams.append(PolicyRouter.resolve(policy, engine))
+            except ValueError as exc:
+                engine.close()
+                raise ServeError(f"service.policies {policy.name!r}: {exc}") from None
+    except BaseException:
+        for team in teams:
+            team.engine.close()
+        default.close()
+        raise
+    router = PolicyRouter(default, teams)
+    reloader = PackReloader(
+        default, log, keep=keep, error="\n".join(errors), engines=router.engines
+    )
     reloader.kept_at_start()
-    return engine, reloader
+    return default, router, reloader
+
+
+def _aliases_of(settings: Any) -> Any:
+    from policy.aliases import DEFAULT_ALIASES
+
+    return DEFAULT_ALIASES.extend(settings.aliases)
+
+
+def _close_all(router: Any) -> None:
+    """Close the teams' engines, then the service's own (whose log they share)."""
+    for team in router.teams:
+        team.engine.close()
+    router.default.close()
+
+
+def _abandon_all(router: Any, reason: str) -> int:
+    return sum(engine.abandon_approvals(reason) for _name, engine in router.engines())
 
 
 def _notifier(settings: Any, engine: Any, log: Any) -> Any:
@@ -311,14 +374,14 @@ def serve(
     # Without a decision-log file the decision log is stdout (DESIGN §6); the
     # operational log is stderr.
     stream = sys.stdout if settings.audit_path is None else None
-    engine, reloader = _engine_and_reloader(settings, stream, log)
+    engine, router, reloader = _engine_and_reloader(settings, stream, log)
     if engine.no_policy:
-        engine.close()
+        _close_all(router)
         raise NoPolicyError(f"no policy to enforce: {engine.no_policy}")
     try:
         notifier = _notifier(settings, engine, log)
     except Exception:
-        engine.close()
+        _close_all(router)
         raise
     sockets: list[socket.socket] = []
     inherited = _inherited_sockets()
@@ -356,6 +419,7 @@ def serve(
             settings,
             approver_socket=f"unix:{approver_socket}" if approver_socket is not None else None,
             reloader=reloader,
+            router=router,
         )
         config = uvicorn.Config(
             app,
@@ -380,7 +444,7 @@ def serve(
         )
         server = _Server(
             config,
-            engine,
+            router,
             log,
             settings.service.max_memory_mb if settings.service else None,
             closing=app.state.service.closing,
@@ -428,7 +492,7 @@ def serve(
             with contextlib.suppress(OSError):
                 if path.is_socket():
                     path.unlink()
-        abandoned = engine.abandon_approvals("policy serve stopped")
-        engine.close()
+        abandoned = _abandon_all(router, "policy serve stopped")
+        _close_all(router)
         log.info("stopped", abandoned_approvals=abandoned)
     return 0

@@ -1,0 +1,127 @@
+"""Policies per team in one service (issue 25, `service.policies`): the packs that
+decide a call are chosen by what the kernel says of its caller (uid, groups) and the
+project the hook reports; `/v1/packs` shows each set; the sets share one decision log
+and reload together."""
+
+from __future__ import annotations
+
+import grp
+import pwd
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.test_service import OPERATOR_TOKEN, Running, hook, pre_tool, start_service, stop
+from tests.test_service_holds import DAEMON, needs_other_uids
+
+PAYMENTS = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: payments
+revision: "7"
+rules:
+  - id: no-curl
+    tools: [bash]
+    when: args.command.startsWith("curl ")
+    action: deny
+    message: payments calls no network
+"""
+
+DAEMONS = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: daemons
+revision: "1"
+rules:
+  - id: no-ls
+    tools: [bash]
+    when: args.command.startsWith("ls")
+    action: deny
+    message: daemons list nothing
+"""
+
+
+@pytest.fixture
+def teams(tmp_path: Path) -> Iterator[Running]:
+    base = tmp_path / "svc"
+    for name, text in (("payments", PAYMENTS), ("daemons", DAEMONS)):
+        (base / name).mkdir(parents=True)
+        (base / name / f"{name}.yaml").write_text(text)
+    daemon_group = grp.getgrgid(pwd.getpwuid(DAEMON).pw_gid).gr_name
+    extra = (
+        "  policies:\n"
+        f"    - {{name: payments, packs: [{base / 'payments'}], projects: ['/srv/payments/**']}}\n"
+        f"    - {{name: daemons, packs: [{base / 'daemons'}], groups: [{daemon_group}]}}\n"
+    )
+    running = start_service(base, settings_extra=extra, socket_mode="0666")
+    running.socket.parent.chmod(0o755)
+    yield running
+    if running.process.poll() is None:
+        stop(running)
+
+
+def decide(running: Running, command: str, project: str | None = None) -> dict[str, object]:
+    client = running.client(token=OPERATOR_TOKEN)
+    if project is not None:
+        client.headers["X-Hookpolicy-Project"] = project
+    answer: dict[str, object] = client.call(
+        "POST", "/v1/decide/before_tool", {"tool": "Bash", "args": {"command": command}}
+    )
+    return answer
+
+
+def test_the_project_chooses_the_payments_packs(teams: Running) -> None:
+    inside = decide(teams, "curl https://example.org", "/srv/payments/api")
+    assert inside["action"] == "deny_tool" and inside["rule_ids"] == ["payments/no-curl"]
+    # the service's own packs decide elsewhere: no curl rule, but rm -rf / is theirs
+    assert decide(teams, "curl https://example.org", "/srv/blog")["action"] == "continue"
+    assert decide(teams, "rm -rf /", "/srv/blog")["action"] == "deny_tool"
+    # the team's packs replace the service's own for its calls
+    assert decide(teams, "rm -rf /", "/srv/payments")["action"] == "continue"
+
+
+def test_v1_packs_shows_each_set(teams: Running) -> None:
+    shown = teams.client(token=OPERATOR_TOKEN).call("GET", "/v1/packs")
+    assert [p["name"] for p in shown["packs"]] == ["svc"]
+    by_name = {policy["name"]: policy for policy in shown["policies"]}
+    assert by_name["payments"]["projects"] == ["/srv/payments/**"]
+    assert [(p["name"], p["revision"]) for p in by_name["payments"]["packs"]] == [("payments", "7")]
+    assert [p["name"] for p in by_name["daemons"]["packs"]] == ["daemons"]
+
+
+def test_one_decision_log_names_the_packs_that_decided(teams: Running) -> None:
+    decide(teams, "curl https://example.org", "/srv/payments/api")
+    decide(teams, "rm -rf /", "/srv/blog")
+    stop(teams)
+    records = [orjson.loads(line) for line in teams.audit.read_bytes().splitlines()]
+    decided = [r for r in records if r.get("point") == "before_tool"]
+    assert [sorted(r["packs"]) for r in decided] == [["payments"], ["svc"]]
+    from policy.audit_chain import verify_file  # the engines keep one chain
+
+    assert verify_file(teams.audit).ok
+
+
+def test_a_team_pack_that_breaks_keeps_its_last_good_set(teams: Running) -> None:
+    broken = teams.settings.parent / "payments" / "payments.yaml"
+    broken.write_text(PAYMENTS.replace('startsWith("curl ")', "startsWith(1)"))
+    status, _, body = teams.client(token=OPERATOR_TOKEN).request("POST", "/v1/packs/reload")
+    assert status == 422 and "policy payments" in body["error"]
+    inside = decide(teams, "curl https://example.org", "/srv/payments/api")
+    assert inside["action"] == "deny_tool"  # revision 7 still decides
+
+
+@needs_other_uids
+def test_the_kernels_word_on_the_callers_group_chooses_the_daemons_packs(teams: Running) -> None:
+    from tests.test_service import as_uid
+
+    config = teams.settings.parent / "hook.yaml"
+    config.write_text(f"server: {teams.unix}\nserver_owner: '0'\n")
+    config.chmod(0o644)
+    answer, done = hook("claude", pre_tool("ls -la"), config=config, prefix=as_uid(DAEMON))
+    assert done.returncode == 0, done.stderr
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "daemons list nothing" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    # root, in no such group, gets the service's own packs
+    assert decide(teams, "ls -la", "/srv/blog")["action"] == "continue"
