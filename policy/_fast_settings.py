@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the layout of a settings entry changes.
-FORMAT = 4
+FORMAT = 5
 
 #: Modules (relative to policy/) and libraries whose code decides what settings validate to.
 _SOURCES = (
@@ -104,6 +104,9 @@ class FastSettings:
     audit_capture_args = False
     audit_capture_dir: Path | None = None
     audit_capture_retention: float | None = 7 * 86400.0
+    audit_rotate_bytes: int | None = None
+    audit_rotate_age: float | None = None
+    audit_rotate_keep: int | None = None
     audit_key: None = None
     limits_storage_uri: str | None = None
     approvals_store: str | None = None
@@ -171,6 +174,9 @@ FIELDS = (
     "audit_capture_args",
     "audit_capture_dir",
     "audit_capture_retention",
+    "audit_rotate_bytes",
+    "audit_rotate_age",
+    "audit_rotate_keep",
     "audit_key",
     "limits_storage_uri",
     "approvals_store",
@@ -202,6 +208,9 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "audit_stream": (str,),
     "audit_capture_args": (bool,),
     "audit_capture_retention": (float, type(None)),
+    "audit_rotate_bytes": (int, type(None)),
+    "audit_rotate_age": (float, type(None)),
+    "audit_rotate_keep": (int, type(None)),
     "limits_storage_uri": (str, type(None)),
     "approvals_store": (str, type(None)),
     "approvals_retention": (float, type(None)),

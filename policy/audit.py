@@ -45,6 +45,7 @@ from policy import telemetry
 from policy._owner_only import private_parents
 from policy.analysis._lazy_re import LazyPattern
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
+from policy.audit_rotate import ROTATED_EVENT, Rotation, first_record, started_at
 from policy.digest import args_digest, json_line
 from policy.errors import AuditError
 from policy.facts import Caller, current_caller
@@ -244,6 +245,9 @@ def _open_log(path: Path) -> BinaryIO:
     return open(fd, "a+b", buffering=0, closefd=True)
 
 
+#: The time rotation by age is judged in (a test moves it on).
+_wall_clock = time.time
+
 # The sink's system calls, looked up at each call so tests can make them fail.
 _write = os.write
 _truncate = os.ftruncate
@@ -291,8 +295,13 @@ class _ChainedSink:
         stream: IO[Any] | None,
         key: bytes | None,
         own_file_only: bool = False,
+        rotation: Rotation | None = None,
     ) -> None:
         self._lock = threading.Lock()
+        self._own_file_only = own_file_only
+        self._rotation = rotation
+        #: When the open file's first record was written (for `audit_rotate_age`).
+        self._started: float | None = None
         self._digest = make_digest(key)
         self._fd: int | None = None
         self._stream: IO[Any] | None = None
@@ -308,6 +317,8 @@ class _ChainedSink:
             self._fd = self._file.fileno()
             self._path = path
             self._size = -1
+            if rotation is not None:
+                self._started = started_at(first_record(self._fd))
             # Read the chain's head now, so a damaged log stops the engine at start;
             # a torn tail is healed now (or, while the disk is full, at the first
             # write that succeeds: every decision is refused until then).
@@ -342,10 +353,20 @@ class _ChainedSink:
         except OSError as exc:
             raise AuditError(f"{self._path}: cannot lock decision log: {exc.strerror}") from None
         try:
+            fd = self._following(fd)
             size = os.fstat(fd).st_size
             if size != self._size:
                 # Another writer appended (or a write was cut short) since our last line.
                 size = self._catch_up(fd, size)
+            rotation = self._rotation
+            if rotation is not None and self._started is None and size:
+                self._started = started_at(first_record(fd))  # (a file new at our open)
+            if (
+                body is not None
+                and rotation is not None
+                and rotation.due(size, len(body) + 256, self._started, _wall_clock())
+            ):
+                fd, size = self._rotate(fd, size)
             if self._pending:
                 data, line_hash = self._seal_pending(body)
             elif body is None:
@@ -373,7 +394,57 @@ class _ChainedSink:
                 "run `policy audit verify` and move the damaged file aside"
             ) from None
         finally:
+            if self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _following(self, fd: int) -> int:
+        """The file now at the log's path, locked (`fd` when it still is that file):
+        after another writer rotated the log, the next line goes to the new file."""
+        while True:
+            try:
+                at_path = os.stat(self._path)
+            except OSError as exc:
+                raise AuditError(
+                    f"{self._path}: the decision log is gone: {exc.strerror}"
+                ) from None
+            held = os.fstat(fd)
+            if (at_path.st_dev, at_path.st_ino) == (held.st_dev, held.st_ino):
+                return fd
+            try:
+                file = _open_own(self._path) if self._own_file_only else _open_log(self._path)
+            except OSError as exc:
+                problem = exc.strerror
+                raise AuditError(f"{self._path}: cannot open decision log: {problem}") from None
+            new = file.fileno()
+            fcntl.flock(new, fcntl.LOCK_EX)
             fcntl.flock(fd, fcntl.LOCK_UN)
+            self._file.close()
+            self._file, self._fd, fd = file, new, new
+            self._size = -1
+            self._started = started_at(first_record(fd))
+
+    def _rotate(self, fd: int, size: int) -> tuple[int, int]:
+        """Put a new live file in place, its first line a `log_rotated` record chained
+        to this file's last (audit_rotate); the new file, locked, and its size."""
+        from policy.audit_rotate import install, prune, rotated_name
+
+        assert self._rotation is not None
+        now = _now(_UTC)
+        rotated = rotated_name(self._path, now)
+        record = {
+            "previous": rotated.name,
+            "previous_head": self.head,
+            "previous_bytes": size,
+        }
+        ts = now.isoformat().replace("+00:00", "Z")
+        body = _render(None, "info", {"record": record, "event": ROTATED_EVENT, "ts": ts})
+        line, _ = seal(body, self.head, self._digest)
+        install(self._path, rotated, line + b"\n")
+        fd = self._following(fd)
+        size = self._catch_up(fd, os.fstat(fd).st_size)
+        self._size = size
+        prune(self._path, self._rotation.keep)
+        return fd, size
 
     def _catch_up(self, fd: int, size: int) -> int:
         """Read the head from the file's last complete line; move a torn tail aside.
@@ -523,6 +594,14 @@ def capture_settings(
     return directory, retention
 
 
+def rotation_of(settings: Any) -> Rotation | None:
+    """When the decision log of `settings` rotates (`audit_rotate_*`); None: never."""
+    size, age = settings.audit_rotate_bytes, settings.audit_rotate_age
+    if size is None and age is None:
+        return None
+    return Rotation(max_bytes=size, max_age=age, keep=settings.audit_rotate_keep)
+
+
 class DecisionLog:
     """Writes decision records; thread-safe; one instance per engine."""
 
@@ -536,20 +615,22 @@ class DecisionLog:
         workspace: str | None = None,
         capture_dir: Path | None = None,
         capture_retention: float | None = CAPTURE_RETENTION,
+        rotation: Rotation | None = None,
     ) -> None:
         """`own_file_only`: write `path` only if it exists, is no symbolic link and belongs
         to this process's uid (AuditError otherwise) — for processes that are not the
         agent writing where the agent can (`policy approvals`). `workspace`: the
         engine's (`settings.workspace`), recorded when no caller names one.
         `capture_dir`: also write what each decision was asked, whole, there
-        (policy.audit_capture), kept `capture_retention` seconds."""
+        (policy.audit_capture), kept `capture_retention` seconds. `rotation`: when
+        the file at `path` gives way to a new one (policy.audit_rotate)."""
         self.workspace = workspace or ""
         self._capture: CaptureLog | None = None
         if capture_dir is not None:
             from policy.audit_capture import CaptureLog
 
             self._capture = CaptureLog(capture_dir, capture_retention)
-        self._sink = _ChainedSink(path, stream, key, own_file_only)
+        self._sink = _ChainedSink(path, stream, key, own_file_only, rotation)
 
     @property
     def head(self) -> str:

@@ -26,7 +26,7 @@ from policy._logger import logger
 from policy._observers import ObserverDispatcher
 from policy.aliases import DEFAULT_ALIASES, AliasConflictError, AliasTable
 from policy.approval_stage import ApprovalStage
-from policy.audit import DecisionLog, capture_settings, new_decision_id
+from policy.audit import DecisionLog, capture_settings, new_decision_id, rotation_of
 from policy.builtins.contract_sessions import ContractRegistry
 from policy.builtins.respond_guard import RespondGuard
 from policy.chain import (
@@ -207,6 +207,7 @@ class Engine:
                 workspace=s.workspace,
                 capture_dir=capture_dir,
                 capture_retention=capture_retention,
+                rotation=rotation_of(s),
             )
         self._closed = False
         #: Contracts attached to sessions at run time (`contracts.attach(session, {...})`).

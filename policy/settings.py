@@ -127,6 +127,20 @@ class Settings(BaseSettings):
         description="How long capture files are kept after their day (a duration: 7d, "
         "12h; held in seconds); null: until deleted by hand.",
     )
+    audit_rotate_bytes: int | None = Field(
+        None,
+        ge=4096,
+        description="Start a new decision-log file once the live one would pass this many "
+        "bytes; the hash chain goes on across files (`policy audit verify` proves the set).",
+    )
+    audit_rotate_age: float | None = Field(
+        None,
+        description="Start a new decision-log file once the live one's first record is this "
+        "old (a duration: 1d, 12h; held in seconds).",
+    )
+    audit_rotate_keep: int | None = Field(
+        None, ge=1, description="Rotated decision-log files kept (the oldest go first); unset: all."
+    )
     audit_key: SecretStr | None = Field(
         None, description="HMAC key for the log's hash chain (plain SHA-256 when unset)."
     )
@@ -284,7 +298,9 @@ class Settings(BaseSettings):
             raise ValueError("sqlite stores are written sqlite:///PATH")
         return value
 
-    @field_validator("approvals_retention", "audit_capture_retention", mode="before")
+    @field_validator(
+        "approvals_retention", "audit_capture_retention", "audit_rotate_age", mode="before"
+    )
     @classmethod
     def _retention_duration(cls, value: Any) -> Any:
         if value is None:

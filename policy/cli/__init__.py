@@ -363,7 +363,13 @@ def _add_audit(commands: Any) -> None:
         help="prove a decision log's hash chain; name the first broken line",
         description="Exit 0 when every line's hash and prev link hold, 1 at the first broken line.",
     )
-    verify.add_argument("file", metavar="FILE")
+    verify.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="the log (with its rotated files, oldest first, proven as one chain), or files "
+        "of a set in order",
+    )
     verify.add_argument(
         "--key-env",
         metavar="VAR",

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from policy.audit_chain import GENESIS, TORN_EVENT, Tear, verify_file
+from policy.audit_chain import TORN_EVENT, Tear
 from policy.cli._output import error
 from policy.errors import PolicyError
 
@@ -23,6 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from policy.audit_rotate import in_order, verify_set
+
     key: bytes | None = None
     if args.key_env:
         value = os.environ.get(args.key_env)
@@ -30,56 +32,85 @@ def _verify(args: argparse.Namespace) -> int:
             error(f"--key-env {args.key_env}: the variable is not set")
             return 2
         key = value.encode()
+    files = in_order([Path(name) for name in args.files])
     try:
-        report = verify_file(
-            args.file, key=key, anchor=args.anchor or GENESIS, expect_head=args.expect_head
-        )
+        proven = verify_set(files, key=key, anchor=args.anchor, expect_head=args.expect_head)
     except OSError as exc:
-        error(f"{args.file}: {exc.strerror}")
+        error(f"{exc.filename or args.files[0]}: {exc.strerror}")
         return 2
+    ok = all(item.report.ok for item in proven) and len(proven) == len(files)
     if args.format == "json":
-        sys.stdout.write(
-            orjson.dumps(
-                {
-                    "file": args.file,
-                    "ok": report.ok,
-                    "lines": report.lines,
-                    "head": report.head,
-                    "broken_line": report.broken_line,
-                    "problem": report.problem or None,
-                    "tears": [
-                        {
-                            "line": tear.line,
-                            "offset": tear.offset,
-                            "length": tear.length,
-                            "sha256": tear.sha256,
-                            "sidecar": tear.sidecar,
-                            "sidecar_state": tear.sidecar_state,
-                        }
-                        for tear in report.tears
-                    ],
-                    "orphan_sidecars": list(report.orphans),
-                }
-            ).decode()
-            + "\n"
-        )
+        shown = [_report_json(item) for item in proven]
+        if len(files) == 1:
+            document: Any = shown[0]
+        else:
+            document = {
+                "ok": ok,
+                "head": proven[-1].report.head if ok else None,
+                "lines": sum(item.report.lines for item in proven),
+                "files": shown,
+            }
+        sys.stdout.write(orjson.dumps(document).decode() + "\n")
     else:
         out = []
-        if report.ok:
-            tears = len(report.tears)
-            healed = f", {tears} healed tear{'s' if tears != 1 else ''}" if tears else ""
-            out.append(f"{args.file}: OK, {report.lines} lines, head {report.head}{healed}\n")
-        out.extend(f"{args.file}:{tear.line}: {_tear_text(tear)}\n" for tear in report.tears)
-        out.extend(
-            f"{args.file}: note: sidecar {name} is named by no log_torn record "
-            "(a heal whose record could not be written?)\n"
-            for name in report.orphans
-        )
-        if not report.ok:
-            out.append(f"{args.file}:{report.broken_line}: {report.problem}\n")
+        for item in proven:
+            out.extend(_report_text(item))
+        if len(files) > 1 and ok:
+            total = sum(item.report.lines for item in proven)
+            out.append(
+                f"{len(files)} files, one chain: OK, {total} lines, head {proven[-1].report.head}\n"
+            )
         sys.stdout.write("".join(out))
-    _warn_if_world_readable(args.file)
-    return 0 if report.ok else 1
+    for name in files:
+        _warn_if_world_readable(str(name))
+    return 0 if ok else 1
+
+
+def _report_json(item: Any) -> dict[str, Any]:
+    report = item.report
+    shown: dict[str, Any] = {
+        "file": str(item.path),
+        "ok": report.ok,
+        "lines": report.lines,
+        "head": report.head,
+        "broken_line": report.broken_line,
+        "problem": report.problem or None,
+        "tears": [
+            {
+                "line": tear.line,
+                "offset": tear.offset,
+                "length": tear.length,
+                "sha256": tear.sha256,
+                "sidecar": tear.sidecar,
+                "sidecar_state": tear.sidecar_state,
+            }
+            for tear in report.tears
+        ],
+        "orphan_sidecars": list(report.orphans),
+    }
+    if item.note:
+        shown["note"] = item.note
+    return shown
+
+
+def _report_text(item: Any) -> list[str]:
+    report, file = item.report, str(item.path)
+    out = []
+    if item.note:
+        out.append(f"{file}: note: {item.note}\n")
+    if report.ok:
+        tears = len(report.tears)
+        healed = f", {tears} healed tear{'s' if tears != 1 else ''}" if tears else ""
+        out.append(f"{file}: OK, {report.lines} lines, head {report.head}{healed}\n")
+    out.extend(f"{file}:{tear.line}: {_tear_text(tear)}\n" for tear in report.tears)
+    out.extend(
+        f"{file}: note: sidecar {name} is named by no log_torn record "
+        "(a heal whose record could not be written?)\n"
+        for name in report.orphans
+    )
+    if not report.ok:
+        out.append(f"{file}:{report.broken_line}: {report.problem}\n")
+    return out
 
 
 _SIDECAR_STATE = {

@@ -1,0 +1,248 @@
+"""Rotating the decision log by size or age, with its hash chain going on across files.
+
+When the live file (`decisions.jsonl`) reaches `audit_rotate_bytes`, or its first record
+is older than `audit_rotate_age`, the writer that notices — holding the log's lock, as
+every writer does — puts a new file in its place whose first line is a `log_rotated`
+record chained to the old file's last line (`prev`), naming the old file by its new
+name (`decisions.jsonl.20261205T235200.123456Z`) and its head. The swap never leaves
+the path missing or empty: the new file is written aside first, the old one gets its
+rotated name as a hard link, and the new one is renamed over the path. Writers that
+held the old file notice at their next write (its inode is no longer the path's) and
+follow. `audit_rotate_keep` rotated files are kept (oldest deleted first); unset, all.
+
+`policy audit verify decisions.jsonl` proves the live file with its rotated files,
+oldest first, as one chain (`verify_set`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from policy.audit_chain import GENESIS, VerifyReport, verify_file
+
+__all__ = [
+    "ROTATED_EVENT",
+    "Proven",
+    "Rotation",
+    "first_record",
+    "in_order",
+    "prune",
+    "rotated_files",
+    "rotated_name",
+    "verify_set",
+]
+
+#: The event of the first record of a file that continues the chain of another.
+ROTATED_EVENT = "log_rotated"
+
+
+@dataclass(frozen=True, slots=True)
+class Rotation:
+    """When the live log is rotated, and how many rotated files are kept."""
+
+    max_bytes: int | None = None
+    max_age: float | None = None
+    keep: int | None = None
+
+    def due(self, size: int, adding: int, started: float | None, now: float) -> bool:
+        """Whether a log of `size` bytes whose first record is from `started` must be
+        rotated before `adding` more bytes are written to it."""
+        if size == 0:
+            return False
+        if self.max_bytes is not None and size + adding > self.max_bytes:
+            return True
+        return self.max_age is not None and started is not None and now - started >= self.max_age
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(name) + r"\.(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?$")
+
+
+def rotated_name(path: Path, now: datetime) -> Path:
+    """A name for the live file at `path` rotated at `now`, not taken yet."""
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    candidate = path.with_name(f"{path.name}.{stamp}")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{number}")
+    return candidate
+
+
+def rotated_files(path: Path) -> list[Path]:
+    """The rotated files of the live log at `path`, oldest first."""
+    pattern = _pattern(path.name)
+    found = []
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    for name in names:
+        match = pattern.match(name)
+        if match is not None:
+            found.append((match.group(1), int(match.group(2) or 1), name))
+    return [path.with_name(name) for _stamp, _n, name in sorted(found)]
+
+
+def prune(path: Path, keep: int | None) -> list[Path]:
+    """Delete all but the newest `keep` rotated files of `path`; those deleted."""
+    if keep is None:
+        return []
+    files = rotated_files(path)
+    gone = files[: max(0, len(files) - keep)]
+    for old in gone:
+        with contextlib.suppress(FileNotFoundError):
+            old.unlink()
+    return gone
+
+
+def first_record(fd: int) -> dict[str, object] | None:
+    """The first line of the open file `fd` as JSON (None: empty or not a record)."""
+    head = os.pread(fd, 1 << 16, 0)
+    line, newline, _ = head.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def started_at(record: dict[str, object] | None) -> float | None:
+    """When a file's first record was written (its `ts`), in epoch seconds."""
+    if record is None or not isinstance(record.get("ts"), str):
+        return None
+    try:
+        return datetime.fromisoformat(str(record["ts"]).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def install(path: Path, rotated: Path, first_line: bytes) -> None:
+    """Put a new live file holding `first_line` in place of the one at `path`, which
+    keeps its bytes under the name `rotated`. The caller holds the log's lock; at no
+    moment is the path missing or an empty file."""
+    temporary = path.with_name(f".{path.name}.rotating-{os.getpid()}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()  # left by a writer that died here
+    fd = os.open(temporary, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(first_line)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        try:
+            os.link(path, rotated)
+        except OSError:
+            # A file system without hard links: a moment without a live file, which a
+            # writer opening the log then creates empty (and this rename replaces).
+            os.rename(path, rotated)
+        os.rename(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def in_order(paths: Sequence[Path]) -> list[Path]:
+    """Each live log given with its rotated files before it (oldest first); a rotated
+    file given by name stands alone."""
+    ordered: list[Path] = []
+    for path in paths:
+        for rotated in rotated_files(path):
+            if rotated not in ordered:
+                ordered.append(rotated)
+        if path not in ordered:
+            ordered.append(path)
+    return ordered
+
+
+@dataclass(frozen=True, slots=True)
+class Proven:
+    """One file of a set, proven: its report, and what to know about where it starts."""
+
+    path: Path
+    report: VerifyReport
+    note: str = ""
+
+
+def verify_set(
+    paths: Sequence[Path],
+    *,
+    key: bytes | None = None,
+    anchor: str | None = None,
+    expect_head: str | None = None,
+) -> list[Proven]:
+    """Prove `paths` (oldest first) as one chain: each file's first line chained to
+    the last line of the file before it, a `log_rotated` record naming that file. The
+    first file starts at `anchor`, else at the chain's genesis — or, when it starts
+    with a `log_rotated` record (the files before it removed by `audit_rotate_keep`, or
+    not given), at that record's `prev`, said in its note. Stops at the first file
+    that does not hold."""
+    proven: list[Proven] = []
+    head: str | None = None
+    for index, path in enumerate(paths):
+        with open(path, "rb") as handle:
+            first = first_record(handle.fileno())
+        rotated = first is not None and first.get("event") == ROTATED_EVENT
+        rotated_from = first.get("previous") if first is not None and rotated else None
+        note = ""
+        if head is None:
+            start = anchor
+            if start is None and rotated_from is not None:
+                start = str(first.get("prev", GENESIS)) if first else GENESIS
+                note = (
+                    f"starts where {rotated_from} ended (head {start}); that file is not "
+                    "in the set, so what came before is not proven here"
+                )
+            start = start or GENESIS
+        else:
+            start = head
+            before = paths[index - 1].name
+            if rotated_from is not None and rotated_from != before:
+                report = VerifyReport(
+                    False, 0, head, 1,
+                    f"the first record continues {rotated_from}, but the file before it "
+                    f"is {before} (a file missing from the set?)",
+                )
+                proven.append(Proven(path, report))
+                return proven
+        last = index == len(paths) - 1
+        report = verify_file(path, key=key, anchor=start, expect_head=expect_head if last else None)
+        proven.append(Proven(path, report, note))
+        if not report.ok:
+            return proven
+        head = report.head
+    # A sidecar is named by the file that was live when its tear was healed: across a
+    # set, one named by any file of it is no orphan.
+    named = {tear.sidecar for item in proven for tear in item.report.tears}
+    return [
+        replace(item, report=replace(item.report, orphans=tuple(
+            name for name in item.report.orphans if name not in named
+        )))
+        for item in proven
+    ]
