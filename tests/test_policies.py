@@ -125,3 +125,28 @@ def test_the_kernels_word_on_the_callers_group_chooses_the_daemons_packs(teams: 
     assert "daemons list nothing" in answer["hookSpecificOutput"]["permissionDecisionReason"]
     # root, in no such group, gets the service's own packs
     assert decide(teams, "ls -la", "/srv/blog")["action"] == "continue"
+
+
+def test_policy_check_with_the_service_settings_checks_every_teams_packs(tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.test_service import POLICY, clean_env
+
+    (tmp_path / "own").mkdir()
+    (tmp_path / "own" / "daemons.yaml").write_text(DAEMONS)
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "payments.yaml").write_text(
+        PAYMENTS.replace('startsWith("curl ")', "startsWith(1)")
+    )
+    settings = tmp_path / "serve.yaml"
+    settings.write_text(
+        f"packs: [{tmp_path / 'own'}]\n"
+        "service:\n"
+        f"  policies: [{{name: payments, packs: [{tmp_path / 'team'}], uids: [0]}}]\n"
+    )
+    done = subprocess.run(
+        [POLICY, "check", "--config", str(settings)], capture_output=True, text=True,
+        env=clean_env(),
+    )
+    assert done.returncode == 1
+    assert f"{tmp_path / 'team' / 'payments.yaml'}:" in done.stdout + done.stderr

@@ -317,6 +317,11 @@ def run(args: argparse.Namespace) -> int:
 
             mount = read_mount(settings_file, host, _parser())
         paths = args.paths or [str(p) for p in settings.packs]
+        service = getattr(settings, "service", None)
+        if not args.paths and service is not None:
+            # `policy serve`'s settings: every team's packs too (service.policies)
+            teams = [str(p) for team in service.policies for p in team.packs]
+            paths += [p for p in dict.fromkeys(teams) if p not in paths]
         if not paths and mount is not None:
             paths = mount_pack_paths(mount)  # the packs the hooks themselves load
         if not paths:
