@@ -677,9 +677,7 @@ class DecisionLog:
         self.write("decision", fields, ts=ts)
         telemetry.LOG_WRITE_SECONDS.observe_ns(time.perf_counter_ns() - started)
         # counted once written: the counters are the log's `decision` records
-        action = fields["action"]
-        telemetry.DECISIONS.inc(point.value, action)
-        telemetry.DECISIONS_BY_HOOK.inc(fields["hook"] or "", action)
+        telemetry.DECISIONS.inc(point.value, fields["action"], fields["hook"] or "")
 
     def _caller(self, caller: Caller | None) -> dict[str, str]:
         fields: dict[str, str] = {}

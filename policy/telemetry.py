@@ -12,6 +12,8 @@ increments, never prometheus-client's import.
 from __future__ import annotations
 
 import bisect
+import copy
+import itertools
 import threading
 from collections.abc import Iterator
 
@@ -22,7 +24,6 @@ __all__ = [
     "CONNECTIONS",
     "CONTRACT_DENIALS",
     "DECISIONS",
-    "DECISIONS_BY_HOOK",
     "DECISION_SECONDS",
     "LOG_WRITE_SECONDS",
     "NOTIFICATIONS",
@@ -34,7 +35,9 @@ __all__ = [
 
 
 class Counter:
-    """A monotonic count per tuple of label values."""
+    """A monotonic count per tuple of label values. Each count is an `itertools.count`,
+    whose `next` is atomic under the GIL: counting takes no lock (a new tuple of
+    values does, once)."""
 
     __slots__ = ("_counts", "_lock", "labels")
 
@@ -42,20 +45,26 @@ class Counter:
         """`known`: label values shown at 0 before their first count (a series that
         appears only at its first event reads as missing, not as zero, to an alert)."""
         self.labels = labels
-        self._counts: dict[tuple[str, ...], int] = dict.fromkeys(known, 0)
+        self._counts: dict[tuple[str, ...], itertools.count[int]] = {
+            values: itertools.count() for values in known
+        }
         self._lock = threading.Lock()
 
     def inc(self, *values: str) -> None:
-        with self._lock:
-            self._counts[values] = self._counts.get(values, 0) + 1
+        found = self._counts.get(values)
+        if found is None:
+            with self._lock:
+                found = self._counts.setdefault(values, itertools.count())
+        next(found)
 
     def samples(self) -> list[tuple[tuple[str, ...], int]]:
         with self._lock:
-            return list(self._counts.items())
+            counts = list(self._counts.items())
+        # (a copy's next is the number of counts so far, the original untouched)
+        return [(values, next(copy.copy(count))) for values, count in counts]
 
     def total(self) -> int:
-        with self._lock:
-            return sum(self._counts.values())
+        return sum(count for _values, count in self.samples())
 
 
 #: Bucket bounds in seconds: 50 µs (a decision a cache answers) to 10 s (a hosted hook
@@ -96,12 +105,11 @@ class Histogram:
         return buckets, total, running
 
 
-#: Every decision logged, by hook point and action (`before_tool`, `deny_tool`): the
-#: decision log's `decision` records, counted as they are written.
-DECISIONS = Counter("point", "action")
-#: The same, by the hook that decided (`pack:NAME`, a builtin, a code or hosted hook;
-#: "" when no hook had an opinion).
-DECISIONS_BY_HOOK = Counter("hook", "action")
+#: Every decision logged, by hook point, action (`before_tool`, `deny_tool`) and the
+#: hook that decided (`pack:NAME`, a builtin, a code or hosted hook; "" when none had
+#: an opinion): the decision log's `decision` records, counted as they are written.
+#: /metrics shows it by point and action, and by hook and action.
+DECISIONS = Counter("point", "action", "hook")
 #: A decision from the host's call to its log line.
 DECISION_SECONDS = Histogram()
 #: The call's facts (shell analysis, paths on disk), once per call that needs them.

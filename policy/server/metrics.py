@@ -60,6 +60,19 @@ class Metrics:
             return None
 
 
+def _summed(name: str, text: str, labels: tuple[str, str], rows: Iterable[Any]) -> Any:
+    """A counter family of `rows` ((label, label, count)) summed by their two labels."""
+    from prometheus_client.core import CounterMetricFamily
+
+    sums: dict[tuple[str, str], int] = {}
+    for first, second, count in rows:
+        sums[(first, second)] = sums.get((first, second), 0) + count
+    family = CounterMetricFamily(_PREFIX + name, text, labels=list(labels))
+    for values, count in sorted(sums.items()):
+        family.add_metric(list(values), count)
+    return family
+
+
 class _Collector:
     """The hookpolicy families, built fresh at each scrape."""
 
@@ -87,16 +100,19 @@ class _Collector:
             family.add_metric([], buckets, total)
             return family
 
-        yield counter(
+        samples = telemetry.DECISIONS.samples()
+        yield _summed(
             "decisions",
             "Decisions logged, by hook point and action (one per decision-log record).",
-            telemetry.DECISIONS,
+            ("point", "action"),
+            ((values[0], values[1], count) for values, count in samples),
         )
-        yield counter(
+        yield _summed(
             "decisions_by_hook",
             "Decisions logged, by the hook that decided (pack:NAME, a builtin, a code or "
             "hosted hook) and action.",
-            telemetry.DECISIONS_BY_HOOK,
+            ("hook", "action"),
+            ((values[2], values[1], count) for values, count in samples),
         )
         yield counter(
             "rate_limit_denials", "Calls refused by a rate limit.", telemetry.RATE_LIMIT_DENIALS
