@@ -150,6 +150,11 @@ class NotifySink(BaseModel):
         min_length=1,
         description="Which events this sink is told about.",
     )
+    approvers: list[str] | None = Field(
+        None,
+        description="Approver names this sink reaches (`secops-alice`): it is told only of "
+        "requests whose approver globs name one of them (or name nobody). Unset: all.",
+    )
     timeout_seconds: float = Field(5.0, gt=0, le=60, description="Per attempt.")
     attempts: int = Field(6, ge=1, le=20, description="Tries before a message is dropped.")
 

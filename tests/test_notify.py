@@ -227,6 +227,29 @@ def test_telling_never_waits_for_a_receiver() -> None:
         receiver.close()
 
 
+def test_a_sink_is_told_only_of_requests_its_approvers_may_decide() -> None:
+    receiver = Receiver()
+    secops = NotifySink(
+        kind="webhook", url=receiver.url + "/secops", secret=SECRET, approvers=["secops-alice"]
+    )
+    release = NotifySink(
+        kind="webhook", url=receiver.url + "/release", secret=SECRET, approvers=["release-bob"]
+    )
+    notifier = Notifier([secops, release], None, _Log(), backoff=lambda attempt: 0.0)
+    try:
+        from dataclasses import replace
+
+        notifier.tell("request", replace(_request("for-secops"), approvers=("secops-*",)))
+        notifier.tell("request", replace(_request("for-anyone"), approvers=()))
+        got = {receiver.next("/secops")[1], receiver.next("/secops")[1]}
+        assert {orjson.loads(body)["id"] for body in got} == {"for-secops", "for-anyone"}
+        assert orjson.loads(receiver.next("/release")[1])["id"] == "for-anyone"
+    finally:
+        notifier.close()
+        receiver.close()
+    assert receiver.posts.empty()
+
+
 def test_the_signature_is_hmac_sha256_over_timestamp_dot_body() -> None:
     body = b'{"event":"request"}'
     expected = hmac.new(b"k", b"1700000000." + body, hashlib.sha256).hexdigest()

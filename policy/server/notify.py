@@ -160,6 +160,18 @@ class _Sink:
         )
         self.thread.start()
 
+    def reaches(self, request: Any) -> bool:
+        """Whether this sink's people may decide `request` (its approver globs name one
+        of the sink's `approvers`, or name nobody)."""
+        names = self.settings.approvers
+        if names is None or not request.approvers:
+            return True
+        from wcmatch import fnmatch as wfnmatch
+
+        patterns = list(request.approvers)
+        flags = wfnmatch.BRACE | wfnmatch.DOTMATCH
+        return any(wfnmatch.fnmatch(name, patterns, flags=flags) for name in names)
+
     def put(self, message: dict[str, Any]) -> None:
         try:
             self.queue.put_nowait(message)
@@ -256,7 +268,7 @@ class Notifier:
 
     def tell(self, event: str, request: Any) -> None:
         """Queue the message about `event` for every sink that wants it; returns at once."""
-        wanted = [sink for sink in self._sinks if event in sink.events]
+        wanted = [sink for sink in self._sinks if event in sink.events and sink.reaches(request)]
         if not wanted:
             return
         message = message_of(event, request, self._public_url)
