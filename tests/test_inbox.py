@@ -118,6 +118,15 @@ def test_a_token_signs_in_with_an_httponly_lax_cookie(running: Running) -> None:
     assert status == 200 and "Waiting for you" in page and "alice" in page
 
 
+@pytest.mark.parametrize(
+    "given", ["//evil.example", "/\t/evil.example", "https://evil.example/", "/requests/a/../../x"]
+)
+def test_signing_in_goes_back_only_to_the_inbox(running: Running, given: str) -> None:
+    browser = Browser(running)
+    status, headers, _ = browser.request("POST", "/signin", {"token": APPROVER_TOKEN, "next": given})
+    assert status == 303 and headers["location"] == "/"
+
+
 @pytest.mark.parametrize("token", ["", "hp_nobody", AGENT_TOKEN])
 def test_only_an_approvers_token_signs_in(running: Running, token: str) -> None:
     browser = Browser(running)

@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import html
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -239,11 +240,13 @@ def _sign_in(next_path: str, error: str = "", status: int = 200) -> Response:
     return _page("Sign in", body, status)
 
 
+_NEXT = re.compile(r"/(requests/[A-Za-z0-9_-]{1,64})?")
+
+
 def _safe_next(value: str) -> str:
-    """A path on this service to go back to after signing in: never another site."""
-    if value.startswith("/") and not value.startswith("//") and "\\" not in value:
-        return value
-    return "/"
+    """Where to go back to after signing in: the inbox or one request's page, nothing
+    else (a browser drops the tab of `/<TAB>/evil.example` and goes to another site)."""
+    return value if _NEXT.fullmatch(value) else "/"
 
 
 def _request_item(request: Any) -> str:
