@@ -198,6 +198,12 @@ class PolicySet(BaseModel):
         description="Globs of project directories (`/srv/payments/**`), as the hook reports "
         "them (CLAUDE_PROJECT_DIR).",
     )
+    extends: bool = Field(
+        True,
+        description="The team's packs join the service's own `packs` (the baseline: "
+        "self-protection, credentials, ...); false: they replace them, and the team's "
+        "packs must protect themselves.",
+    )
 
     @model_validator(mode="after")
     def _something(self) -> PolicySet:

@@ -78,8 +78,49 @@ def test_the_project_chooses_the_payments_packs(teams: Running) -> None:
     # the service's own packs decide elsewhere: no curl rule, but rm -rf / is theirs
     assert decide(teams, "curl https://example.org", "/srv/blog")["action"] == "continue"
     assert decide(teams, "rm -rf /", "/srv/blog")["action"] == "deny_tool"
-    # the team's packs replace the service's own for its calls
-    assert decide(teams, "rm -rf /", "/srv/payments")["action"] == "continue"
+    # the team's packs join the service's own (its baseline): rm -rf / is refused there too
+    assert decide(teams, "rm -rf /", "/srv/payments")["action"] == "deny_tool"
+
+
+def test_a_team_that_replaces_the_baseline_says_so(tmp_path: Path) -> None:
+    base = tmp_path / "svc"
+    (base / "payments").mkdir(parents=True)
+    (base / "payments" / "payments.yaml").write_text(PAYMENTS)
+    extra = (
+        "  policies:\n"
+        f"    - {{name: payments, packs: [{base / 'payments'}], projects: ['/srv/payments'],"
+        " extends: false}\n"
+    )
+    running = start_service(base, settings_extra=extra)
+    try:
+        assert decide(running, "rm -rf /", "/srv/payments")["action"] == "continue"
+        assert decide(running, "rm -rf /", "/srv/other")["action"] == "deny_tool"
+    finally:
+        stop(running)
+
+
+def test_an_agent_of_a_team_cannot_write_the_service_settings_or_any_pack(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.test_service import ROOT
+
+    base = tmp_path / "svc"
+    (base / "payments").mkdir(parents=True)
+    (base / "payments" / "payments.yaml").write_text(PAYMENTS)
+    shutil.copytree(ROOT / "rules", base / "rules")
+    extra = (
+        f"  policies: [{{name: payments, packs: [{base / 'payments'}], "
+        "projects: ['/srv/payments/**']}]\n"
+    )
+    running = start_service(base, settings_extra=extra, packs=base / "rules")
+    try:
+        for target in (running.settings, base / "payments" / "payments.yaml",
+                       base / "rules" / "git.yaml"):
+            for project in ("/srv/payments", "/srv/other"):
+                answer = decide(running, f"echo pwned > {target}", project)
+                assert answer["action"] == "deny_tool", (target, project, answer)
+    finally:
+        stop(running)
 
 
 def test_v1_packs_shows_each_set(teams: Running) -> None:
@@ -87,8 +128,9 @@ def test_v1_packs_shows_each_set(teams: Running) -> None:
     assert [p["name"] for p in shown["packs"]] == ["svc"]
     by_name = {policy["name"]: policy for policy in shown["policies"]}
     assert by_name["payments"]["projects"] == ["/srv/payments/**"]
-    assert [(p["name"], p["revision"]) for p in by_name["payments"]["packs"]] == [("payments", "7")]
-    assert [p["name"] for p in by_name["daemons"]["packs"]] == ["daemons"]
+    shown_packs = [(p["name"], p["revision"]) for p in by_name["payments"]["packs"]]
+    assert shown_packs == [("payments", "7"), ("svc", "1")]  # its own and the baseline
+    assert [p["name"] for p in by_name["daemons"]["packs"]] == ["daemons", "svc"]
 
 
 def test_one_decision_log_names_the_packs_that_decided(teams: Running) -> None:
@@ -97,7 +139,7 @@ def test_one_decision_log_names_the_packs_that_decided(teams: Running) -> None:
     stop(teams)
     records = [orjson.loads(line) for line in teams.audit.read_bytes().splitlines()]
     decided = [r for r in records if r.get("point") == "before_tool"]
-    assert [sorted(r["packs"]) for r in decided] == [["payments"], ["svc"]]
+    assert [sorted(r["packs"]) for r in decided] == [["payments", "svc"], ["svc"]]
     from policy.audit_chain import verify_file  # the engines keep one chain
 
     assert verify_file(teams.audit).ok
@@ -150,3 +192,28 @@ def test_policy_check_with_the_service_settings_checks_every_teams_packs(tmp_pat
     )
     assert done.returncode == 1
     assert f"{tmp_path / 'team' / 'payments.yaml'}:" in done.stdout + done.stderr
+
+
+def test_watch_sees_a_teams_packs_change(tmp_path: Path) -> None:
+    import time
+
+    base = tmp_path / "svc"
+    (base / "payments").mkdir(parents=True)
+    pack = base / "payments" / "payments.yaml"
+    pack.write_text(PAYMENTS)
+    extra = f"  policies: [{{name: payments, packs: [{base / 'payments'}], projects: ['/p']}}]\n"
+    running = start_service(base, settings_extra=extra, options=("--watch",))
+    try:
+        staged = pack.with_name(".payments.yaml.new")
+        staged.write_text(PAYMENTS.replace('revision: "7"', 'revision: "8"'))
+        staged.rename(pack)  # as an editor saves
+        for _ in range(600):
+            shown = running.client(token=OPERATOR_TOKEN).call("GET", "/v1/packs")
+            revisions = {p["name"]: p["revision"] for p in shown["policies"][0]["packs"]}
+            if revisions["payments"] == "8":
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(running.stderr.text())
+    finally:
+        stop(running)

@@ -26,6 +26,11 @@ def run(args: argparse.Namespace) -> int:
     configure(json_lines=json_lines)
     try:
         settings = with_packs(read_settings(args.config), args.packs)
+        if args.config:
+            # the service's own settings file is part of its policy, as $POLICY_CONFIG is
+            settings = settings.model_copy(
+                update={"protected_paths": [*settings.protected_paths, Path(args.config)]}
+            )
         service = settings.service
         socket_path = Path(
             args.socket

@@ -529,6 +529,8 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
         who, csrf = signed_in(request)
         form = await form_of(request)
         deciding = checked(who, csrf, form)
+        if not deciding.has("approver"):  # as the API: an operator sees, never decides
+            raise _Refused(403, f"{deciding} may not decide: it needs the approver role")
         body = {"reason": form.get("reason", "")}
         if approved:
             body["grant"] = form.get("grant", "once") or "once"

@@ -276,9 +276,10 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     teams = []
     try:
         for policy in teams_given:
+            packs = _team_packs(settings, policy)
             engine = made(
-                lambda loaded, p=policy: default.with_packs(p.packs, loaded=loaded),
-                list(policy.packs),
+                lambda loaded, p=packs: default.with_packs(p, loaded=loaded),
+                packs,
                 policy.name,
             )
             try:
@@ -297,6 +298,23 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     )
     reloader.kept_at_start()
     return default, router, reloader
+
+
+def _team_packs(settings: Any, policy: Any) -> list[Any]:
+    """A team's packs: the service's own first (the baseline), unless `extends: false`."""
+    own = list(policy.packs)
+    if not policy.extends:
+        return own
+    return [*settings.packs, *(p for p in own if p not in settings.packs)]
+
+
+def every_pack(settings: Any) -> list[Path]:
+    """The packs of the service and of every team (what is watched and checked)."""
+    found = [Path(p) for p in settings.packs]
+    service = settings.service
+    for policy in service.policies if service is not None else []:
+        found.extend(Path(p) for p in policy.packs if Path(p) not in found)
+    return found
 
 
 def _aliases_of(settings: Any) -> Any:
@@ -456,17 +474,18 @@ def serve(
             degraded=reloader.error or None,
             connections={"total": limits.total, "tcp": limits.tcp, "per_uid": limits.per_uid},
         )
-        if watch and settings.packs:
+        watched = every_pack(settings)
+        if watch and watched:
             from policy.server.reload import foreign_writers, watch_packs
 
-            writable = foreign_writers(Path(p) for p in settings.packs)
+            writable = foreign_writers(watched)
             if writable:
                 log.warning(
                     "watched packs are writable by another user than the service's: "
                     "whoever can write them changes what it enforces",
                     paths=writable[:20],
                 )
-            if not watch_packs([Path(p) for p in settings.packs], reloader.reload, watching):
+            if not watch_packs(watched, reloader.reload, watching):
                 log.warning("the pack watches are not in place yet: a change may be missed")
         if ready is not None:
             ready(addresses)
