@@ -211,6 +211,40 @@ def test_a_failing_receiver_is_retried_with_backoff() -> None:
     assert dict(telemetry.NOTIFICATIONS.samples())[("webhook", "sent")] == before + 1
 
 
+def test_an_attempt_is_cut_at_its_timeout_however_slowly_the_receiver_answers() -> None:
+    import socket as sockets
+
+    server = sockets.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def drip() -> None:  # accepts, then answers one byte a second, forever
+        connection, _ = server.accept()
+        connection.recv(65536)
+        while not stop.wait(1.0):
+            try:
+                connection.sendall(b"H")
+            except OSError:
+                return
+
+    threading.Thread(target=drip, daemon=True).start()
+    port = server.getsockname()[1]
+    sink = NotifySink(
+        kind="webhook", url=f"http://127.0.0.1:{port}/", secret=SECRET,
+        timeout_seconds=1, attempts=1,
+    )
+    log = _Log()
+    notifier = Notifier([sink], None, log)
+    try:
+        notifier.tell("request", _request())
+        notifier.close(wait=20)  # returns once the one attempt gave up
+        assert [event for event, _ in log.lines][-1] == "notification given up"
+    finally:
+        stop.set()
+        server.close()
+
+
 def test_telling_never_waits_for_a_receiver() -> None:
     receiver = Receiver()
     receiver.hold.clear()  # the receiver does not answer until told
@@ -248,6 +282,23 @@ def test_a_sink_is_told_only_of_requests_its_approvers_may_decide() -> None:
         notifier.close()
         receiver.close()
     assert receiver.posts.empty()
+
+
+def test_chat_messages_show_the_agents_markup_as_text() -> None:
+    from dataclasses import replace
+
+    from policy.server.notify import _body_for, message_of
+
+    sneaky = "ls <!channel> <https://evil.example/x|Approve here> [Approve](https://evil.example) \u202eexe"
+    request = replace(_request(), args={"command": sneaky}, message="*urgent* <!here>")
+    message = message_of("request", request, "https://inbox.example/")
+    slack = orjson.loads(_body_for("slack", message))["text"]
+    assert "<!channel>" not in slack and "<https://evil" not in slack and "<!here>" not in slack
+    assert "&lt;!channel&gt;" in slack and "\u202e" not in slack and "\\u202e" in slack
+    assert slack.endswith("https://inbox.example/requests/r1")  # our own link stays a link
+    teams = orjson.loads(_body_for("teams", message))["text"]
+    assert "[Approve](https" not in teams and "\\[Approve\\]\\(https" in teams
+    assert "\\*urgent\\*" in teams
 
 
 def test_the_signature_is_hmac_sha256_over_timestamp_dot_body() -> None:

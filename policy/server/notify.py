@@ -25,11 +25,10 @@ import contextlib
 import hashlib
 import hmac
 import queue
+import socket
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -88,44 +87,64 @@ def message_of(event: str, request: Any, public_url: str | None) -> dict[str, An
     }
 
 
-def _summary(message: dict[str, Any]) -> str:
-    """One line a person reads in a chat: what, who, until when (no raw agent text
-    beyond the masked call, cut)."""
+def _summary(message: dict[str, Any], escape: Callable[[str], str]) -> str:
+    """What a person reads in a chat: what, who, until when. Every text the agent or
+    its host chose goes through `escape` (the chat's markup) after hidden characters
+    are made visible; the link is the service's own."""
+    from policy._visible import visible
+
+    def shown(value: object) -> str:
+        return escape(visible(str(value)))
+
     call = orjson.dumps(message["args"]).decode()
     if len(call) > 300:
         call = call[:300] + "…"
     rules = ", ".join(message["rules"]) or message["pack"]
+    who = message["requester"] or message["principal"] or "?"
     event = message["event"]
     if event == "request":
-        head = f"Approval needed: {message['tool']} {call}"
-        tail = f"asked by {message['requester'] or message['principal'] or '?'}; rules {rules}"
-        tail += f"; answer by {message['deadline']}"
+        head = f"Approval needed: {shown(message['tool'])} {shown(call)}"
+        tail = f"asked by {shown(who)}; rules {shown(rules)}; answer by {message['deadline']}"
     elif event == "decision":
-        head = f"Approval {message['state']}: {message['tool']} {call}"
-        tail = f"by {message['decided_by'] or '?'}"
+        head = f"Approval {message['state']}: {shown(message['tool'])} {shown(call)}"
+        tail = f"by {shown(message['decided_by'] or '?')}"
         if message["reason"]:
-            tail += f": {message['reason']}"
+            tail += f": {shown(message['reason'])}"
     else:
-        head = f"Approval expired unanswered (denied): {message['tool']} {call}"
-        tail = f"asked by {message['requester'] or message['principal'] or '?'}"
+        head = f"Approval expired unanswered (denied): {shown(message['tool'])} {shown(call)}"
+        tail = f"asked by {shown(who)}"
     text = f"{head}\n{tail}"
     if message["message"]:
-        text += f"\n{message['message']}"
+        text += f"\n{shown(message['message'])}"
     if message["link"]:
         text += f"\n{message['link']}"
     return text
 
 
+def _slack_escape(text: str) -> str:
+    """Slack's own escaping: `&`, `<`, `>` (so `<!channel>` and `<url|label>` stay text)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_MARKDOWN = frozenset("\\`*_{}[]()#+-.!|<>~")
+
+
+def _markdown_escape(text: str) -> str:
+    """Teams' Markdown, escaped character by character (no link, emphasis or heading
+    the agent wrote is rendered as one)."""
+    return "".join("\\" + c if c in _MARKDOWN else c for c in text)
+
+
 def _body_for(kind: str, message: dict[str, Any]) -> bytes:
     if kind == "slack":
-        return orjson.dumps({"text": _summary(message)})
+        return orjson.dumps({"text": _summary(message, _slack_escape)})
     if kind == "teams":
         return orjson.dumps(
             {
                 "@type": "MessageCard",
                 "@context": "https://schema.org/extensions",
                 "summary": f"hookpolicy: approval {message['event']}",
-                "text": _summary(message).replace("\n", "\n\n"),
+                "text": _summary(message, _markdown_escape).replace("\n", "\n\n"),
             }
         )
     return orjson.dumps(message)
@@ -210,7 +229,7 @@ class _Sink:
             return
         telemetry.NOTIFICATIONS.inc(kind, "failed")
         self._log.error(
-            "notification given up", sink=kind, request=message["id"], event=message["event"]
+            "notification given up", sink=kind, request=message["id"], about=message["event"]
         )
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -235,14 +254,51 @@ class _Sink:
             headers["X-Hookpolicy-Timestamp"] = stamp
             headers["X-Hookpolicy-Signature"] = sign(self._secret, stamp, body)
             headers["X-Hookpolicy-Event"] = message["event"]
-        request = urllib.request.Request(settings.url, data=body, headers=headers, method="POST")
-        with urllib.request.urlopen(request, timeout=settings.timeout_seconds) as answer:
-            answer.read(65536)
+        _post(settings.url, body, headers, settings.timeout_seconds)
 
     def close(self, wait: float) -> None:
         with contextlib.suppress(queue.Full):  # (full: it ends when the queue does)
             self.queue.put_nowait(None)
         self.thread.join(wait)
+
+
+def _post(url: str, body: bytes, headers: dict[str, str], seconds: float) -> None:
+    """POST `body` to `url`; raise unless the answer is 2xx. The whole attempt —
+    connecting, sending, the answer's status and headers — is cut at `seconds` (a
+    receiver that answers a byte at a time does not hold the sink longer)."""
+    import http.client
+    import ssl
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection: http.client.HTTPConnection
+    if parts.scheme == "https":
+        connection = http.client.HTTPSConnection(
+            parts.hostname or "", parts.port, timeout=seconds,
+            context=ssl.create_default_context(),
+        )
+    else:
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=seconds)
+    def cut() -> None:
+        sock = connection.sock
+        if sock is not None:  # (shutdown wakes a recv blocked in the sending thread)
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    deadline = threading.Timer(seconds, cut)
+    deadline.daemon = True
+    deadline.start()
+    try:
+        path = parts.path or "/"
+        if parts.query:
+            path += "?" + parts.query
+        connection.request("POST", path, body=body, headers=headers)
+        answer = connection.getresponse()
+        if not 200 <= answer.status < 300:
+            raise RuntimeError(f"{answer.status} {answer.reason}")
+    finally:
+        deadline.cancel()
+        connection.close()
 
 
 def _default_backoff(attempt: int) -> float:
