@@ -4,7 +4,8 @@ When the live file (`decisions.jsonl`) reaches `audit_rotate_bytes`, or its firs
 is older than `audit_rotate_age`, the writer that notices — holding the log's lock, as
 every writer does — puts a new file in its place whose first line is a `log_rotated`
 record chained to the old file's last line (`prev`), naming the old file by its new
-name (`decisions.jsonl.20261205T235200.123456Z`) and its head. The swap never leaves
+name (`decisions.jsonl.000042.20261205T235200.123456Z`: a number, the chain's order
+whatever the clock does, then the time) and its head. The swap never leaves
 the path missing or empty: the new file is written aside first, the old one gets its
 rotated name as a hard link, and the new one is renamed over the path. Writers that
 held the old file notice at their next write (its inode is no longer the path's) and
@@ -17,6 +18,7 @@ oldest first, as one chain (`verify_set`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 from collections.abc import Sequence
@@ -63,33 +65,36 @@ class Rotation:
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(re.escape(name) + r"\.(\d{8}T\d{6}\.\d{6}Z)(?:-(\d+))?$")
+    return re.compile(re.escape(name) + r"\.(\d{6,})\.\d{8}T\d{6}\.\d{6}Z$")
 
 
-def rotated_name(path: Path, now: datetime) -> Path:
-    """A name for the live file at `path` rotated at `now`, not taken yet."""
-    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    candidate = path.with_name(f"{path.name}.{stamp}")
-    number = 1
-    while candidate.exists():
-        number += 1
-        candidate = path.with_name(f"{path.name}.{stamp}-{number}")
-    return candidate
-
-
-def rotated_files(path: Path) -> list[Path]:
-    """The rotated files of the live log at `path`, oldest first."""
+def _numbered(path: Path) -> list[tuple[int, str]]:
     pattern = _pattern(path.name)
-    found = []
     try:
         names = os.listdir(path.parent)
     except OSError:
         return []
+    found = []
     for name in names:
         match = pattern.match(name)
         if match is not None:
-            found.append((match.group(1), int(match.group(2) or 1), name))
-    return [path.with_name(name) for _stamp, _n, name in sorted(found)]
+            found.append((int(match.group(1)), name))
+    return sorted(found)
+
+
+def rotated_name(path: Path, now: datetime) -> Path:
+    """The name the live file at `path` takes when rotated at `now`: the next number
+    of its rotated files (their order is the chain's, whatever the clock did), then
+    the time, for people."""
+    numbered = _numbered(path)
+    number = numbered[-1][0] + 1 if numbered else 1
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    return path.with_name(f"{path.name}.{number:06d}.{stamp}")
+
+
+def rotated_files(path: Path) -> list[Path]:
+    """The rotated files of the live log at `path`, oldest first (by their number)."""
+    return [path.with_name(name) for _number, name in _numbered(path)]
 
 
 def prune(path: Path, keep: int | None) -> list[Path]:
@@ -147,7 +152,9 @@ def install(path: Path, rotated: Path, first_line: bytes) -> None:
     try:
         try:
             os.link(path, rotated)
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in _NO_LINKS:
+                raise  # (a name taken is not overwritten)
             # A file system without hard links: a moment without a live file, which a
             # writer opening the log then creates empty (and this rename replaces).
             os.rename(path, rotated)
@@ -157,6 +164,12 @@ def install(path: Path, rotated: Path, first_line: bytes) -> None:
             temporary.unlink()
         raise
     _sync_directory(path.parent)
+
+
+#: What `link` fails with on a file system without hard links.
+_NO_LINKS = frozenset(
+    {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS, errno.EXDEV}
+)
 
 
 def _sync_directory(directory: Path) -> None:

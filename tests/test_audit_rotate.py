@@ -128,3 +128,21 @@ def test_settings_take_sizes_and_durations() -> None:
     assert (settings.audit_rotate_bytes, settings.audit_rotate_age) == (1 << 20, 86400.0)
     assert audit.rotation_of(settings) == Rotation(1 << 20, 86400.0, 30)
     assert audit.rotation_of(Settings()) is None
+
+
+def test_a_clock_stepping_back_changes_neither_the_order_nor_what_is_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datetime as dt
+
+    moments = iter(dt.datetime(2030 - n // 10, 1, 1, tzinfo=dt.UTC) for n in range(10_000))
+    monkeypatch.setattr(audit, "_now", lambda tz=None: next(moments))  # ever earlier
+    path = tmp_path / "decisions.jsonl"
+    log = DecisionLog(path=path, rotation=Rotation(max_bytes=4096, keep=2))
+    write(log, 80)
+    log.close()
+    kept = rotated_files(path)
+    assert len(kept) == 2
+    assert all(item.report.ok for item in verify_set(in_order([path])))
+    last = [r["n"] for r in records(path) if r.get("event") == "decision"]
+    assert last[-1] == 79  # the newest records kept, whatever the names' times say
