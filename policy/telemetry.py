@@ -12,7 +12,6 @@ increments, never prometheus-client's import.
 from __future__ import annotations
 
 import bisect
-import copy
 import itertools
 import threading
 from collections.abc import Iterator
@@ -32,6 +31,12 @@ __all__ = [
     "Counter",
     "Histogram",
 ]
+
+
+def counted(count: itertools.count[int]) -> int:
+    """How many times `next` was called on an `itertools.count()`, without calling it:
+    its repr is `count(N)` (copying a count, the other way, is gone in Python 3.14)."""
+    return int(repr(count)[6:-1])
 
 
 class Counter:
@@ -60,8 +65,7 @@ class Counter:
     def samples(self) -> list[tuple[tuple[str, ...], int]]:
         with self._lock:
             counts = list(self._counts.items())
-        # (a copy's next is the number of counts so far, the original untouched)
-        return [(values, next(copy.copy(count))) for values, count in counts]
+        return [(values, counted(count)) for values, count in counts]
 
     def total(self) -> int:
         return sum(count for _values, count in self.samples())

@@ -1,6 +1,7 @@
 """The approvers' inbox over HTTP (issue 25): signing in with a token, the session
-cookie, the CSRF token on every form, what a page shows of agent-chosen text.
-tests/test_inbox_browser.py drives the same pages in a real browser."""
+cookie and the page key, what a copy of the cookie alone can do (nothing), what a page
+shows of agent-chosen text. tests/test_inbox_browser.py drives the same pages in a
+real browser."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from tests.test_service import (
     AGENT_TOKEN,
     APPROVER_TOKEN,
+    OPERATOR_TOKEN,
     Running,
     start_service,
     stop,
@@ -23,8 +25,8 @@ from tests.test_service import (
 
 
 class Browser:
-    """Just enough of a browser: one cookie jar, forms posted as a browser posts them
-    (with this origin), redirects not followed."""
+    """Just enough of a browser: one cookie jar, the page key the sign-in page hands
+    its script, requests sent as the inbox's script sends them (with this origin)."""
 
     def __init__(self, running: Running) -> None:
         self.host, port = running.http.removeprefix("http://").rsplit(":", 1)
@@ -32,17 +34,26 @@ class Browser:
         self.origin = running.http
         self.cookies: dict[str, str] = {}
         self.set_cookie: list[str] = []
+        self.key: str | None = None
 
     def request(
-        self, method: str, path: str, form: dict[str, str] | None = None, **headers: str
+        self,
+        method: str,
+        path: str,
+        form: dict[str, str] | None = None,
+        *,
+        with_key: bool = True,
+        **headers: str,
     ) -> tuple[int, dict[str, str], str]:
         connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
         sent = {"Host": f"{self.host}:{self.port}", **headers}
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if with_key and self.key is not None:
+            sent["X-Hookpolicy-Page-Key"] = self.key
         body = None
-        if form is not None:
-            body = urlencode(form)
+        if form is not None or method == "POST":
+            body = urlencode(form or {})
             sent["Content-Type"] = "application/x-www-form-urlencoded"
             sent.setdefault("Origin", self.origin)
         try:
@@ -57,14 +68,11 @@ class Browser:
         finally:
             connection.close()
 
-    def sign_in(self, token: str) -> tuple[int, dict[str, str], str]:
-        return self.request("POST", "/signin", {"token": token, "next": "/"})
-
-
-def csrf_of(page: str) -> str:
-    found = re.search(r"name=csrf value='([^']+)'", page)
-    assert found, page
-    return found.group(1)
+    def sign_in(self, token: str, next_path: str = "/") -> tuple[int, dict[str, str], str]:
+        answer = self.request("POST", "/signin", {"token": token, "next": next_path})
+        found = re.search(r"data-key='([^']+)'", answer[2])
+        self.key = found.group(1) if found else None
+        return answer
 
 
 @pytest.fixture
@@ -97,34 +105,41 @@ def pending_request(running: Running, command: str) -> tuple[str, threading.Thre
     raise AssertionError("no request was filed")
 
 
+def state_of(running: Running, request_id: str) -> str:
+    shown = running.client(token=APPROVER_TOKEN).call("GET", f"/v1/approvals/{request_id}")
+    return str(shown["state"])
+
+
 def test_signed_out_pages_show_the_sign_in_form(running: Running) -> None:
     browser = Browser(running)
     status, headers, page = browser.request("GET", "/")
     assert status == 200 and "name=token" in page
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
-    status, _, page = browser.request("GET", "/requests/abc")
+    _, _, page = browser.request("GET", "/requests/abc")
     assert "value='/requests/abc'" in page  # back there once signed in
 
 
-def test_a_token_signs_in_with_an_httponly_lax_cookie(running: Running) -> None:
+def test_a_token_signs_in_with_an_httponly_lax_cookie_and_a_page_key(running: Running) -> None:
     browser = Browser(running)
-    status, headers, _ = browser.sign_in(APPROVER_TOKEN)
-    assert status == 303 and headers["location"] == "/"
+    status, _, page = browser.sign_in(APPROVER_TOKEN)
+    assert status == 200 and "data-next='/'" in page and browser.key
     (cookie,) = browser.set_cookie
     assert cookie.startswith("hookpolicy_session=")
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie
-    assert APPROVER_TOKEN not in cookie
-    status, _, page = browser.request("GET", "/")
-    assert status == 200 and "Waiting for you" in page and "alice" in page
+    assert APPROVER_TOKEN not in cookie and browser.key not in cookie
+    status, _, shell = browser.request("GET", "/")
+    assert status == 200 and "data-src='/inbox/pending'" in shell and "alice" in shell
+    assert browser.key not in shell  # handed out once, at the sign-in
+    status, _, listed = browser.request("GET", "/inbox/pending")
+    assert status == 200 and "Nothing waits for you" in listed
 
 
 @pytest.mark.parametrize(
     "given", ["//evil.example", "/\t/evil.example", "https://evil.example/", "/requests/a/../../x"]
 )
 def test_signing_in_goes_back_only_to_the_inbox(running: Running, given: str) -> None:
-    browser = Browser(running)
-    status, headers, _ = browser.request("POST", "/signin", {"token": APPROVER_TOKEN, "next": given})
-    assert status == 303 and headers["location"] == "/"
+    _, _, page = Browser(running).sign_in(APPROVER_TOKEN, given)
+    assert "data-next='/'" in page
 
 
 @pytest.mark.parametrize("token", ["", "hp_nobody", AGENT_TOKEN])
@@ -132,7 +147,7 @@ def test_only_an_approvers_token_signs_in(running: Running, token: str) -> None:
     browser = Browser(running)
     status, _, page = browser.sign_in(token)
     assert status == 401 and "not an approver" in page
-    assert browser.cookies == {}
+    assert browser.cookies == {} and browser.key is None
 
 
 def test_a_forged_or_altered_cookie_signs_nobody_in(running: Running) -> None:
@@ -142,48 +157,86 @@ def test_a_forged_or_altered_cookie_signs_nobody_in(running: Running) -> None:
     for forged in (payload + ".AAAA", payload[:-2] + "xx." + mac, "garbage"):
         browser.cookies["hookpolicy_session"] = forged
         assert "name=token" in browser.request("GET", "/")[2]
+        assert browser.request("GET", "/inbox/pending")[0] == 401
 
 
 def test_approving_in_the_inbox_releases_the_call(running: Running) -> None:
     request_id, waiting = pending_request(running, "./deploy prod")
     browser = Browser(running)
     browser.sign_in(APPROVER_TOKEN)
-    _, _, inbox = browser.request("GET", "/")
-    assert f"data-id='{request_id}'" in inbox
-    _, _, page = browser.request("GET", f"/requests/{request_id}")
-    assert "./deploy prod" in page and "svc/deploys-need-secops" in page
-    assert "<td><code>deploy</code></td><td><code>prod</code></td>" in page  # parsed
-    status, headers, _ = browser.request(
-        "POST",
-        f"/requests/{request_id}/approve",
-        {"csrf": csrf_of(page), "reason": "ship it", "grant": "once"},
+    assert f"data-id='{request_id}'" in browser.request("GET", "/inbox/pending")[2]
+    _, _, shown = browser.request("GET", f"/inbox/requests/{request_id}")
+    assert "./deploy prod" in shown and "svc/deploys-need-secops" in shown
+    assert "<td><code>deploy</code></td><td><code>prod</code></td>" in shown  # parsed
+    status, _, _ = browser.request(
+        "POST", f"/requests/{request_id}/approve", {"reason": "ship it", "grant": "once"}
     )
-    assert status == 303 and headers["location"] == f"/requests/{request_id}"
+    assert status == 204
     waiting.join(30)
     decided = running.client(token=APPROVER_TOKEN).call("GET", f"/v1/approvals/{request_id}")
     assert decided["state"] == "approved"
     assert decided["decided_by"] == "secops-alice (session alice)"
     assert decided["reason"] == "ship it"
+    assert "ship it" in browser.request("GET", "/inbox/history")[2]
 
 
-def test_forms_without_the_session_or_its_csrf_token_change_nothing(running: Running) -> None:
+def test_a_copy_of_the_cookie_alone_reads_nothing_and_decides_nothing(running: Running) -> None:
+    """What an agent gets when the approver's browser sends the cookie of 127.0.0.1 to
+    a server the agent runs on another port of the same host (browsers keep cookies
+    per host, not per port): the cookie, never the page key."""
     request_id, _ = pending_request(running, "./deploy prod")
-    stranger = Browser(running)
-    status, _, _ = stranger.request("POST", f"/requests/{request_id}/approve", {"csrf": "x"})
-    assert status == 401
+    approver = Browser(running)
+    approver.sign_in(APPROVER_TOKEN)
+    agent = Browser(running)
+    agent.cookies = dict(approver.cookies)  # the copy
+    for path in ("/inbox/pending", "/inbox/history", f"/inbox/requests/{request_id}",
+                 "/events"):
+        status, _, text = agent.request("GET", path)
+        assert status == 403, path
+        assert "./deploy" not in text
+    _, _, shell = agent.request("GET", f"/requests/{request_id}")
+    assert "./deploy" not in shell  # the page itself holds no request data
+    for guessed in ("", "x" * 43):
+        status, _, _ = agent.request(
+            "POST", f"/requests/{request_id}/approve", {"grant": "once"},
+            **({"X-Hookpolicy-Page-Key": guessed} if guessed else {}),
+        )
+        assert status == 403
+    assert state_of(running, request_id) == "pending"
+
+
+def test_requests_without_a_session_or_from_another_site_change_nothing(
+    running: Running,
+) -> None:
+    request_id, _ = pending_request(running, "./deploy prod")
+    assert Browser(running).request("POST", f"/requests/{request_id}/approve")[0] == 401
     signed = Browser(running)
     signed.sign_in(APPROVER_TOKEN)
-    status, _, page = signed.request("POST", f"/requests/{request_id}/approve", {"csrf": "forged"})
-    assert status == 403 and "token does not match" in page
     status, _, _ = signed.request(
-        "POST",
-        f"/requests/{request_id}/approve",
-        {"csrf": csrf_of(signed.request("GET", "/")[2])},
-        Origin="http://evil.example",
+        "POST", f"/requests/{request_id}/approve", {}, Origin="http://evil.example"
     )
-    assert status == 403  # the browser guard: another site's form
-    state = running.client(token=APPROVER_TOKEN).call("GET", f"/v1/approvals/{request_id}")
-    assert state["state"] == "pending"
+    assert status == 403  # the browser guard: another site's page
+    assert state_of(running, request_id) == "pending"
+
+
+def test_an_operator_sees_requests_but_does_not_decide_them(running: Running) -> None:
+    request_id, _ = pending_request(running, "./deploy prod")
+    operator = Browser(running)
+    operator.sign_in(OPERATOR_TOKEN)
+    _, _, shown = operator.request("GET", f"/inbox/requests/{request_id}")
+    assert "./deploy prod" in shown and "id=approve" not in shown
+    status, _, page = operator.request("POST", f"/requests/{request_id}/approve", {})
+    assert status == 403 and "approver role" in page
+    assert state_of(running, request_id) == "pending"
+
+
+def test_signing_out_ends_the_session(running: Running) -> None:
+    browser = Browser(running)
+    browser.sign_in(APPROVER_TOKEN)
+    kept = dict(browser.cookies)
+    assert browser.request("POST", "/signout")[0] == 204
+    browser.cookies = kept  # a copy kept from before
+    assert browser.request("GET", "/inbox/pending")[0] == 401
 
 
 def test_agent_chosen_text_is_escaped_and_hidden_characters_shown(running: Running) -> None:
@@ -191,7 +244,7 @@ def test_agent_chosen_text_is_escaped_and_hidden_characters_shown(running: Runni
     request_id, _ = pending_request(running, command)
     browser = Browser(running)
     browser.sign_in(APPROVER_TOKEN)
-    for path in ("/", f"/requests/{request_id}"):
+    for path in ("/inbox/pending", f"/inbox/requests/{request_id}"):
         _, _, page = browser.request("GET", path)
         assert "<script>alert" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -202,10 +255,11 @@ def test_agent_chosen_text_is_escaped_and_hidden_characters_shown(running: Runni
 def test_live_updates_are_server_sent_events(running: Running) -> None:
     browser = Browser(running)
     browser.sign_in(APPROVER_TOKEN)
+    assert browser.key is not None
     connection = http.client.HTTPConnection(browser.host, browser.port, timeout=30)
     connection.request(
         "GET",
-        "/events",
+        "/events?" + urlencode({"key": browser.key}),
         headers={
             "Host": f"{browser.host}:{browser.port}",
             "Cookie": f"hookpolicy_session={browser.cookies['hookpolicy_session']}",

@@ -79,7 +79,7 @@ def test_approve_a_waiting_bash_call_in_the_browser_and_see_it_run(
     page.fill("input[name=token]", APPROVER_TOKEN)
     page.click("button[type=submit]")
     page.wait_for_selector("#pending #none")  # signed in; nothing waits yet
-    page.wait_for_selector("body[data-live=yes]")  # the live stream is open
+    page.wait_for_selector("body[data-stream=open]")  # the live stream is open
 
     hook = waiting_hook(running, "./deploy prod && echo done")
     try:
@@ -105,7 +105,9 @@ def test_approve_a_waiting_bash_call_in_the_browser_and_see_it_run(
     page.close()
 
 
-def test_a_browser_without_the_session_is_refused(browser: Any, running: Running) -> None:
+def test_a_browser_without_the_session_or_with_a_copy_of_its_cookie_is_refused(
+    browser: Any, running: Running
+) -> None:
     hook = waiting_hook(running, "./deploy prod")
     try:
         signed = browser.new_context()
@@ -119,7 +121,7 @@ def test_a_browser_without_the_session_is_refused(browser: Any, running: Running
         stranger = browser.new_context()  # no cookie: what another site's page would have
         answer = stranger.request.post(
             f"{running.http}/requests/{request_id}/approve",
-            form={"csrf": "guessed", "reason": "x", "grant": "once"},
+            form={"reason": "x", "grant": "once"},
         )
         assert answer.status == 401
         other = stranger.new_page()
@@ -127,10 +129,25 @@ def test_a_browser_without_the_session_is_refused(browser: Any, running: Running
         assert other.is_visible("input[name=token]")  # the sign-in page, not the call
         assert "./deploy" not in other.content()
 
+        # The cookie, as a server of the agent's on another port of 127.0.0.1 receives
+        # it from the approver's browser, in a browser of the agent's: no page key.
+        copied = browser.new_context()
+        copied.add_cookies(signed.cookies())
+        spying = copied.new_page()
+        spying.goto(f"{running.http}/requests/{request_id}")
+        spying.wait_for_selector("#problem:not([hidden])")
+        assert "./deploy" not in spying.content()
+        forged = copied.request.post(
+            f"{running.http}/requests/{request_id}/approve",
+            form={"grant": "once"},
+            headers={"X-Hookpolicy-Page-Key": "guessed"},
+        )
+        assert forged.status == 403
+
         state = running.client(token=APPROVER_TOKEN).call("GET", f"/v1/approvals/{request_id}")
         assert state["state"] == "pending"
-        signed.close()
-        stranger.close()
+        for context in (signed, stranger, copied):
+            context.close()
     finally:
         hook.kill()
         hook.wait()

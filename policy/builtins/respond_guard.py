@@ -13,7 +13,6 @@ what a respond means); with none, every respond is flagged.
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from policy._logger import logger
 from policy.errors import SettingsError
 from policy.model import Action, ApprovalGate, Decision, ToolCall
+from policy.telemetry import counted
 
 if TYPE_CHECKING:
     from policy.builtins import BuiltinSpec
@@ -82,7 +82,7 @@ class RespondGuard:
     @property
     def bypasses(self) -> int:
         """Responds seen so far (the metric of `mode: flag`)."""
-        return next(copy.copy(self._bypasses)) - 1
+        return counted(self._bypasses) - 1  # (the count starts at 1)
 
     def judge(self, decision: Decision) -> Decision:
         """The respond `decision` as the guard lets it stand: recorded, and in `deny`

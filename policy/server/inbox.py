@@ -1,22 +1,31 @@
 """The approvers' inbox: `policy serve`'s pages for the people who approve.
 
 `/` lists the requests waiting for the signed-in approver, live (server-sent events
-tell the page a request came or went; it fetches the list again, no reload), with the
+tell the page a request came or went; it loads the list again, no reload), with the
 ones decided lately and who decided them. `/requests/<id>` — the link every
 notification carries — shows the call in full, the shell commands the analysis finds
-in it and the rules that asked, with approve (a reason, a grant) and deny. The pages
-are rendered here, with one small script and no build step.
+in it and the rules that asked, with approve (a reason, a grant) and deny. Rendered by
+policy.server.inbox_pages, with one small script and no build step.
 
-Who: approvers sign in with their token (`POST /signin`), exchanged for a session
-cookie — HttpOnly, SameSite=Lax (so a link from a chat message arrives signed in),
-Secure over https — signed with the service's session key (`service.
-session_secret_file`, shared by replicas behind one balancer; else a key of this
-process). The cookie names the identity and the digest of the token it was made from:
-a token rotated or removed ends its sessions. Behind the trusted proxy, its user
-header signs people in instead. Every form carries a CSRF token bound to the session;
-the browser guard (policy.server.guard) checks Host and Origin of every request over
-TCP. What the agent chose (arguments, paths, session names) is escaped, and control,
-bidi and invisible characters are shown as escapes (`policy._visible`).
+Who, and why two secrets. Approvers sign in with their token (`POST /signin`), which
+gives the browser two things: a session cookie — HttpOnly, SameSite=Lax (a link from
+a chat message arrives signed in), Secure over https, signed with the service's
+session key and naming the identity, the digest of its token (rotating the token ends
+its sessions) and the digest of the second thing — and a **page key**, which the
+sign-in page hands to the script once, to keep in this origin's storage. Everything
+that shows or decides a request needs both: the script sends the key in a header
+(`X-Hookpolicy-Page-Key`; the event stream in its query). The key is what a copy of
+the cookie lacks: a browser sends the cookie of `127.0.0.1` to every port of that
+host — to a server the agent starts on another port too — but storage is kept per
+origin, port included, and a page elsewhere cannot read it, nor send a custom header
+here without a CORS grant this service never gives. So a cookie in the agent's hands
+reads nothing and decides nothing. Behind the trusted proxy, whose user header signs
+people in instead, the key comes with each page (no cookie exists to be copied).
+
+What the agent chose (arguments, paths, session names) is escaped, with control,
+bidi and invisible characters shown as escapes; the browser guard (policy.server.guard)
+checks Host and Origin of every request over TCP; sign-out ends the session on this
+replica at once (and its cookie everywhere at its expiry, `service.session_hours`).
 """
 
 from __future__ import annotations
@@ -26,12 +35,12 @@ import base64
 import contextlib
 import hashlib
 import hmac
-import html
 import os
 import re
+import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
@@ -40,25 +49,29 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response, StreamingResponse
 
-from policy._visible import visible
-from policy.server.auth import ANONYMOUS, Caller, NotAuthenticated
+from policy.server import inbox_pages as pages
+from policy.server.auth import Caller, NotAuthenticated
 
 if TYPE_CHECKING:
     from policy.server.app import ApprovalDesk, Service
 
-__all__ = ["Broadcast", "Sessions", "add_inbox"]
+__all__ = ["Broadcast", "Session", "Sessions", "add_inbox"]
 
 COOKIE = "hookpolicy_session"
-#: Live pages at once (each holds a connection); past it a page falls back to its
-#: own reloads.
+KEY_HEADER = "x-hookpolicy-page-key"
+#: Live pages at once, in all and per identity (each holds a connection); past them a
+#: page is still served, without live updates.
 _MAX_STREAMS = 64
-#: A live page's stream ends after this long; the browser opens a new one (and its
-#: session is checked again).
+_MAX_STREAMS_PER_IDENTITY = 8
+#: A live page's stream ends after this long (the browser opens a new one).
 _STREAM_SECONDS = 300.0
+#: A stream says it is alive, and checks its session still holds, this often.
 _KEEPALIVE_SECONDS = 15.0
 #: Decided requests shown under the pending ones.
 _HISTORY = 30
 _MAX_FORM = 16 * 1024
+#: Sessions signed out, remembered until their cookie expires (at most this many).
+_MAX_REVOKED = 10_000
 
 
 def _b64(data: bytes) -> str:
@@ -69,41 +82,86 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class Session:
+    """A signed-in browser: who, and what proves a request came from its pages."""
+
+    __slots__ = ("caller", "expires", "id", "key_digest")
+
+    def __init__(self, caller: Caller, key_digest: str, session_id: str, expires: float) -> None:
+        self.caller = caller
+        self.key_digest = key_digest
+        self.id = session_id
+        self.expires = expires
+
+    def holds(self, key: str | None) -> bool:
+        """Whether `key` (from the request) is this session's page key."""
+        return key is not None and hmac.compare_digest(_digest(key), self.key_digest)
+
+
 class Sessions:
-    """Signed session cookies: `<payload>.<HMAC>` with the identity's name, the digest
-    of the token it signed in with, and an expiry."""
+    """Signed session cookies: `<payload>.<HMAC>`, the payload naming the identity,
+    its token's digest, the page key's digest, an id and an expiry."""
 
     def __init__(self, key: bytes, seconds: float, authenticate: Any) -> None:
         self._key = key
         self._seconds = seconds
         self._auth = authenticate
+        self._revoked: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     def _mac(self, purpose: bytes, data: bytes) -> bytes:
         return hmac.new(self._key, purpose + b"\0" + data, hashlib.sha256).digest()
 
-    def make(self, name: str, digest: str) -> str:
-        payload = orjson.dumps({"n": name, "d": digest, "e": int(time.time() + self._seconds)})
-        return f"{_b64(payload)}.{_b64(self._mac(b'session', payload))}"
+    def make(self, name: str, digest: str) -> tuple[str, str]:
+        """(the cookie, the page key) of a new session."""
+        page_key = secrets.token_urlsafe(32)
+        payload = orjson.dumps(
+            {
+                "n": name,
+                "d": digest,
+                "k": _digest(page_key),
+                "i": secrets.token_urlsafe(12),
+                "e": int(time.time() + self._seconds),
+            }
+        )
+        return f"{_b64(payload)}.{_b64(self._mac(b'session', payload))}", page_key
 
-    def caller(self, cookie: str) -> Caller | None:
-        """Who the cookie signs in, or None (forged, expired, or its token gone)."""
+    def session(self, cookie: str) -> Session | None:
+        """The session the cookie names, or None (forged, expired, signed out, or its
+        identity's token changed)."""
         try:
             head, _, mac = cookie.partition(".")
             payload = _unb64(head)
             if not hmac.compare_digest(_unb64(mac), self._mac(b"session", payload)):
                 return None
             fields = orjson.loads(payload)
-            if not isinstance(fields, dict) or float(fields["e"]) < time.time():
-                return None
+            expires = float(fields["e"])
             name, digest = str(fields["n"]), str(fields["d"])
+            key_digest, session_id = str(fields["k"]), str(fields["i"])
         except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
             return None
-        found: Caller | None = self._auth.session_caller(name, digest)
-        return found
+        if expires < time.time() or session_id in self._revoked:
+            return None
+        caller: Caller | None = self._auth.session_caller(name, digest)
+        return Session(caller, key_digest, session_id, expires) if caller is not None else None
 
-    def csrf(self, bound_to: str) -> str:
-        """The form token of a session (the cookie), or of a proxy's user."""
-        return _b64(self._mac(b"csrf", bound_to.encode()))[:32]
+    def revoke(self, session: Session) -> None:
+        now = time.time()
+        with self._lock:
+            if len(self._revoked) >= _MAX_REVOKED:
+                for gone in [k for k, until in self._revoked.items() if until < now]:
+                    del self._revoked[gone]
+            if len(self._revoked) < _MAX_REVOKED:
+                self._revoked[session.id] = session.expires
+
+    def proxy_key(self, name: str) -> str:
+        """The page key of a person the trusted proxy names (a new one each day)."""
+        day = str(int(time.time() // 86400)).encode()
+        return _b64(self._mac(b"proxy", name.encode() + b"\0" + day))[:43]
 
 
 class Broadcast:
@@ -112,19 +170,20 @@ class Broadcast:
     queue of its event loop."""
 
     def __init__(self) -> None:
-        self._streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
+        self._streams: dict[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]], str] = {}
 
-    @property
-    def count(self) -> int:
-        return len(self._streams)
+    def count(self, who: str | None = None) -> int:
+        if who is None:
+            return len(self._streams)
+        return sum(1 for owner in self._streams.values() if owner == who)
 
-    def subscribe(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]:
+    def subscribe(self, who: str) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]:
         entry = (asyncio.get_running_loop(), asyncio.Queue[Any](maxsize=32))
-        self._streams.add(entry)
+        self._streams[entry] = who
         return entry
 
     def unsubscribe(self, entry: tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]) -> None:
-        self._streams.discard(entry)
+        self._streams.pop(entry, None)
 
     def tell(self, event: str, request: Any) -> None:
         for loop, queue in list(self._streams):
@@ -143,103 +202,6 @@ def _offer(queue: asyncio.Queue[Any], item: Any) -> None:
         queue.put_nowait(item)
 
 
-# ------------------------------------------------------------------ rendering
-
-
-def _t(value: object) -> str:
-    """Text somebody else chose, for HTML: hidden characters as visible escapes."""
-    return html.escape(visible(str(value)), quote=True)
-
-
-def _when(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _preview(request: Any) -> str:
-    args = request.args
-    text = args.get("command") if isinstance(args.get("command"), str) else None
-    shown = text if text is not None else orjson.dumps(dict(args)).decode()
-    return shown if len(shown) <= 160 else shown[:160] + "…"
-
-
-_CSS = """
-body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:62rem;
-padding:1rem 1.5rem;color:#1d1d1f}
-header{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ddd}
-h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}
-pre,code{font:13px/1.4 ui-monospace,monospace;background:#f5f5f7;border-radius:4px}
-pre{padding:.7rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
-ul.requests{list-style:none;padding:0}ul.requests li{padding:.5rem 0;border-bottom:1px solid #eee}
-.meta{color:#555;font-size:.9rem}.state{font-weight:600;text-transform:uppercase;font-size:.8rem}
-.pending{color:#a15c00}.approved{color:#137333}.denied,.expired{color:#b3261e}
-form.inline{display:inline}label{display:block;margin:.4rem 0}
-input[type=text],input[type=password],select{font:inherit;padding:.3rem;min-width:18rem}
-button{font:inherit;padding:.35rem .9rem;margin-right:.5rem;cursor:pointer}
-.error{color:#b3261e}table{border-collapse:collapse}
-td,th{text-align:left;padding:.2rem .6rem;vertical-align:top}
-"""
-
-_JS = """
-(function () {
-  var list = document.getElementById("pending");
-  if (!list || !window.EventSource) { return; }
-  var refresh = function () {
-    fetch("/fragments/pending", {credentials: "same-origin"}).then(function (r) {
-      return r.ok ? r.text() : null;
-    }).then(function (text) {
-      if (text !== null) { list.innerHTML = text; list.dataset.updated = String(Date.now()); }
-    });
-  };
-  var events = new EventSource("/events");
-  events.addEventListener("changed", refresh);
-  events.addEventListener("open", function () { document.body.dataset.live = "yes"; });
-})();
-"""
-
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    # (same-origin: with no-referrer, Chromium sends `Origin: null` on our own forms)
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
-
-
-def _page(title: str, body: str, status: int = 200) -> Response:
-    document = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{_t(title)} · hookpolicy</title>"
-        "<link rel=stylesheet href=/inbox.css></head>"
-        f"<body>{body}<script src=/inbox.js></script></body></html>"
-    )
-    return Response(
-        document, status_code=status, media_type="text/html; charset=utf-8",
-        headers=_SECURITY_HEADERS,
-    )
-
-
-def _sign_in(next_path: str, error: str = "", status: int = 200) -> Response:
-    message = f"<p class=error>{_t(error)}</p>" if error else ""
-    body = (
-        "<h1>hookpolicy approvals</h1>"
-        "<p>Sign in with your approver token (<code>policy token</code> made it; the "
-        "service keeps only its digest).</p>"
-        f"{message}<form method=post action=/signin>"
-        "<label>Token <input type=password name=token autocomplete=off required autofocus>"
-        "</label>"
-        f"<input type=hidden name=next value='{_t(next_path)}'>"
-        "<button type=submit>Sign in</button></form>"
-    )
-    return _page("Sign in", body, status)
-
-
 _NEXT = re.compile(r"/(requests/[A-Za-z0-9_-]{1,64})?")
 
 
@@ -249,108 +211,11 @@ def _safe_next(value: str) -> str:
     return value if _NEXT.fullmatch(value) else "/"
 
 
-def _request_item(request: Any) -> str:
-    return (
-        f"<li data-id='{_t(request.id)}'><a href='/requests/{quote(request.id)}'>"
-        f"<code>{_t(request.tool)}</code> {_t(_preview(request))}</a>"
-        f"<div class=meta>asked by {_t(request.requester or request.principal or '?')}"
-        f" · rules {_t(', '.join(request.rules) or request.pack)}"
-        f" · until {_t(_when(request.deadline))}</div></li>"
-    )
-
-
-def _pending_fragment(requests: list[Any]) -> str:
-    if not requests:
-        return "<li class=meta id=none>Nothing waits for you.</li>"
-    return "".join(_request_item(r) for r in requests)
-
-
-def _history(requests: list[Any]) -> str:
-    rows = "".join(
-        f"<li><span class='state {_t(r.state)}'>{_t(r.state)}</span> "
-        f"<a href='/requests/{quote(r.id)}'><code>{_t(r.tool)}</code> {_t(_preview(r))}</a>"
-        f"<div class=meta>by {_t(r.decided_by or 'nobody (no answer in time)')}"
-        f"{' · ' + _t(r.reason) if r.reason else ''} · {_t(_when(r.decided_at))}</div></li>"
-        for r in requests
-    )
-    return f"<ul class=requests id=history>{rows}</ul>" if rows else "<p class=meta>None yet.</p>"
-
-
-def _header(who: Caller, csrf: str) -> str:
-    return (
-        "<header><h1><a href=/>hookpolicy approvals</a></h1>"
-        f"<form class=inline method=post action=/signout><span class=meta>{_t(who)} </span>"
-        f"<input type=hidden name=csrf value='{csrf}'><button>Sign out</button></form></header>"
-    )
-
-
-def _commands(report: dict[str, Any]) -> str:
-    if "limit" in report:
-        return f"<p class=error>The analysis gave up: {_t(report['limit'])} (refused).</p>"
-    rows = "".join(
-        f"<tr><td><code>{_t(c.get('name') or '')}</code></td>"
-        f"<td><code>{_t(' '.join(str(a) for a in c.get('args', [])))}</code></td>"
-        f"<td class=meta>{_t(', '.join(str(p) for p in c.get('writes', [])))}</td></tr>"
-        for c in report.get("commands", [])
-    )
-    if not rows:
-        return "<p class=meta>No commands.</p>"
-    return (
-        "<table id=commands><tr><th>program</th><th>arguments</th><th>writes</th></tr>"
-        f"{rows}</table>"
-    )
-
-
-def _detail(request: Any, report: dict[str, Any] | None, who: Caller, csrf: str, may: bool) -> str:
-    args = orjson.dumps(dict(request.args), option=orjson.OPT_INDENT_2).decode()
-    call = "\n".join(_t(line) for line in args.splitlines())
-    state = request.state
-    parts = [
-        _header(who, csrf),
-        f"<h2><span class='state {_t(state)}' id=state>{_t(state)}</span> "
-        f"<code>{_t(request.tool)}</code></h2>",
-        "<table>",
-        f"<tr><th>asked by</th><td>{_t(request.requester or '?')} "
-        f"<span class=meta>{_t(request.principal)}</span></td></tr>",
-        f"<tr><th>session</th><td>{_t(request.session)}</td></tr>",
-        f"<tr><th>directory</th><td><code>{_t(request.cwd)}</code></td></tr>",
-        f"<tr><th>rules</th><td>{_t(', '.join(request.rules) or request.pack)}</td></tr>",
-        f"<tr><th>says</th><td>{_t(request.message)}</td></tr>",
-        f"<tr><th>approvers</th><td>{_t(', '.join(request.approvers) or 'anyone')}</td></tr>",
-        f"<tr><th>filed</th><td>{_t(_when(request.created))}</td></tr>",
-        f"<tr><th>deadline</th><td>{_t(_when(request.deadline))}</td></tr>",
-    ]
-    if state != "pending":
-        parts.append(
-            f"<tr><th>decided by</th><td id=decided-by>{_t(request.decided_by or 'nobody')}"
-            f" {_t(_when(request.decided_at))}</td></tr>"
-            f"<tr><th>reason</th><td>{_t(request.reason)}</td></tr>"
-        )
-        if state == "approved":
-            parts.append(f"<tr><th>grant</th><td>{_t(request.grant)}</td></tr>")
-    parts.append("</table><h2>The call, in full</h2>")
-    parts.append(f"<pre id=call>{call}</pre>")
-    if report is not None:
-        parts.append("<h2>Shell commands</h2>" + _commands(report))
-    if state == "pending" and may:
-        grants = "".join(f"<option>{_t(g)}</option>" for g in request.grants)
-        target = f"/requests/{quote(request.id)}"
-        parts.append(
-            "<h2>Decide</h2>"
-            f"<form method=post action='{target}/approve' id=approve>"
-            f"<input type=hidden name=csrf value='{csrf}'>"
-            "<label>Reason <input type=text name=reason maxlength=4096></label>"
-            f"<label>Grant <select name=grant>{grants}</select></label>"
-            "<button type=submit>Approve</button></form>"
-            f"<form method=post action='{target}/deny' id=deny>"
-            f"<input type=hidden name=csrf value='{csrf}'>"
-            "<label>Reason <input type=text name=reason maxlength=4096></label>"
-            "<button type=submit>Deny</button></form>"
-        )
-    return "".join(parts)
-
-
-# ------------------------------------------------------------------ routes
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
 def _session_key(service: Service) -> bytes:
@@ -377,25 +242,38 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
         service.log.warning("inbox: no live updates, the approval store", error=str(exc))
     https = str(getattr(configured, "public_url", "") or "").startswith("https://")
 
-    def signed_in(request: Request) -> tuple[Caller | None, str]:
-        """Who the browser is (None: nobody yet) and the form token of that session."""
-        cookie = request.cookies.get(COOKIE)
-        if cookie:
-            caller = sessions.caller(cookie)
-            if caller is not None:
-                return caller, sessions.csrf(cookie)
+    def proxied(request: Request) -> Caller | None:
         client = request.client
         peer = client.host if client is not None and client.host else None
         try:
             who = service.auth.caller(request.headers, peer)
         except NotAuthenticated:
-            who = ANONYMOUS
-        if who.name and who.via == "proxy":
-            return who, sessions.csrf("proxy\0" + who.name)
-        return None, ""
+            return None
+        return who if who.name and who.via == "proxy" else None
 
-    def may_read(who: Caller) -> bool:
-        return who.has("approver") or who.has("operator")
+    def browser(request: Request) -> tuple[Caller | None, Session | None]:
+        """Who the browser's cookie (or the proxy) signs in; no proof of a page yet."""
+        cookie = request.cookies.get(COOKIE)
+        if cookie:
+            session = sessions.session(cookie)
+            if session is not None:
+                return session.caller, session
+        return proxied(request), None
+
+    def from_our_page(request: Request, key: str | None) -> Caller:
+        """Who asks, when the request comes from one of our pages (it holds the page
+        key); _Refused otherwise."""
+        who, session = browser(request)
+        if who is None:
+            raise _Refused(401, "sign in first")
+        if session is not None:
+            if not session.holds(key):
+                raise _Refused(403, "this request is not from a page of this sign-in")
+        elif key is None or not hmac.compare_digest(key, sessions.proxy_key(who.name or "")):
+            raise _Refused(403, "this request is not from a page of this service")
+        if not (who.has("approver") or who.has("operator")):
+            raise _Refused(403, f"{who} is not an approver")
+        return who
 
     async def form_of(request: Request) -> dict[str, str]:
         raw = await request.body()
@@ -404,69 +282,90 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
         fields = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
         return {name: values[0] for name, values in fields.items() if len(values) == 1}
 
-    def checked(who: Caller | None, csrf: str, form: dict[str, str]) -> Caller:
+    def shell_of(
+        request: Request, title: str, boxes: list[tuple[str, str, str, bool]], back: str
+    ) -> Response:
+        who, session = browser(request)
         if who is None:
-            raise _Refused(401, "sign in first")
-        if not hmac.compare_digest(form.get("csrf", ""), csrf):
-            raise _Refused(403, "the form's token does not match your session: reload the page")
-        if not may_read(who):
+            return pages.sign_in_page(back)
+        if not (who.has("approver") or who.has("operator")):
             raise _Refused(403, f"{who} is not an approver")
-        return who
+        if session is None:  # the proxy's user: no cookie to copy, the key comes along
+            return pages.shell(who, title, boxes, sessions.proxy_key(who.name or ""))
+        return pages.shell(who, title, boxes)
 
     @app.exception_handler(_Refused)
     async def _refused(_request: Request, exc: _Refused) -> Response:
-        return _page("Refused", f"<h1>Refused</h1><p class=error>{_t(exc.message)}</p>", exc.status)
+        return pages.refused_page(exc.status, exc.message)
 
     @app.get("/inbox.css", include_in_schema=False)
     async def css() -> Response:
-        return Response(_CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+        return Response(pages.CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
 
     @app.get("/inbox.js", include_in_schema=False)
     async def script() -> Response:
         return Response(
-            _JS, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"}
+            pages.JS, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"}
         )
 
     @app.get("/", include_in_schema=False)
     async def inbox(request: Request) -> Response:
-        who, csrf = signed_in(request)
-        if who is None:
-            return _sign_in("/")
-        if not may_read(who):
-            raise _Refused(403, f"{who} is not an approver")
-
-        def listed() -> tuple[list[Any], list[Any]]:
-            found = [r.as_shown() for r in desk.store().list(None) if desk.visible(who, r)]
-            waiting = [r for r in found if r.state == "pending"]
-            done = sorted(
-                (r for r in found if r.state != "pending"),
-                key=lambda r: r.decided_at or r.deadline,
-                reverse=True,
-            )
-            return waiting, done[:_HISTORY]
-
-        waiting, done = await service.off_loop(listed)
-        body = (
-            _header(who, csrf)
-            + "<h2>Waiting for you</h2>"
-            + f"<ul class=requests id=pending>{_pending_fragment(waiting)}</ul>"
-            + "<h2>Decided lately</h2>"
-            + _history(done)
+        return shell_of(
+            request,
+            "Approvals",
+            [
+                ("Waiting for you", "pending", "/inbox/pending", True),
+                ("Decided lately", "history", "/inbox/history", True),
+            ],
+            "/",
         )
-        return _page("Approvals", body)
 
-    @app.get("/fragments/pending", include_in_schema=False)
+    @app.get("/requests/{request_id}", include_in_schema=False)
+    async def detail(request_id: str, request: Request) -> Response:
+        where = f"/requests/{quote(request_id)}"
+        return shell_of(request, "Request", [("", "detail", f"/inbox{where}", True)], where)
+
+    def visible_requests(who: Caller) -> list[Any]:
+        return [r.as_shown() for r in desk.store().list(None) if desk.visible(who, r)]
+
+    @app.get("/inbox/pending", include_in_schema=False)
     async def pending(request: Request) -> Response:
-        who, _ = signed_in(request)
-        if who is None or not may_read(who):
-            raise _Refused(401, "sign in first")
+        who = from_our_page(request, request.headers.get(KEY_HEADER))
 
         def listed() -> str:
             found = [r for r in desk.store().list("pending") if desk.visible(who, r)]
-            return _pending_fragment([r for r in found if r.shown_state() == "pending"])
+            return pages.pending_fragment([r for r in found if r.shown_state() == "pending"])
 
-        text = await service.off_loop(listed)
-        return Response(text, media_type="text/html; charset=utf-8", headers=_SECURITY_HEADERS)
+        return pages.fragment(await service.off_loop(listed))
+
+    @app.get("/inbox/history", include_in_schema=False)
+    async def history(request: Request) -> Response:
+        who = from_our_page(request, request.headers.get(KEY_HEADER))
+
+        def listed() -> str:
+            done = sorted(
+                (r for r in visible_requests(who) if r.state != "pending"),
+                key=lambda r: r.decided_at or r.deadline,
+                reverse=True,
+            )
+            return pages.history_fragment(done[:_HISTORY])
+
+        return pages.fragment(await service.off_loop(listed))
+
+    @app.get("/inbox/requests/{request_id}", include_in_schema=False)
+    async def detail_data(request_id: str, request: Request) -> Response:
+        who = from_our_page(request, request.headers.get(KEY_HEADER))
+
+        def shown() -> str:
+            from policy.server.app import ApiError
+
+            try:
+                found = desk.fetch(who, request_id).as_shown()
+            except ApiError as exc:
+                raise _Refused(exc.status, exc.message) from None
+            return pages.detail_fragment(found, _facts(service, found), who.has("approver"))
+
+        return pages.fragment(await service.off_loop(shown))
 
     @app.post("/signin", include_in_schema=False)
     async def sign_in(request: Request) -> Response:
@@ -477,12 +376,12 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
             who, digest = service.auth.by_token(token) if token else (None, "")
         except NotAuthenticated:
             who = None
-        if who is None or not may_read(who):
+        if who is None or not (who.has("approver") or who.has("operator")):
             service.log.warning("inbox sign-in refused", client=request.client)
-            return _sign_in(next_path, "That token is not an approver's.", 401)
+            return pages.sign_in_page(next_path, "That token is not an approver's.", 401)
         assert who.name is not None
-        cookie = sessions.make(who.name, digest)
-        answer = Response(status_code=303, headers={"Location": next_path, **_SECURITY_HEADERS})
+        cookie, page_key = sessions.make(who.name, digest)
+        answer = pages.key_page(page_key, next_path)
         answer.set_cookie(
             COOKIE,
             cookie,
@@ -497,40 +396,19 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
 
     @app.post("/signout", include_in_schema=False)
     async def sign_out(request: Request) -> Response:
-        who, csrf = signed_in(request)
-        checked(who, csrf, await form_of(request))
-        answer = Response(status_code=303, headers={"Location": "/", **_SECURITY_HEADERS})
+        from_our_page(request, request.headers.get(KEY_HEADER))
+        _, session = browser(request)
+        if session is not None:
+            sessions.revoke(session)
+        answer = Response(status_code=204, headers=pages.SECURITY_HEADERS)
         answer.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return answer
 
-    @app.get("/requests/{request_id}", include_in_schema=False)
-    async def detail(request_id: str, request: Request) -> Response:
-        who, csrf = signed_in(request)
-        if who is None:
-            return _sign_in(f"/requests/{quote(request_id)}")
-        if not may_read(who):
-            raise _Refused(403, f"{who} is not an approver")
-        viewer = who
-
-        def shown() -> tuple[Any, dict[str, Any] | None]:
-            from policy.server.app import ApiError
-
-            try:
-                found = desk.fetch(viewer, request_id).as_shown()
-            except ApiError as exc:
-                raise _Refused(exc.status, exc.message) from None
-            return found, _facts(service, found)
-
-        found, report = await service.off_loop(shown)
-        may = who.has("approver")
-        return _page(f"{found.tool} {found.state}", _detail(found, report, who, csrf, may))
-
     async def decide(request_id: str, request: Request, approved: bool) -> Response:
-        who, csrf = signed_in(request)
-        form = await form_of(request)
-        deciding = checked(who, csrf, form)
+        deciding = from_our_page(request, request.headers.get(KEY_HEADER))
         if not deciding.has("approver"):  # as the API: an operator sees, never decides
             raise _Refused(403, f"{deciding} may not decide: it needs the approver role")
+        form = await form_of(request)
         body = {"reason": form.get("reason", "")}
         if approved:
             body["grant"] = form.get("grant", "once") or "once"
@@ -544,10 +422,7 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
             raise _Refused(exc.status, exc.message) from None
         except PolicyError as exc:  # (an input the rules refuse: a grant not offered)
             raise _Refused(400, str(exc)) from None
-        return Response(
-            status_code=303,
-            headers={"Location": f"/requests/{quote(request_id)}", **_SECURITY_HEADERS},
-        )
+        return Response(status_code=204, headers=pages.SECURITY_HEADERS)
 
     @app.post("/requests/{request_id}/approve", include_in_schema=False)
     async def approve(request_id: str, request: Request) -> Response:
@@ -558,29 +433,29 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
         return await decide(request_id, request, False)
 
     @app.get("/events", include_in_schema=False)
-    async def events(request: Request) -> Response:
-        who, _ = signed_in(request)
-        if who is None or not may_read(who):
-            raise _Refused(401, "sign in first")
-        if broadcast.count >= _MAX_STREAMS:
-            raise _Refused(503, "too many live pages: reload by hand")
-        viewer = who
+    async def events(request: Request, key: str = "") -> Response:
+        who = from_our_page(request, key or None)
+        name = who.name or ""
+        if broadcast.count() >= _MAX_STREAMS or broadcast.count(name) >= _MAX_STREAMS_PER_IDENTITY:
+            raise _Refused(503, "too many live pages: this one reloads by hand")
+        cookie = request.cookies.get(COOKIE)
+
+        def still_signed_in() -> bool:
+            if cookie is None:
+                return proxied(request) is not None
+            return sessions.session(cookie) is not None
+
         return StreamingResponse(
-            _stream(broadcast, lambda r: desk.visible(viewer, r)),
+            _stream(broadcast, name, lambda r: desk.visible(who, r), still_signed_in),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
 
-class _Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def _facts(service: Service, request: Any) -> dict[str, Any] | None:
-    """What the analysis makes of a shell call's command (None for other tools)."""
+    """What the analysis makes of a shell call's command (None for other tools). Made
+    here, as the service's user sees the machine now: the decision itself was made for
+    the agent's uid when the call was asked."""
     from policy.explain import facts_report
     from policy.model import ToolCall
 
@@ -593,8 +468,13 @@ def _facts(service: Service, request: Any) -> dict[str, Any] | None:
         return {"limit": f"{type(exc).__name__}: {exc}"}
 
 
-async def _stream(broadcast: Broadcast, shows: Callable[[Any], bool]) -> AsyncIterator[str]:
-    entry = broadcast.subscribe()
+async def _stream(
+    broadcast: Broadcast,
+    who: str,
+    shows: Callable[[Any], bool],
+    still_signed_in: Callable[[], bool],
+) -> AsyncIterator[str]:
+    entry = broadcast.subscribe(who)
     loop, queue = entry
     try:
         yield "retry: 2000\n\n"
@@ -603,6 +483,8 @@ async def _stream(broadcast: Broadcast, shows: Callable[[Any], bool]) -> AsyncIt
             try:
                 item = await asyncio.wait_for(queue.get(), timeout=min(_KEEPALIVE_SECONDS, left))
             except TimeoutError:
+                if not still_signed_in():  # signed out, or the token changed
+                    return
                 yield ": still here\n\n"
                 continue
             if item is None:
