@@ -404,6 +404,11 @@ def _report(
             f"{max(s[1] for s in samples) / 2**20:.1f} MiB"
         )
         print(f"open files at {first[0]:.0f} s {first[2]}, at {last[0]:.0f} s {last[2]}")
+        step = max(1, len(samples) // 10)
+        shape = ", ".join(
+            f"{s[0]:.0f}s {s[1] / 2**20:.1f}" for s in samples[step - 1 :: step]
+        )
+        print(f"RSS (MiB) over the run: {shape}")
     print(f"decisions counted by /metrics: {counted}; decision records in the log: {logged}")
     for line in warnings[:10]:
         print(f"service log: {line}")
