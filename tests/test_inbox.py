@@ -75,8 +75,18 @@ class Browser:
         return answer
 
 
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """One service for the module: each test files its own requests and signs in on
+    its own (a test that needs none pending takes `fresh`)."""
+    service = start_service(tmp_path_factory.mktemp("inbox") / "svc")
+    yield service
+    if service.process.poll() is None:
+        stop(service)
+
+
 @pytest.fixture
-def running(tmp_path: Path) -> Iterator[Running]:
+def fresh(tmp_path: Path) -> Iterator[Running]:
     service = start_service(tmp_path / "svc")
     yield service
     if service.process.poll() is None:
@@ -98,9 +108,12 @@ def pending_request(running: Running, command: str) -> tuple[str, threading.Thre
     waiting.start()
     approver = running.client(token=APPROVER_TOKEN)
     for _ in range(600):
-        found = approver.call("GET", "/v1/approvals")["requests"]
+        found = [
+            r for r in approver.call("GET", "/v1/approvals")["requests"]
+            if r["args"].get("command") == command
+        ]
         if found:
-            return str(found[0]["id"]), waiting
+            return str(found[-1]["id"]), waiting
         waiting.join(0.05)
     raise AssertionError("no request was filed")
 
@@ -119,7 +132,8 @@ def test_signed_out_pages_show_the_sign_in_form(running: Running) -> None:
     assert "value='/requests/abc'" in page  # back there once signed in
 
 
-def test_a_token_signs_in_with_an_httponly_lax_cookie_and_a_page_key(running: Running) -> None:
+def test_a_token_signs_in_with_an_httponly_lax_cookie_and_a_page_key(fresh: Running) -> None:
+    running = fresh
     browser = Browser(running)
     status, _, page = browser.sign_in(APPROVER_TOKEN)
     assert status == 200 and "data-next='/'" in page and browser.key
@@ -161,13 +175,13 @@ def test_a_forged_or_altered_cookie_signs_nobody_in(running: Running) -> None:
 
 
 def test_approving_in_the_inbox_releases_the_call(running: Running) -> None:
-    request_id, waiting = pending_request(running, "./deploy prod")
+    request_id, waiting = pending_request(running, "./deploy prod --approved-in-the-inbox")
     browser = Browser(running)
     browser.sign_in(APPROVER_TOKEN)
     assert f"data-id='{request_id}'" in browser.request("GET", "/inbox/pending")[2]
     _, _, shown = browser.request("GET", f"/inbox/requests/{request_id}")
     assert "./deploy prod" in shown and "svc/deploys-need-secops" in shown
-    assert "<td><code>deploy</code></td><td><code>prod</code></td>" in shown  # parsed
+    assert "<td><code>deploy</code></td><td><code>prod --approved-in-the-inbox</code></td>" in shown
     status, _, _ = browser.request(
         "POST", f"/requests/{request_id}/approve", {"reason": "ship it", "grant": "once"}
     )
@@ -184,7 +198,7 @@ def test_a_copy_of_the_cookie_alone_reads_nothing_and_decides_nothing(running: R
     """What an agent gets when the approver's browser sends the cookie of 127.0.0.1 to
     a server the agent runs on another port of the same host (browsers keep cookies
     per host, not per port): the cookie, never the page key."""
-    request_id, _ = pending_request(running, "./deploy prod")
+    request_id, _ = pending_request(running, "./deploy prod --copied-cookie")
     approver = Browser(running)
     approver.sign_in(APPROVER_TOKEN)
     agent = Browser(running)
@@ -208,7 +222,7 @@ def test_a_copy_of_the_cookie_alone_reads_nothing_and_decides_nothing(running: R
 def test_requests_without_a_session_or_from_another_site_change_nothing(
     running: Running,
 ) -> None:
-    request_id, _ = pending_request(running, "./deploy prod")
+    request_id, _ = pending_request(running, "./deploy prod --another-site")
     assert Browser(running).request("POST", f"/requests/{request_id}/approve")[0] == 401
     signed = Browser(running)
     signed.sign_in(APPROVER_TOKEN)
@@ -220,7 +234,7 @@ def test_requests_without_a_session_or_from_another_site_change_nothing(
 
 
 def test_an_operator_sees_requests_but_does_not_decide_them(running: Running) -> None:
-    request_id, _ = pending_request(running, "./deploy prod")
+    request_id, _ = pending_request(running, "./deploy prod --operator")
     operator = Browser(running)
     operator.sign_in(OPERATOR_TOKEN)
     _, _, shown = operator.request("GET", f"/inbox/requests/{request_id}")
@@ -252,7 +266,8 @@ def test_agent_chosen_text_is_escaped_and_hidden_characters_shown(running: Runni
         assert "\\u202e" in page
 
 
-def test_live_updates_are_server_sent_events(running: Running) -> None:
+def test_live_updates_are_server_sent_events(fresh: Running) -> None:
+    running = fresh
     browser = Browser(running)
     browser.sign_in(APPROVER_TOKEN)
     assert browser.key is not None

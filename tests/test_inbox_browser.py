@@ -29,6 +29,9 @@ from tests.test_service import (
     stop,
 )
 
+#: A real browser / two services on a real redis-server: run with the slow tests (CI).
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 if not CHROMIUM.exists():

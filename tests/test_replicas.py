@@ -22,6 +22,9 @@ from tests.test_service import (
     stop,
 )
 
+#: A real browser / two services on a real redis-server: run with the slow tests (CI).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def replicas(tmp_path: Path, redis_uri: str) -> Iterator[tuple[Running, Running]]:
