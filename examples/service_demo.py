@@ -182,7 +182,7 @@ def main() -> int:
     try:
         sys.stderr.write(
             f"== policy serve listening on {', '.join(addresses)} "
-            f"(OpenAPI: {addresses[-1]}/docs)\n"
+            f"(OpenAPI: {addresses[-1]}/openapi.json)\n"
             "== the example calls through each host's hook, as thin clients of the service\n"
         )
         for host, call, answer in drive(addresses[0]):

@@ -85,8 +85,15 @@ def _numbered(path: Path) -> list[tuple[int, str]]:
 def rotated_name(path: Path, now: datetime) -> Path:
     """The name the live file at `path` takes when rotated at `now`: the next number
     of its rotated files (their order is the chain's, whatever the clock did), then
-    the time, for people."""
+    the time, for people. A newest rotated name that is still the live file — left by
+    a rotation cut off between its link and its rename — is taken back first."""
     numbered = _numbered(path)
+    if numbered:
+        newest = path.with_name(numbered[-1][1])
+        with contextlib.suppress(OSError):
+            if os.path.samefile(newest, path):
+                newest.unlink()
+                numbered.pop()
     number = numbered[-1][0] + 1 if numbered else 1
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     return path.with_name(f"{path.name}.{number:06d}.{stamp}")
@@ -149,9 +156,11 @@ def install(path: Path, rotated: Path, first_line: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    linked = False
     try:
         try:
             os.link(path, rotated)
+            linked = True
         except OSError as exc:
             if exc.errno not in _NO_LINKS:
                 raise  # (a name taken is not overwritten)
@@ -162,6 +171,9 @@ def install(path: Path, rotated: Path, first_line: bytes) -> None:
     except BaseException:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if linked:  # the live file is not rotated after all: no second name for it
+            with contextlib.suppress(OSError):
+                rotated.unlink()
         raise
     _sync_directory(path.parent)
 

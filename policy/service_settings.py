@@ -212,6 +212,13 @@ class PolicySet(BaseModel):
         for glob in self.projects:
             if not glob.startswith("/"):
                 raise ValueError(f"policy {self.name!r}: project {glob!r} is not absolute")
+        if not self.extends and not (self.uids or self.groups):
+            # A project is the hook's word: any agent can start another agent in that
+            # directory. Leaving the baseline takes the kernel's word on who asks.
+            raise ValueError(
+                f"policy {self.name!r}: extends: false needs uids or groups (a project "
+                "alone is chosen by whoever starts an agent there)"
+            )
         return self
 
 

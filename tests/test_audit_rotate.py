@@ -146,3 +146,49 @@ def test_a_clock_stepping_back_changes_neither_the_order_nor_what_is_pruned(
     assert all(item.report.ok for item in verify_set(in_order([path])))
     last = [r["n"] for r in records(path) if r.get("event") == "decision"]
     assert last[-1] == 79  # the newest records kept, whatever the names' times say
+
+
+def test_a_rotation_cut_off_between_its_link_and_its_rename_leaves_one_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    path = tmp_path / "decisions.jsonl"
+    log = DecisionLog(path=path, rotation=Rotation(max_bytes=4096))
+    write(log, 30)
+    real = os.rename
+    failed: list[str] = []
+
+    def rename_failing_once(source: object, target: object) -> None:
+        if ".rotating-" in str(source) and not failed:
+            failed.append(str(source))
+            raise OSError(28, "No space left on device")
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "rename", rename_failing_once)
+    with pytest.raises(Exception, match="decision log"):
+        write(log, 30, "after")  # the write that met the failed rotation is refused
+    monkeypatch.setattr(os, "rename", real)
+    write(log, 30, "later")
+    log.close()
+    assert failed
+    inodes = [os.stat(f).st_ino for f in in_order([path])]
+    assert len(inodes) == len(set(inodes))  # no file under two names
+    assert all(item.report.ok for item in verify_set(in_order([path])))
+
+
+def test_a_stale_link_to_the_live_file_is_taken_back(tmp_path: Path) -> None:
+    """As a process killed between the link and the rename leaves it."""
+    import os
+
+    path = tmp_path / "decisions.jsonl"
+    log = DecisionLog(path=path, rotation=Rotation(max_bytes=4096))
+    write(log, 30)
+    newest = rotated_files(path)[-1]
+    stale = newest.with_name(
+        newest.name.replace(newest.name.split(".")[2], f"{int(newest.name.split('.')[2]) + 1:06d}")
+    )
+    os.link(path, stale)
+    write(log, 40, "more")
+    log.close()
+    assert all(item.report.ok for item in verify_set(in_order([path])))

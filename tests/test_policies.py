@@ -89,7 +89,7 @@ def test_a_team_that_replaces_the_baseline_says_so(tmp_path: Path) -> None:
     extra = (
         "  policies:\n"
         f"    - {{name: payments, packs: [{base / 'payments'}], projects: ['/srv/payments'],"
-        " extends: false}\n"
+        " uids: [0], extends: false}\n"
     )
     running = start_service(base, settings_extra=extra)
     try:
@@ -217,3 +217,54 @@ def test_watch_sees_a_teams_packs_change(tmp_path: Path) -> None:
             raise AssertionError(running.stderr.text())
     finally:
         stop(running)
+
+
+def test_a_team_may_leave_the_baseline_only_when_the_kernel_says_who_asks() -> None:
+    from pydantic import ValidationError
+
+    from policy.service_settings import PolicySet
+
+    with pytest.raises(ValidationError, match="extends: false needs uids or groups"):
+        PolicySet(name="free", packs=[Path("/p")], projects=["/srv/free/**"], extends=False)
+    assert not PolicySet(name="ci", packs=[Path("/p")], uids=[0], extends=False).extends
+
+
+def test_the_services_secrets_and_programs_are_protected(tmp_path: Path) -> None:
+    import shutil
+    import sys
+
+    from tests.test_service import ROOT
+
+    base = tmp_path / "svc"
+    base.mkdir(parents=True)
+    shutil.copytree(ROOT / "rules", base / "rules")  # the shipped self-protection
+    key = base / "session.key"
+    key.write_bytes(b"k" * 48)
+    key.chmod(0o600)
+    script = base / "page.py"
+    script.write_text("import sys; sys.stdin.read()\n")
+    extra = (
+        f"  session_secret_file: {key}\n"
+        "  notify:\n"
+        f"    - {{kind: command, command: ['{sys.executable}', '{script}']}}\n"
+    )
+    running = start_service(base, settings_extra=extra, packs=base / "rules")
+    try:
+        for command in (f"echo x > {key}", f"cp /tmp/x {key}", f"ln -sf /tmp/x {key}",
+                        f"echo 'import os' > {script}"):
+            assert decide(running, command)["action"] == "deny_tool", command
+    finally:
+        stop(running)
+
+
+def test_a_secret_file_others_may_read_or_write_is_refused(tmp_path: Path) -> None:
+    from policy.server.secret_files import read_secret
+
+    secret = tmp_path / "session.key"
+    secret.write_bytes(b"k" * 48)
+    for mode in (0o644, 0o620, 0o602):
+        secret.chmod(mode)
+        with pytest.raises(ValueError, match="chmod 600"):
+            read_secret(secret, "service.session_secret_file")
+    secret.chmod(0o640)
+    assert read_secret(secret, "service.session_secret_file") == b"k" * 48

@@ -366,6 +366,10 @@ def create_app(
         version=__version__,
         description="Decisions, approvals and contracts of one hookpolicy engine.",
         default_response_class=JSONBytes,
+        # No /docs or /redoc: they load scripts from a CDN onto the inbox's origin,
+        # where the approvers' page key lives. /openapi.json stays.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.service = service
 

@@ -9,9 +9,9 @@ server, and a DNS-rebinding page (a name of the attacker's that resolves to
   browser sends that type cross-origin only after a CORS preflight, which this service
   never answers with permission;
 * over TCP, `Host` must name the listener itself — its own address and port (after
-  port 0 was resolved, or the socket systemd passed), `localhost:PORT`, or a name the
-  operator listed in `service.allowed_hosts` (421 otherwise): a rebinding page sends
-  its own name;
+  port 0 was resolved, or the socket systemd passed) or a name the operator listed in
+  `service.allowed_hosts` (421 otherwise): a rebinding page sends its own name, and
+  `localhost` may reach another server (on ::1) than this one;
 * a request carrying an `Origin` other than the service's own (or one listed in
   `service.allowed_origins`) is refused (403); there are no CORS headers at all.
 
@@ -41,7 +41,10 @@ class BrowserGuard:
         if found is None:
             host, port = server
             bracketed = f"[{host}]" if ":" in host else host
-            names = {f"{bracketed}:{port}", f"localhost:{port}"}
+            # (not `localhost:PORT`: browsers try ::1 first, where another user's server
+            # may listen on the same port as this service's 127.0.0.1 — and be, to the
+            # browser, the same origin as this service's pages, their storage included)
+            names = {f"{bracketed}:{port}"}
             for extra in self._extra_hosts:
                 names.add(extra if ":" in extra.rsplit("]", 1)[-1] else f"{extra}:{port}")
                 names.add(extra)

@@ -223,7 +223,9 @@ def _session_key(service: Service) -> bytes:
     path = getattr(configured, "session_secret_file", None)
     if path is None:
         return os.urandom(32)
-    key: bytes = Path(path).read_bytes().strip()
+    from policy.server.secret_files import read_secret
+
+    key = read_secret(Path(path), "service.session_secret_file")
     if len(key) < 32:
         raise ValueError(f"service.session_secret_file {path}: fewer than 32 bytes")
     return key

@@ -131,8 +131,9 @@ _MARKDOWN = frozenset("\\`*_{}[]()#+-.!|<>~")
 
 def _markdown_escape(text: str) -> str:
     """Teams' Markdown, escaped character by character (no link, emphasis or heading
-    the agent wrote is rendered as one)."""
-    return "".join("\\" + c if c in _MARKDOWN else c for c in text)
+    the agent wrote is rendered as one), and its HTML: `&`, `<`, `>` as entities."""
+    escaped = "".join("\\" + c if c in _MARKDOWN else c for c in text)
+    return escaped.replace("&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
 
 
 def _body_for(kind: str, message: dict[str, Any]) -> bytes:
@@ -170,7 +171,9 @@ class _Sink:
             if settings.secret is not None:
                 self._secret = settings.secret.encode()
             else:
-                self._secret = settings.secret_file.read_bytes().strip()
+                from policy.server.secret_files import read_secret
+
+                self._secret = read_secret(settings.secret_file, "notify.secret_file")
                 if not self._secret:
                     raise ValueError(f"notify: {settings.secret_file} is empty")
         self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue(_QUEUE)
@@ -279,14 +282,25 @@ def _post(url: str, body: bytes, headers: dict[str, str], seconds: float) -> Non
         )
     else:
         connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=seconds)
+    finished = threading.Event()
+    timers: list[threading.Timer] = []
+
     def cut() -> None:
+        if finished.is_set():
+            return
         sock = connection.sock
         if sock is not None:  # (shutdown wakes a recv blocked in the sending thread)
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
+        # Not connected yet (or again): try again soon, until the attempt is over.
+        later = threading.Timer(0.05, cut)
+        later.daemon = True
+        timers.append(later)
+        later.start()
 
     deadline = threading.Timer(seconds, cut)
     deadline.daemon = True
+    timers.append(deadline)
     deadline.start()
     try:
         path = parts.path or "/"
@@ -297,7 +311,9 @@ def _post(url: str, body: bytes, headers: dict[str, str], seconds: float) -> Non
         if not 200 <= answer.status < 300:
             raise RuntimeError(f"{answer.status} {answer.reason}")
     finally:
-        deadline.cancel()
+        finished.set()
+        for timer in timers:
+            timer.cancel()
         connection.close()
 
 

@@ -224,11 +224,12 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     cache_dir = settings.data_dir / "cache" / "packs"
     service = settings.service
     teams_given = list(service.policies) if service is not None else []
-    if teams_given:
-        # Every engine protects every set's packs: no team's agent writes another's.
-        every = [*settings.packs, *(p for team in teams_given for p in team.packs)]
+    # Every engine protects every set's packs (no team's agent writes another's) and
+    # what the service itself runs on: its secrets and the programs it runs.
+    own = _service_files(settings) + [p for team in teams_given for p in team.packs]
+    if own:
         settings = settings.model_copy(
-            update={"protected_paths": [*settings.protected_paths, *every]}
+            update={"protected_paths": [*settings.protected_paths, *own]}
         )
 
     def keep(engine: Any) -> None:
@@ -298,6 +299,28 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     )
     reloader.kept_at_start()
     return default, router, reloader
+
+
+def _service_files(settings: Any) -> list[Path]:
+    """The files `policy serve` depends on beyond its packs and settings: the inbox's
+    session key, the webhooks' secrets, the notification commands' programs. Whoever
+    writes one forges sessions, signatures, or runs code as the service."""
+    import shutil
+
+    service = settings.service
+    if service is None:
+        return []
+    found: list[Path] = []
+    if service.session_secret_file is not None:
+        found.append(Path(service.session_secret_file))
+    for sink in service.notify:
+        if sink.secret_file is not None:
+            found.append(Path(sink.secret_file))
+        if sink.command:
+            program = shutil.which(sink.command[0]) or sink.command[0]
+            found.append(Path(program))
+            found.extend(Path(a) for a in sink.command[1:] if a.startswith("/"))
+    return found
 
 
 def _team_packs(settings: Any, policy: Any) -> list[Any]:
