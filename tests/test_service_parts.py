@@ -356,7 +356,11 @@ def test_the_browser_guard_answers_only_for_its_own_names() -> None:
         return guard.refusal(scope, host, origin, kind, over_tcp=True)
 
     assert refused(b"127.0.0.1:8181") is None
-    assert refused(b"LOCALHOST:8181") is None
+    # localhost may be another server (::1, same port): only when the operator says so
+    assert refused(b"LOCALHOST:8181")[0] == 421
+    assert BrowserGuard(["localhost"], []).refusal(
+        scope, b"localhost:8181", None, json_type, over_tcp=True
+    ) is None
     assert refused(b"hookpolicy.internal") is None
     assert refused(b"hookpolicy.internal:8181", b"https://inbox.example") is None
     assert refused(b"127.0.0.1:8181", b"http://127.0.0.1:8181") is None
