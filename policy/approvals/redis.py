@@ -13,6 +13,9 @@ Layout under the key prefix (the `prefix` query parameter, default
 * `{prefix}:grants:{digest}` — a list of grants for one call, as JSON, and
   `{prefix}:grant-digests` — the set of digests that have such a list, for `purge`;
 * `{prefix}:decided:{id}` — the pub/sub channel a decision is announced on;
+* `{prefix}:changes` — the pub/sub channel every request filed, decided or expired
+  through a process is announced on (`{"event", "id", "from"}`), which the others'
+  `follow` listeners hear (the replicas' inbox pages);
 * `{prefix}:twin:{sha256}` — the id of the pending request for one call (pack, digest,
   session, approver group, agent uid), living until its deadline, so identical retries
   racing each other file one request (`file`).
@@ -36,6 +39,8 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dataclasses
+import os
+import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -270,6 +275,12 @@ class RedisStore(ApprovalStore):
         self._drop_grants_script: Script = self._client.register_script(_DROP_GRANTS)
         self._file_script: Script = self._client.register_script(_FILE)
         self._forget_twin_script: Script = self._client.register_script(_FORGET_TWIN)
+        #: Who this store object is in the change announcements (its own are not
+        #: told to its followers twice).
+        self._origin = os.urandom(8).hex()
+        self._followers: builtins.list[Any] = []
+        self._following: threading.Thread | None = None
+        self._closed = threading.Event()
 
     # ------------------------------------------------------------ helpers
 
@@ -593,6 +604,55 @@ class RedisStore(ApprovalStore):
             if message is not None and message.get("type") == "subscribe":
                 return
 
+    # ------------------------------------------------------------ changes
+
+    def _announce(self, event: str, request: ApprovalRequest) -> None:
+        """Publish the change for the followers in other processes; a store that
+        cannot be reached just loses the announcement (pages load again anyway)."""
+        message = orjson.dumps({"event": event, "id": request.id, "from": self._origin})
+        with contextlib.suppress(Exception):
+            cast(Any, self._client).publish(self._key("changes"), message)
+
+    def follow(self, listener: Any) -> None:
+        self._followers.append(listener)
+        if self._following is None:
+            self._following = threading.Thread(
+                target=self._follow_changes, name="hookpolicy-approvals-changes", daemon=True
+            )
+            self._following.start()
+
+    def _follow_changes(self) -> None:
+        """Hear other processes' changes until closed; across a Redis outage, subscribe
+        again once a second."""
+        while not self._closed.is_set():
+            try:
+                pubsub = cast(_PubSub, cast(Any, self._client).pubsub())
+                try:
+                    pubsub.subscribe(self._key("changes"))
+                    while not self._closed.is_set():
+                        message = pubsub.get_message(
+                            ignore_subscribe_messages=True, timeout=RECHECK_SECONDS
+                        )
+                        if message is not None and message.get("type") == "message":
+                            self._heard(message.get("data"))
+                finally:
+                    pubsub.close()
+            except Exception:  # noqa: BLE001 - an outage: subscribe again, later
+                self._closed.wait(1.0)
+
+    def _heard(self, data: Any) -> None:
+        try:
+            change = orjson.loads(data)
+            if change.get("from") == self._origin:
+                return
+            request = self.get(str(change["id"]))
+            event = str(change["event"])
+        except Exception:  # noqa: BLE001 - an announcement we cannot read is skipped
+            return
+        for listener in list(self._followers):
+            with contextlib.suppress(Exception):
+                listener(event, request)
+
     # ------------------------------------------------------------ grants
 
     def add_grant(self, grant: Grant) -> None:
@@ -620,6 +680,7 @@ class RedisStore(ApprovalStore):
 
     def close(self) -> None:
         """Close the connection pool; safe to call twice."""
+        self._closed.set()
         with self._errors():
             self._client.close()
 

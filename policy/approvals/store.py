@@ -279,7 +279,13 @@ class ApprovalStore(abc.ABC):
         it sends); what it raises is logged, never the store's caller's problem."""
         self._listeners = (*self._listeners, listener)
 
+    def follow(self, listener: Callable[[str, ApprovalRequest], object]) -> None:  # noqa: B027
+        """Also tell `listener` what happens to requests through *other* processes
+        sharing this store (`policy serve` replicas on Redis: the inbox's live pages).
+        Stores one process holds, or that announce nothing, tell nothing more."""
+
     def _tell(self, event: str, request: ApprovalRequest) -> None:
+        self._announce(event, request)
         for listener in self._listeners:
             try:
                 listener(event, request)
@@ -368,6 +374,9 @@ class ApprovalStore(abc.ABC):
 
     @abc.abstractmethod
     def grants_for(self, digest: str) -> builtins.list[Grant]: ...
+
+    def _announce(self, event: str, request: ApprovalRequest) -> None:  # noqa: B027
+        """Tell other processes following this store (`follow`); most stores cannot."""
 
     def close(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Release connections."""

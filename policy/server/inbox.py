@@ -240,6 +240,7 @@ def add_inbox(app: FastAPI, service: Service, desk: ApprovalDesk) -> None:
     service.closing.append(broadcast.close)
     try:
         desk.store().listen(broadcast.tell)
+        desk.store().follow(broadcast.tell)  # (replicas: what the others change too)
     except Exception as exc:  # noqa: BLE001 - pages without live updates, never no service
         service.log.warning("inbox: no live updates, the approval store", error=str(exc))
     https = str(getattr(configured, "public_url", "") or "").startswith("https://")
