@@ -316,9 +316,37 @@ class Engine:
         trusted: bool = False,
     ) -> str:
         """`register`, plus `trusted` for the hooks our compilers built (see Registration)."""
+        registration = self._registration(
+            hook,
+            name=name,
+            priority=priority,
+            failure_policy=failure_policy,
+            inline=inline,
+            timeout_ms=timeout_ms,
+            source=source,
+            trusted=trusted,
+        )
+        old = self._chain.add(registration, replace=replace)
+        if old is not None and old.hook is not hook:
+            _close_hook(old)
+        return registration.name
+
+    def _registration(
+        self,
+        hook: object,
+        *,
+        name: str | None = None,
+        priority: int | None = None,
+        failure_policy: FailurePolicy | None = None,
+        inline: bool | None = None,
+        timeout_ms: int | None = None,
+        source: HookSource | None = None,
+        trusted: bool = False,
+    ) -> Registration:
+        """`hook` as the chain holds it (not added yet)."""
         if trusted:
             mode_of(hook)  # how it is judged again is checked now, not at its first rewrite
-        registration = make_registration(
+        return make_registration(
             hook,
             name=name,
             priority=priority,
@@ -329,10 +357,6 @@ class Engine:
             source=source,
             trusted=trusted,
         )
-        old = self._chain.add(registration, replace=replace)
-        if old is not None and old.hook is not hook:
-            _close_hook(old)
-        return registration.name
 
     def _add_builtins(self, specs: list[BuiltinSpec]) -> None:
         """Build and register the packs' builtins; a storage that cannot be reached
@@ -467,20 +491,7 @@ class Engine:
                 ) from exc
         for hook in hooks:
             try:
-                mode_of(hook)
-                made.append(
-                    make_registration(
-                        hook,
-                        name=None,
-                        priority=None,
-                        failure_policy=None,
-                        default_failure_policy=self.settings.failure_policy,
-                        inline=None,
-                        timeout_ms=None,
-                        source=None,
-                        trusted=True,
-                    )
-                )
+                made.append(self._registration(hook, trusted=True))
             except Exception as exc:
                 raise ReloadError(f"{hook!r} cannot join the chain: {exc}") from exc
         return made, respond

@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -266,10 +267,9 @@ def test_agent_chosen_text_is_escaped_and_hidden_characters_shown(running: Runni
         assert "\\u202e" in page
 
 
-def test_live_updates_are_server_sent_events(fresh: Running) -> None:
-    running = fresh
-    browser = Browser(running)
-    browser.sign_in(APPROVER_TOKEN)
+def open_events(browser: Browser) -> tuple[http.client.HTTPConnection, Any]:
+    """The signed-in browser's live stream, as its page opens it; (connection, answer)
+    once the service said `retry`."""
     assert browser.key is not None
     connection = http.client.HTTPConnection(browser.host, browser.port, timeout=30)
     connection.request(
@@ -284,11 +284,25 @@ def test_live_updates_are_server_sent_events(fresh: Running) -> None:
     assert answer.status == 200
     assert answer.getheader("content-type", "").startswith("text/event-stream")
     assert answer.readline() == b"retry: 2000\n"
-    request_id, _ = pending_request(running, "./deploy prod")
+    return connection, answer
+
+
+def next_change(answer: Any) -> bytes:
+    """The data line of the next `changed` event (past blank lines and keep-alives)."""
     line = answer.readline()
-    while line != b"event: changed\n":  # (blank lines, keep-alive comments)
+    while line != b"event: changed\n":
         line = answer.readline()
-    assert request_id.encode() in answer.readline()  # its data
+    data: bytes = answer.readline()
+    return data
+
+
+def test_live_updates_are_server_sent_events(fresh: Running) -> None:
+    running = fresh
+    browser = Browser(running)
+    browser.sign_in(APPROVER_TOKEN)
+    connection, answer = open_events(browser)
+    request_id, _ = pending_request(running, "./deploy prod")
+    assert request_id.encode() in next_change(answer)
     connection.close()
 
 

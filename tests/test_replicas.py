@@ -150,26 +150,12 @@ def test_when_redis_goes_away_calls_are_refused_and_nothing_waits_forever(
 def test_an_inbox_page_on_one_replica_hears_of_a_request_filed_on_the_other(
     replicas: tuple[Running, Running],
 ) -> None:
-    import http.client
-    from urllib.parse import urlencode
-
-    from tests.test_inbox import Browser
+    from tests.test_inbox import Browser, next_change, open_events
 
     a, b = replicas
     browser = Browser(a)
     browser.sign_in(APPROVER_TOKEN)
-    assert browser.key is not None
-    stream = http.client.HTTPConnection(browser.host, browser.port, timeout=30)
-    stream.request(
-        "GET",
-        "/events?" + urlencode({"key": browser.key}),
-        headers={
-            "Host": f"{browser.host}:{browser.port}",
-            "Cookie": f"hookpolicy_session={browser.cookies['hookpolicy_session']}",
-        },
-    )
-    answer = stream.getresponse()
-    assert answer.status == 200 and answer.readline() == b"retry: 2000\n"
+    stream, answer = open_events(browser)
     filed: list[Any] = []
     threading.Thread(
         target=lambda: filed.append(
@@ -182,10 +168,7 @@ def test_an_inbox_page_on_one_replica_hears_of_a_request_filed_on_the_other(
         ),
         daemon=True,
     ).start()
-    line = answer.readline()
-    while line != b"event: changed\n":  # (blank lines, keep-alive comments)
-        line = answer.readline()
-    data = answer.readline()
+    data = next_change(answer)
     request_id = b.client(token=APPROVER_TOKEN).call("GET", "/v1/approvals")["requests"][0]["id"]
     assert request_id.encode() in data  # filed on B, heard on A's page
     stream.close()

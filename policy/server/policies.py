@@ -128,9 +128,12 @@ class PolicyRouter:
 
         try:
             account = pwd.getpwuid(uid)
+        except KeyError:
+            found: frozenset[int] = frozenset()  # no account: in no group
+        else:
+            # (an OSError of the account database propagates: the call is refused rather
+            # than decided without the team's rules the groups would have chosen)
             found = frozenset(os.getgrouplist(account.pw_name, account.pw_gid))
-        except (KeyError, OSError):
-            found = frozenset()  # no account: in no group
         with self._lock:
             if len(self._groups) >= _GROUPS_LIMIT:
                 self._groups.clear()

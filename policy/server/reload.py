@@ -196,7 +196,7 @@ _ARMING_SECONDS = 10.0
 
 
 def watch_packs(
-    paths: Sequence[Path], reload: Callable[[str], object], stop: threading.Event
+    paths: Sequence[Path], reload: Callable[[str], object], stop: threading.Event, log: Any
 ) -> bool:
     """Reload (`reload("watch")`) after the pack files at `paths` change — written,
     replaced, added or removed — on a daemon thread, until `stop` is set; whether the
@@ -219,6 +219,12 @@ def watch_packs(
         return any(path.is_relative_to(d) for d in dirs) and path.suffix in (".yaml", ".yml")
 
     def run() -> None:
+        try:
+            watching()
+        except Exception as exc:
+            log.exception("the pack watch stopped", error=f"{type(exc).__name__}: {exc}")
+
+    def watching() -> None:
         for changes in watchfiles.watch(
             *roots,
             watch_filter=relevant,

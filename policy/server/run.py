@@ -508,7 +508,7 @@ def serve(
                     "whoever can write them changes what it enforces",
                     paths=writable[:20],
                 )
-            if not watch_packs(watched, reloader.reload, watching):
+            if not watch_packs(watched, reloader.reload, watching, log):
                 log.warning("the pack watches are not in place yet: a change may be missed")
         if ready is not None:
             ready(addresses)
