@@ -22,6 +22,7 @@ import orjson
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
 from policy.packs.cel.native.exact import _Compiler
 from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
+from policy.packs.cel.native.guard import guard_of
 from policy.packs.cel.native.syntax import (
     _MACROS,
     IDENTIFIER,
@@ -272,12 +273,18 @@ class NativeProgram(CelProgram):
         self._trees = shape.trees
         self._constants = shape.constants
         self.needs = shape.needs
-        fast = _FastCompiler(self._variables, self._constants)
-        self._fast = [self._fast_form(fast, tree) for tree in shape.trees]
+        fast = self._fast_compiler = _FastCompiler(self._variables, self._constants)
+        #: Each expression's guard (policy.packs.cel.native.guard), None for one that
+        #: needs nothing a guard checks: one whose guard fails is false, unevaluated.
+        self._guards = [guard_of(tree, self._variables, self._constants) for tree in shape.trees]
+        self._fast: list[Fn | None] = [None] * len(shape.trees)
         self._exact: list[Fn | None] = [None] * len(shape.trees)
-        for index, quick in enumerate(self._fast):
-            if quick is None:  # (no fast form: the exact one is the expression's only)
-                self._exact[index] = _Compiler(self._variables).compile(shape.trees[index])
+        self._built = [False] * len(shape.trees)
+        for index, guard in enumerate(self._guards):
+            if guard is None:  # (evaluated at every call: built now, as they always were)
+                self._build(index)
+            # (a guarded one is built when its guard first passes: a one-event hook
+            # builds only what its call needs)
         self._call_vars = [
             (name, self._fast_form(fast, tree), tree) for name, tree in shape.call_vars
         ]
@@ -285,6 +292,9 @@ class NativeProgram(CelProgram):
         self._fallback_of = fallback
         self._fallback: CelProgram | None = None
         self._lock = threading.Lock()
+        #: Set when an expression built on first need turned out to be beyond both
+        #: forms: from then on every call is cel-expr-python's.
+        self._unsupported = False
 
     @staticmethod
     def _fast_form(fast: _FastCompiler, tree: Node) -> Fn | None:
@@ -292,6 +302,15 @@ class NativeProgram(CelProgram):
             return fast.function(tree)
         except (_FastUnsupported, SyntaxError, RecursionError, MemoryError):
             return None  # (Python's own parser refuses very deep nesting)
+
+    def _build(self, index: int) -> None:
+        """Expression `index`'s fast form, and its exact form where it has none (an
+        expression neither covers raises Unsupported: at build, the whole program is
+        cel-expr-python's; later, each call)."""
+        quick = self._fast[index] = self._fast_form(self._fast_compiler, self._trees[index])
+        if quick is None:  # (no fast form: the exact one is the expression's only)
+            self._exact[index] = _Compiler(self._variables).compile(self._trees[index])
+        self._built[index] = True
 
     def _exact_form(self, index: int) -> Fn:
         """Expression `index`'s exact form, built on first need."""
@@ -349,6 +368,14 @@ class NativeProgram(CelProgram):
     def _one(self, index: int, frame: Frame) -> Any:
         """Expression `index`'s value: the fast form's, or, where it raised (an error
         CEL may absorb), the exact form's — which raises CEL's error if there is one."""
+        if not self._built[index]:
+            with self._lock:
+                if not self._built[index]:
+                    try:
+                        self._build(index)
+                    except (Unsupported, RecursionError):  # (as at build: see NativeEngine)
+                        self._unsupported = True
+                        raise _Gap from None
         quick = self._fast[index]
         if quick is not None:
             try:
@@ -358,6 +385,8 @@ class NativeProgram(CelProgram):
         return self._exact_form(index)(frame)
 
     def run_mask(self, data: Mapping[str, Any], call: object | None = None) -> int | None:
+        if self._unsupported:
+            return self._on_cel_expr().run_mask(data, call)
         try:
             return self._mask(data)
         except _Gap:
@@ -370,7 +399,10 @@ class NativeProgram(CelProgram):
         mask = 0
         bit = 1
         one = self._one
-        for index in range(len(self._trees)):
+        for index, guard in enumerate(self._guards):
+            if guard is not None and not guard(frame):
+                bit <<= 1  # (false: see policy.packs.cel.native.guard)
+                continue
             held = one(index, frame)
             if held is True:
                 mask |= bit
@@ -380,6 +412,8 @@ class NativeProgram(CelProgram):
         return mask
 
     def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
+        if self._unsupported:
+            return self._on_cel_expr().run(data, call)
         try:
             return self._results(data)
         except _Gap:

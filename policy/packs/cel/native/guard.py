@@ -1,0 +1,249 @@
+"""Guards: what a condition needs of the call's facts before it can hold, checked in a
+few lookups so that a condition which cannot hold is never evaluated.
+
+Most of a shipped pack's conditions ask about something most calls do not have:
+`access.writes.exists(p, ...)` needs a write, `commands.exists(c, c.name in
+vars.disk_tools && ...)` a command of those names. The tool index prunes rules by
+tool; a guard prunes them by the facts, the way a database skips a table no row of
+which can match. A guard is derived once, from the condition's tree, at build:
+
+* `L.exists(x, body)` needs L to be a non-empty list, one element of which meets
+  what `body` needs of `x` (`x.name in [...]`, `x.network`, `x.deletes.exists(...)`,
+  `x == "lit"`, `x.name.startsWith("lit")`); `[L1, L2].exists(l, l.exists(...))`
+  needs one of them to;
+* `a && b` needs what both need; `a || b` what either needs;
+* everything else needs nothing (the guard always passes).
+
+Sound in the strict sense the mask needs: when a guard fails, the condition's value
+is `false` — not an error — because each fact it rests on is one CEL reads without
+error (an empty list's `exists` is false, a string's `in` a list of strings is a bool,
+a `false` operand makes `&&` false whatever the other side is). A value the facts do
+not have in the expected type (a field missing, a list that is not one) passes the
+guard: the condition is evaluated and says what it says. So a pruned condition and an
+evaluated one give the same bit, which tests/test_cel_guard.py checks on the shipped
+packs and the corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from policy.packs.cel.native.syntax import Node, literal
+
+__all__ = ["Guard", "guard_of"]
+
+#: May the condition hold, judged from the call's variables (the program's frame).
+Guard = Callable[[Mapping[str, Any]], bool]
+_Check = Callable[[Any], bool]
+_Path = tuple[str, ...]
+
+_MISSING = object()
+_LISTS = (list, tuple)
+
+# The needs, as tuples: ("exists", path, need | None), ("and", a, b), ("or", a, b),
+# ("in", path, frozenset), ("has", path, frozenset), ("prefix", path, str),
+# ("true", path), ("missing", paths) (holds when one of them is not there). None:
+# needs nothing.
+_Need = tuple[Any, ...] | None
+
+
+def guard_of(
+    tree: Node, variables: Mapping[str, str], constants: Mapping[str, Any]
+) -> Guard | None:
+    """The guard of the condition `tree` at a point whose variables are `variables`,
+    its pack's constant variables `constants`; None when it needs nothing a guard
+    can check."""
+    need = _Needs(constants).of(tree, {name: (name,) for name in variables if name != "vars"}, ())
+    return None if need is None else _check(need)
+
+
+class _Needs:
+    """Derives what a tree needs. `names`: the identifiers that stand for a place in
+    the current root (a top-level variable, or a macro's element and what it walks);
+    `bound`: every macro variable in scope (one named `vars` hides the constants)."""
+
+    def __init__(self, constants: Mapping[str, Any]) -> None:
+        self.constants = constants
+
+    def of(self, node: Node, names: Mapping[str, _Path], bound: tuple[str, ...]) -> _Need:
+        kind = node[0]
+        if kind == "and":
+            return _and(self.of(node[1], names, bound), self.of(node[2], names, bound))
+        if kind == "or":
+            return _or(self.of(node[1], names, bound), self.of(node[2], names, bound))
+        if kind == "macro" and node[1] == "exists" and len(node[4]) == 1:
+            return self._exists(node[2], node[3], node[4][0], names, bound)
+        if kind == "op" and node[1] in ("in", "=="):
+            return self._membership(node[1], node[2], node[3], names, bound)
+        if kind == "call" and node[1] == "startsWith" and node[2] is not None and len(node[3]) == 1:
+            path = _path(node[2], names)
+            fixed, prefix = literal(node[3][0])
+            if path is not None and fixed and type(prefix) is str:
+                return ("prefix", path, prefix)
+            return None
+        if kind == "sel":
+            path = _path(node, names)
+            return None if path is None else ("true", path)
+        return None
+
+    def _exists(
+        self,
+        target: Node,
+        variable: str,
+        body: Node,
+        names: Mapping[str, _Path],
+        bound: tuple[str, ...],
+    ) -> _Need:
+        inner = (*bound, variable)
+        if target[0] == "list":
+            # [L1, L2].exists(l, body): body, with l standing for each of them in turn
+            paths = [_path(item, names) for item in target[1]]
+            if not paths or any(p is None for p in paths):
+                return None
+            # (building the list reads every one: one that is not there is an error)
+            need: _Need = ("missing", tuple(paths))
+            for path in paths:
+                assert path is not None
+                need = _or(need, self.of(body, {**names, variable: path}, inner))
+            return need
+        path = _path(target, names)
+        if path is None:
+            return None
+        # (inside, the element is the root: names of outer places are not followed)
+        return ("exists", path, self.of(body, {variable: ()}, inner))
+
+    def _membership(
+        self,
+        symbol: str,
+        left: Node,
+        right: Node,
+        names: Mapping[str, _Path],
+        bound: tuple[str, ...],
+    ) -> _Need:
+        if symbol == "==":
+            for place, other in ((left, right), (right, left)):
+                path = _path(place, names)
+                fixed, value = literal(other)
+                if path is not None and fixed and type(value) is str:
+                    return ("in", path, frozenset((value,)))
+            return None
+        path = _path(left, names)
+        if path is not None:  # x.name in ["a", "b"]
+            values = self._strings(right, bound)
+            return None if values is None else ("in", path, values)
+        path = _path(right, names)
+        fixed, value = literal(left)
+        if path is not None and fixed and type(value) is str:  # "f" in x.flags
+            return ("has", path, frozenset((value,)))
+        return None
+
+    def _strings(self, node: Node, bound: tuple[str, ...]) -> frozenset[str] | None:
+        """The strings of a constant list of strings (a literal or a constant pack
+        variable), or None."""
+        fixed, value = literal(node)
+        if (
+            not fixed
+            and node[0] == "sel"
+            and node[1] == ("id", "vars")
+            and "vars" not in bound
+            and node[2] in self.constants
+        ):
+            fixed, value = True, self.constants[node[2]]
+        if fixed and type(value) is tuple and all(type(v) is str for v in value):
+            return frozenset(value)
+        return None
+
+
+def _path(node: Node, names: Mapping[str, _Path]) -> _Path | None:
+    """The place `node` reads (`x.a.b` as x's path and a, b), or None."""
+    fields: list[str] = []
+    while node[0] == "sel":
+        fields.append(node[2])
+        node = node[1]
+    if node[0] != "id" or node[1] not in names:
+        return None
+    return names[node[1]] + tuple(reversed(fields))
+
+
+def _and(left: _Need, right: _Need) -> _Need:
+    if left is None:
+        return right
+    if right is None:
+        return left
+    return ("and", left, right)
+
+
+def _or(left: _Need, right: _Need) -> _Need:
+    if left is None or right is None:
+        return None
+    if left[0] == right[0] == "in" and left[1] == right[1]:
+        return ("in", left[1], left[2] | right[2])
+    return ("or", left, right)
+
+
+# ------------------------------------------------------------------ checking
+
+
+def _at(root: Any, path: _Path) -> Any:
+    for field in path:
+        if not isinstance(root, dict):
+            return _MISSING
+        root = root.get(field, _MISSING)
+        if root is _MISSING:
+            return _MISSING
+    return root
+
+
+def _check(need: tuple[Any, ...]) -> _Check:
+    kind = need[0]
+    if kind == "and":
+        first, second = _check(need[1]), _check(need[2])
+        return lambda root: first(root) and second(root)
+    if kind == "or":
+        first, second = _check(need[1]), _check(need[2])
+        return lambda root: first(root) or second(root)
+    if kind == "missing":
+        paths = need[1]
+        return lambda root: any(_at(root, path) is _MISSING for path in paths)
+    path = need[1]
+    if kind == "exists":
+        element = None if need[2] is None else _check(need[2])
+
+        def exists(root: Any) -> bool:
+            items = _at(root, path)
+            if not isinstance(items, _LISTS):
+                return True  # (not a list: evaluated, and CEL says what it is)
+            if element is None:
+                return len(items) > 0
+            return any(element(item) for item in items)
+
+        return exists
+    if kind == "in":
+        values = need[2]
+
+        def among(root: Any) -> bool:
+            value = _at(root, path)
+            return type(value) is not str or value in values
+
+        return among
+    if kind == "has":
+        wanted = need[2]
+
+        def has(root: Any) -> bool:
+            items = _at(root, path)
+            if not isinstance(items, _LISTS):
+                return True
+            return any(type(item) is not str or item in wanted for item in items)
+
+        return has
+    if kind == "prefix":
+        prefix = need[2]
+
+        def starts(root: Any) -> bool:
+            value = _at(root, path)
+            return type(value) is not str or value.startswith(prefix)
+
+        return starts
+    if kind == "true":
+        return lambda root: _at(root, path) is not False
+    raise ValueError(f"not a need: {kind!r}")

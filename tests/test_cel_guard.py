@@ -1,0 +1,191 @@
+"""Guards: a condition that cannot hold for a call's facts is never evaluated, and a
+pruned condition gives the bit an evaluated one would (policy.packs.cel.native.guard).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policy.engine import Engine
+from policy.packs.cel import get_engine
+from policy.packs.cel.interface import VARIABLES_AT
+from policy.packs.cel.native import NativeProgram
+from policy.packs.cel.native.guard import guard_of
+from policy.packs.cel.native.syntax import parse
+from policy.settings import Settings
+from tests.test_recall import ROOT, _corpus_calls
+
+VARIABLES = VARIABLES_AT["before_tool"]
+CONSTANTS = {"tools": ("mkfs", "fdisk"), "mixed": ("a", 1)}
+
+
+def may_hold(source: str, frame: dict[str, Any]) -> bool:
+    guard = guard_of(parse(source), VARIABLES, CONSTANTS)
+    return True if guard is None else guard(frame)
+
+
+def command(name: str = "ls", **fields: Any) -> dict[str, Any]:
+    return {"name": name, "network": False, "args": [], "flags": [], "deletes": [], **fields}
+
+
+@pytest.mark.parametrize(
+    ("source", "frame", "holds"),
+    [
+        # a list that is empty: exists is false
+        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": []}}, False),
+        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/x"]}}, False),
+        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/etc/x"]}}, True),
+        # one of two lists
+        (
+            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+            {"access": {"reads": [], "sends": []}},
+            False,
+        ),
+        (
+            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+            {"access": {"reads": [], "sends": ["y"]}},
+            False,
+        ),
+        (
+            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+            {"access": {"reads": [], "sends": ["x"]}},
+            True,
+        ),
+        # what an element must be: its name among strings, a flag, a list of its own
+        ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command()]}, False),
+        ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command("mkfs")]}, True),
+        ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("mkfs.ext4")]}, True),
+        ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("ls")]}, False),
+        ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command()]}, False),
+        ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command(network=True)]}, True),
+        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"])]}, False),
+        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["r"], deletes=["x"])]}, False),
+        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"], deletes=["x"])]}, True),
+        ("commands.exists(c, c.args.exists(a, a == 'serve'))", {"commands": [command(args=["run"])]}, False),
+        # either side of ||, both of &&
+        ("access.writes.exists(p, true) || access.deletes.exists(p, true)", {"access": {"writes": [], "deletes": ["d"]}}, True),
+        ("access.writes.exists(p, true) && workspace == ''", {"access": {"writes": []}}, False),
+    ],
+)
+def test_a_guard_fails_only_where_the_facts_rule_the_condition_out(
+    source: str, frame: dict[str, Any], holds: bool
+) -> None:
+    assert may_hold(source, frame) is holds
+
+
+@pytest.mark.parametrize(
+    ("source", "frame"),
+    [
+        # facts that are not there, or not of the type the guard reads: CEL decides
+        ("access.writes.exists(p, true)", {"access": {}}),
+        ("access.writes.exists(p, true)", {"access": {"writes": "not a list"}}),
+        ("access.writes.exists(p, true)", {}),
+        ("commands.exists(c, c.name in vars.tools)", {"commands": [{"name": 3}]}),
+        ("commands.exists(c, c.network)", {"commands": [{"name": "ls"}]}),
+        ("commands.exists(c, 'f' in c.flags)", {"commands": [command(flags=[1])]}),
+        # building [L1, L2] errs when one is missing: not pruned, whatever the body
+        ("[access.reads, access.sends].exists(l, commands.exists(c, c.network))", {"access": {"reads": []}, "commands": []}),
+        # what a guard does not read: a negation, a ternary, a constant list with a non-string
+        ("!access.writes.exists(p, true)", {"access": {"writes": []}}),
+        ("workspace == '' ? access.writes.exists(p, true) : false", {"access": {"writes": []}}),
+        ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),
+    ],
+)
+def test_a_guard_passes_what_it_cannot_be_sure_of(source: str, frame: dict[str, Any]) -> None:
+    assert may_hold(source, frame) is True
+
+
+def test_a_macro_variable_hides_the_constants_and_the_outer_names() -> None:
+    # `vars` bound by the macro is not the pack's: its `tools` is not the constant
+    assert may_hold(
+        "commands.exists(vars, vars.name in vars.tools)", {"commands": [command()]}
+    ) is True
+    # inside an element, `access` is no longer the call's: not followed
+    assert may_hold(
+        "commands.exists(c, access.writes.exists(p, true))",
+        {"commands": [command()], "access": {"writes": []}},
+    ) is True
+
+
+def test_a_pruned_condition_is_false_without_being_built_or_run() -> None:
+    program = get_engine("native").program(
+        "before_tool", ["access.writes.exists(p, p.startsWith('/etc'))", "size(commands) > 0"],
+        [], checked=True,
+    )
+    assert isinstance(program, NativeProgram)
+    assert program._built == [False, True]  # (built when its guard first passes)
+    data = {"access": {"writes": []}, "commands": [command()]}
+    assert program.run_mask(data) == 0b10
+    assert program._built == [False, True]
+    assert program.run_mask({**data, "access": {"writes": ["/etc/passwd"]}}) == 0b11
+    assert program._built == [True, True]
+
+
+def test_a_guarded_condition_beyond_both_forms_is_left_to_cel_expr_python() -> None:
+    """What neither form compiles is found when the guard first lets it through; from
+    then on the program is cel-expr-python's, as one found at build is."""
+    sources = [
+        "access.writes.exists(p, true) && timestamp('2020-01-01T00:00:00Z') > timestamp('2019-01-01T00:00:00Z')",
+    ]
+    program = get_engine("native").program("before_tool", sources, [], checked=True)
+    reference = get_engine("cel-expr-python").program("before_tool", sources, [], checked=True)
+    assert isinstance(program, NativeProgram)
+    empty = {"access": {"writes": []}}
+    assert program.run_mask(empty) == reference.run_mask(empty) == 0
+    written = {"access": {"writes": ["x"]}}
+    assert program.run_mask(written) == reference.run_mask(written) == 1
+    assert program._unsupported
+    assert program.run(written) == reference.run(written) == [True]
+
+
+def test_on_the_shipped_packs_every_pruned_bit_is_the_evaluated_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every third corpus call through the shipped packs: each program's mask (guards
+    pruning) against every condition evaluated (`run`), bit for bit — and the guards
+    do prune (most of a call's conditions, on this corpus)."""
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    checked = {"programs": 0, "pruned": 0, "conditions": 0}
+    differ: list[tuple[Any, ...]] = []
+    mask_of = NativeProgram._mask
+
+    def compared(program: NativeProgram, data: Any) -> int | None:
+        # (noted, not asserted, here: run_mask takes an exception for a failed condition)
+        mask = mask_of(program, data)
+        frame = program._frame(data)
+        each = program._results(data)
+        evaluated = (
+            None
+            if not all(type(v) is bool for v in each)
+            else sum(1 << i for i, v in enumerate(each) if v is True)
+        )
+        if mask != evaluated:
+            differ.append((program._trees, mask, each))
+        checked["programs"] += 1
+        checked["conditions"] += len(each)
+        checked["pruned"] += sum(g is not None and not g(frame) for g in program._guards)
+        return mask
+
+    monkeypatch.setattr(NativeProgram, "_mask", compared)
+    engine = Engine(
+        Settings(
+            packs=[ROOT / "rules"],
+            data_dir=tmp_path,
+            audit_path=tmp_path / "decisions.log",
+            pack_cache=False,
+            workspace="/home/dev/project",
+            protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
+        )
+    )
+    try:
+        for call in _corpus_calls(3):
+            engine.before_tool(call)
+    finally:
+        engine.close()
+    assert differ == []
+    assert checked["programs"] > 5000
+    assert checked["pruned"] > checked["conditions"] / 2
