@@ -21,8 +21,9 @@ runs on cel-expr-python instead — built on first need. So the answers are
 cel-expr-python's, and this engine only decides how fast they come.
 
 One module a concern: `syntax` (source to tree), `values` (CEL's values and functions),
-`exact` and `fast` (the two forms of an expression), `program` (a program, and its
-shape kept between processes); this one is the engine.
+`exact` and `fast` (the two forms of an expression), `guard` (what an expression needs
+of the facts before it can hold: the ones that cannot are not evaluated), `program` (a
+program, and its shape kept between processes); this one is the engine.
 """
 
 from __future__ import annotations
