@@ -1,5 +1,6 @@
-"""Guards: a condition that cannot hold for a call's facts is never evaluated, and a
-pruned condition gives the bit an evaluated one would (policy.packs.cel.native.guard).
+"""Guards: a condition that cannot hold for a call's facts is not built until a call
+it may hold for comes, and skipping it gives the bit evaluating it would
+(policy.packs.cel.native.guard).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def test_a_macro_variable_hides_the_constants_and_the_outer_names() -> None:
     ) is True
 
 
-def test_a_pruned_condition_is_false_without_being_built_or_run() -> None:
+def test_an_unbuilt_condition_ruled_out_is_false_without_being_built() -> None:
     program = get_engine("native").program(
         "before_tool", ["access.writes.exists(p, p.startsWith('/etc'))", "size(commands) > 0"],
         [], checked=True,
@@ -141,15 +142,16 @@ def test_a_guarded_condition_beyond_both_forms_is_left_to_cel_expr_python() -> N
     assert program.run(written) == reference.run(written) == [True]
 
 
-def test_on_the_shipped_packs_every_pruned_bit_is_the_evaluated_one(
+def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every third corpus call through the shipped packs: each program's mask (guards
-    pruning) against every condition evaluated (`run`), bit for bit — and the guards
-    do prune (most of a call's conditions, on this corpus)."""
+    """Every third corpus call through the shipped packs: each condition whose guard
+    fails for the call's facts evaluates to false, and each program's mask (skipping
+    what is not built yet) is the conditions' values, bit for bit. The guards do rule
+    out most of a call's conditions on this corpus."""
     monkeypatch.setenv("HOME", "/home/dev")
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    checked = {"programs": 0, "pruned": 0, "conditions": 0}
+    checked = {"programs": 0, "ruled_out": 0, "conditions": 0}
     differ: list[tuple[Any, ...]] = []
     mask_of = NativeProgram._mask
 
@@ -164,10 +166,14 @@ def test_on_the_shipped_packs_every_pruned_bit_is_the_evaluated_one(
             else sum(1 << i for i, v in enumerate(each) if v is True)
         )
         if mask != evaluated:
-            differ.append((program._trees, mask, each))
+            differ.append(("mask", program._trees, mask, each))
+        for tree, guard, value in zip(program._trees, program._guards, each, strict=True):
+            if guard is not None and not guard(frame):
+                checked["ruled_out"] += 1
+                if value is not False:
+                    differ.append(("guard", tree, value))
         checked["programs"] += 1
         checked["conditions"] += len(each)
-        checked["pruned"] += sum(g is not None and not g(frame) for g in program._guards)
         return mask
 
     monkeypatch.setattr(NativeProgram, "_mask", compared)
@@ -188,4 +194,4 @@ def test_on_the_shipped_packs_every_pruned_bit_is_the_evaluated_one(
         engine.close()
     assert differ == []
     assert checked["programs"] > 5000
-    assert checked["pruned"] > checked["conditions"] / 2
+    assert checked["ruled_out"] > checked["conditions"] / 2

@@ -1,11 +1,15 @@
 """Guards: what a condition needs of the call's facts before it can hold, checked in a
-few lookups so that a condition which cannot hold is never evaluated.
+few lookups, so that a condition is compiled only when a call it may hold for comes.
 
-Most of a shipped pack's conditions ask about something most calls do not have:
+A one-event hook (Claude Code and Agentao start one per tool call) builds the programs
+of its call at every start, and compiling a condition to Python is most of that. Most
+of a shipped pack's conditions ask about something most calls do not have:
 `access.writes.exists(p, ...)` needs a write, `commands.exists(c, c.name in
-vars.disk_tools && ...)` a command of those names. The tool index prunes rules by
-tool; a guard prunes them by the facts, the way a database skips a table no row of
-which can match. A guard is derived once, from the condition's tree, at build:
+vars.disk_tools && ...)` a command of those names. Until a condition is built, a call
+whose facts fail its guard gets `false` for it without building it (the program's
+`_mask`): `ls` builds a third of the shipped conditions. Once built, a condition is
+evaluated whatever its guard says — on warm memos a guard costs about what the
+evaluation it would spare does. A guard is derived once, from the condition's tree:
 
 * `L.exists(x, body)` needs L to be a non-empty list, one element of which meets
   what `body` needs of `x` (`x.name in [...]`, `x.network`, `x.deletes.exists(...)`,
@@ -19,9 +23,9 @@ is `false` — not an error — because each fact it rests on is one CEL reads w
 error (an empty list's `exists` is false, a string's `in` a list of strings is a bool,
 a `false` operand makes `&&` false whatever the other side is). A value the facts do
 not have in the expected type (a field missing, a list that is not one) passes the
-guard: the condition is evaluated and says what it says. So a pruned condition and an
-evaluated one give the same bit, which tests/test_cel_guard.py checks on the shipped
-packs and the corpus."""
+guard: the condition is built, and says what it says. So a condition skipped and one
+evaluated give the same bit, which tests/test_cel_guard.py checks on the shipped packs
+and the corpus."""
 
 from __future__ import annotations
 

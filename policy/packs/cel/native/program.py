@@ -275,7 +275,9 @@ class NativeProgram(CelProgram):
         self.needs = shape.needs
         fast = self._fast_compiler = _FastCompiler(self._variables, self._constants)
         #: Each expression's guard (policy.packs.cel.native.guard), None for one that
-        #: needs nothing a guard checks: one whose guard fails is false, unevaluated.
+        #: needs nothing a guard checks: until it is built, an expression whose guard
+        #: fails is false without being built. (Once built, it is evaluated: on warm
+        #: memos a guard costs about what the evaluation it would spare does.)
         self._guards = [guard_of(tree, self._variables, self._constants) for tree in shape.trees]
         self._fast: list[Fn | None] = [None] * len(shape.trees)
         self._exact: list[Fn | None] = [None] * len(shape.trees)
@@ -399,8 +401,9 @@ class NativeProgram(CelProgram):
         mask = 0
         bit = 1
         one = self._one
+        built = self._built
         for index, guard in enumerate(self._guards):
-            if guard is not None and not guard(frame):
+            if not built[index] and guard is not None and not guard(frame):
                 bit <<= 1  # (false: see policy.packs.cel.native.guard)
                 continue
             held = one(index, frame)
