@@ -7,9 +7,9 @@ of a shipped pack's conditions ask about something most calls do not have:
 `access.writes.exists(p, ...)` needs a write, `commands.exists(c, c.name in
 vars.disk_tools && ...)` a command of those names. Until a condition is built, a call
 whose facts fail its guard gets `false` for it without building it (the program's
-`_mask`): `ls` builds a third of the shipped conditions. Once built, a condition is
-evaluated whatever its guard says — on warm memos a guard costs about what the
-evaluation it would spare does. A guard is derived once, from the condition's tree:
+`_mask`): `ls -la` builds 18 of the 62 shipped conditions for `bash`. Once built, a
+condition is evaluated whatever its guard says — on warm memos a guard costs about
+what the evaluation it would spare does. A guard is derived once, from the condition's tree:
 
 * `L.exists(x, body)` needs L to be a non-empty list, one element of which meets
   what `body` needs of `x` (`x.name in [...]`, `x.network`, `x.deletes.exists(...)`,
