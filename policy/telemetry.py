@@ -2,11 +2,13 @@
 
 Counters and latency histograms kept in plain Python, for `policy serve`'s `/metrics`
 (policy.server.metrics renders them in Prometheus' text format at scrape time). They
-are process-wide, as Prometheus' own client is: one service is one process. Each
-update takes a lock (≈ 0.1 µs uncontended) so a count is exact under the service's
-deciding threads — the decisions counted must equal the decision log's lines — and
-imports nothing beyond the standard library: a one-event hook pays a few
-increments, never prometheus-client's import.
+are process-wide, as Prometheus' own client is. Each update is exact under the
+service's deciding threads — the decisions counted must equal the decision log's
+lines — and this imports nothing beyond the standard library: a one-event hook pays a
+few increments, never prometheus-client's import. A service whose decisions are made
+in processes of their own (`service.deciders`) hears from each, with every answer,
+what it counted since the last (`snapshot`, `since`, `merge`): one `/metrics` still
+counts every decision.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import bisect
 import itertools
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 __all__ = [
     "ANALYSIS_SECONDS",
@@ -22,6 +25,7 @@ __all__ = [
     "CEL_SECONDS",
     "CONNECTIONS",
     "CONTRACT_DENIALS",
+    "DECIDER_CALLS",
     "DECISIONS",
     "DECISION_SECONDS",
     "LOG_WRITE_SECONDS",
@@ -44,7 +48,7 @@ class Counter:
     whose `next` is atomic under the GIL: counting takes no lock (a new tuple of
     values does, once)."""
 
-    __slots__ = ("_counts", "_lock", "labels")
+    __slots__ = ("_added", "_counts", "_lock", "labels")
 
     def __init__(self, *labels: str, known: tuple[tuple[str, ...], ...] = ()) -> None:
         """`known`: label values shown at 0 before their first count (a series that
@@ -53,6 +57,8 @@ class Counter:
         self._counts: dict[tuple[str, ...], itertools.count[int]] = {
             values: itertools.count() for values in known
         }
+        #: What other processes counted (`policy serve`'s deciding processes): `add`.
+        self._added: dict[tuple[str, ...], int] = {}
         self._lock = threading.Lock()
 
     def inc(self, *values: str) -> None:
@@ -62,10 +68,17 @@ class Counter:
                 found = self._counts.setdefault(values, itertools.count())
         next(found)
 
+    def add(self, values: tuple[str, ...], count: int) -> None:
+        """`count` more, counted elsewhere."""
+        with self._lock:
+            self._counts.setdefault(values, itertools.count())
+            self._added[values] = self._added.get(values, 0) + count
+
     def samples(self) -> list[tuple[tuple[str, ...], int]]:
         with self._lock:
             counts = list(self._counts.items())
-        return [(values, counted(count)) for values, count in counts]
+            added = dict(self._added)
+        return [(values, counted(count) + added.get(values, 0)) for values, count in counts]
 
     def total(self) -> int:
         return sum(count for _values, count in self.samples())
@@ -96,6 +109,20 @@ class Histogram:
         with self._lock:
             self._counts[slot] += 1
             self._sum += seconds
+
+    def raw(self) -> tuple[list[int], float]:
+        """(the count in each bucket, not cumulative; the sum)."""
+        with self._lock:
+            return list(self._counts), self._sum
+
+    def merge(self, counts: list[int], total: float) -> None:
+        """Observations made elsewhere (`raw`'s shape, as a difference of two)."""
+        if len(counts) != len(self._counts):
+            raise ValueError("another histogram's buckets")
+        with self._lock:
+            for slot, count in enumerate(counts):
+                self._counts[slot] += count
+            self._sum += total
 
     def read(self) -> tuple[list[tuple[str, int]], float, int]:
         """(cumulative buckets as (upper bound, count), with "+Inf"; the sum; the count)."""
@@ -136,6 +163,9 @@ CONNECTIONS = Counter("transport", known=(("unix",), ("tcp",)))
 #: its retries), dropped (its sink's queue full).
 NOTIFICATIONS = Counter("sink", "result")
 REFUSED = Counter("status", known=(("503",), ("400",)))
+#: `/v1/decide` calls with `service.deciders`: decided in a deciding process,
+#: overflowed to the deciding threads, failed (the process ended or hung).
+DECIDER_CALLS = Counter("outcome", known=(("decided",), ("overflowed",), ("failed",)))
 
 
 def counters() -> Iterator[tuple[str, Counter]]:
@@ -143,3 +173,69 @@ def counters() -> Iterator[tuple[str, Counter]]:
     for name, value in globals().items():
         if isinstance(value, Counter):
             yield name, value
+
+
+def histograms() -> Iterator[tuple[str, Histogram]]:
+    """Every histogram, by its name in this module."""
+    for name, value in globals().items():
+        if isinstance(value, Histogram):
+            yield name, value
+
+
+#: Everything counted, as plain data: {name: [[labels, count], ...]} for counters,
+#: {name: [bucket counts, sum]} for histograms.
+Snapshot = dict[str, Any]
+
+
+def snapshot() -> Snapshot:
+    """What this process has counted so far (a deciding process's, to tell the service)."""
+    taken: Snapshot = {}
+    for name, counter in counters():
+        taken[name] = [[list(values), count] for values, count in counter.samples()]
+    for name, histogram in histograms():
+        counts, total = histogram.raw()
+        taken[name] = [counts, total]
+    return taken
+
+
+def since(before: Snapshot, after: Snapshot) -> Snapshot:
+    """What was counted between two snapshots of one process (only what changed)."""
+    changed: Snapshot = {}
+    for name, _counter in counters():
+        was = {tuple(values): count for values, count in before.get(name, [])}
+        moved = [
+            [values, count - was.get(tuple(values), 0)]
+            for values, count in after.get(name, [])
+            if count != was.get(tuple(values), 0)
+        ]
+        if moved:
+            changed[name] = moved
+    for name, histogram in histograms():
+        width = len(histogram.bounds) + 1
+        counts, total = after.get(name, [[0] * width, 0.0])
+        old_counts, old_total = before.get(name, [[0] * width, 0.0])
+        if counts != old_counts:
+            moved_counts = [a - b for a, b in zip(counts, old_counts, strict=True)]
+            changed[name] = [moved_counts, total - old_total]
+    return changed
+
+
+def merge(changed: Snapshot) -> None:
+    """Count here what another process counted (`since`'s result); names this module
+    does not have are refused, as are shapes that do not fit."""
+    known_counters = dict(counters())
+    known_histograms = dict(histograms())
+    for name, value in changed.items():
+        if name in known_counters:
+            counter = known_counters[name]
+            for values, count in value:
+                if len(values) != len(counter.labels) or type(count) is not int or count < 0:
+                    raise ValueError(f"{name}: not a count of this counter")
+                counter.add(tuple(str(v) for v in values), count)
+        elif name in known_histograms:
+            counts, total = value
+            if not all(type(c) is int and c >= 0 for c in counts):
+                raise ValueError(f"{name}: not a histogram's counts")
+            known_histograms[name].merge(list(counts), float(total))
+        else:
+            raise ValueError(f"{name}: not counted here")

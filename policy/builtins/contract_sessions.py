@@ -146,6 +146,12 @@ class ContractRegistry:
             self._stamps.pop(session, None)
             return self._attached.pop(session, None)
 
+    @property
+    def held_here(self) -> bool:
+        """Whether contracts attached at run time live in this object's memory only
+        (not Redis): then no other process deciding for this service knows them."""
+        return bool(self._attached)
+
     def attached(self, session: str) -> Contract | None:
         if self._attachments() is not None:
             found = self._shared_attached(session)

@@ -90,8 +90,10 @@ __all__ = [
     "FORMAT",
     "ProgramStore",
     "cache_key",
+    "dumps",
     "environment",
     "load",
+    "loads",
     "read_files",
     "store",
     "user_controls_packs",
@@ -503,6 +505,25 @@ def store(cache_dir: Path, key: str, result: LoadedPacks) -> None:
         log.debug("pack cache: not cached: %s", exc)
         return
     write_entry(cache_dir, key, orjson.dumps(entry))
+
+
+def dumps(result: LoadedPacks) -> bytes | None:
+    """`result` as one entry's bytes, to hand to another process of this code (`policy
+    serve`'s deciding processes: the very set the service serves, not a fresh compile
+    of files that may have changed since); None when it cannot be written as one."""
+    try:
+        return orjson.dumps(_entry("", result))
+    except _Uncacheable as exc:
+        log.debug("pack cache: not written as an entry: %s", exc)
+        return None
+
+
+def loads(body: bytes, engine: CelEngine, aliases: AliasTable) -> LoadedPacks:
+    """The set `dumps` wrote; raises on anything else (a peer that sent it is broken)."""
+    entry = orjson.loads(body)
+    if entry.get("format") != FORMAT:
+        raise ValueError("not an entry of this code's format")
+    return _rebuild(entry, engine, aliases)
 
 
 def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:

@@ -32,14 +32,16 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from policy._version import __version__
-from policy.codec import from_dict, parts_from_json, to_dict
+from policy.codec import from_dict, to_dict
 from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
 from policy.facts import current_caller, deciding_for
 from policy.hosts.claude.dialect import DIALECTS
-from policy.model import POINTS, CallContext, Decision, HookPoint, ToolCall
+from policy.model import POINTS, HookPoint, ToolCall
 from policy.server.asker import ACCOUNTS, ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
+from policy.server.bodies import MAX_NAME, as_sent_by, decide_body, json_object, parsed
+from policy.server.deciders import Answer, DeciderFailed, DeciderPool
 from policy.server.guard import BrowserGuard
 from policy.server.peer import over_unix_socket
 from policy.server.policies import PolicyRouter
@@ -191,6 +193,8 @@ class Service:
         #: Which packs serve, since when, and why newer ones do not (hot reload).
         self.reloader = reloader if reloader is not None else PackReloader(engine, self.log)
         self._metrics: Metrics | None = None
+        #: The deciding processes (`service.deciders`), when there are any.
+        self.deciders: DeciderPool | None = None
 
     @property
     def metrics(self) -> "Metrics":
@@ -472,17 +476,6 @@ async def _while_connected(
             return await task
 
 
-def _parsed(raw: bytes) -> Any:
-    """A request body as JSON (None when empty); the guard saw to its Content-Type.
-    Called on a thread: a body may be tens of MiB."""
-    if not raw.strip():
-        return None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"the body is not JSON: {exc}") from None
-
-
 def _body(description: str, *, required: bool = True) -> dict[str, Any]:
     """The OpenAPI request body of an endpoint that reads its JSON itself."""
     return {
@@ -492,12 +485,6 @@ def _body(description: str, *, required: bool = True) -> dict[str, Any]:
             "content": {"application/json": {"schema": {"type": "object"}}},
         }
     }
-
-
-def _object(body: Any, where: str) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InputError(f"{where}: expected an object")
-    return body
 
 
 def _routes_health(
@@ -629,13 +616,6 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
                     functools.partial(work, *args), limiter=service.deciding
                 )
 
-    def as_sent_by(who: Asker, subject: Any) -> Any:
-        """`subject` with the sender it is recorded, budgeted and granted as; a name
-        longer than any id is refused before it becomes a key or a log field."""
-        _bounded(subject)
-        sender = who.sender(subject.sender)
-        return subject if sender == subject.sender else dataclasses.replace(subject, sender=sender)
-
     @app.post("/v1/decide/{point}", tags=["decisions"], openapi_extra=_body(_DECIDE_BODY))
     async def decide(
         request: Request,
@@ -647,6 +627,17 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         # Parsed, decided and rendered on the deciding thread: a body may be 64 MiB of
         # tool output, and the answer echoes the call.
         facts = _caller_of(request, service, who)
+        pool = service.deciders
+        # (a contract attached through the API lives in this process only, unless
+        # Redis keeps it: while one does, the threads decide every call)
+        if pool is not None and not service.engine.contracts.held_here:
+            async with service.shares.of(who.principal):
+                try:
+                    answer = await pool.decide(facts, who, point, raw)
+                except DeciderFailed as exc:
+                    raise ApiError(503, str(exc)) from None
+            if answer is not None:
+                return _from_decider(service, answer)
         rendered = await decided(who, facts, decide_raw, who, point, raw)
         if rendered is None:
             return JSONBytes({"accepted": True}, status_code=202)
@@ -655,21 +646,12 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
 
     def decide_raw(who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:
         """The rendered Decision for a `/v1/decide/{point}` body (None: an event, told)."""
-        body = _object(_parsed(raw), point)
-        parts = parts_from_json(
-            HookPoint(point),
-            body,
-            each=lambda part: as_sent_by(who, part) if isinstance(part, CallContext) else part,
-        )
-        decision = route(current_caller()).decide_at(point, *parts)
-        if not isinstance(decision, Decision):  # an event: the observers were told
-            return None
-        return orjson.dumps(to_dict(decision)), decision.decision_id
+        return decide_body(route(current_caller()), who, point, raw)
 
     def approval_asked(who: Asker, raw: bytes) -> tuple[ToolCall, Callable[[], Any], bool]:
         """The call an `/v1/approve_tool` body asks about, the work that asks, and
         whether it is deferred (answers at once) rather than a wait."""
-        body = _object(_parsed(raw), "approve_tool")
+        body = json_object(parsed(raw), "approve_tool")
         extra = set(body) - {"call", "timeout", "defer", "required"}
         if extra:
             raise InputError(
@@ -781,43 +763,26 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         return Response(rendered, media_type="application/json")
 
 
+def _from_decider(service: Service, answer: Answer) -> Response:
+    """A deciding process's answer as the response a deciding thread's would be."""
+    if answer.status == 200:
+        headers = {"X-Decision-Id": answer.decision_id}
+        return Response(answer.body, media_type="application/json", headers=headers)
+    if answer.status == 500:
+        service.log.error("request failed", error=orjson.loads(answer.body).get("error"))
+    return Response(answer.body, status_code=answer.status, media_type="application/json")
+
+
 def _rendered(answer: Any) -> bytes:
     """A host event's answer as the JSON body the thin hook reads."""
     return orjson.dumps({"answer": answer})
-
-
-#: The longest name a call may carry in a context field (a session, a sender, a cwd, a
-#: tool): ids are short, and these become rate-limit keys and decision-log fields.
-MAX_NAME = 4096
-_NAMED_FIELDS = (
-    "sender",
-    "channel",
-    "chat_id",
-    "session",
-    "agent",
-    "turn",
-    "cwd",
-    "host",
-    "tool",
-    "tool_raw",
-    "call_id",
-    "model",
-)
-
-
-def _bounded(subject: Any) -> None:
-    """InputError naming the first context field of `subject` longer than MAX_NAME."""
-    for name in _NAMED_FIELDS:
-        value = getattr(subject, name, "")
-        if isinstance(value, str) and len(value) > MAX_NAME:
-            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
 
 
 def _host_event_of(raw: bytes, host: Host) -> Any:
     """The hook event in a host's payload, its names no longer than MAX_NAME."""
     from policy.hosts.claude.wire import event_of
 
-    event = event_of(_parsed(raw), host)
+    event = event_of(parsed(raw), host)
     for name in ("session", "cwd", "tool", "tool_use_id"):
         value = getattr(event, name)
         if len(value) > MAX_NAME:
@@ -920,8 +885,8 @@ def _routes_approvals(
         return Response(await service.off_loop(shown), media_type="application/json")
 
     def answer_body(raw: bytes) -> tuple[str, str]:
-        parsed = _parsed(raw)
-        body = _object(parsed if parsed is not None else {}, "approval")
+        given = parsed(raw)
+        body = json_object(given if given is not None else {}, "approval")
         extra = set(body) - {"reason", "grant"}
         if extra:
             raise InputError(f"approval.{sorted(extra)[0]}: unknown field (reason, grant)")
@@ -1067,7 +1032,7 @@ def _routes_contracts(
         request: Request, session: str, who: Annotated[Caller, Depends(operator)]
     ) -> dict[str, Any]:
         """Attach a contract to one session; it wins over the packs' contract for it."""
-        body = _object(await service.off_loop(_parsed, await request.body()), "contract")
+        body = json_object(await service.off_loop(parsed, await request.body()), "contract")
         try:
             contract = await service.off_loop(contracts.attach, session, body)
         except (PolicyError, ValueError, TypeError) as exc:

@@ -134,6 +134,13 @@ class _Collector:
             telemetry.NOTIFICATIONS,
         )
         yield counter(
+            "decider_calls",
+            "`/v1/decide` calls by where they went with `service.deciders`: decided in a "
+            "deciding process, overflowed to the threads (none had room), failed (the "
+            "process ended or hung: a 503).",
+            telemetry.DECIDER_CALLS,
+        )
+        yield counter(
             "refused_requests",
             "Connections and requests refused before a handler (503 at a cap, 400).",
             telemetry.REFUSED,

@@ -72,7 +72,8 @@ class PackReloader:
         """`keep(engine)` keeps the set an engine loaded as its last good one; `error`
         is why a set serving at the start is not the packs on disk (a start from the
         last good set); `engines()` names every engine, ("", `engine`) first (default:
-        `engine` alone)."""
+        `engine` alone). `changed` (settable later) is called after a reload that
+        changed what an engine serves: the deciding processes are replaced."""
         self._engine = engine
         self._engines = engines if engines is not None else (lambda: [("", engine)])
         self._log = log
@@ -82,6 +83,7 @@ class PackReloader:
         self.error = error
         self.failed_at = self.loaded_at if error else ""
         self.counts = _Counts()
+        self.changed: Callable[[], object] | None = None
 
     @property
     def degraded(self) -> bool:
@@ -114,6 +116,9 @@ class PackReloader:
                 else:
                     self._kept(engine)
             packs = self.packs()
+            if packs != before and self.changed is not None:
+                # (a failure may still have changed another team's set)
+                self.changed()
             if errors:
                 return self._failed(trigger, "\n".join(errors), packs)
             self.error = ""  # what is on disk now serves

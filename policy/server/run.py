@@ -158,12 +158,19 @@ class _Server(uvicorn.Server):
         log: Any,
         max_memory_mb: int | None = None,
         closing: list[Any] | None = None,
+        deciders: Any = None,
     ) -> None:
         super().__init__(config)
         self._router = router
         self._log = log
         self._closing = closing if closing is not None else []
+        self._deciders = deciders
         self._max_memory = max_memory_mb * (1 << 20) if max_memory_mb is not None else None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._deciders is not None:  # (started before the loop; asked on it)
+            await self._deciders.attach()
+        await super().startup(sockets)
 
     async def on_tick(self, counter: int) -> bool:
         """uvicorn's check every 0.1 s (max_requests and the like), and once a second
@@ -192,6 +199,8 @@ class _Server(uvicorn.Server):
         )
         self._log.info("stopping", abandoned_approvals=abandoned)
         await super().shutdown(sockets)
+        if self._deciders is not None:  # (after the calls in flight are answered)
+            await self._deciders.aclose()
 
 
 def _resident_bytes() -> int:
@@ -299,6 +308,43 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     )
     reloader.kept_at_start()
     return default, router, reloader
+
+
+def _deciders(settings: Any, router: Any, log: Any) -> Any:
+    """The deciding processes `service.deciders` asks for, started and ready (None for
+    none); ServeError when the settings cannot have them or one does not start."""
+    service = settings.service
+    size = service.deciders if service is not None else 0
+    if not size:
+        return None
+    memory = [
+        name
+        for name, uri in (
+            ("limits_storage_uri", settings.state_store_uri),
+            ("approvals_store", settings.approvals_store_uri),
+        )
+        if uri.startswith("memory:")
+    ]
+    if memory:
+        raise ServeError(
+            f"service.deciders: {', '.join(memory)} is memory://, which each deciding "
+            "process would keep apart (a budget counted once per process): use the "
+            "SQLite default or Redis, or set service.deciders: 0"
+        )
+    if settings.audit_path is None:
+        raise ServeError(
+            "service.deciders: the decision log must be a file (audit_path), which every "
+            "deciding process appends to in one hash chain; a stream cannot hold several"
+        )
+    from policy.server.deciders import DeciderPool
+
+    pool = DeciderPool(size, router.engines, log)
+    try:
+        pool.start()
+    except (OSError, RuntimeError, EOFError, ValueError) as exc:
+        raise ServeError(f"service.deciders: {exc}") from None
+    log.info("deciding processes ready", pids=pool.pids())
+    return pool
 
 
 def _service_files(settings: Any) -> list[Path]:
@@ -424,6 +470,15 @@ def serve(
     except Exception:
         _close_all(router)
         raise
+    try:
+        deciders = _deciders(settings, router, log)
+    except BaseException:
+        if notifier is not None:
+            notifier.close()
+        _close_all(router)
+        raise
+    if deciders is not None:
+        reloader.changed = deciders.changed
     sockets: list[socket.socket] = []
     inherited = _inherited_sockets()
     owned: list[Path] = []
@@ -483,12 +538,14 @@ def serve(
             # waits are abandoned as shutdown starts, below).
             timeout_graceful_shutdown=_GRACEFUL_SECONDS,
         )
+        app.state.service.deciders = deciders
         server = _Server(
             config,
             router,
             log,
             settings.service.max_memory_mb if settings.service else None,
             closing=app.state.service.closing,
+            deciders=deciders,
         )
         log.info(
             "listening",
@@ -525,6 +582,8 @@ def serve(
     finally:
         watching.set()
         signal.signal(signal.SIGHUP, hangup)
+        if deciders is not None:
+            deciders.close()
         if notifier is not None:
             notifier.close()
         for sock in sockets:

@@ -422,12 +422,13 @@ def growth(pool: Any, service: Service, address: str, options: argparse.Namespac
 # ------------------------------------------------------------------ main
 
 
-def _settings(directory: Path) -> Path:
+def _settings(directory: Path, deciders: int = 0) -> Path:
     directory.mkdir(parents=True)
     path = directory / "settings.yaml"
     path.write_text(
         f"data_dir: {json.dumps(str(directory / 'data'))}\n"
         f"audit_path: {json.dumps(str(directory / 'decisions.jsonl'))}\n"
+        + (f"service:\n  deciders: {deciders}\n" if deciders else "")
     )
     return path
 
@@ -537,6 +538,12 @@ def main() -> None:
         action="store_true",
         help="measure only the service's RSS per request over distinct commands",
     )
+    parser.add_argument(
+        "--deciders",
+        type=int,
+        default=0,
+        help="service.deciders: decide in this many processes of their own (0: threads)",
+    )
     parser.add_argument("--warmup", type=int, default=2500, help="--growth: warm-up (2500)")
     parser.add_argument(
         "--decisions", type=int, default=20000, help="--growth: requests measured (20000)"
@@ -553,7 +560,7 @@ def main() -> None:
         if not k.upper().startswith("POLICY_") and k != "PYTHONDONTWRITEBYTECODE"
     }
     env["XDG_DATA_HOME"] = str(tmp / "xdg")
-    service = Service(tmp, _settings(tmp / "service"))
+    service = Service(tmp, _settings(tmp / "service", options.deciders))
     exit_status = None
     try:
         run(options, tmp, service, env)

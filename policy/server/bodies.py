@@ -1,0 +1,87 @@
+"""What a `/v1/decide/{point}` body asks, read and decided the same way wherever it is
+decided: on one of the service's deciding threads, or in one of its deciding processes
+(`policy.server.deciders`).
+
+Free of FastAPI and Starlette: a deciding process imports this, never the app.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import orjson
+
+from policy.codec import parts_from_json, to_dict
+from policy.errors import InputError
+from policy.model import CallContext, Decision, HookPoint
+from policy.server.asker import Asker
+
+__all__ = ["MAX_NAME", "as_sent_by", "bounded", "decide_body", "json_object", "parsed"]
+
+#: The longest name a call may carry in a context field (a session, a sender, a cwd, a
+#: tool): ids are short, and these become rate-limit keys and decision-log fields.
+MAX_NAME = 4096
+_NAMED_FIELDS = (
+    "sender",
+    "channel",
+    "chat_id",
+    "session",
+    "agent",
+    "turn",
+    "cwd",
+    "host",
+    "tool",
+    "tool_raw",
+    "call_id",
+    "model",
+)
+
+
+def parsed(raw: bytes) -> Any:
+    """A request body as JSON (None when empty); the guard saw to its Content-Type.
+    Called off the event loop: a body may be tens of MiB."""
+    if not raw.strip():
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"the body is not JSON: {exc}") from None
+
+
+def json_object(body: Any, where: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InputError(f"{where}: expected an object")
+    return body
+
+
+def bounded(subject: Any) -> None:
+    """InputError naming the first context field of `subject` longer than MAX_NAME."""
+    for name in _NAMED_FIELDS:
+        value = getattr(subject, name, "")
+        if isinstance(value, str) and len(value) > MAX_NAME:
+            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
+
+
+def as_sent_by(who: Asker, subject: Any) -> Any:
+    """`subject` with the sender it is recorded, budgeted and granted as; a name longer
+    than any id is refused before it becomes a key or a log field."""
+    bounded(subject)
+    sender = who.sender(subject.sender)
+    return subject if sender == subject.sender else dataclasses.replace(subject, sender=sender)
+
+
+def decide_body(engine: Any, who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:
+    """The rendered Decision of `engine` for a `/v1/decide/{point}` body and its
+    decision id (None: the point is an event, and the observers were told). Run within
+    `policy.facts.deciding_for` the caller's facts."""
+    body = json_object(parsed(raw), point)
+    parts = parts_from_json(
+        HookPoint(point),
+        body,
+        each=lambda part: as_sent_by(who, part) if isinstance(part, CallContext) else part,
+    )
+    decision = engine.decide_at(point, *parts)
+    if not isinstance(decision, Decision):
+        return None
+    return orjson.dumps(to_dict(decision)), decision.decision_id

@@ -1,0 +1,209 @@
+"""One deciding process of `policy serve` (`python -m policy.server.decider FD`): see
+`policy.server.deciders`, whose frames it reads and writes on the inherited socket FD.
+
+It builds the engines it is handed (the service's settings and compiled sets), says it
+is ready, then answers one call at a time until the socket closes: the body parsed,
+decided and rendered as a deciding thread would (`policy.server.bodies.decide_body`),
+for the caller the service names. It exits when its memory passes
+`service.max_memory_mb`, after answering (the service starts another), and when the
+service's end of the socket closes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+from typing import IO, Any
+
+import orjson
+
+_LENGTH = 4
+
+
+def _read_exactly(stream: IO[bytes], count: int) -> bytes | None:
+    data = stream.read(count)
+    if not data:
+        return None
+    if len(data) != count:
+        raise EOFError("the service closed the socket in the middle of a frame")
+    return data
+
+
+def _frame_in(stream: IO[bytes]) -> bytes | None:
+    """The next frame; None at the end of the stream."""
+    from policy.server.deciders import MAX_FRAME
+
+    head = _read_exactly(stream, _LENGTH)
+    if head is None:
+        return None
+    length = int.from_bytes(head, "big")
+    if length > MAX_FRAME:
+        raise ValueError(f"a frame of {length} bytes is over the limit")
+    if length == 0:
+        return b""
+    body = _read_exactly(stream, length)
+    if body is None:
+        raise EOFError("the service closed the socket in the middle of a frame")
+    return body
+
+
+def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
+    """The service's engines, rebuilt from what it handed over: its default one and a
+    team's for each `service.policies` entry, routed as the service routes them."""
+    from policy.aliases import DEFAULT_ALIASES
+    from policy.engine import Engine
+    from policy.hosts.hosted import build_hosted
+    from policy.packs import cache
+    from policy.packs.cel import get_engine
+    from policy.server.policies import PolicyRouter
+    from policy.settings import Settings
+
+    settings = Settings.model_validate(init["settings"])
+    cel = get_engine(settings.cel_engine)
+    aliases = DEFAULT_ALIASES.extend(settings.aliases)
+
+    def loaded(entry: bytes) -> Any:
+        return cache.loads(entry, cel, aliases) if entry else None
+
+    sets = init["sets"]
+    default = Engine(settings, hosted=build_hosted, loaded=loaded(entries[0]))
+    handed = {s["team"]: (s, entry) for s, entry in zip(sets[1:], entries[1:], strict=True)}
+    teams = []
+    policies = settings.service.policies if settings.service is not None else []
+    for policy in policies:
+        given, entry = handed[policy.name]
+        engine = default.with_packs(given["packs"], loaded=loaded(entry))
+        teams.append(PolicyRouter.resolve(policy, engine))
+    return PolicyRouter(default, teams)
+
+
+def _memory_mb() -> float:
+    with open("/proc/self/statm", "rb") as statm:
+        pages = int(statm.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    # The service's Ctrl-C reaches its whole process group; the service ends us by
+    # closing the socket (and SIGTERM, as a supervisor does, ends us at once).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sock = socket.socket(fileno=int(args[0]))
+    reading = sock.makefile("rb")
+    header = _frame_in(reading)
+    if header is None:
+        return 0
+    init = orjson.loads(header)
+    entries = []
+    for _ in init["sets"]:
+        entry = _frame_in(reading)
+        if entry is None:
+            return 1
+        entries.append(entry)
+    try:
+        router = _router(init, entries)
+    except Exception as exc:  # noqa: BLE001 - told to the service, which refuses to start
+        sock.sendall(_frames(orjson.dumps({"error": f"{type(exc).__name__}: {exc}"})))
+        return 1
+    service = router.default.settings.service
+    cap = service.max_memory_mb if service is not None else None
+    sock.sendall(_frames(orjson.dumps({"ready": True, "pid": os.getpid()})))
+    try:
+        _serve(sock, reading, router, cap)
+    finally:
+        for _team, engine in reversed(list(router.engines())):
+            engine.close()
+    return 0
+
+
+def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None) -> None:
+    from policy import telemetry
+    from policy.errors import InputError
+    from policy.facts import Caller as FactsCaller
+    from policy.facts import deciding_for
+    from policy.server.asker import Asker, SenderRefused
+    from policy.server.auth import Caller
+    from policy.server.bodies import decide_body
+
+    counted = telemetry.snapshot()
+    answered = 0
+    while True:
+        header = _frame_in(reading)
+        if header is None:
+            return
+        body = _frame_in(reading)
+        if body is None:
+            return
+        asked = orjson.loads(header)
+        caller = asked["caller"]
+        facts = FactsCaller(
+            home=caller["home"],
+            workspace=caller["workspace"],
+            uid=caller["uid"],
+            protected=tuple(caller["protected"]),
+            principal=caller["principal"],
+            peer=caller["peer"],
+            may_file=caller["may_file"],
+        )
+        fields = asked["asker"]
+        identity = fields["identity"]
+        who = Asker(
+            principal=fields["principal"],
+            user=fields["user"],
+            uid=fields["uid"],
+            peer=fields["peer"],
+            identity=None
+            if identity is None
+            else Caller(
+                identity["name"],
+                frozenset(identity["roles"]),
+                tuple(identity["approver_names"]),
+                identity["via"],
+                identity["uid"],
+                tuple(identity["senders"]),
+            ),
+        )
+        status, rendered, decision_id = 200, b"", ""
+        try:
+            with deciding_for(facts):
+                out = decide_body(router.engine_for(facts), who, asked["point"], body)
+        except InputError as exc:
+            status, rendered = 400, orjson.dumps({"error": str(exc)})
+        except SenderRefused as exc:
+            status, rendered = 403, orjson.dumps({"error": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - the service's 500, as its own handler words it
+            message = f"the service failed: {type(exc).__name__}: {exc}"
+            status, rendered = 500, orjson.dumps({"error": message})
+        else:
+            if out is None:
+                status, rendered = 202, orjson.dumps({"accepted": True})
+            else:
+                rendered, decision_id = out
+        now = telemetry.snapshot()
+        changed = telemetry.since(counted, now)
+        counted = now
+        answered += 1
+        # Past the memory cap it answers, says it is leaving, and ends: the service
+        # starts another (as it restarts itself at its own cap).
+        leaving = cap is not None and answered % 64 == 0 and _memory_mb() > cap
+        answer = {
+            "status": status,
+            "decision_id": decision_id,
+            "telemetry": changed,
+            "leaving": leaving,
+        }
+        sock.sendall(_frames(orjson.dumps(answer), rendered))
+        if leaving:
+            return
+
+
+def _frames(*parts: bytes) -> bytes:
+    from policy.server.deciders import frame
+
+    return frame(*parts)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

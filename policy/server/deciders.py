@@ -1,0 +1,574 @@
+"""`policy serve`'s deciding processes (`service.deciders`): `/v1/decide/{point}` calls
+decided on interpreters of their own.
+
+Why: on the deciding threads, a decision shares the GIL with the event loop, and under
+load the two hand it to each other at every system call — the hand-off cost about what
+the decision does (docs/performance.md). A process of its own decides on its only
+thread while the loop awaits its answer on a socket: no GIL shared, no thread between.
+
+What a deciding process is, and is not:
+
+* **Its own engines, the service's packs.** It is handed, at its start, the service's
+  settings as the engines hold them and the compiled sets the service serves (the
+  default policy's and each team's, as pack-cache entries: `policy.packs.cache.dumps`)
+  — never a fresh compile of files that may have changed since. It shares the state
+  file (or Redis), the approval store and the decision log with the service, as the
+  one-event hooks of a machine share them. A reload that changes what is served
+  replaces every process; until the new ones are ready, the threads decide.
+* **Told whom it decides for.** The event loop works out the caller as it always has
+  (the kernel's peer uid or the token's identity, `policy.server.asker`) and hands the
+  process those facts with the body; the process trusts nothing else, and nothing but
+  the service holds its end of the socket (inherited at spawn, never a path).
+* **An accelerator, never a way to stall the service.** A call waits at most `WAIT`
+  for a free process, then a deciding thread takes it, within the same per-caller
+  shares; so a caller whose calls keep every process busy holds up nobody else. A
+  process that ends before answering has its call refused (503: the hook fails
+  closed) and is replaced; one that has not answered within `HUNG` is killed and
+  replaced the same way.
+* **Counted.** Each answer carries what the process counted since its last answer
+  (`policy.telemetry.since`); `/metrics` adds it to the service's own.
+
+What stays on the threads: every other endpoint; and every call while a contract
+attached through the API lives in the service's memory only (with Redis, attached
+contracts are shared, and the processes see them).
+
+The wire between them is frames: a 4-byte big-endian length, then that many bytes; a
+message is a JSON header frame and a body frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import socket
+import struct
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from policy import telemetry
+
+__all__ = ["DEPTH", "HUNG", "QUEUE_BEHIND", "WAIT", "Answer", "DeciderFailed", "DeciderPool"]
+
+#: How long a call waits for room in a deciding process before a thread decides it (s).
+WAIT = 0.25
+#: Calls written to one process and not answered yet, at most: the one it decides and
+#: the next, so that it never waits for the event loop to write its next.
+DEPTH = 2
+#: A call is written behind another only while that one is this young (s): a call
+#: that takes long (a path on a mount that does not answer) holds up nothing more
+#: once it is older, and the next call goes to another process or to a thread.
+QUEUE_BEHIND = 0.05
+#: How long a process may take over one call before it is taken for hung (s): above
+#: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
+#: timeout, a hosted hook's timeout).
+HUNG = 60.0
+#: How long a new process may take to build its engines and say it is ready (s).
+READY = 120.0
+#: The largest frame either side reads: a body is at most `service.max_body_bytes`
+#: (≤ 1 GiB by its own check), an answer echoes the call.
+MAX_FRAME = (1 << 30) + (1 << 20)
+_LENGTH = struct.Struct(">I")
+
+
+class DeciderFailed(Exception):
+    """The process deciding a call ended or hung before answering (503)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A process's answer: HTTP status, the rendered body (a Decision's JSON, or an
+    error message), the decision id ("" for none)."""
+
+    status: int
+    body: bytes
+    decision_id: str
+
+
+def frame(*parts: bytes) -> bytes:
+    """`parts`, each length-prefixed."""
+    out = bytearray()
+    for part in parts:
+        if len(part) > MAX_FRAME:
+            raise ValueError(f"a frame of {len(part)} bytes is over the limit")
+        out += _LENGTH.pack(len(part))
+        out += part
+    return bytes(out)
+
+
+async def read_frame(reader: asyncio.StreamReader) -> bytes:
+    (length,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
+    if length > MAX_FRAME:
+        raise ValueError(f"a frame of {length} bytes is over the limit")
+    return await reader.readexactly(length)
+
+
+class _Process:
+    """One deciding process and the service's end of its socket. Calls are written one
+    after another (up to `DEPTH` unanswered), and a reading task hands each answer to
+    the call that waits for it, in order: the process always has its next call in its
+    socket, never idle while the event loop gets round to writing one."""
+
+    __slots__ = (
+        "dead",
+        "generation",
+        "leaving",
+        "pending",
+        "popen",
+        "reader",
+        "reading",
+        "sent",
+        "sock",
+        "writer",
+    )
+
+    def __init__(
+        self, popen: subprocess.Popen[bytes], sock: socket.socket, generation: int
+    ) -> None:
+        self.popen = popen
+        self.sock = sock
+        self.generation = generation
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.pending: collections.deque[asyncio.Future[tuple[dict[str, Any], bytes]]] = (
+            collections.deque()
+        )
+        #: When each pending call was written (the loop's clock), oldest first.
+        self.sent: collections.deque[float] = collections.deque()
+        self.reading: asyncio.Task[None] | None = None
+        #: It said it ends after its last answer (its memory cap).
+        self.leaving = False
+        self.dead = False
+
+    async def connect(self, ended: Callable[[_Process, str], None]) -> None:
+        """Its socket as the event loop's streams, and the task reading its answers
+        (`ended(process, why)` when it stops answering)."""
+        self.reader, self.writer = await asyncio.open_unix_connection(sock=self.sock, limit=1 << 20)
+        self.reading = asyncio.ensure_future(self._read(ended))
+
+    async def _read(self, ended: Callable[[_Process, str], None]) -> None:
+        assert self.reader is not None
+        why = "its socket closed"
+        try:
+            while True:
+                answer = orjson.loads(await read_frame(self.reader))
+                rendered = await read_frame(self.reader)
+                if not self.pending:
+                    why = "it answered a call nobody asked"
+                    break
+                waiting = self.pending.popleft()
+                self.sent.popleft()
+                if not waiting.done():
+                    waiting.set_result((answer, rendered))
+                if answer.get("leaving"):
+                    self.leaving = True
+                changed = answer.get("telemetry")
+                if changed:
+                    telemetry.merge(changed)
+                if self.leaving and not self.pending:
+                    why = "it left (its memory cap)"
+                    break
+        except (OSError, EOFError, asyncio.IncompleteReadError, ValueError) as exc:
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except asyncio.CancelledError:  # (`end`: whoever ended it sees to the rest)
+            self._fail_pending()
+            raise
+        self.dead = True
+        self._fail_pending()
+        ended(self, why)
+
+    def _fail_pending(self) -> None:
+        self.sent.clear()
+        while self.pending:
+            waiting = self.pending.popleft()
+            if not waiting.done():
+                waiting.set_exception(
+                    DeciderFailed("the deciding process ended before answering; ask again")
+                )
+
+    @property
+    def usable(self) -> bool:
+        return not (self.dead or self.leaving) and self.popen.poll() is None
+
+    def has_room(self, now: float) -> bool:
+        """Whether a call may be written now: under `DEPTH`, and behind no call older
+        than `QUEUE_BEHIND`."""
+        return len(self.pending) < DEPTH and (not self.sent or now - self.sent[0] < QUEUE_BEHIND)
+
+    def send(self, header: bytes, body: bytes) -> asyncio.Future[tuple[dict[str, Any], bytes]]:
+        """Write a call; the future its answer resolves."""
+        if self.writer is None:
+            raise OSError("not connected")
+        loop = asyncio.get_running_loop()
+        waiting: asyncio.Future[tuple[dict[str, Any], bytes]] = loop.create_future()
+        self.pending.append(waiting)
+        self.sent.append(loop.time())
+        self.writer.write(frame(header, body))
+        return waiting
+
+    def end(self) -> None:
+        """Close its socket (it exits at the end of what it reads), and kill it if it
+        is still there (a hung one does not read)."""
+        self.dead = True
+        reading = self.reading
+        if reading is not None and not reading.done() and reading is not _current_task():
+            reading.cancel()
+        with contextlib.suppress(Exception):
+            if self.writer is not None:
+                self.writer.close()
+            else:
+                self.sock.close()
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.popen.kill()
+        with contextlib.suppress(Exception):
+            self.popen.wait(timeout=5.0)
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # (no loop running: the service's last clean-up)
+        return None
+
+
+def _recv_frame(sock: socket.socket) -> bytes:
+    """One frame from a blocking socket (its timeout applies)."""
+
+    def exactly(count: int) -> bytes:
+        data = bytearray()
+        while len(data) < count:
+            chunk = sock.recv(count - len(data))
+            if not chunk:
+                raise EOFError("the deciding process closed its socket")
+            data += chunk
+        return bytes(data)
+
+    (length,) = _LENGTH.unpack(exactly(_LENGTH.size))
+    if length > MAX_FRAME:
+        raise ValueError(f"a frame of {length} bytes is over the limit")
+    return exactly(length)
+
+
+def _spawn(engines: list[tuple[str, Any]], generation: int) -> _Process:
+    """A new deciding process, handed the engines' settings and the sets they serve,
+    once it says it is ready (blocking: run before the loop, or on a thread)."""
+    from policy.packs import cache
+
+    sets: list[dict[str, Any]] = []
+    entries: list[bytes] = []
+    for team, engine in engines:
+        loaded = engine.loaded_packs
+        entry = cache.dumps(loaded) if loaded is not None else b""
+        if entry is None:
+            raise RuntimeError(f"policy {team or '(default)'}: its packs cannot be handed over")
+        sets.append({"team": team, "packs": [str(p) for p in engine.settings.packs]})
+        entries.append(entry)
+    settings = _settings_fields(engines[0][1].settings)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        popen = subprocess.Popen(
+            [sys.executable, "-m", "policy.server.decider", str(theirs.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),),
+        )
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    made = _Process(popen, ours, generation)
+    try:
+        ours.settimeout(READY)
+        ours.sendall(frame(orjson.dumps({"settings": settings, "sets": sets}), *entries))
+        said = orjson.loads(_recv_frame(ours))
+        ours.settimeout(None)
+        ours.setblocking(False)
+    except BaseException:
+        made.end()
+        raise
+    if said.get("ready") is not True:
+        made.end()
+        raise RuntimeError(str(said.get("error", "it said nothing")))
+    return made
+
+
+class DeciderPool:
+    """`size` deciding processes for the service's engines (`engines()`: every engine,
+    ("", the default) first, as `PolicyRouter.engines` lists them)."""
+
+    def __init__(
+        self,
+        size: int,
+        engines: Callable[[], Iterable[tuple[str, Any]]],
+        log: Any,
+    ) -> None:
+        self.size = size
+        self._engines = engines
+        self._log = log
+        self._started: list[_Process] = []
+        self._live: list[_Process] = []
+        self._generation = 0
+        self._spawning: set[asyncio.Future[None]] = set()
+        self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._room: asyncio.Event | None = None
+        #: When processes were last started (the loop's clock): `_respawn`'s rate.
+        self._starts: collections.deque[float] = collections.deque()
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start every process and wait until each is ready, before the service listens
+        (RuntimeError if one does not start: a service asked for deciding processes
+        does not run without them)."""
+        engines = list(self._engines())
+        try:
+            for _ in range(self.size):
+                self._started.append(_spawn(engines, self._generation))
+        except BaseException:
+            for process in self._started:
+                process.end()
+            self._started.clear()
+            raise
+
+    async def attach(self) -> None:
+        """On the service's event loop: the started processes become its to ask."""
+        self._loop = asyncio.get_running_loop()
+        self._room = asyncio.Event()
+        for process in self._started:
+            await process.connect(self._ended)
+            self._live.append(process)
+        self._started.clear()
+
+    def changed(self) -> None:
+        """`refresh`, from any thread (a reload runs on a signal's, a watch's or a
+        request's)."""
+        loop = self._loop
+        if loop is not None and not self._closed:
+            loop.call_soon_threadsafe(self.refresh)
+
+    def refresh(self) -> None:
+        """What the engines serve changed (a reload): replace every process. Calls
+        already written finish on the set they started with; until the new processes
+        are ready, the threads decide. Called on the event loop."""
+        if self._closed or self._loop is None:
+            return
+        self._generation += 1
+        for process in list(self._live):
+            self._retire(process)
+        for _ in range(self.size):
+            self._replace()
+
+    async def aclose(self) -> None:
+        """On the event loop, as the service stops: every process ended, every task
+        of ours finished."""
+        self._closed = True
+        tasks: list[asyncio.Future[Any]] = list(self._spawning)
+        for task in tasks:
+            task.cancel()
+        for process in self._live:
+            if process.reading is not None:
+                tasks.append(process.reading)
+        self.close()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def close(self) -> None:
+        """End every process (after the loop, what `aclose` left; idempotent)."""
+        self._closed = True
+        for process in [*self._started, *self._live]:
+            process.end()
+        self._started.clear()
+        self._live.clear()
+
+    def pids(self) -> list[int]:
+        return [p.popen.pid for p in [*self._started, *self._live]]
+
+    # ------------------------------------------------------------ deciding
+
+    async def decide(self, caller: Any, asker: Any, point: str, body: bytes) -> Answer | None:
+        """`body` (a `/v1/decide/{point}` request's) decided in a process, for `caller`
+        (policy.facts.Caller) asked by `asker` (policy.server.asker.Asker); None when
+        no process had room within `WAIT` (a thread decides it). DeciderFailed when the
+        process ended or hung before answering."""
+        if self._closed or self._loop is None:
+            return None
+        process = await self._with_room()
+        if process is None:
+            telemetry.DECIDER_CALLS.inc("overflowed")
+            return None
+        header = orjson.dumps(
+            {"point": point, "caller": _caller_fields(caller), "asker": _asker_fields(asker)}
+        )
+        waiting = process.send(header, body)
+        try:
+            async with asyncio.timeout(HUNG):
+                answer, rendered = await asyncio.shield(waiting)
+        except TimeoutError:
+            telemetry.DECIDER_CALLS.inc("failed")
+            self._log.error("a deciding process did not answer: replaced", pid=process.popen.pid)
+            self._lost(process)
+            raise DeciderFailed(
+                f"the deciding process did not answer within {HUNG:g} s; ask again"
+            ) from None
+        except DeciderFailed:
+            telemetry.DECIDER_CALLS.inc("failed")
+            raise
+        finally:
+            self._make_room()
+        telemetry.DECIDER_CALLS.inc("decided")
+        return Answer(int(answer["status"]), rendered, str(answer.get("decision_id", "")))
+
+    async def _with_room(self) -> _Process | None:
+        """The process of the current generation with the fewest calls unanswered that
+        has room for one more (`_Process.has_room`); None when none has within `WAIT`.
+        (A call that aged past `QUEUE_BEHIND` makes no room when it does: the wait
+        is cut at the next answer of any process, or at `WAIT`.)"""
+        room, loop = self._room, self._loop
+        if room is None or loop is None:
+            return None
+        until = loop.time() + WAIT
+        while True:
+            now = loop.time()
+            best: _Process | None = None
+            for process in self._live:
+                fewer = best is None or len(process.pending) < len(best.pending)
+                if fewer and process.usable and process.has_room(now):
+                    best = process
+            if best is not None:
+                return best
+            left = until - now
+            if left <= 0:
+                return None
+            room.clear()
+            try:
+                async with asyncio.timeout(left):
+                    await room.wait()
+            except TimeoutError:
+                return None
+
+    def _make_room(self) -> None:
+        if self._room is not None:
+            self._room.set()
+
+    # ------------------------------------------------------------ processes
+
+    def _ended(self, process: _Process, why: str) -> None:
+        """A process stopped answering on its own (it ended, or left at its cap)."""
+        if self._closed:
+            return
+        if process in self._live and not process.leaving:
+            self._log.error("a deciding process ended: replaced", pid=process.popen.pid, why=why)
+        self._lost(process)
+
+    def _lost(self, process: _Process) -> None:
+        """End `process` now, and start another if it was one of the current set."""
+        current = process in self._live
+        if current:
+            self._live.remove(process)
+        process.end()
+        if current and process.generation == self._generation:
+            self._replace()
+        self._make_room()
+
+    def _retire(self, process: _Process) -> None:
+        """Take `process` out of use: it answers what it was asked, then ends."""
+        if process in self._live:
+            self._live.remove(process)
+        if process.pending and not process.dead:
+            # (its reader ends it, through `_ended`, once it has answered and left)
+            with contextlib.suppress(Exception):
+                if process.writer is not None and process.writer.can_write_eof():
+                    process.writer.write_eof()
+                    return
+        process.end()
+
+    def _replace(self) -> None:
+        if self._closed:
+            return
+        task = asyncio.ensure_future(self._respawn(self._generation))
+        self._spawning.add(task)
+        task.add_done_callback(self._spawning.discard)
+
+    async def _respawn(self, generation: int) -> None:
+        """Start a process for `generation`, retrying (1, 2, 4 ... 60 s apart) until one
+        starts or the set moves on; at most `3 * size` starts a minute, so a call that
+        kills its process again and again costs the service little (the threads decide
+        meanwhile)."""
+        loop = asyncio.get_running_loop()
+        failures = 0
+        while not self._closed and generation == self._generation:
+            now = loop.time()
+            recent = self._starts
+            while recent and now - recent[0] > 60.0:
+                recent.popleft()
+            delay = 60.0 - (now - recent[0]) if len(recent) >= 3 * self.size else 0.0
+            if failures:
+                delay = max(delay, min(60.0, 2.0 ** (failures - 1)))
+            if delay > 0:
+                await asyncio.sleep(delay)
+                continue
+            recent.append(now)
+            engines = list(self._engines())
+            try:
+                process = await loop.run_in_executor(None, _spawn, engines, generation)
+            except Exception as exc:  # noqa: BLE001 - logged; the threads decide meanwhile
+                failures += 1
+                self._log.error(
+                    "a deciding process did not start", error=f"{type(exc).__name__}: {exc}"
+                )
+                continue
+            if self._closed or generation != self._generation:
+                process.end()
+                return
+            await process.connect(self._ended)
+            self._live.append(process)
+            self._make_room()
+            return
+
+
+def _settings_fields(settings: Any) -> dict[str, Any]:
+    """The settings as JSON the process validates again, secrets included (pydantic
+    writes a secret as asterisks): the decision log's key seals its records."""
+    fields: dict[str, Any] = settings.model_dump(mode="json")
+    key = settings.audit_key
+    fields["audit_key"] = key.get_secret_value() if key is not None else None
+    return fields
+
+
+def _caller_fields(caller: Any) -> dict[str, Any]:
+    return {
+        "home": caller.home,
+        "workspace": caller.workspace,
+        "uid": caller.uid,
+        "protected": list(caller.protected),
+        "principal": caller.principal,
+        "peer": caller.peer,
+        "may_file": caller.may_file,
+    }
+
+
+def _asker_fields(asker: Any) -> dict[str, Any]:
+    identity = asker.identity
+    return {
+        "principal": asker.principal,
+        "user": asker.user,
+        "uid": asker.uid,
+        "peer": asker.peer,
+        "identity": None
+        if identity is None
+        else {
+            "name": identity.name,
+            "roles": sorted(identity.roles),
+            "approver_names": list(identity.approver_names),
+            "via": identity.via,
+            "uid": identity.uid,
+            "senders": list(identity.senders),
+        },
+    }

@@ -1,0 +1,200 @@
+"""`service.deciders`: `/v1/decide` calls decided in processes of their own, exactly as
+the deciding threads decide them (policy.server.deciders).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policy.client.transport import ServiceClient
+from tests.test_metrics import scrape, value
+from tests.test_service import (
+    AGENT_TOKEN,
+    OPERATOR_TOKEN,
+    PACK,
+    POLICY,
+    Running,
+    clean_env,
+    start_service,
+    stop,
+)
+
+DECIDERS = "  deciders: 1\n"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    # the SQLite state and approval stores (the defaults), which processes share
+    running = start_service(
+        tmp_path_factory.mktemp("deciders"), settings_extra=DECIDERS, limits="", approvals=""
+    )
+    yield running
+    stop(running)
+
+
+def decide(client: ServiceClient, command: str, **fields: Any) -> tuple[int, Any]:
+    status, _headers, answer = client.request(
+        "POST", "/v1/decide/before_tool", {"tool": "bash", "args": {"command": command}, **fields}
+    )
+    return status, answer
+
+
+def decided_in_processes(running: Running) -> float:
+    return value(
+        scrape(running), "hookpolicy_decider_calls", "hookpolicy_decider_calls_total",
+        outcome="decided",
+    )
+
+
+def decider_pids(running: Running) -> list[int]:
+    """The deciding processes' pids, as the service logged them at its start."""
+    found = [r for r in running.stderr.records() if r.get("event") == "deciding processes ready"]
+    assert found, running.stderr.text()
+    return list(found[-1]["pids"])
+
+
+def test_a_deciding_process_decides_as_the_threads_do(service: Running) -> None:
+    client = service.client()
+    before = decided_in_processes(service)
+    status, denied = decide(client, "rm -rf /")
+    assert status == 200
+    assert (denied["action"], denied["reason"]) == ("deny_tool", "not the root")
+    status, asked = decide(client, "./deploy prod")
+    assert status == 200
+    assert asked["needs_approval"] is True
+    status, allowed = decide(client, "ls")
+    assert (status, allowed["action"]) == (200, "continue")
+    status, _headers, told = client.request("POST", "/v1/decide/event", {"kind": "x.y"})
+    assert (status, told) == (202, {"accepted": True})
+    families = scrape(service)
+    assert value(
+        families, "hookpolicy_decider_calls", "hookpolicy_decider_calls_total", outcome="decided"
+    ) == before + 4
+    # what the process counted is the service's to show: the decisions by action
+    assert value(
+        families, "hookpolicy_decisions", "hookpolicy_decisions_total",
+        point="before_tool", action="deny_tool",
+    ) >= 1
+    # one hash chain, the processes' records and the service's own in it
+    verified = subprocess.run(
+        [POLICY, "audit", "verify", str(service.audit)],
+        capture_output=True, text=True, env=clean_env(), check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_whom_it_decides_for_is_the_services_word(service: Running) -> None:
+    # a token may decide only for its own senders, in a process as on a thread
+    agent = service.client(token=AGENT_TOKEN)
+    status, refused = decide(agent, "ls", sender="alice")
+    assert status == 403
+    assert "may not decide for sender 'alice'" in refused["error"]
+    status, _headers, bad = service.client().request("POST", "/v1/decide/before_tool", [1, 2])
+    assert (status, bad) == (400, {"error": "before_tool: expected an object"})
+    # a budget is one budget: the SQLite state the process and the threads share
+    client = service.client()
+    answers = [
+        client.call("POST", "/v1/decide/before_tool", {"tool": "web_fetch", "args": {"url": "https://x"}, "session": "budget"})
+        for _ in range(11)
+    ]
+    assert [a["action"] for a in answers[:10]] == ["continue"] * 10
+    assert answers[10]["action"] == "deny_tool"
+
+
+def test_a_reload_reaches_the_next_call_at_once(service: Running) -> None:
+    pack = service.settings.parent / "packs" / "svc.yaml"
+    try:
+        pack.write_text(PACK.replace("message: not the root", "message: never the root"))
+        service.client(token=OPERATOR_TOKEN).call("POST", "/v1/packs/reload")
+        # the processes on the old set are replaced; until then the threads decide
+        for _ in range(20):
+            status, answer = decide(service.client(), "rm -rf /")
+            assert (status, answer["reason"]) == (200, "never the root")
+    finally:
+        pack.write_text(PACK)
+        service.client(token=OPERATOR_TOKEN).call("POST", "/v1/packs/reload")
+    service.stderr.wait_until(lambda: decide(service.client(), "rm -rf /")[1]["reason"] == "not the root")
+
+
+def test_a_contract_attached_in_memory_is_enforced(service: Running) -> None:
+    """Attached through the API, a contract lives in the service's memory (no Redis):
+    the calls go to the threads while it is attached, and it holds."""
+    operator = service.client(token=OPERATOR_TOKEN)
+    operator.call("PUT", "/v1/contracts/s-ro", {"id": "readonly", "tools": ["read"]})
+    try:
+        status, answer = decide(service.client(), "ls", session="s-ro")
+        assert (status, answer["action"]) == (200, "deny_tool")
+    finally:
+        operator.call("DELETE", "/v1/contracts/s-ro")
+    status, answer = decide(service.client(), "ls", session="s-ro")
+    assert (status, answer["action"]) == (200, "continue")
+
+
+def test_a_deciding_process_that_dies_is_replaced(tmp_path: Path) -> None:
+    running = start_service(tmp_path, settings_extra=DECIDERS, limits="", approvals="")
+    try:
+        (pid,) = decider_pids(running)
+        os.kill(pid, signal.SIGKILL)
+        running.stderr.wait_for(
+            lambda line: b"a deciding process ended: replaced" in line or None
+        )
+        # the threads decide until its replacement is ready, then the replacement does
+        client = running.client()
+        running.stderr.wait_until(lambda: _decided_once_more(running, client))
+    finally:
+        output = stop(running)
+    assert "Traceback" not in output
+
+
+def _decided_once_more(running: Running, client: ServiceClient) -> bool:
+    before = decided_in_processes(running)
+    status, answer = decide(client, "rm -rf /")
+    assert (status, answer["action"]) == (200, "deny_tool")
+    return decided_in_processes(running) > before
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ("limits_storage_uri: memory://\n", "limits_storage_uri is memory://"),
+        ("approvals_store: memory://\n", "approvals_store is memory://"),
+    ],
+)
+def test_settings_that_would_split_a_budget_are_refused(
+    tmp_path: Path, settings: str, named: str
+) -> None:
+    config = tmp_path / "serve.yaml"
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\naudit_path: {tmp_path / 'log.jsonl'}\n"
+        f"packs: [{tmp_path / 'packs'}]\n{settings}service:\n{DECIDERS}"
+    )
+    done = subprocess.run(
+        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
+    )
+    assert done.returncode != 0
+    assert named in done.stderr
+
+
+def test_without_a_decision_log_file_they_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "serve.yaml"
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\npacks: [{tmp_path / 'packs'}]\nservice:\n{DECIDERS}"
+    )
+    done = subprocess.run(
+        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
+    )
+    assert done.returncode != 0
+    assert "the decision log must be a file" in done.stderr
