@@ -4,6 +4,8 @@ the deciding threads decide them (policy.server.deciders).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -11,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from policy.client.transport import ServiceClient
@@ -198,3 +201,100 @@ def test_without_a_decision_log_file_they_are_refused(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "the decision log must be a file" in done.stderr
+
+
+# ---------------------------------------------------------------- the pool, in process
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def error(self, event: str, **_fields: Any) -> None:
+        self.events.append(event)
+
+    info = warning = error
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Any]:
+    from policy.engine import Engine
+    from policy.settings import Settings
+
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
+    made = Engine(
+        Settings(
+            packs=[tmp_path / "packs"],
+            data_dir=tmp_path / "data",
+            audit_path=tmp_path / "decisions.jsonl",
+        )
+    )
+    yield made
+    made.close()
+
+
+def _asked(command: str) -> bytes:
+    return orjson.dumps({"tool": "bash", "args": {"command": command}})
+
+
+def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engine: Any) -> None:
+    """A process that stops answering: its call is refused (503) once `hung` passes; a
+    call behind no room waits at most WAIT and goes to a thread (None); a new process
+    takes the old one's place."""
+    from policy.facts import Caller as FactsCaller
+    from policy.server.asker import Asker
+    from policy.server.deciders import DeciderFailed, DeciderPool
+
+    log = _Log()
+    pool = DeciderPool(1, lambda: [("", engine)], log, hung=3.0)
+    pool.start()
+    (stopped,) = pool.pids()
+    caller = FactsCaller(principal="uid:1")
+    who = Asker(principal="uid:1", user="dev", uid=1, peer="", identity=None)
+
+    async def run() -> tuple[Any, ...]:
+        await pool.attach()
+        first = await pool.decide(caller, who, "before_tool", _asked("rm -rf /"))
+        os.kill(stopped, signal.SIGSTOP)
+        hung = asyncio.ensure_future(pool.decide(caller, who, "before_tool", _asked("ls")))
+        await asyncio.sleep(0.2)  # (older than QUEUE_BEHIND: nothing is written behind it)
+        overflowed = await pool.decide(caller, who, "before_tool", _asked("pwd"))
+        with pytest.raises(DeciderFailed, match="did not answer within 3 s"):
+            await hung
+        for _ in range(600):  # the replacement starts (seconds) and decides
+            answer = await pool.decide(caller, who, "before_tool", _asked("rm -rf /"))
+            if answer is not None:
+                break
+            await asyncio.sleep(0.05)
+        await pool.aclose()
+        return first, overflowed, answer
+
+    try:
+        first, overflowed, replaced = asyncio.run(run())
+    finally:
+        pool.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stopped, signal.SIGKILL)
+    assert first is not None and orjson.loads(first.body)["reason"] == "not the root"
+    assert overflowed is None
+    assert replaced is not None and orjson.loads(replaced.body)["reason"] == "not the root"
+    assert "a deciding process did not answer: replaced" in log.events
+    assert stopped not in pool.pids()
+
+
+def test_what_a_process_counted_is_counted_once_here() -> None:
+    from policy import telemetry
+
+    before = telemetry.snapshot()
+    telemetry.DECISIONS.inc("before_tool", "deny_tool", "pack:x")
+    telemetry.CEL_SECONDS.observe_ns(2_000)
+    changed = telemetry.since(before, telemetry.snapshot())
+    assert set(changed) == {"DECISIONS", "CEL_SECONDS"}
+    total = telemetry.DECISIONS.total()
+    telemetry.merge(changed)
+    assert telemetry.DECISIONS.total() == total + 1
+    with pytest.raises(ValueError, match="not counted here"):
+        telemetry.merge({"NOT_A_METRIC": []})
+    with pytest.raises(ValueError, match="not a count"):
+        telemetry.merge({"DECISIONS": [[["before_tool"], 1]]})

@@ -206,6 +206,8 @@ class _Process:
             raise OSError("not connected")
         loop = asyncio.get_running_loop()
         waiting: asyncio.Future[tuple[dict[str, Any], bytes]] = loop.create_future()
+        # (its caller may be gone — hung up, or timed out — when the answer comes)
+        waiting.add_done_callback(_seen)
         self.pending.append(waiting)
         self.sent.append(loop.time())
         self.writer.write(frame(header, body))
@@ -228,6 +230,12 @@ class _Process:
                 self.popen.kill()
         with contextlib.suppress(Exception):
             self.popen.wait(timeout=5.0)
+
+
+def _seen(future: asyncio.Future[Any]) -> None:
+    """Mark a call's outcome as read: nobody may be waiting for it any more."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _current_task() -> asyncio.Task[Any] | None:
@@ -308,8 +316,11 @@ class DeciderPool:
         size: int,
         engines: Callable[[], Iterable[tuple[str, Any]]],
         log: Any,
+        *,
+        hung: float = HUNG,
     ) -> None:
         self.size = size
+        self._hung = hung
         self._engines = engines
         self._log = log
         self._started: list[_Process] = []
@@ -408,14 +419,14 @@ class DeciderPool:
         )
         waiting = process.send(header, body)
         try:
-            async with asyncio.timeout(HUNG):
+            async with asyncio.timeout(self._hung):
                 answer, rendered = await asyncio.shield(waiting)
         except TimeoutError:
             telemetry.DECIDER_CALLS.inc("failed")
             self._log.error("a deciding process did not answer: replaced", pid=process.popen.pid)
             self._lost(process)
             raise DeciderFailed(
-                f"the deciding process did not answer within {HUNG:g} s; ask again"
+                f"the deciding process did not answer within {self._hung:g} s; ask again"
             ) from None
         except DeciderFailed:
             telemetry.DECIDER_CALLS.inc("failed")
