@@ -216,22 +216,66 @@ class _Log:
     info = warning = error
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Any]:
+def _engine(tmp_path: Path, **service: Any) -> Any:
     from policy.engine import Engine
     from policy.settings import Settings
 
     (tmp_path / "packs").mkdir()
     (tmp_path / "packs" / "svc.yaml").write_text(PACK)
-    made = Engine(
+    return Engine(
         Settings(
             packs=[tmp_path / "packs"],
             data_dir=tmp_path / "data",
             audit_path=tmp_path / "decisions.jsonl",
+            service=service or None,
         )
     )
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Any]:
+    made = _engine(tmp_path)
     yield made
     made.close()
+
+
+def test_a_process_past_its_memory_cap_leaves_without_failing_a_call(tmp_path: Path) -> None:
+    """Past `service.max_memory_mb` (checked every 64 answers) a process says it
+    leaves: every call is still answered, and another process takes its place."""
+    from policy.facts import Caller as FactsCaller
+    from policy.server.asker import Asker
+    from policy.server.deciders import DeciderPool
+
+    engine = _engine(tmp_path, max_memory_mb=1)  # (any interpreter is past 1 MiB)
+    pool = DeciderPool(1, lambda: [("", engine)], _Log())
+    pool.start()
+    (first,) = pool.pids()
+    caller = FactsCaller(principal="uid:1")
+    who = Asker(principal="uid:1", user="dev", uid=1, peer="", identity=None)
+
+    async def run() -> tuple[list[Any], list[int]]:
+        await pool.attach()
+        answers = []
+        for _ in range(400):
+            answer = await pool.decide(caller, who, "before_tool", _asked("rm -rf /"))
+            answers.append(answer)
+            if pool.pids() and first not in pool.pids():
+                break
+            if answer is None:  # (a thread would decide it; the replacement is starting)
+                await asyncio.sleep(0.05)
+        serving = pool.pids()
+        await pool.aclose()
+        return answers, serving
+
+    try:
+        answers, serving = asyncio.run(run())
+    finally:
+        pool.close()
+        engine.close()
+    decided = [a for a in answers if a is not None]
+    assert all(orjson.loads(a.body)["reason"] == "not the root" for a in decided)
+    assert len(decided) >= 64
+    assert serving and first not in serving
 
 
 def _asked(command: str) -> bytes:

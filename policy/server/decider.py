@@ -4,9 +4,9 @@
 It builds the engines it is handed (the service's settings and compiled sets), says it
 is ready, then answers one call at a time until the socket closes: the body parsed,
 decided and rendered as a deciding thread would (`policy.server.bodies.decide_body`),
-for the caller the service names. It exits when its memory passes
-`service.max_memory_mb`, after answering (the service starts another), and when the
-service's end of the socket closes.
+for the caller the service names. Past `service.max_memory_mb` it says, with each
+answer, that it leaves: the service starts another and closes this one's socket once
+its calls are answered. It exits when the service's end of the socket closes.
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
 
     counted = telemetry.snapshot()
     answered = 0
+    leaving = False
     while True:
         header = _frame_in(reading)
         if header is None:
@@ -185,9 +186,11 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
         changed = telemetry.since(counted, now)
         counted = now
         answered += 1
-        # Past the memory cap it answers, says it is leaving, and ends: the service
-        # starts another (as it restarts itself at its own cap).
-        leaving = cap is not None and answered % 64 == 0 and _memory_mb() > cap
+        # Past the memory cap it says it leaves: the service writes it nothing more,
+        # starts another (as it restarts itself at its own cap), and closes its end
+        # once the calls already written are answered — then this ends.
+        if not leaving and cap is not None and answered % 64 == 0:
+            leaving = _memory_mb() > cap
         answer = {
             "status": status,
             "decision_id": decision_id,
@@ -195,8 +198,6 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
             "leaving": leaving,
         }
         sock.sendall(_frames(orjson.dumps(answer), rendered))
-        if leaving:
-            return
 
 
 def _frames(*parts: bytes) -> bytes:

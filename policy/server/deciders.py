@@ -45,6 +45,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -145,13 +146,12 @@ class _Process:
         self.leaving = False
         self.dead = False
 
-    async def connect(self, ended: Callable[[_Process, str], None]) -> None:
-        """Its socket as the event loop's streams, and the task reading its answers
-        (`ended(process, why)` when it stops answering)."""
+    async def connect(self, pool: DeciderPool) -> None:
+        """Its socket as the event loop's streams, and the task reading its answers."""
         self.reader, self.writer = await asyncio.open_unix_connection(sock=self.sock, limit=1 << 20)
-        self.reading = asyncio.ensure_future(self._read(ended))
+        self.reading = asyncio.ensure_future(self._read(pool))
 
-    async def _read(self, ended: Callable[[_Process, str], None]) -> None:
+    async def _read(self, pool: DeciderPool) -> None:
         assert self.reader is not None
         why = "its socket closed"
         try:
@@ -165,14 +165,15 @@ class _Process:
                 self.sent.popleft()
                 if not waiting.done():
                     waiting.set_result((answer, rendered))
-                if answer.get("leaving"):
-                    self.leaving = True
                 changed = answer.get("telemetry")
                 if changed:
                     telemetry.merge(changed)
-                if self.leaving and not self.pending:
-                    why = "it left (its memory cap)"
-                    break
+                if answer.get("leaving") and not self.leaving:
+                    # (past its memory cap: it answers what it was asked, then the
+                    # service closes its end and it exits)
+                    self.leaving = True
+                    pool._leaving(self)
+                pool._make_room()
         except (OSError, EOFError, asyncio.IncompleteReadError, ValueError) as exc:
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except asyncio.CancelledError:  # (`end`: whoever ended it sees to the rest)
@@ -180,7 +181,7 @@ class _Process:
             raise
         self.dead = True
         self._fail_pending()
-        ended(self, why)
+        pool._ended(self, why)
 
     def _fail_pending(self) -> None:
         self.sent.clear()
@@ -228,8 +229,10 @@ class _Process:
         if self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 self.popen.kill()
-        with contextlib.suppress(Exception):
-            self.popen.wait(timeout=5.0)
+            # Reaped on a thread of its own: a process stuck in the kernel (a mount that
+            # does not answer) dies only when the kernel lets it, and the event loop
+            # must not wait for that.
+            threading.Thread(target=self.popen.wait, daemon=True).start()
 
 
 def _seen(future: asyncio.Future[Any]) -> None:
@@ -354,7 +357,7 @@ class DeciderPool:
         self._loop = asyncio.get_running_loop()
         self._room = asyncio.Event()
         for process in self._started:
-            await process.connect(self._ended)
+            await process.connect(self)
             self._live.append(process)
         self._started.clear()
 
@@ -478,6 +481,13 @@ class DeciderPool:
             self._log.error("a deciding process ended: replaced", pid=process.popen.pid, why=why)
         self._lost(process)
 
+    def _leaving(self, process: _Process) -> None:
+        """`process` leaves at its memory cap: retired, and another started."""
+        current = process in self._live
+        self._retire(process)
+        if current and process.generation == self._generation:
+            self._replace()
+
     def _lost(self, process: _Process) -> None:
         """End `process` now, and start another if it was one of the current set."""
         current = process in self._live
@@ -538,7 +548,7 @@ class DeciderPool:
             if self._closed or generation != self._generation:
                 process.end()
                 return
-            await process.connect(self._ended)
+            await process.connect(self)
             self._live.append(process)
             self._make_room()
             return
