@@ -45,6 +45,8 @@ def start(out: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
         f"audit_path: {out / 'decisions.log'}\n"
         f"audit_capture_dir: {out / 'capture'}\n"
         f"packs: [{ROOT / 'rules'}]\n"
+        # /v1/decide calls decided in a process of their own (docs/service.md)
+        "service:\n  deciders: 1\n"
     )
     log = out / "serve.log"
     with log.open("wb") as stderr:

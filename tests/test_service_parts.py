@@ -256,6 +256,7 @@ def test_the_example_service_settings_load() -> None:
     root = Path(__file__).resolve().parent.parent / "examples" / "service"
     served = Settings(root / "serve.yaml")
     assert served.service is not None and served.service.max_requests == 50000
+    assert served.service.deciders == 1  # (its stores are on disk, its log a file)
     assert {i.name for i in served.service.identities} == {"alice", "ops"}
     assert str(served.service.approver_socket) == "/run/hookpolicy/approvers.sock"
     hook = Settings(root / "hook.yaml")
