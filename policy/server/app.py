@@ -631,11 +631,10 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         # (a contract attached through the API lives in this process only, unless
         # Redis keeps it: while one does, the threads decide every call)
         if pool is not None and not service.engine.contracts.held_here:
-            async with service.shares.of(who.principal):
-                try:
-                    answer = await pool.decide(facts, who, point, raw)
-                except DeciderFailed as exc:
-                    raise ApiError(503, str(exc)) from None
+            try:
+                answer = await pool.decide(facts, who, point, raw)
+            except DeciderFailed as exc:
+                raise ApiError(503, str(exc)) from None
             if answer is not None:
                 return _from_decider(service, answer)
         rendered = await decided(who, facts, decide_raw, who, point, raw)

@@ -333,6 +333,8 @@ class DeciderPool:
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._room: asyncio.Event | None = None
+        #: Calls written and unanswered, by principal (`_with_room`).
+        self._held: dict[str, int] = {}
         #: When processes were last started (the loop's clock): `_respawn`'s rate.
         self._starts: collections.deque[float] = collections.deque()
 
@@ -413,7 +415,8 @@ class DeciderPool:
         process ended or hung before answering."""
         if self._closed or self._loop is None:
             return None
-        process = await self._with_room()
+        principal = asker.principal
+        process = await self._with_room(principal)
         if process is None:
             telemetry.DECIDER_CALLS.inc("overflowed")
             return None
@@ -421,6 +424,7 @@ class DeciderPool:
             {"point": point, "caller": _caller_fields(caller), "asker": _asker_fields(asker)}
         )
         waiting = process.send(header, body)
+        self._held[principal] = self._held.get(principal, 0) + 1
         try:
             async with asyncio.timeout(self._hung):
                 answer, rendered = await asyncio.shield(waiting)
@@ -435,15 +439,22 @@ class DeciderPool:
             telemetry.DECIDER_CALLS.inc("failed")
             raise
         finally:
+            left = self._held[principal] - 1
+            if left:
+                self._held[principal] = left
+            else:
+                del self._held[principal]
             self._make_room()
         telemetry.DECIDER_CALLS.inc("decided")
         return Answer(int(answer["status"]), rendered, str(answer.get("decision_id", "")))
 
-    async def _with_room(self) -> _Process | None:
+    async def _with_room(self, principal: str) -> _Process | None:
         """The process of the current generation with the fewest calls unanswered that
-        has room for one more (`_Process.has_room`); None when none has within `WAIT`.
-        (A call that aged past `QUEUE_BEHIND` makes no room when it does: the wait
-        is cut at the next answer of any process, or at `WAIT`.)"""
+        has room for one more (`_Process.has_room`); None (a thread decides) when none
+        has within `WAIT` — or at once when every call written is another caller's:
+        a caller that keeps the processes busy makes only its own calls wait, never
+        anybody else's. (A call that aged past `QUEUE_BEHIND` makes no room when it
+        does: the wait is cut at the next answer of any process, or at `WAIT`.)"""
         room, loop = self._room, self._loop
         if room is None or loop is None:
             return None
@@ -457,6 +468,8 @@ class DeciderPool:
                     best = process
             if best is not None:
                 return best
+            if not self._held.get(principal):
+                return None
             left = until - now
             if left <= 0:
                 return None
