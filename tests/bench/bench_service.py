@@ -29,6 +29,9 @@ After the load rows comes the DESIGN §9 row: decisions/s over the socket divide
 `/healthz`/s over the socket (target ≥ 2/3), and the decisions' p99 at C clients
 (target ≤ 25 ms; the `/healthz` p99 beside it).
 
+`--deciders N` runs the service with `service.deciders: N` (decisions in processes of
+their own; docs/service.md); `--growth` then counts their RSS with the service's.
+
 `--growth [--warmup N] [--decisions M]` measures instead (no cold start, no load) the
 memory the service keeps per request, with no `max_requests`: its VmRSS after N
 requests (2,500) and at each fifth of M more (20,000), from C client processes, first
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import array
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -352,7 +356,23 @@ def in_process(settings_file: Path, seconds: float) -> tuple[float, float, float
 
 
 def _rss_kib(service: Service) -> int:
-    return int(service.memory()["VmRSS"].split()[0])
+    """The service's VmRSS and its deciding processes' (`--deciders`), in KiB."""
+    total = int(service.memory()["VmRSS"].split()[0])
+    for child in _children(service.pid):
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{child}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children = (task / "children").read_text().split()
+            found.extend(int(c) for c in children)
+    return found
 
 
 def _distinct_client(job: tuple[str, str, int, int, int]) -> Counter[str]:
@@ -415,6 +435,9 @@ def growth(pool: Any, service: Service, address: str, options: argparse.Namespac
         print(
             f"{label:34} {start / 1024:6.1f} MiB {readings[-1] / 1024:6.1f} MiB {per:10.0f}  {shape}"
         )
+        if _children(service.pid):
+            own = int(service.memory()["VmRSS"].split()[0])
+            print(f"{'':34} of which the service {own / 1024:.1f} MiB, its deciding processes the rest")
         print(f"{'':34} answers: " + ", ".join(f"{o} {n}" for o, n in outcomes.most_common(6)))
     print("target (DESIGN §9): <= 1024 bytes per decision over 20,000 after a 2,500 warm-up")
 
