@@ -500,6 +500,8 @@ def _routes_health(
     @app.get("/metrics", tags=["health"])
     async def metrics() -> Response:
         """The service in Prometheus' text format (open, like /healthz)."""
+        if service.deciders is not None:  # (their counts, merged as they are read)
+            service.deciders.counted()
         body, content_type = await service.off_loop(lambda: service.metrics.render())
         return Response(body, media_type=content_type)
 

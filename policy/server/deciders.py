@@ -69,6 +69,8 @@ QUEUE_BEHIND = 0.05
 #: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
 #: timeout, a hosted hook's timeout).
 HUNG = 60.0
+#: How often the pool looks for calls that waited long enough and processes that hung (s).
+_TICK = 0.05
 #: How long a new process may take to build its engines and say it is ready (s).
 READY = 120.0
 #: The largest frame either side reads: a body is at most `service.max_body_bytes`
@@ -167,30 +169,28 @@ class _Process:
                     waiting.set_result((answer, rendered))
                 changed = answer.get("telemetry")
                 if changed:
-                    telemetry.merge(changed)
+                    pool.take_counts(changed)
                 if answer.get("leaving") and not self.leaving:
                     # (past its memory cap: it answers what it was asked, then the
                     # service closes its end and it exits)
                     self.leaving = True
                     pool._leaving(self)
-                pool._make_room()
         except (OSError, EOFError, asyncio.IncompleteReadError, ValueError) as exc:
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except asyncio.CancelledError:  # (`end`: whoever ended it sees to the rest)
-            self._fail_pending()
+            self.fail_pending("ended before answering")
             raise
         self.dead = True
-        self._fail_pending()
+        self.fail_pending("ended before answering")
         pool._ended(self, why)
 
-    def _fail_pending(self) -> None:
+    def fail_pending(self, why: str) -> None:
+        """Refuse every call written and not answered (DeciderFailed: `why`)."""
         self.sent.clear()
         while self.pending:
             waiting = self.pending.popleft()
             if not waiting.done():
-                waiting.set_exception(
-                    DeciderFailed("the deciding process ended before answering; ask again")
-                )
+                waiting.set_exception(DeciderFailed(f"the deciding process {why}; ask again"))
 
     @property
     def usable(self) -> bool:
@@ -332,7 +332,14 @@ class DeciderPool:
         self._spawning: set[asyncio.Future[None]] = set()
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._room: asyncio.Event | None = None
+        #: Calls waiting for room: (until when, the future that says whether it came).
+        self._waiters: collections.deque[tuple[float, asyncio.Future[bool]]] = (
+            collections.deque()
+        )
+        self._watching: asyncio.Task[None] | None = None
+        #: What the processes counted, merged into this process's counts when read
+        #: (`counted`): an answer is not held up by it.
+        self._counts: collections.deque[telemetry.Snapshot] = collections.deque()
         #: Calls written and unanswered, by principal (`_with_room`).
         self._held: dict[str, int] = {}
         #: When processes were last started (the loop's clock): `_respawn`'s rate.
@@ -357,11 +364,11 @@ class DeciderPool:
     async def attach(self) -> None:
         """On the service's event loop: the started processes become its to ask."""
         self._loop = asyncio.get_running_loop()
-        self._room = asyncio.Event()
         for process in self._started:
             await process.connect(self)
             self._live.append(process)
         self._started.clear()
+        self._watching = asyncio.ensure_future(self._watch())
 
     def changed(self) -> None:
         """`refresh`, from any thread (a reload runs on a signal's, a watch's or a
@@ -387,8 +394,14 @@ class DeciderPool:
         of ours finished."""
         self._closed = True
         tasks: list[asyncio.Future[Any]] = list(self._spawning)
+        if self._watching is not None:
+            tasks.append(self._watching)
         for task in tasks:
             task.cancel()
+        for _until, waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(False)
+        self._waiters.clear()
         for process in self._live:
             if process.reading is not None:
                 tasks.append(process.reading)
@@ -425,16 +438,13 @@ class DeciderPool:
         )
         waiting = process.send(header, body)
         self._held[principal] = self._held.get(principal, 0) + 1
+        if self._waiters:  # (room left behind this call: the next waiting call takes it)
+            now = self._loop.time()
+            if any(p.usable and p.has_room(now) for p in self._live):
+                self._make_room()
         try:
-            async with asyncio.timeout(self._hung):
-                answer, rendered = await asyncio.shield(waiting)
-        except TimeoutError:
-            telemetry.DECIDER_CALLS.inc("failed")
-            self._log.error("a deciding process did not answer: replaced", pid=process.popen.pid)
-            self._lost(process)
-            raise DeciderFailed(
-                f"the deciding process did not answer within {self._hung:g} s; ask again"
-            ) from None
+            # (one that hangs is ended by `_watch`, which fails what waits on it)
+            answer, rendered = await asyncio.shield(waiting)
         except DeciderFailed:
             telemetry.DECIDER_CALLS.inc("failed")
             raise
@@ -455,8 +465,8 @@ class DeciderPool:
         a caller that keeps the processes busy makes only its own calls wait, never
         anybody else's. (A call that aged past `QUEUE_BEHIND` makes no room when it
         does: the wait is cut at the next answer of any process, or at `WAIT`.)"""
-        room, loop = self._room, self._loop
-        if room is None or loop is None:
+        loop = self._loop
+        if loop is None:
             return None
         until = loop.time() + WAIT
         while True:
@@ -468,21 +478,65 @@ class DeciderPool:
                     best = process
             if best is not None:
                 return best
-            if not self._held.get(principal):
+            if not self._held.get(principal) or now >= until or self._closed:
                 return None
-            left = until - now
-            if left <= 0:
-                return None
-            room.clear()
-            try:
-                async with asyncio.timeout(left):
-                    await room.wait()
-            except TimeoutError:
+            waiter: asyncio.Future[bool] = loop.create_future()
+            self._waiters.append((until, waiter))
+            if not await waiter:
                 return None
 
-    def _make_room(self) -> None:
-        if self._room is not None:
-            self._room.set()
+    def _make_room(self, room: int = 1) -> None:
+        """Wake `room` calls waiting for room (each looks again)."""
+        while room and self._waiters:
+            _until, waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(True)
+                room -= 1
+
+    async def _watch(self) -> None:
+        """Every `_TICK`: calls that waited `WAIT` for room go to the threads; a process
+        whose oldest call is older than `hung` is ended (its calls refused) and
+        replaced. One timer for all, none per call."""
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            await asyncio.sleep(_TICK)
+            now = loop.time()
+            kept: collections.deque[tuple[float, asyncio.Future[bool]]] = collections.deque()
+            for until, waiter in self._waiters:
+                if waiter.done():
+                    continue
+                if now >= until:
+                    waiter.set_result(False)
+                else:
+                    kept.append((until, waiter))
+            self._waiters = kept
+            for process in list(self._live):
+                if process.sent and now - process.sent[0] > self._hung:
+                    self._log.error(
+                        "a deciding process did not answer: replaced",
+                        pid=process.popen.pid,
+                        seconds=round(now - process.sent[0], 1),
+                    )
+                    self._lost(process, f"did not answer within {self._hung:g} s")
+
+    def take_counts(self, changed: telemetry.Snapshot) -> None:
+        """A process's counts since its last answer, kept to be merged when read."""
+        self._counts.append(changed)
+        if len(self._counts) > 1024:  # (nobody scrapes: merged here, bounded)
+            self.counted()
+
+    def counted(self) -> None:
+        """Merge what the processes counted into this process's counts (before a
+        scrape; any thread: one popleft at a time)."""
+        while True:
+            try:
+                changed = self._counts.popleft()
+            except IndexError:
+                return
+            try:
+                telemetry.merge(changed)
+            except ValueError as exc:  # (a process that sends such counts is broken)
+                self._log.error("counts of a deciding process refused", error=str(exc))
 
     # ------------------------------------------------------------ processes
 
@@ -501,11 +555,13 @@ class DeciderPool:
         if current and process.generation == self._generation:
             self._replace()
 
-    def _lost(self, process: _Process) -> None:
-        """End `process` now, and start another if it was one of the current set."""
+    def _lost(self, process: _Process, why: str = "ended before answering") -> None:
+        """End `process` now (its calls refused: `why`), and start another if it was
+        one of the current set."""
         current = process in self._live
         if current:
             self._live.remove(process)
+        process.fail_pending(why)
         process.end()
         if current and process.generation == self._generation:
             self._replace()
@@ -563,7 +619,7 @@ class DeciderPool:
                 return
             await process.connect(self)
             self._live.append(process)
-            self._make_room()
+            self._make_room(DEPTH)
             return
 
 
