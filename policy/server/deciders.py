@@ -19,18 +19,22 @@ What a deciding process is, and is not:
   (the kernel's peer uid or the token's identity, `policy.server.asker`) and hands the
   process those facts with the body; the process trusts nothing else, and nothing but
   the service holds its end of the socket (inherited at spawn, never a path).
-* **An accelerator, never a way to stall the service.** A call waits at most `WAIT`
-  for a free process, then a deciding thread takes it, within the same per-caller
-  shares; so a caller whose calls keep every process busy holds up nobody else. A
-  process that ends before answering has its call refused (503: the hook fails
-  closed) and is replaced; one that has not answered within `HUNG` is killed and
-  replaced the same way.
+* **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
+  written to a process, and none behind a call older than `QUEUE_BEHIND`. A caller
+  with calls of its own in the processes waits at most `WAIT` for room; one with none
+  does not wait: a deciding thread takes its call at once, within the threads'
+  per-caller shares — so a caller keeping every process busy delays only itself. A
+  process that ends before answering has its calls refused (503: the hook fails
+  closed) and is replaced; one whose oldest call is older than `HUNG` is killed and
+  replaced the same way. One watchdog task does the waiting and the hung checks.
 * **Counted.** Each answer carries what the process counted since its last answer
-  (`policy.telemetry.since`); `/metrics` adds it to the service's own.
+  (`policy.telemetry.since`); `/metrics` merges it into the service's own counts.
 
-What stays on the threads: every other endpoint; and every call while a contract
-attached through the API lives in the service's memory only (with Redis, attached
-contracts are shared, and the processes see them).
+What stays on the threads: every other endpoint (host events among them: one may
+file an approval request, which only the filing process tells the notifiers about
+with the SQLite store); and every call while a contract attached through the API
+lives in the service's memory only (with Redis, attached contracts are shared, and
+the processes see them).
 
 The wire between them is frames: a 4-byte big-endian length, then that many bytes; a
 message is a JSON header frame and a body frame.
