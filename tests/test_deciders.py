@@ -24,6 +24,7 @@ from tests.test_service import (
     PACK,
     POLICY,
     Running,
+    StderrLines,
     clean_env,
     start_service,
     stop,
@@ -342,3 +343,51 @@ def test_what_a_process_counted_is_counted_once_here() -> None:
         telemetry.merge({"NOT_A_METRIC": []})
     with pytest.raises(ValueError, match="not a count"):
         telemetry.merge({"DECISIONS": [[["before_tool"], 1]]})
+
+
+def test_a_restart_hands_over_the_packs_read_back_from_the_pack_cache(tmp_path: Path) -> None:
+    """The second start reads the packs back from the pack cache (no rule sources in
+    memory): they are handed over as the entry they were read from."""
+    for again in (False, True):
+        running = start_service(
+            tmp_path, settings_extra=DECIDERS, limits="", approvals="", keep_pack=again
+        )
+        try:
+            status, answer = decide(running.client(), "rm -rf /")
+            assert (status, answer["reason"]) == (200, "not the root")
+        finally:
+            stop(running)
+
+
+def test_the_working_directory_is_not_where_a_deciding_process_finds_its_code(
+    tmp_path: Path,
+) -> None:
+    """`python -m` would import a `policy` package from the directory the service was
+    started in; whoever can write there must not run code in the deciding process."""
+    planted = tmp_path / "cwd" / "policy"
+    planted.mkdir(parents=True)
+    marker = tmp_path / "ran"
+    (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    config = tmp_path / "serve.yaml"
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\naudit_path: {tmp_path / 'log.jsonl'}\n"
+        f"packs: [{tmp_path / 'packs'}]\nservice:\n{DECIDERS}"
+    )
+    process = subprocess.Popen(
+        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env(), cwd=planted.parent,
+    )
+    lines = StderrLines(process.stderr)
+    try:
+        lines.wait_for(lambda line: b"deciding processes ready" in line or None)
+        client = ServiceClient(f"unix:{tmp_path / 's.sock'}")
+        status, _headers, answer = client.request(
+            "POST", "/v1/decide/before_tool", {"tool": "bash", "args": {"command": "rm -rf /"}}
+        )
+        assert (status, answer["reason"]) == (200, "not the root")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    assert not marker.exists()

@@ -35,6 +35,10 @@ class LoadedPacks:
     warnings: list[Diagnostic]
     #: Builtins the packs configure; an engine builds them (policy.builtins.build).
     builtins: list[BuiltinSpec] = field(default_factory=list)
+    #: The pack-cache entry they were read back from (None: compiled from the YAML),
+    #: which is how they are handed on (`policy.packs.cache.dumps`): a rule read back
+    #: keeps no source to write a new entry from.
+    entry: bytes | None = field(default=None, compare=False, repr=False)
 
 
 def load_packs(

@@ -55,6 +55,7 @@ without importing the compiler, pydantic or the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import sys
@@ -322,7 +323,7 @@ def load(cache_dir: Path, key: str, engine: CelEngine, aliases: AliasTable) -> L
         entry = orjson.loads(body)
         if entry.get("format") != FORMAT or entry.get("key") != key:
             return None
-        return _rebuild(entry, engine, aliases)
+        return dataclasses.replace(_rebuild(entry, engine, aliases), entry=body)
     except Exception as exc:  # noqa: BLE001 - an entry we cannot use is a miss, whatever the reason
         log.debug("pack cache: entry %s unusable (%s: %s); compiling", key, type(exc).__name__, exc)
         return None
@@ -511,6 +512,8 @@ def dumps(result: LoadedPacks) -> bytes | None:
     """`result` as one entry's bytes, to hand to another process of this code (`policy
     serve`'s deciding processes: the very set the service serves, not a fresh compile
     of files that may have changed since); None when it cannot be written as one."""
+    if result.entry is not None:  # (read back from one: handed on as it was read)
+        return result.entry
     try:
         return orjson.dumps(_entry("", result))
     except _Uncacheable as exc:

@@ -288,7 +288,11 @@ def _spawn(engines: list[tuple[str, Any]], generation: int) -> _Process:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         popen = subprocess.Popen(
-            [sys.executable, "-m", "policy.server.decider", str(theirs.fileno())],
+            # -P: `-m` would put the working directory first on sys.path, and whoever
+            # can write there would run code in the process that decides and seals
+            # the log. (-I would also drop PYTHONPATH, which may be how this service
+            # found its own code.)
+            [sys.executable, "-P", "-m", "policy.server.decider", str(theirs.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),),
