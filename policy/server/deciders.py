@@ -477,20 +477,28 @@ class DeciderPool:
         if loop is None:
             return None
         until = loop.time() + WAIT
+        woken = False
         while True:
             now = loop.time()
-            best: _Process | None = None
-            for process in self._live:
-                fewer = best is None or len(process.pending) < len(best.pending)
-                if fewer and process.usable and process.has_room(now):
-                    best = process
-            if best is not None:
-                return best
+            # (calls already waiting go first: one arriving now does not take the room
+            # an answer made for them)
+            if woken or not any(not w.done() for _u, w in self._waiters):
+                best: _Process | None = None
+                for process in self._live:
+                    fewer = best is None or len(process.pending) < len(best.pending)
+                    if fewer and process.usable and process.has_room(now):
+                        best = process
+                if best is not None:
+                    return best
             if not self._held.get(principal) or now >= until or self._closed:
                 return None
             waiter: asyncio.Future[bool] = loop.create_future()
-            self._waiters.append((until, waiter))
-            if not await waiter:
+            if woken:  # (woken and beaten to it: still first in line)
+                self._waiters.appendleft((until, waiter))
+            else:
+                self._waiters.append((until, waiter))
+            woken = await waiter
+            if not woken:
                 return None
 
     def _make_room(self, room: int = 1) -> None:
