@@ -271,7 +271,7 @@ class ServiceSettings(BaseModel):
         le=64,
         description="Processes that decide `/v1/decide/{point}` calls, each on its own "
         "interpreter (no GIL shared with the event loop): about twice the decisions a "
-        "second of the deciding threads, half their p99. 0: the threads decide. Needs "
+        "second of the deciding threads. 0: the threads decide. Needs "
         "the decision log in a file and the state and approval stores on disk or in "
         "Redis (docs/service.md#deciding-processes).",
     )
