@@ -626,8 +626,9 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         """The chain's decision at `point` (`X-Decision-Id`: its decision-log line)."""
         who = asker(request)  # a claimed identity that does not hold is refused
         raw = await request.body()
-        # Parsed, decided and rendered on the deciding thread: a body may be 64 MiB of
-        # tool output, and the answer echoes the call.
+        # Parsed, decided and rendered off the event loop — in a deciding process
+        # (`service.deciders`) or on a deciding thread: a body may be 64 MiB of tool
+        # output, and the answer echoes the call.
         facts = _caller_of(request, service, who)
         pool = service.deciders
         # (a contract attached through the API lives in this process only, unless

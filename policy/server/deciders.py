@@ -350,6 +350,8 @@ class DeciderPool:
         self._counts: collections.deque[telemetry.Snapshot] = collections.deque()
         #: Calls written and unanswered, by principal (`_with_room`).
         self._held: dict[str, int] = {}
+        #: Processes taken out of use that still answer calls written to them.
+        self._retiring: set[_Process] = set()
         #: When processes were last started (the loop's clock): `_respawn`'s rate.
         self._starts: collections.deque[float] = collections.deque()
 
@@ -410,7 +412,7 @@ class DeciderPool:
             if not waiter.done():
                 waiter.set_result(False)
         self._waiters.clear()
-        for process in self._live:
+        for process in [*self._live, *self._retiring]:
             if process.reading is not None:
                 tasks.append(process.reading)
         self.close()
@@ -419,10 +421,11 @@ class DeciderPool:
     def close(self) -> None:
         """End every process (after the loop, what `aclose` left; idempotent)."""
         self._closed = True
-        for process in [*self._started, *self._live]:
+        for process in [*self._started, *self._live, *self._retiring]:
             process.end()
         self._started.clear()
         self._live.clear()
+        self._retiring.clear()
 
     def pids(self) -> list[int]:
         return [p.popen.pid for p in [*self._started, *self._live]]
@@ -558,6 +561,7 @@ class DeciderPool:
 
     def _ended(self, process: _Process, why: str) -> None:
         """A process stopped answering on its own (it ended, or left at its cap)."""
+        self._retiring.discard(process)
         if self._closed:
             return
         if process in self._live and not process.leaving:
@@ -577,6 +581,7 @@ class DeciderPool:
         current = process in self._live
         if current:
             self._live.remove(process)
+        self._retiring.discard(process)
         process.fail_pending(why)
         process.end()
         if current and process.generation == self._generation:
@@ -592,6 +597,7 @@ class DeciderPool:
             with contextlib.suppress(Exception):
                 if process.writer is not None and process.writer.can_write_eof():
                     process.writer.write_eof()
+                    self._retiring.add(process)
                     return
         process.end()
 
