@@ -15,9 +15,10 @@ SOAK = Path(__file__).resolve().parent / "soak" / "soak.py"
 
 
 @pytest.mark.slow
-def test_thirty_seconds_of_mixed_traffic_leave_no_error() -> None:
+@pytest.mark.parametrize("deciders", ["0", "1"])  # the threads, and a deciding process
+def test_thirty_seconds_of_mixed_traffic_leave_no_error(deciders: str) -> None:
     done = subprocess.run(
-        [sys.executable, str(SOAK), "--seconds", "30", "--measure", "3"],
+        [sys.executable, str(SOAK), "--seconds", "30", "--measure", "3", "--deciders", deciders],
         capture_output=True,
         text=True,
         timeout=300,

@@ -89,7 +89,7 @@ def corpus() -> list[str]:
 class Service:
     """The `policy serve` under soak."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, deciders: int = 0) -> None:
         packs = base / "packs"
         shutil.copytree(ROOT / "rules", packs / "rules")
         (packs / "soak").mkdir()
@@ -107,6 +107,7 @@ class Service:
             f"    - {{name: alice, token_sha256: {token_digest(APPROVER)}, roles: [approver],"
             " approver_names: [secops-alice]}\n"
             f"    - {{name: ops, token_sha256: {token_digest(OPERATOR)}, roles: [operator]}}\n"
+            + (f"  deciders: {deciders}\n" if deciders else "")
         )
         socket = base / "run" / "policy.sock"
         policy = str(Path(sys.executable).parent / "policy")
@@ -235,7 +236,7 @@ def capacity(service: Service, lines: list[str], seconds: float) -> float:
 
 def soak(options: argparse.Namespace) -> int:
     base = Path(tempfile.mkdtemp(prefix="hookpolicy-soak-"))
-    service = Service(base)
+    service = Service(base, options.deciders)
     lines = corpus()
     tally = Tally()
     samples: list[tuple[float, int, int]] = []
@@ -438,6 +439,9 @@ def main() -> int:
     parser.add_argument("--measure", type=float, default=5.0, help="seconds of the capacity phase")
     parser.add_argument(
         "--reload-every", type=float, default=None, help="seconds (default: 15, or a sixth of the run)"
+    )
+    parser.add_argument(
+        "--deciders", type=int, default=0, help="service.deciders: decide in N processes of their own"
     )
     return soak(parser.parse_args())
 
