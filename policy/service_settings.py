@@ -269,11 +269,11 @@ class ServiceSettings(BaseModel):
         0,
         ge=0,
         le=64,
-        description="Processes that decide `/v1/decide/{point}` calls, each on its own "
-        "interpreter (no GIL shared with the event loop): about twice the decisions a "
-        "second of the deciding threads. 0: the threads decide. Needs "
-        "the decision log in a file and the state and approval stores on disk or in "
-        "Redis (docs/service.md#deciding-processes).",
+        description="Processes that decide `/v1/decide/{point}` calls and host events, "
+        "each on its own interpreter (no GIL shared with the event loop): about twice the "
+        "decisions a second of the deciding threads. 0: the threads decide. Needs the "
+        "decision log in a file and the state and approval stores on disk or in Redis "
+        "(docs/service.md#deciding-processes).",
     )
     max_memory_mb: int | None = Field(
         None,

@@ -9,6 +9,8 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +22,16 @@ from policy.client.transport import ServiceClient
 from tests.test_metrics import scrape, value
 from tests.test_service import (
     AGENT_TOKEN,
+    APPROVER_TOKEN,
     OPERATOR_TOKEN,
     PACK,
     POLICY,
     Running,
     StderrLines,
     clean_env,
+    hook,
+    permission,
+    pre_tool,
     start_service,
     stop,
 )
@@ -35,12 +41,32 @@ DECIDERS = "  deciders: 1\n"
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    # the SQLite state and approval stores (the defaults), which processes share
+    # the SQLite state and approval stores (the defaults), which processes share; a
+    # notification command that writes down what approvers are told
+    base = tmp_path_factory.mktemp("deciders")
+    script = base / "told.py"
+    script.write_text(
+        "import sys\n"
+        f"with open({str(base / 'told.jsonl')!r}, 'ab') as out:\n"
+        "    out.write(sys.stdin.buffer.read() + b'\\n')\n"
+    )
     running = start_service(
-        tmp_path_factory.mktemp("deciders"), settings_extra=DECIDERS, limits="", approvals=""
+        base,
+        settings_extra=DECIDERS
+        + f"  notify:\n    - {{kind: command, command: ['{sys.executable}', '{script}']}}\n",
+        limits="",
+        approvals="",
     )
     yield running
     stop(running)
+
+
+def told(running: Running) -> list[dict[str, Any]]:
+    """What the notification command was handed so far."""
+    path = running.settings.parent / "told.jsonl"
+    if not path.exists():
+        return []
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
 def decide(client: ServiceClient, command: str, **fields: Any) -> tuple[int, Any]:
@@ -55,6 +81,15 @@ def decided_in_processes(running: Running) -> float:
         scrape(running), "hookpolicy_decider_calls", "hookpolicy_decider_calls_total",
         outcome="decided",
     )
+
+
+def until(done: Any, timeout: float = 60.0) -> None:
+    """Until `done()` holds, asking again every 50 ms (what it waits on — a process
+    started, a notification written — says nothing on the service's stderr)."""
+    ends = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < ends, "never came true"
+        time.sleep(0.05)
 
 
 def decider_pids(running: Running) -> list[int]:
@@ -94,6 +129,30 @@ def test_a_deciding_process_decides_as_the_threads_do(service: Running) -> None:
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+def test_a_hosts_event_is_answered_in_a_process_and_its_approvals_filed_by_the_service(
+    service: Running,
+) -> None:
+    """The thin Claude Code hook's events: decided in a process; one that goes on to the
+    approvers is handed back, and the service files its request (its store tells the
+    notifiers and the inbox), which an approver then finds and approves."""
+    before = decided_in_processes(service)
+    answer, _ = hook("claude", pre_tool("rm -rf /"), "--server", service.unix)
+    assert permission(answer) == ("deny", "not the root")
+    answer, _ = hook("claude", pre_tool("./deploy canary", session="dc"), "--server", service.unix)
+    assert permission(answer)[0] == "deny"  # deferred: asked, not yet approved
+    assert decided_in_processes(service) == before + 2
+    approver = service.client(token=APPROVER_TOKEN)
+    (request,) = [
+        r for r in approver.call("GET", "/v1/approvals")["requests"]
+        if r["args"] == {"command": "./deploy canary"}
+    ]
+    # the service filed it, so its approvers were told (a process filing it would not)
+    until(lambda: any(t.get("id") == request["id"] for t in told(service)))
+    approver.call("POST", f"/v1/approvals/{request['id']}/approve", {"reason": "ok"})
+    answer, _ = hook("claude", pre_tool("./deploy canary", session="dc"), "--server", service.unix)
+    assert permission(answer)[0] == "allow"
+
+
 def test_whom_it_decides_for_is_the_services_word(service: Running) -> None:
     # a token may decide only for its own senders, in a process as on a thread
     agent = service.client(token=AGENT_TOKEN)
@@ -124,7 +183,7 @@ def test_a_reload_reaches_the_next_call_at_once(service: Running) -> None:
     finally:
         pack.write_text(PACK)
         service.client(token=OPERATOR_TOKEN).call("POST", "/v1/packs/reload")
-    service.stderr.wait_until(lambda: decide(service.client(), "rm -rf /")[1]["reason"] == "not the root")
+    until(lambda: decide(service.client(), "rm -rf /")[1]["reason"] == "not the root")
 
 
 def test_a_contract_attached_in_memory_is_enforced(service: Running) -> None:
@@ -151,7 +210,7 @@ def test_a_deciding_process_that_dies_is_replaced(tmp_path: Path) -> None:
         )
         # the threads decide until its replacement is ready, then the replacement does
         client = running.client()
-        running.stderr.wait_until(lambda: _decided_once_more(running, client))
+        until(lambda: _decided_once_more(running, client))
     finally:
         output = stop(running)
     assert "Traceback" not in output

@@ -32,7 +32,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from policy._version import __version__
-from policy.codec import from_dict, to_dict
+from policy.codec import decision_from_dict, from_dict, to_dict
 from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
 from policy.facts import current_caller, deciding_for
@@ -40,7 +40,13 @@ from policy.hosts.claude.dialect import DIALECTS
 from policy.model import POINTS, HookPoint, ToolCall
 from policy.server.asker import ACCOUNTS, ANONYMOUS_SENDER, Asker, SenderRefused, asker_of
 from policy.server.auth import Authenticator, Caller, NotAuthenticated
-from policy.server.bodies import MAX_NAME, as_sent_by, decide_body, json_object, parsed
+from policy.server.bodies import (
+    as_sent_by,
+    decide_body,
+    host_event_of,
+    json_object,
+    parsed,
+)
 from policy.server.deciders import Answer, DeciderFailed, DeciderPool
 from policy.server.guard import BrowserGuard
 from policy.server.peer import over_unix_socket
@@ -727,27 +733,40 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
         who = asker(request)
         raw = await request.body()
 
+        facts = _caller_of(request, service, who)
+        handed: Any = None
+        pool = service.deciders
+        if pool is not None and not service.engine.contracts.held_here:
+            try:
+                answer = await pool.event(facts, who, host, approval, budget, raw)
+            except DeciderFailed as exc:
+                raise ApiError(503, str(exc)) from None
+            if answer is not None and not answer.handed_back:
+                return _from_decider(service, answer)
+            if answer is not None:  # it goes on to the approvers: that part is ours
+                handed = decision_from_dict(orjson.loads(answer.body))
+
         def judged() -> tuple[Any, Any, bytes | None]:
             """On a deciding thread, within the caller's share: the event, parsed; its
             before_tool Decision when answering it waits for people; else the answer,
-            rendered (a PostToolUse answer may carry 64 MiB of rewritten output)."""
+            rendered (a PostToolUse answer may carry 64 MiB of rewritten output).
+            `handed`: the Decision a deciding process made of it already."""
             from policy.hosts.claude.decide import waits_for_approvers
 
-            event = _host_event_of(raw, host)
+            event = host_event_of(raw, host)
             # The hosts send no user: the kernel's (or the token's) stands in.
             event.user = who.sender("")
-            decision = None
+            decision = handed
             engine = route(facts)
-            if event.name == "PreToolUse" and approval == "wait":
+            if decision is None and event.name == "PreToolUse" and approval == "wait":
                 decision = engine.before_tool(call_of(event))
-                if waits_for_approvers(decision, approval):
-                    return event, decision, None
+            if decision is not None and waits_for_approvers(decision, approval):
+                return event, decision, None
             answer = decide_event(
                 engine, event, approval, budget, per_event=False, decided=decision
             )
             return event, decision, _rendered(answer)
 
-        facts = _caller_of(request, service, who)
         event, decision, rendered = await decided(who, facts, judged)
         if rendered is None:  # it waits for approvers: stop waiting when the hook is gone
             ask = functools.partial(
@@ -768,7 +787,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
 def _from_decider(service: Service, answer: Answer) -> Response:
     """A deciding process's answer as the response a deciding thread's would be."""
     if answer.status == 200:
-        headers = {"X-Decision-Id": answer.decision_id}
+        headers = {"X-Decision-Id": answer.decision_id} if answer.decision_id else None
         return Response(answer.body, media_type="application/json", headers=headers)
     if answer.status == 500:
         service.log.error("request failed", error=orjson.loads(answer.body).get("error"))
@@ -778,18 +797,6 @@ def _from_decider(service: Service, answer: Answer) -> Response:
 def _rendered(answer: Any) -> bytes:
     """A host event's answer as the JSON body the thin hook reads."""
     return orjson.dumps({"answer": answer})
-
-
-def _host_event_of(raw: bytes, host: Host) -> Any:
-    """The hook event in a host's payload, its names no longer than MAX_NAME."""
-    from policy.hosts.claude.wire import event_of
-
-    event = event_of(parsed(raw), host)
-    for name in ("session", "cwd", "tool", "tool_use_id"):
-        value = getattr(event, name)
-        if len(value) > MAX_NAME:
-            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
-    return event
 
 
 class _ApproversReach:

@@ -17,7 +17,16 @@ from policy.errors import InputError
 from policy.model import CallContext, Decision, HookPoint
 from policy.server.asker import Asker
 
-__all__ = ["MAX_NAME", "as_sent_by", "bounded", "decide_body", "json_object", "parsed"]
+__all__ = [
+    "MAX_NAME",
+    "as_sent_by",
+    "bounded",
+    "decide_body",
+    "host_event_of",
+    "json_object",
+    "judge_event",
+    "parsed",
+]
 
 #: The longest name a call may carry in a context field (a session, a sender, a cwd, a
 #: tool): ids are short, and these become rate-limit keys and decision-log fields.
@@ -85,3 +94,38 @@ def decide_body(engine: Any, who: Asker, point: str, raw: bytes) -> tuple[bytes,
     if not isinstance(decision, Decision):
         return None
     return orjson.dumps(to_dict(decision)), decision.decision_id
+
+
+def host_event_of(raw: bytes, host: str) -> Any:
+    """The hook event in a host's payload, its names no longer than MAX_NAME."""
+    from policy.hosts.claude.wire import event_of
+
+    event = event_of(parsed(raw), host)
+    for name in ("session", "cwd", "tool", "tool_use_id"):
+        value = getattr(event, name)
+        if len(value) > MAX_NAME:
+            raise InputError(f"{name}: longer than {MAX_NAME} characters ({len(value)})")
+    return event
+
+
+def judge_event(
+    engine: Any, who: Asker, host: str, approval: str, budget: float | None, raw: bytes
+) -> tuple[bytes | None, Decision | None]:
+    """A host's hook event (`/v1/hosts/{host}/event`) answered as `policy hook` answers
+    it, in a deciding process: (the answer rendered, None) — or (None, its before_tool
+    Decision) when answering it goes on to the approvers (files a request, or waits):
+    that part is the service's, whose approval store tells the notifiers and the inbox."""
+    from policy.hosts.claude.decide import decide as decide_event
+    from policy.hosts.claude.decide import route_approval
+    from policy.hosts.claude.wire import EVENTS, call_of
+
+    event = host_event_of(raw, host)
+    # The hosts send no user: the kernel's (or the token's) stands in.
+    event.user = who.sender("")
+    decision = None
+    if EVENTS.get(event.name) == "before_tool":
+        decision = engine.before_tool(call_of(event))
+        if decision.needs_approval and route_approval(approval, decision) != "ask":
+            return None, decision
+    answer = decide_event(engine, event, approval, budget, per_event=False, decided=decision)
+    return orjson.dumps({"answer": answer}), None

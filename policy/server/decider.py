@@ -3,10 +3,12 @@
 
 It builds the engines it is handed (the service's settings and compiled sets), says it
 is ready, then answers one call at a time until the socket closes: the body parsed,
-decided and rendered as a deciding thread would (`policy.server.bodies.decide_body`),
-for the caller the service names. Past `service.max_memory_mb` it says, with each
-answer, that it leaves: the service starts another and closes this one's socket once
-its calls are answered. It exits when the service's end of the socket closes.
+decided and rendered as a deciding thread would (`policy.server.bodies.decide_body`,
+`judge_event` for a host's event: one whose call needs a person goes back to the
+service with its Decision), for the caller the service names. Past
+`service.max_memory_mb` it says, with each answer, that it leaves: the service starts
+another and closes this one's socket once its calls are answered. It exits when the
+service's end of the socket closes.
 """
 
 from __future__ import annotations
@@ -120,12 +122,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None) -> None:
     from policy import telemetry
+    from policy.codec import to_dict
     from policy.errors import InputError
     from policy.facts import Caller as FactsCaller
     from policy.facts import deciding_for
     from policy.server.asker import Asker, SenderRefused
     from policy.server.auth import Caller
-    from policy.server.bodies import decide_body
+    from policy.server.bodies import decide_body, judge_event
 
     counted = telemetry.snapshot()
     answered = 0
@@ -166,10 +169,19 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
                 tuple(identity["senders"]),
             ),
         )
-        status, rendered, decision_id = 200, b"", ""
+        status, rendered, decision_id, handed_back = 200, b"", "", False
         try:
             with deciding_for(facts):
-                out = decide_body(router.engine_for(facts), who, asked["point"], body)
+                engine = router.engine_for(facts)
+                if "host" in asked:  # a host's hook event
+                    said, decision = judge_event(
+                        engine, who, asked["host"], asked["approval"], asked["budget"], body
+                    )
+                    if decision is not None:  # (the approvers are the service's part)
+                        handed_back, rendered = True, orjson.dumps(to_dict(decision))
+                    out = None if decision is not None else (said or b"", "")
+                else:
+                    out = decide_body(engine, who, asked["point"], body)
         except InputError as exc:
             status, rendered = 400, orjson.dumps({"error": str(exc)})
         except SenderRefused as exc:
@@ -178,10 +190,10 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
             message = f"the service failed: {type(exc).__name__}: {exc}"
             status, rendered = 500, orjson.dumps({"error": message})
         else:
-            if out is None:
-                status, rendered = 202, orjson.dumps({"accepted": True})
-            else:
+            if out is not None:
                 rendered, decision_id = out
+            elif not handed_back:
+                status, rendered = 202, orjson.dumps({"accepted": True})
         now = telemetry.snapshot()
         changed = telemetry.since(counted, now)
         counted = now
@@ -194,6 +206,7 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
         answer = {
             "status": status,
             "decision_id": decision_id,
+            "handed_back": handed_back,
             "telemetry": changed,
             "leaving": leaving,
         }

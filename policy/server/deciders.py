@@ -1,5 +1,5 @@
 """`policy serve`'s deciding processes (`service.deciders`): `/v1/decide/{point}` calls
-decided on interpreters of their own.
+and host events decided on interpreters of their own.
 
 Why: on the deciding threads, a decision shares the GIL with the event loop, and under
 load the two hand it to each other at every system call — the hand-off cost about what
@@ -30,10 +30,12 @@ What a deciding process is, and is not:
 * **Counted.** Each answer carries what the process counted since its last answer
   (`policy.telemetry.since`); `/metrics` merges it into the service's own counts.
 
-What stays on the threads: every other endpoint (host events among them: one may
-file an approval request, which only the filing process tells the notifiers about
-with the SQLite store); and every call while a contract attached through the API
-lives in the service's memory only (with Redis, attached contracts are shared, and
+Host events (`/v1/hosts/{host}/event`) are answered here too (`event`), but for the
+part that goes on to the approvers: an event whose call needs a person comes back
+`handed_back` with its Decision, and the service files and waits (with the SQLite
+store only the filing process tells the notifiers and the inbox). What stays on the
+threads: every other endpoint; and every call while a contract attached through the
+API lives in the service's memory only (with Redis, attached contracts are shared, and
 the processes see them).
 
 The wire between them is frames: a 4-byte big-endian length, then that many bytes; a
@@ -95,6 +97,9 @@ class Answer:
     status: int
     body: bytes
     decision_id: str
+    #: A host event whose answer goes on to the approvers: `body` is its before_tool
+    #: Decision, for the service to take on from there.
+    handed_back: bool = False
 
 
 def frame(*parts: bytes) -> bytes:
@@ -437,6 +442,25 @@ class DeciderPool:
         (policy.facts.Caller) asked by `asker` (policy.server.asker.Asker); None when
         no process had room within `WAIT` (a thread decides it). DeciderFailed when the
         process ended or hung before answering."""
+        return await self._ask(caller, asker, body, {"point": point})
+
+    async def event(
+        self,
+        caller: Any,
+        asker: Any,
+        host: str,
+        approval: str,
+        budget: float | None,
+        body: bytes,
+    ) -> Answer | None:
+        """A host's hook event (`/v1/hosts/{host}/event`) answered in a process, as
+        `decide`; an answer `handed_back` when it goes on to the approvers."""
+        fields = {"host": host, "approval": approval, "budget": budget}
+        return await self._ask(caller, asker, body, fields)
+
+    async def _ask(
+        self, caller: Any, asker: Any, body: bytes, fields: dict[str, Any]
+    ) -> Answer | None:
         if self._closed or self._loop is None:
             return None
         principal = asker.principal
@@ -445,7 +469,7 @@ class DeciderPool:
             telemetry.DECIDER_CALLS.inc("overflowed")
             return None
         header = orjson.dumps(
-            {"point": point, "caller": _caller_fields(caller), "asker": _asker_fields(asker)}
+            {**fields, "caller": _caller_fields(caller), "asker": _asker_fields(asker)}
         )
         waiting = process.send(header, body)
         self._held[principal] = self._held.get(principal, 0) + 1
@@ -467,7 +491,12 @@ class DeciderPool:
                 del self._held[principal]
             self._make_room()
         telemetry.DECIDER_CALLS.inc("decided")
-        return Answer(int(answer["status"]), rendered, str(answer.get("decision_id", "")))
+        return Answer(
+            int(answer["status"]),
+            rendered,
+            str(answer.get("decision_id", "")),
+            handed_back=answer.get("handed_back") is True,
+        )
 
     async def _with_room(self, principal: str) -> _Process | None:
         """The process of the current generation with the fewest calls unanswered that
