@@ -163,7 +163,7 @@ CONNECTIONS = Counter("transport", known=(("unix",), ("tcp",)))
 #: its retries), dropped (its sink's queue full).
 NOTIFICATIONS = Counter("sink", "result")
 REFUSED = Counter("status", known=(("503",), ("400",)))
-#: `/v1/decide` calls with `service.deciders`: decided in a deciding process,
+#: `/v1/decide` calls and host events with `service.deciders`: decided in a deciding process,
 #: overflowed to the deciding threads, failed (the process ended or hung).
 DECIDER_CALLS = Counter("outcome", known=(("decided",), ("overflowed",), ("failed",)))
 

@@ -135,9 +135,9 @@ class _Collector:
         )
         yield counter(
             "decider_calls",
-            "`/v1/decide` calls by where they went with `service.deciders`: decided in a "
-            "deciding process, overflowed to the threads (none had room), failed (the "
-            "process ended or hung: a 503).",
+            "`/v1/decide` calls and host events by where they went with `service.deciders`: "
+            "decided in a deciding process, overflowed to the threads (none had room), "
+            "failed (the process ended or hung: a 503).",
             telemetry.DECIDER_CALLS,
         )
         yield counter(
