@@ -450,3 +450,35 @@ def test_the_working_directory_is_not_where_a_deciding_process_finds_its_code(
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
     assert not marker.exists()
+
+
+def test_a_teams_packs_decide_for_its_callers_in_a_process(tmp_path: Path) -> None:
+    """`service.policies`: the process routes a call as the service does (here by the
+    project the hook names), to the team's set it was handed."""
+    from tests.test_policies import PAYMENTS
+
+    base = tmp_path / "svc"
+    (base / "payments").mkdir(parents=True)
+    (base / "payments" / "payments.yaml").write_text(PAYMENTS)
+    extra = DECIDERS + (
+        "  policies:\n"
+        f"    - {{name: payments, packs: [{base / 'payments'}], projects: ['/srv/payments/**']}}\n"
+    )
+    running = start_service(base, settings_extra=extra, limits="", approvals="")
+    try:
+        before = decided_in_processes(running)
+
+        def asked(command: str, project: str) -> Any:
+            client = running.client()
+            client.headers["X-Hookpolicy-Project"] = project
+            return client.call(
+                "POST", "/v1/decide/before_tool", {"tool": "bash", "args": {"command": command}}
+            )
+
+        inside = asked("curl https://example.org", "/srv/payments/api")
+        assert (inside["action"], inside["rule_ids"]) == ("deny_tool", ["payments/no-curl"])
+        assert asked("curl https://example.org", "/srv/blog")["action"] == "continue"
+        assert asked("rm -rf /", "/srv/payments/api")["reason"] == "not the root"
+        assert decided_in_processes(running) == before + 3
+    finally:
+        stop(running)
