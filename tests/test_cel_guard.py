@@ -10,14 +10,12 @@ from typing import Any
 
 import pytest
 
-from policy.engine import Engine
 from policy.packs.cel import get_engine
 from policy.packs.cel.interface import VARIABLES_AT
 from policy.packs.cel.native import NativeProgram
 from policy.packs.cel.native.guard import guard_of
 from policy.packs.cel.native.syntax import parse
-from policy.settings import Settings
-from tests.test_recall import ROOT, _corpus_calls
+from tests.test_recall import _corpus_calls, corpus_engine
 
 VARIABLES = VARIABLES_AT["before_tool"]
 CONSTANTS = {"tools": ("mkfs", "fdisk"), "mixed": ("a", 1)}
@@ -149,8 +147,6 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
     fails for the call's facts evaluates to false, and each program's mask (skipping
     what is not built yet) is the conditions' values, bit for bit. The guards do rule
     out most of a call's conditions on this corpus."""
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     checked = {"programs": 0, "ruled_out": 0, "conditions": 0}
     differ: list[tuple[Any, ...]] = []
     mask_of = NativeProgram._mask
@@ -177,16 +173,7 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
         return mask
 
     monkeypatch.setattr(NativeProgram, "_mask", compared)
-    engine = Engine(
-        Settings(
-            packs=[ROOT / "rules"],
-            data_dir=tmp_path,
-            audit_path=tmp_path / "decisions.log",
-            pack_cache=False,
-            workspace="/home/dev/project",
-            protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
-        )
-    )
+    engine = corpus_engine(tmp_path, monkeypatch)
     try:
         for call in _corpus_calls(3):
             engine.before_tool(call)

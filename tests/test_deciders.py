@@ -19,6 +19,8 @@ import orjson
 import pytest
 
 from policy.client.transport import ServiceClient
+from policy.facts import Caller as FactsCaller
+from policy.server.asker import Asker
 from tests.test_metrics import scrape, value
 from tests.test_service import (
     AGENT_TOKEN,
@@ -223,6 +225,19 @@ def _decided_once_more(running: Running, client: ServiceClient) -> bool:
     return decided_in_processes(running) > before
 
 
+def serve_config(tmp_path: Path, top: str = "", *, log_file: bool = True) -> list[str]:
+    """`policy serve` on the test pack with deciders, `top` among the settings: its argv."""
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\n"
+        + (f"audit_path: {tmp_path / 'log.jsonl'}\n" if log_file else "")
+        + f"packs: [{tmp_path / 'packs'}]\n{top}service:\n{DECIDERS}"
+    )
+    return [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")]
+
+
 @pytest.mark.parametrize(
     ("settings", "named"),
     [
@@ -233,15 +248,8 @@ def _decided_once_more(running: Running, client: ServiceClient) -> bool:
 def test_settings_that_would_split_a_budget_are_refused(
     tmp_path: Path, settings: str, named: str
 ) -> None:
-    config = tmp_path / "serve.yaml"
-    (tmp_path / "packs").mkdir()
-    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
-    config.write_text(
-        f"data_dir: {tmp_path / 'data'}\naudit_path: {tmp_path / 'log.jsonl'}\n"
-        f"packs: [{tmp_path / 'packs'}]\n{settings}service:\n{DECIDERS}"
-    )
     done = subprocess.run(
-        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        serve_config(tmp_path, settings),
         capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
     )
     assert done.returncode != 0
@@ -249,14 +257,8 @@ def test_settings_that_would_split_a_budget_are_refused(
 
 
 def test_without_a_decision_log_file_they_are_refused(tmp_path: Path) -> None:
-    config = tmp_path / "serve.yaml"
-    (tmp_path / "packs").mkdir()
-    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
-    config.write_text(
-        f"data_dir: {tmp_path / 'data'}\npacks: [{tmp_path / 'packs'}]\nservice:\n{DECIDERS}"
-    )
     done = subprocess.run(
-        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        serve_config(tmp_path, log_file=False),
         capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
     )
     assert done.returncode != 0
@@ -302,16 +304,13 @@ def engine(tmp_path: Path) -> Iterator[Any]:
 def test_a_process_past_its_memory_cap_leaves_without_failing_a_call(tmp_path: Path) -> None:
     """Past `service.max_memory_mb` (checked every 64 answers) a process says it
     leaves: every call is still answered, and another process takes its place."""
-    from policy.facts import Caller as FactsCaller
-    from policy.server.asker import Asker
     from policy.server.deciders import DeciderPool
 
     engine = _engine(tmp_path, max_memory_mb=1)  # (any interpreter is past 1 MiB)
     pool = DeciderPool(1, lambda: [("", engine)], _Log())
     pool.start()
     (first,) = pool.pids()
-    caller = FactsCaller(principal="uid:1")
-    who = Asker(principal="uid:1", user="dev", uid=1, peer="", identity=None)
+    caller, who = CALLER, WHO
 
     async def run() -> tuple[list[Any], list[int]]:
         await pool.attach()
@@ -338,6 +337,11 @@ def test_a_process_past_its_memory_cap_leaves_without_failing_a_call(tmp_path: P
     assert serving and first not in serving
 
 
+#: Whom the in-process pool decides for: uid 1, as the event loop would name it.
+CALLER = FactsCaller(principal="uid:1")
+WHO = Asker(principal="uid:1", user="dev", uid=1, peer="", identity=None)
+
+
 def _asked(command: str) -> bytes:
     return orjson.dumps({"tool": "bash", "args": {"command": command}})
 
@@ -346,16 +350,13 @@ def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engin
     """A process that stops answering: its call is refused (503) once `hung` passes; a
     call behind no room waits at most WAIT and goes to a thread (None); a new process
     takes the old one's place."""
-    from policy.facts import Caller as FactsCaller
-    from policy.server.asker import Asker
     from policy.server.deciders import DeciderFailed, DeciderPool
 
     log = _Log()
     pool = DeciderPool(1, lambda: [("", engine)], log, hung=3.0)
     pool.start()
     (stopped,) = pool.pids()
-    caller = FactsCaller(principal="uid:1")
-    who = Asker(principal="uid:1", user="dev", uid=1, peer="", identity=None)
+    caller, who = CALLER, WHO
 
     async def run() -> tuple[Any, ...]:
         await pool.attach()
@@ -427,15 +428,8 @@ def test_the_working_directory_is_not_where_a_deciding_process_finds_its_code(
     planted.mkdir(parents=True)
     marker = tmp_path / "ran"
     (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
-    config = tmp_path / "serve.yaml"
-    (tmp_path / "packs").mkdir()
-    (tmp_path / "packs" / "svc.yaml").write_text(PACK)
-    config.write_text(
-        f"data_dir: {tmp_path / 'data'}\naudit_path: {tmp_path / 'log.jsonl'}\n"
-        f"packs: [{tmp_path / 'packs'}]\nservice:\n{DECIDERS}"
-    )
     process = subprocess.Popen(
-        [POLICY, "serve", "--config", str(config), "--socket", str(tmp_path / "s.sock")],
+        serve_config(tmp_path),
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env(), cwd=planted.parent,
     )
     lines = StderrLines(process.stderr)

@@ -66,6 +66,23 @@ def _corpus_calls(every: int) -> list[ToolCall]:
     return calls
 
 
+def corpus_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """An engine on the shipped packs in the corpus's deployment (tests/corpus/README.md):
+    HOME /home/dev, workspace /home/dev/project, its pack and settings protected."""
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    return Engine(
+        Settings(
+            packs=[ROOT / "rules"],
+            data_dir=tmp_path,
+            audit_path=tmp_path / "decisions.log",
+            pack_cache=False,
+            workspace="/home/dev/project",
+            protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
+        )
+    )
+
+
 def bash(command: str, **fields: Any) -> ToolCall:
     return ToolCall(tool="bash", args={"command": command, **fields}, cwd="/work")
 
@@ -276,18 +293,7 @@ def test_the_shipped_packs_answer_a_repeated_corpus_line_as_they_did_the_first_t
     """Every eleventh line of the everyday and dangerous corpus, decided twice by one
     engine on the shipped packs in the corpus's deployment: the second answer (recalled)
     is the first, and whole."""
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    engine = Engine(
-        Settings(
-            packs=[ROOT / "rules"],
-            data_dir=tmp_path,
-            audit_path=tmp_path / "decisions.log",
-            pack_cache=False,
-            workspace="/home/dev/project",
-            protected_paths=["/home/dev/project/rules", "/home/dev/.config/hookpolicy"],
-        )
-    )
+    engine = corpus_engine(tmp_path, monkeypatch)
     calls = _corpus_calls(11)
 
     def decide(call: ToolCall) -> tuple[Any, ...]:
