@@ -320,10 +320,7 @@ def load(cache_dir: Path, key: str, engine: CelEngine, aliases: AliasTable) -> L
     if body is None:
         return None
     try:
-        entry = orjson.loads(body)
-        if entry.get("format") != FORMAT or entry.get("key") != key:
-            return None
-        return dataclasses.replace(_rebuild(entry, engine, aliases), entry=body)
+        return loads(body, engine, aliases, key=key)
     except Exception as exc:  # noqa: BLE001 - an entry we cannot use is a miss, whatever the reason
         log.debug("pack cache: entry %s unusable (%s: %s); compiling", key, type(exc).__name__, exc)
         return None
@@ -521,12 +518,15 @@ def dumps(result: LoadedPacks) -> bytes | None:
         return None
 
 
-def loads(body: bytes, engine: CelEngine, aliases: AliasTable) -> LoadedPacks:
-    """The set `dumps` wrote; raises on anything else (a peer that sent it is broken)."""
+def loads(
+    body: bytes, engine: CelEngine, aliases: AliasTable, *, key: str | None = None
+) -> LoadedPacks:
+    """The set an entry holds (`dumps`', or the cache's under `key`); raises on anything
+    else. The set keeps the entry, to be handed on as it was read."""
     entry = orjson.loads(body)
-    if entry.get("format") != FORMAT:
-        raise ValueError("not an entry of this code's format")
-    return _rebuild(entry, engine, aliases)
+    if entry.get("format") != FORMAT or (key is not None and entry.get("key") != key):
+        raise ValueError("not an entry of this code's format, or not under this key")
+    return dataclasses.replace(_rebuild(entry, engine, aliases), entry=body)
 
 
 def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:
