@@ -17,38 +17,11 @@ import os
 import signal
 import socket
 import sys
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
-_LENGTH = 4
-
-
-def _read_exactly(stream: IO[bytes], count: int) -> bytes | None:
-    data = stream.read(count)
-    if not data:
-        return None
-    if len(data) != count:
-        raise EOFError("the service closed the socket in the middle of a frame")
-    return data
-
-
-def _frame_in(stream: IO[bytes]) -> bytes | None:
-    """The next frame; None at the end of the stream."""
-    from policy.server.deciders import MAX_FRAME
-
-    head = _read_exactly(stream, _LENGTH)
-    if head is None:
-        return None
-    length = int.from_bytes(head, "big")
-    if length > MAX_FRAME:
-        raise ValueError(f"a frame of {length} bytes is over the limit")
-    if length == 0:
-        return b""
-    body = _read_exactly(stream, length)
-    if body is None:
-        raise EOFError("the service closed the socket in the middle of a frame")
-    return body
+from policy.server.deciders import frame, recv_frame
 
 
 def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
@@ -93,34 +66,33 @@ def main(argv: list[str] | None = None) -> int:
     # closing the socket (and SIGTERM, as a supervisor does, ends us at once).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(args[0]))
-    reading = sock.makefile("rb")
-    header = _frame_in(reading)
+    header = recv_frame(sock)
     if header is None:
         return 0
     init = orjson.loads(header)
     entries = []
     for _ in init["sets"]:
-        entry = _frame_in(reading)
+        entry = recv_frame(sock)
         if entry is None:
             return 1
         entries.append(entry)
     try:
         router = _router(init, entries)
     except Exception as exc:  # noqa: BLE001 - told to the service, which refuses to start
-        sock.sendall(_frames(orjson.dumps({"error": f"{type(exc).__name__}: {exc}"})))
+        sock.sendall(frame(orjson.dumps({"error": f"{type(exc).__name__}: {exc}"})))
         return 1
     service = router.default.settings.service
     cap = service.max_memory_mb if service is not None else None
-    sock.sendall(_frames(orjson.dumps({"ready": True, "pid": os.getpid()})))
+    sock.sendall(frame(orjson.dumps({"ready": True, "pid": os.getpid()})))
     try:
-        _serve(sock, reading, router, cap)
+        _serve(sock, router, cap)
     finally:
         for _team, engine in reversed(list(router.engines())):
             engine.close()
     return 0
 
 
-def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None) -> None:
+def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
     from policy import telemetry
     from policy.codec import to_dict
     from policy.errors import InputError
@@ -134,10 +106,10 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
     answered = 0
     leaving = False
     while True:
-        header = _frame_in(reading)
+        header = recv_frame(sock)
         if header is None:
             return
-        body = _frame_in(reading)
+        body = recv_frame(sock)
         if body is None:
             return
         asked = orjson.loads(header)
@@ -210,13 +182,7 @@ def _serve(sock: socket.socket, reading: IO[bytes], router: Any, cap: int | None
             "telemetry": changed,
             "leaving": leaving,
         }
-        sock.sendall(_frames(orjson.dumps(answer), rendered))
-
-
-def _frames(*parts: bytes) -> bytes:
-    from policy.server.deciders import frame
-
-    return frame(*parts)
+        sock.sendall(frame(orjson.dumps(answer), rendered))
 
 
 if __name__ == "__main__":

@@ -257,22 +257,28 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
-def _recv_frame(sock: socket.socket) -> bytes:
-    """One frame from a blocking socket (its timeout applies)."""
+def recv_frame(sock: socket.socket) -> bytes | None:
+    """One frame from a blocking socket (its timeout applies); None when the other end
+    closed it before a frame began (EOFError within one)."""
 
-    def exactly(count: int) -> bytes:
+    def exactly(count: int, *, first: bool = False) -> bytes | None:
         data = bytearray()
         while len(data) < count:
             chunk = sock.recv(count - len(data))
             if not chunk:
-                raise EOFError("the deciding process closed its socket")
+                if first and not data:
+                    return None
+                raise EOFError("the other end closed the socket in the middle of a frame")
             data += chunk
         return bytes(data)
 
-    (length,) = _LENGTH.unpack(exactly(_LENGTH.size))
+    head = exactly(_LENGTH.size, first=True)
+    if head is None:
+        return None
+    (length,) = _LENGTH.unpack(head)
     if length > MAX_FRAME:
         raise ValueError(f"a frame of {length} bytes is over the limit")
-    return exactly(length)
+    return exactly(length) or b""
 
 
 def _spawn(engines: list[tuple[str, Any]], generation: int) -> _Process:
@@ -311,7 +317,8 @@ def _spawn(engines: list[tuple[str, Any]], generation: int) -> _Process:
     try:
         ours.settimeout(READY)
         ours.sendall(frame(orjson.dumps({"settings": settings, "sets": sets}), *entries))
-        said = orjson.loads(_recv_frame(ours))
+        ready = recv_frame(ours)
+        said = orjson.loads(ready) if ready is not None else {"error": "it ended first"}
         ours.settimeout(None)
         ours.setblocking(False)
     except BaseException:
