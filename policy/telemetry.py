@@ -6,9 +6,9 @@ are process-wide, as Prometheus' own client is. Each update is exact under the
 service's deciding threads — the decisions counted must equal the decision log's
 lines — and this imports nothing beyond the standard library: a one-event hook pays a
 few increments, never prometheus-client's import. A service whose decisions are made
-in processes of their own (`service.deciders`) hears from each, with every answer,
-what it counted since the last (`snapshot`, `since`, `merge`): one `/metrics` still
-counts every decision.
+in processes of their own (`service.deciders`) hears from each, with its answers,
+what it counted since it last told (`snapshot`, `since`, `merge`): one `/metrics`
+still counts every decision.
 """
 
 from __future__ import annotations
@@ -168,18 +168,20 @@ REFUSED = Counter("status", known=(("503",), ("400",)))
 DECIDER_CALLS = Counter("outcome", known=(("decided",), ("overflowed",), ("failed",)))
 
 
+#: Every counter and histogram, by its name in this module: read once, not looked for
+#: among the module's names at every snapshot (a deciding process takes one often).
+_COUNTERS = tuple((n, v) for n, v in list(globals().items()) if isinstance(v, Counter))
+_HISTOGRAMS = tuple((n, v) for n, v in list(globals().items()) if isinstance(v, Histogram))
+
+
 def counters() -> Iterator[tuple[str, Counter]]:
     """Every counter, by its name in this module (for tests and renderers)."""
-    for name, value in globals().items():
-        if isinstance(value, Counter):
-            yield name, value
+    return iter(_COUNTERS)
 
 
 def histograms() -> Iterator[tuple[str, Histogram]]:
     """Every histogram, by its name in this module."""
-    for name, value in globals().items():
-        if isinstance(value, Histogram):
-            yield name, value
+    return iter(_HISTOGRAMS)
 
 
 #: Everything counted, as plain data: {name: [[labels, count], ...]} for counters,

@@ -131,6 +131,32 @@ def test_a_deciding_process_decides_as_the_threads_do(service: Running) -> None:
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+def test_once_a_burst_is_answered_metrics_count_every_decision_of_the_log(
+    service: Running,
+) -> None:
+    """A process kept busy tells its counts only now and then; the answer after which it
+    has nothing left to do carries the rest, so a scrape after the burst adds up to the
+    decision log's records."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(n: int) -> int:
+        return decide(service.client(), f"cat notes/{n}.txt")[0]
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(one, range(160)))
+    assert statuses == [200] * 160
+    logged = sum(
+        1 for line in service.audit.read_bytes().splitlines()
+        if orjson.loads(line).get("event") == "decision"
+    )
+    families = scrape(service)
+    counted = sum(
+        s.value for s in families["hookpolicy_decisions"].samples
+        if s.name == "hookpolicy_decisions_total" and "hook" not in s.labels
+    )
+    assert counted == logged
+
+
 def test_a_hosts_event_is_answered_in_a_process_and_its_approvals_filed_by_the_service(
     service: Running,
 ) -> None:

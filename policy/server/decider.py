@@ -5,7 +5,9 @@ It builds the engines it is handed (the service's settings and compiled sets), s
 is ready, then answers one call at a time until the socket closes: the body parsed,
 decided and rendered as a deciding thread would (`policy.server.bodies.decide_body`,
 `judge_event` for a host's event: one whose call needs a person goes back to the
-service with its Decision), for the caller the service names. Past
+service with its Decision), for the caller the service names. What it counted
+(`policy.telemetry`) goes with the answer after which nothing more is asked of it, or
+with every 64th while it is kept busy. Past
 `service.max_memory_mb` it says, with each answer, that it leaves: the service starts
 another and closes this one's socket once its calls are answered. It exits when the
 service's end of the socket closes.
@@ -52,6 +54,18 @@ def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
         engine = default.with_packs(given["packs"], loaded=loaded(entry))
         teams.append(PolicyRouter.resolve(policy, engine))
     return PolicyRouter(default, teams)
+
+
+#: A process kept busy tells what it counted with every this many answers.
+_TELL_EVERY = 64
+
+
+def _asked_again(sock: socket.socket) -> bool:
+    """Whether the service has written another call (its first bytes are waiting)."""
+    try:
+        return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except BlockingIOError:
+        return False
 
 
 def _memory_mb() -> float:
@@ -166,10 +180,16 @@ def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
                 rendered, decision_id = out
             elif not handed_back:
                 status, rendered = 202, orjson.dumps({"accepted": True})
-        now = telemetry.snapshot()
-        changed = telemetry.since(counted, now)
-        counted = now
         answered += 1
+        # What it counted goes with the answer after which it has nothing to do, or
+        # with every `_TELL_EVERY`th: once the service has its answers, it has their
+        # counts too (a scrape after a burst counts every decision of it), and a
+        # process kept busy costs a snapshot a few dozen answers, not one an answer.
+        changed: telemetry.Snapshot = {}
+        if answered % _TELL_EVERY == 0 or not _asked_again(sock):
+            now = telemetry.snapshot()
+            changed = telemetry.since(counted, now)
+            counted = now
         # Past the memory cap it says it leaves: the service writes it nothing more,
         # starts another (as it restarts itself at its own cap), and closes its end
         # once the calls already written are answered — then this ends.
