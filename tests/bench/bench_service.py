@@ -21,8 +21,10 @@ Starts its own `policy serve --packs rules` on a Unix socket in a temporary dire
    `policy.client.transport`, over the Unix socket, then over HTTP loopback. The
    baseline rows, same run: `GET /healthz` over the socket (the HTTP stack without a
    decision), and the same mix decided by an `Engine` in this process, one thread.
-   `server CPU` is the service's CPU time over the phase's wall time (cores busy);
-   on a machine with few cores the clients compete with the service for them.
+   `srv CPU` is the service's CPU time over the phase's wall time (cores busy),
+   `dec CPU` its deciding processes' (`--deciders`), `CPU ms` the two together per
+   answered request; on a machine with few cores the clients compete with the
+   service for them.
 3. The service's RSS (VmRSS, and VmHWM: its peak) after the load.
 
 After the load rows comes the DESIGN §9 row: decisions/s over the socket divided by
@@ -148,9 +150,17 @@ class Service:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        """utime + stime of the service so far (/proc/PID/stat)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """utime + stime of the service so far."""
+        return _cpu_seconds(self.pid)
+
+    def deciders_cpu_seconds(self) -> float:
+        """utime + stime so far of its deciding processes (`--deciders`) now running."""
+        total = 0.0
+        for child in _children(self.pid):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += _cpu_seconds(child)
+        return total
+
 
     def memory(self) -> dict[str, str]:
         wanted = ("VmRSS", "VmHWM", "Threads")
@@ -302,14 +312,16 @@ def _client(job: tuple[int, str, str, float, int, float]) -> dict[str, Any]:
 
 def load(
     pool: Any, service: Service, address: str, path: str, options: argparse.Namespace
-) -> tuple[float, float, float, float, Counter[int], Counter[str], Counter[str]]:
-    """(decisions/s, p50 ms, p99 ms, server cores busy, statuses, actions, errors)."""
+) -> tuple[float, float, float, tuple[float, float], Counter[int], Counter[str], Counter[str]]:
+    """(decisions/s, p50 ms, p99 ms, (cores busy in the service, in its deciding
+    processes), statuses, actions, errors)."""
     start_at = time.monotonic() + 0.5  # every client connected and waiting
     until = start_at + options.seconds
     jobs = [(i, address, path, start_at, options.requests, until) for i in range(options.clients)]
-    cpu_before = service.cpu_seconds()
+    cpu_before, deciders_before = service.cpu_seconds(), service.deciders_cpu_seconds()
     results = pool.map(_client, jobs, chunksize=1)
     cpu = service.cpu_seconds() - cpu_before
+    deciders = service.deciders_cpu_seconds() - deciders_before
     latencies = array.array("q")
     statuses: Counter[int] = Counter()
     actions: Counter[str] = Counter()
@@ -324,7 +336,7 @@ def load(
     samples = sorted(latencies)
     p50 = samples[len(samples) // 2] / 1e6 if samples else float("nan")
     p99 = samples[int(len(samples) * 0.99)] / 1e6 if samples else float("nan")
-    return ok / wall, p50, p99, cpu / wall, statuses, actions, errors
+    return ok / wall, p50, p99, (cpu / wall, deciders / wall), statuses, actions, errors
 
 
 def in_process(settings_file: Path, seconds: float) -> tuple[float, float, float]:
@@ -364,6 +376,12 @@ def _rss_kib(service: Service) -> int:
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
     return total
+
+
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of process `pid` so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _children(pid: int) -> list[int]:
@@ -492,8 +510,8 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
     span = f"{options.requests} requests each" if options.requests else f"{options.seconds:g} s"
     print(f"\n2. load: {options.clients} client processes, a new connection per request, {span}")
     print(
-        f"{'row':34} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU':>8} "
-        f"{'ok':>7} {'not ok':>7}  actions"
+        f"{'row':34} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU':>8} {'dec CPU':>8} "
+        f"{'CPU ms':>7} {'ok':>7} {'not ok':>7}  actions"
     )
     problems: list[tuple[str, Counter[str]]] = []
     figures: dict[str, tuple[float, float]] = {}
@@ -510,9 +528,10 @@ def run(options: argparse.Namespace, tmp: Path, service: Service, env: dict[str,
                 + sum(n for e, n in errors.items() if not e[:3].isdigit())
             )
             mix = ", ".join(f"{a} {n}" for a, n in sorted(actions.items())) or "-"
+            per_request = sum(cores) / rate * 1000 if rate else float("nan")
             print(
-                f"{label:34} {rate:8.0f} {p50:8.2f} {p99:8.2f} {cores:8.2f} "
-                f"{statuses[200]:7d} {bad:7d}  {mix}"
+                f"{label:34} {rate:8.0f} {p50:8.2f} {p99:8.2f} {cores[0]:8.2f} {cores[1]:8.2f} "
+                f"{per_request:7.3f} {statuses[200]:7d} {bad:7d}  {mix}"
             )
             if errors:
                 problems.append((label, errors))
