@@ -281,6 +281,10 @@ class _WriteFailed(AuditError):
     """Writing (not reading) the log failed: a full disk, a file-size limit."""
 
 
+#: Records waiting to be written with the next (`msg_with_next`), at most.
+_MAX_QUEUED = 64
+
+
 class _ChainedSink:
     """Seals each rendered record into the chain and writes it.
 
@@ -343,6 +347,20 @@ class _ChainedSink:
                 self._write_stream(body)
 
     info = msg
+
+    def msg_with_next(self, body: bytes) -> None:
+        """Write `body` with the next record, sealed before it under the same lock and
+        in the same write: the audit hook's record of a call goes with the call's
+        decision (one lock and one write a decision, not two). Written now when the
+        log is a stream, or when `_MAX_QUEUED` records already wait (a log that cannot
+        be written keeps what waits, and refuses the decisions that follow)."""
+        with self._lock:
+            if self._closed:
+                raise AuditError("the decision log is closed")
+            if self._fd is not None and len(self._pending) < _MAX_QUEUED:
+                self._pending.append(body)
+                return
+        self.msg(body)
 
     def _write_file(self, body: bytes | None) -> None:
         """Append `body` sealed into the chain (None: only catch up with the file)."""
@@ -542,6 +560,11 @@ class _ChainedSink:
         with self._lock:
             self._closed = True
             if self._fd is not None:
+                if self._pending:
+                    # (a call's record whose decision never came: written if it can
+                    # be; one that cannot was of a call refused for want of its log)
+                    with contextlib.suppress(AuditError):
+                        self._write_file(None)
                 self._file.close()
                 self._fd = None
 
@@ -646,6 +669,14 @@ class DecisionLog:
         if ts is None:
             ts = _now(_UTC).isoformat().replace("+00:00", "Z")
         self._sink.msg(_render(None, "info", {"record": record, "event": event, "ts": ts}))
+
+    def write_with_next(self, event: str, record: Mapping[str, Any]) -> None:
+        """Append one record with the next one written (`_ChainedSink.msg_with_next`):
+        its own `ts`, sealed before the next in the chain."""
+        ts = _now(_UTC).isoformat().replace("+00:00", "Z")
+        self._sink.msg_with_next(
+            _render(None, "info", {"record": record, "event": event, "ts": ts})
+        )
 
     def close(self) -> None:
         try:

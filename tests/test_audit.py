@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import subprocess
 import sys
@@ -309,6 +310,37 @@ def test_a_decision_that_cannot_be_logged_is_a_denial(tmp_path: Path) -> None:
         assert not answer.approved
         after = engine.after_tool(ToolCall(tool="bash"), ToolResult(for_llm="x"))
         assert after.action is Action.ABORT_TURN
+
+
+def test_a_record_written_with_the_next_goes_before_it_in_the_chain(tmp_path: Path) -> None:
+    """The audit hook's record of a call waits for the call's decision and goes in the
+    same write, before it; one whose decision never comes is written at close."""
+    from policy.audit import DecisionLog
+
+    path = tmp_path / "decisions.jsonl"
+    log = DecisionLog(path=path)
+    log.write_with_next("audit.tool_call", {"tool": "bash"})
+    assert path.read_bytes() == b""
+    log.write("decision", {"tool": "bash", "action": "continue"})
+    assert [r["event"] for r in lines(path)] == ["audit.tool_call", "decision"]
+    log.write_with_next("audit.tool_call", {"tool": "never decided"})
+    log.close()
+    assert [r["event"] for r in lines(path)] == ["audit.tool_call", "decision", "audit.tool_call"]
+    assert verify_file(path).ok
+
+
+def test_records_waiting_for_the_next_are_bounded(tmp_path: Path) -> None:
+    from policy.audit import _MAX_QUEUED, DecisionLog
+
+    path = tmp_path / "decisions.jsonl"
+    with contextlib.closing(DecisionLog(path=path)) as log:
+        for n in range(_MAX_QUEUED):
+            log.write_with_next("audit.tool_call", {"n": n})
+        assert path.read_bytes() == b""
+        # one more than the bound is written at once, with those waiting before it
+        log.write_with_next("audit.tool_call", {"n": _MAX_QUEUED})
+        assert [r["n"] for r in lines(path)] == list(range(_MAX_QUEUED + 1))
+    assert verify_file(path).ok
 
 
 def test_the_decision_log_goes_to_stderr_when_no_file_is_set(tmp_path: Path) -> None:

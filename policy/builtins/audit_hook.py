@@ -55,7 +55,8 @@ class AuditHook:
         record = self._who(call)
         record["args_digest"] = args_digest(call.args)
         record["args_bytes"] = len(canonical_json(call.args))
-        self._log.write("audit.tool_call", record)
+        # (written with the call's decision, which follows: one write for the two)
+        self._log.write_with_next("audit.tool_call", record)
         return None
 
     def _record_result(self, call: ToolCall, result: ToolResult) -> Decision | None:
