@@ -281,6 +281,11 @@ class _WriteFailed(AuditError):
     """Writing (not reading) the log failed: a full disk, a file-size limit."""
 
 
+def _identity(fd: int) -> tuple[int, int]:
+    held = os.fstat(fd)
+    return held.st_dev, held.st_ino
+
+
 #: Records waiting to be written with the next (`msg_with_next`), at most.
 _MAX_QUEUED = 64
 
@@ -319,6 +324,8 @@ class _ChainedSink:
             except OSError as exc:
                 raise AuditError(f"{path}: cannot open decision log: {exc.strerror}") from None
             self._fd = self._file.fileno()
+            #: (device, inode) of the file `_fd` holds.
+            self._held = _identity(self._fd)
             self._path = path
             self._size = -1
             if rotation is not None:
@@ -371,8 +378,7 @@ class _ChainedSink:
         except OSError as exc:
             raise AuditError(f"{self._path}: cannot lock decision log: {exc.strerror}") from None
         try:
-            fd = self._following(fd)
-            size = os.fstat(fd).st_size
+            fd, size = self._following(fd)
             if size != self._size:
                 # Another writer appended (or a write was cut short) since our last line.
                 size = self._catch_up(fd, size)
@@ -415,9 +421,11 @@ class _ChainedSink:
             if self._fd is not None:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
 
-    def _following(self, fd: int) -> int:
-        """The file now at the log's path, locked (`fd` when it still is that file):
-        after another writer rotated the log, the next line goes to the new file."""
+    def _following(self, fd: int) -> tuple[int, int]:
+        """The file now at the log's path, locked (`fd` when it still is that file),
+        and its size: after another writer rotated the log, the next line goes to the
+        new file. (One `stat` of the path: the file held is known by its device and
+        inode, which stay its own while it is open; its size is the path's, locked.)"""
         while True:
             try:
                 at_path = os.stat(self._path)
@@ -425,9 +433,8 @@ class _ChainedSink:
                 raise AuditError(
                     f"{self._path}: the decision log is gone: {exc.strerror}"
                 ) from None
-            held = os.fstat(fd)
-            if (at_path.st_dev, at_path.st_ino) == (held.st_dev, held.st_ino):
-                return fd
+            if (at_path.st_dev, at_path.st_ino) == self._held:
+                return fd, at_path.st_size
             try:
                 file = _open_own(self._path) if self._own_file_only else _open_log(self._path)
             except OSError as exc:
@@ -438,6 +445,7 @@ class _ChainedSink:
             fcntl.flock(fd, fcntl.LOCK_UN)
             self._file.close()
             self._file, self._fd, fd = file, new, new
+            self._held = _identity(new)
             self._size = -1
             self._started = started_at(first_record(fd))
 
@@ -458,8 +466,8 @@ class _ChainedSink:
         body = _render(None, "info", {"record": record, "event": ROTATED_EVENT, "ts": ts})
         line, _ = seal(body, self.head, self._digest)
         install(self._path, rotated, line + b"\n")
-        fd = self._following(fd)
-        size = self._catch_up(fd, os.fstat(fd).st_size)
+        fd, size = self._following(fd)
+        size = self._catch_up(fd, size)
         self._size = size
         prune(self._path, self._rotation.keep)
         return fd, size
