@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
-from policy._env import CONFIG_ENV
+from policy._env import CONFIG_ENV, home_variable
 from policy.errors import AnalysisIncomplete
 from policy.model import CelList, CelMap
 
@@ -122,43 +122,9 @@ def home_dir() -> str:
     caller = _caller.get()
     if caller is not None and caller.home:
         return caller.home
-    # (asked ≈ 20 times a decision, by every path function: reading os.environ encodes
-    # the key and decodes the value each time, so the answer is kept for as long as the
-    # environment holds the same value object — any change to HOME replaces it)
-    raw = _environ_home()
-    last = _home_memo.last
-    if last is not None and last[0] is raw:
-        return last[1]
-    home = os.environ.get("HOME")  # what expanduser("~") reads first, without its other work
+    home = home_variable()  # what expanduser("~") reads first, without its other work
     expanded = (home.rstrip("/") or "/") if home is not None else os.path.expanduser("~")
-    answer = "" if expanded == "~" else expanded
-    if raw is not _UNKNOWN:
-        _home_memo.last = (raw, answer)
-    return answer
-
-
-_UNKNOWN = object()
-
-
-def _environ_home() -> object:
-    """The object os.environ keeps HOME as (`_UNKNOWN` when it is not CPython's
-    `os._Environ`, or HOME is not set: then nothing is kept)."""
-    data = getattr(os.environ, "_data", None)
-    if type(data) is not dict:
-        return _UNKNOWN
-    raw: object = data.get(_HOME_KEY, _UNKNOWN)
-    return raw
-
-
-_HOME_KEY: object = os.environ.encodekey("HOME") if hasattr(os.environ, "encodekey") else "HOME"
-
-
-class _HomeMemo(threading.local):
-    def __init__(self) -> None:
-        self.last: tuple[object, str] | None = None
-
-
-_home_memo = _HomeMemo()
+    return "" if expanded == "~" else expanded
 
 
 @dataclass(frozen=True, slots=True)

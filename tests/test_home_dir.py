@@ -47,3 +47,21 @@ def test_each_thread_sees_the_environment_as_it_is(monkeypatch: pytest.MonkeyPat
     thread.start()
     thread.join()
     assert seen == ["/home/bob"]
+
+
+def test_the_path_functions_read_home_as_the_environment_has_it_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`policy._env.home_variable`: what the recalled answers' keys and the folded path
+    functions read instead of `os.environ.get("HOME")`, kept between changes."""
+    from policy._env import home_variable
+
+    monkeypatch.setenv("HOME", "/home/ada")
+    assert home_variable() == "/home/ada"
+    assert home_variable() == "/home/ada"  # (kept)
+    os.environ["HOME"] = "/home/bob"
+    assert home_variable() == "/home/bob"
+    monkeypatch.delenv("HOME")
+    assert home_variable() is None
+    monkeypatch.setenv("HOME", "/home/ada")
+    assert home_variable() == "/home/ada"

@@ -36,6 +36,7 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from policy._env import home_variable
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.viewer import may_search_physical
 
@@ -126,7 +127,7 @@ def within_any_folded(path: str, roots: Sequence[str]) -> bool:
     every path a call writes against every protected root, and one call per pair
     (each crossing from CEL into Python) cost more than the question."""
     mine = _split_path(normalize(path))
-    plain, folded = _prepared_roots(tuple(roots), os.environ.get("HOME"))
+    plain, folded = _prepared_roots(tuple(roots), home_variable())
     if any(_inside_parts(mine, root) for root in plain):
         return True
     mine = _split_path(fold(normalize(path)))
@@ -137,7 +138,7 @@ def holds_any_folded(path: str, roots: Sequence[str]) -> bool:
     """Some `r` of `roots` is `path` or below it (folded): deleting or moving `path`
     takes `r` with it."""
     mine = _split_path(normalize(path))
-    plain, folded = _prepared_roots(tuple(roots), os.environ.get("HOME"))
+    plain, folded = _prepared_roots(tuple(roots), home_variable())
     if any(_inside_parts(root, mine) for root in plain):
         return True
     mine = _split_path(fold(normalize(path)))

@@ -25,7 +25,6 @@ Recall is exact or absent:
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from policy._env import home_variable
 from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
@@ -205,7 +205,7 @@ class Recall:
         so neither is taken for the other). `$HOME` too: the lexical path functions
         that normalise (`path.within`, `path.within_any_folded`, ...) read `~` from it,
         where `home` is the caller's for `policy serve`."""
-        parts: list[str | bytes] = [home, os.environ.get("HOME") or ""]
+        parts: list[str | bytes] = [home, home_variable() or ""]
         for name in self.names:
             value = data[name]
             if type(value) is str and len(value) <= _SHORT:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from policy._env import home_variable
 from policy.analysis._lazy_re import LazyPattern
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
@@ -321,7 +321,7 @@ def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
             return impl(value, values[handle])  # again rather than kept 4,096 times)
         if home:
             return answer(value, handle, home_dir())
-        return answer(value, handle, (os.environ.get("HOME") or "") if env_home else "")
+        return answer(value, handle, (home_variable() or "") if env_home else "")
 
     return call
 

@@ -5,10 +5,10 @@ Python's where the two agree on values that raise nothing.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from policy._env import home_variable
 from policy.facts import home_dir
 from policy.packs.cel.functions import (
     _FUNCTIONS,
@@ -83,7 +83,7 @@ def _remembering(name: str) -> Callable[[Any, _Constant], Any]:
             return impl(value, constant.value)
         if reads_home:
             return answer(value, constant, home_dir())
-        return answer(value, constant, (os.environ.get("HOME") or "") if reads_env else "")
+        return answer(value, constant, (home_variable() or "") if reads_env else "")
 
     return call
 
