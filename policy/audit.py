@@ -46,13 +46,14 @@ from policy._owner_only import private_parents
 from policy.analysis._lazy_re import LazyPattern
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.audit_rotate import ROTATED_EVENT, Rotation, first_record, started_at
-from policy.digest import args_digest, json_line
+from policy.digest import args_digest_and_size, json_line
 from policy.errors import AuditError
 from policy.facts import Caller, current_caller
 from policy.model import (
     Action,
     ApprovalDecision,
     Decision,
+    FrozenDict,
     HookPoint,
     LLMRequest,
     LLMResponse,
@@ -837,9 +838,27 @@ class DecisionLog:
             "tool": cut(call.tool),
             "tool_raw": cut(call.tool_raw),
             "call_id": cut(call.call_id),
-            "args_digest": args_digest(call.args),
+            "args_digest": digested_args(call.args)[0],
             "args": mask_args(call.args),
         }
+
+
+def digested_args(args: Mapping[str, Any]) -> tuple[str, int]:
+    """(`args_digest`, bytes of the canonical JSON) of a call's arguments, kept for the
+    last ones seen when they cannot change (frozen whole, `FrozenDict`): the audit
+    hook's record of a call and the call's decision each record its digest."""
+    global _last_args
+    last = _last_args
+    if last[0] is args:
+        return last[1], last[2]
+    found = args_digest_and_size(args)
+    if type(args) is FrozenDict:
+        _last_args = (args, *found)  # (replaced whole: any thread reads a whole one)
+    return found
+
+
+#: (the frozen arguments last digested, their digest, their size)
+_last_args: tuple[object, str, int] = (None, "", 0)
 
 
 def _ending(failure: str | None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["args_digest", "canonical_json", "json_line", "json_safe"]
+__all__ = ["args_digest", "args_digest_and_size", "canonical_json", "json_line", "json_safe"]
 
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -62,3 +62,9 @@ def json_line(value: Any) -> bytes:
 def args_digest(args: Mapping[str, Any]) -> str:
     """SHA-256 hex of the canonical JSON of `args`."""
     return hashlib.sha256(canonical_json(args)).hexdigest()
+
+
+def args_digest_and_size(args: Mapping[str, Any]) -> tuple[str, int]:
+    """(`args_digest(args)`, the bytes of the canonical JSON it digests)."""
+    data = canonical_json(args)
+    return hashlib.sha256(data).hexdigest(), len(data)

@@ -448,3 +448,19 @@ def test_the_quick_look_for_secrets_never_changes_what_is_masked() -> None:
     assert audit.mask_text("curl -H 'Authorization: Bearer abcdefghij' x") == (
         "curl -H 'Authorization: Bearer ***' x"
     )
+
+
+def test_arguments_are_digested_once_a_call_and_never_from_a_stale_copy() -> None:
+    """The audit hook's record and the decision record each carry the call's argument
+    digest: kept for frozen arguments (a call's), never for a dict that may change."""
+    from policy.audit import digested_args
+    from policy.model import FrozenDict
+
+    frozen = FrozenDict({"command": "ls"})
+    assert digested_args(frozen) == (args_digest(frozen), len(b'{"command":"ls"}'))
+    assert digested_args(frozen) == digested_args(FrozenDict({"command": "ls"}))
+    plain = {"command": "ls"}
+    first = digested_args(plain)
+    plain["command"] = "rm -rf /"
+    assert digested_args(plain) != first
+    assert digested_args(plain)[0] == args_digest({"command": "rm -rf /"})

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from policy.audit import DecisionLog, context_fields, cut
+from policy.audit import DecisionLog, context_fields, cut, digested_args
 from policy.builtins.priority import DEFAULT_PRIORITY
-from policy.digest import args_digest, canonical_json
 from policy.model import Decision, ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -53,8 +52,7 @@ class AuditHook:
 
     def _record_call(self, call: ToolCall) -> Decision | None:
         record = self._who(call)
-        record["args_digest"] = args_digest(call.args)
-        record["args_bytes"] = len(canonical_json(call.args))
+        record["args_digest"], record["args_bytes"] = digested_args(call.args)
         # (written with the call's decision, which follows: one write for the two)
         self._log.write_with_next("audit.tool_call", record)
         return None
