@@ -286,3 +286,29 @@ def test_a_remembered_answer_is_keyed_by_what_its_function_reads() -> None:
     for name in _REMEMBERING:
         impl = _CUSTOM[name][2]
         assert ("home_dir" in inspect.getsource(impl)) == (name in READS_HOME), name
+
+
+def test_the_shipped_packs_decide_the_corpus_without_cel_expr_python(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each call the native engine leaves to cel-expr-python builds cel-cpp's
+    environment in the process that first meets one (≈ 15 MiB and tens of ms, kept for
+    its life): the shipped packs are written so that no corpus call needs it (a
+    `substring` ending at the string's end, which cel-cpp refuses, was one)."""
+    from tests.test_recall import _corpus_calls, corpus_engine
+
+    left: list[str] = []
+
+    def refused(self: NativeProgram) -> Any:
+        left.append(current)
+        raise AssertionError("left to cel-expr-python")
+
+    monkeypatch.setattr(NativeProgram, "_on_cel_expr", refused)
+    engine = corpus_engine(tmp_path, monkeypatch)
+    try:
+        for call in _corpus_calls(1):
+            current = f"{call.tool} {dict(call.args)}"
+            engine.before_tool(call)
+    finally:
+        engine.close()
+    assert left == []
