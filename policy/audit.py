@@ -316,7 +316,8 @@ class _ChainedSink:
         self._fd: int | None = None
         self._stream: IO[Any] | None = None
         self._closed = False
-        #: `log_torn` records of tears moved aside whose record is not written yet.
+        #: Records not written yet: `log_torn` records of tears moved aside, and those
+        #: written with the next (`msg_with_next`).
         self._pending: list[bytes] = []
         self.head = GENESIS
         if path is not None:
@@ -359,13 +360,14 @@ class _ChainedSink:
     def msg_with_next(self, body: bytes) -> None:
         """Write `body` with the next record, sealed before it under the same lock and
         in the same write: the audit hook's record of a call goes with the call's
-        decision (one lock and one write a decision, not two). Written now when the
-        log is a stream, or when `_MAX_QUEUED` records already wait (a log that cannot
-        be written keeps what waits, and refuses the decisions that follow)."""
+        decision (one lock and one write a decision, not two; to a stream, one write
+        and one flush). Written now when `_MAX_QUEUED` records already wait (a log
+        that cannot be written keeps what waits, and refuses the decisions that
+        follow)."""
         with self._lock:
             if self._closed:
                 raise AuditError("the decision log is closed")
-            if self._fd is not None and len(self._pending) < _MAX_QUEUED:
+            if len(self._pending) < _MAX_QUEUED:
                 self._pending.append(body)
                 return
         self.msg(body)
@@ -529,7 +531,8 @@ class _ChainedSink:
         )
 
     def _seal_pending(self, body: bytes | None) -> tuple[bytes, str]:
-        """The queued `log_torn` records, then `body`, sealed as consecutive lines."""
+        """The records waiting (`log_torn` records, records written with the next),
+        then `body`, sealed as consecutive lines."""
         head = self.head
         lines = []
         for item in [*self._pending, body] if body is not None else self._pending:
@@ -549,31 +552,38 @@ class _ChainedSink:
                 _truncate(fd, size)
             raise
 
-    def _write_stream(self, body: bytes) -> None:
+    def _write_stream(self, body: bytes | None) -> None:
+        """Write what waits and `body` (None: only what waits) to the stream."""
         stream = self._stream
         assert stream is not None
-        line, line_hash = seal(body, self.head, self._digest)
+        data, line_hash = self._seal_pending(body)
+        if not data:
+            return
         try:
             buffer = getattr(stream, "buffer", None)
             if buffer is not None:
-                buffer.write(line + b"\n")
+                buffer.write(data)
                 buffer.flush()
             else:
-                stream.write(line.decode() + "\n")
+                stream.write(data.decode())
                 stream.flush()
         except (OSError, ValueError) as exc:
             raise AuditError(f"cannot write decision log to stream: {exc}") from None
         self.head = line_hash
+        self._pending.clear()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            if self._fd is not None:
-                if self._pending:
-                    # (a call's record whose decision never came: written if it can
-                    # be; one that cannot was of a call refused for want of its log)
-                    with contextlib.suppress(AuditError):
+            if self._pending:
+                # (a call's record whose decision never came: written if it can be;
+                # one that cannot was of a call refused for want of its log)
+                with contextlib.suppress(AuditError):
+                    if self._fd is not None:
                         self._write_file(None)
+                    else:
+                        self._write_stream(None)
+            if self._fd is not None:
                 self._file.close()
                 self._fd = None
 

@@ -329,6 +329,34 @@ def test_a_record_written_with_the_next_goes_before_it_in_the_chain(tmp_path: Pa
     assert verify_file(path).ok
 
 
+def test_a_record_written_with_the_next_goes_before_it_on_a_stream_too() -> None:
+    """A decision log on stderr (`policy hook picoclaw` writes it there): the call's
+    record and its decision in one write, chained; one left waiting at close is
+    written then."""
+    import io
+
+    from policy.audit import DecisionLog
+
+    class Stream(io.StringIO):
+        writes = 0
+
+        def write(self, text: str) -> int:
+            Stream.writes += 1
+            return super().write(text)
+
+    stream = Stream()
+    log = DecisionLog(stream=stream)
+    log.write_with_next("audit.tool_call", {"tool": "bash"})
+    assert stream.getvalue() == ""
+    log.write("decision", {"tool": "bash", "action": "continue"})
+    assert Stream.writes == 1
+    log.write_with_next("audit.tool_call", {"tool": "never decided"})
+    log.close()
+    records = [orjson.loads(line) for line in stream.getvalue().splitlines()]
+    assert [r["event"] for r in records] == ["audit.tool_call", "decision", "audit.tool_call"]
+    assert [r["prev"] for r in records[1:]] == [r["hash"] for r in records[:-1]]
+
+
 def test_records_waiting_for_the_next_are_bounded(tmp_path: Path) -> None:
     from policy.audit import _MAX_QUEUED, DecisionLog
 
