@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
-from policy._env import CONFIG_ENV, home_variable
+from policy._env import CONFIG_ENV
+from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete
 from policy.model import CelList, CelMap
 

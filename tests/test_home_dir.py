@@ -52,9 +52,10 @@ def test_each_thread_sees_the_environment_as_it_is(monkeypatch: pytest.MonkeyPat
 def test_the_path_functions_read_home_as_the_environment_has_it_now(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`policy._env.home_variable`: what the recalled answers' keys and the folded path
-    functions read instead of `os.environ.get("HOME")`, kept between changes."""
-    from policy._env import home_variable
+    """`policy.analysis.environ.home_variable`: what the recalled answers' keys and the
+    folded path functions read instead of `os.environ.get("HOME")`, kept between
+    changes."""
+    from policy.analysis.environ import home_variable
 
     monkeypatch.setenv("HOME", "/home/ada")
     assert home_variable() == "/home/ada"

@@ -36,8 +36,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from policy._env import home_variable
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis.environ import home_variable
 from policy.analysis.viewer import may_search_physical
 
 __all__ = [

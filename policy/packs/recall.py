@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from policy._env import home_variable
+from policy.analysis.environ import home_variable
 from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names

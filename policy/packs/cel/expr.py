@@ -17,8 +17,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from policy._env import home_variable
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis.environ import home_variable
 from policy.facts import home_dir
 from policy.model import CallContext, CelList, CelMap, FrozenDict
 from policy.packs.cel import constants

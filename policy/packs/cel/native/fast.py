@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from policy._env import home_variable
+from policy.analysis.environ import home_variable
 from policy.facts import home_dir
 from policy.packs.cel.functions import (
     _FUNCTIONS,
