@@ -7,8 +7,8 @@ service's deciding threads — the decisions counted must equal the decision log
 lines — and this imports nothing beyond the standard library: a one-event hook pays a
 few increments, never prometheus-client's import. A service whose decisions are made
 in processes of their own (`service.deciders`) hears from each, with its answers,
-what it counted since it last told (`snapshot`, `since`, `merge`): one `/metrics`
-still counts every decision.
+what it counted since it last told (`snapshot`, `since`, `merge`): the decisions with
+every answer, so one `/metrics` still counts every decision.
 """
 
 from __future__ import annotations
@@ -189,21 +189,33 @@ def histograms() -> Iterator[tuple[str, Histogram]]:
 Snapshot = dict[str, Any]
 
 
-def snapshot() -> Snapshot:
-    """What this process has counted so far (a deciding process's, to tell the service)."""
+#: What a deciding process tells with every answer (`snapshot(EXACT)`): the counts that
+#: must add up to the decision log whatever becomes of the process. The rest it tells
+#: now and then (policy.server.decider).
+EXACT = frozenset({"DECISIONS"})
+
+
+def snapshot(names: frozenset[str] | None = None) -> Snapshot:
+    """What this process has counted so far (a deciding process's, to tell the service);
+    with `names`, only those counters and histograms."""
     taken: Snapshot = {}
     for name, counter in counters():
-        taken[name] = [[list(values), count] for values, count in counter.samples()]
+        if names is None or name in names:
+            taken[name] = [[list(values), count] for values, count in counter.samples()]
     for name, histogram in histograms():
-        counts, total = histogram.raw()
-        taken[name] = [counts, total]
+        if names is None or name in names:
+            counts, total = histogram.raw()
+            taken[name] = [counts, total]
     return taken
 
 
 def since(before: Snapshot, after: Snapshot) -> Snapshot:
-    """What was counted between two snapshots of one process (only what changed)."""
+    """What was counted between two snapshots of one process (only what changed, of
+    what `after` holds)."""
     changed: Snapshot = {}
     for name, _counter in counters():
+        if name not in after:
+            continue
         was = {tuple(values): count for values, count in before.get(name, [])}
         moved = [
             [values, count - was.get(tuple(values), 0)]
@@ -213,8 +225,10 @@ def since(before: Snapshot, after: Snapshot) -> Snapshot:
         if moved:
             changed[name] = moved
     for name, histogram in histograms():
+        if name not in after:
+            continue
         width = len(histogram.bounds) + 1
-        counts, total = after.get(name, [[0] * width, 0.0])
+        counts, total = after[name]
         old_counts, old_total = before.get(name, [[0] * width, 0.0])
         if counts != old_counts:
             moved_counts = [a - b for a, b in zip(counts, old_counts, strict=True)]

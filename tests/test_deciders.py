@@ -414,6 +414,54 @@ def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engin
     assert stopped not in pool.pids()
 
 
+def test_a_process_killed_mid_burst_leaves_no_answered_decision_uncounted(
+    tmp_path: Path,
+) -> None:
+    """The decisions counted go with every answer: a process killed while it holds back
+    its other counts loses none of the decisions it answered (at most the one it was
+    deciding, logged and never answered)."""
+    from policy import telemetry
+    from policy.server.deciders import DeciderFailed, DeciderPool
+
+    engine = _engine(tmp_path)
+    pool = DeciderPool(1, lambda: [("", engine)], _Log())
+    pool.start()
+    (pid,) = pool.pids()
+    before = telemetry.snapshot(telemetry.EXACT)
+
+    async def run() -> int:
+        await pool.attach()
+        answered = 0
+
+        async def one(n: int) -> None:
+            nonlocal answered
+            with contextlib.suppress(DeciderFailed):
+                if await pool.decide(CALLER, WHO, "before_tool", _asked(f"cat f{n}")):
+                    answered += 1
+                    if answered == 20:  # (busy: calls wait behind it)
+                        os.kill(pid, signal.SIGKILL)
+
+        await asyncio.gather(*(one(n) for n in range(60)))
+        await pool.aclose()
+        return answered
+
+    try:
+        answered = asyncio.run(run())
+    finally:
+        pool.close()
+        engine.close()
+    pool.counted()
+    changed = telemetry.since(before, telemetry.snapshot(telemetry.EXACT))
+    counted = sum(count for _labels, count in changed.get("DECISIONS", []))
+    logged = sum(
+        1 for line in (tmp_path / "decisions.jsonl").read_bytes().splitlines()
+        if orjson.loads(line).get("event") == "decision"
+    )
+    assert answered >= 20
+    assert counted == answered
+    assert logged - counted in (0, 1)
+
+
 def test_what_a_process_counted_is_counted_once_here() -> None:
     from policy import telemetry
 

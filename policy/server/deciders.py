@@ -27,10 +27,10 @@ What a deciding process is, and is not:
   process that ends before answering has its calls refused (503: the hook fails
   closed) and is replaced; one whose oldest call is older than `HUNG` is killed and
   replaced the same way. One watchdog task does the waiting and the hung checks.
-* **Counted.** An answer carries what the process counted since it last told
+* **Counted.** Each answer carries the decisions the process counted since its last
+  (`policy.telemetry.EXACT`), and the rest of what it counted since it last told
   (`policy.telemetry.since`) when no other call waits in its socket, or when it is
-  the 64th since: once every call written is answered, every count is here.
-  `/metrics` merges them into the service's own counts.
+  the 64th since. `/metrics` merges them into the service's own counts.
 
 Host events (`/v1/hosts/{host}/event`) are answered here too (`event`), but for the
 part that goes on to the approvers: an event whose call needs a person comes back
