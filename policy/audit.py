@@ -316,9 +316,10 @@ class _ChainedSink:
         self._fd: int | None = None
         self._stream: IO[Any] | None = None
         self._closed = False
-        #: Records not written yet: `log_torn` records of tears moved aside, and those
-        #: written with the next (`msg_with_next`).
-        self._pending: list[bytes] = []
+        #: `log_torn` records of tears moved aside whose record is not written yet.
+        self._torn: list[bytes] = []
+        #: Records to write with the next (`msg_with_next`), after the `log_torn` ones.
+        self._queued: list[bytes] = []
         self.head = GENESIS
         if path is not None:
             try:
@@ -367,8 +368,8 @@ class _ChainedSink:
         with self._lock:
             if self._closed:
                 raise AuditError("the decision log is closed")
-            if len(self._pending) < _MAX_QUEUED:
-                self._pending.append(body)
+            if len(self._queued) < _MAX_QUEUED:
+                self._queued.append(body)
                 return
         self.msg(body)
 
@@ -394,7 +395,7 @@ class _ChainedSink:
                 and rotation.due(size, len(body) + 256, self._started, _wall_clock())
             ):
                 fd, size = self._rotate(fd, size)
-            if self._pending:
+            if self._torn or self._queued:
                 data, line_hash = self._seal_pending(body)
             elif body is None:
                 self._size = size
@@ -407,7 +408,8 @@ class _ChainedSink:
                 self._write_rest(fd, data, written, size)
             self._size = size + len(data)
             self.head = line_hash
-            self._pending.clear()
+            self._torn.clear()
+            self._queued.clear()
         except _WriteFailed:
             self._size = -1
             raise
@@ -513,7 +515,7 @@ class _ChainedSink:
             with contextlib.suppress(OSError):
                 os.unlink(sidecar)  # nothing was moved
             raise
-        self._pending.append(
+        self._torn.append(
             _render(
                 None,
                 "info",
@@ -535,7 +537,8 @@ class _ChainedSink:
         then `body`, sealed as consecutive lines."""
         head = self.head
         lines = []
-        for item in [*self._pending, body] if body is not None else self._pending:
+        waiting = [*self._torn, *self._queued]
+        for item in [*waiting, body] if body is not None else waiting:
             line, head = seal(item, head, self._digest)
             lines.append(line)
         lines.append(b"")
@@ -570,12 +573,13 @@ class _ChainedSink:
         except (OSError, ValueError) as exc:
             raise AuditError(f"cannot write decision log to stream: {exc}") from None
         self.head = line_hash
-        self._pending.clear()
+        self._torn.clear()
+        self._queued.clear()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            if self._pending:
+            if self._torn or self._queued:
                 # (a call's record whose decision never came: written if it can be;
                 # one that cannot was of a call refused for want of its log)
                 with contextlib.suppress(AuditError):

@@ -116,6 +116,26 @@ def test_a_torn_last_line_is_moved_aside_at_the_next_decision(
     assert_healed(audit_log, torn, verify(audit_log))
 
 
+def test_a_tear_is_recorded_before_the_records_waiting_to_go_with_the_next(
+    audit_log: Path,
+) -> None:
+    """The audit hook's record of a call waits for the call's decision; a tear found
+    when they are written was there before both, and its record comes first."""
+    from policy.audit import DecisionLog
+
+    log = DecisionLog(path=audit_log)
+    log.write("decision", {"n": 1})
+    torn = cut_record(audit_log)
+    log.write_with_next("audit.tool_call", {"n": 2})
+    tear(audit_log, torn)
+    log.write("decision", {"n": 2})
+    log.close()
+    assert [r["event"] for r in records(audit_log)] == [
+        "decision", "log_torn", "audit.tool_call", "decision",
+    ]
+    assert_healed(audit_log, torn, verify(audit_log))
+
+
 def test_a_torn_tail_is_healed_when_the_log_is_opened(audit_log: Path) -> None:
     with make_engine(audit_log) as engine:
         decide(engine, 1)
