@@ -61,7 +61,7 @@ def json_line(value: Any) -> bytes:
 
 def args_digest(args: Mapping[str, Any]) -> str:
     """SHA-256 hex of the canonical JSON of `args`."""
-    return hashlib.sha256(canonical_json(args)).hexdigest()
+    return args_digest_and_size(args)[0]
 
 
 def args_digest_and_size(args: Mapping[str, Any]) -> tuple[str, int]:

@@ -65,7 +65,7 @@ def _asked_again(sock: socket.socket) -> bool:
     """Whether the service has written another call (its first bytes are waiting)."""
     try:
         return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-    except BlockingIOError:
+    except OSError:  # (nothing waiting; or the socket failed, which the answer meets)
         return False
 
 
