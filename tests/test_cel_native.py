@@ -288,6 +288,7 @@ def test_a_remembered_answer_is_keyed_by_what_its_function_reads() -> None:
         assert ("home_dir" in inspect.getsource(impl)) == (name in READS_HOME), name
 
 
+@pytest.mark.slow  # ≈ 5 s: every corpus call through the shipped packs
 def test_the_shipped_packs_decide_the_corpus_without_cel_expr_python(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

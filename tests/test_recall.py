@@ -114,6 +114,42 @@ def test_a_repeated_call_is_decided_without_evaluating_again(
     assert evaluations.count == 3
 
 
+def test_a_repeated_line_keeps_its_facts_until_the_disk_changes_them(
+    pack_engine: Any, tmp_path: Path
+) -> None:
+    """A line nothing on disk changed is handed the facts it had (the same objects: its
+    access and their CEL form are not worked out again); a link made between two calls
+    is a new line on disk, judged as such."""
+    from policy.facts import FactsContext, facts_of
+
+    work, secrets = tmp_path / "work", tmp_path / "secrets"
+    work.mkdir()
+    secrets.mkdir()
+    engine = pack_engine(
+        f"""
+        name: secrets
+        rules:
+          - id: no-secrets
+            tools: [bash]
+            when: access.reads.exists(p, path.matches(p, ["{secrets}/**"]))
+            action: deny
+        """
+    )
+    line = "cat data/key"
+    context = FactsContext()
+    call = ToolCall(tool="bash", args={"command": line}, cwd=str(work))
+    first = facts_of(call, context)
+    again = facts_of(ToolCall(tool="bash", args={"command": line}, cwd=str(work)), context)
+    assert again.access is first.access and again.commands_cel is first.commands_cel
+    assert engine.before_tool(call).action is Action.CONTINUE
+    (work / "data").symlink_to(secrets)
+    linked = facts_of(ToolCall(tool="bash", args={"command": line}, cwd=str(work)), context)
+    assert linked.access is not first.access
+    assert f"{secrets}/key" in linked.access.reads
+    asked = ToolCall(tool="bash", args={"command": line}, cwd=str(work))
+    assert engine.before_tool(asked).action is Action.DENY_TOOL
+
+
 def test_the_users_home_is_part_of_the_question(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -140,31 +140,14 @@ def of_call(
             line = effects.analyze(command, start, home, disk=disk)
             if line.limit:
                 return Access((), (), (), (), (), (), line.parse_error, limit=line.limit)
-            reads = [start] if start else []
-            writes: list[str] = []
-            deletes: list[str] = []
-            hosts: list[str] = []
-            sends: list[str] = []
-            lists: list[str] = []
-            for c in line.commands:
-                reads += c.reads
-                lists += c.lists
-                writes += c.writes
-                deletes += c.deletes
-                hosts += c.hosts
-                sends += c.sends
-                if _may_connect(c):
-                    hosts += network.hosts_in_words(c.argv)  # `python -c` code, any client
-            return Access(
-                line.commands,
-                _unique(reads),
-                _unique(writes),
-                _unique(deletes),
-                _unique(network.canonical_hosts(hosts)),
-                _unique(sends),
-                line.parse_error,
-                _unique(lists),
-            )
+            kept = _shell_accesses.get((id(line), start))
+            if kept is not None and kept[0] is line:
+                return kept[1]
+            found = _shell_access(line, start)
+            if len(_shell_accesses) >= _KEPT_ACCESSES:
+                _shell_accesses.clear()  # (one call: safe while another thread reads)
+            _shell_accesses[(id(line), start)] = (line, found)
+            return found
     if tool in _FILE_TOOLS:
         refused = _not_paths(tool, args)
         if refused:
@@ -195,6 +178,42 @@ def of_call(
     if tool.startswith("mcp__"):
         return _with_named_code(found, tool, args, cwd, home, disk)
     return found
+
+
+#: The access of a shell line, kept with the line it was worked out from: a line
+#: nothing on disk changed is the same object each time it is asked
+#: (`effects.analyze`), so a repeated call's access (and the facts built on it,
+#: `policy.facts`) is not worked out again.
+_shell_accesses: dict[tuple[int, str], tuple[effects.Line, Access]] = {}
+_KEPT_ACCESSES = 1024
+
+
+def _shell_access(line: effects.Line, start: str) -> Access:
+    reads = [start] if start else []
+    writes: list[str] = []
+    deletes: list[str] = []
+    hosts: list[str] = []
+    sends: list[str] = []
+    lists: list[str] = []
+    for c in line.commands:
+        reads += c.reads
+        lists += c.lists
+        writes += c.writes
+        deletes += c.deletes
+        hosts += c.hosts
+        sends += c.sends
+        if _may_connect(c):
+            hosts += network.hosts_in_words(c.argv)  # `python -c` code, any client
+    return Access(
+        line.commands,
+        _unique(reads),
+        _unique(writes),
+        _unique(deletes),
+        _unique(network.canonical_hosts(hosts)),
+        _unique(sends),
+        line.parse_error,
+        _unique(lists),
+    )
 
 
 def _with_named_code(

@@ -698,6 +698,10 @@ def _on_disk(line: Line, home: str) -> Line:
     repos: dict[tuple[Any, ...], git.Inspection] = {}
     made = tuple(p for c in line.commands for p in c.writes)  # (a repository made in the line)
     commands = tuple(_resolve_command(c, home, budget, repos, made) for c in line.commands)
+    if all(now is then for now, then in zip(commands, line.commands, strict=True)):
+        # (nothing on disk changed a command: the line is its lexical self, the same
+        # object each time it is asked, so what is built from it can be kept with it)
+        return line
     return replace(line, commands=commands)
 
 
