@@ -848,12 +848,13 @@ class DecisionLog:
         telemetry.APPROVALS.inc("approved" if answer.approved else _ending(answer.failure))
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
+        digest = digested_args(call.args)[0]
         return {
             "tool": cut(call.tool),
             "tool_raw": cut(call.tool_raw),
             "call_id": cut(call.call_id),
-            "args_digest": digested_args(call.args)[0],
-            "args": mask_args(call.args),
+            "args_digest": digest,
+            "args": _masked_args(call.args, digest),
         }
 
 
@@ -873,6 +874,27 @@ def digested_args(args: Mapping[str, Any]) -> tuple[str, int]:
 
 #: (the frozen arguments last digested, their digest, their size)
 _last_args: tuple[object, str, int] = (None, "", 0)
+
+
+def _masked_args(args: Mapping[str, Any], digest: str) -> dict[str, Any]:
+    """`mask_args(args)`, kept by the arguments' digest (`digest`, of their canonical
+    JSON) when every value is a plain scalar (`FrozenDict.flat`): arguments that
+    serialise alike are then alike, and so is their masked form. An agent repeats its
+    calls, and masking scans every string for secrets. The kept dicts are only ever
+    rendered."""
+    if type(args) is not FrozenDict or not args.flat:
+        return mask_args(args)
+    masked = _masked.get(digest)
+    if masked is None:
+        masked = mask_args(args)
+        if len(_masked) >= _MASKED_KEPT:
+            _masked.clear()  # (one call: safe while another thread reads)
+        _masked[digest] = masked
+    return masked
+
+
+_masked: dict[str, dict[str, Any]] = {}
+_MASKED_KEPT = 1024
 
 
 def _ending(failure: str | None) -> str:

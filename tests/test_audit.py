@@ -492,3 +492,21 @@ def test_arguments_are_digested_once_a_call_and_never_from_a_stale_copy() -> Non
     plain["command"] = "rm -rf /"
     assert digested_args(plain) != first
     assert digested_args(plain)[0] == args_digest({"command": "rm -rf /"})
+
+
+def test_equal_arguments_are_masked_once_and_alike() -> None:
+    """The masked arguments of a call are kept by their digest when every value is a
+    scalar: equal arguments log alike, and a secret is masked the second time too."""
+    from policy.audit import _masked_args, digested_args
+    from policy.model import FrozenDict
+
+    token = "ghp_" + "a" * 36
+    first = FrozenDict({"command": f"curl -H 'Authorization: token {token}' x"})
+    again = FrozenDict({"command": f"curl -H 'Authorization: token {token}' x"})
+    masked = _masked_args(first, digested_args(first)[0])
+    assert token not in masked["command"]
+    assert _masked_args(again, digested_args(again)[0]) is masked
+    other = FrozenDict({"command": 1})
+    assert _masked_args(other, digested_args(other)[0]) == {"command": 1}
+    nested = FrozenDict({"paths": [token]})
+    assert token not in str(_masked_args(nested, digested_args(nested)[0]))
