@@ -897,6 +897,12 @@ _masked: dict[str, dict[str, Any]] = {}
 _MASKED_KEPT = 1024
 
 
+def forget_masked() -> None:
+    """Forget the masked arguments kept, so the next call costs what a call never seen
+    costs (what `policy bench` and tests/bench measure)."""
+    _masked.clear()
+
+
 def _ending(failure: str | None) -> str:
     """How a request that was not approved ended, for the approvals counter."""
     return {"timeout": "expired", "abandoned": "abandoned"}.get(failure or "", "denied")

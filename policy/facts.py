@@ -211,20 +211,13 @@ def _in_cel(access: Access) -> tuple[CelList, CelMap]:
     nothing on disk changed has the same `Access` (policy.analysis.access), and
     neither is ever changed once built, so the packs' recalled answers find the same
     facts objects (and their digests, policy.packs.recall) too."""
-    kept = _cel_kept.get(id(access))
-    if kept is not None and kept[0] is access:
-        return kept[1], kept[2]
-    made = CelList(c.to_cel() for c in access.commands), CelMap(access.to_cel())
-    if not access.commands:  # (a file tool's access is made anew for each call)
-        return made
-    if len(_cel_kept) >= _CEL_KEPT:
-        _cel_kept.clear()  # (one call: safe while another thread reads)
-    _cel_kept[id(access)] = (access, *made)
+    made: tuple[CelList, CelMap] | None = access.kept.get("cel")
+    if made is None:
+        made = access.kept["cel"] = (
+            CelList(c.to_cel() for c in access.commands),
+            CelMap(access.to_cel()),
+        )
     return made
-
-
-_cel_kept: dict[int, tuple[Access, CelList, CelMap]] = {}
-_CEL_KEPT = 1024
 
 
 def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:

@@ -54,15 +54,16 @@ class CelList(list[Any]):
     """A list already in the shape the CEL engines take (plain lists, dicts and scalars
     all the way down), built once per call by the facts (`policy.facts.CallFacts`):
     a pack's program passes it as is instead of copying it, so the facts of a call are
-    converted once, not once per pack. Never mutated once built."""
+    converted once, not once per pack. Never mutated once built: `digest`, once set,
+    is the digest of its value the recalled answers' keys use (policy.packs.recall)."""
 
-    __slots__ = ()
+    __slots__ = ("digest",)
 
 
 class CelMap(dict[str, Any]):
     """A map already in the shape the CEL engines take; see `CelList`."""
 
-    __slots__ = ()
+    __slots__ = ("digest",)
 
 
 class FrozenDict(dict[str, Any]):

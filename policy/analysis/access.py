@@ -17,7 +17,7 @@ import re
 import shlex
 import urllib.parse
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from policy.analysis import effects, git, network, programs
@@ -95,6 +95,9 @@ class Access:
     #: error it failed with (`effects.Line.limit`). The rest is then not what the call
     #: does, and a policy must refuse the call (`policy.facts` does).
     limit: str = ""
+    #: What is built from it, kept with it (its facts in the CEL engines' shape,
+    #: policy.facts); not one of its facts, so no CEL field (policy.packs.cel.types).
+    kept: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def to_cel(self) -> dict[str, Any]:
         return {
@@ -140,13 +143,11 @@ def of_call(
             line = effects.analyze(command, start, home, disk=disk)
             if line.limit:
                 return Access((), (), (), (), (), (), line.parse_error, limit=line.limit)
-            kept = _shell_accesses.get((id(line), start))
-            if kept is not None and kept[0] is line:
-                return kept[1]
-            found = _shell_access(line, start)
-            if len(_shell_accesses) >= _KEPT_ACCESSES:
-                _shell_accesses.clear()  # (one call: safe while another thread reads)
-            _shell_accesses[(id(line), start)] = (line, found)
+            found: Access | None = line.kept.get(start)
+            if found is None:
+                # (kept with the line: a line nothing on disk changed is the same
+                # object at each call, so a repeated call's access is this one)
+                found = line.kept[start] = _shell_access(line, start)
             return found
     if tool in _FILE_TOOLS:
         refused = _not_paths(tool, args)
@@ -179,13 +180,6 @@ def of_call(
         return _with_named_code(found, tool, args, cwd, home, disk)
     return found
 
-
-#: The access of a shell line, kept with the line it was worked out from: a line
-#: nothing on disk changed is the same object each time it is asked
-#: (`effects.analyze`), so a repeated call's access (and the facts built on it,
-#: `policy.facts`) is not worked out again.
-_shell_accesses: dict[tuple[int, str], tuple[effects.Line, Access]] = {}
-_KEPT_ACCESSES = 1024
 
 
 def _shell_access(line: effects.Line, start: str) -> Access:

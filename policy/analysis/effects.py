@@ -33,7 +33,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from policy.analysis import git, literal, programs, readonly
@@ -130,6 +130,10 @@ class Line:
     clocked: bool = False
     #: Bytes its analyses built, the code's included: a large line is not memoised.
     built: int = 0
+    #: What is built from this line, kept with it for as long as it lives: a line
+    #: nothing on disk changed is the same object at each call (`_on_disk`), so a
+    #: repeated call's access is not worked out again (policy.analysis.access).
+    kept: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def to_cel(self) -> list[dict[str, Any]]:
         return [c.to_cel() for c in self.commands]

@@ -3,7 +3,8 @@
 Every decision is made on a copy of its parts (a new object, so the per-thread memo
 of the last call's facts cannot answer it) after the per-line analysis memos are
 cleared (`effects.forget_lines`), and so are the answers the packs' programs recall for
-equal inputs (`policy.packs.recall.forget`): each one costs what a line seen for the first
+equal inputs (`policy.packs.recall.forget`) and the masked arguments the decision log
+keeps (`policy.audit.forget_masked`): each one costs what a line seen for the first
 time costs, which is every line of a per-event hook process. The memos keyed by paths and glob
 patterns (policy.analysis.paths, the CEL functions' compiled globs and regexes) are
 kept: a long-running engine has them warm, and they are bounded.
@@ -130,11 +131,13 @@ class Report:
 def _decide(engine: Engine, call: BenchCall) -> int:
     """Nanoseconds one decision of `call` takes, as a line never seen before."""
     from policy.analysis.effects import forget_lines
+    from policy.audit import forget_masked
     from policy.packs.recall import forget
 
     parts = tuple(part.replace() for part in call.parts)  # a new object: no memo knows it
     forget_lines()
     forget()
+    forget_masked()
     started = time.perf_counter_ns()
     engine.decide_at(call.point, *parts)
     return time.perf_counter_ns() - started

@@ -29,7 +29,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -100,13 +100,6 @@ _FROZEN = (tuple, FrozenDict, CelList, CelMap)
 _FACTS = (CelList, CelMap)
 
 
-#: The digests of the facts objects seen lately, by identity: a repeated call whose
-#: line nothing on disk changed is handed the same facts (policy.facts), whichever
-#: calls came between.
-_fact_digests: dict[int, tuple[Any, bytes | None]] = {}
-_FACT_DIGESTS = 1024
-
-
 def _digest(name: str, value: Any) -> bytes | None:
     """`value` of variable `name` as a digest, None when it cannot be compared exactly."""
     frozen = type(value) in _FROZEN
@@ -115,10 +108,13 @@ def _digest(name: str, value: Any) -> bytes | None:
         if last is not None and last[0] is value:
             return last[1]
         if type(value) in _FACTS:
-            kept = _fact_digests.get(id(value))
-            if kept is not None and kept[0] is value:
-                _digests.last[name] = kept
-                return kept[1]
+            # (kept on the facts object: a repeated call whose line nothing on disk
+            # changed is handed the same facts, policy.facts, whatever came between)
+            kept: object = getattr(value, "digest", _UNSET)
+            if kept is not _UNSET:
+                known = cast("bytes | None", kept)
+                _digests.last[name] = (value, known)
+                return known
     digest: bytes | None = None
     # (the facts are the analysis's own data, made of the command's words: strings,
     # ints, bools, None, lists and maps; tests/test_recall.py walks the corpus's)
@@ -135,10 +131,11 @@ def _digest(name: str, value: Any) -> bytes | None:
     if frozen:
         _digests.last[name] = (value, digest)
         if type(value) in _FACTS:
-            if len(_fact_digests) >= _FACT_DIGESTS:
-                _fact_digests.clear()  # (one call: safe while another thread reads)
-            _fact_digests[id(value)] = (value, digest)
+            value.digest = digest
     return digest
+
+
+_UNSET = object()
 
 
 def _exact(value: Any) -> bool:

@@ -9,7 +9,8 @@ tests/corpus/README.md), its decision log written to a file. The calls are the `
 lines of tests/corpus/everyday.jsonl and dangerous.jsonl, alternating, and the per-line
 memos are cleared before every call (`policy.analysis.effects.forget_lines`: the parse
 and the lexical facts; the parse's memo alone on a checkout without it; and the packs'
-recalled answers, `policy.packs.recall.forget`), so no cache
+recalled answers, `policy.packs.recall.forget`; the decision log's masked arguments,
+`policy.audit.forget_masked`), so no cache
 answers a line: what a hook pays for a command the agent has not run before. N calls
 are timed (the lines cycle when N is larger than the corpus) after 200 untimed ones on
 other lines.
@@ -79,7 +80,8 @@ def forget_lines() -> Callable[[], None]:
     """What forgets every line seen: `policy.analysis.effects.forget_lines` (the parse and
     the lexical facts built on it), or, where that does not exist yet, the parse's memo;
     and the answers the packs' programs recall for equal inputs
-    (`policy.packs.recall.forget`), on a checkout that has them."""
+    (`policy.packs.recall.forget`) and the masked arguments the decision log keeps
+    (`policy.audit.forget_masked`), on a checkout that has them."""
     try:
         from policy.analysis import effects
 
@@ -92,10 +94,16 @@ def forget_lines() -> Callable[[], None]:
         from policy.packs.recall import forget as answers  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return lines
+    try:
+        from policy.audit import forget_masked  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        forget_masked = None
 
     def forget() -> None:
         lines()
         answers()
+        if forget_masked is not None:
+            forget_masked()
 
     return forget
 
