@@ -848,13 +848,12 @@ class DecisionLog:
         telemetry.APPROVALS.inc("approved" if answer.approved else _ending(answer.failure))
 
     def _tool_fields(self, call: ToolCall) -> dict[str, Any]:
-        digest = digested_args(call.args)[0]
         return {
             "tool": cut(call.tool),
             "tool_raw": cut(call.tool_raw),
             "call_id": cut(call.call_id),
-            "args_digest": digest,
-            "args": _masked_args(call.args, digest),
+            "args_digest": digested_args(call.args)[0],
+            "args": _masked_args(call.args),
         }
 
 
@@ -876,24 +875,29 @@ def digested_args(args: Mapping[str, Any]) -> tuple[str, int]:
 _last_args: tuple[object, str, int] = (None, "", 0)
 
 
-def _masked_args(args: Mapping[str, Any], digest: str) -> dict[str, Any]:
-    """`mask_args(args)`, kept by the arguments' digest (`digest`, of their canonical
-    JSON) when every value is a plain scalar (`FrozenDict.flat`): arguments that
-    serialise alike are then alike, and so is their masked form. An agent repeats its
-    calls, and masking scans every string for secrets. The kept dicts are only ever
-    rendered."""
+def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """`mask_args(args)`, kept by the arguments themselves when every value is a plain
+    scalar (`FrozenDict.flat`): an agent repeats its calls, and masking scans every
+    string for secrets. The key is each name, the value's type and the value (a
+    float's `repr`: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) — never a
+    digest, which two different calls can share (`canonical_json` writes what JSON
+    cannot hold, a lone surrogate, as text). The kept dicts are only ever rendered."""
     if type(args) is not FrozenDict or not args.flat:
         return mask_args(args)
-    masked = _masked.get(digest)
+    key = tuple(
+        (name, type(value), repr(value) if type(value) is float else value)
+        for name, value in dict.items(args)
+    )
+    masked = _masked.get(key)
     if masked is None:
         masked = mask_args(args)
         if len(_masked) >= _MASKED_KEPT:
             _masked.clear()  # (one call: safe while another thread reads)
-        _masked[digest] = masked
+        _masked[key] = masked
     return masked
 
 
-_masked: dict[str, dict[str, Any]] = {}
+_masked: dict[tuple[tuple[Any, type, Any], ...], dict[str, Any]] = {}
 _MASKED_KEPT = 1024
 
 
