@@ -181,8 +181,8 @@ def of_call(
     return found
 
 
-
 def _shell_access(line: effects.Line, start: str) -> Access:
+    """What the commands of `line`, run from `start`, touch, all together."""
     reads = [start] if start else []
     writes: list[str] = []
     deletes: list[str] = []
