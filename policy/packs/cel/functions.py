@@ -126,7 +126,14 @@ def fn_path_is_pattern(path: str) -> bool:
 # has no answer: it fails, and notes why here, so that the pack refuses the call
 # whatever its `on_error` says (the engines turn the exception into an error value,
 # which `on_error: skip` would skip). Per thread: a program runs on its caller's.
-_gave_up = threading.local()
+class _GaveUp(threading.local):
+    #: (a class default: a thread that never set it reads "" without the
+    #: AttributeError `getattr(local, name, default)` raises inside, ≈ 6x dearer —
+    #: read twice a pack, every decision)
+    limit = ""
+
+
+_gave_up = _GaveUp()
 
 
 def _refuse(function: str, limit: str) -> None:
@@ -138,7 +145,7 @@ def _refuse(function: str, limit: str) -> None:
 def take_gave_up() -> str:
     """Why a `shell.*` function run since the last call could not answer ("" if none
     could not); forgotten once read. The pack runtime reads it after each program."""
-    limit: str = getattr(_gave_up, "limit", "")
+    limit = _gave_up.limit
     if limit:
         _gave_up.limit = ""
     return limit
