@@ -17,6 +17,7 @@ import resource
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -554,6 +555,28 @@ def test_disk_lookups_are_bounded_and_what_is_past_them_is_unknown(
     deep = f"{tmp_path}/missing" + "/x" * 1_000
     assert paths.resolve(deep) == deep
     assert len(looked) == len(tmp_path.parts)  # the existing directories and `missing`
+
+
+def test_a_globs_matches_are_looked_up_once_and_a_link_among_them_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `cat /proc/*/environ` expands to a path per process: their shared directories
+    # are looked up once for the decision, not once per path
+    from policy.analysis import paths
+
+    for n in range(20):
+        (tmp_path / f"p{n}").mkdir()
+        (tmp_path / f"p{n}" / "environ").write_text("")
+    (tmp_path / "p20").mkdir()
+    (tmp_path / "p20" / "environ").symlink_to("/etc/passwd")
+    looked: list[str] = []
+    real_lstat = os.lstat
+    monkeypatch.setattr(paths.os, "lstat", lambda p: looked.append(p) or real_lstat(p))
+    found = effects.resolve_all((f"{tmp_path}/p*/environ",), "")
+    matches = {f"{tmp_path}/p{n}/environ" for n in range(21)}
+    assert set(found) == matches | {"/etc/passwd"}  # the link's target is read too
+    twice = [path for path, times in Counter(looked).items() if times > 1]
+    assert twice == [f"{tmp_path}/p20/environ"]  # (a link is read where it is followed)
 
 
 def _repository(root: Path, config: str) -> Path:

@@ -28,10 +28,13 @@ shell commands they hand to a shell are analysed like any other line.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
+import os
 import posixpath
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -802,14 +805,19 @@ def resolve_all(
     *,
     keep_patterns: bool = False,
     budget: list[int] | None = None,
+    known: dict[str, bool] | None = None,
 ) -> tuple[str, ...]:
     """`found` with globs expanded and symbolic links resolved (both spellings kept);
     a path that cannot be, or only past `budget` lookups on disk (a one-item list
-    the caller shares between its calls), is also given as unknown (`?/...`)."""
+    the caller shares between its calls), is also given as unknown (`?/...`).
+    `known`: what was seen on disk for this decision (`paths.resolve`), shared the same
+    way; the paths a glob expands to are not looked up twice."""
     if not found:
         return found
     if budget is None:
         budget = [_MAX_DISK_LOOKUPS]
+    if known is None:
+        known = {}
     out: list[str] = []
     for path in found:
         out.append(path)
@@ -819,7 +827,7 @@ def resolve_all(
         # `DIR/**` says "everything below DIR" (a recursive read or delete); only a
         # shell glob is expanded the way bash would
         if _GLOB_CHARS.search(path.removesuffix("/**")):
-            globbed = _glob(path, budget)
+            globbed = _glob(path, budget, known)
             if globbed is None:
                 # the pattern cannot be expanded here: where it leads is not known
                 out.append(UNKNOWN + path)
@@ -834,7 +842,7 @@ def resolve_all(
             out += candidates
         for candidate in candidates:
             try:
-                real = _paths.resolve(candidate, home=home or None, budget=budget)
+                real = _paths.resolve(candidate, home=home or None, budget=budget, known=known)
             except _paths.UnsafePathError:
                 out.append(UNKNOWN + candidate)
                 continue
@@ -843,7 +851,7 @@ def resolve_all(
     return tuple(dict.fromkeys(out))
 
 
-def _glob(pattern: str, budget: list[int]) -> list[str] | None:
+def _glob(pattern: str, budget: list[int], known: dict[str, bool]) -> list[str] | None:
     """What bash would expand `pattern` to now (no dotfiles unless named), bounded;
     None when it cannot be expanded, or only by reading more directory entries than
     `budget` has left (`/*/*/*/*/*/*/x` would read the whole file system)."""
@@ -851,7 +859,7 @@ def _glob(pattern: str, budget: list[int]) -> list[str] | None:
         return None
     found: list[str] = []
     try:
-        for match in _iglob(pattern, budget, dironly=False):
+        for match in _iglob(pattern, budget, known, dironly=False):
             found.append(match)
             if len(found) >= _MAX_GLOB_MATCHES:
                 break
@@ -864,18 +872,20 @@ class _GlobTooBig(Exception):
     pass
 
 
-def _iglob(pattern: str, budget: list[int], *, dironly: bool) -> Iterator[str]:
+def _iglob(
+    pattern: str, budget: list[int], known: dict[str, bool], *, dironly: bool
+) -> Iterator[str]:
     """`glob.iglob` (not recursive: `**` is `*`), charging each directory entry it
-    reads to `budget` (a one-item list, shared by a call's lookups)."""
+    reads to `budget` (a one-item list, shared by a call's lookups); what it learns of
+    the paths it yields goes into `known` (`paths.resolve`'s, which looks them up next)."""
     import glob
-    import os
 
     dirname, basename = os.path.split(pattern)
     if not glob.has_magic(pattern):
         if not may_search(dirname or "/"):
             return  # the caller could not look here (viewer.py): nothing it could see
         if basename:
-            if os.path.lexists(pattern):
+            if _lexists(pattern, known):
                 yield pattern
         elif os.path.isdir(dirname):
             yield pattern  # a pattern ending with a slash matches directories only
@@ -883,31 +893,52 @@ def _iglob(pattern: str, budget: list[int], *, dironly: bool) -> Iterator[str]:
     if not dirname:
         return  # (only absolute patterns are expanded)
     if dirname != pattern and glob.has_magic(dirname):
-        dirs: Iterable[str] = _iglob(dirname, budget, dironly=True)
+        dirs: Iterable[str] = _iglob(dirname, budget, known, dironly=True)
     else:
         dirs = [dirname]
     for directory in dirs:
         if not glob.has_magic(basename):
             if not may_search(directory):
                 continue  # the caller could not look here (viewer.py)
-            if (basename and os.path.lexists(os.path.join(directory, basename))) or (
+            if (basename and _lexists(os.path.join(directory, basename), known)) or (
                 not basename and os.path.isdir(directory)
             ):
                 yield os.path.join(directory, basename)
             continue
-        names = _entries(directory, budget, dironly)
+        entries = _entries(directory, budget, dironly)
+        names = list(entries)
         if basename[:1] != ".":
             names = [name for name in names if name[:1] != "."]
         for name in fnmatch.filter(names, basename):
-            yield os.path.join(directory, name)
+            path = os.path.join(directory, name)
+            with contextlib.suppress(OSError):
+                if not entries[name].is_symlink():  # (the entry's type: no lookup)
+                    known[path] = True
+            yield path
 
 
-def _entries(directory: str, budget: list[int], dironly: bool) -> list[str]:
-    import os
+def _lexists(path: str, known: dict[str, bool]) -> bool:
+    """`os.path.lexists(path)`, what it saw kept in `known` as `paths.resolve` keeps it
+    (a link is not kept: resolving it reads it)."""
+    there = known.get(path)
+    if there is not None:
+        return there
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        known[path] = False
+        return False
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISLNK(mode):
+        known[path] = True
+    return True
 
-    names: list[str] = []
+
+def _entries(directory: str, budget: list[int], dironly: bool) -> dict[str, os.DirEntry[str]]:
+    found: dict[str, os.DirEntry[str]] = {}
     if not may_list(directory):
-        return names  # as bash, run by the caller, would find it: nothing (viewer.py)
+        return found  # as bash, run by the caller, would find it: nothing (viewer.py)
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -916,9 +947,9 @@ def _entries(directory: str, budget: list[int], dironly: bool) -> list[str]:
                     raise _GlobTooBig(directory)
                 try:
                     if not dironly or entry.is_dir():
-                        names.append(entry.name)
+                        found[entry.name] = entry
                 except OSError:
                     pass
     except OSError:
-        return []
-    return names
+        return {}
+    return found

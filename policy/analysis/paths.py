@@ -224,6 +224,7 @@ def resolve(
     home: str | None = None,
     max_links: int = 40,
     budget: list[int] | None = None,
+    known: dict[str, bool] | None = None,
 ) -> str:
     """The absolute path the OS would reach for `path`, following symlinks as it goes.
 
@@ -239,7 +240,11 @@ def resolve(
     `UnsafePathError`. So does a path that is still relative after joining `cwd`,
     because resolving it against this process's working directory would judge some
     other file. With `budget` (a one-item list, shared by the caller's lookups), each
-    component walked spends one; none left raises `UnsafePathError` too.
+    component walked spends one; none left raises `UnsafePathError` too. With `known`
+    (a dict the caller shares between the lookups of one decision), what `lstat` said of
+    a path is kept — True: it is there and no link, False: nothing is there — and not
+    asked again: the paths a glob expands to share their directories (`/proc/*/environ`
+    is ≈ 70 paths under one `/proc`).
     """
     raw = _expand(path, cwd, home) if path else ""
     if not raw.startswith("/"):
@@ -278,18 +283,24 @@ def resolve(
             raise UnsafePathError(
                 f"cannot inspect {here!r} while resolving {path!r}: permission denied"
             )
-        try:
-            mode = os.lstat(here).st_mode
-        except (FileNotFoundError, NotADirectoryError):
+        there = known.get(here) if known is not None else None
+        if there is None:
+            try:
+                mode = os.lstat(here).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                there = False
+            except OSError as exc:
+                raise UnsafePathError(
+                    f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
+                ) from exc
+            else:
+                if not stat.S_ISLNK(mode):
+                    there = True
+            if known is not None and there is not None:
+                known[here] = there
+        if there is not None:
             done.append(name)
-            missing = 1
-            continue
-        except OSError as exc:
-            raise UnsafePathError(
-                f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
-            ) from exc
-        if not stat.S_ISLNK(mode):
-            done.append(name)
+            missing = 0 if there else 1
             continue
         links += 1
         if links > max_links:
