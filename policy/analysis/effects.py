@@ -702,9 +702,12 @@ _MAX_DISK_LOOKUPS = 20_000
 def _on_disk(line: Line, home: str) -> Line:
     """`line` with globs expanded and symbolic links resolved, as of now."""
     budget = [_MAX_DISK_LOOKUPS]
+    known: dict[str, bool] = {}  # (what lstat said, for the whole line: paths.resolve)
     repos: dict[tuple[Any, ...], git.Inspection] = {}
     made = tuple(p for c in line.commands for p in c.writes)  # (a repository made in the line)
-    commands = tuple(_resolve_command(c, home, budget, repos, made) for c in line.commands)
+    commands = tuple(
+        _resolve_command(c, home, budget, known, repos, made) for c in line.commands
+    )
     if all(now is then for now, then in zip(commands, line.commands, strict=True)):
         # (nothing on disk changed a command: the line is its lexical self, the same
         # object each time it is asked, so what is built from it can be kept with it)
@@ -716,14 +719,15 @@ def _resolve_command(
     command: Command,
     home: str,
     budget: list[int],
+    known: dict[str, bool],
     repos: dict[tuple[Any, ...], git.Inspection],
     made: tuple[str, ...] = (),
 ) -> Command:
-    reads = resolve_all(command.reads, home, budget=budget)
-    lists = resolve_all(command.lists, home, budget=budget)
-    writes = resolve_all(command.writes, home, budget=budget)
-    deletes = resolve_all(command.deletes, home, keep_patterns=True, budget=budget)
-    sends = resolve_all(command.sends, home, budget=budget)
+    reads = resolve_all(command.reads, home, budget=budget, known=known)
+    lists = resolve_all(command.lists, home, budget=budget, known=known)
+    writes = resolve_all(command.writes, home, budget=budget, known=known)
+    deletes = resolve_all(command.deletes, home, keep_patterns=True, budget=budget, known=known)
+    sends = resolve_all(command.sends, home, budget=budget, known=known)
     hidden = command.hidden
     if command.name in programs.JQ_FAMILY and not hidden:
         hidden = programs.jq_home_code(home, command.assignments)  # (a stat per jq call)
