@@ -337,6 +337,40 @@ def test_bad_input_is_a_clear_400_and_the_service_keeps_serving(service: Running
     assert client.call("GET", "/healthz") == {"status": "ok"}
 
 
+def test_a_decision_is_refused_and_routed_as_every_other_request(service: Running) -> None:
+    """`/v1/decide/{point}` is answered before the router (policy.server.app's
+    `_DecideDirect`): its refusals keep the app's shapes and headers, and what it
+    does not answer still reaches the router."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(service.http)
+    call = orjson.dumps({"tool": "Bash", "args": {"command": "ls"}})
+
+    def sent(path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], Any]:
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+        try:
+            connection.request("POST", path, body=call, headers=headers)
+            answer = connection.getresponse()
+            return answer.status, dict(answer.getheaders()), orjson.loads(answer.read() or b"null")
+        finally:
+            connection.close()
+
+    json = {"Content-Type": "application/json"}
+    status, headers, refused = sent("/v1/decide/before_tool", {**json, "Authorization": "Basic x"})
+    assert (status, headers["www-authenticate"]) == (401, "Bearer")
+    assert refused == {"error": "Authorization must be `Bearer <token>`"}
+    assert headers["x-request-id"]  # (the request log's middleware still wraps it)
+    status, _, refused = sent("/v1/decide/before_tool", {**json, "Authorization": "Bearer nope"})
+    assert status == 401 and set(refused) == {"error"}
+    status, _, decided = sent("/v1/decide/before_tool", json)
+    assert (status, decided["action"]) == (200, "continue")
+    status, _, _ = sent("/v1/decide/before_tool/", json)  # the router's, as before
+    assert status in (307, 404)
+    paths = service.client().call("GET", "/openapi.json")["paths"]
+    assert "/v1/decide/{point}" in paths  # still documented where clients look
+
+
 def test_every_host_asks_the_service_through_a_thin_hook(service: Running, tmp_path: Path) -> None:
     server = ["--server", service.unix]
     answer, _ = hook("claude", pre_tool("rm -rf /"), *server)
