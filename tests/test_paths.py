@@ -528,3 +528,55 @@ def test_holds_any_folded_is_some_root_within_folded_of_the_path(path: str) -> N
     assert paths.holds_any_folded(path, list(_ROOTS)) == any(
         paths.within_folded(root, path) for root in _ROOTS
     )
+
+
+# A pattern against every root in one call, as rules/self-protection.yaml asks it of each
+# path a line writes or deletes: the same answer as root by root, whatever mix of
+# literal and glob roots, folded spellings, hidden names and homes.
+_PARTS = ("srv", "SRV", "app", "App", "rules", ".claude", ".c*", "*", "?", "**", "[a-z]*", ".*", "x.yaml")
+_MANY_ROOTS = (
+    "/srv/app/rules",
+    "/SRV/app",
+    "/srv/app/rules/",
+    "/srv/.*",
+    "/srv/[!.]*",
+    "/srv/*/rules",
+    "~/.claude",
+    "~",
+    "/",
+    "relative/app",
+    "/srv/app/\u017fettings",
+    "/srv/{app,x}",
+)
+
+
+def _generated(seed: int, count: int) -> list[tuple[str, list[str], str]]:
+    import random
+
+    chosen = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        depth = chosen.randint(1, 5)
+        path = "/" + "/".join(chosen.choice(_PARTS) for _ in range(depth))
+        if chosen.random() < 0.15:
+            path = "~/" + path.lstrip("/")
+        roots = chosen.sample(_MANY_ROOTS, chosen.randint(1, 5))
+        home = chosen.choice(("/srv", "/home/a[b]", "/SRV/app"))
+        cases.append((path, roots, home))
+    return cases
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_inside_any_folded_is_inside_folded_below_some_root(seed: int) -> None:
+    for path, roots, home in _generated(seed, 1500):
+        one_by_one = any(paths.inside_folded(path, [root + "/**"], home) for root in roots)
+        assert paths.inside_any_folded(path, roots, home) == one_by_one, (path, roots, home)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_path_matches_a_list_of_roots_when_it_matches_one_of_them(seed: int) -> None:
+    # (the pack asks `path.matches(p, protected)` where it asked root by root)
+    for path, roots, home in _generated(seed, 1500):
+        one_by_one = any(paths.matches(path, [root], home) for root in roots)
+        assert paths.matches(path, roots, home) == one_by_one, (path, roots, home)
+

@@ -14,8 +14,8 @@ All see the same variables (`VARIABLES_AT`) and the same custom functions
 (`glob`, `path.normalize`, `path.within`, `path.within_folded`,
 `path.within_any_folded`, `path.holds_any_folded`, `path.resolve`,
 `path.contained`, `path.matches`, `path.names`, `path.inside`, `path.inside_folded`,
-`shell.commands`, `shell.has_substitution`, `shell.parse_error`, `regex.replace`,
-`regex.matches`).
+`path.inside_any_folded`, `shell.commands`, `shell.has_substitution`,
+`shell.parse_error`, `regex.replace`, `regex.matches`).
 `path.matches`, `path.names` and the `_folded` functions compare names as macOS and
 Windows do (case and Unicode normalisation folded): they are what denials ask;
 `path.within` and `path.inside` compare exactly, for allows and exemptions. Whatever engine

@@ -64,6 +64,7 @@ HANDLED: Mapping[str, type] = {
     "path.names": tuple,
     "path.inside": tuple,
     "path.inside_folded": tuple,
+    "path.inside_any_folded": tuple,
     "path.within_any_folded": tuple,
     "path.holds_any_folded": tuple,
     "regex.matches": str,

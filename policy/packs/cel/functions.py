@@ -112,6 +112,13 @@ def fn_path_inside_folded(path: str, patterns: list[str]) -> bool:
     return paths.inside_folded(path, patterns, home_dir())
 
 
+def fn_path_inside_any_folded(path: str, roots: list[str]) -> bool:
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    return paths.inside_any_folded(path, roots, home_dir())
+
+
 def fn_path_base(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
@@ -308,6 +315,13 @@ _FUNCTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[..., Any], bool], ..
     ("path.matches", ("string", "list_of_strings"), "bool", fn_path_matches, False),
     ("path.inside", ("string", "list_of_strings"), "bool", fn_path_inside, False),
     ("path.inside_folded", ("string", "list_of_strings"), "bool", fn_path_inside_folded, False),
+    (
+        "path.inside_any_folded",
+        ("string", "list_of_strings"),
+        "bool",
+        fn_path_inside_any_folded,
+        False,
+    ),
     ("path.names", ("string", "list_of_strings"), "bool", fn_path_names, False),
     ("path.is_pattern", ("string",), "bool", fn_path_is_pattern, False),
     ("path.base", ("string",), "string", fn_path_base, False),
@@ -339,7 +353,9 @@ READ_BEYOND_ARGUMENTS = frozenset(
 #: home (`~` in a pattern: `home_dir()`), and those that read `$HOME` (they normalise
 #: `~` in their arguments): what an engine's memory of their answers is keyed on, with
 #: the value and the list. The other list-taking functions answer from those alone.
-READS_HOME = frozenset({"path.matches", "path.names", "path.inside", "path.inside_folded"})
+READS_HOME = frozenset(
+    {"path.matches", "path.names", "path.inside", "path.inside_folded", "path.inside_any_folded"}
+)
 READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
 #: The longest value whose answer an engine remembers (a whole command line may be
 #: 1 MiB: asked again rather than kept thousands of times).
