@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -396,3 +397,86 @@ def test_the_memory_cap_stops_the_service_for_its_supervisor() -> None:
     assert asyncio.run(ticks(1)) is True  # 1 MiB: this process is far past it
     assert asyncio.run(ticks(1 << 20)) is False  # 1 TiB
     assert asyncio.run(ticks(None)) is False
+
+
+# ------------------------------------------------ a decision before the router
+
+
+def _asgi(app: Any, method: str, path: str, body: bytes = b"{}") -> tuple[int, Any]:
+    """One request through an ASGI app, in process: (status, the JSON answer)."""
+    import asyncio
+
+    sent: list[dict[str, Any]] = []
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 5),
+        "server": ("127.0.0.1", 8181),
+        "scheme": "http",
+        "http_version": "1.1",
+        "root_path": "",
+    }
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    answer = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, orjson.loads(answer)
+
+
+def test_a_decision_answered_before_the_router_fails_as_the_app_would() -> None:
+    # `policy.server.app._DecideDirect`: the route's own handler, its errors answered by
+    # the app's own exception handlers; what it does not answer goes on to the router.
+    from fastapi import FastAPI
+    from fastapi.responses import JSONResponse, Response
+
+    from policy.server.app import ApiError, _DecideDirect
+
+    failures: list[Exception] = []
+
+    async def answer(_request: Any, point: str) -> Response:
+        if point == "after_tool":
+            raise ApiError(503, "no deciding process answered")
+        if point == "before_llm":
+            raise RuntimeError("a bug")
+        return JSONResponse({"decided": point})
+
+    inner = FastAPI()
+
+    @inner.exception_handler(ApiError)
+    async def api_error(_request: Any, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @inner.exception_handler(Exception)
+    async def failed(_request: Any, exc: Exception) -> JSONResponse:
+        failures.append(exc)
+        return JSONResponse({"error": f"the service failed: {exc}"}, status_code=500)
+
+    @inner.get("/elsewhere")
+    async def elsewhere() -> dict[str, str]:
+        return {"routed": "yes"}
+
+    direct = _DecideDirect(inner, answer=answer, handlers=inner.exception_handlers)
+    assert _asgi(direct, "POST", "/v1/decide/before_tool") == (200, {"decided": "before_tool"})
+    assert _asgi(direct, "POST", "/v1/decide/after_tool") == (
+        503,
+        {"error": "no deciding process answered"},
+    )
+    assert _asgi(direct, "POST", "/v1/decide/before_llm") == (
+        500,
+        {"error": "the service failed: a bug"},
+    )
+    assert [str(f) for f in failures] == ["a bug"]  # (the app's handler logs it)
+    assert _asgi(direct, "GET", "/elsewhere") == (200, {"routed": "yes"})
+    # not a point, or not a POST: the router's answer (FastAPI's 404/405 here)
+    assert _asgi(direct, "POST", "/v1/decide/approve_tool")[0] == 404
+    assert _asgi(direct, "GET", "/v1/decide/before_tool")[0] == 404
