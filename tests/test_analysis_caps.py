@@ -579,6 +579,25 @@ def test_a_globs_matches_are_looked_up_once_and_a_link_among_them_is_followed(
     assert twice == [f"{tmp_path}/p20/environ"]  # (a link is read where it is followed)
 
 
+def test_a_glob_match_lstat_refuses_stays_unknown(tmp_path: Path) -> None:
+    # (red team) what a directory listing says of an entry is not what lstat says of its
+    # path: a match of exactly 4,096 bytes is refused by the kernel, so where it leads
+    # is not known — and a rule that cannot judge a path refuses the call
+    deep = str(tmp_path)
+    while len(deep.encode()) < 4085 - 201:
+        deep += "/" + "d" * 200
+    deep += "/" + "e" * (4085 - len(deep.encode()) - 1)
+    assert len(deep.encode()) == 4085
+    os.makedirs(deep)
+    folder = os.open(deep, os.O_RDONLY)  # (the file's own path is too long to open by)
+    try:
+        os.close(os.open("a" * 10, os.O_CREAT | os.O_WRONLY, dir_fd=folder))
+    finally:
+        os.close(folder)
+    match = deep + "/" + "a" * 10
+    assert effects.resolve_all((deep + "/*",), "") == (match, "?" + match)
+
+
 def _repository(root: Path, config: str) -> Path:
     """A directory git takes for a repository (HEAD, objects/, refs/) with `config`."""
     for name in ("objects", "refs"):

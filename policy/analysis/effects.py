@@ -28,7 +28,6 @@ shell commands they hand to a shell are analysed like any other line.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import functools
 import os
@@ -880,8 +879,8 @@ def _iglob(
     pattern: str, budget: list[int], known: dict[str, bool], *, dironly: bool
 ) -> Iterator[str]:
     """`glob.iglob` (not recursive: `**` is `*`), charging each directory entry it
-    reads to `budget` (a one-item list, shared by a call's lookups); what it learns of
-    the paths it yields goes into `known` (`paths.resolve`'s, which looks them up next)."""
+    reads to `budget` (a one-item list, shared by a call's lookups); what `lstat` says
+    of a path it looks up goes into `known` (`paths.resolve`'s, which looks next)."""
     import glob
 
     dirname, basename = os.path.split(pattern)
@@ -909,16 +908,14 @@ def _iglob(
             ):
                 yield os.path.join(directory, basename)
             continue
-        entries = _entries(directory, budget, dironly)
-        names = list(entries)
+        names = _entries(directory, budget, dironly)
         if basename[:1] != ".":
             names = [name for name in names if name[:1] != "."]
         for name in fnmatch.filter(names, basename):
-            path = os.path.join(directory, name)
-            with contextlib.suppress(OSError):
-                if not entries[name].is_symlink():  # (the entry's type: no lookup)
-                    known[path] = True
-            yield path
+            # (nothing kept of what the listing says of the entry: `lstat` of the path
+            # may still refuse it — a path of 4,096 bytes, a directory that may be
+            # listed but not searched — which `paths.resolve` makes unknown)
+            yield os.path.join(directory, name)
 
 
 def _lexists(path: str, known: dict[str, bool]) -> bool:
@@ -939,10 +936,10 @@ def _lexists(path: str, known: dict[str, bool]) -> bool:
     return True
 
 
-def _entries(directory: str, budget: list[int], dironly: bool) -> dict[str, os.DirEntry[str]]:
-    found: dict[str, os.DirEntry[str]] = {}
+def _entries(directory: str, budget: list[int], dironly: bool) -> list[str]:
+    names: list[str] = []
     if not may_list(directory):
-        return found  # as bash, run by the caller, would find it: nothing (viewer.py)
+        return names  # as bash, run by the caller, would find it: nothing (viewer.py)
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -951,9 +948,9 @@ def _entries(directory: str, budget: list[int], dironly: bool) -> dict[str, os.D
                     raise _GlobTooBig(directory)
                 try:
                     if not dironly or entry.is_dir():
-                        found[entry.name] = entry
+                        names.append(entry.name)
                 except OSError:
                     pass
     except OSError:
-        return {}
-    return found
+        return []
+    return names
