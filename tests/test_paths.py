@@ -533,7 +533,10 @@ def test_holds_any_folded_is_some_root_within_folded_of_the_path(path: str) -> N
 # A pattern against every root in one call, as rules/self-protection.yaml asks it of each
 # path a line writes or deletes: the same answer as root by root, whatever mix of
 # literal and glob roots, folded spellings, hidden names and homes.
-_PARTS = ("srv", "SRV", "app", "App", "rules", ".claude", ".c*", "*", "?", "**", "[a-z]*", ".*", "x.yaml")
+_PARTS = (
+    "srv", "SRV", "app", "App", "rules", ".claude", ".c*", "*", "?", "**", "[a-z]*", ".*",
+    "x.yaml", "a\u0130*", "[^a-z]pp", "\u00fcber",
+)  # fmt: skip
 _MANY_ROOTS = (
     "/srv/app/rules",
     "/SRV/app",
@@ -547,6 +550,8 @@ _MANY_ROOTS = (
     "relative/app",
     "/srv/app/\u017fettings",
     "/srv/{app,x}",
+    "/srv/a?b",  # (red team: a root with glob syntax beside one folding apart, `über`)
+    "/srv/\u00fcber",
 )
 
 

@@ -454,8 +454,10 @@ def matches(path: str, patterns: Sequence[str], home: str = "") -> bool:
     if _matches(folded, compiled):
         return True
     # (folded globs match what the exact ones do, but for a few constructs: then the
-    # exact spelling is tried too)
-    return compiled.exact_too and folded != text and _matches(text, _compiled_globs(key, home))
+    # exact spelling is tried too — against those patterns only, so that a list
+    # matches exactly when one of its patterns does)
+    apart = compiled.exact_too
+    return bool(apart) and folded != text and _matches(text, _compiled_globs(apart, home))
 
 
 def _matches(text: str, compiled: _Globs) -> bool:
@@ -611,10 +613,10 @@ class _Globs:
 
     __slots__ = ("by_start", "exact_too", "expanded", "literals", "tails")
 
-    def __init__(self, expanded: list[str], *, exact_too: bool) -> None:
+    def __init__(self, expanded: list[str], *, exact_too: tuple[str, ...] = ()) -> None:
         self.expanded = tuple(expanded)
-        #: (a folded list whose globs may match a path exactly and not folded, such as
-        #: a class `[^a-z]`: the exact spelling is tried too)
+        #: (of a folded list, the patterns that may match a path exactly and not folded,
+        #: such as a class `[^a-z]`: the exact spelling is tried against them too)
         self.exact_too = exact_too
         self.literals: frozenset[str] = frozenset(
             one for one in expanded if not _GLOB_SYNTAX.search(one)
@@ -741,24 +743,28 @@ def _compiled_globs(patterns: tuple[str, ...], home: str, *, folded: bool = Fals
     return _Globs(expanded, exact_too=exact_too)
 
 
-def _expanded(patterns: Sequence[str], home: str, *, folded: bool) -> tuple[list[str], bool]:
+def _expanded(
+    patterns: Sequence[str], home: str, *, folded: bool
+) -> tuple[list[str], tuple[str, ...]]:
     """`patterns` with `~` and braces expanded (and `DIR/**` also as `DIR`), folded
-    when asked; and whether a folded one may match a spelling its fold does not."""
+    when asked; and those of `patterns` that, folded, may miss a spelling they match."""
     import bracex
 
     expanded: list[str] = []
-    exact_too = False
-    for pattern in patterns:
+    exact_too: list[str] = []
+    for given in patterns:
+        pattern = given
         if pattern.startswith("~") and home:
             pattern = home.rstrip("/") + pattern[1:] if pattern[1:2] in ("", "/") else pattern
         if folded:
-            exact_too = exact_too or _FOLDS_APART.search(pattern) is not None
+            if _FOLDS_APART.search(pattern) is not None:
+                exact_too.append(given)
             pattern = _fold_letters(pattern)
         for one in bracex.expand(pattern, limit=1000) if "{" in pattern else (pattern,):
             expanded.append(one)
             if one.endswith("/**"):
                 expanded.append(one[:-3] or "/")
-    return expanded, exact_too
+    return expanded, tuple(exact_too)
 
 
 #: What in a glob may match a spelling exactly but not once both are folded: a class,
