@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import policy.analysis
-from policy.analysis._lazy_re import LazyPattern, _required
+from policy.analysis._lazy_re import LazyPattern, _narrowed, _required
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -90,3 +90,35 @@ def test_a_text_with_none_of_the_literals_finds_nothing(text: str) -> None:
     assert pattern.search(text) is None
     assert pattern.findall(text) == [] and list(pattern.finditer(text)) == []
     assert pattern.search("y = eval (x)") is not None  # and one that holds one, found
+
+
+def test_an_alternation_runs_only_the_alternatives_a_text_can_match() -> None:
+    # (policy.analysis.code's `_EVAL` has 39 alternatives; a python one-liner that says
+    # `os` and `[` can match one of them: that one runs, a tenth of the time)
+    pattern = LazyPattern(
+        r"(?x) \b(?:eval|compile)\s*\( | \bos\s*\[ | (?<![\w.])exec\b | \$\w+\s*\("
+        r" | \bimportlib\b" + " " * 40
+    )
+    plain = re.compile(pattern.pattern, pattern.flags)
+    texts = [
+        "os.dup2(s.fileno(), 0); x = ['/bin/sh']",
+        "x = os ['PATH']; eval (y)",
+        "a.exec(1); exec x; $f ( 2 )",
+        "importlib.import_module('x'); compile(s)",
+        "nothing here",
+        "",
+    ]
+    for text in texts * 2:  # (the second time from the narrowed patterns kept)
+        found, expected = pattern.search(text), plain.search(text)
+        assert (found and found.span()) == (expected and expected.span()), text
+        assert pattern.findall(text) == plain.findall(text), text
+        assert [m.span() for m in pattern.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], text
+    narrowed = _narrowed(plain)
+    assert narrowed is not None
+    assert narrowed.pick("nothing here") is None
+    assert narrowed.pick("eval os [ exec $f( importlib") is plain  # every one may match
+    only_os = narrowed.pick("os.dup2(s.fileno(), 0); x = ['/bin/sh']")
+    assert only_os is not None and only_os is not plain
+    assert only_os.search("x = os ['PATH']") and not only_os.search("eval (y)")

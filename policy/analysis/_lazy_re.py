@@ -64,11 +64,11 @@ class LazyPattern:
             found = re.compile(pattern, flags)
             names = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
             methods: dict[str, Any] = {name: getattr(found, name) for name in names}
-            literals = _required(pattern, flags) if len(pattern) >= _GUARDED_FROM else ()
-            if literals:
-                methods["search"] = _guarded(found.search, literals, lambda: None)
-                methods["finditer"] = _guarded(found.finditer, literals, lambda: iter(()))
-                methods["findall"] = _guarded(found.findall, literals, list)
+            narrowed = _narrowed(found) if len(pattern) >= _GUARDED_FROM else None
+            if narrowed is not None:
+                methods["search"] = narrowed.method("search", lambda: None)
+                methods["finditer"] = narrowed.method("finditer", lambda: iter(()))
+                methods["findall"] = narrowed.method("findall", list)
             methods["groupindex"] = found.groupindex
             methods["groups"] = found.groups
             # (two threads may both compile: the same pattern, either one kept)
@@ -85,22 +85,114 @@ class LazyPattern:
         return f"LazyPattern({self.__dict__['pattern']!r}, {self.__dict__['flags']!r})"
 
 
-def _guarded(
-    method: Callable[..., Any], literals: tuple[str, ...], nothing: Callable[[], Any]
-) -> Callable[..., Any]:
-    """`method`, answering `nothing()` at once for a text that holds none of `literals`
-    (the whole text: with `pos`/`endpos` the pattern runs as written)."""
+#: The narrowed alternations one pattern keeps compiled (past it, the whole pattern runs).
+_MOST_NARROWED = 32
 
-    def guarded(string: Any, *args: Any, **kwargs: Any) -> Any:
-        if not args and not kwargs and type(string) is str:
-            for literal in literals:
-                if literal in string:
+
+class _Narrowed:
+    """A pattern searched only where it can match: never in a text that holds none of
+    `literals`; and when it is one alternation (`a|b|c`, no capturing group), with only
+    the alternatives whose own literals the text holds — an alternative that cannot
+    match anywhere in the text fails at every position, so the leftmost match, and
+    each match after it, is the same without it."""
+
+    __slots__ = ("alternatives", "flags", "full", "kept", "literals", "needs", "state")
+
+    def __init__(
+        self,
+        full: re.Pattern[str],
+        literals: tuple[str, ...],
+        alternatives: list[Any] | None = None,
+        needs: list[tuple[str, ...] | None] | None = None,
+        state: Any = None,
+    ) -> None:
+        self.full = full
+        self.literals = literals
+        self.alternatives = alternatives
+        self.needs = needs
+        self.state = state
+        self.flags = full.flags
+        self.kept: dict[tuple[int, ...], re.Pattern[str]] = {}
+
+    def method(self, name: str, nothing: Callable[[], Any]) -> Callable[..., Any]:
+        """The pattern's `name` (search, finditer, findall), narrowed to `string` (with
+        `pos`/`endpos`, or for a text that is not a `str`, the pattern runs as written)."""
+        whole = getattr(self.full, name)
+        pick = self.pick
+
+        def narrowed(string: Any, *args: Any, **kwargs: Any) -> Any:
+            if args or kwargs or type(string) is not str:
+                return whole(string, *args, **kwargs)
+            pattern = pick(string)
+            return nothing() if pattern is None else getattr(pattern, name)(string)
+
+        return narrowed
+
+    def pick(self, text: str) -> re.Pattern[str] | None:
+        """What to search `text` with: None when nothing in it can match."""
+        for literal in self.literals:
+            if literal in text:
+                break
+        else:
+            return None
+        needs = self.needs
+        if needs is None:
+            return self.full
+        possible = []
+        for number, need in enumerate(needs):
+            if need is None:
+                possible.append(number)
+                continue
+            for literal in need:
+                if literal in text:
+                    possible.append(number)
                     break
-            else:
-                return nothing()
-        return method(string, *args, **kwargs)
+        if len(possible) == len(needs):
+            return self.full
+        key = tuple(possible)
+        found = self.kept.get(key)
+        if found is None:
+            found = self._alternation(key)
+        return found
 
-    return guarded
+    def _alternation(self, numbers: tuple[int, ...]) -> re.Pattern[str]:
+        from re import _compiler, _constants, _parser  # type: ignore[attr-defined]
+
+        assert self.alternatives is not None
+        try:
+            tree = _parser.SubPattern(
+                self.state,
+                [(_constants.BRANCH, (None, [self.alternatives[n] for n in numbers]))],
+            )
+            found: re.Pattern[str] = _compiler.compile(tree, self.flags)
+        except Exception:  # noqa: BLE001 - the stdlib's internals moved: the whole pattern runs
+            found = self.full
+        if len(self.kept) < _MOST_NARROWED:
+            self.kept[numbers] = found
+        return found
+
+
+def _narrowed(found: re.Pattern[str]) -> _Narrowed | None:
+    """`found` narrowed (`_Narrowed`), or None when its parse names no literal every
+    match must hold."""
+    from re import _constants, _parser  # (the stdlib's own parse)
+
+    literals = _required(found.pattern, found.flags)
+    if not literals:
+        return None
+    try:
+        parsed = _parser.parse(found.pattern, found.flags)
+        items = list(parsed)
+        if found.groups or len(items) != 1 or items[0][0] is not _constants.BRANCH:
+            return _Narrowed(found, literals)
+        alternatives = list(items[0][1][1])
+        needs: list[tuple[str, ...] | None] = []
+        for alternative in alternatives:
+            need = _in_every_match(alternative, _constants)
+            needs.append(tuple(sorted(need)) if need else None)
+    except Exception:  # noqa: BLE001 - an unexpected parse: the literals alone guard it
+        return _Narrowed(found, literals)
+    return _Narrowed(found, literals, alternatives, needs, parsed.state)
 
 
 def _required(pattern: str, flags: int) -> tuple[str, ...]:
