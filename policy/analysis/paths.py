@@ -563,11 +563,11 @@ def inside_any_folded(path: str, roots: Sequence[str], home: str = "") -> bool:
     literal, globbed = _below_roots(tuple(roots), home)
     if literal and inside_folded(path, literal, home):
         return True
-    return any(inside_folded(path, [one], home) for one in globbed)
+    return any(inside_folded(path, (one,), home) for one in globbed)
 
 
 @functools.lru_cache(maxsize=64)
-def _below_roots(roots: tuple[str, ...], home: str) -> tuple[list[str], list[str]]:
+def _below_roots(roots: tuple[str, ...], home: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`r/**` for each of `roots`: those of literal roots, and the others."""
     literal: list[str] = []
     globbed: list[str] = []
@@ -581,7 +581,7 @@ def _below_roots(roots: tuple[str, ...], home: str) -> tuple[list[str], list[str
             or (root.startswith("~") and home_has_syntax)
         )
         (literal if plain else globbed).append(below)
-    return literal, globbed
+    return tuple(literal), tuple(globbed)
 
 
 def _inside_globs(path: str, compiled: _Globs) -> bool:

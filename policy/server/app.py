@@ -800,9 +800,9 @@ class _DecideDirect:
     """`POST /v1/decide/{point}` answered before the router: the route's own handler,
     its errors turned into answers by the app's own exception handlers (looked up by
     the exception's class as Starlette looks them up). Routing, the path parameter's
-    validation and the dependency layers cost ≈ a fifth of the service's CPU a
-    decision (docs/performance.md); anything else, a point that is not one included,
-    goes on to the router, which answers it as ever (422, 405, 404)."""
+    validation and the dependency layers were ≈ an eighth of the event loop's time a
+    decision (docs/performance.md). Any other path or method, and a point that is not
+    one, goes on to the router, which answers it as ever (422, 405, 404)."""
 
     def __init__(
         self,
