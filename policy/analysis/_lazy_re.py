@@ -94,7 +94,8 @@ class _Narrowed:
     `literals`; and when it is one alternation (`a|b|c`, no capturing group), with only
     the alternatives whose own literals the text holds — an alternative that cannot
     match anywhere in the text fails at every position, so the leftmost match, and
-    each match after it, is the same without it."""
+    each match after it, is the same without it (its span, text and groups; its `re`
+    is the narrowed pattern, which has no source)."""
 
     __slots__ = ("alternatives", "flags", "full", "kept", "literals", "needs", "state")
 
@@ -152,7 +153,9 @@ class _Narrowed:
         key = tuple(possible)
         found = self.kept.get(key)
         if found is None:
-            found = self._alternation(key)
+            # (past `_MOST_NARROWED` kept, the whole pattern: compiling a narrowed one
+            # for one search costs more than the search — red team)
+            found = self._alternation(key) if len(self.kept) < _MOST_NARROWED else self.full
         return found
 
     def _alternation(self, numbers: tuple[int, ...]) -> re.Pattern[str]:
@@ -167,8 +170,7 @@ class _Narrowed:
             found: re.Pattern[str] = _compiler.compile(tree, self.flags)
         except Exception:  # noqa: BLE001 - the stdlib's internals moved: the whole pattern runs
             found = self.full
-        if len(self.kept) < _MOST_NARROWED:
-            self.kept[numbers] = found
+        self.kept[numbers] = found  # (two threads may both compile it: either is kept)
         return found
 
 
