@@ -584,7 +584,7 @@ def test_a_glob_match_lstat_refuses_stays_unknown(tmp_path: Path) -> None:
     # path: a match of exactly 4,096 bytes is refused by the kernel, so where it leads
     # is not known — and a rule that cannot judge a path refuses the call
     deep = str(tmp_path)
-    while len(deep.encode()) < 4085 - 201:
+    while len(deep.encode()) < 4085 - 202:  # (the last part: 1 to 201 bytes)
         deep += "/" + "d" * 200
     deep += "/" + "e" * (4085 - len(deep.encode()) - 1)
     assert len(deep.encode()) == 4085
