@@ -33,7 +33,6 @@ import functools
 import os
 import posixpath
 import re
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -919,21 +918,12 @@ def _iglob(
 
 
 def _lexists(path: str, known: dict[str, bool]) -> bool:
-    """`os.path.lexists(path)`, what it saw kept in `known` as `paths.resolve` keeps it
-    (a link is not kept: resolving it reads it)."""
-    there = known.get(path)
-    if there is not None:
-        return there
+    """`os.path.lexists(path)`, what lstat said kept in `known` for `paths.resolve`,
+    which looks next."""
     try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        known[path] = False
-        return False
+        return _paths.looked_up(path, known) is not False  # (None: a link, there)
     except (OSError, ValueError):
         return False
-    if not stat.S_ISLNK(mode):
-        known[path] = True
-    return True
 
 
 def _entries(directory: str, budget: list[int], dironly: bool) -> list[str]:

@@ -283,21 +283,12 @@ def resolve(
             raise UnsafePathError(
                 f"cannot inspect {here!r} while resolving {path!r}: permission denied"
             )
-        there = known.get(here) if known is not None else None
-        if there is None:
-            try:
-                mode = os.lstat(here).st_mode
-            except (FileNotFoundError, NotADirectoryError):
-                there = False
-            except OSError as exc:
-                raise UnsafePathError(
-                    f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
-                ) from exc
-            else:
-                if not stat.S_ISLNK(mode):
-                    there = True
-            if known is not None and there is not None:
-                known[here] = there
+        try:
+            there = looked_up(here, known)
+        except OSError as exc:
+            raise UnsafePathError(
+                f"cannot inspect {here!r} while resolving {path!r}: {exc.strerror or exc}"
+            ) from exc
         if there is not None:
             done.append(name)
             missing = 0 if there else 1
@@ -325,6 +316,27 @@ def resolve(
     result = "/" + "/".join(done)
     _check(result)
     return result
+
+
+def looked_up(path: str, known: dict[str, bool] | None = None) -> bool | None:
+    """What `lstat(path)` says, as `resolve` reads it: True (there, and no link), False
+    (nothing there, or a part of it is no directory), None (a link: it must be read).
+    An answer other than a link's is kept in `known` (one decision's) and not asked
+    again; any other failure is an OSError."""
+    there = known.get(path) if known is not None else None
+    if there is not None:
+        return there
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        there = False
+    else:
+        if stat.S_ISLNK(mode):
+            return None
+        there = True
+    if known is not None:
+        known[path] = there
+    return there
 
 
 def contained(
