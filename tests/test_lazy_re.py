@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 import policy.analysis
-from policy.analysis._lazy_re import LazyPattern, _narrowed, _required
+from policy.analysis._lazy_re import LazyPattern, _narrowed
+
+
+def _required(pattern: str, flags: int) -> tuple[str, ...]:
+    """The literals a guard of `pattern` checks for (() when it is not guarded)."""
+    narrowed = _narrowed(re.compile(pattern, flags))
+    return narrowed.literals if narrowed is not None else ()
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -13,7 +13,7 @@ The long alternations that read interpreter code (`eval(`, `__import__`,
 engine from scanning for their first characters: it tries every alternative at
 every position, 40 to 70 µs a search of a 200-character one-liner, 16 of them a line.
 When a long pattern's every match must hold one of a few literal strings (worked
-out from its parse: `_required`), a `search`, `finditer` or `findall` of a text
+out from its parse: `_literals`), a `search`, `finditer` or `findall` of a text
 holding none of them answers "nothing" without running it — ≈ 3 µs; and when it is
 one alternation, a text is searched with only the alternatives whose own literals it
 holds (`_Narrowed`). An alternative that cannot match anywhere in a text changes no
@@ -179,11 +179,14 @@ def _narrowed(found: re.Pattern[str]) -> _Narrowed | None:
     match must hold."""
     from re import _constants, _parser  # (the stdlib's own parse)
 
-    literals = _required(found.pattern, found.flags)
+    try:
+        parsed = _parser.parse(found.pattern, found.flags)
+    except Exception:  # noqa: BLE001 - an unexpected parse only leaves the pattern unguarded
+        return None
+    literals = _literals(parsed)
     if not literals:
         return None
     try:
-        parsed = _parser.parse(found.pattern, found.flags)
         items = list(parsed)
         if found.groups or len(items) != 1 or items[0][0] is not _constants.BRANCH:
             return _Narrowed(found, literals)
@@ -197,16 +200,15 @@ def _narrowed(found: re.Pattern[str]) -> _Narrowed | None:
     return _Narrowed(found, literals, alternatives, needs, parsed.state)
 
 
-def _required(pattern: str, flags: int) -> tuple[str, ...]:
-    """Literal strings one of which every match of `pattern` holds; () when the parse
-    says of none that it must (a case-blind pattern: its literals match other
+def _literals(parsed: Any) -> tuple[str, ...]:
+    """Of a parsed pattern, the literal strings one of which every match holds; () when
+    the parse says of none that it must (a case-blind pattern: its literals match other
     spellings; or a guard too wide to be worth it)."""
-    from re import _constants, _parser  # (the stdlib's own parse)
+    from re import _constants
 
+    if parsed.state.flags & re.IGNORECASE:
+        return ()
     try:
-        parsed = _parser.parse(pattern, flags)
-        if parsed.state.flags & re.IGNORECASE:
-            return ()
         found = _in_every_match(parsed, _constants)
     except Exception:  # noqa: BLE001 - an unexpected parse only leaves the pattern unguarded
         return ()
