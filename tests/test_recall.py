@@ -250,6 +250,61 @@ def test_what_answers_from_its_inputs_alone(sources: list[str], expected: bool) 
     assert (Recall.of("before_tool", sources) is not None) is expected
 
 
+class _Entries:
+    """A program store in memory (policy.packs.cache.ProgramStore's get and put)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], bytes] = {}
+
+    def get(self, point: str, source: str) -> bytes | None:
+        return self.entries.get((point, source))
+
+    def put(self, point: str, source: str, program: bytes) -> None:
+        self.entries[(point, source)] = program
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        (['commands.exists(c, c.name == "rm")'], True),
+        (['path.resolve(args.path) == "/"'], False),
+        (["now.getHours() > 18"], False),
+    ],
+)
+def test_the_names_a_program_reads_are_kept_for_the_next_process(
+    sources: list[str], expected: bool
+) -> None:
+    # (a one-event hook scanned every pack source for its strings at every start)
+    store = _Entries()
+    first = Recall.of("before_tool", sources, (), None, store)
+    assert (first is not None) is expected
+    assert len(store.entries) == 1
+    again = Recall.of("before_tool", sources, (), None, store)
+    assert (again is not None) is expected
+    if first is not None and again is not None:
+        assert again.names == first.names
+
+
+@pytest.mark.parametrize("damage", [b"not json", b'{"now": 1}', b'["args", 7]', b""])
+def test_a_kept_entry_that_does_not_read_back_is_worked_out_again(damage: bytes) -> None:
+    store = _Entries()
+    sources = ["now.getHours() > 18 && args.path == 'x'"]
+    Recall.of("before_tool", sources, (), None, store)
+    (entry,) = store.entries
+    store.entries[entry] = damage
+    assert Recall.of("before_tool", sources, (), None, store) is None  # `now`: never recalled
+    assert json.loads(store.entries[entry]) == sorted({"now", "getHours", "args", "path"})
+
+
+def test_different_sources_keep_different_names() -> None:
+    store = _Entries()
+    Recall.of("before_tool", ["args.a == 'x'"], (), None, store)
+    Recall.of("before_tool", ["args.a == 'x'", "now.getHours() > 1"], (), None, store)
+    Recall.of("before_tool", ["args.a == 'x'"], [{"v": "now"}], None, store)
+    assert len(store.entries) == 3
+    assert Recall.of("before_tool", ["args.a == 'x'"], [{"v": "now"}], None, store) is None
+
+
 def test_a_nan_is_not_taken_for_a_null(pack_engine: Any) -> None:
     # (JSON has no NaN: serialised, a NaN and a null would read alike)
     engine = pack_engine(

@@ -29,7 +29,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import orjson
 
@@ -81,6 +81,43 @@ def recallable(sources: Iterable[str]) -> bool:
 def _named(sources: Iterable[str]) -> frozenset[str]:
     """Every identifier the sources name outside their strings."""
     return frozenset().union(*[referenced_names(source) for source in sources])
+
+
+class NamesStore(Protocol):
+    """Where a program's names are kept between processes (`policy.packs.cache.
+    ProgramStore`: a private file of this user, under the salt of this code)."""
+
+    def get(self, point: str, source: str) -> bytes | None: ...
+
+    def put(self, point: str, source: str, program: bytes) -> None: ...
+
+
+def _kept_names(
+    point: str,
+    conditions: Sequence[str],
+    variables: Sequence[Mapping[str, str]],
+    programs: NamesStore | None,
+) -> frozenset[str]:
+    """`_named` of a program's conditions and pack variables, read back from
+    `programs` when an earlier process worked them out: scanning the shipped packs'
+    sources for their strings is ≈ 4 ms of a one-event hook's start, every start.
+    An entry that does not read back as a list of strings is worked out again."""
+    sources = [*conditions, *(s for layer in variables for s in layer.values())]
+    if programs is None:
+        return _named(sources)
+    # (every source delimited: no two lists of sources serialise alike)
+    key = orjson.dumps(sources).decode()
+    body = programs.get(f"names:{point}", key)
+    if body is not None:
+        try:
+            kept = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            kept = None
+        if type(kept) is list and all(type(name) is str for name in kept):
+            return frozenset(kept)
+    named = _named(sources)
+    programs.put(f"names:{point}", key, orjson.dumps(sorted(named)))
+    return named
 
 
 class _Digests(threading.local):
@@ -174,10 +211,12 @@ class Recall:
         conditions: Sequence[str],
         variables: Sequence[Mapping[str, str]] = (),
         store: AnswerStore | None = None,
+        programs: NamesStore | None = None,
     ) -> Recall | None:
         """The memo of the program made of `conditions` and the pack `variables` they
-        read (by dependency layer), or None when it reads beyond its inputs."""
-        named = _named([*conditions, *(s for layer in variables for s in layer.values())])
+        read (by dependency layer), or None when it reads beyond its inputs.
+        `programs`: where the names the sources hold are kept for the next process."""
+        named = _kept_names(point, conditions, variables, programs)
         if named & READS_BEYOND_ARGUMENTS:
             return None
         return cls(point, conditions, variables, store, named)

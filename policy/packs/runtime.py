@@ -437,7 +437,9 @@ class CompiledPack:
                 deps = [r.var_deps for r in conds]
                 make = functools.partial(self.program, point, sources, deps)
                 variables = self.layers(frozenset().union(*deps))
-                recall = Recall.of(point, sources, variables, self.answer_store)
+                recall = Recall.of(
+                    point, sources, variables, self.answer_store, self.program_store
+                )
             found = _Candidates(rules, make, recall)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
