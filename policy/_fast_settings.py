@@ -67,7 +67,8 @@ _SOURCES = (
     "_yaml.py",
     "durations.py",
     "hooks_config.py",
-    "model.py",
+    "model/__init__.py",
+    "model/payloads.py",
     "service_settings.py",
     "settings.py",
 )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy._invoke import Invoker
 from policy._logger import logger
 from policy.chain import Registration
-from policy.model import Event
+
+if TYPE_CHECKING:
+    from policy.model.payloads import Event
 
 __all__ = ["ObserverDispatcher"]
 

@@ -22,11 +22,17 @@ from policy._logger import logger
 from policy.audit import DecisionLog, new_decision_id
 from policy.chain import Registration, approval_plan
 from policy.hooks import HookSource
-from policy.model import ApprovalDecision, ApprovalGate, Decision, HookPoint, ToolCall
+from policy.model import (
+    ApprovalGate,
+    Decision,
+    HookPoint,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from policy.approvals.store import ApprovalStore
     from policy.builtins.approval import ApprovalGates
+    from policy.model.payloads import ApprovalDecision
     from policy.settings import Settings
 
 __all__ = ["ApprovalStage"]
@@ -167,6 +173,8 @@ class ApprovalStage:
         if gates is None:
             found = self.gates_for(call)
             if isinstance(found, Decision):
+                from policy.model.payloads import ApprovalDecision
+
                 return _answered(
                     ApprovalDecision(False, f"the policy refuses this call: {found.reason}")
                 )
@@ -234,6 +242,8 @@ class ApprovalStage:
         else:
             stage = self._gates
             expired = stage.abandon_like(call)
+        from policy.model.payloads import ApprovalDecision
+
         for call, request in expired:
             answer = ApprovalDecision(
                 False,

@@ -51,19 +51,21 @@ from policy.errors import AuditError
 from policy.facts import Caller, current_caller
 from policy.model import (
     Action,
-    ApprovalDecision,
     Decision,
     FrozenDict,
     HookPoint,
-    LLMRequest,
-    LLMResponse,
-    Prompt,
     ToolCall,
-    ToolResult,
 )
 
 if TYPE_CHECKING:
     from policy.audit_capture import CaptureLog
+    from policy.model.payloads import (
+        ApprovalDecision,
+        LLMRequest,
+        LLMResponse,
+        Prompt,
+        ToolResult,
+    )
 
 __all__ = [
     "MASK",
@@ -648,6 +650,28 @@ def rotation_of(settings: Any) -> Rotation | None:
     return Rotation(max_bytes=size, max_age=age, keep=settings.audit_rotate_keep)
 
 
+def _payload_fields(subject: object) -> dict[str, Any]:
+    """What a decision's record says of a request to the model, its response or a
+    prompt: their sizes, the model, and the prompt masked."""
+    from policy.model.payloads import LLMRequest, LLMResponse, Prompt
+
+    if isinstance(subject, LLMRequest):
+        return {
+            "model": cut(subject.model),
+            "messages": len(subject.messages),
+            "tools": len(subject.tools),
+        }
+    if isinstance(subject, LLMResponse):
+        return {
+            "model": cut(subject.model),
+            "content_chars": len(subject.content),
+            "tool_calls": len(subject.tool_calls),
+        }
+    if isinstance(subject, Prompt):
+        return {"prompt_chars": len(subject.text), "prompt": mask_text(subject.text)}
+    return {}
+
+
 class DecisionLog:
     """Writes decision records; thread-safe; one instance per engine."""
 
@@ -785,17 +809,8 @@ class DecisionLog:
                 if decision.allowed_by is not None:
                     # A hosted hook's `allow`, passed on to the host: whose promise it is.
                     fields["allowed_by"] = decision.allowed_by
-        elif isinstance(subject, LLMRequest):
-            fields["model"] = cut(subject.model)
-            fields["messages"] = len(subject.messages)
-            fields["tools"] = len(subject.tools)
-        elif isinstance(subject, LLMResponse):
-            fields["model"] = cut(subject.model)
-            fields["content_chars"] = len(subject.content)
-            fields["tool_calls"] = len(subject.tool_calls)
-        elif isinstance(subject, Prompt):
-            fields["prompt_chars"] = len(subject.text)
-            fields["prompt"] = mask_text(subject.text)
+        else:
+            fields.update(_payload_fields(subject))
         if result is not None:
             fields["result"] = _result_fields(result)
         if decision.result is not None and point is HookPoint.BEFORE_TOOL:

@@ -16,7 +16,7 @@ import inspect
 import threading
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from policy._logger import logger
 from policy.errors import HookRegistrationError
@@ -25,14 +25,15 @@ from policy.model import (
     POINTS,
     TERMINAL,
     Action,
-    ApprovalDecision,
     ApprovalGate,
     Decision,
     HookPoint,
     PointSpec,
     ToolCall,
-    ToolResult,
 )
+
+if TYPE_CHECKING:
+    from policy.model.payloads import ApprovalDecision
 
 __all__ = [
     "Chain",
@@ -334,8 +335,11 @@ def _validate(
         )
     if action is Action.MODIFY and payload is None:
         return None, action, Failure("invalid", f"modify without a {spec.field}")
-    if action is Action.RESPOND and not isinstance(value.result, ToolResult):
-        return None, action, Failure("invalid", "respond without a ToolResult in result")
+    if action is Action.RESPOND:
+        from policy.model.payloads import ToolResult
+
+        if not isinstance(value.result, ToolResult):
+            return None, action, Failure("invalid", "respond without a ToolResult in result")
     return value, action, None
 
 
@@ -693,6 +697,8 @@ def approval_plan(
     for errors and timeouts). Code approvers go first: they answer in
     milliseconds, and a person is not asked about a call they would refuse.
     """
+    from policy.model.payloads import ApprovalDecision
+
     approvers: list[tuple[Registration, Callable[..., Any], bool]] = approvers_for(snapshot, call)
     if gate_step is not None:
         approvers = [*approvers, (gate_step[0], gate_step[1], False)]

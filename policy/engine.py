@@ -55,17 +55,11 @@ from policy.identity import CallNormalizer, keep_identity, normalize_request
 from policy.model import (
     POINTS,
     Action,
-    ApprovalDecision,
     ApprovalGate,
     Decision,
-    Event,
     HookPoint,
-    LLMRequest,
-    LLMResponse,
     PointSpec,
-    Prompt,
     ToolCall,
-    ToolResult,
 )
 from policy.rejudge import Rejudge, mode_of
 
@@ -74,6 +68,14 @@ if TYPE_CHECKING:
     from policy.builtins import BuiltinSpec
     from policy.builtins.approval import ApprovalGates
     from policy.hosting import HostedBuilder
+    from policy.model.payloads import (
+        ApprovalDecision,
+        Event,
+        LLMRequest,
+        LLMResponse,
+        Prompt,
+        ToolResult,
+    )
     from policy.packs import LoadedPacks
     from policy.settings import Settings
 
@@ -574,6 +576,8 @@ class Engine:
     ) -> None:
         entries = self._chain.snapshot.at[HookPoint.EVENT]
         if entries:
+            from policy.model.payloads import Event
+
             self._observers.emit(
                 entries,
                 Event(kind="policy.decision", point=point, call=call, decision=decision),
@@ -878,6 +882,8 @@ class Engine:
 
     def _pre_execute(self, decision: Decision) -> ToolResult | None:
         """What run_tool returns without executing (or raises), or None to execute."""
+        from policy.model.payloads import ToolResult
+
         call = decision.call
         assert call is not None
         if decision.action is Action.RESPOND:
@@ -894,6 +900,8 @@ class Engine:
         return None
 
     def _approval_denied(self, call: ToolCall, answer: ApprovalDecision) -> ToolResult:
+        from policy.model.payloads import ToolResult
+
         content = _denied_content("Tool execution denied by approval hook", answer.reason)
         self._emit_tool_event("agent.tool.exec_skipped", call, reason=content)
         return ToolResult(for_llm=content, is_error=True)
@@ -988,6 +996,8 @@ class Engine:
     ) -> None:
         entries = self._chain.snapshot.at[HookPoint.EVENT]
         if entries:
+            from policy.model.payloads import Event
+
             payload = {"tool": call.tool, "reason": reason} if reason else {"tool": call.tool}
             self._observers.emit(
                 entries, Event(kind=kind, payload=payload, call=call, result=result)
@@ -1182,6 +1192,8 @@ def _no_policy(
 
 
 def _as_result(output: Any, duration: float) -> ToolResult:
+    from policy.model.payloads import ToolResult
+
     if isinstance(output, ToolResult):
         return output if output.duration else output.replace(duration=duration)
     if isinstance(output, str):

@@ -17,21 +17,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import IntEnum
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from policy.model import (
     POINTS,
-    ApprovalDecision,
     Decision,
-    Event,
     HookPoint,
-    LLMRequest,
-    LLMResponse,
-    Prompt,
-    Stop,
     ToolCall,
-    ToolResult,
 )
+
+if TYPE_CHECKING:
+    from policy.model.payloads import (
+        ApprovalDecision,
+        Event,
+        LLMRequest,
+        LLMResponse,
+        Prompt,
+        Stop,
+        ToolResult,
+    )
 
 __all__ = [
     "FailurePolicy",

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from policy.audit import DecisionLog, context_fields, cut, digested_args
 from policy.builtins.priority import DEFAULT_PRIORITY
-from policy.model import Decision, ToolCall, ToolResult
+from policy.model import Decision, ToolCall
 
 if TYPE_CHECKING:
     from policy.builtins.config import AuditHookConfig
+    from policy.model.payloads import ToolResult
 
 __all__ = ["AuditHook"]
 

@@ -46,10 +46,7 @@ from policy.model import (
     ApprovalGate,
     CallContext,
     Decision,
-    LLMRequest,
-    LLMResponse,
     ToolCall,
-    ToolResult,
 )
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
@@ -59,6 +56,7 @@ from policy.packs.recall import Recall
 if TYPE_CHECKING:
     # Only the compiler sets `CompiledRule.model` (a pydantic model); this module
     # must not import the schema.
+    from policy.model.payloads import LLMRequest, LLMResponse, ToolResult
     from policy.packs.schema import Rule
 
 __all__ = [
@@ -770,6 +768,8 @@ class CompiledPack:
         return rule.message
 
     def _respond_result(self, rule: CompiledRule, subject: Any, payload: Any) -> ToolResult:
+        from policy.model.payloads import ToolResult
+
         fields: dict[str, Any] = {}
         for name, source in rule.respond:
             value = self._eval_one(rule, f"respond.{name}", source, subject, payload)

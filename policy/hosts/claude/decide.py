@@ -142,7 +142,6 @@ def _pre_tool_answer(
     budget: float | None,
     per_event: bool,
 ) -> dict[str, Any] | None:
-    from policy.codec import to_dict
     from policy.model import Action
 
     action = decision.action
@@ -185,6 +184,8 @@ def _pre_tool_answer(
                 f"the policy rewrites this call ({decision.reason or 'modify'}), and "
                 f"{event.dialect.display} cannot apply rewritten input",
             )
+        from policy.codec import to_dict
+
         updated = to_dict(decision.call).get("args", {})
     if decision.needs_approval:
         mode = route_approval(approval, decision)

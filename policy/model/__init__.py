@@ -13,13 +13,23 @@ the invariants (freezing, canonical tool names) and nothing else.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple, NoReturn, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Self
 
 from policy.aliases import DEFAULT_ALIASES
+
+if TYPE_CHECKING:
+    from policy.model.payloads import (
+        ApprovalDecision,
+        Event,
+        LLMRequest,
+        LLMResponse,
+        Prompt,
+        Stop,
+        ToolResult,
+    )
 
 __all__ = [
     "EMPTY",
@@ -245,93 +255,6 @@ class ToolCall(CallContext):
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResult(_Value):
-    """What a tool returned (PicoClaw's ToolResult fields). `duration` is in seconds."""
-
-    for_llm: str = ""
-    for_user: str = ""
-    silent: bool = False
-    is_error: bool = False
-    async_: bool = False
-    media: tuple[str, ...] = ()
-    artifact_tags: tuple[str, ...] = ()
-    response_handled: bool = False
-    duration: float = 0.0
-
-    def __post_init__(self) -> None:
-        if type(self.media) is not tuple:
-            object.__setattr__(self, "media", tuple(self.media))
-        if type(self.artifact_tags) is not tuple:
-            object.__setattr__(self, "artifact_tags", tuple(self.artifact_tags))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LLMRequest(CallContext):
-    """A request about to go to the model (PicoClaw's LLMHookRequest)."""
-
-    model: str = ""
-    messages: tuple[Mapping[str, Any], ...] = ()
-    tools: tuple[Mapping[str, Any], ...] = ()
-    options: Mapping[str, Any] = EMPTY
-
-    def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "meta", _frozen_mapping(self.meta))
-        set_(self, "messages", _frozen_seq(self.messages))
-        set_(self, "tools", _frozen_seq(self.tools))
-        set_(self, "options", _frozen_mapping(self.options))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LLMResponse(CallContext):
-    """What the model answered (PicoClaw's LLMHookResponse, flattened)."""
-
-    model: str = ""
-    content: str = ""
-    reasoning: str = ""
-    tool_calls: tuple[Mapping[str, Any], ...] = ()
-    finish_reason: str = ""
-    usage: Mapping[str, Any] = EMPTY
-
-    def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "meta", _frozen_mapping(self.meta))
-        set_(self, "tool_calls", _frozen_seq(self.tool_calls))
-        set_(self, "usage", _frozen_mapping(self.usage))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Prompt(CallContext):
-    """A user prompt before the agent sees it (Claude Code's UserPromptSubmit)."""
-
-    text: str = ""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stop(CallContext):
-    """The agent is about to end its turn (Claude Code's Stop, and SubagentStop when
-    `subagent` names the subagent that is done).
-
-    A hook that wants the agent to go on instead answers `modify` with `instruction`
-    set: what the agent is told next ("the tests fail: fix them before you stop").
-    Hooks after it see that instruction, and may add to it. The chain's final
-    `instruction` decides: empty, the turn ends; otherwise the agent goes on with it.
-    `continued` is true when the agent is stopping again after a stop hook made it go
-    on (Claude Code's `stop_hook_active`): a hook that always refuses to stop would
-    keep it going forever, so a hook checks it.
-    """
-
-    #: The agent's last message (Claude Code's `last_assistant_message`).
-    message: str = ""
-    #: The subagent that is done (SubagentStop's `agent_type`); empty for the agent's turn.
-    subagent: str = ""
-    #: The agent went on once already because a stop hook asked it to.
-    continued: bool = False
-    #: What the agent is told to do instead of stopping; empty: the turn ends.
-    instruction: str = ""
-
-
 @dataclass(frozen=True, slots=True)
 class ApprovalGate:
     """Who must approve a call before it runs, and for how long they have.
@@ -418,46 +341,6 @@ class Decision(NamedTuple):
         return self._replace(**changes)
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision(_Value):
-    """An approver's verdict; the chain's first denial wins.
-
-    `hook` is the approver that decided, `approver` the identity of the person
-    (when a human answered), `waited_ms` how long the approval stage took,
-    `failure` why an approver gave no answer ("error", "timeout", "invalid").
-    """
-
-    approved: bool
-    reason: str = ""
-    _: KW_ONLY
-    hook: str | None = None
-    approver: str | None = None
-    waited_ms: float = 0.0
-    decision_id: str = ""
-    failure: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event(_Value):
-    """Something observers hear about: a host runtime event or one of ours.
-
-    Kinds follow PicoClaw's event bus (`agent.tool.exec_start`, ...) plus
-    `policy.decision` for every decision the chain makes.
-    """
-
-    kind: str
-    payload: Mapping[str, Any] = EMPTY
-    point: HookPoint | None = None
-    call: ToolCall | None = None
-    result: ToolResult | None = None
-    decision: Decision | ApprovalDecision | None = None
-    time: float = dataclasses.field(default_factory=time.time)
-
-    def __post_init__(self) -> None:
-        if type(self.payload) is not FrozenDict:
-            object.__setattr__(self, "payload", _frozen_mapping(self.payload))
-
-
 # --------------------------------------------------------------------------- points
 
 
@@ -476,13 +359,13 @@ class PointSpec:
     """
 
     __slots__ = (
+        "_payload",
         "actions",
         "approval",
         "fail_action",
         "field",
         "method",
         "parts",
-        "payload_type",
         "picoclaw",
         "point",
         "rules",
@@ -494,8 +377,7 @@ class PointSpec:
     point: HookPoint
     #: The method a code hook implements to join this point (`on_event` for observers).
     method: str
-    #: What hooks receive last at this point (after_tool hooks get the call first).
-    payload_type: type
+    _payload: type | str
     #: The Decision attribute that carries the payload back; None where hooks do not
     #: answer with a Decision (approvers answer an ApprovalDecision, observers nothing).
     field: str | None
@@ -536,7 +418,7 @@ class PointSpec:
         point: HookPoint,
         *,
         method: str,
-        payload_type: type,
+        payload_type: type | str,
         field: str | None,
         actions: frozenset[Action],
         fail_action: Action,
@@ -549,7 +431,7 @@ class PointSpec:
         set_ = object.__setattr__
         set_(self, "point", point)
         set_(self, "method", method)
-        set_(self, "payload_type", payload_type)
+        set_(self, "_payload", payload_type)
         set_(self, "field", field)
         set_(self, "slot", None if field is None else Decision._fields.index(field))
         set_(self, "actions", actions)
@@ -561,6 +443,16 @@ class PointSpec:
         set_(self, "picoclaw", picoclaw)
         own = field or ("call" if tool else point.value)
         set_(self, "parts", ("call", own) if tool and own != "call" else (own,))
+
+    @property
+    def payload_type(self) -> type:
+        """What hooks receive last at this point (after_tool hooks get the call first).
+        Given by name for the types `policy.model.payloads` holds: read when first asked."""
+        kind = self._payload
+        if type(kind) is str:
+            kind = globals()[kind] if kind in globals() else __getattr__(kind)
+            object.__setattr__(self, "_payload", kind)
+        return kind  # type: ignore[return-value]
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"PointSpec is read-only (cannot set {name!r})")
@@ -582,7 +474,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.BEFORE_LLM,
             method="before_llm",
-            payload_type=LLMRequest,
+            payload_type="LLMRequest",
             field="request",
             actions=_AROUND,
             fail_action=Action.ABORT_TURN,
@@ -595,7 +487,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.AFTER_LLM,
             method="after_llm",
-            payload_type=LLMResponse,
+            payload_type="LLMResponse",
             field="response",
             actions=_AROUND,
             fail_action=Action.ABORT_TURN,
@@ -634,7 +526,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.AFTER_TOOL,
             method="after_tool",
-            payload_type=ToolResult,
+            payload_type="ToolResult",
             field="result",
             actions=_AROUND,
             fail_action=Action.ABORT_TURN,
@@ -647,7 +539,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.USER_PROMPT,
             method="user_prompt",
-            payload_type=Prompt,
+            payload_type="Prompt",
             field="prompt",
             actions=_AROUND,
             fail_action=Action.ABORT_TURN,
@@ -664,7 +556,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.STOP,
             method="on_stop",
-            payload_type=Stop,
+            payload_type="Stop",
             field="stop",
             actions=_AROUND,
             fail_action=Action.ABORT_TURN,
@@ -677,7 +569,7 @@ POINTS: Mapping[str, PointSpec] = {
         PointSpec(
             HookPoint.EVENT,
             method="on_event",
-            payload_type=Event,
+            payload_type="Event",
             field=None,
             actions=frozenset(),
             fail_action=Action.CONTINUE,
@@ -689,3 +581,20 @@ POINTS: Mapping[str, PointSpec] = {
         ),
     )
 }
+
+
+#: The value types `policy.model.payloads` holds, named here too: a tool call's decision
+#: never makes one, so a one-event hook does not build them (see that module).
+_PAYLOADS = frozenset(
+    {"ApprovalDecision", "Event", "LLMRequest", "LLMResponse", "Prompt", "Stop", "ToolResult"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PAYLOADS:
+        from policy.model import payloads
+
+        value = getattr(payloads, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
