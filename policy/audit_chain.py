@@ -1,4 +1,4 @@
-"""The hash chain of the decision log: sealing lines and proving a file.
+"""The hash chain of the decision log: sealing lines, and where a file's chain ends.
 
 Each line is a JSON object whose last two members are `prev` (the previous line's
 hash; 64 zeros on the first line) and `hash`, the SHA-256 (HMAC-SHA-256 with a
@@ -17,8 +17,8 @@ SHA-256 of the bytes. `verify` reports each such record as a healed tear; only a
 partial *last* line is ever healed, so a line deleted or edited in the middle
 still breaks the chain.
 
-This module imports only the standard library and orjson, so `policy audit
-verify` starts fast.
+Proving a file is `policy.audit_verify`'s. This module imports only the standard
+library and orjson, so `policy audit verify` starts fast.
 """
 
 from __future__ import annotations
@@ -27,25 +27,19 @@ import hashlib
 import hmac
 import os
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import BinaryIO
-
-import orjson
 
 __all__ = [
     "GENESIS",
     "TORN_EVENT",
     "Tail",
-    "Tear",
-    "VerifyReport",
     "last_hash_of_open",
     "make_digest",
     "read_tail",
     "seal",
     "sidecar_prefix",
-    "verify_file",
-    "verify_lines",
 ]
 
 GENESIS = "0" * 64
@@ -80,171 +74,6 @@ def seal(body: bytes, prev: str, digest: Digest) -> tuple[bytes, str]:
 def sidecar_prefix(log_name: str) -> str:
     """The file-name prefix of a log's sidecars: `<log name>.torn-` (+ UTC time)."""
     return f"{log_name}.torn-"
-
-
-@dataclass(frozen=True, slots=True)
-class Tear:
-    """A torn tail that was moved aside, as its `log_torn` record names it.
-
-    `sidecar_state` is filled by `verify_file`: "kept" (the sidecar holds exactly
-    those bytes), "missing", "differs", or "outside" (the name is not a file of
-    the log's directory, so it is not read); "" when not checked.
-    """
-
-    line: int
-    offset: int
-    length: int
-    sha256: str
-    sidecar: str
-    sidecar_state: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """Outcome of `verify_*`: ok, or the first broken line (1-based) and why.
-
-    `tears`: the healed tears found (before the break, if any). `orphans`:
-    sidecars of this log that no `log_torn` record names (a heal whose record
-    could not be written); a note, not a failure.
-    """
-
-    ok: bool
-    lines: int
-    head: str
-    broken_line: int | None = None
-    problem: str = ""
-    tears: tuple[Tear, ...] = ()
-    orphans: tuple[str, ...] = ()
-
-
-def _tear(number: int, record: dict[str, object]) -> Tear:
-    def number_of(key: str) -> int:
-        value = record.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else -1
-
-    return Tear(
-        line=number,
-        offset=number_of("offset"),
-        length=number_of("length"),
-        sha256=str(record.get("sha256", "")),
-        sidecar=str(record.get("sidecar", "")),
-    )
-
-
-def verify_lines(
-    lines: Iterable[bytes],
-    *,
-    key: bytes | None = None,
-    anchor: str = GENESIS,
-    expect_head: str | None = None,
-) -> VerifyReport:
-    digest = make_digest(key)
-    prev = anchor
-    count = 0
-    tears: list[Tear] = []
-
-    def broken(number: int, problem: str) -> VerifyReport:
-        return VerifyReport(False, number, prev, number, problem, tuple(tears))
-
-    for number, raw in enumerate(lines, 1):
-        count = number
-        line = raw[:-1] if raw.endswith(b"\n") else raw
-        if not raw.endswith(b"\n"):
-            return broken(
-                number,
-                "line is not terminated (cut short? a torn last line not healed yet: "
-                "the next write moves it aside)",
-            )
-        match = _SUFFIX.search(line)
-        if match is None:
-            return broken(number, "no hash at the end of the line")
-        content = line[: match.start()] + b"}"
-        prev_match = _PREV.search(content)
-        if prev_match is None:
-            return broken(number, "no prev hash before the hash")
-        try:
-            record = orjson.loads(content)
-        except orjson.JSONDecodeError:
-            return broken(number, "line is not valid JSON")
-        if not isinstance(record, dict) or record.get("prev") != prev_match.group(1).decode():
-            return broken(number, "prev hash is not the record's own")
-        if prev_match.group(1).decode() != prev:
-            what = "the chain's anchor" if number == 1 else f"the hash of line {number - 1}"
-            return broken(number, f"prev hash does not match {what} (line removed or reordered?)")
-        if not hmac.compare_digest(digest(content), match.group(1).decode()):
-            return broken(number, "hash does not match the line (edited?)")
-        prev = match.group(1).decode()
-        if record.get("event") == TORN_EVENT:
-            tears.append(_tear(number, record))
-    if expect_head is not None and prev != expect_head:
-        return VerifyReport(
-            False,
-            count,
-            prev,
-            count + 1,
-            f"chain ends at {prev}, expected head {expect_head} (lines removed at the end?)",
-            tuple(tears),
-        )
-    return VerifyReport(True, count, prev, tears=tuple(tears))
-
-
-def verify_file(
-    path: str | os.PathLike[str],
-    *,
-    key: bytes | None = None,
-    anchor: str = GENESIS,
-    expect_head: str | None = None,
-) -> VerifyReport:
-    """Prove the log at `path`, and check the sidecars its `log_torn` records name
-    (in the log's directory): a sidecar that is there but does not hold the bytes
-    its record names fails the proof; a missing one is only reported."""
-    with open(path, "rb") as handle:
-        report = verify_lines(handle, key=key, anchor=anchor, expect_head=expect_head)
-    directory = os.path.dirname(os.fspath(path)) or "."
-    tears = tuple(_check_sidecar(directory, tear) for tear in report.tears)
-    named = {tear.sidecar for tear in tears}
-    prefix = sidecar_prefix(os.path.basename(os.fspath(path)))
-    try:
-        orphans = tuple(
-            sorted(
-                name
-                for name in os.listdir(directory)
-                if name.startswith(prefix) and name not in named
-            )
-        )
-    except OSError:
-        orphans = ()
-    ok, broken_line, problem = report.ok, report.broken_line, report.problem
-    differs = next((tear for tear in tears if tear.sidecar_state == "differs"), None)
-    if ok and differs is not None:
-        ok, broken_line = False, differs.line
-        problem = (
-            f"sidecar {differs.sidecar} does not hold the {differs.length} torn bytes "
-            "this record names (edited?)"
-        )
-    return VerifyReport(ok, report.lines, report.head, broken_line, problem, tears, orphans)
-
-
-def _check_sidecar(directory: str, tear: Tear) -> Tear:
-    name = tear.sidecar
-    if not name or name in (".", "..") or "/" in name or "\x00" in name:
-        return replace(tear, sidecar_state="outside")
-    digest = hashlib.sha256()
-    length = 0
-    try:
-        fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return replace(tear, sidecar_state="missing")
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            digest.update(chunk)
-            length += len(chunk)
-    except OSError:
-        return replace(tear, sidecar_state="missing")
-    finally:
-        os.close(fd)
-    same = length == tear.length and hmac.compare_digest(digest.hexdigest(), tear.sha256)
-    return replace(tear, sidecar_state="kept" if same else "differs")
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ held the old file notice at their next write (its inode is no longer the path's)
 follow. `audit_rotate_keep` rotated files are kept (oldest deleted first); unset, all.
 
 `policy audit verify decisions.jsonl` proves the live file with its rotated files,
-oldest first, as one chain (`verify_set`).
+oldest first, as one chain (`policy.audit_verify.verify_set`).
 """
 
 from __future__ import annotations
@@ -21,25 +21,21 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 
-from policy.audit_chain import GENESIS, VerifyReport, verify_file
-
 __all__ = [
     "ROTATED_EVENT",
-    "Proven",
     "Rotation",
     "first_record",
-    "in_order",
+    "install",
     "prune",
     "rotated_files",
     "rotated_name",
-    "verify_set",
+    "started_at",
 ]
 
 #: The event of the first record of a file that continues the chain of another.
@@ -191,83 +187,3 @@ def _sync_directory(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def in_order(paths: Sequence[Path]) -> list[Path]:
-    """Each live log given with its rotated files before it (oldest first); a rotated
-    file given by name stands alone."""
-    ordered: list[Path] = []
-    for path in paths:
-        for rotated in rotated_files(path):
-            if rotated not in ordered:
-                ordered.append(rotated)
-        if path not in ordered:
-            ordered.append(path)
-    return ordered
-
-
-@dataclass(frozen=True, slots=True)
-class Proven:
-    """One file of a set, proven: its report, and what to know about where it starts."""
-
-    path: Path
-    report: VerifyReport
-    note: str = ""
-
-
-def verify_set(
-    paths: Sequence[Path],
-    *,
-    key: bytes | None = None,
-    anchor: str | None = None,
-    expect_head: str | None = None,
-) -> list[Proven]:
-    """Prove `paths` (oldest first) as one chain: each file's first line chained to
-    the last line of the file before it, a `log_rotated` record naming that file. The
-    first file starts at `anchor`, else at the chain's genesis — or, when it starts
-    with a `log_rotated` record (the files before it removed by `audit_rotate_keep`, or
-    not given), at that record's `prev`, said in its note. Stops at the first file
-    that does not hold."""
-    proven: list[Proven] = []
-    head: str | None = None
-    for index, path in enumerate(paths):
-        with open(path, "rb") as handle:
-            first = first_record(handle.fileno())
-        rotated = first is not None and first.get("event") == ROTATED_EVENT
-        rotated_from = first.get("previous") if first is not None and rotated else None
-        note = ""
-        if head is None:
-            start = anchor
-            if start is None and rotated_from is not None:
-                start = str(first.get("prev", GENESIS)) if first else GENESIS
-                note = (
-                    f"starts where {rotated_from} ended (head {start}); that file is not "
-                    "in the set, so what came before is not proven here"
-                )
-            start = start or GENESIS
-        else:
-            start = head
-            before = paths[index - 1].name
-            if rotated_from is not None and rotated_from != before:
-                report = VerifyReport(
-                    False, 0, head, 1,
-                    f"the first record continues {rotated_from}, but the file before it "
-                    f"is {before} (a file missing from the set?)",
-                )
-                proven.append(Proven(path, report))
-                return proven
-        last = index == len(paths) - 1
-        report = verify_file(path, key=key, anchor=start, expect_head=expect_head if last else None)
-        proven.append(Proven(path, report, note))
-        if not report.ok:
-            return proven
-        head = report.head
-    # A sidecar is named by the file that was live when its tear was healed: across a
-    # set, one named by any file of it is no orphan.
-    named = {tear.sidecar for item in proven for tear in item.report.tears}
-    return [
-        replace(item, report=replace(item.report, orphans=tuple(
-            name for name in item.report.orphans if name not in named
-        )))
-        for item in proven
-    ]

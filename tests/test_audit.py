@@ -14,7 +14,8 @@ import pytest
 
 from policy import Action, ApprovalDecision, Decision, Engine, ToolCall, ToolResult
 from policy.audit import MASK, mask_args, mask_text
-from policy.audit_chain import GENESIS, verify_file
+from policy.audit_chain import GENESIS
+from policy.audit_verify import verify_file
 from policy.digest import args_digest
 from policy.errors import AuditError
 from tests.conftest import make_engine

@@ -24,7 +24,7 @@ import pytest
 from policy import Action, ApprovalDecision, Engine, HookPoint, Prompt, ToolCall, ToolResult
 from policy.audit import MASK
 from policy.audit_capture import read_capture
-from policy.audit_chain import verify_file
+from policy.audit_verify import verify_file
 from policy.codec import parts_from_json
 from policy.digest import args_digest
 from policy.errors import SettingsError

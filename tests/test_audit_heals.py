@@ -24,7 +24,7 @@ import orjson
 import pytest
 
 from policy import Action, Engine, ToolCall
-from policy.audit_chain import verify_file
+from policy.audit_verify import verify_file
 from policy.errors import AuditError
 from policy.settings import Settings
 from tests.conftest import make_engine

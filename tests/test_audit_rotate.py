@@ -14,7 +14,8 @@ import pytest
 
 import policy.audit as audit
 from policy.audit import DecisionLog
-from policy.audit_rotate import ROTATED_EVENT, Rotation, in_order, rotated_files, verify_set
+from policy.audit_rotate import ROTATED_EVENT, Rotation, rotated_files
+from policy.audit_verify import in_order, verify_set
 
 POLICY = str(Path(sys.executable).parent / "policy")
 

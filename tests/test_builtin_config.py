@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from policy import Engine, ToolCall, ToolResult
-from policy.audit_chain import verify_file
+from policy.audit_verify import verify_file
 from policy.packs import PackError
 from policy.settings import Settings
 

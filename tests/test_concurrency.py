@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from policy import Action, ApprovalDecision, Decision, ToolCall, ToolResult
-from policy.audit_chain import verify_file
+from policy.audit_verify import verify_file
 from tests.conftest import make_engine
 
 THREADS = 16

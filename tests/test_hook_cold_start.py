@@ -363,6 +363,19 @@ def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> 
     assert "google.protobuf" not in other_modules
 
 
+def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_path: Path) -> None:
+    """What a one-event hook never makes for a tool call is not built at its start: the
+    other points' values (policy.model.payloads), the log's proofs (policy.audit_verify),
+    the wire codec — each frozen dataclass is ≈ 0.6 ms of every start."""
+    # (in a new directory: a call no earlier process answered)
+    payload = {**PAYLOAD, "cwd": str(tmp_path), "tool_input": {"command": "ls -la notes"}}
+    answer, modules, _ = _hook(payload, "--packs", str(RULES), importtime=True)
+    assert orjson.loads(answer)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert "policy.packs.runtime" in modules  # the measurement saw the hook's imports
+    unused = ("policy.model.payloads", "policy.audit_verify", "policy.codec")
+    assert sorted(m for m in unused if m in modules) == []
+
+
 def test_the_shipped_rules_answer_alike_from_their_kept_answers() -> None:
     """Calls the shipped packs deny and allow, each asked three times (compiled, from
     the pack cache, from the answers the first two kept): one answer."""

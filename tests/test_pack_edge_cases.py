@@ -11,7 +11,7 @@ import pytest
 
 from policy import Action, Engine, ToolCall, ToolResult
 from policy.audit_capture import read_capture
-from policy.audit_chain import verify_file
+from policy.audit_verify import verify_file
 from policy.errors import SettingsError
 from policy.packs import PackError
 from policy.settings import Settings, load_settings

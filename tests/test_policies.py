@@ -140,7 +140,7 @@ def test_one_decision_log_names_the_packs_that_decided(teams: Running) -> None:
     records = [orjson.loads(line) for line in teams.audit.read_bytes().splitlines()]
     decided = [r for r in records if r.get("point") == "before_tool"]
     assert [sorted(r["packs"]) for r in decided] == [["payments", "svc"], ["svc"]]
-    from policy.audit_chain import verify_file  # the engines keep one chain
+    from policy.audit_verify import verify_file  # the engines keep one chain
 
     assert verify_file(teams.audit).ok
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import orjson
 
-from policy.audit_chain import TORN_EVENT, Tear
+from policy.audit_chain import TORN_EVENT
+from policy.audit_verify import Tear
 from policy.cli._output import error
 from policy.errors import PolicyError
 
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from policy.audit_rotate import in_order, verify_set
+    from policy.audit_verify import in_order, verify_set
 
     key: bytes | None = None
     if args.key_env:
