@@ -139,6 +139,7 @@ _SOURCES = (
     "packs/diagnostics.py",
     "packs/load.py",
     "packs/points.py",
+    "packs/recall.py",
     "packs/runtime.py",
     "packs/schema.py",
 )
