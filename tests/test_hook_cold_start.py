@@ -364,15 +364,17 @@ def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> 
 
 
 def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_path: Path) -> None:
-    """What a one-event hook never makes for a tool call is not built at its start: the
+    """What a one-event hook never uses for a tool call is not loaded at its start: the
     other points' values (policy.model.payloads), the log's proofs (policy.audit_verify),
-    the wire codec — each frozen dataclass is ≈ 0.6 ms of every start."""
+    the wire codec — each frozen dataclass is ≈ 0.6 ms of every start — and, when the
+    native engine decides, cel-expr-python's wrapper (policy.packs.cel.expr)."""
+    _hook(PAYLOAD, "--packs", str(RULES))  # (the packs compiled and cached, if not yet)
     # (in a new directory: a call no earlier process answered)
     payload = {**PAYLOAD, "cwd": str(tmp_path), "tool_input": {"command": "ls -la notes"}}
     answer, modules, _ = _hook(payload, "--packs", str(RULES), importtime=True)
     assert orjson.loads(answer)["hookSpecificOutput"]["permissionDecision"] == "allow"
     assert "policy.packs.runtime" in modules  # the measurement saw the hook's imports
-    unused = ("policy.model.payloads", "policy.audit_verify", "policy.codec")
+    unused = ("policy.model.payloads", "policy.audit_verify", "policy.codec", "policy.packs.cel.expr")
     assert sorted(m for m in unused if m in modules) == []
 
 

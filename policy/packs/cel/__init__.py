@@ -39,7 +39,6 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from policy.packs.cel.expr import ExprEngine, parse_issues, whole_vars_offset
 from policy.packs.cel.functions import UNPORTABLE, take_gave_up
 from policy.packs.cel.interface import (
     VARIABLES_AT,
@@ -76,10 +75,19 @@ ENGINES = ("native", "cel-expr-python", "cel-python")
 if TYPE_CHECKING:
     from policy.packs.cel.celpython import PyEngine
     from policy.packs.cel.checker import Checker, CheckResult
+    from policy.packs.cel.expr import ExprEngine, parse_issues, whole_vars_offset
 
 #: Names whose modules load on first use (PEP 562): a one-event hook evaluating
-#: with cel-expr-python needs neither the other engine nor the checker.
-_ON_USE = {"PyEngine": "celpython", "Checker": "checker", "CheckResult": "checker"}
+#: natively needs neither the other engines nor the checker — nor cel-expr-python's
+#: wrapper, until a program the native engine leaves to it is built.
+_ON_USE = {
+    "PyEngine": "celpython",
+    "Checker": "checker",
+    "CheckResult": "checker",
+    "ExprEngine": "expr",
+    "parse_issues": "expr",
+    "whole_vars_offset": "expr",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -107,6 +115,8 @@ def get_engine(name: str) -> CelEngine:
 
                 engine = NativeEngine()
             elif name == "cel-expr-python":
+                from policy.packs.cel.expr import ExprEngine
+
                 engine = ExprEngine()
             elif name == "cel-python":
                 from policy.packs.cel.celpython import PyEngine
