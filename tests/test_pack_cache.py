@@ -629,6 +629,25 @@ def test_a_damaged_program_is_compiled_again(pack: Path, engines: Any, tmp_path:
     assert _decisions(engines([pack])) == expected
 
 
+def test_a_kept_entry_stands_only_for_its_own_program(tmp_path: Path) -> None:
+    # (names, shapes and programs are looked up by a digest of their sources: an entry
+    # renamed or copied over another's name must not stand for that other program)
+    store = pack_cache.ProgramStore(tmp_path / "cel", b"salt")
+    store.put("names:before_tool", '["args.a == 1"]', b'["a", "args"]')
+    (pure,) = (tmp_path / "cel").glob("cel-*.entry")
+    store.put("names:before_tool", '["path.resolve(args.p) == 1"]', b'["args", "p", "path"]')
+    (impure,) = set((tmp_path / "cel").glob("cel-*.entry")) - {pure}
+    assert store.get("names:before_tool", '["args.a == 1"]') == b'["a", "args"]'
+    impure.write_bytes(pure.read_bytes())
+    assert store.get("names:before_tool", '["path.resolve(args.p) == 1"]') is None
+    assert store.get("names:before_tool", '["args.a == 1"]') == b'["a", "args"]'
+    # the same bytes under another salt (older code) or at another point: not this entry
+    assert pack_cache.ProgramStore(tmp_path / "cel", b"other").get(
+        "names:before_tool", '["args.a == 1"]'
+    ) is None
+    assert store.get("names:after_tool", '["args.a == 1"]') is None
+
+
 def test_no_program_is_kept_for_packs_the_cache_does_not_serve(
     pack: Path, engines: Any, tmp_path: Path
 ) -> None:

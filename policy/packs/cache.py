@@ -288,7 +288,10 @@ class ProgramStore:
     packs the user controls (whose sources the user could change anyway), read only
     from a private file of this user with a valid checksum, keyed by the digest of the
     CEL libraries and code (`environment`), the hook point and the program's source. A
-    damaged or missing entry is compiled again; one that does not deserialise is too.
+    damaged or missing entry is compiled again; one that does not deserialise is too,
+    and so is one that does not begin with its own key (an entry renamed over another's
+    name). The same store keeps what the native engine and the recalled answers read
+    back: programs' shapes and plans, and the names their sources hold.
     """
 
     __slots__ = ("_dir", "_salt")
@@ -297,16 +300,25 @@ class ProgramStore:
         self._dir = cache_dir
         self._salt = salt
 
-    def _key(self, point: str, source: str) -> str:
+    def _key(self, point: str, source: str) -> bytes:
         digest = hashlib.sha256(self._salt)
         digest.update(f"\0{point}\0{source}".encode())
-        return "cel-" + digest.hexdigest()
+        return digest.digest()
 
     def get(self, point: str, source: str) -> bytes | None:
-        return read_entry(self._dir, self._key(point, source))
+        """The entry kept for `source` at `point`; None unless it says it is that one.
+        (Each entry begins with its own key: an entry renamed or copied over another's
+        name — by whoever may write the directory — is a miss, never another program's
+        shape, names or answer standing for this one.)"""
+        key = self._key(point, source)
+        body = read_entry(self._dir, "cel-" + key.hex())
+        if body is None or body[: len(key)] != key:
+            return None
+        return body[len(key) :]
 
     def put(self, point: str, source: str, program: bytes) -> None:
-        write_entry(self._dir, self._key(point, source), program, keep=KEEP * 64)
+        key = self._key(point, source)
+        write_entry(self._dir, "cel-" + key.hex(), key + program, keep=KEEP * 64)
 
     def answers(self) -> AnswerStore:
         """The programs' answers kept for the next one-event process, next to the
