@@ -22,12 +22,7 @@ from policy._logger import logger
 from policy.audit import DecisionLog, new_decision_id
 from policy.chain import Registration, approval_plan
 from policy.hooks import HookSource
-from policy.model import (
-    ApprovalGate,
-    Decision,
-    HookPoint,
-    ToolCall,
-)
+from policy.model import ApprovalGate, Decision, HookPoint, ToolCall
 
 if TYPE_CHECKING:
     from policy.approvals.store import ApprovalStore

@@ -49,13 +49,7 @@ from policy.audit_rotate import ROTATED_EVENT, Rotation, first_record, started_a
 from policy.digest import args_digest_and_size, json_line
 from policy.errors import AuditError
 from policy.facts import Caller, current_caller
-from policy.model import (
-    Action,
-    Decision,
-    FrozenDict,
-    HookPoint,
-    ToolCall,
-)
+from policy.model import Action, Decision, FrozenDict, HookPoint, ToolCall
 
 if TYPE_CHECKING:
     from policy.audit_capture import CaptureLog

@@ -52,15 +52,7 @@ from policy.errors import (
 from policy.facts import FactsContext, protected_paths
 from policy.hooks import FailurePolicy, HookSource
 from policy.identity import CallNormalizer, keep_identity, normalize_request
-from policy.model import (
-    POINTS,
-    Action,
-    ApprovalGate,
-    Decision,
-    HookPoint,
-    PointSpec,
-    ToolCall,
-)
+from policy.model import POINTS, Action, ApprovalGate, Decision, HookPoint, PointSpec, ToolCall
 from policy.rejudge import Rejudge, mode_of
 
 if TYPE_CHECKING:

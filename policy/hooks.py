@@ -19,12 +19,7 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from policy.model import (
-    POINTS,
-    Decision,
-    HookPoint,
-    ToolCall,
-)
+from policy.model import POINTS, Decision, HookPoint, ToolCall
 
 if TYPE_CHECKING:
     from policy.model.payloads import (
