@@ -15,7 +15,7 @@ import pytest
 from policy import Engine, LLMRequest, Prompt, ToolCall, ToolResult
 from policy import _trusted_store as trusted_store
 from policy.aliases import DEFAULT_ALIASES
-from policy.packs import PackError, load_packs
+from policy.packs import PackError, last_good, load_packs
 from policy.packs import cache as pack_cache
 from policy.settings import Settings
 
@@ -595,6 +595,25 @@ def test_a_read_only_pack_is_compiled_even_with_a_forged_entry(pack: Path, tmp_p
         pack.parent.chmod(0o755)
         pack.chmod(0o644)
     assert len(rules) == 11 and all(rule.model is not None for rule in rules)
+
+
+# ------------------------------------------------------- sets read back
+
+
+def test_a_set_read_back_from_the_cache_is_kept_as_the_last_good_set(
+    pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    # (`policy serve` keeps the set it serves as its last good one; one read back from
+    # the pack cache holds no sources to write an entry from, and was silently not kept)
+    engines([pack])
+    hit = engines([pack])
+    assert _from_cache(hit)
+    directory = _cache_dir(tmp_path)
+    assert last_good.keep([pack], "native", directory, hit.loaded_packs)
+    recalled = last_good.recall([pack], "native", directory, DEFAULT_ALIASES)
+    assert recalled is not None
+    assert recalled.revisions == hit.loaded_packs.revisions
+    assert len(recalled.hooks) == len(hit.loaded_packs.hooks)
 
 
 # ------------------------------------------------------- compiled CEL programs

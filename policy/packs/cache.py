@@ -509,14 +509,23 @@ def _rebuild_builtins(sections: Any) -> list[Any]:
 # ------------------------------------------------------------------ writing
 
 
-def store(cache_dir: Path, key: str, result: LoadedPacks) -> None:
-    """Write the entry for `key`; any failure leaves the cache as it was."""
+def store(cache_dir: Path, key: str, result: LoadedPacks) -> bytes | None:
+    """Write the entry for `key`, and return it (None when `result` cannot be one); a
+    failure to write leaves the cache as it was. A set read back from an entry is
+    written as that entry under `key`: its rules keep no source to write one from (the
+    last good set of a service that started on the pack cache, policy.packs.last_good)."""
     try:
-        entry = _entry(key, result)
+        if result.entry is not None:
+            entry = orjson.loads(result.entry)
+            entry["key"] = key
+        else:
+            entry = _entry(key, result)
     except _Uncacheable as exc:
         log.debug("pack cache: not cached: %s", exc)
-        return
-    write_entry(cache_dir, key, orjson.dumps(entry))
+        return None
+    body = orjson.dumps(entry)
+    write_entry(cache_dir, key, body)
+    return body
 
 
 def dumps(result: LoadedPacks) -> bytes | None:

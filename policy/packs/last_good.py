@@ -56,8 +56,7 @@ def keep(paths: Sequence[Path], cel_engine: str, cache_dir: Path, loaded: Loaded
     name = _name(paths, cel_engine)
     if name is None:
         return False
-    cache.store(cache_dir, name, loaded)
-    return True
+    return cache.store(cache_dir, name, loaded) is not None
 
 
 def recall(
