@@ -14,6 +14,7 @@ import pytest
 
 from policy import Engine, LLMRequest, Prompt, ToolCall, ToolResult
 from policy import _trusted_store as trusted_store
+from policy import packs as packs_module
 from policy.aliases import DEFAULT_ALIASES
 from policy.packs import PackError, last_good, load_packs
 from policy.packs import cache as pack_cache
@@ -597,7 +598,25 @@ def test_a_read_only_pack_is_compiled_even_with_a_forged_entry(pack: Path, tmp_p
     assert len(rules) == 11 and all(rule.model is not None for rule in rules)
 
 
-# ------------------------------------------------------- sets read back
+# ------------------------------------------------------- large sets, read back
+
+
+def test_a_large_compiled_set_is_the_set_its_entry_reads_back_to(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a large set is rebuilt from its own entry once compiled, so what the compile
+    # left among its objects is freed; the threshold lowered so this pack is large)
+    expected = _decisions(engines([pack], pack_cache=False))
+    monkeypatch.setattr(packs_module, "COMPACT_FROM", 1)
+    compacted = engines([pack], pack_cache=False)
+    assert _from_cache(compacted) and compacted.loaded_packs.entry is not None
+    assert _decisions(compacted) == expected
+    assert not _entries(tmp_path)  # (without the pack cache nothing is written)
+    written = engines([pack])  # compiled, written, and read back from what was written
+    assert _from_cache(written) and _decisions(written) == expected
+    (entry,) = _entries(tmp_path)
+    assert written.loaded_packs.entry == entry.read_bytes().partition(b"\n")[2]
+    assert _decisions(engines([pack])) == expected  # the next start's hit
 
 
 def test_a_set_read_back_from_the_cache_is_kept_as_the_last_good_set(
