@@ -619,6 +619,21 @@ def test_a_large_compiled_set_is_the_set_its_entry_reads_back_to(
     assert _decisions(engines([pack])) == expected  # the next start's hit
 
 
+def test_a_large_set_whose_entry_does_not_read_back_is_compiled_again(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    monkeypatch.setattr(packs_module, "COMPACT_FROM", 1)
+
+    def unreadable(*_args: Any, **_kwargs: Any) -> Any:
+        raise ValueError("not an entry of this code's format")
+
+    monkeypatch.setattr(pack_cache, "loads", unreadable)
+    compiled = engines([pack], pack_cache=False)
+    assert not _from_cache(compiled) and compiled.loaded_packs.entry is None
+    assert _decisions(compiled) == expected
+
+
 def test_a_set_read_back_from_the_cache_is_kept_as_the_last_good_set(
     pack: Path, engines: Any, tmp_path: Path
 ) -> None:

@@ -125,7 +125,7 @@ def _compile(
     them, and what the compile made is dropped: compiling leaves the YAML's nodes,
     the schema's models and the checker's temporaries among the packs' objects, and
     the allocator cannot give back an arena that holds one live object. An engine on
-    10,000 rules held 131 MiB compiled, 95–104 MiB read back (docs/performance.md). The
+    10,000 rules held 131 MiB compiled, 95 to 104 MiB read back (docs/performance.md). The
     packs read back are the ones every later start runs on, and that the service's
     deciding processes get."""
     from policy.packs import cache
@@ -142,7 +142,10 @@ def _compile(
     import gc
 
     gc.collect()  # (the compiled packs hold cycles: closures, bound methods)
-    return cache.loads(body, engine, aliases, key=key)
+    try:
+        return cache.loads(body, engine, aliases, key=key)
+    except Exception:  # noqa: BLE001 - as a cache entry that does not read back: compiled again
+        return _compiled(files, engine, aliases)
 
 
 def _compiled(
