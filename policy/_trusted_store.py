@@ -152,18 +152,20 @@ def read_entry(directory: Path, key: str) -> bytes | None:
     return body
 
 
-def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> None:
+def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> bool:
     """Write entry `key` atomically as a private file, then prune to the newest `keep`;
-    failures are ignored."""
+    whether it was written (a failure is otherwise ignored)."""
     data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
     final = _entry_path(directory, key)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         log.debug("cache: cannot write %s: %s", final, exc)
-        return
-    if _replace_private(final, data):
-        _prune(directory, keep)
+        return False
+    if not _replace_private(final, data):
+        return False
+    _prune(directory, keep)
+    return True
 
 
 def append_private(path: Path, record: bytes, limit: int) -> None:

@@ -136,6 +136,11 @@ def test_what_is_not_a_kept_configuration_is_refused() -> None:
             decode(bad)
     with pytest.raises(Unkeepable):
         encode({1: "a mapping with a number for a key"})
+    # (JSON has no infinity or NaN: written, either would read back as null, "not set")
+    for number in (float("inf"), float("-inf"), float("nan")):
+        with pytest.raises(Unkeepable, match="not finite"):
+            encode({"timeout": number})
+    assert encode(1.5) == 1.5
 
 
 def test_the_hook_on_the_shipped_packs_answers_from_the_cache_without_pydantic(

@@ -634,6 +634,41 @@ def test_a_large_set_whose_entry_does_not_read_back_is_compiled_again(
     assert _decisions(compiled) == expected
 
 
+@pytest.mark.parametrize("pack_cache", [True, False])
+def test_a_set_json_cannot_hold_exactly_is_enforced_as_compiled(
+    tmp_path: Path, engines: Any, monkeypatch: pytest.MonkeyPatch, pack_cache: bool
+) -> None:
+    # (red team: an integer past 64 bits, which orjson refuses, stopped the engine from
+    # starting; an infinite timeout, which JSON writes as null, was read back as the
+    # engine's default — neither is written as an entry, nor read back)
+    monkeypatch.setattr(packs_module, "COMPACT_FROM", 1)
+    path = tmp_path / "odd.yaml"
+    path.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: odd\n"
+        "priority: 100000000000000000000\n"
+        "rules:\n"
+        "  - {id: no-rm, tools: [bash], when: 'args.command == \"rm\"', action: deny}\n"
+        f"  - {{id: wait, tools: [deploy], action: ask, timeout: '1{'0' * 400}s'}}\n"
+    )
+    for _ in range(2):  # (compiled, then what a second start finds)
+        engine = engines([path], pack_cache=pack_cache)
+        assert not _from_cache(engine)
+        assert engine.before_tool(ToolCall(tool="bash", args={"command": "rm"})).blocked
+        (gate,) = engine.before_tool(ToolCall(tool="deploy", args={})).gates
+        assert gate.timeout == float("inf")
+    assert not _entries(tmp_path)
+
+
+def test_a_last_good_set_that_cannot_be_written_is_not_said_to_be_kept(
+    pack: Path, engines: Any, tmp_path: Path
+) -> None:
+    loaded = engines([pack], pack_cache=False).loaded_packs
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert not last_good.keep([pack], "native", blocked / "cache", loaded)
+    assert last_good.keep([pack], "native", tmp_path / "cache", loaded)
+
+
 def test_a_set_read_back_from_the_cache_is_kept_as_the_last_good_set(
     pack: Path, engines: Any, tmp_path: Path
 ) -> None:

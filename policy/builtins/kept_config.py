@@ -17,6 +17,7 @@ field, for every section the shipped and example packs configure).
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,6 +84,9 @@ def encode(value: Any) -> Any:
     `{"t": iso}`; scalars and lists as themselves."""
     from pydantic import BaseModel
 
+    if isinstance(value, float) and not math.isfinite(value):
+        # (JSON has no infinity or NaN: read back as null, it would mean "not set")
+        raise Unkeepable("a number that is not finite in a builtin's configuration")
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, BaseModel):

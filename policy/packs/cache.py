@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -454,6 +455,9 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
 
 
 def _gate_entry(gate: ApprovalGate) -> dict[str, Any]:
+    if gate.timeout is not None and not math.isfinite(gate.timeout):
+        # (JSON has no infinity: read back as null, it would be the engine's default)
+        raise _Uncacheable(f"{gate.source}: a timeout that is not finite")
     return {
         "source": gate.source,
         "pack": gate.pack,
@@ -510,22 +514,22 @@ def _rebuild_builtins(sections: Any) -> list[Any]:
 
 
 def store(cache_dir: Path, key: str, result: LoadedPacks) -> bytes | None:
-    """Write the entry for `key`, and return it (None when `result` cannot be one); a
-    failure to write leaves the cache as it was. A set read back from an entry is
-    written as that entry under `key`: its rules keep no source to write one from (the
-    last good set of a service that started on the pack cache, policy.packs.last_good)."""
+    """Write the entry for `key`, and return it; None when `result` cannot be one or
+    it could not be written (the cache is then as it was). A set read back from an
+    entry is written as that entry under `key`: its rules keep no source to write one
+    from (the last good set of a service that started on the pack cache,
+    policy.packs.last_good)."""
     try:
         if result.entry is not None:
             entry = orjson.loads(result.entry)
             entry["key"] = key
+            body = orjson.dumps(entry)
         else:
-            entry = _entry(key, result)
+            body = _serialised(key, result)
     except _Uncacheable as exc:
         log.debug("pack cache: not cached: %s", exc)
         return None
-    body = orjson.dumps(entry)
-    write_entry(cache_dir, key, body)
-    return body
+    return body if write_entry(cache_dir, key, body) else None
 
 
 def dumps(result: LoadedPacks) -> bytes | None:
@@ -535,10 +539,20 @@ def dumps(result: LoadedPacks) -> bytes | None:
     if result.entry is not None:  # (read back from one: handed on as it was read)
         return result.entry
     try:
-        return orjson.dumps(_entry("", result))
+        return _serialised("", result)
     except _Uncacheable as exc:
         log.debug("pack cache: not written as an entry: %s", exc)
         return None
+
+
+def _serialised(key: str, result: LoadedPacks) -> bytes:
+    """`result`'s entry as bytes; _Uncacheable when JSON cannot hold it exactly (an
+    integer past 64 bits, which orjson refuses)."""
+    entry = _entry(key, result)
+    try:
+        return orjson.dumps(entry)
+    except orjson.JSONEncodeError as exc:
+        raise _Uncacheable(f"not representable in JSON: {exc}") from None
 
 
 def loads(

@@ -142,8 +142,9 @@ APPROVAL_RULE_ID = "builtin:approval"
 class CompiledRule:
     """A rule ready to run; `model` keeps its source position.
 
-    `model` is None for a rule read from the pack cache: only diagnostics and lint
-    read it, and those run on packs compiled from their files.
+    `model` is None for a rule read from an entry — the pack cache's, or a large set's
+    own once compiled (policy.packs._compile): only diagnostics and lint read it, and
+    those run on packs compiled from their files.
     """
 
     pack: str
