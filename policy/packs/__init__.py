@@ -151,6 +151,7 @@ def _compile(
 def _compiled(
     files: Sequence[tuple[Path, bytes | None]], engine: CelEngine, aliases: AliasTable
 ) -> LoadedPacks:
+    """The packs in `files`, compiled (what `_compile` keeps or reads back)."""
     from policy.packs.compile import compile_packs
     from policy.packs.load import read_pack
     from policy.packs.schema import detach_sources
