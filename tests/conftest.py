@@ -27,6 +27,24 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 
+class MemoryProgramStore:
+    """The program store's two calls, in memory (policy.packs.cache.ProgramStore)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], bytes] = {}
+
+    def get(self, point: str, source: str) -> bytes | None:
+        return self.entries.get((point, source))
+
+    def put(self, point: str, source: str, program: bytes) -> None:
+        self.entries[(point, source)] = program
+
+
+@pytest.fixture
+def program_store() -> MemoryProgramStore:
+    return MemoryProgramStore()
+
+
 @pytest.fixture
 def audit_log(tmp_path: Path) -> Path:
     return tmp_path / "decisions.log"

@@ -163,27 +163,14 @@ def test_layers_of_the_corpus_compile(tmp_path: Any) -> None:
     assert program.run({k: v for k, v in DATA.items() if k in program.needs}) == ["rm"]
 
 
-class _Store:
-    """The program store's two calls, in memory (policy.packs.cache.ProgramStore)."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[str, str], bytes] = {}
-
-    def get(self, point: str, source: str) -> bytes | None:
-        return self.entries.get((point, source))
-
-    def put(self, point: str, source: str, program: bytes) -> None:
-        self.entries[(point, source)] = program
-
-
 EXPRS = ["commands.exists(c, c.name in vars.killers)", "path.matches(args.p, vars.places)"]
 LAYERS = [{"killers": "['kill', 'pkill']", "places": "['~/.ssh/**']", "cmd": "string(args.p)"}]
 
 
 def test_a_programs_shape_is_kept_and_read_back_without_parsing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, program_store: Any
 ) -> None:
-    store = _Store()
+    store = program_store
     data = {"commands": [{"name": "pkill"}], "args": {"p": "/home/dev/.ssh/id"}}
     monkeypatch.setenv("HOME", "/home/dev")
     built = NativeEngine().program("before_tool", EXPRS, LAYERS, checked=True, store=store)
@@ -214,10 +201,12 @@ def test_a_programs_shape_is_kept_and_read_back_without_parsing(
         + b'], "call_vars": [], "constants": [], "needs": []}',
     ],
 )
-def test_a_kept_shape_that_does_not_validate_is_built_again(forged: bytes) -> None:
+def test_a_kept_shape_that_does_not_validate_is_built_again(
+    forged: bytes, program_store: Any
+) -> None:
     """A kept shape is data read back node by node: anything `parse` would not have
     made (a name that is no identifier, a kind or operator it has not) is a miss."""
-    store = _Store()
+    store = program_store
     NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
     (key,) = store.entries
     store.entries[key] = forged

@@ -250,19 +250,6 @@ def test_what_answers_from_its_inputs_alone(sources: list[str], expected: bool) 
     assert (Recall.of("before_tool", sources) is not None) is expected
 
 
-class _Entries:
-    """A program store in memory (policy.packs.cache.ProgramStore's get and put)."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[str, str], bytes] = {}
-
-    def get(self, point: str, source: str) -> bytes | None:
-        return self.entries.get((point, source))
-
-    def put(self, point: str, source: str, program: bytes) -> None:
-        self.entries[(point, source)] = program
-
-
 @pytest.mark.parametrize(
     ("sources", "expected"),
     [
@@ -272,10 +259,10 @@ class _Entries:
     ],
 )
 def test_the_names_a_program_reads_are_kept_for_the_next_process(
-    sources: list[str], expected: bool
+    sources: list[str], expected: bool, program_store: Any
 ) -> None:
     # (a one-event hook scanned every pack source for its strings at every start)
-    store = _Entries()
+    store = program_store
     first = Recall.of("before_tool", sources, (), None, store)
     assert (first is not None) is expected
     assert len(store.entries) == 1
@@ -286,8 +273,10 @@ def test_the_names_a_program_reads_are_kept_for_the_next_process(
 
 
 @pytest.mark.parametrize("damage", [b"not json", b'{"now": 1}', b'["args", 7]', b""])
-def test_a_kept_entry_that_does_not_read_back_is_worked_out_again(damage: bytes) -> None:
-    store = _Entries()
+def test_a_kept_entry_that_does_not_read_back_is_worked_out_again(
+    damage: bytes, program_store: Any
+) -> None:
+    store = program_store
     sources = ["now.getHours() > 18 && args.path == 'x'"]
     Recall.of("before_tool", sources, (), None, store)
     (entry,) = store.entries
@@ -296,8 +285,8 @@ def test_a_kept_entry_that_does_not_read_back_is_worked_out_again(damage: bytes)
     assert json.loads(store.entries[entry]) == sorted({"now", "getHours", "args", "path"})
 
 
-def test_different_sources_keep_different_names() -> None:
-    store = _Entries()
+def test_different_sources_keep_different_names(program_store: Any) -> None:
+    store = program_store
     Recall.of("before_tool", ["args.a == 'x'"], (), None, store)
     Recall.of("before_tool", ["args.a == 'x'", "now.getHours() > 1"], (), None, store)
     Recall.of("before_tool", ["args.a == 'x'"], [{"v": "now"}], None, store)
