@@ -450,7 +450,7 @@ class PointSpec:
         Given by name for the types `policy.model.payloads` holds: read when first asked."""
         kind = self._payload
         if type(kind) is str:
-            kind = globals()[kind] if kind in globals() else __getattr__(kind)
+            kind = __getattr__(kind)
             object.__setattr__(self, "_payload", kind)
         return kind  # type: ignore[return-value]
 
