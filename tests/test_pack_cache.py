@@ -4,6 +4,8 @@ missing, damaged, foreign or unwritable changes nothing but the time it takes.""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,7 @@ from policy import Engine, LLMRequest, Prompt, ToolCall, ToolResult
 from policy import _trusted_store as trusted_store
 from policy import packs as packs_module
 from policy.aliases import DEFAULT_ALIASES
-from policy.packs import PackError, last_good, load_packs
+from policy.packs import PackError, apart, last_good, load_packs
 from policy.packs import cache as pack_cache
 from policy.settings import Settings
 
@@ -632,6 +634,105 @@ def test_a_large_set_whose_entry_does_not_read_back_is_compiled_again(
     compiled = engines([pack], pack_cache=False)
     assert not _from_cache(compiled) and compiled.loaded_packs.entry is None
     assert _decisions(compiled) == expected
+
+
+# ------------------------------------------------- large sets, compiled apart
+
+
+def test_a_large_set_is_compiled_apart_and_decides_as_one_compiled_here(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = engines([pack], pack_cache=False, aliases={"shell_exec": "bash"})
+    expected = _decisions(here)
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+
+    def not_here(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("compiled in the engine's process")
+
+    monkeypatch.setattr(packs_module, "_compiled", not_here)
+    for cached in (False, True, True):  # (without the cache; written; the next start's hit)
+        engine = engines([pack], pack_cache=cached, aliases={"shell_exec": "bash"})
+        assert _from_cache(engine) and engine.loaded_packs.entry is not None
+        assert _decisions(engine) == expected
+        assert engine.aliases.canonical("shell_exec") == "bash"
+        assert engine.loaded_packs.revisions == here.loaded_packs.revisions
+        assert engine.loaded_packs.warnings == here.loaded_packs.warnings
+        assert len(_entries(tmp_path)) == int(cached)
+
+
+def test_the_errors_of_a_set_compiled_apart_name_their_file_line_and_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(PACK + "  - id: x\n  - {id: y, action: explode}\n")
+    with pytest.raises(PackError) as here:
+        load_packs([bad])
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(packs_module, "_compiled", None)  # (not called: the child compiles)
+    with pytest.raises(PackError) as apart_error:
+        load_packs([bad])
+    assert len(here.value.diagnostics) >= 2
+    assert apart_error.value.diagnostics == here.value.diagnostics
+    assert str(apart_error.value) == str(here.value)
+
+
+@pytest.mark.parametrize(
+    "child",
+    [
+        "/nonexistent/python",  # (cannot start)
+        "/bin/false",  # (exits 1 without an answer)
+        "/bin/true",  # (exits 0 with no entry)
+    ],
+)
+def test_a_set_no_child_compiles_is_compiled_here(
+    pack: Path, engines: Any, monkeypatch: pytest.MonkeyPatch, child: str
+) -> None:
+    expected = _decisions(engines([pack], pack_cache=False))
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart.sys, "executable", child)
+    engine = engines([pack], pack_cache=False)
+    assert not _from_cache(engine) and _decisions(engine) == expected
+
+
+def test_a_child_answer_that_is_not_the_packs_errors_is_not_taken_for_them(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a child that stops with the errors' code but no diagnostics that read back —
+    # killed part way, another program — is no answer: the set is compiled here)
+    fake = tmp_path / "fake-python"
+    fake.write_text("#!/bin/sh\ncat >/dev/null; printf '[{\"path\": 1}]'; exit 2\n")
+    fake.chmod(0o755)
+    expected = _decisions(engines([pack], pack_cache=False))
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart.sys, "executable", str(fake))
+    engine = engines([pack], pack_cache=False)
+    assert not _from_cache(engine) and _decisions(engine) == expected
+
+
+def test_an_engine_on_a_set_compiled_apart_never_loads_the_compiler(
+    pack: Path, tmp_path: Path
+) -> None:
+    # (what keeps its memory down: the schema's models, the checker and the compile's
+    # objects live and die in the child)
+    script = textwrap.dedent(
+        """
+        import sys
+        from policy import Engine, ToolCall
+        from policy.packs import apart
+        from policy.settings import Settings
+        apart.APART_FROM_BYTES = 1
+        engine = Engine(Settings(packs=[sys.argv[1]], audit_path=sys.argv[2], pack_cache=False))
+        assert engine.before_tool(ToolCall(tool="Bash", args={"command": "rm -rf /"})).blocked
+        print(sorted(m for m in ("policy.packs.compile", "policy.packs.schema") if m in sys.modules))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(pack), str(tmp_path / "d.log")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("pack_cache", [True, False])

@@ -66,13 +66,13 @@ def load_packs(
     files = discover(given)
     engine = get_engine(cel_engine)
     if cache_dir is None:
-        return _compile([(path, None) for path in files], engine, aliases)
+        return _compile([(path, None) for path in files], cel_engine, aliases)
     from policy._trusted_store import SYSTEM
     from policy.packs import cache
 
     if not cache.user_controls_packs(given, files, access or SYSTEM):
         # Neither read nor written: compiled from the files, as without a cache.
-        return _compile([(path, None) for path in files], engine, aliases)
+        return _compile([(path, None) for path in files], cel_engine, aliases)
     contents = cache.read_files(files)
     environment = cache.environment(cel_engine)
     key = cache.cache_key(contents, environment, aliases)
@@ -80,7 +80,7 @@ def load_packs(
         hit = cache.load(cache_dir, key, engine, aliases)
         if hit is not None:
             return _with_programs(hit, cache_dir, environment)
-    result = _compile(contents, engine, aliases, (cache_dir, key) if key is not None else None)
+    result = _compile(contents, cel_engine, aliases, (cache_dir, key) if key is not None else None)
     return _with_programs(result, cache_dir, environment)
 
 
@@ -107,29 +107,40 @@ def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | No
     return result
 
 
-#: Packs of at least this many rules are rebuilt from their own entry once compiled
-#: (`_compile`); smaller ones leave too little behind to be worth a second read.
+#: Packs of at least this many rules compiled in the caller's process are rebuilt from
+#: their own entry once compiled (`_compile`); smaller ones leave too little behind to
+#: be worth a second read.
 COMPACT_FROM = 1000
 
 
 def _compile(
     files: Sequence[tuple[Path, bytes | None]],
-    engine: CelEngine,
+    cel_engine: str,
     aliases: AliasTable,
     keep: tuple[Path, str] | None = None,
 ) -> LoadedPacks:
     """Compile `files` (with their bytes when already read); PackError on any error.
     With `keep` (the pack cache's directory and key), the result is written there.
 
-    Large packs are then read back from their own entry, as the next start would read
-    them, and what the compile made is dropped: compiling leaves the YAML's nodes,
-    the schema's models and the checker's temporaries among the packs' objects, and
-    the allocator cannot give back an arena that holds one live object. An engine on
-    10,000 rules held 131 MiB compiled, 95 to 104 MiB read back (docs/performance.md). The
-    packs read back are the ones every later start runs on, and that the service's
-    deciding processes get."""
-    from policy.packs import cache
+    A large set is read back from its own entry, as the next start would read it:
+    compiling leaves the YAML's nodes, the schema's models and the checker's
+    temporaries among the packs' objects, and the allocator cannot give back an arena
+    that holds one live object. Sources of `apart.APART_FROM_BYTES` are compiled by a
+    child process, which hands the entry over (policy.packs.apart); a set of
+    `COMPACT_FROM` rules compiled here is dropped and read back. An engine on 10,000
+    rules held 131 MiB compiled, 95 to 104 MiB read back after its own compile, 69 MiB
+    compiled apart (docs/performance.md). The packs read back are the ones every later
+    start runs on, and that the service's deciding processes get."""
+    from policy.packs import apart, cache
+    from policy.packs.cel import get_engine
 
+    engine = get_engine(cel_engine)
+    if apart.large(files):
+        read_back = apart.compile_apart(files, cel_engine, aliases)
+        if read_back is not None:
+            if keep is not None:
+                cache.store(*keep, read_back)
+            return read_back
     result = _compiled(files, engine, aliases)
     body = cache.store(*keep, result) if keep is not None else None
     if sum(len(getattr(hook, "rules", ())) for hook in result.hooks) < COMPACT_FROM:

@@ -91,6 +91,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "ProgramStore",
+    "alias_mapping",
+    "alias_table",
     "cache_key",
     "dumps",
     "environment",
@@ -206,26 +208,27 @@ def cache_key(
     over `aliases`; None when they cannot be cached."""
     if env is None or any(raw is None for _, raw in files):
         return None
-    digest = hashlib.sha256(env + orjson.dumps(_table(aliases), option=orjson.OPT_SORT_KEYS))
+    table = orjson.dumps(alias_mapping(aliases), option=orjson.OPT_SORT_KEYS)
+    digest = hashlib.sha256(env + table)
     for path, raw in files:
         assert raw is not None
         digest.update(b"\0" + os.fsencode(path) + b"\0" + hashlib.sha256(raw).digest())
     return digest.hexdigest()
 
 
-def _table(aliases: AliasTable) -> dict[str, Any]:
-    # The table's own mapping and its glob spellings in the order they are tried
-    # (first match wins): rebuilding it from these gives an equal table.
+def alias_mapping(aliases: AliasTable) -> dict[str, Any]:
+    """The table as JSON holds it: its own mapping and its glob spellings in the order
+    they are tried (first match wins); `alias_table` rebuilds an equal table."""
     return {
         "names": dict(aliases._to_canonical),
         "globs": [list(pair) for pair in aliases._globs],
     }
 
 
-def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
+def alias_table(mapping: Any, given: AliasTable) -> AliasTable:
     """The table `mapping` describes: `given` itself when equal (the engine tells the
     default table by identity), else a new one."""
-    if mapping == _table(given):
+    if mapping == alias_mapping(given):
         return given
     if not isinstance(mapping, dict) or not isinstance(mapping.get("names"), dict):
         raise TypeError("alias table is not a mapping")
@@ -242,7 +245,7 @@ def _alias_table(mapping: Any, given: AliasTable) -> AliasTable:
     ):
         raise TypeError("alias globs are not a list of [pattern, tool] pairs")
     table = AliasTable(spellings, dict(tuple(g) for g in globs))
-    if _table(table) != mapping:
+    if alias_mapping(table) != mapping:
         raise ValueError("alias table does not rebuild to itself")
     return table
 
@@ -384,7 +387,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
     from policy.packs.diagnostics import Diagnostic
     from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, name_filter
 
-    table = _alias_table(entry["aliases"], aliases)
+    table = alias_table(entry["aliases"], aliases)
     hooks: list[CompiledPack] = []
     for pack in entry["packs"]:
         name = _str(pack["name"])
@@ -433,7 +436,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
                 engine=engine,
                 var_sources={_str(k): _str(v) for k, v in variables.items()},
                 var_graph={_str(k): frozenset(_strs(v)) for k, v in graph.items()},
-                aliases=table if own is None else _alias_table(own, table),
+                aliases=table if own is None else alias_table(own, table),
                 locations={_str(k): _str(v) for k, v in _mapping(pack["locations"]).items()},
             )
         )
@@ -569,7 +572,7 @@ def loads(
 def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:
     from policy.packs.runtime import APPROVAL_RULE_ID, CompiledPack
 
-    table = _table(result.aliases)
+    table = alias_mapping(result.aliases)
     packs: list[dict[str, Any]] = []
     for hook in result.hooks:
         if not isinstance(hook, CompiledPack):
@@ -599,7 +602,7 @@ def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:
                     "gate": None if rule.gate is None else _gate_entry(rule.gate),
                 }
             )
-        own = _table(hook.aliases)
+        own = alias_mapping(hook.aliases)
         packs.append(
             {
                 "name": hook.pack_name,

@@ -1,0 +1,186 @@
+"""Compiling a large set of packs in a process of its own, and reading back its entry.
+
+A compile leaves the YAML's nodes, the schema's validators and the checker's
+temporaries spread over the allocator's arenas, and an arena that holds one live
+object is never given back: an engine that compiled 10,000 rules itself held
+95-104 MiB once the compile's objects were dropped, one that read the same set back
+from its pack-cache entry 69 MiB. So a large set is compiled by a child interpreter
+of the same code, which hands back the set's entry (`policy.packs.cache.dumps`); the
+engine's process reads it as it would read the pack cache, and never imports the
+compiler. The child costs a second interpreter's start (≈ 0.2 s), which only a large
+compile is worth.
+
+Nothing the child says is taken on trust beyond what the pack cache's entries are:
+an answer that does not read back, a child that cannot start or stops for any other
+reason than the packs' own errors, and the caller compiles in its own process, which
+gives the same set (and, for a bad pack, the same errors).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from base64 import b64decode, b64encode
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from policy._logger import logger
+from policy.aliases import AliasTable
+from policy.packs.diagnostics import Diagnostic, PackError
+
+if TYPE_CHECKING:
+    from policy.packs import LoadedPacks
+
+__all__ = ["APART_FROM_BYTES", "compile_apart", "large"]
+
+log = logger("policy.packs.apart")
+
+#: Sources of at least this many bytes are compiled in a child process. The rule count
+#: is not known before the compile; the bytes are. 1,000 rules of one line each are
+#: ≈ 140 KB, the shipped `rules/` (65 rules, commented) 129 KB: both compile in the
+#: caller's process, where the child's start would cost more than the compile.
+APART_FROM_BYTES = 512 * 1024
+
+#: The packs' own errors: the answer is their diagnostics, as JSON.
+_PACK_ERRORS = 2
+
+#: The child's whole program: the caller's module path, then `main`. (`-I`: nothing
+#: from the environment (PYTHONINSPECT, PYTHONSTARTUP, ...) changes what it runs.)
+_BOOT = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from policy.packs.apart import main; main()"
+)
+
+
+def large(files: Sequence[tuple[Path, bytes | None]]) -> bool:
+    """Whether `files` are large enough to be compiled in a child (`APART_FROM_BYTES`)."""
+    total = 0
+    for path, raw in files:
+        if raw is not None:
+            total += len(raw)
+        else:
+            try:
+                total += path.stat().st_size
+            except OSError:
+                continue  # (the compile says why it cannot be read)
+    return total >= APART_FROM_BYTES
+
+
+def compile_apart(
+    files: Sequence[tuple[Path, bytes | None]], cel_engine: str, aliases: AliasTable
+) -> LoadedPacks | None:
+    """`files` compiled by a child interpreter over `aliases`, read back from the entry
+    it answers; PackError with the child's diagnostics for packs with errors; None when
+    the child gave no answer that reads back (the caller compiles in its own process)."""
+    from policy.packs.cache import alias_mapping, loads
+    from policy.packs.cel import get_engine
+
+    request = orjson.dumps(
+        {
+            "engine": cel_engine,
+            "aliases": alias_mapping(aliases),
+            "files": [
+                [_encoded(os.fsencode(path)), None if raw is None else _encoded(raw)]
+                for path, raw in files
+            ],
+        }
+    )
+    argv = [sys.executable, "-I", "-c", _BOOT, json.dumps(sys.path)]
+    try:
+        done = subprocess.run(argv, input=request, capture_output=True, check=False)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        log.debug("pack compile apart: no child (%s); compiled here", exc)
+        return None
+    if done.returncode == _PACK_ERRORS:
+        diagnostics = _diagnostics(done.stdout)
+        if diagnostics:
+            raise PackError(diagnostics)
+    if done.returncode != 0:
+        log.debug(
+            "pack compile apart: the child exited %s; compiled here: %s",
+            done.returncode,
+            done.stderr[-2000:].decode(errors="replace"),
+        )
+        return None
+    try:
+        return loads(done.stdout, get_engine(cel_engine), aliases)
+    except Exception as exc:  # noqa: BLE001 - as a cache entry that does not read back
+        log.debug("pack compile apart: the answer does not read back (%s); compiled here", exc)
+        return None
+
+
+def _encoded(raw: bytes) -> str:
+    return b64encode(raw).decode("ascii")
+
+
+def _diagnostics(body: bytes) -> list[Diagnostic]:
+    """The child's diagnostics; none when they do not read back as such."""
+    try:
+        rows = orjson.loads(body)
+        return [
+            Diagnostic(
+                path=_of(row, "path", str),
+                line=_of(row, "line", int),
+                col=_of(row, "col", int),
+                severity=_of(row, "severity", str),
+                code=_of(row, "code", str),
+                message=_of(row, "message", str),
+            )
+            for row in rows
+        ]
+    except (orjson.JSONDecodeError, TypeError, KeyError):
+        return []
+
+
+def _of(row: Any, name: str, kind: type) -> Any:
+    value = row[name]
+    if type(value) is not kind or (name == "severity" and value not in ("error", "warning")):
+        raise TypeError(f"diagnostic {name} is not a {kind.__name__} a diagnostic holds")
+    return value
+
+
+def main() -> None:
+    """The child: compile the request on stdin, write the entry (or the errors) out."""
+    from policy.aliases import DEFAULT_ALIASES
+    from policy.packs import _compiled
+    from policy.packs.cache import alias_table, dumps
+    from policy.packs.cel import get_engine
+
+    request = orjson.loads(sys.stdin.buffer.read())
+    files = [
+        (Path(os.fsdecode(b64decode(path))), None if raw is None else b64decode(raw))
+        for path, raw in request["files"]
+    ]
+    engine = get_engine(request["engine"])
+    aliases = alias_table(request["aliases"], DEFAULT_ALIASES)
+    out = sys.stdout.buffer
+    try:
+        result = _compiled(files, engine, aliases)
+    except PackError as exc:
+        out.write(
+            orjson.dumps(
+                [
+                    {
+                        "path": d.path,
+                        "line": d.line,
+                        "col": d.col,
+                        "severity": d.severity,
+                        "code": d.code,
+                        "message": d.message,
+                    }
+                    for d in exc.diagnostics
+                ]
+            )
+        )
+        out.flush()
+        sys.exit(_PACK_ERRORS)
+    body = dumps(result)
+    if body is None:  # (not representable as an entry: the caller compiles it)
+        sys.exit(1)
+    out.write(body)
+    out.flush()
