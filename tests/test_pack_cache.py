@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -694,19 +695,130 @@ def test_a_set_no_child_compiles_is_compiled_here(
     assert not _from_cache(engine) and _decisions(engine) == expected
 
 
-def test_a_child_answer_that_is_not_the_packs_errors_is_not_taken_for_them(
-    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+_WARNING = (
+    '[{"path": "p.yaml", "line": 1, "col": 1, "severity": "warning", "code": "c", '
+    '"message": "m"}]'
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "printf '[{\"path\": 1}]'; exit 2",  # (the errors' code, no diagnostics that read back)
+        f"printf '{_WARNING}'; exit 2",  # (the errors' code, not one error among them)
+        "printf '{\"format\": 4, \"key\": \"\", \"packs\": ['; exit 0",  # (cut short)
+        "sleep 60",  # (no answer in time)
+    ],
+)
+def test_a_child_answer_that_is_not_a_set_or_its_errors_is_not_taken_for_either(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
 ) -> None:
-    # (a child that stops with the errors' code but no diagnostics that read back —
-    # killed part way, another program — is no answer: the set is compiled here)
+    # (killed part way, another program, a child gone wrong: no answer, and the set is
+    # compiled here — never an empty or partial set, never errors the packs do not have)
     fake = tmp_path / "fake-python"
-    fake.write_text("#!/bin/sh\ncat >/dev/null; printf '[{\"path\": 1}]'; exit 2\n")
+    fake.write_text(f"#!/bin/sh\ncat >/dev/null; {answer}\n")
     fake.chmod(0o755)
     expected = _decisions(engines([pack], pack_cache=False))
     monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart, "TIMEOUT", 1.0)
     monkeypatch.setattr(apart.sys, "executable", str(fake))
     engine = engines([pack], pack_cache=False)
     assert not _from_cache(engine) and _decisions(engine) == expected
+
+
+def test_a_process_with_no_interpreter_to_start_compiles_here(
+    pack: Path, engines: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (red team: `sys.executable` may be None in an embedded interpreter, and a
+    # `sys.path` entry may be any object; the engine failed to start on either)
+    expected = _decisions(engines([pack], pack_cache=False))
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(sys, "path", [*sys.path, Path("/nonexistent/plugins")])
+    monkeypatch.setattr(packs_module, "_compiled", None)  # (not called: the child compiles)
+    assert _from_cache(engines([pack], pack_cache=False))
+    monkeypatch.undo()
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart.sys, "executable", None)
+    compiled = load_packs([pack])
+    monkeypatch.undo()  # (the engine itself needs an interpreter's path: facts.protected_paths)
+    assert compiled.entry is None  # (compiled here)
+    with Engine(Settings(packs=[pack], audit_path=tmp_path / "d.log"), loaded=compiled) as engine:
+        assert _decisions(engine) == expected
+
+
+def test_a_child_that_would_read_file_names_otherwise_does_not_answer(
+    pack: Path, engines: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (red team: `-I` drops PYTHONUTF8 and PYTHONCOERCECLOCALE, so a child could name a
+    # pack file, in its errors and rule locations, otherwise than this process does)
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart, "_filesystem_encoding", lambda: ["ebcdic", "strict"])
+    engine = engines([pack], pack_cache=False)
+    assert not _from_cache(engine)  # (compiled here)
+
+
+def test_the_child_never_imports_a_policy_package_from_the_working_directory(
+    pack: Path, tmp_path: Path
+) -> None:
+    # (red team: `python -c`, a REPL or a notebook put '' first on sys.path; the child
+    # read it against the working directory — an agent's workspace — and ran the
+    # `policy/packs/apart.py` there, which answered an empty set)
+    workspace = tmp_path / "workspace"
+    fake = workspace / "policy" / "packs"
+    fake.mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (workspace / "policy" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "apart.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef main(): pass\n")
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        assert sys.path[0] == ""
+        from policy import Engine, ToolCall
+        from policy.packs import apart
+        from policy.settings import Settings
+        apart.APART_FROM_BYTES = 1
+        os.chdir({str(workspace)!r})
+        engine = Engine(Settings(packs=[{str(pack)!r}], audit_path="d.log", pack_cache=False))
+        print(engine.before_tool(ToolCall(tool="Bash", args={{"command": "rm -rf /"}})).action)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert done.stdout.strip() == "deny_tool"
+    assert not marker.exists()
+
+
+def test_a_child_ends_with_the_process_that_asked(tmp_path: Path) -> None:
+    # (a caller killed mid-compile — a host's hook timeout — leaves no compile running)
+    script = textwrap.dedent(
+        """
+        import os, subprocess, sys
+        child = subprocess.Popen([sys.executable, "-c", (
+            "import os, sys, time; from policy.packs.apart import _end_with; "
+            "_end_with(os.getppid()); print('watching', flush=True); time.sleep(60)"
+        )], stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline() == "watching\\n"
+        print(child.pid, flush=True)
+        os._exit(0)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout)
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
 
 
 def test_an_engine_on_a_set_compiled_apart_never_loads_the_compiler(
