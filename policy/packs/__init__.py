@@ -58,6 +58,7 @@ def load_packs(
     asked through `access`, the system by default): an entry is this user's file,
     and reading one for packs the user may not write would let the user — and the
     agent running tools as it — rewrite a policy an administrator protected.
+    Large sets are compiled by a child process and read back (policy.packs.apart).
     """
     from policy.packs.cel import get_engine
     from policy.packs.load import discover

@@ -11,9 +11,10 @@ compiler. The child costs a second interpreter's start (≈ 0.2 s), which only a
 compile is worth.
 
 Nothing the child says is taken on trust beyond what the pack cache's entries are:
-an answer that does not read back, a child that cannot start or stops for any other
-reason than the packs' own errors, and the caller compiles in its own process, which
-gives the same set (and, for a bad pack, the same errors).
+an answer that does not read back, a child that cannot start, does not answer within
+`TIMEOUT` or stops for any other reason than the packs' own errors, and the caller
+compiles in its own process, which gives the same set (and, for a bad pack, the same
+errors).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from policy.packs.diagnostics import Diagnostic, PackError
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
 
-__all__ = ["APART_FROM_BYTES", "compile_apart", "large"]
+__all__ = ["APART_FROM_BYTES", "TIMEOUT", "compile_apart", "large"]
 
 log = logger("policy.packs.apart")
 
