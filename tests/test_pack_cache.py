@@ -790,6 +790,42 @@ def test_the_child_never_imports_a_policy_package_from_the_working_directory(
     assert not marker.exists()
 
 
+def test_the_child_searches_no_directory_the_caller_does_not(pack: Path, tmp_path: Path) -> None:
+    # (red team 2: as an editable install's finder does, `policy` is loaded from a
+    # directory that is not on sys.path; searching that directory first in the child
+    # would import a `base64.py` planted beside `policy/` there)
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "policy").symlink_to(Path(packs_module.__file__).parent.parent)
+    marker = tmp_path / "imported"
+    (root / "base64.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, sys
+        init = {str(root / "policy" / "__init__.py")!r}
+        spec = importlib.util.spec_from_file_location(
+            "policy", init, submodule_search_locations=[{str(root / "policy")!r}])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["policy"] = module
+        spec.loader.exec_module(module)
+        from policy import Engine, ToolCall
+        from policy.packs import apart
+        from policy.settings import Settings
+        assert {str(root)!r} not in sys.path
+        apart.APART_FROM_BYTES = 1
+        engine = Engine(Settings(packs=[{str(pack)!r}], audit_path="d.log", pack_cache=False))
+        assert all(rule.model is None for hook in engine.loaded_packs.hooks for rule in hook.rules)
+        print(engine.before_tool(ToolCall(tool="Bash", args={{"command": "rm -rf /"}})).action)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "deny_tool"
+    assert not marker.exists()
+
+
 def test_a_child_ends_with_the_process_that_asked(tmp_path: Path) -> None:
     # (a caller killed mid-compile — a host's hook timeout — leaves no compile running)
     script = textwrap.dedent(

@@ -54,12 +54,21 @@ _PACK_ERRORS = 2
 #: rules compile in ≈ 4 s on a 2-core machine).
 TIMEOUT = 300.0
 
-#: The child's whole program: the caller's module path, then `main`. (`-I`: nothing
-#: from the environment (PYTHONINSPECT, PYTHONSTARTUP, ...) changes what it runs,
-#: and no directory but the ones it is given is searched for modules.)
+#: The child's whole program: the caller's absolute module directories, this `policy`
+#: package loaded from where the caller's was (its `__init__.py` and `__path__`, not a
+#: search), then `main`. (`-I`: nothing from the environment (PYTHONINSPECT,
+#: PYTHONSTARTUP, ...) changes what it runs, and no directory but the ones it is given
+#: is searched for modules.)
 _BOOT = (
-    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
-    "from policy.packs.apart import main; main()"
+    "import json, sys, importlib.util as u\n"
+    "path, init, package = json.loads(sys.argv[1])\n"
+    "sys.path[:] = path\n"
+    "spec = u.spec_from_file_location('policy', init, submodule_search_locations=package)\n"
+    "policy = u.module_from_spec(spec)\n"
+    "sys.modules['policy'] = policy\n"
+    "spec.loader.exec_module(policy)\n"
+    "from policy.packs.apart import main\n"
+    "main()\n"
 )
 
 
@@ -132,17 +141,21 @@ def compile_apart(
         return None
 
 
-def _module_path() -> list[str]:
-    """Where the child looks for modules: the caller's absolute entries, with the
-    directory this `policy` package was loaded from first unless among them. A
-    relative entry (`''`, which a `python -c`, a REPL or a notebook puts first) would
-    be read against the child's working directory — an agent's workspace, maybe — and
-    a `policy/` there would be imported instead of this one."""
+def _module_path() -> list[Any]:
+    """Where the child finds its modules: the caller's absolute `sys.path` entries, and
+    this `policy` package where the caller loaded it. A relative entry (`''`, which
+    `python -c`, a REPL or a notebook puts first) would be read against the child's
+    working directory — an agent's workspace, maybe — and a `policy/` there imported
+    instead of this one; nor is the directory holding `policy/` searched (an editable
+    install's repository root: a `base64.py` there is nothing the caller imports)."""
+    import policy
+
     entries = [e for e in sys.path if isinstance(e, str) and os.path.isabs(e)]
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if package not in entries:  # (loaded through `''`, or an editable install's finder)
-        entries.insert(0, package)
-    return entries
+    init = policy.__file__
+    package = [p for p in policy.__path__ if isinstance(p, str)]
+    if init is None or not os.path.isabs(init) or not all(os.path.isabs(p) for p in package):
+        raise ValueError("the policy package has no absolute place to load it from")
+    return [entries, init, package]
 
 
 def _filesystem_encoding() -> list[str]:
