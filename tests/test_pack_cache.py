@@ -746,15 +746,35 @@ def test_a_process_with_no_interpreter_to_start_compiles_here(
         assert _decisions(engine) == expected
 
 
-def test_a_child_that_would_read_file_names_otherwise_does_not_answer(
-    pack: Path, engines: Any, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "other",
+    [
+        # (red team: `-I` drops PYTHONUTF8 and PYTHONCOERCECLOCALE, so a child could
+        # name a pack file, in its errors and rule locations, otherwise than this does)
+        ("_filesystem_encoding", lambda: ["ebcdic", "strict"]),
+        # (red team 2: `sys.executable` may be another Python than the one running)
+        ("_interpreter", lambda: ["2.7.18", "cpython-27"]),
+    ],
+)
+def test_a_child_that_would_compile_otherwise_does_not_answer(
+    pack: Path, engines: Any, monkeypatch: pytest.MonkeyPatch, other: tuple[str, Any]
 ) -> None:
-    # (red team: `-I` drops PYTHONUTF8 and PYTHONCOERCECLOCALE, so a child could name a
-    # pack file, in its errors and rule locations, otherwise than this process does)
     monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
-    monkeypatch.setattr(apart, "_filesystem_encoding", lambda: ["ebcdic", "strict"])
+    monkeypatch.setattr(apart, *other)  # (what the caller says of itself; the child differs)
     engine = engines([pack], pack_cache=False)
     assert not _from_cache(engine)  # (compiled here)
+
+
+def test_a_frozen_application_compiles_here(
+    pack: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (red team 2: in a PyInstaller build `sys.executable` is the application itself)
+    monkeypatch.setattr(apart, "APART_FROM_BYTES", 1)
+    monkeypatch.setattr(apart.sys, "frozen", True, raising=False)
+    started: list[Any] = []
+    monkeypatch.setattr(apart.subprocess, "run", lambda *args, **_: started.append(args))
+    assert load_packs([pack]).entry is None  # (compiled here)
+    assert not started
 
 
 def test_the_child_never_imports_a_policy_package_from_the_working_directory(
@@ -823,6 +843,36 @@ def test_the_child_searches_no_directory_the_caller_does_not(pack: Path, tmp_pat
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "deny_tool"
+    assert not marker.exists()
+
+
+def test_the_child_searches_not_the_directory_python_m_put_first(
+    pack: Path, tmp_path: Path
+) -> None:
+    # (red team 2: `python -m` puts the working directory first on sys.path; the caller
+    # imports nothing of the compiler, the child did — a `yaml.py` planted there ran)
+    workspace = tmp_path / "workspace"
+    (workspace / "tool").mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (workspace / "yaml.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (workspace / "tool" / "__init__.py").write_text("")
+    (workspace / "tool" / "__main__.py").write_text(
+        textwrap.dedent(
+            f"""
+            import os, sys
+            from policy.packs import apart, load_packs
+            assert sys.path[0] == os.getcwd()
+            apart.APART_FROM_BYTES = 1
+            loaded = load_packs([{str(pack)!r}])
+            print("yaml" in sys.modules, loaded.entry is not None, len(loaded.hooks))
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tool"], capture_output=True, text=True, cwd=workspace
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "1"]  # (compiled apart, not here)
     assert not marker.exists()
 
 

@@ -57,8 +57,8 @@ TIMEOUT = 300.0
 #: The child's whole program: the caller's absolute module directories, this `policy`
 #: package loaded from where the caller's was (its `__init__.py` and `__path__`, not a
 #: search), then `main`. (`-I`: nothing from the environment (PYTHONINSPECT,
-#: PYTHONSTARTUP, ...) changes what it runs, and no directory but the ones it is given
-#: is searched for modules.)
+#: PYTHONSTARTUP, ...) changes what it runs; `-S`: no `.pth` file or `sitecustomize`
+#: runs; no directory but the ones it is given is searched for modules.)
 _BOOT = (
     "import json, sys, importlib.util as u\n"
     "path, init, package = json.loads(sys.argv[1])\n"
@@ -95,6 +95,8 @@ def compile_apart(
     from policy.packs.cache import alias_mapping, loads
     from policy.packs.cel import get_engine
 
+    if getattr(sys, "frozen", False):  # (`sys.executable` is the application, no Python)
+        return None
     try:
         request = orjson.dumps(
             {
@@ -106,11 +108,13 @@ def compile_apart(
                 ],
                 "parent": os.getpid(),
                 "filesystem": _filesystem_encoding(),
+                "python": _interpreter(),
             }
         )
         argv = [
             os.fspath(sys.executable),
             "-I",
+            "-S",
             "-X",
             f"utf8={sys.flags.utf8_mode}",
             "-c",
@@ -150,12 +154,22 @@ def _module_path() -> list[Any]:
     install's repository root: a `base64.py` there is nothing the caller imports)."""
     import policy
 
-    entries = [e for e in sys.path if isinstance(e, str) and os.path.isabs(e)]
+    # (Without -P the interpreter put the script's directory, or the working directory
+    # for `-m`, first: an agent's workspace, maybe, where a planted `yaml.py` would be
+    # the compiler's. The child does without it: it loads `policy` by its own path.)
+    given = sys.path if sys.flags.safe_path else sys.path[1:]
+    entries = [e for e in given if isinstance(e, str) and os.path.isabs(e)]
     init = policy.__file__
     package = [p for p in policy.__path__ if isinstance(p, str)]
     if init is None or not os.path.isabs(init) or not all(os.path.isabs(p) for p in package):
         raise ValueError("the policy package has no absolute place to load it from")
     return [entries, init, package]
+
+
+def _interpreter() -> list[str]:
+    """Which Python this is: a `sys.executable` that is another one (an embedding host's
+    binary, another version) does not answer."""
+    return [sys.version, sys.implementation.cache_tag or ""]
 
 
 def _filesystem_encoding() -> list[str]:
@@ -202,8 +216,8 @@ def main() -> None:
     from policy.packs.cel import get_engine
 
     request = orjson.loads(sys.stdin.buffer.read())
-    if request["filesystem"] != _filesystem_encoding():
-        sys.exit(1)  # (its paths would read otherwise than the caller's: compiled there)
+    if request["filesystem"] != _filesystem_encoding() or request["python"] != _interpreter():
+        sys.exit(1)  # (paths read otherwise, or another Python: compiled by the caller)
     _end_with(request["parent"])
     files = [
         (Path(os.fsdecode(b64decode(path))), None if raw is None else b64decode(raw))
