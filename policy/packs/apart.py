@@ -152,8 +152,7 @@ def _module_path() -> list[Any]:
     working directory — an agent's workspace, maybe — and a `policy/` there imported
     instead of this one; nor is the directory holding `policy/` searched (an editable
     install's repository root: a `base64.py` there is nothing the caller imports)."""
-    import policy
-
+    policy = sys.modules["policy"]  # (loaded: this module is in it; not the facade's names)
     # (Without -P the interpreter put the script's directory, or the working directory
     # for `-m`, first: an agent's workspace, maybe, where a planted `yaml.py` would be
     # the compiler's. The child does without it: it loads `policy` by its own path.)
