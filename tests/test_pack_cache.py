@@ -695,10 +695,7 @@ def test_a_set_no_child_compiles_is_compiled_here(
     assert not _from_cache(engine) and _decisions(engine) == expected
 
 
-_WARNING = (
-    '[{"path": "p.yaml", "line": 1, "col": 1, "severity": "warning", "code": "c", '
-    '"message": "m"}]'
-)
+_WARNING = '[["p.yaml", 1, 1, "warning", "c", "m"]]'
 
 
 @pytest.mark.parametrize(

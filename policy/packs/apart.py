@@ -183,35 +183,19 @@ def _encoded(raw: bytes) -> str:
 
 def _diagnostics(body: bytes) -> list[Diagnostic]:
     """The child's diagnostics; none when they do not read back as such."""
+    from policy.packs.cache import diagnostic_of
+
     try:
-        rows = orjson.loads(body)
-        return [
-            Diagnostic(
-                path=_of(row, "path", str),
-                line=_of(row, "line", int),
-                col=_of(row, "col", int),
-                severity=_of(row, "severity", str),
-                code=_of(row, "code", str),
-                message=_of(row, "message", str),
-            )
-            for row in rows
-        ]
-    except (orjson.JSONDecodeError, TypeError, KeyError):
+        return [diagnostic_of(row) for row in orjson.loads(body)]
+    except (orjson.JSONDecodeError, TypeError):
         return []
-
-
-def _of(row: Any, name: str, kind: type) -> Any:
-    value = row[name]
-    if type(value) is not kind or (name == "severity" and value not in ("error", "warning")):
-        raise TypeError(f"diagnostic {name} is not a {kind.__name__} a diagnostic holds")
-    return value
 
 
 def main() -> None:
     """The child: compile the request on stdin, write the entry (or the errors) out."""
     from policy.aliases import DEFAULT_ALIASES
     from policy.packs import _compiled
-    from policy.packs.cache import alias_table, dumps
+    from policy.packs.cache import alias_table, diagnostic_row, dumps
     from policy.packs.cel import get_engine
 
     request = orjson.loads(sys.stdin.buffer.read())
@@ -228,21 +212,7 @@ def main() -> None:
     try:
         result = _compiled(files, engine, aliases)
     except PackError as exc:
-        out.write(
-            orjson.dumps(
-                [
-                    {
-                        "path": d.path,
-                        "line": d.line,
-                        "col": d.col,
-                        "severity": d.severity,
-                        "code": d.code,
-                        "message": d.message,
-                    }
-                    for d in exc.diagnostics
-                ]
-            )
-        )
+        out.write(orjson.dumps([diagnostic_row(d) for d in exc.diagnostics]))
         out.flush()
         sys.exit(_PACK_ERRORS)
     body = dumps(result)

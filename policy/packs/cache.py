@@ -81,6 +81,7 @@ from policy._trusted_store import (
 from policy._version import __version__
 from policy.aliases import AliasTable
 from policy.model import POINTS, ApprovalGate
+from policy.packs.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
@@ -94,6 +95,8 @@ __all__ = [
     "alias_mapping",
     "alias_table",
     "cache_key",
+    "diagnostic_of",
+    "diagnostic_row",
     "dumps",
     "environment",
     "load",
@@ -350,6 +353,20 @@ def _str(value: Any) -> str:
     return value
 
 
+def diagnostic_row(diagnostic: Diagnostic) -> list[Any]:
+    """A diagnostic as an entry holds it (and a compile apart hands it over)."""
+    d = diagnostic
+    return [d.path, d.line, d.col, d.severity, d.code, d.message]
+
+
+def diagnostic_of(row: Any) -> Diagnostic:
+    """The diagnostic `diagnostic_row` wrote; TypeError for anything else."""
+    if not isinstance(row, list) or len(row) != 6 or row[3] not in ("error", "warning"):
+        raise TypeError("not a diagnostic's row")
+    path, line, col, severity, code, message = row
+    return Diagnostic(_str(path), _int(line), _int(col), severity, _str(code), _str(message))
+
+
 def _strs(value: Any) -> list[str]:
     if not isinstance(value, list):
         raise TypeError(f"expected a list, got {type(value).__name__}")
@@ -384,7 +401,6 @@ def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
 
 def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> LoadedPacks:
     from policy.packs import LoadedPacks
-    from policy.packs.diagnostics import Diagnostic
     from policy.packs.runtime import STRENGTH, CompiledPack, CompiledRule, name_filter
 
     table = alias_table(entry["aliases"], aliases)
@@ -442,8 +458,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
         )
     builtins = _rebuild_builtins(entry["builtins"])
     warnings = [
-        Diagnostic(_str(w[0]), _int(w[1]), _int(w[2]), "warning", _str(w[4]), _str(w[5]))
-        for w in entry["warnings"]
+        dataclasses.replace(diagnostic_of(w), severity="warning") for w in entry["warnings"]
     ]
     revisions = entry["revisions"]
     if not isinstance(revisions, dict):
@@ -628,9 +643,7 @@ def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:
         "key": key,
         "aliases": table,
         "revisions": result.revisions,
-        "warnings": [
-            [w.path, w.line, w.col, w.severity, w.code, w.message] for w in result.warnings
-        ],
+        "warnings": [diagnostic_row(w) for w in result.warnings],
         "builtins": sections,
         "packs": packs,
     }
