@@ -198,6 +198,36 @@ def test_what_people_set_up_in_their_own_config_stays_read_only(
         close()
 
 
+def test_a_config_planted_under_its_old_size_and_times_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config rewritten in place after `git status` was judged, to the same size, its
+    mtime set back: git runs the planted program, so the policy must read it again —
+    a file's size, inode and times say nothing sure of what it holds."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    config = project.dir / ".git" / "config"
+    clean = config.read_text()
+    planted = FSMONITOR + "#" * (len(clean) - len(FSMONITOR) - 1) + "\n"
+    assert len(planted) == len(clean)
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", command="git status")[0] == "allow"
+        before = os.stat(config)
+        with open(config, "r+") as rewrite:
+            rewrite.write(planted)
+        os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = os.stat(config)
+        assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+            before.st_ino,
+            before.st_size,
+            before.st_mtime_ns,
+        )
+        assert ask("Bash", command="git status")[0] == "ask"
+    finally:
+        close()
+
+
 # Writing what git reads as config is persistence, by any tool.
 
 

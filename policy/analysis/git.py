@@ -947,8 +947,9 @@ def _origin(path: str, strict: bool) -> str:
     return f"the git config {path}"
 
 
-_PARSED: dict[tuple[str, int, int, int], tuple[_Setting, ...]] = {}
-_MAX_PARSED = 256  # parsed files remembered (by path, mtime, size, inode)
+_PARSED: dict[bytes, tuple[_Setting, ...]] = {}
+_MAX_PARSED = 256  # parsed files remembered, by their bytes
+_MAX_PARSED_BYTES = 16 * 1024  # a larger file is parsed at each reading
 
 
 def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
@@ -968,24 +969,45 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
         return (), f"the git config {path} is not a regular file"
     if info.st_size > _MAX_FILE_BYTES:
         return (), f"the git config {path} is larger than 1 MiB, and is not read"
-    key = (path, info.st_mtime_ns, info.st_size, info.st_ino)
-    cached = _PARSED.get(key)
-    if cached is not None:
-        return cached, ""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(_MAX_FILE_BYTES + 1)
+        data = _read_at_most(path, _MAX_FILE_BYTES + 1)
     except OSError:
         # git, as the agent, may read what this process cannot: it is not known
         # what the config makes git run
         return (), f"the git config {path} cannot be read"
-    if len(text) > _MAX_FILE_BYTES:
+    if len(data) > _MAX_FILE_BYTES:
         return (), f"the git config {path} is larger than 1 MiB, and is not read"
-    settings = tuple(_parse_config(text))
-    if len(_PARSED) >= _MAX_PARSED:
-        _PARSED.clear()
-    _PARSED[key] = settings
+    # Read at every call and recalled by what it says: a file's times and size say
+    # nothing sure of its contents (whoever writes it may set its mtime back, and
+    # two writes in one clock tick leave the same times), so a parse kept by them
+    # could judge a config planted since as the one read before.
+    settings = _PARSED.get(data)
+    if settings is None:
+        settings = tuple(_parse_config(data.decode("utf-8", "replace")))
+        if len(data) <= _MAX_PARSED_BYTES:
+            if len(_PARSED) >= _MAX_PARSED:
+                _PARSED.clear()
+            _PARSED[data] = settings
     return settings, ""
+
+
+def _read_at_most(path: str, size: int) -> bytes:
+    """The first `size` bytes of the file at `path`, read to its end (plain system
+    calls: a config is read at every inspection, and a Python file object costs more
+    than its read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        chunks: list[bytes] = []
+        left = size
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 _SECTION = LazyPattern(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
