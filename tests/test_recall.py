@@ -204,6 +204,104 @@ def test_home_is_both_the_callers_and_the_environments(
             assert engine.before_tool(call).action is Action.CONTINUE
 
 
+def test_the_packs_deciding_one_call_work_out_each_input_once(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every pack's recall key is made of the call's inputs; the packs of one call share
+    them, so an input is worked out (and digested) by the first pack that reads it —
+    and a new call, even an equal one, is worked out again."""
+    from policy.packs import runtime
+
+    engine = pack_engine(
+        """
+        name: first
+        rules:
+          - id: no-force
+            tools: [bash]
+            when: commands.exists(c, "force" in c.flags) && args.command != ""
+            action: deny
+        """,
+        """
+        name: second
+        rules:
+          - id: no-rm
+            tools: [bash]
+            when: commands.exists(c, c.name == "rm") && args.command != ""
+            action: deny
+        """,
+    )
+    read: list[str] = []
+    for name in ("args", "commands"):
+        value_of = runtime._VALUE_OF[name]
+        monkeypatch.setitem(
+            runtime._VALUE_OF,
+            name,
+            lambda s, p, pack, name=name, value_of=value_of: read.append(name) or value_of(s, p, pack),
+        )
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    read.clear()
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL  # recalled
+    assert sorted(read) == ["args", "commands"]
+    read.clear()
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    assert sorted(read) == ["args", "commands"]  # an equal call is another call
+
+
+def test_a_shared_key_is_the_one_a_program_makes_of_its_inputs(pack_engine: Any) -> None:
+    """The key made of shared parts is `Recall.key` of the same inputs: what a one-event
+    hook keeps on disk for the next process is found whichever way it was made."""
+    from policy.facts import home_dir
+    from policy.packs.runtime import CompiledPack
+
+    engine = pack_engine(
+        """
+        name: keyed
+        rules:
+          - id: no-secret
+            tools: [bash]
+            when: >-
+              access.reads.exists(p, path.matches(p, ["/etc/shadow"]))
+              || path.within(cwd, workspace) && args.command.startsWith("scp ")
+            action: deny
+        """
+    )
+    call = bash("cat /etc/shadow")
+    assert engine.before_tool(call).action is Action.DENY_TOOL
+    (pack,) = [h for h in engine.hooks if isinstance(h, CompiledPack)]
+    candidates = pack._index["before_tool"].memo["bash"]
+    kept = candidates.recall
+    assert kept is not None and "access" in kept.names and "cwd" in kept.names
+    data = pack.values_for("before_tool", kept.names, call, call)
+    shared = pack._recall_key(kept.names, call, call)
+    assert shared is not None and shared == kept.key(data, home_dir())
+
+
+def test_a_call_asked_for_another_caller_is_keyed_for_that_caller(pack_engine: Any) -> None:
+    """The same call object decided for two callers of `policy serve`: the protected
+    paths the second one adds are its own inputs, never the first one's parts."""
+    from policy.facts import Caller, deciding_for
+
+    engine = pack_engine(
+        """
+        name: guard
+        rules:
+          - id: no-protected
+            tools: [bash]
+            when: access.writes.exists(p, protected.exists(r, path.within(p, r)))
+            action: deny
+        """
+    )
+    call = bash("touch /srv/hook/settings.yaml")
+    plain = Caller(home="/home/a", principal="uid:1001")
+    guarded = Caller(home="/home/a", principal="uid:1001", protected=("/srv/hook",))
+    with deciding_for(plain):
+        assert engine.before_tool(call).action is Action.CONTINUE
+    with deciding_for(guarded):
+        assert engine.before_tool(call).action is Action.DENY_TOOL
+    with deciding_for(plain):
+        assert engine.before_tool(call).action is Action.CONTINUE
+
+
 def test_a_program_that_reads_the_file_system_is_never_recalled(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

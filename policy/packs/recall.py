@@ -198,6 +198,16 @@ def _exact(value: Any) -> bool:
 Key = tuple[str | bytes, ...]
 
 
+def part(name: str, value: Any) -> str | bytes | None:
+    """What input `name`, of value `value`, puts in a key (`Recall.key`): a short
+    string as it is, other values as a digest; None when it cannot be compared."""
+    if type(value) is str and len(value) <= _SHORT:
+        if value[:1] == "~" and value[1:2] not in ("", "/"):
+            return None  # (`~name`: the account database says where)
+        return value
+    return _digest(name, value)
+
+
 class Recall:
     """One program's remembered masks, by a key of its inputs (`key`); with a `store`,
     also those other processes remembered (`AnswerStore`: a one-event hook's)."""
@@ -259,16 +269,10 @@ class Recall:
         where `home` is the caller's for `policy serve`."""
         parts: list[str | bytes] = [home, home_variable() or ""]
         for name in self.names:
-            value = data[name]
-            if type(value) is str and len(value) <= _SHORT:
-                if value[:1] == "~" and value[1:2] not in ("", "/"):
-                    return None  # (`~name`: the account database says where)
-                parts.append(value)
-                continue
-            digest = _digest(name, value)
-            if digest is None:
+            made = part(name, data[name])
+            if made is None:
                 return None
-            parts.append(digest)
+            parts.append(made)
         return tuple(parts)
 
     def get(self, key: Key) -> int | None:

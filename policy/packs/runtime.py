@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from policy import telemetry
 from policy._logger import logger
 from policy.aliases import AliasTable
+from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete
 from policy.facts import CallFacts, FactsContext, current_caller, facts_of, home_dir
 from policy.model import (
@@ -46,12 +47,14 @@ from policy.model import (
     ApprovalGate,
     CallContext,
     Decision,
+    FrozenDict,
     ToolCall,
 )
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
-from policy.packs.recall import Recall
+from policy.packs.recall import Key, Recall
+from policy.packs.recall import part as recall_part
 
 if TYPE_CHECKING:
     # Only the compiler sets `CompiledRule.model` (a pydantic model); this module
@@ -531,18 +534,16 @@ class CompiledPack:
         CEL made of it."""
         recall = candidates.recall
         key = None
-        data = None
         if recall is not None:
-            data = self.values_for(point, recall.names, subject, payload)
-            key = recall.key(data, home_dir())
+            key = self._recall_key(recall.names, subject, payload)
             if key is not None:
                 remembered = recall.get(key)
                 if remembered is not None:
-                    return remembered, data
+                    return remembered, _NO_DATA
         program = candidates.program
         if program is None:  # (callers ask only candidates that have one)
             raise RuntimeError(f"{self.name}: no program for the conditions at {point}")
-        data = self.values_for(point, program.needs, subject, payload, data)
+        data = self.values_for(point, program.needs, subject, payload)
         take_gave_up()
         started = time.perf_counter_ns()
         mask = program.run_mask(data, subject)
@@ -552,6 +553,42 @@ class CompiledPack:
         if mask is not None and recall is not None and key is not None:
             recall.keep(key, mask)
         return mask, data
+
+    def _recall_key(self, names: Sequence[str], subject: Any, payload: Any) -> Key | None:
+        """The recall key of a program reading `names` for this call (`Recall.key`),
+        of parts made once a call: the packs deciding one call read the same inputs
+        (its fields, its facts, the protected paths), so each input is worked out and
+        made a part by the first pack that reads it, and the others take that part.
+        What the parts are of: the call, its payload, the facts' context, the caller
+        and `$HOME` (what `~` means), each by identity, as `policy.facts` keeps a
+        call's facts; a pack's own input (its `mode`) is never shared."""
+        inputs = _inputs
+        caller = current_caller()
+        variable = home_variable()
+        of = inputs.of
+        if (
+            of[0] is not subject
+            or of[1] is not payload
+            or of[2] is not self.facts_context
+            or of[3] is not caller
+            or of[4] is not variable
+        ):
+            inputs.of = (subject, payload, self.facts_context, caller, variable)
+            inputs.parts = {}
+            inputs.home = home_dir()
+        parts = inputs.parts
+        key: list[str | bytes] = [inputs.home, variable or ""]
+        for name in names:
+            if name in parts:
+                made = parts[name]
+            else:
+                made = recall_part(name, _VALUE_OF[name](subject, payload, self))
+                if name not in _PACK_OWN:
+                    parts[name] = made
+            if made is None:
+                return None
+            key.append(made)
+        return tuple(key)
 
     def _match(
         self,
@@ -1073,6 +1110,23 @@ def _protected(pack: CompiledPack) -> tuple[str, ...]:
     own = pack.facts_context.protected
     return own + caller.protected if caller is not None and caller.protected else own
 
+
+class _CallInputs(threading.local):
+    """What `_recall_key` made of the call this thread's packs are deciding, and what
+    that call is (`of`). Held until the next call, as `policy.facts` holds the last
+    call's facts."""
+
+    def __init__(self) -> None:
+        self.of: tuple[Any, ...] = (None, None, None, None, None)
+        self.home = ""
+        self.parts: dict[str, str | bytes | None] = {}
+
+
+_inputs = _CallInputs()
+_NO_DATA: Mapping[str, Any] = FrozenDict()
+
+#: Inputs whose value is the pack's own, not the call's: never shared between packs.
+_PACK_OWN = frozenset({"mode"})
 
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
