@@ -158,6 +158,10 @@ def analyze(command: str, cwd: str = "", home: str = "", *, disk: bool = True) -
         return lexical
     try:
         found = _on_disk(lexical, home)
+        if found is lexical:
+            # (nothing on disk changed it: its paths passed the lexical check, whose
+            # bounds the on-disk one only widens)
+            return found
         limit = _too_many_paths(found.commands, on_disk=True)
     except Exception as exc:  # noqa: BLE001 - a failure refuses the line, never passes it
         limit = _failed(exc)
