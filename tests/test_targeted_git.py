@@ -228,6 +228,82 @@ def test_a_config_planted_under_its_old_size_and_times_is_read_again(
         close()
 
 
+@pytest.mark.parametrize(
+    "line_break", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u0085", "\u2028"]
+)
+def test_a_line_break_git_does_not_know_hides_no_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line_break: str
+) -> None:
+    """git ends a config line at `\\n` alone: a value holding a character Python's
+    `splitlines` breaks at (`\\r`, a form feed, U+2028...) opens no section, and the
+    `fsmonitor` after it is `core`'s — as git reads it, and runs it."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    vendored = project.dir / "vendor" / "lib"
+    vendored.mkdir(parents=True)
+    _git(vendored, "init", "-q", home=project.home)
+    with open(vendored / ".git" / "config", "ab") as config:
+        text = "[core]\n\tcomment = x" + line_break + "[x]\n\tfsmonitor = ./.x.sh\n"
+        config.write(text.encode())
+    env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
+    seen = subprocess.run(
+        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
+    )
+    assert seen.stdout.strip() == "./.x.sh"  # what git itself reads
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"
+    finally:
+        close()
+
+
+def _vendored_repository(project: Project, how: str) -> Path:
+    """A repository unpacked in the project whose config git finds through a path
+    written with spaces Python would strip: the planted config is where git looks, a
+    clean one where the space-trimmed path leads."""
+    vendored = project.dir / "vendor" / how
+    if how == "gitdir":
+        _write(vendored / ".git", "gitdir:  store\n")  # (git: the path is " store")
+        planted, clean = vendored / " store", vendored / "store"
+    else:
+        _write(vendored / ".git" / "HEAD", "ref: refs/heads/main\n")
+        _write(vendored / ".git" / "commondir", "../store \n")  # (git: "../store ")
+        planted, clean = vendored / "store ", vendored / "store"
+    _git_dir_layout(planted, FSMONITOR)
+    _git_dir_layout(clean, "[core]\n\tbare = false\n")
+    return vendored
+
+
+@pytest.mark.parametrize("how", ["gitdir", "commondir"])
+def test_a_repository_is_found_where_git_finds_it_spaces_and_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    vendored = _vendored_repository(project, how)
+    env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
+    seen = subprocess.run(
+        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
+    )
+    assert seen.stdout.strip() == "./.x.sh"  # what git itself reads
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"
+    finally:
+        close()
+
+
+def test_a_quoted_value_keeps_its_spaces_as_git_keeps_them() -> None:
+    """`"false "` is no boolean to git: core.fsmonitor names a program then."""
+    from policy.analysis.git import _parse_config, _runs_program
+
+    (setting,) = _parse_config('[core]\n\tfsmonitor = "false "\n')
+    assert setting.value == "false "
+    assert _runs_program(setting, True, "status")
+    (plain,) = _parse_config("[core]\n\tfsmonitor = false   ; off\n")
+    assert plain.value == "false" and not _runs_program(plain, True, "status")
+
+
 # Writing what git reads as config is persistence, by any tool.
 
 
@@ -438,6 +514,22 @@ def test_stash_of_untracked_files_is_a_delete_of_them(
         _git(project.dir, "commit", "-qm", "y", home=project.home)
         assert ask("Bash", command="git stash -u")[0] not in ("deny", "ask")
         assert ask("Bash", command="git stash -a")[0] == "deny"  # ignored files too
+    finally:
+        close()
+
+
+@pytest.mark.parametrize("line_break", ["\x0c", "\x0b", "\x1c", "\u2028"])
+def test_an_ignore_rule_is_one_line_as_git_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line_break: str
+) -> None:
+    """`notes<FF>*` is one pattern to git, matching nothing here: `git stash -u` still
+    takes the hook's untracked files away — not a `*` that ignores everything."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    _write(project.dir / ".gitignore", f"notes{line_break}*\n")
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", command="git stash -u")[0] == "deny"  # .claude/ is untracked
     finally:
         close()
 

@@ -770,9 +770,11 @@ def _gitfile_target(path: str) -> str | None:
     """Where a `.git` file (`gitdir: PATH`, relative to the file) points; None if it
     does not say."""
     head = _small_file(path)
-    if head is None or not head.startswith("gitdir:"):
+    # (git's own reading: "gitdir: " and the rest of the file, less the line ends at
+    # its end; a space after the colon or before the end is part of the path)
+    if head is None or not head.startswith("gitdir: "):
         return None
-    target = head[len("gitdir:") :].strip()
+    target = head[len("gitdir: ") :].rstrip("\r\n")
     if not target:
         return None
     return posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
@@ -785,19 +787,22 @@ def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
     if named:
         return posixpath.normpath(posixpath.join(cwd, named))
     text = _small_file(git_dir + "/commondir")
-    if text is None or not text.strip():
+    if not text:
         return git_dir
-    return posixpath.normpath(posixpath.join(git_dir, text.strip()))
+    # (git's own reading: the file less one newline at its end, spaces and all)
+    return posixpath.normpath(posixpath.join(git_dir, text.removesuffix("\n")))
 
 
 def _small_file(path: str) -> str | None:
-    """The first 4 KiB of a regular file the agent may read; None otherwise."""
+    """The first 4 KiB of a regular file the agent may read; None otherwise. Its
+    bytes as they are: no line end translated (git reads `\\r` as a character of a
+    path), and bytes that are not UTF-8 kept as the file system's names keep them
+    (`surrogateescape`), so a path read from it names what git's names."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or not may_read(path):
             return None
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(4096)
+        return _read_at_most(path, 4096).decode("utf-8", "surrogateescape")
     except OSError:
         return None
 
@@ -983,7 +988,7 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     # could judge a config planted since as the one read before.
     settings = _PARSED.get(data)
     if settings is None:
-        settings = tuple(_parse_config(data.decode("utf-8", "replace")))
+        settings = tuple(_parse_config(data.decode("utf-8", "surrogateescape")))
         if len(data) <= _MAX_PARSED_BYTES:
             if len(_PARSED) >= _MAX_PARSED:
                 _PARSED.clear()
@@ -992,11 +997,13 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
 
 
 def _read_at_most(path: str, size: int) -> bytes:
-    """The first `size` bytes of the file at `path`, read to its end (plain system
-    calls: a config is read at every inspection, and a Python file object costs more
-    than its read)."""
+    """The first `size` bytes of the regular file at `path`, read to its end (plain
+    system calls: a config is read at every inspection, and a Python file object
+    costs more than its read); OSError for anything else (a FIFO never blocks it)."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since it was looked at)
+            raise OSError(f"{path} is not a regular file")
         chunks: list[bytes] = []
         left = size
         while left > 0:
@@ -1014,15 +1021,29 @@ _SECTION = LazyPattern(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
 _KEY = LazyPattern(r"([A-Za-z][A-Za-z0-9-]*)\s*(=?)")
 
 
+#: What git's config parser takes for space (its `isspace`): nothing else.
+_GIT_SPACE = " \t\r\n"
+
+
+def _git_lines(text: str) -> list[str]:
+    """`text` in lines as git reads a config or ignore file: ended by `\\n` alone (a
+    `\\r` just before it is dropped); the other characters Python's `splitlines`
+    breaks at (`\\r`, form feeds, U+2028...) are characters of the line to git."""
+    lines = text.split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def _parse_config(text: str) -> Iterator[_Setting]:
     """git's config syntax: `[section "sub"]` or `[section.sub]` headers (a key may
     follow on the same line), `key = value` with quotes, escapes, comments and
-    backslash continuations; a key with no `=` is true."""
-    lines = text.lstrip("\ufeff").splitlines()
+    backslash continuations; a key with no `=` is true. Lines and space as git's
+    parser knows them (`_git_lines`, `_GIT_SPACE`): a value Python would split or trim
+    otherwise could open a section or read as a boolean git does not see."""
+    lines = _git_lines(text.removeprefix("\ufeff"))
     section = subsection = ""
     index = 0
     while index < len(lines):
-        line = lines[index].strip()
+        line = lines[index].strip(_GIT_SPACE)
         index += 1
         if line.startswith("["):
             match = _SECTION.match(line)
@@ -1034,7 +1055,7 @@ def _parse_config(text: str) -> Iterator[_Setting]:
             else:
                 section, _, rest = name.partition(".")
                 section, subsection = section.lower(), rest.lower()
-            line = line[match.end() :].strip()
+            line = line[match.end() :].strip(_GIT_SPACE)
         if not line or line[0] in "#;":
             continue
         match = _KEY.match(line)
@@ -1053,23 +1074,35 @@ def _continues(raw: str) -> bool:
 
 
 def _value(raw: str) -> str:
+    """A value as git's `parse_value` makes it: space before it skipped, space after
+    it trimmed unless quoted (`"false "` is no boolean to git), nothing else."""
     out: list[str] = []
     quoted = False
+    trim: int | None = None  # where unquoted space at the end begins
     index = 0
     while index < len(raw):
         char = raw[index]
         index += 1
+        if char in _GIT_SPACE and not quoted:
+            if trim is None:
+                trim = len(out)
+            if out:
+                out.append(char)
+            continue
+        if char in "#;" and not quoted:
+            break
+        trim = None
         if char == "\\" and index < len(raw):
             escaped = raw[index]
             index += 1
             out.append({"n": "\n", "t": "\t", "b": "\b"}.get(escaped, escaped))
         elif char == '"':
             quoted = not quoted
-        elif char in "#;" and not quoted:
-            break
         else:
             out.append(char)
-    return "".join(out).strip()
+    if trim is not None:
+        del out[trim:]
+    return "".join(out)
 
 
 _BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
@@ -1718,8 +1751,8 @@ def _ignore_rules(repository: Repository, top: str) -> list[tuple[re.Pattern[str
         text = _small_file(path)
         if text is None:
             continue
-        for raw in text.splitlines():
-            line = raw.rstrip()
+        for raw in _git_lines(text):
+            line = raw.rstrip(" ")  # (git trims trailing spaces, and no other character)
             if not line or line.startswith(("#", "!")):
                 continue
             if line.startswith("!"):
