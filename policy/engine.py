@@ -49,7 +49,7 @@ from policy.errors import (
     SettingsError,
     TurnAborted,
 )
-from policy.facts import FactsContext, protected_paths
+from policy.facts import FactsContext, forget_last_call, protected_paths
 from policy.hooks import FailurePolicy, HookSource
 from policy.identity import CallNormalizer, keep_identity, normalize_request
 from policy.model import POINTS, Action, ApprovalGate, Decision, HookPoint, PointSpec, ToolCall
@@ -729,9 +729,16 @@ class Engine:
         """Whether an approver in the chain covers `call` (the respond guard asks)."""
         return bool(approvers_for(self._chain.snapshot, call))
 
+    def _asked(self, call: ToolCall) -> ToolCall:
+        """`call` as a decision judges it (canonical), with nothing kept of the last
+        call this thread judged: every public method that judges a call is one
+        decision, which reads the disk as it is now (policy.facts.forget_last_call)."""
+        forget_last_call()
+        return self._canonical(call)
+
     def _decide_before_tool(self, call: ToolCall) -> Decision:
         """The decision alone, without the log line (benchmarks measure this part)."""
-        decision = self._intercept(_BEFORE_TOOL, self._canonical(call), (), self._normalize_call)
+        decision = self._intercept(_BEFORE_TOOL, self._asked(call), (), self._normalize_call)
         return self._settle_before_tool(decision, call)
 
     def before_tool(self, call: ToolCall) -> Decision:
@@ -742,14 +749,14 @@ class Engine:
         """
         start = time.perf_counter_ns()
         self._check_open()
-        decision = self._intercept(_BEFORE_TOOL, self._canonical(call), (), self._normalize_call)
+        decision = self._intercept(_BEFORE_TOOL, self._asked(call), (), self._normalize_call)
         return self._conclude_before_tool(decision, call, start)
 
     async def abefore_tool(self, call: ToolCall) -> Decision:
         start = time.perf_counter_ns()
         self._check_open()
         decision = await self._aintercept(
-            _BEFORE_TOOL, self._canonical(call), (), self._normalize_call
+            _BEFORE_TOOL, self._asked(call), (), self._normalize_call
         )
         return self._conclude_before_tool(decision, call, start)
 
@@ -757,7 +764,7 @@ class Engine:
         """The gates the packs put on `call` (or the packs' refusal of it), judged now:
         what `approve_tool` asks when it is given no `gates`. For a caller that wants the
         judging — the packs' CPU — apart from the waiting (`policy serve`)."""
-        return self._gates_for(self._canonical(call))
+        return self._gates_for(self._asked(call))
 
     def _gates_for(self, call: ToolCall) -> tuple[ApprovalGate, ...] | Decision:
         return self._approval.gates_for(call)
@@ -824,7 +831,7 @@ class Engine:
         """
         start = time.perf_counter_ns()
         self._check_open()
-        call = self._canonical(call)
+        call = self._asked(call)
         plan = self._approval.plan(call, timeout, required, gates, defer)
         answer = self._invoker.drive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
@@ -840,7 +847,7 @@ class Engine:
     ) -> ApprovalDecision:
         start = time.perf_counter_ns()
         self._check_open()
-        call = self._canonical(call)
+        call = self._asked(call)
         plan = self._approval.plan(call, timeout, required, gates, defer)
         answer = await self._invoker.adrive(plan, waiting=True)
         return self._conclude_approval(call, answer, start)
@@ -850,7 +857,7 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         asked = (call, result)
-        call = self._canonical(call)
+        call = self._asked(call)
         decision = self._intercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
             decision = self._rejudge.result(decision, call, self._chain.snapshot)
@@ -862,7 +869,7 @@ class Engine:
         start = time.perf_counter_ns()
         self._check_open()
         asked = (call, result)
-        call = self._canonical(call)
+        call = self._asked(call)
         decision = await self._aintercept(HookPoint.AFTER_TOOL, result, (call,), None, call)
         if decision.action is _MODIFY:
             decision = self._rejudge.result(decision, call, self._chain.snapshot)

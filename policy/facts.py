@@ -150,9 +150,18 @@ class CallFacts:
 _local = threading.local()
 
 
+def forget_last_call() -> None:
+    """A decision starts on this thread: the facts kept of the last call are not
+    carried into it, even when it is the same call object — the disk may have changed
+    since (a link made while a person was asked, a config planted by a process the
+    last call started)."""
+    _local.last = None
+
+
 def facts_of(call: Any, context: FactsContext) -> CallFacts:
     """The facts of `call` (a ToolCall) under `context`; the last call is remembered
-    per thread, so the packs and builtins deciding one call compute them once.
+    per thread, so the packs and builtins deciding one call compute them once (until
+    the next decision starts: `forget_last_call`).
 
     Raises `AnalysisIncomplete` when the analysis gave up (a cap, named, or an error
     of its own): every reader of the facts then refuses the call, and the chain

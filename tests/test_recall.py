@@ -302,6 +302,40 @@ def test_a_call_asked_for_another_caller_is_keyed_for_that_caller(pack_engine: A
         assert engine.before_tool(call).action is Action.CONTINUE
 
 
+@pytest.mark.parametrize("between", ["nothing", "another call's facts"])
+def test_the_same_call_object_asked_again_reads_the_disk_again(
+    pack_engine: Any, tmp_path: Path, between: str
+) -> None:
+    """A call object judged again (before_tool, then approve_tool once a person
+    answered; a library caller keeping its call) is a new decision on the disk as it
+    is: a file made a link to a key meanwhile is read as the key — whatever was worked
+    out for other calls in between."""
+    from policy.facts import facts_of
+
+    work, keys = tmp_path / "work", tmp_path / ".ssh"
+    work.mkdir()
+    keys.mkdir()
+    (keys / "id_rsa").write_text("KEY")
+    (work / "notes.txt").write_text("hello")
+    engine = pack_engine(
+        """
+        name: secrets
+        rules:
+          - id: no-ssh
+            tools: [bash]
+            when: access.reads.exists(p, path.matches(p, ["**/.ssh/**"]))
+            action: deny
+        """
+    )
+    call = ToolCall(tool="bash", args={"command": "cat notes.txt"}, cwd=str(work))
+    assert engine.before_tool(call).action is Action.CONTINUE
+    (work / "notes.txt").unlink()
+    (work / "notes.txt").symlink_to(keys / "id_rsa")
+    if between != "nothing":
+        facts_of(ToolCall(tool="bash", args={"command": "ls"}, cwd=str(work)), engine.facts_context)
+    assert engine.before_tool(call).action is Action.DENY_TOOL
+
+
 def test_a_program_that_reads_the_file_system_is_never_recalled(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -47,7 +47,6 @@ from policy.model import (
     ApprovalGate,
     CallContext,
     Decision,
-    FrozenDict,
     ToolCall,
 )
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
@@ -534,16 +533,18 @@ class CompiledPack:
         CEL made of it."""
         recall = candidates.recall
         key = None
+        data = None
         if recall is not None:
             key = self._recall_key(recall.names, subject, payload)
             if key is not None:
                 remembered = recall.get(key)
                 if remembered is not None:
-                    return remembered, _NO_DATA
+                    return remembered, _NOT_RUN
+            data = self._key_values(recall.names)
         program = candidates.program
         if program is None:  # (callers ask only candidates that have one)
             raise RuntimeError(f"{self.name}: no program for the conditions at {point}")
-        data = self.values_for(point, program.needs, subject, payload)
+        data = self.values_for(point, program.needs, subject, payload, data)
         take_gave_up()
         started = time.perf_counter_ns()
         mask = program.run_mask(data, subject)
@@ -555,13 +556,15 @@ class CompiledPack:
         return mask, data
 
     def _recall_key(self, names: Sequence[str], subject: Any, payload: Any) -> Key | None:
-        """The recall key of a program reading `names` for this call (`Recall.key`),
-        of parts made once a call: the packs deciding one call read the same inputs
-        (its fields, its facts, the protected paths), so each input is worked out and
-        made a part by the first pack that reads it, and the others take that part.
-        What the parts are of: the call, its payload, the facts' context, the caller
-        and `$HOME` (what `~` means), each by identity, as `policy.facts` keeps a
-        call's facts; a pack's own input (its `mode`) is never shared."""
+        """The recall key of a program reading `names` for this call (`Recall.key`).
+        The packs deciding one call read the same inputs, so each is worked out and
+        made a part by the first pack that reads it, and the others take that part:
+        the call's own fields and the protected paths while the call, its payload, the
+        facts' context, the caller and `$HOME` are the same objects; its facts while
+        `facts_of` hands out the same facts, which it works out again at each decision
+        (`policy.facts.forget_last_call`). A pack's own input (its `mode`) is never
+        shared. What a program that is not recalled runs on is the values the key was
+        made of (`_key_values`)."""
         inputs = _inputs
         caller = current_caller()
         variable = home_variable()
@@ -574,21 +577,41 @@ class CompiledPack:
             or of[4] is not variable
         ):
             inputs.of = (subject, payload, self.facts_context, caller, variable)
-            inputs.parts = {}
+            inputs.made = {}
+            inputs.facts = None
             inputs.home = home_dir()
-        parts = inputs.parts
+        made = inputs.made
         key: list[str | bytes] = [inputs.home, variable or ""]
+        facts_seen = False
+        whole = True
         for name in names:
-            if name in parts:
-                made = parts[name]
-            else:
-                made = recall_part(name, _VALUE_OF[name](subject, payload, self))
+            if name in _OF_FACTS and not facts_seen:
+                facts_seen = True
+                facts = _facts(subject, self)  # (AnalysisIncomplete refuses the call)
+                if inputs.facts is not facts:
+                    inputs.facts = facts
+                    for stale in _OF_FACTS:
+                        made.pop(stale, None)
+            found = made.get(name)
+            if found is None:
+                value = _VALUE_OF[name](subject, payload, self)
+                found = (value, recall_part(name, value))
                 if name not in _PACK_OWN:
-                    parts[name] = made
-            if made is None:
-                return None
-            key.append(made)
-        return tuple(key)
+                    made[name] = found
+            part = found[1]
+            if part is None:
+                whole = False
+            else:
+                key.append(part)
+        return tuple(key) if whole else None
+
+    def _key_values(self, names: Sequence[str]) -> dict[str, Any]:
+        """The values the last `_recall_key` on this thread made its key of (a pack's
+        own inputs aside, which `values_for` works out again): a program that is not
+        recalled runs on them, so what it answers is kept under the key of what it
+        read."""
+        made = _inputs.made
+        return {name: made[name][0] for name in names if name not in _PACK_OWN}
 
     def _match(
         self,
@@ -1112,21 +1135,28 @@ def _protected(pack: CompiledPack) -> tuple[str, ...]:
 
 
 class _CallInputs(threading.local):
-    """What `_recall_key` made of the call this thread's packs are deciding, and what
-    that call is (`of`). Held until the next call, as `policy.facts` holds the last
-    call's facts."""
+    """What `_recall_key` made of the inputs of the call this thread's packs are
+    deciding, each as (value, key part); what that call is (`of`), and the facts the
+    facts' parts were made of. Held until the next call, as `policy.facts` holds the
+    last call's facts."""
 
     def __init__(self) -> None:
         self.of: tuple[Any, ...] = (None, None, None, None, None)
         self.home = ""
-        self.parts: dict[str, str | bytes | None] = {}
+        self.facts: CallFacts | None = None
+        self.made: dict[str, tuple[Any, str | bytes | None]] = {}
 
 
 _inputs = _CallInputs()
-_NO_DATA: Mapping[str, Any] = FrozenDict()
+
+#: What `_mask_of` hands back with a recalled mask: nothing ran, nothing to read.
+_NOT_RUN: Mapping[str, Any] = {}
 
 #: Inputs whose value is the pack's own, not the call's: never shared between packs.
 _PACK_OWN = frozenset({"mode"})
+
+#: Inputs read from the call's facts: shared only while `facts_of` hands out the same.
+_OF_FACTS = frozenset({"commands", "access", "workspace", "home"})
 
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
