@@ -228,31 +228,35 @@ def test_a_config_planted_under_its_old_size_and_times_is_read_again(
         close()
 
 
-@pytest.mark.parametrize(
-    "line_break", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u0085", "\u2028"]
-)
+_LINE_BREAKS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u0085", "\u2028"]
+
+
 def test_a_line_break_git_does_not_know_hides_no_setting(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line_break: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """git ends a config line at `\\n` alone: a value holding a character Python's
     `splitlines` breaks at (`\\r`, a form feed, U+2028...) opens no section, and the
     `fsmonitor` after it is `core`'s — as git reads it, and runs it."""
     project = Project(tmp_path)
     _git(project.dir, "init", "-q", home=project.home)
-    vendored = project.dir / "vendor" / "lib"
-    vendored.mkdir(parents=True)
-    _git(vendored, "init", "-q", home=project.home)
-    with open(vendored / ".git" / "config", "ab") as config:
-        text = "[core]\n\tcomment = x" + line_break + "[x]\n\tfsmonitor = ./.x.sh\n"
-        config.write(text.encode())
     env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
-    seen = subprocess.run(
-        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
-    )
-    assert seen.stdout.strip() == "./.x.sh"  # what git itself reads
+    vendored = []
+    for number, line_break in enumerate(_LINE_BREAKS):
+        where = project.dir / "vendor" / f"lib{number}"
+        where.mkdir(parents=True)
+        _git(where, "init", "-q", home=project.home)
+        with open(where / ".git" / "config", "ab") as config:
+            text = "[core]\n\tcomment = x" + line_break + "[x]\n\tfsmonitor = ./.x.sh\n"
+            config.write(text.encode())
+        seen = subprocess.run(
+            ["git", "config", "core.fsmonitor"], cwd=where, env=env, capture_output=True, text=True
+        )
+        assert seen.stdout.strip() == "./.x.sh", repr(line_break)  # what git itself reads
+        vendored.append((line_break, where))
     ask, close = _mount(monkeypatch, project)
     try:
-        assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"
+        for line_break, where in vendored:
+            assert ask("Bash", cwd=str(where), command="git status")[0] == "ask", repr(line_break)
     finally:
         close()
 
@@ -302,6 +306,117 @@ def test_a_quoted_value_keeps_its_spaces_as_git_keeps_them() -> None:
     assert _runs_program(setting, True, "status")
     (plain,) = _parse_config("[core]\n\tfsmonitor = false   ; off\n")
     assert plain.value == "false" and not _runs_program(plain, True, "status")
+
+
+def _planted_layout(vendor: Path, case: str) -> Path:
+    """A repository (or a directory inside one) where git finds a planted
+    `core.fsmonitor` by a way of reading the policy once read otherwise; the
+    directory to run `git status` in."""
+    here = vendor / case
+    if case == "comment ending in a backslash":
+        _git_dir_layout(here / ".git", "[core]\n\teditor = vi # note \\\n" + FSMONITOR[7:])
+    elif case == "two headers on a line":
+        _git_dir_layout(here / ".git", "[x] [core] fsmonitor = ./.x.sh\n")
+    elif case == ".git a link, an include with ..":
+        store = vendor / "stores" / "deep" / "g"
+        _git_dir_layout(store, "[include]\n\tpath = ../evil.inc\n")
+        _write(vendor / "stores" / "deep" / "evil.inc", FSMONITOR)
+        here.mkdir(parents=True)
+        (here / ".git").symlink_to(store)
+    elif case == "gitdir: through a link then ..":
+        _git_dir_layout(vendor / "elsewhere" / "x" / "store", FSMONITOR)
+        _git_dir_layout(here / "store", "[core]\n\tbare = false\n")
+        (here / "lnk").symlink_to(vendor / "elsewhere" / "x" / "y")
+        (vendor / "elsewhere" / "x" / "y").mkdir()
+        _write(here / ".git", "gitdir: lnk/../store\n")
+    elif case.startswith("commondir ending"):
+        ending = {"commondir ending CRLF": "\r\n", "commondir ending in 5,000 newlines": "\n" * 5000}
+        _write(here / ".git" / "HEAD", "ref: refs/heads/main\n")
+        _write(here / ".git" / "commondir", "../store" + ending[case])
+        _git_dir_layout(here / "store", FSMONITOR)
+    elif case == "an inner .git whose HEAD is no ref":
+        _git_dir_layout(here / ".git", FSMONITOR)
+        inner = here / "sub"
+        _git_dir_layout(inner / ".git", "[core]\n\tbare = false\n")
+        _write(inner / ".git" / "HEAD", "garbage\n")
+        return inner
+    elif case == "objects and refs executable files":
+        _write(here / ".git" / "HEAD", "ref: refs/heads/main\n")
+        for name in ("objects", "refs"):
+            _write(here / ".git" / name, "").chmod(0o755)
+        _write(here / ".git" / "config", FSMONITOR)
+    elif case == "70 directories below the repository":
+        _git_dir_layout(here / ".git", FSMONITOR)
+        deep = here.joinpath(*["d"] * 70)
+        deep.mkdir(parents=True)
+        return deep
+    return here
+
+
+_PLANTED = [
+    "comment ending in a backslash",
+    "two headers on a line",
+    ".git a link, an include with ..",
+    "gitdir: through a link then ..",
+    "commondir ending CRLF",
+    "commondir ending in 5,000 newlines",
+    "an inner .git whose HEAD is no ref",
+    "objects and refs executable files",
+    "70 directories below the repository",
+]
+
+
+def test_a_planted_fsmonitor_git_finds_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team after the reading was made git's: each layout, checked against real
+    git (it reads the planted program), makes `git status` ask."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
+    planted = []
+    for number, case in enumerate(_PLANTED):
+        where = _planted_layout(project.dir / f"vendor{number}", case)
+        seen = subprocess.run(
+            ["git", "config", "core.fsmonitor"], cwd=where, env=env, capture_output=True, text=True
+        )
+        assert seen.stdout.strip() == "./.x.sh", (case, seen.stderr)  # what git itself reads
+        planted.append((case, where))
+    ask, close = _mount(monkeypatch, project)
+    try:
+        for case, where in planted:
+            assert ask("Bash", cwd=str(where), command="git status")[0] == "ask", case
+    finally:
+        close()
+
+
+@pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
+def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str
+) -> None:
+    """`git status` in an unpacked repository whose files' times changed writes the
+    index, and runs its `post-index-change` hook (in `.git/hooks`, or where a planted
+    `core.hooksPath` says): no read-only allow for it."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    unpacked = project.dir / "vendor" / "pic"
+    unpacked.mkdir(parents=True)
+    _git(unpacked, "init", "-q", home=project.home)
+    _write(unpacked / "f.txt", "x\n")
+    _git(unpacked, "add", "f.txt", home=project.home)
+    _git(unpacked, "commit", "-qm", "x", home=project.home)
+    if hooks != ".git/hooks":
+        _git(unpacked, "config", "core.hooksPath", hooks, home=project.home)
+    marker = tmp_path / "ran"
+    _write(unpacked / hooks / "post-index-change", f"#!/bin/sh\ntouch {marker}\n").chmod(0o755)
+    os.utime(unpacked / "f.txt", (1e9, 1e9))
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(unpacked), command="git status")[0] == "ask"
+    finally:
+        close()
+    _git(unpacked, "status", home=project.home)
+    assert marker.exists()  # (git itself ran it)
 
 
 # Writing what git reads as config is persistence, by any tool.

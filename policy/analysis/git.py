@@ -691,7 +691,11 @@ def inspect(
         git_dir = posixpath.normpath(posixpath.join(cwd, git_dir))
     if not git_dir and not cwd.startswith("/"):
         return found
-    repository = _discover(cwd, git_dir, variables)
+    try:
+        repository = _discover(cwd, git_dir, variables)
+    except _Unjudged as exc:
+        found.reason = str(exc)
+        return found
     found.repository = repository
     reader = _Reader(home, subcommand)
     for path, strict in _config_files(repository, home, variables):
@@ -706,7 +710,22 @@ def inspect(
         # a relative core.hooksPath is taken from where hooks run: the work tree's top
         where = repository.top or repository.git_dir
         found.hooks = [_at(where, h, home) for h in reader.hooks]
+        if not found.reason:
+            found.reason = _index_hook(found.hooks, repository)
     return found
+
+
+def _index_hook(hooks: list[str], repository: Repository) -> str:
+    """Why git runs a program of the repository's when it only refreshes the index —
+    as `git status` and `git diff` do when a file's times changed (any tree unpacked
+    from an archive): an executable `post-index-change` in the hooks directory git
+    uses (the last `core.hooksPath`, else the common directory's `hooks`); ""
+    otherwise. The other hooks run on commands that write, which are not read-only."""
+    directory = hooks[-1] if hooks else repository.common_dir + "/hooks"
+    hook = directory.rstrip("/") + "/post-index-change"
+    if not _git_may_enter(hook) or os.path.isdir(hook):
+        return ""
+    return f"git runs {hook} (a post-index-change hook) whenever it refreshes the index"
 
 
 def _at(base: str, value: str, home: str) -> str:
@@ -724,10 +743,14 @@ def _variables(env: Sequence[str]) -> dict[str, str]:
     return found
 
 
+class _Unjudged(Exception):
+    """Where git finds its repository cannot be told within the caps: a reason."""
+
+
 def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository | None:
     """The repository git would use: the one named, else the first found walking up
     from `cwd` — `DIR/.git` (a directory, or a file saying `gitdir: PATH`), else DIR
-    itself when it is a bare repository."""
+    itself when it is a bare repository. _Unjudged past the caps."""
     if git_dir:
         target = _gitfile_target(git_dir) if os.path.isfile(git_dir) else None
         named = target or git_dir
@@ -754,16 +777,56 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         if parent == directory:
             return None
         directory = parent
-    return None
+    raise _Unjudged(
+        f"git runs more than {_MAX_WALK_UP} directories below where it may find its "
+        "repository, which the policy does not look for"
+    )
 
 
 def _is_git_directory(directory: str, variables: dict[str, str], cwd: str) -> bool:
-    """git's own test: HEAD, and objects/ and refs/ in the common directory."""
-    if not os.path.lexists(directory + "/HEAD"):
+    """git's own test (`is_git_directory`): a HEAD that is a ref or an object name,
+    and objects and refs in the common directory it may `access(X_OK)` — a directory
+    with an invalid HEAD is walked past, as git walks past it."""
+    if not _valid_head(directory + "/HEAD"):
         return False
     common = _common_dir(directory, variables, cwd)
     objects = variables.get("GIT_OBJECT_DIRECTORY") or common + "/objects"
-    return os.path.isdir(objects) and os.path.isdir(common + "/refs")
+    return _git_may_enter(objects) and _git_may_enter(common + "/refs")
+
+
+_OBJECT_NAME = LazyPattern(r"[0-9a-fA-F]{40}")
+
+
+def _valid_head(path: str) -> bool:
+    """git's `validate_headref`: a link to `refs/...`, or a file (its first 255
+    bytes) saying `ref:` then `refs/...`, or starting with an object name."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return os.readlink(path)[:5] == "refs/"
+        head = _read_at_most(path, 255, regular=False)
+    except OSError:
+        return False
+    if head.startswith(b"ref:"):
+        return head[4:].lstrip(b" \t\r\n").startswith(b"refs/")
+    return _OBJECT_NAME.match(head.decode("ascii", "replace")) is not None
+
+
+def _git_may_enter(path: str) -> bool:
+    """git's `access(path, X_OK)`, as the uid the analysis looks as: a directory it
+    may search, or a file with an execute bit it may use."""
+    looking = _viewer.get()
+    if looking is None:
+        return os.access(path, os.X_OK)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if not looking.reaches(path):
+        return False
+    if looking.uid == 0:
+        return stat.S_ISDIR(info.st_mode) or bool(info.st_mode & 0o111)
+    return looking.allows(path, 1)
 
 
 def _gitfile_target(path: str) -> str | None:
@@ -771,13 +834,14 @@ def _gitfile_target(path: str) -> str | None:
     does not say."""
     head = _small_file(path)
     # (git's own reading: "gitdir: " and the rest of the file, less the line ends at
-    # its end; a space after the colon or before the end is part of the path)
+    # its end; a space after the colon or before the end is part of the path, and
+    # `..` in it is the kernel's: after a link, not before)
     if head is None or not head.startswith("gitdir: "):
         return None
     target = head[len("gitdir: ") :].rstrip("\r\n")
     if not target:
         return None
-    return posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return os.path.realpath(posixpath.join(posixpath.dirname(path), target))
 
 
 def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
@@ -789,22 +853,33 @@ def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
     text = _small_file(git_dir + "/commondir")
     if not text:
         return git_dir
-    # (git's own reading: the file less one newline at its end, spaces and all)
-    return posixpath.normpath(posixpath.join(git_dir, text.removesuffix("\n")))
+    # (git's own reading: the file less the line ends at its end, spaces and all, its
+    # links resolved)
+    return os.path.realpath(posixpath.join(git_dir, text.rstrip("\r\n")))
 
 
-def _small_file(path: str) -> str | None:
-    """The first 4 KiB of a regular file the agent may read; None otherwise. Its
-    bytes as they are: no line end translated (git reads `\\r` as a character of a
-    path), and bytes that are not UTF-8 kept as the file system's names keep them
-    (`surrogateescape`), so a path read from it names what git's names."""
+#: A `.git` file or `commondir` larger than this is not read: where git finds the
+#: repository is then not known (a reason).
+_MAX_POINTER_BYTES = 64 * 1024
+
+
+def _small_file(path: str, *, whole: bool = True) -> str | None:
+    """A regular file the agent may read; None otherwise. Its bytes as they are: no
+    line end translated (git reads `\\r` as a character of a path), and bytes that
+    are not UTF-8 kept as the file system's names keep them (`surrogateescape`), so
+    a path read from it names what git's names. `whole`: all of it, _Unjudged past
+    `_MAX_POINTER_BYTES`; else its first 4 KiB (an ignore file: rules left unread only
+    make fewer files ignored)."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or not may_read(path):
             return None
-        return _read_at_most(path, 4096).decode("utf-8", "surrogateescape")
+        data = _read_at_most(path, _MAX_POINTER_BYTES + 1 if whole else 4096)
     except OSError:
         return None
+    if whole and len(data) > _MAX_POINTER_BYTES:
+        raise _Unjudged(f"{path} is larger than the policy reads: where git looks is not known")
+    return data.decode("utf-8", "surrogateescape")
 
 
 #: Where git looks for the system config (`$(prefix)/etc/gitconfig`), on the common
@@ -941,7 +1016,8 @@ class _Reader:
             value = self.home.rstrip("/") + value[1:]
         elif value.startswith("~"):
             return None
-        return posixpath.normpath(posixpath.join(posixpath.dirname(including), value))
+        # (`..` after a link is the kernel's, as git opens the path it joined)
+        return os.path.realpath(posixpath.join(posixpath.dirname(including), value))
 
 
 def _origin(path: str, strict: bool) -> str:
@@ -996,13 +1072,13 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     return settings, ""
 
 
-def _read_at_most(path: str, size: int) -> bytes:
+def _read_at_most(path: str, size: int, *, regular: bool = True) -> bytes:
     """The first `size` bytes of the regular file at `path`, read to its end (plain
     system calls: a config is read at every inspection, and a Python file object
     costs more than its read); OSError for anything else (a FIFO never blocks it)."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since it was looked at)
+        if regular and not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since looked at)
             raise OSError(f"{path} is not a regular file")
         chunks: list[bytes] = []
         left = size
@@ -1045,10 +1121,12 @@ def _parse_config(text: str) -> Iterator[_Setting]:
     while index < len(lines):
         line = lines[index].strip(_GIT_SPACE)
         index += 1
-        if line.startswith("["):
+        bad = False
+        while line.startswith("["):  # (`[x][core] fsmonitor = ...`: git reads them all)
             match = _SECTION.match(line)
             if match is None:
-                continue  # git stops at a bad header: what follows never runs
+                bad = True  # git stops at a bad header: what follows never runs
+                break
             name = match[1]
             if match[2] is not None:
                 section, subsection = name.lower(), re.sub(r"\\(.)", r"\1", match[2])
@@ -1056,26 +1134,25 @@ def _parse_config(text: str) -> Iterator[_Setting]:
                 section, _, rest = name.partition(".")
                 section, subsection = section.lower(), rest.lower()
             line = line[match.end() :].strip(_GIT_SPACE)
-        if not line or line[0] in "#;":
+        if bad or not line or line[0] in "#;":
             continue
         match = _KEY.match(line)
         if match is None:
             continue
         raw = line[match.end() :] if match[2] else ""
-        while _continues(raw) and index < len(lines):
+        value, more = _value(raw)
+        while more and index < len(lines):
             raw = raw[:-1] + lines[index]
             index += 1
-        yield _Setting(section, subsection, match[1].lower(), _value(raw))
+            value, more = _value(raw)
+        yield _Setting(section, subsection, match[1].lower(), value)
 
 
-def _continues(raw: str) -> bool:
-    trailing = len(raw) - len(raw.rstrip("\\"))
-    return trailing % 2 == 1
-
-
-def _value(raw: str) -> str:
+def _value(raw: str) -> tuple[str, bool]:
     """A value as git's `parse_value` makes it: space before it skipped, space after
-    it trimmed unless quoted (`"false "` is no boolean to git), nothing else."""
+    it trimmed unless quoted (`"false "` is no boolean to git), nothing else; and
+    whether it goes on on the next line (a backslash at its end — not in a comment,
+    where git skips it with the rest)."""
     out: list[str] = []
     quoted = False
     trim: int | None = None  # where unquoted space at the end begins
@@ -1092,7 +1169,9 @@ def _value(raw: str) -> str:
         if char in "#;" and not quoted:
             break
         trim = None
-        if char == "\\" and index < len(raw):
+        if char == "\\":
+            if index == len(raw):
+                return "".join(out), True
             escaped = raw[index]
             index += 1
             out.append({"n": "\n", "t": "\t", "b": "\b"}.get(escaped, escaped))
@@ -1102,7 +1181,7 @@ def _value(raw: str) -> str:
             out.append(char)
     if trim is not None:
         del out[trim:]
-    return "".join(out)
+    return "".join(out), False
 
 
 _BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
@@ -1748,7 +1827,7 @@ def _ignore_rules(repository: Repository, top: str) -> list[tuple[re.Pattern[str
     makes fewer files count as ignored, that is more as taken away."""
     rules: list[tuple[re.Pattern[str], bool]] = []
     for path in (top.rstrip("/") + "/.gitignore", repository.common_dir + "/info/exclude"):
-        text = _small_file(path)
+        text = _small_file(path, whole=False)
         if text is None:
             continue
         for raw in _git_lines(text):
