@@ -390,6 +390,34 @@ def test_a_planted_fsmonitor_git_finds_is_found(
         close()
 
 
+def test_a_submodule_named_in_three_parts_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submodule's git directory is `.git/modules/<name>`, and its name may hold
+    slashes: `git status` in the superproject reads `.git/modules/a/b/c/config`."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    source, superproject = project.dir / "src", project.dir / "vendor" / "sup"
+    for where in (source, superproject):
+        where.mkdir(parents=True)
+        _git(where, "init", "-q", home=project.home)
+    _write(source / "a", "1\n")
+    _git(source, "add", "a", home=project.home)
+    _git(source, "commit", "-qm", "x", home=project.home)
+    _git(
+        superproject, "-c", "protocol.file.allow=always", "submodule", "add", "--name", "a/b/c",
+        str(source), "deps/lib", home=project.home,
+    )  # fmt: skip
+    _git(superproject, "commit", "-qm", "s", home=project.home)
+    with open(superproject / ".git" / "modules" / "a" / "b" / "c" / "config", "a") as config:
+        config.write(FSMONITOR)
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(superproject), command="git status")[0] == "ask"
+    finally:
+        close()
+
+
 @pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
 def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str

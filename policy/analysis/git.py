@@ -9,7 +9,6 @@ read-only git command in such a repository is not read-only.
 
 from __future__ import annotations
 
-import glob
 import os
 import posixpath
 import re
@@ -624,6 +623,7 @@ _MAX_FILE_BYTES = 1 << 20  # one file
 _MAX_INCLUDE_DEPTH = 10  # git's own limit
 _MAX_WALK_UP = 64  # directories looked at above the one git runs in
 _MAX_MODULES = 64  # submodule configs read per repository
+_MAX_MODULE_ENTRIES = 4096  # directory entries looked at under `modules/` to find them
 
 
 @dataclass(frozen=True, slots=True)
@@ -980,21 +980,42 @@ class _Reader:
                 return
 
     def submodules(self, common_dir: str) -> None:
-        """Submodules have configs of their own, and `git status` recurses into them."""
-        if not os.path.isdir(common_dir + "/modules"):
-            return  # (most repositories: one stat instead of three directory walks)
-        root = glob.escape(common_dir) + "/modules/"
-        modules = [
-            path
-            for pattern in ("*/config", "*/*/config", "*/modules/*/config")
-            for path in glob.glob(root + pattern)
-            if may_read(path)  # what the agent's git could read (viewer.py)
-        ]
-        if len(modules) > _MAX_MODULES:
-            self.reason = (
-                f"the repository has more than {_MAX_MODULES} submodules, whose config is not read"
-            )
-            return
+        """Submodules have configs of their own, and `git status` recurses into them:
+        every `config` below `modules/` (a submodule's name may hold slashes, and a
+        submodule's own submodules sit in its `modules/`), within caps."""
+        top = common_dir + "/modules"
+        if not os.path.isdir(top):
+            return  # (most repositories: one stat instead of a directory walk)
+        modules: list[str] = []
+        pending = [top]
+        seen = 0
+        while pending:
+            directory = pending.pop()
+            seen += 1
+            if seen > _MAX_MODULE_ENTRIES or len(modules) > _MAX_MODULES:
+                self.reason = (
+                    f"the repository has more submodules than the policy reads "
+                    f"({_MAX_MODULES} configs, {_MAX_MODULE_ENTRIES} entries under modules/)"
+                )
+                return
+            if not may_search(directory):
+                continue  # (the agent's git could not look here either: viewer.py)
+            config = directory + "/config"
+            if directory != top and os.path.isfile(config):
+                # a submodule's git directory: its config, and its own submodules
+                if may_read(config):
+                    modules.append(config)
+                if os.path.isdir(directory + "/modules"):
+                    pending.append(directory + "/modules")
+                continue
+            try:  # (a part of a name with slashes: `a/b/c` is modules/a/b/c)
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+            except OSError:
+                continue
         for path in sorted(modules):
             self.scan(path, True, 0)
             if self.stopped():
