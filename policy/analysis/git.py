@@ -762,15 +762,17 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         if may_search(directory):  # the agent's git could not look here either (viewer.py)
             dot_git = directory.rstrip("/") + "/.git"
             try:
-                if os.path.isdir(dot_git) and _is_git_directory(dot_git, variables, cwd):
-                    return Repository(dot_git, _common_dir(dot_git, variables, cwd), directory)
+                common = _git_directory(dot_git, variables, cwd) if os.path.isdir(dot_git) else ""
+                if common:
+                    return Repository(dot_git, common, directory)
                 if os.path.isfile(dot_git):
                     target = _gitfile_target(dot_git)
                     if target:
                         common = _common_dir(target, variables, cwd)
                         return Repository(target, common, directory)
-                if _is_git_directory(directory, variables, cwd):
-                    return Repository(directory, _common_dir(directory, variables, cwd), "")
+                common = _git_directory(directory, variables, cwd)
+                if common:
+                    return Repository(directory, common, "")
             except OSError:
                 pass
         parent = posixpath.dirname(directory)
@@ -783,15 +785,18 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
     )
 
 
-def _is_git_directory(directory: str, variables: dict[str, str], cwd: str) -> bool:
-    """git's own test (`is_git_directory`): a HEAD that is a ref or an object name,
-    and objects and refs in the common directory it may `access(X_OK)` — a directory
-    with an invalid HEAD is walked past, as git walks past it."""
+def _git_directory(directory: str, variables: dict[str, str], cwd: str) -> str:
+    """The common directory of `directory` when it passes git's own test of a git
+    directory (`is_git_directory`): a HEAD that is a ref or an object name, and objects
+    and refs in the common directory it may `access(X_OK)`; "" otherwise — a
+    directory with an invalid HEAD is walked past, as git walks past it."""
     if not _valid_head(directory + "/HEAD"):
-        return False
+        return ""
     common = _common_dir(directory, variables, cwd)
     objects = variables.get("GIT_OBJECT_DIRECTORY") or common + "/objects"
-    return _git_may_enter(objects) and _git_may_enter(common + "/refs")
+    if _git_may_enter(objects) and _git_may_enter(common + "/refs"):
+        return common
+    return ""
 
 
 _OBJECT_NAME = LazyPattern(r"[0-9a-fA-F]{40}")
@@ -804,7 +809,11 @@ def _valid_head(path: str) -> bool:
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode):
             return os.readlink(path)[:5] == "refs/"
-        head = _read_at_most(path, 255, regular=False)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            head = os.read(fd, 255)  # (git reads no more)
+        finally:
+            os.close(fd)
     except OSError:
         return False
     if head.startswith(b"ref:"):
@@ -1056,27 +1065,37 @@ _MAX_PARSED_BYTES = 16 * 1024  # a larger file is parsed at each reading
 
 def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     """The settings of a config file, and why it cannot be judged ("" if it can). A
-    file that is not there, or that the agent could not read, holds none for git."""
+    file that is not there, or that the agent could not read, holds none for git.
+    Opened first and looked at through what was opened (a file swapped after a
+    `stat` is not the one read), in plain system calls: a config is read at every
+    inspection."""
     try:
-        info = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
     except (FileNotFoundError, NotADirectoryError):
         return (), ""
+    except PermissionError:
+        if not may_read(path):
+            return (), ""  # git, run by the agent, could not read it either (viewer.py)
+        # git, as the agent, may read what this process cannot: it is not known what
+        # the config makes git run
+        return (), f"the git config {path} cannot be read"
     except OSError:
         return (), f"the git config {path} cannot be looked at"
-    if stat.S_ISDIR(info.st_mode):
-        return (), ""  # git cannot read a directory as config either
-    if not may_read(path):
-        return (), ""  # git, run by the agent, could not read it either (viewer.py)
-    if not stat.S_ISREG(info.st_mode):
-        return (), f"the git config {path} is not a regular file"
-    if info.st_size > _MAX_FILE_BYTES:
-        return (), f"the git config {path} is larger than 1 MiB, and is not read"
     try:
-        data = _read_at_most(path, _MAX_FILE_BYTES + 1)
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return (), ""  # git cannot read a directory as config either
+        if not may_read(path):
+            return (), ""  # git, run by the agent, could not read it either (viewer.py)
+        if not stat.S_ISREG(info.st_mode):
+            return (), f"the git config {path} is not a regular file"
+        if info.st_size > _MAX_FILE_BYTES:
+            return (), f"the git config {path} is larger than 1 MiB, and is not read"
+        data = _read_open(fd, _MAX_FILE_BYTES + 1, info.st_size)
     except OSError:
-        # git, as the agent, may read what this process cannot: it is not known
-        # what the config makes git run
         return (), f"the git config {path} cannot be read"
+    finally:
+        os.close(fd)
     if len(data) > _MAX_FILE_BYTES:
         return (), f"the git config {path} is larger than 1 MiB, and is not read"
     # Read at every call and recalled by what it says: a file's times and size say
@@ -1093,25 +1112,34 @@ def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     return settings, ""
 
 
-def _read_at_most(path: str, size: int, *, regular: bool = True) -> bytes:
-    """The first `size` bytes of the regular file at `path`, read to its end (plain
-    system calls: a config is read at every inspection, and a Python file object
-    costs more than its read); OSError for anything else (a FIFO never blocks it)."""
+def _read_at_most(path: str, size: int) -> bytes:
+    """The first `size` bytes of the regular file at `path`; OSError for anything
+    else (a FIFO never blocks it)."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
     try:
-        if regular and not stat.S_ISREG(os.fstat(fd).st_mode):  # (swapped since looked at)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # (swapped since it was looked at)
             raise OSError(f"{path} is not a regular file")
-        chunks: list[bytes] = []
-        left = size
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return _read_open(fd, size, info.st_size)
     finally:
         os.close(fd)
+
+
+def _read_open(fd: int, size: int, length: int) -> bytes:
+    """The first `size` bytes of open file `fd`, which held `length` bytes when looked
+    at (-1: not known): read until that many came, or the end; bytes appended since
+    are what a later read would have missed too."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = os.read(fd, min(size - got, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+        if got == length:
+            break
+    return b"".join(chunks)
 
 
 _SECTION = LazyPattern(r'\[\s*([A-Za-z0-9.-]*)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\]')
