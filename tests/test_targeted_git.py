@@ -418,6 +418,43 @@ def test_a_submodule_named_in_three_parts_is_read(
         close()
 
 
+@pytest.mark.parametrize("added", ["submodule add", "add of an embedded repository"])
+def test_a_submodule_with_a_git_directory_of_its_own_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, added: str
+) -> None:
+    """A submodule checked out with its own `.git` directory (`git submodule add` of a
+    repository already in the work tree, or `git add` of one: a gitlink, no
+    `.gitmodules`): `git status` in the superproject runs git in it, which reads its
+    config."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    superproject = project.dir / "vendor" / "sup"
+    inner = superproject / "lib"
+    for where in (superproject, inner):
+        where.mkdir(parents=True, exist_ok=True)
+        _git(where, "init", "-q", home=project.home)
+    _write(inner / "a", "1\n")
+    _git(inner, "add", "a", home=project.home)
+    _git(inner, "commit", "-qm", "x", home=project.home)
+    if added == "submodule add":
+        _git(superproject, "submodule", "add", "./lib", "lib", home=project.home)
+    else:
+        _git(superproject, "add", "lib", home=project.home)
+    _git(superproject, "commit", "-qm", "s", home=project.home)
+    marker = tmp_path / "ran"
+    _write(inner / ".x.sh", f"#!/bin/sh\ntouch {marker}\n").chmod(0o755)
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(superproject), command="git status")[0] == "allow"
+        with open(inner / ".git" / "config", "a") as config:
+            config.write(FSMONITOR)
+        assert ask("Bash", cwd=str(superproject), command="git status")[0] == "ask"
+    finally:
+        close()
+    _git(superproject, "status", home=project.home)
+    assert marker.exists()  # (git itself ran it)
+
+
 @pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
 def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str

@@ -14,6 +14,7 @@ import posixpath
 import re
 import shlex
 import stat
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -704,6 +705,8 @@ def inspect(
             break
     if not reader.stopped() and repository is not None:
         reader.submodules(repository.common_dir)
+    if not reader.stopped() and repository is not None and subcommand in _INTO_SUBMODULES:
+        reader.checked_out(repository)
     found.reason = reader.reason
     found.files = reader.files
     if repository is not None:
@@ -920,12 +923,18 @@ def _config_files(
         xdg = variables.get("XDG_CONFIG_HOME", "") or home.rstrip("/") + "/.config"
         files += [(xdg + "/git/config", False), (home.rstrip("/") + "/.gitconfig", False)]
     if repository is not None:
-        files.append((repository.common_dir + "/config", True))
-        if repository.git_dir != repository.common_dir:
-            files.append((repository.git_dir + "/config", True))
-        files.append((repository.git_dir + "/config.worktree", True))
-        if repository.git_dir != repository.common_dir:
-            files.append((repository.common_dir + "/config.worktree", True))
+        files += [(path, True) for path in _repository_configs(repository)]
+    return files
+
+
+def _repository_configs(repository: Repository) -> list[str]:
+    """The config files of the repository itself, in git's order."""
+    files = [repository.common_dir + "/config"]
+    if repository.git_dir != repository.common_dir:
+        files.append(repository.git_dir + "/config")
+    files.append(repository.git_dir + "/config.worktree")
+    if repository.git_dir != repository.common_dir:
+        files.append(repository.common_dir + "/config.worktree")
     return files
 
 
@@ -951,6 +960,7 @@ class _Reader:
         self.files: list[str] = []
         self.hooks: list[str] = []
         self.bytes = 0
+        self.submodule_count = 0
 
     def scan(self, path: str, strict: bool, depth: int) -> None:
         if self.reason:
@@ -1027,6 +1037,43 @@ class _Reader:
                 continue
         for path in sorted(modules):
             self.scan(path, True, 0)
+            if self.stopped():
+                return
+
+    def checked_out(self, repository: Repository, depth: int = 0) -> None:
+        """Submodules checked out in the work tree: `git status` runs in each, which
+        reads the config of whatever repository its `.git` names — a directory of its
+        own, or a `gitdir:` anywhere, not only below `.git/modules` — and recurses into
+        its submodules in turn (within `_MAX_INCLUDE_DEPTH` and `_MAX_MODULES`)."""
+        if not repository.top:
+            return
+        links = _gitlinks(repository)
+        if links is None:
+            self.reason = "the repository's index cannot be read: its submodules are not known"
+            return
+        for relative in links:
+            here = repository.top.rstrip("/") + "/" + relative
+            if not os.path.lexists(here + "/.git"):
+                continue  # (not checked out: nothing runs there)
+            self.submodule_count += 1
+            if self.submodule_count > _MAX_MODULES or depth >= _MAX_INCLUDE_DEPTH:
+                self.reason = (
+                    f"the repository has more checked-out submodules than the policy reads "
+                    f"({_MAX_MODULES}, {_MAX_INCLUDE_DEPTH} deep)"
+                )
+                return
+            try:
+                child = _discover(here, "", {})
+            except _Unjudged as exc:
+                self.reason = str(exc)
+                return
+            if child is None or child.top.rstrip("/") != here.rstrip("/"):
+                continue  # (no repository of its own there: git runs nothing in it)
+            for path in _repository_configs(child):
+                self.scan(path, True, 0)
+                if self.stopped():
+                    return
+            self.checked_out(child, depth + 1)
             if self.stopped():
                 return
 
@@ -1812,17 +1859,27 @@ def _untracked(repository: Repository, *, ignored_too: bool) -> list[str]:
 def _index_paths(index: str) -> set[str] | None:
     """The paths the index holds (versions 2 to 4); None when it cannot be read. No
     index: nothing is tracked."""
+    entries = _index_entries(index, _MAX_INDEX_BYTES)
+    return None if entries is None else {path for path, _mode in entries}
+
+
+def _index_entries(
+    index: str, cap: int, holding: bytes = b""
+) -> list[tuple[str, int]] | None:
+    """(path, mode) of each entry of the index (versions 2 to 4); None when it cannot
+    be read, or is larger than `cap`. No index: no entries. `holding`: bytes an entry
+    asked about must hold — an index without them anywhere is not parsed (no entry
+    is asked about)."""
     try:
         info = os.stat(index)
     except FileNotFoundError:
-        return set()
+        return []
     except OSError:
         return None
-    if info.st_size > _MAX_INDEX_BYTES or not may_read(index):
+    if info.st_size > cap or not may_read(index):
         return None
     try:
-        with open(index, "rb") as handle:
-            data = handle.read(_MAX_INDEX_BYTES + 1)
+        data = _read_at_most(index, cap + 1)
     except OSError:
         return None
     if len(data) < 12 or data[:4] != b"DIRC":
@@ -1831,12 +1888,15 @@ def _index_paths(index: str) -> set[str] | None:
     count = int.from_bytes(data[8:12], "big")
     if version not in (2, 3, 4):
         return None
-    paths: set[str] = set()
+    if holding and holding not in data:
+        return []
+    entries: list[tuple[str, int]] = []
     offset = 12
     previous = b""
     try:
         for _ in range(count):
             start = offset
+            mode = int.from_bytes(data[offset + 24 : offset + 28], "big")
             flags = int.from_bytes(data[offset + 60 : offset + 62], "big")
             offset += 62
             if version >= 3 and flags & 0x4000:
@@ -1852,10 +1912,67 @@ def _index_paths(index: str) -> set[str] | None:
                 name = data[offset:end]
                 offset = start + ((end - start + 8) // 8) * 8
             previous = name
-            paths.add(name.decode("utf-8", "surrogateescape"))
+            entries.append((name.decode("utf-8", "surrogateescape"), mode))
     except (ValueError, IndexError):
         return None
-    return paths
+    return entries
+
+
+#: The git commands that run git in checked-out submodules as they are (to tell
+#: whether one holds changes, or to carry the command on into it).
+_INTO_SUBMODULES = frozenset(
+    "status diff commit stash describe diff-index diff-files submodule fetch pull "
+    "checkout switch reset restore merge rebase cherry-pick revert am grep push "
+    "ls-files clone".split()
+)
+
+#: An index larger than this is not read for its submodules at every git command:
+#: `.gitmodules` names them instead.
+_MAX_LINKS_INDEX_BYTES = 16 << 20
+_GITLINK = 0o160000
+
+
+def _gitlinks(repository: Repository) -> list[str] | None:
+    """The work-tree paths of the repository's submodules (its index's gitlinks; past
+    `_MAX_LINKS_INDEX_BYTES`, the paths `.gitmodules` names); None when they cannot
+    be known."""
+    index = repository.git_dir + "/index"
+    try:
+        info = os.stat(index)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    # Kept by the index's identity and times when its change time is older than the
+    # clock's coarsest tick: a change made to it since would have a later one (no user
+    # sets a change time back), so an equal stat is the same index. Parsing one at
+    # every git command is ≈ 1 µs an entry.
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    kept = _GITLINKS.get(index)
+    if kept is not None and kept[0] == stamp:
+        return list(kept[1])
+    if info.st_size > _MAX_LINKS_INDEX_BYTES:
+        settings, why = _settings_of(repository.top.rstrip("/") + "/.gitmodules")
+        if why:
+            return None
+        return [s.value for s in settings if s.section == "submodule" and s.key == "path"]
+    # (a gitlink's mode, as its entry holds it: an index without it has none, and most
+    # have none — parsing every entry of a large index at every git command would not do)
+    entries = _index_entries(index, _MAX_LINKS_INDEX_BYTES, _GITLINK.to_bytes(4, "big"))
+    if entries is None:
+        return None
+    links = tuple(path for path, mode in entries if mode & 0o170000 == _GITLINK)
+    if info.st_ctime_ns < time.time_ns() - _SETTLED_NS:
+        if len(_GITLINKS) >= _MAX_KEPT_INDEXES:
+            _GITLINKS.clear()
+        _GITLINKS[index] = (stamp, links)
+    return list(links)
+
+
+_GITLINKS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+_MAX_KEPT_INDEXES = 64
+#: How long ago an index must have changed for what it holds to be kept by its stat.
+_SETTLED_NS = 2_000_000_000
 
 
 def _varint(data: bytes, offset: int) -> tuple[int, int]:
