@@ -455,6 +455,143 @@ def test_a_submodule_with_a_git_directory_of_its_own_is_read(
     assert marker.exists()  # (git itself ran it)
 
 
+def _superproject(root: Path, home: Path, name: str = "lib") -> Path:
+    """A superproject with a submodule `name` (its git directory below .git/modules),
+    checked out and committed."""
+    source, superproject = root / "src", root / "sup"
+    for where in (source, superproject):
+        where.mkdir(parents=True)
+        _git(where, "init", "-q", home=home)
+    _write(source / "a", "1\n")
+    _git(source, "add", "a", home=home)
+    _git(source, "commit", "-qm", "x", home=home)
+    _git(
+        superproject, "-c", "protocol.file.allow=always", "submodule", "add", "--name", name,
+        str(source), "deps/lib", home=home,
+    )  # fmt: skip
+    _git(superproject, "commit", "-qm", "s", home=home)
+    return superproject
+
+
+def _ran_layout(root: Path, home: Path, case: str, marker: Path) -> tuple[Path, str]:
+    """Red team 3's layouts: where to run which git command for it to run `marker`'s
+    program."""
+    program = f"#!/bin/sh\ntouch {marker}\n"
+    if case == "a module directory that is a link":
+        superproject = _superproject(root, home)
+        modules = superproject / ".git" / "modules"
+        (modules / "lib").rename(root / "store")
+        (modules / "lib").symlink_to(Path("../../../store"))
+        _write(root / "store" / "fsm.sh", program).chmod(0o755)
+        config = root / "store" / "config"
+        # (its relative core.worktree would lead elsewhere from the store: made whole)
+        text = config.read_text().replace("../../../deps/lib", str(superproject / "deps" / "lib"))
+        config.write_text(text + f"[core]\n\tfsmonitor = {root / 'store' / 'fsm.sh'}\n")
+        return superproject, "git status"
+    if case == "a module named inside another's directory":
+        superproject = _superproject(root, home, "a/b")
+        _write(superproject / ".git" / "modules" / "a" / "config", "[core]\n")
+        _write(root / "fsm.sh", program).chmod(0o755)
+        with open(superproject / ".git" / "modules" / "a" / "b" / "config", "a") as config:
+            config.write(f"[core]\n\tfsmonitor = {root / 'fsm.sh'}\n")
+        return superproject, "git status"
+    superproject = _superproject(root, home)
+    module = superproject / ".git" / "modules" / "lib"
+    if case == "a submodule's own post-index-change":
+        _write(module / "hooks" / "post-index-change", program).chmod(0o755)
+    elif case == "hooksPath of a submodule not taken for the repository's":
+        _git(superproject, "config", "core.hooksPath", ".h", home=home)
+        _write(superproject / ".h" / "post-index-change", program).chmod(0o755)
+        with open(module / "config", "a") as config:
+            config.write("[core]\n\thooksPath = /nonexistent\n")
+        os.utime(superproject / ".gitmodules", (1e9, 1e9))
+        return superproject, "git status"
+    elif case == "hooksPath through a link and ..":
+        deep = root / "v" / "deep"
+        (deep / "dir").mkdir(parents=True)
+        (superproject / "lnk").symlink_to(deep / "dir")
+        _git(superproject, "config", "core.hooksPath", "lnk/../.h2", home=home)
+        _write(deep / ".h2" / "post-index-change", program).chmod(0o755)
+        os.utime(superproject / ".gitmodules", (1e9, 1e9))
+        return superproject, "git status"
+    os.utime(superproject / "deps" / "lib" / "a", (1e9, 1e9))
+    return superproject, "git status"
+
+
+_RAN = [
+    "a module directory that is a link",
+    "a module named inside another's directory",
+    "a submodule's own post-index-change",
+    "hooksPath of a submodule not taken for the repository's",
+    "hooksPath through a link and ..",
+]
+
+
+@pytest.mark.parametrize("case", _RAN)
+def test_a_program_git_runs_in_a_repository_s_parts_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """Red team 3: real git runs the planted program (a marker made), so `git status`
+    is asked, not allowed."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    marker = tmp_path / "ran"
+    where, command = _ran_layout(project.dir / "vendor", project.home, case, marker)
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(where), command=command)[0] == "ask", case
+    finally:
+        close()
+    env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
+    subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True)
+    assert marker.exists(), case  # (git itself ran it)
+
+
+def test_a_repository_is_found_from_where_git_really_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git walks up from the real path of where it runs: a link into a planted
+    repository's tree runs that repository's config, not the project's."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    planted = project.dir / "vendor" / "a"
+    planted.mkdir(parents=True)
+    _git(planted, "init", "-q", home=project.home)
+    with open(planted / ".git" / "config", "a") as config:
+        config.write(FSMONITOR)
+    (planted / "inner" / "dir").mkdir(parents=True)
+    (project.dir / "lnk").symlink_to("vendor/a/inner/dir")
+    _write(project.dir / "store1" / "HEAD", "ref: refs/heads/main\n")
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(project.dir / "lnk"), command="git status")[0] == "ask"
+        assert ask("Bash", command="git -C lnk status")[0] == "ask"
+        assert ask("Bash", command="git status")[0] == "allow"  # (the project's own)
+    finally:
+        close()
+
+
+def test_a_nul_in_a_git_file_is_read_as_git_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git reads a `.git` file as a C string, up to its first NUL."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    vendored = project.dir / "vendor" / "nul"
+    _git_dir_layout(vendored / "store1", FSMONITOR)
+    _write(vendored / ".git", "gitdir: store1\0junk\n")
+    env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
+    seen = subprocess.run(
+        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
+    )
+    assert seen.stdout.strip() == "./.x.sh"
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"
+    finally:
+        close()
+
+
 @pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
 def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str

@@ -703,6 +703,7 @@ def inspect(
         reader.scan(path, strict, 0)
         if reader.stopped():
             break
+    own_hooks = list(reader.hooks)  # (a submodule's hooksPath is its own: below)
     if not reader.stopped() and repository is not None:
         reader.submodules(repository.common_dir)
     if not reader.stopped() and repository is not None and subcommand in _INTO_SUBMODULES:
@@ -714,8 +715,28 @@ def inspect(
         where = repository.top or repository.git_dir
         found.hooks = [_at(where, h, home) for h in reader.hooks]
         if not found.reason:
-            found.reason = _index_hook(found.hooks, repository)
+            own = [_at(where, h, home) for h in own_hooks]
+            found.reason = _index_hook(own, repository) or next(
+                (why for why in map(_module_hook, reader.module_dirs) if why), ""
+            )
     return found
+
+
+def _module_hook(git_dir: str) -> str:
+    """`_index_hook` of a submodule's git directory: git runs `git status` in the
+    submodule, which refreshes its index. Its own `core.hooksPath` when its config
+    sets one (a relative one, from where its work tree is not known here: a reason)."""
+    settings, why = _settings_of(git_dir + "/config")
+    if why:
+        return why
+    paths = [s.value for s in settings if (s.section, s.key) == ("core", "hookspath") and s.value]
+    if paths and not paths[-1].startswith("/"):
+        return (
+            f"a submodule's config ({git_dir}/config) sets core.hooksPath relative to a "
+            "work tree the policy does not look for: the hooks git runs there are not known"
+        )
+    directory = paths[-1] if paths else git_dir + "/hooks"
+    return _index_hook([directory], Repository(git_dir, git_dir, ""))
 
 
 def _index_hook(hooks: list[str], repository: Repository) -> str:
@@ -732,9 +753,25 @@ def _index_hook(hooks: list[str], repository: Repository) -> str:
 
 
 def _at(base: str, value: str, home: str) -> str:
+    """A path a config names, as git's `interpolate_path` and the kernel take it:
+    `~/` the home, `~user/` that user's, `..` after a link the link's parent."""
     if value.startswith("~/") and home:
         value = home.rstrip("/") + value[1:]
-    return posixpath.normpath(posixpath.join(base, value))
+    elif value.startswith("~") and value[1:2] not in ("", "/"):
+        user, _, rest = value[1:].partition("/")
+        try:
+            import pwd
+
+            value = pwd.getpwnam(user).pw_dir.rstrip("/") + "/" + rest
+        except (KeyError, ValueError):
+            return "/?/unknown-user-home"  # (git cannot expand it either: nothing runs)
+    return _real(posixpath.join(base, value))
+
+
+def _real(path: str) -> str:
+    """`path` resolved as the kernel resolves it (`..` after a link), cut at a NUL as
+    git, reading it as a C string, cuts it."""
+    return os.path.realpath(path.split("\0", 1)[0])
 
 
 def _variables(env: Sequence[str]) -> dict[str, str]:
@@ -760,19 +797,21 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         work_tree = variables.get("GIT_WORK_TREE", "")
         top = posixpath.normpath(posixpath.join(cwd, work_tree)) if work_tree else cwd
         return Repository(named, _common_dir(named, variables, cwd), top)
-    directory = cwd.rstrip("/") or "/"
+    # (git walks up from `getcwd()`: the directory's real path, links resolved)
+    real = _real(cwd).rstrip("/") or "/"
+    directory = real
     for _ in range(_MAX_WALK_UP):
         if may_search(directory):  # the agent's git could not look here either (viewer.py)
             dot_git = directory.rstrip("/") + "/.git"
             try:
                 common = _git_directory(dot_git, variables, cwd) if os.path.isdir(dot_git) else ""
                 if common:
-                    return Repository(dot_git, common, directory)
+                    return Repository(dot_git, common, _as_spelt(directory, real, cwd))
                 if os.path.isfile(dot_git):
                     target = _gitfile_target(dot_git)
                     if target:
                         common = _common_dir(target, variables, cwd)
-                        return Repository(target, common, directory)
+                        return Repository(target, common, _as_spelt(directory, real, cwd))
                 common = _git_directory(directory, variables, cwd)
                 if common:
                     return Repository(directory, common, "")
@@ -786,6 +825,22 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         f"git runs more than {_MAX_WALK_UP} directories below where it may find its "
         "repository, which the policy does not look for"
     )
+
+
+def _as_spelt(top: str, real: str, cwd: str) -> str:
+    """The work tree's top `top` (found walking up `real`, the real path of `cwd`) as
+    `cwd` spells it, when `cwd` goes down to it the same way (a workspace reached
+    through a linked home); else as found."""
+    inside = real == top or real.startswith(top.rstrip("/") + "/")
+    below = real[len(top) :].lstrip("/") if inside else None
+    spelt = cwd.rstrip("/") or "/"
+    if below is None:
+        return top
+    if not below:
+        return spelt
+    if spelt.endswith("/" + below):
+        return spelt[: -len(below) - 1] or "/"
+    return top
 
 
 def _git_directory(directory: str, variables: dict[str, str], cwd: str) -> str:
@@ -830,15 +885,16 @@ def _git_may_enter(path: str) -> bool:
     looking = _viewer.get()
     if looking is None:
         return os.access(path, os.X_OK)
+    real = _real(path)  # (where the kernel goes: the viewer's rights on every step)
     try:
-        info = os.stat(path)
+        info = os.stat(real)
     except OSError:
         return False
-    if not looking.reaches(path):
+    if not looking.reaches(real):
         return False
     if looking.uid == 0:
         return stat.S_ISDIR(info.st_mode) or bool(info.st_mode & 0o111)
-    return looking.allows(path, 1)
+    return looking.allows(real, 1)
 
 
 def _gitfile_target(path: str) -> str | None:
@@ -850,10 +906,10 @@ def _gitfile_target(path: str) -> str | None:
     # `..` in it is the kernel's: after a link, not before)
     if head is None or not head.startswith("gitdir: "):
         return None
-    target = head[len("gitdir: ") :].rstrip("\r\n")
+    target = head[len("gitdir: ") :].split("\0", 1)[0].rstrip("\r\n")
     if not target:
         return None
-    return os.path.realpath(posixpath.join(posixpath.dirname(path), target))
+    return _real(posixpath.join(posixpath.dirname(path), target))
 
 
 def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
@@ -867,7 +923,7 @@ def _common_dir(git_dir: str, variables: dict[str, str], cwd: str) -> str:
         return git_dir
     # (git's own reading: the file less the line ends at its end, spaces and all, its
     # links resolved)
-    return os.path.realpath(posixpath.join(git_dir, text.rstrip("\r\n")))
+    return _real(posixpath.join(git_dir, text.split("\0", 1)[0].rstrip("\r\n")))
 
 
 #: A `.git` file or `commondir` larger than this is not read: where git finds the
@@ -961,6 +1017,8 @@ class _Reader:
         self.hooks: list[str] = []
         self.bytes = 0
         self.submodule_count = 0
+        #: The git directories of the submodules found (their hooks run too).
+        self.module_dirs: list[str] = []
 
     def scan(self, path: str, strict: bool, depth: int) -> None:
         if self.reason:
@@ -1000,13 +1058,17 @@ class _Reader:
 
     def submodules(self, common_dir: str) -> None:
         """Submodules have configs of their own, and `git status` recurses into them:
-        every `config` below `modules/` (a submodule's name may hold slashes, and a
-        submodule's own submodules sit in its `modules/`), within caps."""
+        every `config` below `modules/` (a submodule's name may hold slashes, one
+        name may be the start of another's, and a submodule's own submodules sit in its
+        `modules/`), links followed, within caps; a directory there the policy cannot
+        list is a reason (git reaches a config in it by name). Each submodule's
+        `post-index-change` hook counts as the repository's own (`_index_hook`)."""
         top = common_dir + "/modules"
         if not os.path.isdir(top):
             return  # (most repositories: one stat instead of a directory walk)
         modules: list[str] = []
         pending = [top]
+        visited: set[tuple[int, int]] = set()
         seen = 0
         while pending:
             directory = pending.pop()
@@ -1017,24 +1079,36 @@ class _Reader:
                     f"({_MAX_MODULES} configs, {_MAX_MODULE_ENTRIES} entries under modules/)"
                 )
                 return
+            try:
+                info = os.stat(directory)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in visited:
+                continue  # (a link back to where the walk has been)
+            visited.add((info.st_dev, info.st_ino))
             if not may_search(directory):
                 continue  # (the agent's git could not look here either: viewer.py)
             config = directory + "/config"
             if directory != top and os.path.isfile(config):
-                # a submodule's git directory: its config, and its own submodules
+                # a submodule's git directory: its config; its hook; below it, its own
+                # submodules and the submodules whose names go on from its
                 if may_read(config):
                     modules.append(config)
-                if os.path.isdir(directory + "/modules"):
-                    pending.append(directory + "/modules")
-                continue
-            try:  # (a part of a name with slashes: `a/b/c` is modules/a/b/c)
+                self.module_dirs.append(directory)
+            try:
                 with os.scandir(directory) as entries:
                     for entry in entries:
                         seen += 1
-                        if entry.is_dir(follow_symlinks=False):
+                        if entry.name == "objects" and directory != top:
+                            continue  # (a git directory's objects: no config below)
+                        if entry.is_dir():
                             pending.append(entry.path)
             except OSError:
-                continue
+                self.reason = (
+                    f"{directory} cannot be listed: the submodules git may find in it are "
+                    "not known"
+                )
+                return
         for path in sorted(modules):
             self.scan(path, True, 0)
             if self.stopped():
@@ -1069,6 +1143,7 @@ class _Reader:
                 return
             if child is None or child.top.rstrip("/") != here.rstrip("/"):
                 continue  # (no repository of its own there: git runs nothing in it)
+            self.module_dirs.append(child.git_dir)
             for path in _repository_configs(child):
                 self.scan(path, True, 0)
                 if self.stopped():
@@ -1094,7 +1169,7 @@ class _Reader:
         elif value.startswith("~"):
             return None
         # (`..` after a link is the kernel's, as git opens the path it joined)
-        return os.path.realpath(posixpath.join(posixpath.dirname(including), value))
+        return _real(posixpath.join(posixpath.dirname(including), value))
 
 
 def _origin(path: str, strict: bool) -> str:
