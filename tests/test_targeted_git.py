@@ -592,6 +592,102 @@ def test_a_nul_in_a_git_file_is_read_as_git_reads_it(
         close()
 
 
+@pytest.mark.slow
+def test_many_checked_out_submodules_stay_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team 4, a false alarm: each checked-out submodule's config is read once (by
+    the modules walk), so twenty-odd of them stay within the config cap."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    superproject = _superproject(project.dir / "vendor", project.home)
+    source = project.dir / "vendor" / "src"
+    for number in range(22):
+        _git(
+            superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+            str(source), f"more/m{number}", home=project.home,
+        )  # fmt: skip
+    _git(superproject, "commit", "-qm", "more", home=project.home)
+    ask, close = _mount(monkeypatch, project)
+    try:
+        for command in ("git status", "git diff --stat"):
+            assert ask("Bash", cwd=str(superproject), command=command)[0] == "allow", command
+    finally:
+        close()
+
+
+def test_everyday_submodules_stay_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 4, false alarms: a submodule using husky (a relative core.hooksPath in
+    its own config), one with thousands of refs — `git status` and `git log` in the
+    superproject stay the read-only allow."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    superproject = _superproject(project.dir / "vendor", project.home)
+    module = superproject / ".git" / "modules" / "lib"
+    _git(superproject / "deps" / "lib", "config", "core.hooksPath", ".husky/_", home=project.home)
+    _write(superproject / "deps" / "lib" / ".husky" / "_" / "pre-commit", "#!/bin/sh\n").chmod(0o755)
+    for number in range(2600):  # (what fetches of many branches leave)
+        _write(module / "refs" / "remotes" / "origin" / f"b{number}", "0" * 40 + "\n")
+    ask, close = _mount(monkeypatch, project)
+    try:
+        for command in ("git status", "git log -1", "git diff --stat"):
+            assert ask("Bash", cwd=str(superproject), command=command)[0] == "allow", command
+        # the husky directory, relative to the submodule's work tree, is looked in
+        _write(
+            superproject / "deps" / "lib" / ".husky" / "_" / "post-index-change", "#!/bin/sh\n"
+        ).chmod(0o755)
+        assert ask("Bash", cwd=str(superproject), command="git status")[0] == "ask"
+    finally:
+        close()
+
+
+@pytest.mark.parametrize(
+    "case", ["a link inside the work tree", "a submodule's hooksPath in an include", "git add"]
+)
+def test_red_team_four_layouts_are_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    vendor = project.dir / "vendor"
+    program = "#!/bin/sh\ntouch " + str(tmp_path / "ran") + "\n"
+    if case == "a link inside the work tree":
+        where = vendor / "A"
+        where.mkdir(parents=True)
+        _git(where, "init", "-q", home=project.home)
+        _git(where, "config", "core.hooksPath", ".hooks", home=project.home)
+        _write(where / ".hooks" / "post-index-change", program).chmod(0o755)
+        (where / "b").mkdir()
+        (where / "x").mkdir()
+        (where / "x" / "b").symlink_to("../b")
+        cwd, command = where / "x" / "b", "git status"
+    elif case == "a submodule's hooksPath in an include":
+        superproject = _superproject(vendor, project.home)
+        _write(tmp_path / "inc.cfg", f"[core]\n\thooksPath = {tmp_path / 'hk'}\n")
+        _write(tmp_path / "hk" / "post-index-change", program).chmod(0o755)
+        with open(superproject / ".git" / "modules" / "lib" / "config", "a") as config:
+            config.write(f"[include]\n\tpath = {tmp_path / 'inc.cfg'}\n")
+        cwd, command = superproject, "git status"
+    else:
+        superproject, inner = vendor / "B", vendor / "B" / "emb"
+        for where in (superproject, inner):
+            where.mkdir(parents=True, exist_ok=True)
+            _git(where, "init", "-q", home=project.home)
+        _write(inner / "a", "1\n")
+        _git(inner, "add", "a", home=project.home)
+        _git(inner, "commit", "-qm", "x", home=project.home)
+        _git(superproject, "add", "emb", home=project.home)
+        _git(superproject, "commit", "-qm", "s", home=project.home)
+        with open(inner / ".git" / "config", "a") as config:
+            config.write(FSMONITOR)
+        cwd, command = superproject, "git add -A"
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(cwd), command=command)[0] == "ask", case
+    finally:
+        close()
+
+
 @pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
 def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str

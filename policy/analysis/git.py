@@ -625,6 +625,12 @@ _MAX_INCLUDE_DEPTH = 10  # git's own limit
 _MAX_WALK_UP = 64  # directories looked at above the one git runs in
 _MAX_MODULES = 64  # submodule configs read per repository
 _MAX_MODULE_ENTRIES = 4096  # directory entries looked at under `modules/` to find them
+#: What git keeps in a git directory, where no submodule's git directory is (a
+#: submodule's own submodules are in its `modules/`; a name that goes on from
+#: another's, `a` then `a/b`, is below it but never one of these).
+_GIT_OWN = frozenset(
+    "objects refs logs hooks info lfs worktrees branches rr-cache svn remotes".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -716,26 +722,36 @@ def inspect(
         found.hooks = [_at(where, h, home) for h in reader.hooks]
         if not found.reason:
             own = [_at(where, h, home) for h in own_hooks]
-            found.reason = _index_hook(own, repository) or next(
-                (why for why in map(_module_hook, reader.module_dirs) if why), ""
-            )
+            found.reason = _index_hook(own, repository)
+        if not found.reason and subcommand in _INTO_SUBMODULES:
+            for git_dir, top in reader.module_dirs:
+                found.reason = _module_hook(git_dir, top, home, subcommand)
+                if found.reason:
+                    break
     return found
 
 
-def _module_hook(git_dir: str) -> str:
-    """`_index_hook` of a submodule's git directory: git runs `git status` in the
-    submodule, which refreshes its index. Its own `core.hooksPath` when its config
-    sets one (a relative one, from where its work tree is not known here: a reason)."""
-    settings, why = _settings_of(git_dir + "/config")
-    if why:
-        return why
-    paths = [s.value for s in settings if (s.section, s.key) == ("core", "hookspath") and s.value]
-    if paths and not paths[-1].startswith("/"):
+def _module_hook(git_dir: str, top: str, home: str, subcommand: str) -> str:
+    """`_index_hook` of a submodule, for a command that runs git in it (`git status`
+    there refreshes its index): its own last `core.hooksPath` (its config read as git
+    reads it, includes followed), from its work tree `top` — where a checked-out one
+    was found, else where its `core.worktree` says; a relative one from a work tree
+    that is not known is a reason."""
+    reader = _Reader(home, subcommand)
+    reader.scan(git_dir + "/config", True, 0)
+    if reader.stopped():
+        return reader.reason
+    if not top:
+        settings, _ = _settings_of(git_dir + "/config")
+        named = [s.value for s in settings if (s.section, s.key) == ("core", "worktree")]
+        top = _real(posixpath.join(git_dir, named[-1])) if named and named[-1] else ""
+    paths = [h for h in reader.hooks if h]
+    if paths and not paths[-1].startswith(("/", "~")) and not top:
         return (
             f"a submodule's config ({git_dir}/config) sets core.hooksPath relative to a "
-            "work tree the policy does not look for: the hooks git runs there are not known"
+            "work tree the policy does not know: the hooks git runs there are not known"
         )
-    directory = paths[-1] if paths else git_dir + "/hooks"
+    directory = _at(top, paths[-1], home) if paths else git_dir + "/hooks"
     return _index_hook([directory], Repository(git_dir, git_dir, ""))
 
 
@@ -836,10 +852,9 @@ def _as_spelt(top: str, real: str, cwd: str) -> str:
     spelt = cwd.rstrip("/") or "/"
     if below is None:
         return top
-    if not below:
-        return spelt
-    if spelt.endswith("/" + below):
-        return spelt[: -len(below) - 1] or "/"
+    candidate = spelt if not below else spelt[: -len(below) - 1] or "/"
+    if (not below or spelt.endswith("/" + below)) and _real(candidate) == top:
+        return candidate
     return top
 
 
@@ -1017,8 +1032,11 @@ class _Reader:
         self.hooks: list[str] = []
         self.bytes = 0
         self.submodule_count = 0
-        #: The git directories of the submodules found (their hooks run too).
-        self.module_dirs: list[str] = []
+        self._reals_of: list[str] = []
+        self._reals: set[str] = set()
+        #: The submodules found: (git directory, work tree's top or ""); their hooks
+        #: run too.
+        self.module_dirs: list[tuple[str, str]] = []
 
     def scan(self, path: str, strict: bool, depth: int) -> None:
         if self.reason:
@@ -1094,13 +1112,13 @@ class _Reader:
                 # submodules and the submodules whose names go on from its
                 if may_read(config):
                     modules.append(config)
-                self.module_dirs.append(directory)
+                self.module_dirs.append((directory, ""))
             try:
                 with os.scandir(directory) as entries:
                     for entry in entries:
                         seen += 1
-                        if entry.name == "objects" and directory != top:
-                            continue  # (a git directory's objects: no config below)
+                        if entry.name in _GIT_OWN and directory != top:
+                            continue  # (a git directory's own: no submodule below)
                         if entry.is_dir():
                             pending.append(entry.path)
             except OSError:
@@ -1143,14 +1161,25 @@ class _Reader:
                 return
             if child is None or child.top.rstrip("/") != here.rstrip("/"):
                 continue  # (no repository of its own there: git runs nothing in it)
-            self.module_dirs.append(child.git_dir)
+            self.module_dirs.append((child.git_dir, child.top))
+            read = self._read_real()
             for path in _repository_configs(child):
+                if not os.path.lexists(path) or _real(path) in read:
+                    continue  # (not there; or read already, by the modules walk)
                 self.scan(path, True, 0)
                 if self.stopped():
                     return
             self.checked_out(child, depth + 1)
             if self.stopped():
                 return
+
+    def _read_real(self) -> set[str]:
+        """The real paths of the files read so far (worked out once each, and only
+        where checked-out submodules are looked at)."""
+        for path in self.files[len(self._reals_of) :]:
+            self._reals_of.append(path)
+            self._reals.add(_real(path))
+        return self._reals
 
     def stopped(self) -> bool:
         return bool(self.reason)
@@ -1996,7 +2025,7 @@ def _index_entries(
 #: The git commands that run git in checked-out submodules as they are (to tell
 #: whether one holds changes, or to carry the command on into it).
 _INTO_SUBMODULES = frozenset(
-    "status diff commit stash describe diff-index diff-files submodule fetch pull "
+    "status diff commit stash describe diff-index diff-files submodule fetch pull add "
     "checkout switch reset restore merge rebase cherry-pick revert am grep push "
     "ls-files clone".split()
 )
