@@ -853,9 +853,9 @@ def _as_spelt(top: str, real: str, cwd: str) -> str:
     if below is None:
         return top
     candidate = spelt if not below else spelt[: -len(below) - 1] or "/"
-    if (not below or spelt.endswith("/" + below)) and _real(candidate) == top:
-        return candidate
-    return top
+    if candidate == top or not (not below or spelt.endswith("/" + below)):
+        return top  # (spelt as found: no link on the way, most of the time)
+    return candidate if _real(candidate) == top else top
 
 
 def _git_directory(directory: str, variables: dict[str, str], cwd: str) -> str:
