@@ -1217,36 +1217,28 @@ _MAX_PARSED_BYTES = 16 * 1024  # a larger file is parsed at each reading
 def _settings_of(path: str) -> tuple[tuple[_Setting, ...], str]:
     """The settings of a config file, and why it cannot be judged ("" if it can). A
     file that is not there, or that the agent could not read, holds none for git.
-    Opened first and looked at through what was opened (a file swapped after a
-    `stat` is not the one read), in plain system calls: a config is read at every
-    inspection."""
+    Only a regular file is opened (a device a config names is never), and what was
+    opened is looked at again (a file swapped after the `stat` is not the one read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+        info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return (), ""
-    except PermissionError:
-        if not may_read(path):
-            return (), ""  # git, run by the agent, could not read it either (viewer.py)
-        # git, as the agent, may read what this process cannot: it is not known what
-        # the config makes git run
-        return (), f"the git config {path} cannot be read"
     except OSError:
         return (), f"the git config {path} cannot be looked at"
+    if stat.S_ISDIR(info.st_mode):
+        return (), ""  # git cannot read a directory as config either
+    if not may_read(path):
+        return (), ""  # git, run by the agent, could not read it either (viewer.py)
+    if not stat.S_ISREG(info.st_mode):
+        return (), f"the git config {path} is not a regular file"
+    if info.st_size > _MAX_FILE_BYTES:
+        return (), f"the git config {path} is larger than 1 MiB, and is not read"
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return (), ""  # git cannot read a directory as config either
-        if not may_read(path):
-            return (), ""  # git, run by the agent, could not read it either (viewer.py)
-        if not stat.S_ISREG(info.st_mode):
-            return (), f"the git config {path} is not a regular file"
-        if info.st_size > _MAX_FILE_BYTES:
-            return (), f"the git config {path} is larger than 1 MiB, and is not read"
-        data = _read_open(fd, _MAX_FILE_BYTES + 1, info.st_size)
+        data = _read_at_most(path, _MAX_FILE_BYTES + 1)
     except OSError:
+        # git, as the agent, may read what this process cannot: it is not known
+        # what the config makes git run
         return (), f"the git config {path} cannot be read"
-    finally:
-        os.close(fd)
     if len(data) > _MAX_FILE_BYTES:
         return (), f"the git config {path} is larger than 1 MiB, and is not read"
     # Read at every call and recalled by what it says: a file's times and size say
