@@ -688,6 +688,84 @@ def test_red_team_four_layouts_are_asked(
         close()
 
 
+_RED_TEAM_FIVE = {
+    # a checked-out submodule's git directory outside .git/modules, its core.worktree
+    # elsewhere, a relative hooksPath there
+    "core.worktree elsewhere": (
+        "mk t; cd t; mv .git/modules/sub store; rmdir .git/modules;"
+        " echo 'gitdir: ../store' > sub/.git; git config -f store/config core.worktree ../other;"
+        " git config -f store/config core.hooksPath hooks; mkdir other; cp sub/f other/f;"
+        " hk other/hooks; printf 'store\nother\n' >> .git/info/exclude; touch -d @1 other/f",
+        "git status",
+    ),
+    # the submodule is a linked worktree of another repository: its common hooks
+    "a linked worktree's common hooks": (
+        "mk t; cd t; rm -rf sub; git clone -q ../lib tools/X; echo tools >> .git/info/exclude;"
+        " git -C tools/X worktree add -q --detach ../../sub; hk tools/X/.git/hooks;"
+        " touch -d @1 sub/f",
+        "git status",
+    ),
+    # hooksPath in the submodule's config.worktree
+    "hooksPath in config.worktree": (
+        "mk t; cd t; git -C sub config core.repositoryformatversion 1;"
+        " git -C sub config extensions.worktreeConfig true;"
+        " git -C sub config --worktree core.hooksPath h2; hk sub/h2;"
+        " echo h2 >> .git/modules/sub/info/exclude; touch -d @1 sub/f",
+        "git status",
+    ),
+    # a submodule named x/hooks, not checked out: its git directory is modules/x/hooks
+    "a module named like a git directory's own": (
+        "mk t; cd t; git submodule -q deinit -f sub; rm -rf .git/modules/sub;"
+        " git config -f .gitmodules --rename-section submodule.sub submodule.x/hooks;"
+        " git commit -qam n; git submodule -q update --init; git submodule -q deinit -f sub;"
+        " git config -f .git/modules/x/hooks/config core.fsmonitor \"$M.sh\"",
+        "git submodule update --init",
+    ),
+    # git stage is git add
+    "git stage": (
+        "git init -q t; cd t; echo a > f; git add f; git commit -qm x; git clone -q ../lib s;"
+        " git add s 2>/dev/null; git commit -qm s; git -C s config core.fsmonitor \"$M.sh\";"
+        " echo b > s/f",
+        "git stage -A",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_RED_TEAM_FIVE))
+def test_red_team_five_layouts_are_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """Submodules whose hooks or config git finds where a first reading did not; real
+    git runs the planted program in each (the marker), so the command must not pass."""
+    project = Project(tmp_path)
+    _git(project.dir, "init", "-q", home=project.home)
+    vendor = project.dir / "vendor"
+    vendor.mkdir()
+    marker = tmp_path / "ran"
+    build, command = _RED_TEAM_FIVE[case]
+    script = (
+        "set -e; M=" + str(marker) + "\n"
+        "printf '#!/bin/sh\\ntouch %s\\nexit 1\\n' \"$M\" > \"$M.sh\"; chmod +x \"$M.sh\"\n"
+        "hk() { mkdir -p \"$1\"; cp \"$M.sh\" \"$1/post-index-change\"; }\n"
+        "mk() { git init -q $1; (cd $1; echo a > f; git add f; git commit -qm x;"
+        " git submodule -q add ../lib sub; git commit -qm s); }\n"
+        "git init -q lib; (cd lib; echo a > f; git add f; git commit -qm x)\n" + build
+    )
+    env = {
+        **os.environ, **_GIT_ENV, "HOME": str(project.home), "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "protocol.file.allow", "GIT_CONFIG_VALUE_0": "always",
+    }  # fmt: skip
+    subprocess.run(["bash", "-c", script], cwd=vendor, env=env, check=True, capture_output=True)
+    where = vendor / "t"
+    ask, close = _mount(monkeypatch, project)
+    try:
+        assert ask("Bash", cwd=str(where), command=command)[0] in ("ask", "deny"), case
+    finally:
+        close()
+    subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True)
+    assert marker.exists(), case  # (git itself ran it)
+
+
 @pytest.mark.parametrize("hooks", [".git/hooks", ".hk"])
 def test_a_hook_git_runs_when_it_refreshes_the_index_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hooks: str

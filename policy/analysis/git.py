@@ -733,26 +733,32 @@ def inspect(
 
 def _module_hook(git_dir: str, top: str, home: str, subcommand: str) -> str:
     """`_index_hook` of a submodule, for a command that runs git in it (`git status`
-    there refreshes its index): its own last `core.hooksPath` (its config read as git
-    reads it, includes followed), from its work tree `top` — where a checked-out one
-    was found, else where its `core.worktree` says; a relative one from a work tree
-    that is not known is a reason."""
+    there refreshes its index): its own last `core.hooksPath` — its configs read as
+    git reads them (the common directory's too, `config.worktree`, includes
+    followed) — from its work tree: where its `core.worktree` says, else where it was
+    found checked out (`top`); a relative one from a work tree not known is a reason.
+    Without one, the common directory's `hooks`."""
+    try:
+        repository = Repository(git_dir, _common_dir(git_dir, {}, git_dir), top)
+    except _Unjudged as exc:
+        return str(exc)
     reader = _Reader(home, subcommand)
-    reader.scan(git_dir + "/config", True, 0)
-    if reader.stopped():
-        return reader.reason
-    if not top:
-        settings, _ = _settings_of(git_dir + "/config")
-        named = [s.value for s in settings if (s.section, s.key) == ("core", "worktree")]
-        top = _real(posixpath.join(git_dir, named[-1])) if named and named[-1] else ""
+    for path in _repository_configs(repository):
+        reader.scan(path, True, 0)
+        if reader.stopped():
+            return reader.reason
+    settings, _ = _settings_of(repository.common_dir + "/config")
+    named = [s.value for s in settings if (s.section, s.key) == ("core", "worktree")]
+    if named and named[-1]:  # (git takes it over where the `.git` it came by is)
+        top = _real(posixpath.join(git_dir, named[-1]))
     paths = [h for h in reader.hooks if h]
     if paths and not paths[-1].startswith(("/", "~")) and not top:
         return (
             f"a submodule's config ({git_dir}/config) sets core.hooksPath relative to a "
             "work tree the policy does not know: the hooks git runs there are not known"
         )
-    directory = _at(top, paths[-1], home) if paths else git_dir + "/hooks"
-    return _index_hook([directory], Repository(git_dir, git_dir, ""))
+    directory = _at(top, paths[-1], home) if paths else repository.common_dir + "/hooks"
+    return _index_hook([directory], repository)
 
 
 def _index_hook(hooks: list[str], repository: Repository) -> str:
@@ -771,7 +777,7 @@ def _index_hook(hooks: list[str], repository: Repository) -> str:
 def _at(base: str, value: str, home: str) -> str:
     """A path a config names, as git's `interpolate_path` and the kernel take it:
     `~/` the home, `~user/` that user's, `..` after a link the link's parent."""
-    if value.startswith("~/") and home:
+    if (value.startswith("~/") or value == "~") and home:
         value = home.rstrip("/") + value[1:]
     elif value.startswith("~") and value[1:2] not in ("", "/"):
         user, _, rest = value[1:].partition("/")
@@ -1032,8 +1038,6 @@ class _Reader:
         self.hooks: list[str] = []
         self.bytes = 0
         self.submodule_count = 0
-        self._reals_of: list[str] = []
-        self._reals: set[str] = set()
         #: The submodules found: (git directory, work tree's top or ""); their hooks
         #: run too.
         self.module_dirs: list[tuple[str, str]] = []
@@ -1107,7 +1111,8 @@ class _Reader:
             if not may_search(directory):
                 continue  # (the agent's git could not look here either: viewer.py)
             config = directory + "/config"
-            if directory != top and os.path.isfile(config):
+            module = directory != top and os.path.isfile(config)
+            if module:
                 # a submodule's git directory: its config; its hook; below it, its own
                 # submodules and the submodules whose names go on from its
                 if may_read(config):
@@ -1117,7 +1122,7 @@ class _Reader:
                 with os.scandir(directory) as entries:
                     for entry in entries:
                         seen += 1
-                        if entry.name in _GIT_OWN and directory != top:
+                        if module and entry.name in _GIT_OWN:
                             continue  # (a git directory's own: no submodule below)
                         if entry.is_dir():
                             pending.append(entry.path)
@@ -1162,9 +1167,9 @@ class _Reader:
             if child is None or child.top.rstrip("/") != here.rstrip("/"):
                 continue  # (no repository of its own there: git runs nothing in it)
             self.module_dirs.append((child.git_dir, child.top))
-            read = self._read_real()
+            read = set(self.files)
             for path in _repository_configs(child):
-                if not os.path.lexists(path) or _real(path) in read:
+                if not os.path.lexists(path) or path in read:
                     continue  # (not there; or read already, by the modules walk)
                 self.scan(path, True, 0)
                 if self.stopped():
@@ -1172,14 +1177,6 @@ class _Reader:
             self.checked_out(child, depth + 1)
             if self.stopped():
                 return
-
-    def _read_real(self) -> set[str]:
-        """The real paths of the files read so far (worked out once each, and only
-        where checked-out submodules are looked at)."""
-        for path in self.files[len(self._reals_of) :]:
-            self._reals_of.append(path)
-            self._reals.add(_real(path))
-        return self._reals
 
     def stopped(self) -> bool:
         return bool(self.reason)
@@ -2017,7 +2014,7 @@ def _index_entries(
 #: The git commands that run git in checked-out submodules as they are (to tell
 #: whether one holds changes, or to carry the command on into it).
 _INTO_SUBMODULES = frozenset(
-    "status diff commit stash describe diff-index diff-files submodule fetch pull add "
+    "status diff commit stash describe diff-index diff-files submodule fetch pull add stage rm "
     "checkout switch reset restore merge rebase cherry-pick revert am grep push "
     "ls-files clone".split()
 )
