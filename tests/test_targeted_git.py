@@ -228,6 +228,15 @@ def test_a_config_planted_under_its_old_size_and_times_is_read_again(
         close()
 
 
+def _fsmonitor_git_reads(where: Path, env: dict[str, str]) -> str:
+    """The core.fsmonitor real git reads in `where`: the oracle the layouts are checked
+    against before the hook is asked."""
+    seen = subprocess.run(
+        ["git", "config", "core.fsmonitor"], cwd=where, env=env, capture_output=True, text=True
+    )
+    return seen.stdout.strip()
+
+
 _LINE_BREAKS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u0085", "\u2028"]
 
 
@@ -248,10 +257,7 @@ def test_a_line_break_git_does_not_know_hides_no_setting(
         with open(where / ".git" / "config", "ab") as config:
             text = "[core]\n\tcomment = x" + line_break + "[x]\n\tfsmonitor = ./.x.sh\n"
             config.write(text.encode())
-        seen = subprocess.run(
-            ["git", "config", "core.fsmonitor"], cwd=where, env=env, capture_output=True, text=True
-        )
-        assert seen.stdout.strip() == "./.x.sh", repr(line_break)  # what git itself reads
+        assert _fsmonitor_git_reads(where, env) == "./.x.sh", repr(line_break)  # what git itself reads
         vendored.append((line_break, where))
     ask, close = _mount(monkeypatch, project)
     try:
@@ -286,10 +292,7 @@ def test_a_repository_is_found_where_git_finds_it_spaces_and_all(
     _git(project.dir, "init", "-q", home=project.home)
     vendored = _vendored_repository(project, how)
     env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
-    seen = subprocess.run(
-        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
-    )
-    assert seen.stdout.strip() == "./.x.sh"  # what git itself reads
+    assert _fsmonitor_git_reads(vendored, env) == "./.x.sh"  # what git itself reads
     ask, close = _mount(monkeypatch, project)
     try:
         assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"
@@ -377,10 +380,7 @@ def test_a_planted_fsmonitor_git_finds_is_found(
     planted = []
     for number, case in enumerate(_PLANTED):
         where = _planted_layout(project.dir / f"vendor{number}", case)
-        seen = subprocess.run(
-            ["git", "config", "core.fsmonitor"], cwd=where, env=env, capture_output=True, text=True
-        )
-        assert seen.stdout.strip() == "./.x.sh", (case, seen.stderr)  # what git itself reads
+        assert _fsmonitor_git_reads(where, env) == "./.x.sh", case  # what git itself reads
         planted.append((case, where))
     ask, close = _mount(monkeypatch, project)
     try:
@@ -581,10 +581,7 @@ def test_a_nul_in_a_git_file_is_read_as_git_reads_it(
     _git_dir_layout(vendored / "store1", FSMONITOR)
     _write(vendored / ".git", "gitdir: store1\0junk\n")
     env = {**os.environ, **_GIT_ENV, "HOME": str(project.home)}
-    seen = subprocess.run(
-        ["git", "config", "core.fsmonitor"], cwd=vendored, env=env, capture_output=True, text=True
-    )
-    assert seen.stdout.strip() == "./.x.sh"
+    assert _fsmonitor_git_reads(vendored, env) == "./.x.sh"
     ask, close = _mount(monkeypatch, project)
     try:
         assert ask("Bash", cwd=str(vendored), command="git status")[0] == "ask"

@@ -853,13 +853,14 @@ def _as_spelt(top: str, real: str, cwd: str) -> str:
     """The work tree's top `top` (found walking up `real`, the real path of `cwd`) as
     `cwd` spells it, when `cwd` goes down to it the same way (a workspace reached
     through a linked home); else as found."""
-    inside = real == top or real.startswith(top.rstrip("/") + "/")
-    below = real[len(top) :].lstrip("/") if inside else None
-    spelt = cwd.rstrip("/") or "/"
-    if below is None:
+    if real != top and not real.startswith(top.rstrip("/") + "/"):
         return top
-    candidate = spelt if not below else spelt[: -len(below) - 1] or "/"
-    if candidate == top or not (not below or spelt.endswith("/" + below)):
+    below = real[len(top) :].lstrip("/")
+    spelt = cwd.rstrip("/") or "/"
+    if below and not spelt.endswith("/" + below):
+        return top  # (cwd does not go down to it the same way)
+    candidate = (spelt[: -len(below) - 1] or "/") if below else spelt
+    if candidate == top:
         return top  # (spelt as found: no link on the way, most of the time)
     return candidate if _real(candidate) == top else top
 
@@ -1957,18 +1958,19 @@ def _index_paths(index: str) -> set[str] | None:
 
 
 def _index_entries(
-    index: str, cap: int, holding: bytes = b""
+    index: str, cap: int, holding: bytes = b"", info: os.stat_result | None = None
 ) -> list[tuple[str, int]] | None:
     """(path, mode) of each entry of the index (versions 2 to 4); None when it cannot
     be read, or is larger than `cap`. No index: no entries. `holding`: bytes an entry
     asked about must hold — an index without them anywhere is not parsed (no entry
-    is asked about)."""
-    try:
-        info = os.stat(index)
-    except FileNotFoundError:
-        return []
-    except OSError:
-        return None
+    is asked about). `info`: what `stat` said of it already."""
+    if info is None:
+        try:
+            info = os.stat(index)
+        except FileNotFoundError:
+            return []
+        except OSError:
+            return None
     if info.st_size > cap or not may_read(index):
         return None
     try:
@@ -2051,7 +2053,7 @@ def _gitlinks(repository: Repository) -> list[str] | None:
         return [s.value for s in settings if s.section == "submodule" and s.key == "path"]
     # (a gitlink's mode, as its entry holds it: an index without it has none, and most
     # have none — parsing every entry of a large index at every git command would not do)
-    entries = _index_entries(index, _MAX_LINKS_INDEX_BYTES, _GITLINK.to_bytes(4, "big"))
+    entries = _index_entries(index, _MAX_LINKS_INDEX_BYTES, _GITLINK.to_bytes(4, "big"), info)
     if entries is None:
         return None
     links = tuple(path for path, mode in entries if mode & 0o170000 == _GITLINK)

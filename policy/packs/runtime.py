@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policy import telemetry
@@ -1150,7 +1151,7 @@ class _CallInputs(threading.local):
 _inputs = _CallInputs()
 
 #: What `_mask_of` hands back with a recalled mask: nothing ran, nothing to read.
-_NOT_RUN: Mapping[str, Any] = {}
+_NOT_RUN: Mapping[str, Any] = MappingProxyType({})
 
 #: Inputs whose value is the pack's own, not the call's: never shared between packs.
 _PACK_OWN = frozenset({"mode"})
