@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -427,7 +428,7 @@ def test_a_process_killed_mid_burst_leaves_no_answered_decision_uncounted(
     pool = DeciderPool(1, lambda: [("", engine)], _Log())
     pool.start()
     (pid,) = pool.pids()
-    before = telemetry.snapshot(telemetry.EXACT)
+    before = telemetry.DECISIONS.total()
 
     async def run() -> int:
         await pool.attach()
@@ -451,8 +452,7 @@ def test_a_process_killed_mid_burst_leaves_no_answered_decision_uncounted(
         pool.close()
         engine.close()
     pool.counted()
-    changed = telemetry.since(before, telemetry.snapshot(telemetry.EXACT))
-    counted = sum(count for _labels, count in changed.get("DECISIONS", []))
+    counted = telemetry.DECISIONS.total() - before
     logged = sum(
         1 for line in (tmp_path / "decisions.jsonl").read_bytes().splitlines()
         if orjson.loads(line).get("event") == "decision"
@@ -465,11 +465,13 @@ def test_a_process_killed_mid_burst_leaves_no_answered_decision_uncounted(
 def test_what_a_process_counted_is_counted_once_here() -> None:
     from policy import telemetry
 
-    before = telemetry.snapshot()
+    tally = telemetry.Tally()
     telemetry.DECISIONS.inc("before_tool", "deny_tool", "pack:x")
     telemetry.CEL_SECONDS.observe_ns(2_000)
-    changed = telemetry.since(before, telemetry.snapshot())
+    changed = tally.take()
     assert set(changed) == {"DECISIONS", "CEL_SECONDS"}
+    assert changed["DECISIONS"] == [[["before_tool", "deny_tool", "pack:x"], 1]]
+    assert tally.take() == {}  # (told once)
     total = telemetry.DECISIONS.total()
     telemetry.merge(changed)
     assert telemetry.DECISIONS.total() == total + 1
@@ -477,6 +479,61 @@ def test_what_a_process_counted_is_counted_once_here() -> None:
         telemetry.merge({"NOT_A_METRIC": []})
     with pytest.raises(ValueError, match="not a count"):
         telemetry.merge({"DECISIONS": [[["before_tool"], 1]]})
+
+
+def test_a_tally_taken_with_every_answer_tells_the_decisions_only() -> None:
+    """`take(EXACT)` (every answer) tells the decisions and keeps the rest for the
+    next whole take, which tells it once."""
+    from policy import telemetry
+
+    tally = telemetry.Tally()
+    telemetry.DECISIONS.inc("before_tool", "continue", "pack:y")
+    telemetry.LOG_WRITE_SECONDS.observe_ns(40_000)
+    telemetry.RATE_LIMIT_DENIALS.inc()
+    assert set(tally.take(telemetry.EXACT)) == {"DECISIONS"}
+    telemetry.DECISIONS.inc("before_tool", "continue", "pack:y")
+    whole = tally.take()
+    assert whole["DECISIONS"] == [[["before_tool", "continue", "pack:y"], 1]]
+    assert whole["RATE_LIMIT_DENIALS"] == [[[], 1]]
+    assert sum(whole["LOG_WRITE_SECONDS"][0]) == 1
+    assert tally.take() == {}
+
+
+def test_a_tally_loses_no_count_made_while_it_takes() -> None:
+    """Counts made on other threads while the tally takes are each told exactly once:
+    what the service merges adds up to what was counted."""
+    from policy import telemetry
+
+    tally = telemetry.Tally()
+    told = 0
+    seconds = 0
+
+    def count() -> None:
+        for _ in range(20_000):
+            telemetry.DECISIONS.inc("before_tool", "continue", "pack:tally")
+            telemetry.DECISION_SECONDS.observe_ns(1_000)
+
+    def add(changed: dict[str, object]) -> None:
+        nonlocal told, seconds
+        for values, more in changed.get("DECISIONS", []):  # type: ignore[attr-defined]
+            if values == ["before_tool", "continue", "pack:tally"]:
+                told += more
+        if "DECISION_SECONDS" in changed:
+            seconds += sum(changed["DECISION_SECONDS"][0])  # type: ignore[index]
+
+    threads = [threading.Thread(target=count) for _ in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads switch between any two bytecodes)
+    try:
+        for thread in threads:
+            thread.start()
+        while any(thread.is_alive() for thread in threads):
+            add(tally.take())
+    finally:
+        sys.setswitchinterval(interval)
+    add(tally.take())
+    assert told == 80_000
+    assert seconds == 80_000
 
 
 def test_a_restart_hands_over_the_packs_read_back_from_the_pack_cache(tmp_path: Path) -> None:

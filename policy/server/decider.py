@@ -24,6 +24,14 @@ from typing import Any
 
 import orjson
 
+from policy import telemetry
+from policy.codec import to_dict
+from policy.errors import InputError
+from policy.facts import Caller as FactsCaller
+from policy.facts import deciding_for
+from policy.server.asker import Asker, SenderRefused
+from policy.server.auth import Caller
+from policy.server.bodies import decide_body, judge_event
 from policy.server.deciders import frame, recv_frame
 
 
@@ -108,16 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
-    from policy import telemetry
-    from policy.codec import to_dict
-    from policy.errors import InputError
-    from policy.facts import Caller as FactsCaller
-    from policy.facts import deciding_for
-    from policy.server.asker import Asker, SenderRefused
-    from policy.server.auth import Caller
-    from policy.server.bodies import decide_body, judge_event
-
-    told = telemetry.snapshot()
+    tally = telemetry.Tally()
     answered = 0
     leaving = False
     while True:
@@ -127,83 +126,91 @@ def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
         body = recv_frame(sock)
         if body is None:
             return
-        asked = orjson.loads(header)
-        caller = asked["caller"]
-        facts = FactsCaller(
-            home=caller["home"],
-            workspace=caller["workspace"],
-            uid=caller["uid"],
-            protected=tuple(caller["protected"]),
-            principal=caller["principal"],
-            peer=caller["peer"],
-            may_file=caller["may_file"],
-        )
-        fields = asked["asker"]
-        identity = fields["identity"]
-        who = Asker(
-            principal=fields["principal"],
-            user=fields["user"],
-            uid=fields["uid"],
-            peer=fields["peer"],
-            identity=None
-            if identity is None
-            else Caller(
-                identity["name"],
-                frozenset(identity["roles"]),
-                tuple(identity["approver_names"]),
-                identity["via"],
-                identity["uid"],
-                tuple(identity["senders"]),
-            ),
-        )
-        status, rendered, decision_id, handed_back = 200, b"", "", False
-        try:
-            with deciding_for(facts):
-                engine = router.engine_for(facts)
-                if "host" in asked:  # a host's hook event
-                    said, decision = judge_event(
-                        engine, who, asked["host"], asked["approval"], asked["budget"], body
-                    )
-                    if decision is not None:  # (the approvers are the service's part)
-                        handed_back, rendered = True, orjson.dumps(to_dict(decision))
-                    out = None if decision is not None else (said or b"", "")
-                else:
-                    out = decide_body(engine, who, asked["point"], body)
-        except InputError as exc:
-            status, rendered = 400, orjson.dumps({"error": str(exc)})
-        except SenderRefused as exc:
-            status, rendered = 403, orjson.dumps({"error": str(exc)})
-        except Exception as exc:  # noqa: BLE001 - the service's 500, as its own handler words it
-            message = f"the service failed: {type(exc).__name__}: {exc}"
-            status, rendered = 500, orjson.dumps({"error": message})
-        else:
-            if out is not None:
-                rendered, decision_id = out
-            elif not handed_back:
-                status, rendered = 202, orjson.dumps({"accepted": True})
+        status, rendered, decision_id, handed_back = answer(router, header, body)
         answered += 1
         # The decisions counted go with every answer: the service has the count of
         # every decision it has an answer for, whatever becomes of this process. The
         # rest (latencies, denials by a limit) goes with the answer after which it has
-        # nothing to do, or with every `_TELL_EVERY`th: a snapshot of every count at
-        # each answer cost ≈ 35 µs a decision.
+        # nothing to do, or with every `_TELL_EVERY`th.
         whole = answered % _TELL_EVERY == 0 or not _asked_again(sock)
-        now = telemetry.snapshot() if whole else telemetry.snapshot(telemetry.EXACT)
-        changed = telemetry.since(told, now)
-        told.update(now)
+        changed = tally.take(None if whole else telemetry.EXACT)
         # Past the memory cap it says it leaves: the service writes it nothing more,
         # starts another (as it restarts itself at its own cap), and closes its end
         # once the calls already written are answered — then this ends.
         if not leaving and cap is not None and answered % 64 == 0:
             leaving = _memory_mb() > cap
-        answer = {
+        told = {
             "status": status,
             "decision_id": decision_id,
             "handed_back": handed_back,
             "telemetry": changed,
             "leaving": leaving,
         }
-        sock.sendall(frame(orjson.dumps(answer), rendered))
+        sock.sendall(frame(orjson.dumps(told), rendered))
+
+
+def answer(router: Any, header: bytes, body: bytes) -> tuple[int, bytes, str, bool]:
+    """One call the service wrote (its header: for whom, and what; its body as the
+    caller sent it), decided: (HTTP status, the rendered answer, the decision id,
+    whether it goes back to the service's approvers)."""
+    asked = orjson.loads(header)
+    facts, who = _who(asked["caller"], asked["asker"])
+    status, rendered, decision_id, handed_back = 200, b"", "", False
+    try:
+        with deciding_for(facts):
+            engine = router.engine_for(facts)
+            if "host" in asked:  # a host's hook event
+                said, decision = judge_event(
+                    engine, who, asked["host"], asked["approval"], asked["budget"], body
+                )
+                if decision is not None:  # (the approvers are the service's part)
+                    handed_back, rendered = True, orjson.dumps(to_dict(decision))
+                out = None if decision is not None else (said or b"", "")
+            else:
+                out = decide_body(engine, who, asked["point"], body)
+    except InputError as exc:
+        return 400, orjson.dumps({"error": str(exc)}), "", False
+    except SenderRefused as exc:
+        return 403, orjson.dumps({"error": str(exc)}), "", False
+    except Exception as exc:  # noqa: BLE001 - the service's 500, as its own handler words it
+        message = f"the service failed: {type(exc).__name__}: {exc}"
+        return 500, orjson.dumps({"error": message}), "", False
+    if out is not None:
+        rendered, decision_id = out
+    elif not handed_back:
+        status, rendered = 202, orjson.dumps({"accepted": True})
+    return status, rendered, decision_id, handed_back
+
+
+def _who(caller: dict[str, Any], fields: dict[str, Any]) -> tuple[Any, Any]:
+    """(policy.facts.Caller, policy.server.asker.Asker) as the service named them."""
+    facts = FactsCaller(
+        home=caller["home"],
+        workspace=caller["workspace"],
+        uid=caller["uid"],
+        protected=tuple(caller["protected"]),
+        principal=caller["principal"],
+        peer=caller["peer"],
+        may_file=caller["may_file"],
+    )
+    identity = fields["identity"]
+    who = Asker(
+        principal=fields["principal"],
+        user=fields["user"],
+        uid=fields["uid"],
+        peer=fields["peer"],
+        identity=None
+        if identity is None
+        else Caller(
+            identity["name"],
+            frozenset(identity["roles"]),
+            tuple(identity["approver_names"]),
+            identity["via"],
+            identity["uid"],
+            tuple(identity["senders"]),
+        ),
+    )
+    return facts, who
 
 
 if __name__ == "__main__":

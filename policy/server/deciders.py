@@ -29,7 +29,7 @@ What a deciding process is, and is not:
   replaced the same way. One watchdog task does the waiting and the hung checks.
 * **Counted.** Each answer carries the decisions the process counted since its last
   (`policy.telemetry.EXACT`), and the rest of what it counted since it last told
-  (`policy.telemetry.since`) when no other call waits in its socket, or when it is
+  (`policy.telemetry.Tally`) when no other call waits in its socket, or when it is
   the 64th since. `/metrics` merges them into the service's own counts.
 
 Host events (`/v1/hosts/{host}/event`) are answered here too (`event`), but for the
