@@ -15,6 +15,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -1331,3 +1332,39 @@ def test_git_init_over_a_planted_config_is_asked(history: Ask, command: str) -> 
     answer = history("Bash", command=command)
     assert answer[0] in ("deny", "ask"), (command, answer)
     assert history("Bash", command="git init --bare fresh")[0] not in ("deny", "ask")
+
+
+def test_a_line_reads_each_config_once_and_every_command_of_it_hears_what_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The git commands and writes of one line inspect several places, and each config
+    file git would read there is read once for the line: what a repository's config
+    plants holds for every git command run in it."""
+    from policy.analysis import effects, git
+
+    home = tmp_path / "home"
+    _write(home / ".gitconfig", "[user]\n\tname = someone\n")
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        _git(tmp_path / name, "init", "-q", home=home)
+    with (tmp_path / "a" / ".git" / "config").open("a") as config:
+        config.write(FSMONITOR)
+    read: list[str] = []
+    settings_of = git._settings_of
+
+    def counted(path: str) -> Any:
+        read.append(path)
+        return settings_of(path)
+
+    monkeypatch.setattr(git, "_settings_of", counted)
+    effects.forget_lines()
+    line = effects.analyze(
+        "git -C a status && git -C b log -1 && git -C a diff && echo x > a/notes",
+        str(tmp_path),
+        str(home),
+    )
+    hidden = [c.hidden for c in line.commands if c.name == "git"]
+    assert ["fsmonitor" in why for why in hidden] == [True, False, True], hidden
+    assert read.count(str(home / ".gitconfig")) == 1
+    assert read.count(str(tmp_path / "a" / ".git" / "config")) == 1
+    assert len(read) == len(set(read))

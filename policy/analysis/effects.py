@@ -706,9 +706,10 @@ def _on_disk(line: Line, home: str) -> Line:
     budget = [_MAX_DISK_LOOKUPS]
     known: dict[str, bool] = {}  # (what lstat said, for the whole line: paths.resolve)
     repos: dict[tuple[Any, ...], git.Inspection] = {}
+    configs = git.LineReads()  # (the config files git would read, read once for the line)
     made = tuple(p for c in line.commands for p in c.writes)  # (a repository made in the line)
     commands = tuple(
-        _resolve_command(c, home, budget, known, repos, made) for c in line.commands
+        _resolve_command(c, home, budget, known, repos, made, configs) for c in line.commands
     )
     if all(now is then for now, then in zip(commands, line.commands, strict=True)):
         # (nothing on disk changed a command: the line is its lexical self, the same
@@ -724,6 +725,7 @@ def _resolve_command(
     known: dict[str, bool],
     repos: dict[tuple[Any, ...], git.Inspection],
     made: tuple[str, ...] = (),
+    configs: git.LineReads | None = None,
 ) -> Command:
     reads = resolve_all(command.reads, home, budget=budget, known=known)
     lists = resolve_all(command.lists, home, budget=budget, known=known)
@@ -743,7 +745,12 @@ def _resolve_command(
             key = (command.cwd, "", "", ())
         if key not in repos:  # (a line of a thousand git commands reads the config once)
             repos[key] = git.inspect(
-                command.cwd, key[1], home=home, env=env, subcommand=command.subcommand
+                command.cwd,
+                key[1],
+                home=home,
+                env=env,
+                subcommand=command.subcommand,
+                reads=configs,
             )
         found = repos[key]
         if command.name == "git":
@@ -756,7 +763,7 @@ def _resolve_command(
             def lookup(directory: str) -> git.Inspection:
                 place = (directory, "", "", ())
                 if place not in repos:
-                    repos[place] = git.inspect(directory, home=home)
+                    repos[place] = git.inspect(directory, home=home, reads=configs)
                 return repos[place]
 
             spelt = git.written_as(writes, found, home, made, lookup, removed=deletes)

@@ -34,7 +34,15 @@ from policy.analysis.operands import (
 )
 from policy.analysis.viewer import _viewer, may_read, may_search
 
-__all__ = ["HANDLERS", "Inspection", "Repository", "config_setting", "inspect", "repo_code"]
+__all__ = [
+    "HANDLERS",
+    "Inspection",
+    "LineReads",
+    "Repository",
+    "config_setting",
+    "inspect",
+    "repo_code",
+]
 
 
 def _git(f: Facts) -> None:
@@ -685,8 +693,10 @@ def inspect(
     home: str = "",
     env: Sequence[str] = (),
     subcommand: str = "",
+    reads: LineReads | None = None,
 ) -> Inspection:
-    """The repository git would use run in `cwd` and what its config makes it run."""
+    """The repository git would use run in `cwd` and what its config makes it run.
+    `reads`: what the inspections of the same line read already (`LineReads`)."""
     variables = _variables(env)
     found = Inspection()
     if not git_dir and "GIT_DIR" in variables:
@@ -704,8 +714,8 @@ def inspect(
         found.reason = str(exc)
         return found
     found.repository = repository
-    reader = _Reader(home, subcommand)
-    for path, strict in _config_files(repository, home, variables):
+    reader = _Reader(home, subcommand, reads)
+    for path, strict in _config_files(repository, home, variables, reads):
         reader.scan(path, strict, 0)
         if reader.stopped():
             break
@@ -826,10 +836,11 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         if may_search(directory):  # the agent's git could not look here either (viewer.py)
             dot_git = directory.rstrip("/") + "/.git"
             try:
-                common = _git_directory(dot_git, variables, cwd) if os.path.isdir(dot_git) else ""
+                kind = _kind_of(dot_git)  # (one look: most directories have no `.git`)
+                common = _git_directory(dot_git, variables, cwd) if kind == "dir" else ""
                 if common:
                     return Repository(dot_git, common, _as_spelt(directory, real, cwd))
-                if os.path.isfile(dot_git):
+                if kind == "file":
                     target = _gitfile_target(dot_git)
                     if target:
                         common = _common_dir(target, variables, cwd)
@@ -847,6 +858,18 @@ def _discover(cwd: str, git_dir: str, variables: dict[str, str]) -> Repository |
         f"git runs more than {_MAX_WALK_UP} directories below where it may find its "
         "repository, which the policy does not look for"
     )
+
+
+def _kind_of(path: str) -> str:
+    """"dir", "file" (a regular one) or "" for what `path` leads to, links followed:
+    `os.path.isdir` and `os.path.isfile` in one `stat`."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "file" if stat.S_ISREG(mode) else ""
 
 
 def _as_spelt(top: str, real: str, cwd: str) -> str:
@@ -983,7 +1006,10 @@ _SYSTEM_CONFIGS = (
 
 
 def _config_files(
-    repository: Repository | None, home: str, variables: dict[str, str]
+    repository: Repository | None,
+    home: str,
+    variables: dict[str, str],
+    reads: LineReads | None = None,
 ) -> list[tuple[str, bool]]:
     """The config files git reads, in its order, each with whether it is the
     repository's own (judged strictly: anything in it may have been planted) or the
@@ -992,7 +1018,13 @@ def _config_files(
     if not variables.get("GIT_CONFIG_NOSYSTEM"):
         named = variables.get("GIT_CONFIG_SYSTEM", "")
         for path in (named,) if named else _SYSTEM_CONFIGS:
-            if _agent_may_write(path):  # a system file only the administrator writes is theirs
+            # (a system file only the administrator writes is theirs)
+            writable = None if reads is None else reads.writable.get(path)
+            if writable is None:
+                writable = _agent_may_write(path)
+                if reads is not None:
+                    reads.writable[path] = writable
+            if writable:
                 files.append((path, False))
     named = variables.get("GIT_CONFIG_GLOBAL", "")
     if named:
@@ -1027,12 +1059,27 @@ def _agent_may_write(path: str) -> bool:
     return uid == 0 or info.st_uid == uid or bool(info.st_mode & 0o002)
 
 
+class LineReads:
+    """What the config files of one command line said, read once for the line (and
+    whether the agent may write each system config): a line that writes in two
+    directories inspects where git would find a repository for each, and both read
+    the same user's and system's configs. One line's reads are one look at the disk,
+    as one inspection's are."""
+
+    __slots__ = ("settings", "writable")
+
+    def __init__(self) -> None:
+        self.settings: dict[str, tuple[tuple[_Setting, ...], str]] = {}
+        self.writable: dict[str, bool] = {}
+
+
 class _Reader:
     """Reads config files and the files they include, within the caps, and keeps the
     first reason git would run a program."""
 
-    def __init__(self, home: str, subcommand: str) -> None:
+    def __init__(self, home: str, subcommand: str, reads: LineReads | None = None) -> None:
         self.home = home
+        self.reads = reads
         self.subcommand = subcommand.lower()
         self.reason = ""
         self.files: list[str] = []
@@ -1053,7 +1100,13 @@ class _Reader:
             self.reason = f"git would read more than {_MAX_CONFIG_FILES} config files"
             return
         self.files.append(path)
-        settings, why = _settings_of(path)
+        reads = self.reads
+        found = None if reads is None else reads.settings.get(path)
+        if found is None:
+            found = _settings_of(path)
+            if reads is not None:
+                reads.settings[path] = found
+        settings, why = found
         if why:
             self.reason = why
             return
