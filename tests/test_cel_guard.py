@@ -13,7 +13,7 @@ import pytest
 from policy.packs.cel import get_engine
 from policy.packs.cel.interface import VARIABLES_AT
 from policy.packs.cel.native import NativeProgram
-from policy.packs.cel.native.guard import guard_of
+from policy.packs.cel.native.guard import Pruning, guard_of, need_of
 from policy.packs.cel.native.syntax import parse
 from tests.test_recall import _corpus_calls, corpus_engine
 
@@ -30,71 +30,117 @@ def command(name: str = "ls", **fields: Any) -> dict[str, Any]:
     return {"name": name, "network": False, "args": [], "flags": [], "deletes": [], **fields}
 
 
-@pytest.mark.parametrize(
-    ("source", "frame", "holds"),
-    [
-        # a list that is empty: exists is false
-        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": []}}, False),
-        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/x"]}}, False),
-        ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/etc/x"]}}, True),
-        # one of two lists
-        (
-            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
-            {"access": {"reads": [], "sends": []}},
-            False,
-        ),
-        (
-            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
-            {"access": {"reads": [], "sends": ["y"]}},
-            False,
-        ),
-        (
-            "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
-            {"access": {"reads": [], "sends": ["x"]}},
-            True,
-        ),
-        # what an element must be: its name among strings, a flag, a list of its own
-        ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command()]}, False),
-        ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command("mkfs")]}, True),
-        ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("mkfs.ext4")]}, True),
-        ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("ls")]}, False),
-        ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command()]}, False),
-        ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command(network=True)]}, True),
-        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"])]}, False),
-        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["r"], deletes=["x"])]}, False),
-        ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"], deletes=["x"])]}, True),
-        ("commands.exists(c, c.args.exists(a, a == 'serve'))", {"commands": [command(args=["run"])]}, False),
-        # either side of ||, both of &&
-        ("access.writes.exists(p, true) || access.deletes.exists(p, true)", {"access": {"writes": [], "deletes": ["d"]}}, True),
-        ("access.writes.exists(p, true) && workspace == ''", {"access": {"writes": []}}, False),
-    ],
-)
+#: (a condition, facts, whether its guard lets it through)
+DECIDED: list[tuple[str, dict[str, Any], bool]] = [
+    # a list that is empty: exists is false
+    ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": []}}, False),
+    ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/x"]}}, False),
+    ("access.writes.exists(p, p.startsWith('/etc'))", {"access": {"writes": ["/etc/x"]}}, True),
+    # one of two lists
+    (
+        "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+        {"access": {"reads": [], "sends": []}},
+        False,
+    ),
+    (
+        "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+        {"access": {"reads": [], "sends": ["y"]}},
+        False,
+    ),
+    (
+        "[access.reads, access.sends].exists(l, l.exists(p, p == 'x'))",
+        {"access": {"reads": [], "sends": ["x"]}},
+        True,
+    ),
+    # what an element must be: its name among strings, a flag, a list of its own
+    ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command()]}, False),
+    ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command("mkfs")]}, True),
+    ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("mkfs.ext4")]}, True),
+    ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("ls")]}, False),
+    ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command()]}, False),
+    ("commands.exists(c, c.network && c.args.size() > 2)", {"commands": [command(network=True)]}, True),
+    ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"])]}, False),
+    ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["r"], deletes=["x"])]}, False),
+    ("commands.exists(c, 'f' in c.flags && c.deletes.exists(p, true))", {"commands": [command(flags=["f"], deletes=["x"])]}, True),
+    ("commands.exists(c, c.args.exists(a, a == 'serve'))", {"commands": [command(args=["run"])]}, False),
+    # either side of ||, both of &&
+    ("access.writes.exists(p, true) || access.deletes.exists(p, true)", {"access": {"writes": [], "deletes": ["d"]}}, True),
+    ("access.writes.exists(p, true) && workspace == ''", {"access": {"writes": []}}, False),
+]
+#: (a condition, facts the guard cannot be sure of: it lets the condition through)
+UNSURE: list[tuple[str, dict[str, Any]]] = [
+    # facts that are not there, or not of the type the guard reads: CEL decides
+    ("access.writes.exists(p, true)", {"access": {}}),
+    ("access.writes.exists(p, true)", {"access": {"writes": "not a list"}}),
+    ("access.writes.exists(p, true)", {}),
+    ("commands.exists(c, c.name in vars.tools)", {"commands": [{"name": 3}]}),
+    ("commands.exists(c, c.network)", {"commands": [{"name": "ls"}]}),
+    ("commands.exists(c, 'f' in c.flags)", {"commands": [command(flags=[1])]}),
+    # building [L1, L2] errs when one is missing: not pruned, whatever the body
+    ("[access.reads, access.sends].exists(l, commands.exists(c, c.network))", {"access": {"reads": []}, "commands": []}),
+    # what a guard does not read: a negation, a ternary, a constant list with a non-string
+    ("!access.writes.exists(p, true)", {"access": {"writes": []}}),
+    ("workspace == '' ? access.writes.exists(p, true) : false", {"access": {"writes": []}}),
+    ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),
+]
+
+
+@pytest.mark.parametrize(("source", "frame", "holds"), DECIDED)
 def test_a_guard_fails_only_where_the_facts_rule_the_condition_out(
     source: str, frame: dict[str, Any], holds: bool
 ) -> None:
     assert may_hold(source, frame) is holds
 
 
-@pytest.mark.parametrize(
-    ("source", "frame"),
-    [
-        # facts that are not there, or not of the type the guard reads: CEL decides
-        ("access.writes.exists(p, true)", {"access": {}}),
-        ("access.writes.exists(p, true)", {"access": {"writes": "not a list"}}),
-        ("access.writes.exists(p, true)", {}),
-        ("commands.exists(c, c.name in vars.tools)", {"commands": [{"name": 3}]}),
-        ("commands.exists(c, c.network)", {"commands": [{"name": "ls"}]}),
-        ("commands.exists(c, 'f' in c.flags)", {"commands": [command(flags=[1])]}),
-        # building [L1, L2] errs when one is missing: not pruned, whatever the body
-        ("[access.reads, access.sends].exists(l, commands.exists(c, c.network))", {"access": {"reads": []}, "commands": []}),
-        # what a guard does not read: a negation, a ternary, a constant list with a non-string
-        ("!access.writes.exists(p, true)", {"access": {"writes": []}}),
-        ("workspace == '' ? access.writes.exists(p, true) : false", {"access": {"writes": []}}),
-        ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),
-    ],
-)
+@pytest.mark.parametrize(("source", "frame"), UNSURE)
 def test_a_guard_passes_what_it_cannot_be_sure_of(source: str, frame: dict[str, Any]) -> None:
     assert may_hold(source, frame) is True
+
+
+def let_through(source: str, frame: dict[str, Any]) -> bool:
+    """Whether the pruning of a program of this one condition leaves it to evaluate."""
+    pruning = Pruning.of([need_of(parse(source), VARIABLES, CONSTANTS)])
+    return True if pruning is None else bool(pruning.enabled(frame) & 1)
+
+
+@pytest.mark.parametrize(("source", "frame", "holds"), DECIDED)
+def test_the_pruning_rules_out_only_what_the_guard_rules_out(
+    source: str, frame: dict[str, Any], holds: bool
+) -> None:
+    if not let_through(source, frame):
+        assert not holds
+    if holds:
+        assert let_through(source, frame)
+
+
+@pytest.mark.parametrize(("source", "frame"), UNSURE)
+def test_the_pruning_lets_through_what_the_guard_cannot_be_sure_of(
+    source: str, frame: dict[str, Any]
+) -> None:
+    assert let_through(source, frame) is True
+
+
+def test_the_pruning_checks_a_fact_once_for_every_condition_that_needs_it() -> None:
+    """Conditions naming commands (`c.name in [...]`, `==`) are one table: a call's
+    command names are looked up in it, and only the conditions of those names, and the
+    ones needing nothing it knows, are left to evaluate."""
+    sources = [
+        "commands.exists(c, c.name in vars.tools && c.args.size() > 0)",
+        "commands.exists(c, c.name == 'dd' || c.name == 'shred')",
+        "commands.exists(c, c.network) || access.sends.exists(p, true)",
+        "access.writes.exists(p, p.startsWith('/etc'))",
+        "size(commands) > 3",
+    ]
+    pruning = Pruning.of([need_of(parse(s), VARIABLES, CONSTANTS) for s in sources])
+    assert pruning is not None
+    assert len(pruning.tables) == 1  # (commands' names: one table for both)
+    ls = {"commands": [command()], "access": {"writes": [], "sends": []}}
+    assert pruning.enabled(ls) == 0b10000
+    dd = {**ls, "commands": [command("ls"), command("dd", network=True)]}
+    assert pruning.enabled(dd) == 0b10110
+    writes = {**ls, "access": {"writes": ["/etc/x"], "sends": []}}
+    assert pruning.enabled({**ls, "access": {"writes": ["/tmp/x"], "sends": []}}) == 0b10000
+    assert pruning.enabled(writes) == 0b11000
 
 
 def test_a_macro_variable_hides_the_constants_and_the_outer_names() -> None:
@@ -144,10 +190,12 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every third corpus call through the shipped packs: each condition whose guard
-    fails for the call's facts evaluates to false, and each program's mask (skipping
-    what is not built yet) is the conditions' values, bit for bit. The guards do rule
-    out most of a call's conditions on this corpus."""
-    checked = {"programs": 0, "ruled_out": 0, "conditions": 0}
+    fails for the call's facts evaluates to false, each the pruning rules out is one
+    whose guard fails, and each program's mask (skipping what is not built yet, and
+    what the pruning rules out) is the conditions' values, bit for bit. The guards
+    rule out most of a call's conditions on this corpus, and the pruning most of
+    those."""
+    checked = {"programs": 0, "ruled_out": 0, "pruned": 0, "conditions": 0}
     differ: list[tuple[Any, ...]] = []
     mask_of = NativeProgram._mask
 
@@ -163,11 +211,20 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
         )
         if mask != evaluated:
             differ.append(("mask", program._trees, mask, each))
-        for tree, guard, value in zip(program._trees, program._guards, each, strict=True):
-            if guard is not None and not guard(frame):
+        pruning = program._pruning
+        enabled = -1 if pruning is None else pruning.enabled(frame)
+        for index, (tree, guard, value) in enumerate(
+            zip(program._trees, program._guards, each, strict=True)
+        ):
+            ruled_out = guard is not None and not guard(frame)
+            if ruled_out:
                 checked["ruled_out"] += 1
                 if value is not False:
                     differ.append(("guard", tree, value))
+            if not enabled & 1 << index:
+                checked["pruned"] += 1
+                if not ruled_out:  # (the pruning's facts are the guard's: never more)
+                    differ.append(("pruned", tree, value))
         checked["programs"] += 1
         checked["conditions"] += len(each)
         return mask
@@ -182,3 +239,4 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
     assert differ == []
     assert checked["programs"] > 5000
     assert checked["ruled_out"] > checked["conditions"] / 2
+    assert checked["pruned"] > checked["ruled_out"] * 0.8

@@ -22,7 +22,8 @@ cel-expr-python's, and this engine only decides how fast they come.
 
 One module a concern: `syntax` (source to tree), `values` (CEL's values and functions),
 `exact` and `fast` (the two forms of an expression), `guard` (what an expression needs
-of the facts before it can hold: the ones that cannot are not evaluated), `program` (a
+of the facts before it can hold, and the pruning that checks it once a call: the ones
+that cannot are not evaluated), `program` (a
 program, and its shape kept between processes); this one is the engine.
 """
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from policy.packs.cel.native.syntax import Node, literal
 
-__all__ = ["Guard", "guard_of"]
+__all__ = ["Guard", "Need", "Pruning", "check_of", "guard_of", "need_of"]
 
 #: May the condition hold, judged from the call's variables (the program's frame).
 Guard = Callable[[Mapping[str, Any]], bool]
@@ -49,16 +49,29 @@ _LISTS = (list, tuple)
 # ("true", path), ("missing", paths) (holds when one of them is not there). None:
 # needs nothing.
 _Need = tuple[Any, ...] | None
+#: What a condition needs of the call's facts (the tuples above), or None.
+Need = _Need
+
+
+def need_of(tree: Node, variables: Mapping[str, str], constants: Mapping[str, Any]) -> Need:
+    """What the condition `tree` needs of the facts before it can hold, at a point whose
+    variables are `variables`, its pack's constant variables `constants`; None when it
+    needs nothing a guard can check."""
+    return _Needs(constants).of(tree, {name: (name,) for name in variables if name != "vars"}, ())
 
 
 def guard_of(
     tree: Node, variables: Mapping[str, str], constants: Mapping[str, Any]
 ) -> Guard | None:
-    """The guard of the condition `tree` at a point whose variables are `variables`,
-    its pack's constant variables `constants`; None when it needs nothing a guard
-    can check."""
-    need = _Needs(constants).of(tree, {name: (name,) for name in variables if name != "vars"}, ())
+    """The guard of the condition `tree` (`need_of`); None when it needs nothing a
+    guard can check."""
+    need = need_of(tree, variables, constants)
     return None if need is None else _check(need)
+
+
+def check_of(need: tuple[Any, ...]) -> Guard:
+    """The guard that checks `need` (`need_of`'s, not None)."""
+    return _check(need)
 
 
 class _Needs:
@@ -251,3 +264,206 @@ def _check(need: tuple[Any, ...]) -> _Check:
     if kind == "true":
         return lambda root: _at(root, path) is not False
     raise ValueError(f"not a need: {kind!r}")
+
+
+# ------------------------------------------------------------------ pruning
+
+#: A fact a condition needs, checked once a call for every condition of a program that
+#: needs it: ("list", path) a list at `path` that is not empty; ("in", path, field,
+#: values) an element of the list at `path` whose `field` is one of `values`;
+#: ("prefix", path, field, prefix) one whose `field` starts with `prefix`; ("true",
+#: path, field) one whose `field` is not false; ("list", path, field) one whose `field`
+#: is a list that is not empty. Each holds too where the facts are not of the shape it
+#: expects (not a list, an element that is not a map, a field missing or of another
+#: type), as the guard it comes from passes them.
+_Key = tuple[Any, ...]
+_Test = Callable[[Mapping[str, Any], dict[Any, Any]], bool]
+_ANY = object()  # (a field's values: one of them is not a string)
+
+
+def _keys(need: tuple[Any, ...]) -> list[_Key] | None:
+    """Facts one of which the condition needs (None: none known): when none holds, its
+    guard fails — so it is false."""
+    kind = need[0]
+    if kind in ("and", "or"):
+        return _combined(kind, _keys(need[1]), _keys(need[2]))
+    if kind == "exists":
+        inner = None if need[2] is None else _element_keys(need[1], need[2])
+        return [("list", need[1])] if inner is None else inner
+    return None
+
+
+def _element_keys(path: _Path, need: tuple[Any, ...]) -> list[_Key] | None:
+    """`_keys` of what an element of the list at `path` needs (`need`, relative to it)."""
+    kind = need[0]
+    if kind in ("and", "or"):
+        return _combined(
+            kind, _element_keys(path, need[1]), _element_keys(path, need[2])
+        )
+    if kind == "in":
+        return [("in", path, need[1], need[2])]
+    if kind == "prefix":
+        return [("prefix", path, need[1], need[2])]
+    if kind == "true":
+        return [("true", path, need[1])]
+    if kind == "exists":  # (a list of its own: not empty, whatever else it needs)
+        return [("list", path, need[1])]
+    return None
+
+
+def _combined(
+    kind: str, left: list[_Key] | None, right: list[_Key] | None
+) -> list[_Key] | None:
+    """Both sides needed (`and`): either side's facts, the fewer; one side (`or`):
+    both sides' — when each is known."""
+    if kind == "and":
+        if left is None or right is None:
+            return left if right is None else right
+        return left if len(left) <= len(right) else right
+    return None if left is None or right is None else left + right
+
+
+def _values(frame: Mapping[str, Any], path: _Path, field: _Path, seen: dict[Any, Any]) -> Any:
+    """The `field` of each element of the list at `path`, as a set of strings — or
+    `_ANY` where one is not a string (or the list is not one); worked out once a
+    frame."""
+    found = seen.get((path, field))
+    if found is None:
+        items = _at(frame, path)
+        found = _ANY
+        if isinstance(items, _LISTS):
+            values = [_at(item, field) for item in items] if field else list(items)
+            if all(type(value) is str for value in values):
+                found = frozenset(values)
+        seen[(path, field)] = found
+    return found
+
+
+def _test(key: _Key) -> _Test:
+    kind, path = key[0], key[1]
+    if kind == "list" and len(key) == 2:
+
+        def listed(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
+            items = _at(frame, path)
+            return not isinstance(items, _LISTS) or len(items) > 0
+
+        return listed
+    field = key[2]
+    if kind == "in":
+        wanted = key[3]
+
+        def among(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
+            values = _values(frame, path, field, seen)
+            return values is _ANY or not wanted.isdisjoint(values)
+
+        return among
+    if kind == "prefix":
+        prefix = key[3]
+
+        def starts(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
+            values = _values(frame, path, field, seen)
+            return values is _ANY or any(value.startswith(prefix) for value in values)
+
+        return starts
+
+    if kind == "true":
+
+        def true(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
+            items = _at(frame, path)
+            if not isinstance(items, _LISTS):
+                return True
+            return any(_at(item, field) is not False for item in items)
+
+        return true
+
+    def element(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
+        items = _at(frame, path)
+        if not isinstance(items, _LISTS):
+            return True
+        for item in items:
+            value = _at(item, field)
+            if not isinstance(value, _LISTS) or len(value) > 0:
+                return True
+        return False
+
+    return element
+
+
+class Pruning:
+    """Which of a program's conditions a call's facts leave to evaluate, in a few set
+    operations: each distinct fact the conditions need (`_keys`) is checked once, and
+    a condition none of whose facts hold is false without being evaluated. The facts
+    that name values of a field (`c.name in [...]`) are one table a field: the call's
+    values are looked up in it, whatever the number of conditions.
+
+    Sound as the guards are (each key is implied by the guard it comes from, so a
+    condition ruled out is one whose guard fails), and cheaper: a guard checked per
+    condition cost about what evaluating it did (≈ 1.6 µs each, two thirds of a
+    shipped program's conditions ruled out on the corpus)."""
+
+    __slots__ = ("always", "tables", "tests")
+
+    def __init__(
+        self,
+        always: int,
+        tables: list[tuple[_Path, _Path, dict[str, int], int]],
+        tests: list[tuple[_Test, int]],
+    ) -> None:
+        #: The conditions evaluated whatever the facts (bit i: condition i).
+        self.always = always
+        #: (list, field, the conditions each value lets through, all of them).
+        self.tables = tables
+        #: Each other fact's check, and the conditions it lets through.
+        self.tests = tests
+
+    @classmethod
+    def of(cls, needs: list[Need]) -> Pruning | None:
+        """The pruning of conditions needing `needs` (`need_of`'s, in order); None when
+        no condition's needs give a fact to check."""
+        always = 0
+        enables: dict[_Key, int] = {}
+        tables: dict[tuple[_Path, _Path], dict[str, int]] = {}
+        for index, need in enumerate(needs):
+            keys = None if need is None else _keys(need)
+            if keys is None:
+                always |= 1 << index
+                continue
+            for key in keys:
+                if key[0] == "in":
+                    table = tables.setdefault((key[1], key[2]), {})
+                    for value in key[3]:
+                        table[value] = table.get(value, 0) | 1 << index
+                else:
+                    enables[key] = enables.get(key, 0) | 1 << index
+        if not enables and not tables:
+            return None
+        return cls(
+            always,
+            [(path, field, table, _every(table)) for (path, field), table in tables.items()],
+            [(_test(key), bits) for key, bits in enables.items()],
+        )
+
+    def enabled(self, frame: Mapping[str, Any]) -> int:
+        """The conditions left to evaluate for `frame` (bit i: condition i)."""
+        mask = self.always
+        seen: dict[Any, Any] = {}
+        for path, field, table, every in self.tables:
+            if mask & every == every:
+                continue
+            values = _values(frame, path, field, seen)
+            if values is _ANY:
+                mask |= every
+                continue
+            for value in values:
+                mask |= table.get(value, 0)
+        for test, bits in self.tests:
+            if mask & bits != bits and test(frame, seen):
+                mask |= bits
+        return mask
+
+
+def _every(table: dict[str, int]) -> int:
+    bits = 0
+    for more in table.values():
+        bits |= more
+    return bits

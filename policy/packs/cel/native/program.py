@@ -22,7 +22,7 @@ import orjson
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
 from policy.packs.cel.native.exact import _Compiler
 from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
-from policy.packs.cel.native.guard import guard_of
+from policy.packs.cel.native.guard import Pruning, check_of, need_of
 from policy.packs.cel.native.syntax import (
     _MACROS,
     IDENTIFIER,
@@ -276,9 +276,13 @@ class NativeProgram(CelProgram):
         fast = self._fast_compiler = _FastCompiler(self._variables, self._constants)
         #: Each expression's guard (policy.packs.cel.native.guard), None for one that
         #: needs nothing a guard checks: until it is built, an expression whose guard
-        #: fails is false without being built. (Once built, it is evaluated: on warm
-        #: memos a guard costs about what the evaluation it would spare does.)
-        self._guards = [guard_of(tree, self._variables, self._constants) for tree in shape.trees]
+        #: fails is false without being built. (Once built, it is evaluated unless
+        #: the pruning rules it out: a guard checked per expression costs about what
+        #: evaluating it does.)
+        needs = [need_of(tree, self._variables, self._constants) for tree in shape.trees]
+        self._guards = [None if need is None else check_of(need) for need in needs]
+        #: The facts the expressions need, each checked once a call for all of them.
+        self._pruning = Pruning.of(needs)
         self._fast: list[Fn | None] = [None] * len(shape.trees)
         self._exact: list[Fn | None] = [None] * len(shape.trees)
         self._built = [False] * len(shape.trees)
@@ -398,12 +402,14 @@ class NativeProgram(CelProgram):
 
     def _mask(self, data: Mapping[str, Any]) -> int | None:
         frame = self._frame(data)
+        pruning = self._pruning
+        enabled = -1 if pruning is None else pruning.enabled(frame)
         mask = 0
         bit = 1
         one = self._one
         built = self._built
         for index, guard in enumerate(self._guards):
-            if not built[index] and guard is not None and not guard(frame):
+            if not enabled & bit or (not built[index] and guard is not None and not guard(frame)):
                 bit <<= 1  # (false: see policy.packs.cel.native.guard)
                 continue
             held = one(index, frame)
