@@ -18,7 +18,7 @@ from policy.packs.cel.native.syntax import parse
 from tests.test_recall import _corpus_calls, corpus_engine
 
 VARIABLES = VARIABLES_AT["before_tool"]
-CONSTANTS = {"tools": ("mkfs", "fdisk"), "mixed": ("a", 1)}
+CONSTANTS = {"tools": ("mkfs", "fdisk"), "mixed": ("a", 1), "none": ()}
 
 
 def may_hold(source: str, frame: dict[str, Any]) -> bool:
@@ -54,6 +54,7 @@ DECIDED: list[tuple[str, dict[str, Any], bool]] = [
     ),
     # what an element must be: its name among strings, a flag, a list of its own
     ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command()]}, False),
+    ("commands.exists(c, c.name in [])", {"commands": [command()]}, False),
     ("commands.exists(c, c.name in vars.tools && c.args.size() > 0)", {"commands": [command("mkfs")]}, True),
     ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("mkfs.ext4")]}, True),
     ("commands.exists(c, c.name == 'dd' || c.name.startsWith('mkfs'))", {"commands": [command("ls")]}, False),
@@ -82,6 +83,9 @@ UNSURE: list[tuple[str, dict[str, Any]]] = [
     ("!access.writes.exists(p, true)", {"access": {"writes": []}}),
     ("workspace == '' ? access.writes.exists(p, true) : false", {"access": {"writes": []}}),
     ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),
+    # a name among none: false for a name, an error for a command without one
+    ("commands.exists(c, c.name in [])", {"commands": [{"network": True}]}),
+    ("commands.exists(c, c.name in vars.none && c.network)", {"commands": [{"name": 3}]}),
 ]
 
 
@@ -240,3 +244,20 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
     assert checked["programs"] > 5000
     assert checked["ruled_out"] > checked["conditions"] / 2
     assert checked["pruned"] > checked["ruled_out"] * 0.8
+
+
+@pytest.mark.parametrize(
+    ("source", "data"),
+    [
+        ("args.reqs.exists(r, r.host in [])", {"args": {"reqs": "not a list"}}),
+        ("args.reqs.exists(r, r.host in [] && r.x)", {"args": {"reqs": [{"x": True}]}}),
+        ("commands.exists(c, c.name in [])", {"commands": [{"network": True}]}),
+    ],
+)
+def test_a_condition_that_errs_is_not_pruned_to_false(source: str, data: dict[str, Any]) -> None:
+    """A name among none is false for a name, and an error where the name is missing
+    (red team, issue 24): the pruning leaves it to CEL, so a pack's `on_error` holds."""
+    native = get_engine("native").program("before_tool", [source], [], checked=True)
+    reference = get_engine("cel-expr-python").program("before_tool", [source], [], checked=True)
+    assert native.run_mask(data) is None
+    assert reference.run_mask(data) is None

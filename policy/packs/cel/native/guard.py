@@ -423,6 +423,9 @@ class Pruning:
         always = 0
         enables: dict[_Key, int] = {}
         tables: dict[tuple[_Path, _Path], dict[str, int]] = {}
+        # (every condition of a table, whatever its values: one naming none — `c.name
+        # in []` — still errs where a value is missing or not a string)
+        every: dict[tuple[_Path, _Path], int] = {}
         for index, need in enumerate(needs):
             keys = None if need is None else _keys(need)
             if keys is None:
@@ -430,16 +433,18 @@ class Pruning:
                 continue
             for key in keys:
                 if key[0] == "in":
-                    table = tables.setdefault((key[1], key[2]), {})
+                    where = (key[1], key[2])
+                    table = tables.setdefault(where, {})
                     for value in key[3]:
                         table[value] = table.get(value, 0) | 1 << index
+                    every[where] = every.get(where, 0) | 1 << index
                 else:
                     enables[key] = enables.get(key, 0) | 1 << index
         if not enables and not tables:
             return None
         return cls(
             always,
-            [(path, field, table, _every(table)) for (path, field), table in tables.items()],
+            [(path, field, table, every[path, field]) for (path, field), table in tables.items()],
             [(_test(key), bits) for key, bits in enables.items()],
         )
 
@@ -460,10 +465,3 @@ class Pruning:
             if mask & bits != bits and test(frame, seen):
                 mask |= bits
         return mask
-
-
-def _every(table: dict[str, int]) -> int:
-    bits = 0
-    for more in table.values():
-        bits |= more
-    return bits
