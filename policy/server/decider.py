@@ -182,7 +182,7 @@ def answer(router: Any, header: bytes, body: bytes) -> tuple[int, bytes, str, bo
     return status, rendered, decision_id, handed_back
 
 
-def _who(caller: dict[str, Any], fields: dict[str, Any]) -> tuple[Any, Any]:
+def _who(caller: dict[str, Any], fields: dict[str, Any]) -> tuple[FactsCaller, Asker]:
     """(policy.facts.Caller, policy.server.asker.Asker) as the service named them."""
     facts = FactsCaller(
         home=caller["home"],

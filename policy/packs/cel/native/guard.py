@@ -365,7 +365,6 @@ def _test(key: _Key) -> _Test:
             return values is _ANY or any(value.startswith(prefix) for value in values)
 
         return starts
-
     if kind == "true":
 
         def true(frame: Mapping[str, Any], seen: dict[Any, Any]) -> bool:
