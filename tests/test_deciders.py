@@ -607,3 +607,48 @@ def test_a_teams_packs_decide_for_its_callers_in_a_process(tmp_path: Path) -> No
         assert decided_in_processes(running) == before + 3
     finally:
         stop(running)
+
+
+def test_a_deciding_process_reads_frames_however_they_come() -> None:
+    """Frames as the service writes them (a call's header and body in one write, or
+    cut anywhere by the kernel) read back whole and in order; the end of the socket
+    between frames is the end, within one an error; a length over the limit is
+    refused before anything is read for it."""
+    import socket
+
+    from policy.server.deciders import MAX_FRAME, FrameReader, frame
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        frames = FrameReader(theirs)
+        ours.sendall(frame(b'{"point":"before_tool"}', b"x" * 70_000) + frame(b"next"))
+        assert frames.frame() == b'{"point":"before_tool"}'
+        assert frames.frame() == b"x" * 70_000
+        assert frames.pending  # (the next call came in the same reads)
+        assert frames.frame() == b"next"
+        assert not frames.pending
+        message = frame(b"cut", b"anywhere" * 1000)
+
+        def one_byte_a_write() -> None:  # (while it reads: each read takes what came)
+            for at in range(len(message)):
+                ours.sendall(message[at : at + 1])
+
+        writer = threading.Thread(target=one_byte_a_write)
+        writer.start()
+        assert frames.frame() == b"cut"
+        assert frames.frame() == b"anywhere" * 1000
+        writer.join()
+        ours.sendall((MAX_FRAME + 1).to_bytes(4, "big"))
+        with pytest.raises(ValueError, match="over the limit"):
+            frames.frame()
+    ours, theirs = socket.socketpair()
+    with theirs:
+        frames = FrameReader(theirs)
+        ours.sendall(frame(b"whole")[:-2])
+        ours.close()
+        with pytest.raises(EOFError):
+            frames.frame()
+    ours, theirs = socket.socketpair()
+    with theirs:
+        ours.close()
+        assert FrameReader(theirs).frame() is None

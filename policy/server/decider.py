@@ -32,7 +32,7 @@ from policy.facts import deciding_for
 from policy.server.asker import Asker, SenderRefused
 from policy.server.auth import Caller
 from policy.server.bodies import decide_body, judge_event
-from policy.server.deciders import frame, recv_frame
+from policy.server.deciders import FrameReader, frame
 
 
 def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
@@ -69,8 +69,10 @@ def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
 _TELL_EVERY = 64
 
 
-def _asked_again(sock: socket.socket) -> bool:
+def _asked_again(sock: socket.socket, frames: FrameReader) -> bool:
     """Whether the service has written another call (its first bytes are waiting)."""
+    if frames.pending:
+        return True
     try:
         return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
     except OSError:  # (nothing waiting; or the socket failed, which the answer meets)
@@ -89,13 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     # closing the socket (and SIGTERM, as a supervisor does, ends us at once).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=int(args[0]))
-    header = recv_frame(sock)
+    frames = FrameReader(sock)
+    header = frames.frame()
     if header is None:
         return 0
     init = orjson.loads(header)
     entries = []
     for _ in init["sets"]:
-        entry = recv_frame(sock)
+        entry = frames.frame()
         if entry is None:
             return 1
         entries.append(entry)
@@ -108,22 +111,22 @@ def main(argv: list[str] | None = None) -> int:
     cap = service.max_memory_mb if service is not None else None
     sock.sendall(frame(orjson.dumps({"ready": True, "pid": os.getpid()})))
     try:
-        _serve(sock, router, cap)
+        _serve(sock, frames, router, cap)
     finally:
         for _team, engine in reversed(list(router.engines())):
             engine.close()
     return 0
 
 
-def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
+def _serve(sock: socket.socket, frames: FrameReader, router: Any, cap: int | None) -> None:
     tally = telemetry.Tally()
     answered = 0
     leaving = False
     while True:
-        header = recv_frame(sock)
+        header = frames.frame()
         if header is None:
             return
-        body = recv_frame(sock)
+        body = frames.frame()
         if body is None:
             return
         status, rendered, decision_id, handed_back = answer(router, header, body)
@@ -132,7 +135,7 @@ def _serve(sock: socket.socket, router: Any, cap: int | None) -> None:
         # every decision it has an answer for, whatever becomes of this process. The
         # rest (latencies, denials by a limit) goes with the answer after which it has
         # nothing to do, or with every `_TELL_EVERY`th.
-        whole = answered % _TELL_EVERY == 0 or not _asked_again(sock)
+        whole = answered % _TELL_EVERY == 0 or not _asked_again(sock, frames)
         changed = tally.take(None if whole else telemetry.EXACT)
         # Past the memory cap it says it leaves: the service writes it nothing more,
         # starts another (as it restarts itself at its own cap), and closes its end

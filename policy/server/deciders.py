@@ -62,7 +62,16 @@ import orjson
 
 from policy import telemetry
 
-__all__ = ["DEPTH", "HUNG", "QUEUE_BEHIND", "WAIT", "Answer", "DeciderFailed", "DeciderPool"]
+__all__ = [
+    "DEPTH",
+    "HUNG",
+    "QUEUE_BEHIND",
+    "WAIT",
+    "Answer",
+    "DeciderFailed",
+    "DeciderPool",
+    "FrameReader",
+]
 
 #: How long a call waits for room in a deciding process before a thread decides it (s).
 WAIT = 0.25
@@ -284,6 +293,57 @@ def recv_frame(sock: socket.socket) -> bytes | None:
     if length > MAX_FRAME:
         raise ValueError(f"a frame of {length} bytes is over the limit")
     return exactly(length) or b""
+
+
+class FrameReader:
+    """Frames from a blocking socket that nothing else reads (a deciding process's end):
+    each `recv` takes what has come, up to `_CHUNK` bytes, so a call written as one
+    header and one body — four length-prefixed reads with `recv_frame` — is most often
+    one system call. (`recv_frame` reads exactly one frame: for a socket handed on
+    afterwards, which must keep what follows it.)"""
+
+    __slots__ = ("_buffer", "_sock")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._buffer = bytearray()
+
+    @property
+    def pending(self) -> bool:
+        """Whether bytes of another frame have come already."""
+        return bool(self._buffer)
+
+    def frame(self) -> bytes | None:
+        """The next frame; None when the other end closed the socket before one began
+        (EOFError within one; ValueError for one over `MAX_FRAME`)."""
+        if not self._fill(_LENGTH.size):
+            return None
+        (length,) = _LENGTH.unpack_from(self._buffer)
+        if length > MAX_FRAME:
+            raise ValueError(f"a frame of {length} bytes is over the limit")
+        end = _LENGTH.size + length
+        if not self._fill(end):
+            raise EOFError("the other end closed the socket in the middle of a frame")
+        found = bytes(self._buffer[_LENGTH.size : end])
+        del self._buffer[:end]
+        return found
+
+    def _fill(self, count: int) -> bool:
+        """At least `count` bytes in the buffer; False when the socket closed first
+        (EOFError when it closed after part of a frame came)."""
+        buffer = self._buffer
+        while len(buffer) < count:
+            chunk = self._sock.recv(max(_CHUNK, min(count - len(buffer), 1 << 20)))
+            if not chunk:
+                if buffer:
+                    raise EOFError("the other end closed the socket in the middle of a frame")
+                return False
+            buffer += chunk
+        return True
+
+
+#: What one `recv` of a `FrameReader` takes at most, unless a frame needs more.
+_CHUNK = 1 << 16
 
 
 def _spawn(engines: list[tuple[str, Any]], generation: int) -> _Process:
