@@ -214,10 +214,7 @@ class _Process:
 
     @property
     def usable(self) -> bool:
-        """Not ended, not leaving. (A process that exits closes its end of the socket,
-        which its reader sees; `DeciderPool._watch` asks the kernel too, every tick: a
-        `waitpid` at every call was ≈ 1.5 % of the event loop's time.)"""
-        return not (self.dead or self.leaving)
+        return not (self.dead or self.leaving) and self.popen.poll() is None
 
     def has_room(self, now: float) -> bool:
         """Whether a call may be written now: under `DEPTH`, and behind no call older
@@ -631,12 +628,7 @@ class DeciderPool:
                     kept.append((until, waiter))
             self._waiters = kept
             for process in list(self._live):
-                if process.popen.poll() is not None:  # (ended, its socket held elsewhere)
-                    self._log.error(
-                        "a deciding process ended: replaced", pid=process.popen.pid, why="exited"
-                    )
-                    self._lost(process, "ended before answering")
-                elif process.sent and now - process.sent[0] > self._hung:
+                if process.sent and now - process.sent[0] > self._hung:
                     self._log.error(
                         "a deciding process did not answer: replaced",
                         pid=process.popen.pid,
