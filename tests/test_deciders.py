@@ -415,6 +415,37 @@ def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engin
     assert stopped not in pool.pids()
 
 
+def test_a_hung_process_retired_by_a_reload_is_refused_and_ended(engine: Any) -> None:
+    """A reload retires the processes: one that has stopped answering is watched as a
+    current one is — its call refused once `hung` passes, and it is ended (review,
+    issue 24: a retiring process was never looked at again, its calls waited on)."""
+    from policy.server.deciders import DeciderFailed, DeciderPool
+
+    log = _Log()
+    pool = DeciderPool(1, lambda: [("", engine)], log, hung=1.0)
+    pool.start()
+    (stopped,) = pool.pids()
+
+    async def run() -> None:
+        await pool.attach()
+        os.kill(stopped, signal.SIGSTOP)
+        waiting = asyncio.ensure_future(pool.decide(CALLER, WHO, "before_tool", _asked("ls")))
+        await asyncio.sleep(0)  # (written to it)
+        pool.refresh()
+        with pytest.raises(DeciderFailed, match="did not answer within 1 s"):
+            await asyncio.wait_for(waiting, 30)
+        await pool.aclose()
+
+    try:
+        asyncio.run(run())
+    finally:
+        pool.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stopped, signal.SIGKILL)
+    assert "a deciding process did not answer: ended" in log.events
+    assert stopped not in pool.pids()
+
+
 def test_a_process_killed_mid_burst_leaves_no_answered_decision_uncounted(
     tmp_path: Path,
 ) -> None:
@@ -621,12 +652,20 @@ def test_a_deciding_process_reads_frames_however_they_come() -> None:
     ours, theirs = socket.socketpair()
     with ours, theirs:
         frames = FrameReader(theirs)
-        ours.sendall(frame(b'{"point":"before_tool"}', b"x" * 70_000) + frame(b"next"))
+        ours.sendall(frame(b'{"point":"before_tool"}', b"x" * 1000) + frame(b"next"))
         assert frames.frame() == b'{"point":"before_tool"}'
-        assert frames.frame() == b"x" * 70_000
-        assert frames.pending  # (the next call came in the same reads)
+        assert frames.frame() == b"x" * 1000
+        assert frames.pending  # (the next call came in the same read)
         assert frames.frame() == b"next"
         assert not frames.pending
+        # a body longer than a read: read into its own buffer, and no further
+        large = bytes(range(256)) * 4096  # (1 MiB)
+        sender = threading.Thread(target=ours.sendall, args=(frame(b"h", large, b"after"),))
+        sender.start()
+        assert frames.frame() == b"h"
+        assert frames.frame() == large
+        assert frames.frame() == b"after"
+        sender.join()
         message = frame(b"cut", b"anywhere" * 1000)
 
         def one_byte_a_write() -> None:  # (while it reads: each read takes what came)
@@ -641,13 +680,16 @@ def test_a_deciding_process_reads_frames_however_they_come() -> None:
         ours.sendall((MAX_FRAME + 1).to_bytes(4, "big"))
         with pytest.raises(ValueError, match="over the limit"):
             frames.frame()
-    ours, theirs = socket.socketpair()
-    with theirs:
-        frames = FrameReader(theirs)
-        ours.sendall(frame(b"whole")[:-2])
-        ours.close()
-        with pytest.raises(EOFError):
-            frames.frame()
+    for cut in (frame(b"whole")[:-2], frame(b"y" * 200_000)[:100_000]):
+        ours, theirs = socket.socketpair()
+        with theirs:
+            frames = FrameReader(theirs)
+            sender = threading.Thread(target=ours.sendall, args=(cut,))
+            sender.start()
+            sender.join()
+            ours.close()
+            with pytest.raises(EOFError):
+                frames.frame()
     ours, theirs = socket.socketpair()
     with theirs:
         ours.close()

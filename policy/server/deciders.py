@@ -319,18 +319,37 @@ class FrameReader:
         if length > MAX_FRAME:
             raise ValueError(f"a frame of {length} bytes is over the limit")
         end = _LENGTH.size + length
+        if len(self._buffer) < end and length > _CHUNK:
+            return self._large(length)
         if not self._fill(end):
             raise EOFError("the other end closed the socket in the middle of a frame")
         found = bytes(self._buffer[_LENGTH.size : end])
         del self._buffer[:end]
         return found
 
+    def _large(self, length: int) -> bytes:
+        """A frame longer than one read, not all come: read into a buffer of its size
+        (a body of tens of MiB grown read by read was copied again at every growth),
+        and no further — what follows it stays in the socket."""
+        body = bytearray(length)
+        have = len(self._buffer) - _LENGTH.size
+        body[:have] = self._buffer[_LENGTH.size :]
+        self._buffer.clear()
+        view = memoryview(body)
+        while have < length:
+            got = self._sock.recv_into(view[have:], min(length - have, 1 << 20))
+            if not got:
+                raise EOFError("the other end closed the socket in the middle of a frame")
+            have += got
+        view.release()
+        return bytes(body)
+
     def _fill(self, count: int) -> bool:
         """At least `count` bytes in the buffer; False when the socket closed first
         (EOFError when it closed after part of a frame came)."""
         buffer = self._buffer
         while len(buffer) < count:
-            chunk = self._sock.recv(max(_CHUNK, min(count - len(buffer), 1 << 20)))
+            chunk = self._sock.recv(_CHUNK)
             if not chunk:
                 if buffer:
                     raise EOFError("the other end closed the socket in the middle of a frame")
@@ -612,8 +631,9 @@ class DeciderPool:
 
     async def _watch(self) -> None:
         """Every `_TICK`: calls that waited `WAIT` for room go to the threads; a process
-        whose oldest call is older than `hung` is ended (its calls refused) and
-        replaced. One timer for all, none per call."""
+        whose oldest call is older than `hung` is ended (its calls refused) and, when
+        it is one of the current set, replaced — one retiring after a reload or at its
+        memory cap is ended the same way. One timer for all, none per call."""
         loop = asyncio.get_running_loop()
         while not self._closed:
             await asyncio.sleep(_TICK)
@@ -627,10 +647,13 @@ class DeciderPool:
                 else:
                     kept.append((until, waiter))
             self._waiters = kept
-            for process in list(self._live):
+            # (a retiring one too: its calls wait for it as a current one's do)
+            for process in [*self._live, *self._retiring]:
                 if process.sent and now - process.sent[0] > self._hung:
+                    current = process in self._live
                     self._log.error(
-                        "a deciding process did not answer: replaced",
+                        "a deciding process did not answer: "
+                        + ("replaced" if current else "ended"),
                         pid=process.popen.pid,
                         seconds=round(now - process.sent[0], 1),
                     )
