@@ -694,3 +694,32 @@ def test_a_deciding_process_reads_frames_however_they_come() -> None:
     with theirs:
         ours.close()
         assert FrameReader(theirs).frame() is None
+
+
+def test_calls_are_written_behind_a_process_only_while_it_keeps_up() -> None:
+    """A call is written behind one other only while that one is younger than
+    QUEUE_BEHIND, behind two or more only while the oldest is younger than QUEUE_DEEP,
+    and never past DEPTH: a call that turns slow (a mount that does not answer) has
+    calls written behind it only in the few milliseconds before it shows."""
+    from policy.server.deciders import DEPTH, QUEUE_BEHIND, QUEUE_DEEP, _Process
+
+    process = _Process(None, None, 0)  # type: ignore[arg-type]  # (the gate reads no more)
+    now = 1000.0
+
+    def room_behind(*ages: float) -> bool:
+        """Room for one more behind calls written `ages` seconds ago, oldest first."""
+        process.pending.clear()
+        process.sent.clear()
+        for age in ages:
+            process.pending.append(None)  # type: ignore[arg-type]  # (counted, not awaited)
+            process.sent.append(now - age)
+        return process.has_room(now)
+
+    assert DEPTH > 2 and QUEUE_DEEP < QUEUE_BEHIND
+    assert room_behind()
+    assert room_behind(QUEUE_BEHIND * 0.9)
+    assert not room_behind(QUEUE_BEHIND * 1.1)
+    assert room_behind(QUEUE_DEEP * 0.9, 0.0)
+    assert not room_behind(QUEUE_DEEP * 1.1, 0.0)  # (young enough to have one behind it)
+    assert room_behind(*[QUEUE_DEEP * 0.5] * (DEPTH - 1))
+    assert not room_behind(*[0.0] * DEPTH)

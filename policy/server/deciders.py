@@ -20,7 +20,8 @@ What a deciding process is, and is not:
   process those facts with the body; the process trusts nothing else, and nothing but
   the service holds its end of the socket (inherited at spawn, never a path).
 * **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
-  written to a process, and none behind a call older than `QUEUE_BEHIND`. A caller
+  written to a process, none behind a call older than `QUEUE_BEHIND`, and none
+  behind two or more once the oldest is older than `QUEUE_DEEP`. A caller
   with calls of its own in the processes waits at most `WAIT` for room; one with none
   does not wait: a deciding thread takes its call at once, within the threads'
   per-caller shares — so a caller keeping every process busy delays only itself. A
@@ -66,6 +67,7 @@ __all__ = [
     "DEPTH",
     "HUNG",
     "QUEUE_BEHIND",
+    "QUEUE_DEEP",
     "WAIT",
     "Answer",
     "DeciderFailed",
@@ -75,13 +77,21 @@ __all__ = [
 
 #: How long a call waits for room in a deciding process before a thread decides it (s).
 WAIT = 0.25
-#: Calls written to one process and not answered yet, at most: the one it decides and
-#: the next, so that it never waits for the event loop to write its next.
-DEPTH = 2
-#: A call is written behind another only while that one is this young (s): a call
+#: Calls written to one process and not answered yet, at most. Under load the event
+#: loop answers a process's answer (and writes it another call) only when it gets to
+#: it among every other request's work: with two written the process waited for it
+#: half of its time; with eight it rarely does, and reads and answers several calls a
+#: system call (docs/performance.md: 0.62 → 0.75 of `/healthz`/s, p99 halved).
+DEPTH = 8
+#: A call is written behind one other only while that one is this young (s): a call
 #: that takes long (a path on a mount that does not answer) holds up nothing more
 #: once it is older, and the next call goes to another process or to a thread.
 QUEUE_BEHIND = 0.05
+#: ... and behind two or more only while the oldest is this young (s): a process that
+#: keeps up answers its oldest call within a few milliseconds however many are
+#: written, so a call that turns slow has the rest of `DEPTH` written behind it only
+#: when calls come faster than one every few milliseconds — and at most `DEPTH - 1`.
+QUEUE_DEEP = 0.01
 #: How long a process may take over one call before it is taken for hung (s): above
 #: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
 #: timeout, a hosted hook's timeout).
@@ -217,9 +227,15 @@ class _Process:
         return not (self.dead or self.leaving) and self.popen.poll() is None
 
     def has_room(self, now: float) -> bool:
-        """Whether a call may be written now: under `DEPTH`, and behind no call older
-        than `QUEUE_BEHIND`."""
-        return len(self.pending) < DEPTH and (not self.sent or now - self.sent[0] < QUEUE_BEHIND)
+        """Whether a call may be written now: under `DEPTH`, behind no call older than
+        `QUEUE_BEHIND`, and behind two or more only while the oldest is younger than
+        `QUEUE_DEEP`."""
+        written = len(self.pending)
+        if written >= DEPTH:
+            return False
+        if not self.sent:
+            return True
+        return now - self.sent[0] < (QUEUE_BEHIND if written == 1 else QUEUE_DEEP)
 
     def send(self, header: bytes, body: bytes) -> asyncio.Future[tuple[dict[str, Any], bytes]]:
         """Write a call; the future its answer resolves."""
