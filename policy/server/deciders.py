@@ -78,10 +78,11 @@ __all__ = [
 #: How long a call waits for room in a deciding process before a thread decides it (s).
 WAIT = 0.25
 #: Calls written to one process and not answered yet, at most. Under load the event
-#: loop answers a process's answer (and writes it another call) only when it gets to
-#: it among every other request's work: with two written the process waited for it
-#: half of its time; with eight it rarely does, and reads and answers several calls a
-#: system call (docs/performance.md: 0.62 → 0.75 of `/healthz`/s, p99 halved).
+#: loop reads a process's answer (and writes it another call) only when it gets to it
+#: among every other request's work: with two written the process waited for it half
+#: of its time; with eight it rarely does, and both sides read several frames a
+#: system call (docs/performance.md: 0.63-0.66 → 0.72-0.80 of `/healthz`/s, p99 ≈ 20 →
+#: ≈ 13 ms).
 DEPTH = 8
 #: A call is written behind one other only while that one is this young (s): a call
 #: that takes long (a path on a mount that does not answer) holds up nothing more
