@@ -415,6 +415,44 @@ def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engin
     assert stopped not in pool.pids()
 
 
+def test_another_callers_call_is_never_written_behind_a_burst(engine: Any) -> None:
+    """A caller's burst is written to a process one behind the other; another caller's
+    call finds no room behind it and goes to a thread at once (None) — it does not
+    wait for the burst, nor fail with it (a red team's finding, issue 24: written up
+    to eight deep, a bystander waited for seven slow calls of somebody else's)."""
+    from policy.server.deciders import DeciderFailed, DeciderPool
+
+    pool = DeciderPool(1, lambda: [("", engine)], _Log(), hung=1.0)
+    pool.start()
+    (stopped,) = pool.pids()
+    other = Asker(principal="uid:2", user="other", uid=2, peer="", identity=None)
+
+    async def run() -> Any:
+        await pool.attach()
+        os.kill(stopped, signal.SIGSTOP)
+        burst = [
+            asyncio.ensure_future(pool.decide(CALLER, WHO, "before_tool", _asked(f"ls {n}")))
+            for n in range(3)
+        ]
+        await asyncio.sleep(0)  # (the burst written: the process is stopped in it)
+        bystander = await asyncio.wait_for(
+            pool.decide(FactsCaller(principal="uid:2"), other, "before_tool", _asked("pwd")), 30
+        )
+        for call in burst:
+            with contextlib.suppress(DeciderFailed):
+                await asyncio.wait_for(call, 30)
+        await pool.aclose()
+        return bystander
+
+    try:
+        bystander = asyncio.run(run())
+    finally:
+        pool.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stopped, signal.SIGKILL)
+    assert bystander is None  # (a thread decides it)
+
+
 def test_a_hung_process_retired_by_a_reload_is_refused_and_ended(engine: Any) -> None:
     """A reload retires the processes: one that has stopped answering is watched as a
     current one is — its call refused once `hung` passes, and it is ended (review,
@@ -698,28 +736,57 @@ def test_a_deciding_process_reads_frames_however_they_come() -> None:
 
 def test_calls_are_written_behind_a_process_only_while_it_keeps_up() -> None:
     """A call is written behind one other only while that one is younger than
-    QUEUE_BEHIND, behind two or more only while the oldest is younger than QUEUE_DEEP,
-    and never past DEPTH: a call that turns slow (a mount that does not answer) has
+    QUEUE_BEHIND; behind two or more only when they are all its caller's own and the
+    oldest is younger than QUEUE_DEEP; never past DEPTH. A caller never queues behind
+    another's burst, and a call that turns slow (a mount that does not answer) has
     calls written behind it only in the few milliseconds before it shows."""
     from policy.server.deciders import DEPTH, QUEUE_BEHIND, QUEUE_DEEP, _Process
 
     process = _Process(None, None, 0)  # type: ignore[arg-type]  # (the gate reads no more)
     now = 1000.0
+    loop = asyncio.new_event_loop()
 
-    def room_behind(*ages: float) -> bool:
-        """Room for one more behind calls written `ages` seconds ago, oldest first."""
-        process.pending.clear()
-        process.sent.clear()
-        for age in ages:
-            process.pending.append(None)  # type: ignore[arg-type]  # (counted, not awaited)
-            process.sent.append(now - age)
-        return process.has_room(now)
+    def room(caller: str, *written: tuple[str, float]) -> bool:
+        """Room for one more call of `caller`'s behind `written` (whose, how many
+        seconds ago), oldest first."""
+        process.fail_pending("(cleared)")
+        for whose, age in written:
+            process.written(loop.create_future(), whose, now - age)
+        return process.has_room(now, caller)
 
     assert DEPTH > 2 and QUEUE_DEEP < QUEUE_BEHIND
-    assert room_behind()
-    assert room_behind(QUEUE_BEHIND * 0.9)
-    assert not room_behind(QUEUE_BEHIND * 1.1)
-    assert room_behind(QUEUE_DEEP * 0.9, 0.0)
-    assert not room_behind(QUEUE_DEEP * 1.1, 0.0)  # (young enough to have one behind it)
-    assert room_behind(*[QUEUE_DEEP * 0.5] * (DEPTH - 1))
-    assert not room_behind(*[0.0] * DEPTH)
+    assert room("uid:1")
+    assert room("uid:2", ("uid:1", QUEUE_BEHIND * 0.9))  # (behind one other: as ever)
+    assert not room("uid:2", ("uid:1", QUEUE_BEHIND * 1.1))
+    assert not room("uid:1", ("uid:1", QUEUE_BEHIND * 1.1))
+    young = QUEUE_DEEP * 0.5
+    assert room("uid:1", *[("uid:1", young)] * (DEPTH - 1))  # its own burst
+    assert not room("uid:1", *[("uid:1", 0.0)] * DEPTH)
+    assert not room("uid:2", ("uid:1", young), ("uid:1", young))  # never behind another's two
+    assert not room("uid:1", ("uid:1", young), ("uid:2", young))
+    assert not room("uid:1", ("uid:1", QUEUE_DEEP * 1.1), ("uid:1", 0.0))  # (it fell behind)
+    loop.close()
+
+
+def test_a_call_is_timed_from_when_the_process_takes_it_up() -> None:
+    """HUNG is counted from when the process took its oldest call up — when it was
+    written, or when the call before it was answered — never from when it was written
+    behind others: eight calls of 5 s each (a state file's busy timeout) written at
+    once are not taken for a hang of 40 s (a red team's finding, issue 24)."""
+    from policy.server.deciders import _Process
+
+    process = _Process(None, None, 0)  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    calls = [loop.create_future() for _ in range(3)]
+    for call in calls:
+        process.written(call, "uid:1", 100.0)
+    assert process.started == 100.0
+    assert process.answered(105.0) is calls[0]
+    assert process.started == 105.0  # (the second, taken up as the first was answered)
+    assert process.answered(110.0) is calls[1]
+    assert process.started == 110.0
+    assert process.own == {"uid:1": 1}
+    assert process.answered(115.0) is calls[2] and not process.own and not process.owners
+    process.written(calls[0], "uid:2", 200.0)  # (idle until then: taken up as written)
+    assert process.started == 200.0
+    loop.close()

@@ -21,13 +21,14 @@ What a deciding process is, and is not:
   the service holds its end of the socket (inherited at spawn, never a path).
 * **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
   written to a process, none behind a call older than `QUEUE_BEHIND`, and none
-  behind two or more once the oldest is older than `QUEUE_DEEP`. A caller
+  behind two or more but the caller's own burst, while its oldest is younger than
+  `QUEUE_DEEP`. A caller
   with calls of its own in the processes waits at most `WAIT` for room; one with none
   does not wait: a deciding thread takes its call at once, within the threads'
   per-caller shares — so a caller keeping every process busy delays only itself. A
   process that ends before answering has its calls refused (503: the hook fails
-  closed) and is replaced; one whose oldest call is older than `HUNG` is killed and
-  replaced the same way. One watchdog task does the waiting and the hung checks.
+  closed) and is replaced; one that has been on one call longer than `HUNG` is
+  killed and replaced the same way. One watchdog task does the waiting and the hung checks.
 * **Counted.** Each answer carries the decisions the process counted since its last
   (`policy.telemetry.EXACT`), and the rest of what it counted since it last told
   (`policy.telemetry.Tally`) when no other call waits in its socket, or when it is
@@ -88,14 +89,18 @@ DEPTH = 8
 #: that takes long (a path on a mount that does not answer) holds up nothing more
 #: once it is older, and the next call goes to another process or to a thread.
 QUEUE_BEHIND = 0.05
-#: ... and behind two or more only while the oldest is this young (s): a process that
-#: keeps up answers its oldest call within a few milliseconds however many are
-#: written, so a call that turns slow has the rest of `DEPTH` written behind it only
-#: when calls come faster than one every few milliseconds — and at most `DEPTH - 1`.
+#: ... and behind two or more only when they are all the same caller's (its own
+#: burst) and the oldest is this young (s): a process that keeps up answers its
+#: oldest call within a few milliseconds however many are written, so a call that
+#: turns slow has more written behind it only when its caller's calls come faster
+#: than one every few milliseconds. Another caller's call is never written behind
+#: more than one call: it waits behind nobody's burst, and a process that dies
+#: takes at most one call of anybody else's with it.
 QUEUE_DEEP = 0.01
 #: How long a process may take over one call before it is taken for hung (s): above
 #: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
-#: timeout, a hosted hook's timeout).
+#: timeout, a hosted hook's timeout). Counted from when it took the call up
+#: (`_Process.started`), never from when the call was written behind others.
 HUNG = 60.0
 #: How often the pool looks for calls that waited long enough and processes that hung (s).
 _TICK = 0.05
@@ -152,12 +157,15 @@ class _Process:
         "dead",
         "generation",
         "leaving",
+        "own",
+        "owners",
         "pending",
         "popen",
         "reader",
         "reading",
         "sent",
         "sock",
+        "started",
         "writer",
     )
 
@@ -174,6 +182,13 @@ class _Process:
         )
         #: When each pending call was written (the loop's clock), oldest first.
         self.sent: collections.deque[float] = collections.deque()
+        #: Whose each pending call is (its principal), oldest first; and how many each has.
+        self.owners: collections.deque[str] = collections.deque()
+        self.own: dict[str, int] = {}
+        #: When the process took up its oldest pending call (the loop's clock): when it
+        #: was written, or when the call before it was answered, whichever is later —
+        #: what `HUNG` is counted from, so time spent queued is never held against it.
+        self.started = 0.0
         self.reading: asyncio.Task[None] | None = None
         #: It said it ends after its last answer (its memory cap).
         self.leaving = False
@@ -194,8 +209,7 @@ class _Process:
                 if not self.pending:
                     why = "it answered a call nobody asked"
                     break
-                waiting = self.pending.popleft()
-                self.sent.popleft()
+                waiting = self.answered(asyncio.get_running_loop().time())
                 if not waiting.done():
                     waiting.set_result((answer, rendered))
                 changed = answer.get("telemetry")
@@ -215,9 +229,37 @@ class _Process:
         self.fail_pending("ended before answering")
         pool._ended(self, why)
 
+    def written(
+        self, waiting: asyncio.Future[tuple[dict[str, Any], bytes]], principal: str, now: float
+    ) -> None:
+        """Note a call of `principal`'s, written at `now`, whose answer `waiting` awaits."""
+        if not self.pending:
+            self.started = now
+        self.pending.append(waiting)
+        self.sent.append(now)
+        self.owners.append(principal)
+        self.own[principal] = self.own.get(principal, 0) + 1
+
+    def answered(self, now: float) -> asyncio.Future[tuple[dict[str, Any], bytes]]:
+        """The oldest call's future, taken off (its answer read at `now`): the process
+        takes up the next one."""
+        waiting = self.pending.popleft()
+        self.sent.popleft()
+        principal = self.owners.popleft()
+        left = self.own[principal] - 1
+        if left:
+            self.own[principal] = left
+        else:
+            del self.own[principal]
+        if self.sent:
+            self.started = max(self.sent[0], now)
+        return waiting
+
     def fail_pending(self, why: str) -> None:
         """Refuse every call written and not answered (DeciderFailed: `why`)."""
         self.sent.clear()
+        self.owners.clear()
+        self.own.clear()
         while self.pending:
             waiting = self.pending.popleft()
             if not waiting.done():
@@ -227,27 +269,33 @@ class _Process:
     def usable(self) -> bool:
         return not (self.dead or self.leaving) and self.popen.poll() is None
 
-    def has_room(self, now: float) -> bool:
-        """Whether a call may be written now: under `DEPTH`, behind no call older than
-        `QUEUE_BEHIND`, and behind two or more only while the oldest is younger than
-        `QUEUE_DEEP`."""
+    def has_room(self, now: float, principal: str) -> bool:
+        """Whether a call of `principal`'s may be written now: under `DEPTH`; behind one
+        call only while it is younger than `QUEUE_BEHIND`; behind two or more only when
+        every one of them is `principal`'s own and the oldest is younger than
+        `QUEUE_DEEP` — a caller queues behind its own calls, and behind one other's at
+        most, as it waits for room or goes to a thread otherwise."""
         written = len(self.pending)
         if written >= DEPTH:
             return False
         if not self.sent:
             return True
-        return now - self.sent[0] < (QUEUE_BEHIND if written == 1 else QUEUE_DEEP)
+        age = now - self.sent[0]
+        if written == 1:
+            return age < QUEUE_BEHIND
+        return age < QUEUE_DEEP and self.own.get(principal, 0) == written
 
-    def send(self, header: bytes, body: bytes) -> asyncio.Future[tuple[dict[str, Any], bytes]]:
-        """Write a call; the future its answer resolves."""
+    def send(
+        self, header: bytes, body: bytes, principal: str
+    ) -> asyncio.Future[tuple[dict[str, Any], bytes]]:
+        """Write a call of `principal`'s; the future its answer resolves."""
         if self.writer is None:
             raise OSError("not connected")
         loop = asyncio.get_running_loop()
         waiting: asyncio.Future[tuple[dict[str, Any], bytes]] = loop.create_future()
         # (its caller may be gone — hung up, or timed out — when the answer comes)
         waiting.add_done_callback(_seen)
-        self.pending.append(waiting)
-        self.sent.append(loop.time())
+        self.written(waiting, principal, loop.time())
         self.writer.write(frame(header, body))
         return waiting
 
@@ -576,11 +624,11 @@ class DeciderPool:
         header = orjson.dumps(
             {**fields, "caller": _caller_fields(caller), "asker": _asker_fields(asker)}
         )
-        waiting = process.send(header, body)
+        waiting = process.send(header, body, principal)
         self._held[principal] = self._held.get(principal, 0) + 1
         if self._waiters:  # (room left behind this call: the next waiting call takes it)
             now = self._loop.time()
-            if any(p.usable and p.has_room(now) for p in self._live):
+            if any(p.usable and p.has_room(now, principal) for p in self._live):
                 self._make_room()
         try:
             # (one that hangs is ended by `_watch`, which fails what waits on it)
@@ -623,7 +671,7 @@ class DeciderPool:
                 best: _Process | None = None
                 for process in self._live:
                     fewer = best is None or len(process.pending) < len(best.pending)
-                    if fewer and process.usable and process.has_room(now):
+                    if fewer and process.usable and process.has_room(now, principal):
                         best = process
                 if best is not None:
                     return best
@@ -648,7 +696,8 @@ class DeciderPool:
 
     async def _watch(self) -> None:
         """Every `_TICK`: calls that waited `WAIT` for room go to the threads; a process
-        whose oldest call is older than `hung` is ended (its calls refused) and, when
+        that has been on its oldest call longer than `hung` (`_Process.started`) is
+        ended (its calls refused) and, when
         it is one of the current set, replaced — one retiring after a reload or at its
         memory cap is ended the same way. One timer for all, none per call."""
         loop = asyncio.get_running_loop()
@@ -666,13 +715,13 @@ class DeciderPool:
             self._waiters = kept
             # (a retiring one too: its calls wait for it as a current one's do)
             for process in [*self._live, *self._retiring]:
-                if process.sent and now - process.sent[0] > self._hung:
+                if process.sent and now - process.started > self._hung:
                     current = process in self._live
                     self._log.error(
                         "a deciding process did not answer: "
                         + ("replaced" if current else "ended"),
                         pid=process.popen.pid,
-                        seconds=round(now - process.sent[0], 1),
+                        seconds=round(now - process.started, 1),
                     )
                     self._lost(process, f"did not answer within {self._hung:g} s")
 
