@@ -22,13 +22,13 @@ What a deciding process is, and is not:
 * **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
   written to a process, none behind a call older than `QUEUE_BEHIND`, and none
   behind two or more but the caller's own burst, while its oldest is younger than
-  `QUEUE_DEEP`. A caller
-  with calls of its own in the processes waits at most `WAIT` for room; one with none
-  does not wait: a deciding thread takes its call at once, within the threads'
-  per-caller shares — so a caller keeping every process busy delays only itself. A
-  process that ends before answering has its calls refused (503: the hook fails
-  closed) and is replaced; one that has been on one call longer than `HUNG` is
-  killed and replaced the same way. One watchdog task does the waiting and the hung checks.
+  `QUEUE_DEEP`. A caller with calls of its own in the processes waits at most `WAIT`
+  for room; one with none does not wait: a deciding thread takes its call at once,
+  within the threads' per-caller shares — so a caller keeping every process busy
+  delays only itself. A process that ends before answering has its calls refused
+  (503: the hook fails closed) and is replaced; one that has been on one call longer
+  than `HUNG` is killed and replaced the same way. One watchdog task does the
+  waiting and the hung checks.
 * **Counted.** Each answer carries the decisions the process counted since its last
   (`policy.telemetry.EXACT`), and the rest of what it counted since it last told
   (`policy.telemetry.Tally`) when no other call waits in its socket, or when it is
@@ -697,9 +697,9 @@ class DeciderPool:
     async def _watch(self) -> None:
         """Every `_TICK`: calls that waited `WAIT` for room go to the threads; a process
         that has been on its oldest call longer than `hung` (`_Process.started`) is
-        ended (its calls refused) and, when
-        it is one of the current set, replaced — one retiring after a reload or at its
-        memory cap is ended the same way. One timer for all, none per call."""
+        ended (its calls refused) and, when it is one of the current set, replaced —
+        one retiring after a reload or at its memory cap is ended the same way. One
+        timer for all, none per call."""
         loop = asyncio.get_running_loop()
         while not self._closed:
             await asyncio.sleep(_TICK)
