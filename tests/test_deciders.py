@@ -765,6 +765,41 @@ def test_calls_are_written_behind_a_process_only_while_it_keeps_up() -> None:
     assert not room("uid:2", ("uid:1", young), ("uid:1", young))  # never behind another's two
     assert not room("uid:1", ("uid:1", young), ("uid:2", young))
     assert not room("uid:1", ("uid:1", QUEUE_DEEP * 1.1), ("uid:1", 0.0))  # (it fell behind)
+    # anonymous callers (TCP, no token) share a principal and are nobody's burst
+    assert room("anonymous", ("anonymous", young))
+    assert not room("anonymous", ("anonymous", young), ("anonymous", young))
+    loop.close()
+
+
+def test_an_answer_wakes_the_oldest_waiting_call_that_has_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Room depends on whose a call is: an answer wakes the oldest waiting call whose
+    principal has room, passing over (and keeping first in line) one that has none —
+    not the oldest alone, which would find none and leave the other asleep until
+    WAIT (a red team's finding, issue 24)."""
+    from policy.server import deciders
+    from policy.server.deciders import DeciderPool, _Process
+
+    monkeypatch.setattr(deciders, "QUEUE_DEEP", 3600.0)  # (the burst stays young here)
+
+    class Running:
+        def poll(self) -> None:
+            return None
+
+    pool = DeciderPool(1, list, _Log())
+    loop = asyncio.new_event_loop()
+    pool._loop = loop
+    process = _Process(Running(), None, 0)  # type: ignore[arg-type]
+    pool._live.append(process)
+    now = loop.time()
+    for _ in range(3):  # uid:1's burst: room behind it for uid:1's calls only
+        process.written(loop.create_future(), "uid:1", now)
+    other, own = loop.create_future(), loop.create_future()
+    pool._waiters.extend([(now + 1, other, "uid:2"), (now + 1, own, "uid:1")])
+    pool._make_room()
+    assert own.done() and own.result() is True
+    assert not other.done() and [w for _u, w, _p in pool._waiters] == [other]
     loop.close()
 
 

@@ -21,7 +21,7 @@ What a deciding process is, and is not:
   the service holds its end of the socket (inherited at spawn, never a path).
 * **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
   written to a process, none behind a call older than `QUEUE_BEHIND`, and none
-  behind two or more but the caller's own burst, while its oldest is younger than
+  behind two or more but its principal's own burst, while its oldest is younger than
   `QUEUE_DEEP`. A caller with calls of its own in the processes waits at most `WAIT`
   for room; one with none does not wait: a deciding thread takes its call at once,
   within the threads' per-caller shares — so a caller keeping every process busy
@@ -63,6 +63,7 @@ from typing import Any
 import orjson
 
 from policy import telemetry
+from policy.server.asker import ANONYMOUS_SENDER
 
 __all__ = [
     "DEPTH",
@@ -89,13 +90,14 @@ DEPTH = 8
 #: that takes long (a path on a mount that does not answer) holds up nothing more
 #: once it is older, and the next call goes to another process or to a thread.
 QUEUE_BEHIND = 0.05
-#: ... and behind two or more only when they are all the same caller's (its own
-#: burst) and the oldest is this young (s): a process that keeps up answers its
-#: oldest call within a few milliseconds however many are written, so a call that
-#: turns slow has more written behind it only when its caller's calls come faster
-#: than one every few milliseconds. Another caller's call is never written behind
-#: more than one call: it waits behind nobody's burst, and a process that dies
-#: takes at most one call of anybody else's with it.
+#: ... and behind two or more only when they are all the same principal's (its own
+#: burst: a uid's or a token's calls, never the anonymous callers', who share one)
+#: and the oldest is this young (s): a process that keeps up answers its oldest call
+#: within a few milliseconds however many are written, so a call that turns slow has
+#: more written behind it only when its principal's calls come faster than one every
+#: few milliseconds. Another principal's call is never written behind more than one
+#: call: it waits behind nobody's burst, and a process that dies takes at most one
+#: call of any other principal's with it.
 QUEUE_DEEP = 0.01
 #: How long a process may take over one call before it is taken for hung (s): above
 #: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
@@ -104,6 +106,9 @@ QUEUE_DEEP = 0.01
 HUNG = 60.0
 #: How often the pool looks for calls that waited long enough and processes that hung (s).
 _TICK = 0.05
+#: Calls waiting for room an answer looks at and passes over (their principal has
+#: none) before it gives up waking one: each look asks every process.
+_PASSED_OVER = 16
 #: How long a new process may take to build its engines and say it is ready (s).
 READY = 120.0
 #: The largest frame either side reads: a body is at most `service.max_body_bytes`
@@ -272,9 +277,10 @@ class _Process:
     def has_room(self, now: float, principal: str) -> bool:
         """Whether a call of `principal`'s may be written now: under `DEPTH`; behind one
         call only while it is younger than `QUEUE_BEHIND`; behind two or more only when
-        every one of them is `principal`'s own and the oldest is younger than
-        `QUEUE_DEEP` — a caller queues behind its own calls, and behind one other's at
-        most, as it waits for room or goes to a thread otherwise."""
+        every one of them is `principal`'s own (never the anonymous callers', who
+        share one) and the oldest is younger than `QUEUE_DEEP` — a principal queues
+        behind its own calls, and behind one other's at most, as it waits for room or
+        goes to a thread otherwise."""
         written = len(self.pending)
         if written >= DEPTH:
             return False
@@ -283,7 +289,9 @@ class _Process:
         age = now - self.sent[0]
         if written == 1:
             return age < QUEUE_BEHIND
-        return age < QUEUE_DEEP and self.own.get(principal, 0) == written
+        # (anonymous callers share a principal and are nobody's burst but their own)
+        deep = principal != ANONYMOUS_SENDER and self.own.get(principal, 0) == written
+        return deep and age < QUEUE_DEEP
 
     def send(
         self, header: bytes, body: bytes, principal: str
@@ -498,8 +506,9 @@ class DeciderPool:
         self._spawning: set[asyncio.Future[None]] = set()
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        #: Calls waiting for room: (until when, the future that says whether it came).
-        self._waiters: collections.deque[tuple[float, asyncio.Future[bool]]] = (
+        #: Calls waiting for room: (until when, the future that says whether it came,
+        #: whose the call is).
+        self._waiters: collections.deque[tuple[float, asyncio.Future[bool], str]] = (
             collections.deque()
         )
         self._watching: asyncio.Task[None] | None = None
@@ -566,7 +575,7 @@ class DeciderPool:
             tasks.append(self._watching)
         for task in tasks:
             task.cancel()
-        for _until, waiter in self._waiters:
+        for _until, waiter, _whose in self._waiters:
             if not waiter.done():
                 waiter.set_result(False)
         self._waiters.clear()
@@ -627,9 +636,7 @@ class DeciderPool:
         waiting = process.send(header, body, principal)
         self._held[principal] = self._held.get(principal, 0) + 1
         if self._waiters:  # (room left behind this call: the next waiting call takes it)
-            now = self._loop.time()
-            if any(p.usable and p.has_room(now, principal) for p in self._live):
-                self._make_room()
+            self._make_room()
         try:
             # (one that hangs is ended by `_watch`, which fails what waits on it)
             answer, rendered = await asyncio.shield(waiting)
@@ -667,7 +674,7 @@ class DeciderPool:
             now = loop.time()
             # (calls already waiting go first: one arriving now does not take the room
             # an answer made for them)
-            if woken or not any(not w.done() for _u, w in self._waiters):
+            if woken or not any(not w.done() for _u, w, _p in self._waiters):
                 best: _Process | None = None
                 for process in self._live:
                     fewer = best is None or len(process.pending) < len(best.pending)
@@ -679,20 +686,34 @@ class DeciderPool:
                 return None
             waiter: asyncio.Future[bool] = loop.create_future()
             if woken:  # (woken and beaten to it: still first in line)
-                self._waiters.appendleft((until, waiter))
+                self._waiters.appendleft((until, waiter, principal))
             else:
-                self._waiters.append((until, waiter))
+                self._waiters.append((until, waiter, principal))
             woken = await waiter
             if not woken:
                 return None
 
     def _make_room(self, room: int = 1) -> None:
-        """Wake `room` calls waiting for room (each looks again)."""
-        while room and self._waiters:
-            _until, waiter = self._waiters.popleft()
-            if not waiter.done():
+        """Wake `room` calls waiting for room (each looks again), the oldest first of
+        those whose principal has room in a process now: room depends on whose a call
+        is (`_Process.has_room`). Those that have none keep their place; at most
+        `_PASSED_OVER` are looked at and passed over an answer."""
+        loop = self._loop
+        if loop is None:
+            return
+        now = loop.time()
+        passed: list[tuple[float, asyncio.Future[bool], str]] = []
+        while room and self._waiters and len(passed) < _PASSED_OVER:
+            waiting = self._waiters.popleft()
+            _until, waiter, principal = waiting
+            if waiter.done():
+                continue
+            if any(p.usable and p.has_room(now, principal) for p in self._live):
                 waiter.set_result(True)
                 room -= 1
+            else:
+                passed.append(waiting)
+        self._waiters.extendleft(reversed(passed))
 
     async def _watch(self) -> None:
         """Every `_TICK`: calls that waited `WAIT` for room go to the threads; a process
@@ -704,14 +725,17 @@ class DeciderPool:
         while not self._closed:
             await asyncio.sleep(_TICK)
             now = loop.time()
-            kept: collections.deque[tuple[float, asyncio.Future[bool]]] = collections.deque()
-            for until, waiter in self._waiters:
+            kept: collections.deque[tuple[float, asyncio.Future[bool], str]] = (
+                collections.deque()
+            )
+            for waiting in self._waiters:
+                until, waiter, _whose = waiting
                 if waiter.done():
                     continue
                 if now >= until:
                     waiter.set_result(False)
                 else:
-                    kept.append((until, waiter))
+                    kept.append(waiting)
             self._waiters = kept
             # (a retiring one too: its calls wait for it as a current one's do)
             for process in [*self._live, *self._retiring]:
@@ -773,7 +797,12 @@ class DeciderPool:
         process.end()
         if current and process.generation == self._generation:
             self._replace()
-        self._make_room()
+        # (every waiting call looks again: with its own calls refused, or no process
+        # left with room, it goes to a thread now rather than at `WAIT`)
+        waiting, self._waiters = self._waiters, collections.deque()
+        for _until, waiter, _whose in waiting:
+            if not waiter.done():
+                waiter.set_result(True)
 
     def _retire(self, process: _Process) -> None:
         """Take `process` out of use: it answers what it was asked, then ends."""
