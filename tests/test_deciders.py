@@ -735,12 +735,12 @@ def test_a_deciding_process_reads_frames_however_they_come() -> None:
 
 
 def test_calls_are_written_behind_a_process_only_while_it_keeps_up() -> None:
-    """A call is written behind one other only while that one is younger than
-    QUEUE_BEHIND; behind two or more only when they are all its caller's own and the
-    oldest is younger than QUEUE_DEEP; never past DEPTH. A caller never queues behind
-    another's burst, and a call that turns slow (a mount that does not answer) has
-    calls written behind it only in the few milliseconds before it shows."""
-    from policy.server.deciders import DEPTH, QUEUE_BEHIND, QUEUE_DEEP, _Process
+    """A call is written behind others only while the oldest is younger than
+    QUEUE_BEHIND, behind two or more only when they are all its principal's own, and
+    never past DEPTH: a principal never queues behind another's burst, and a call
+    that turns slow (a mount that does not answer) has calls written behind it only
+    before it shows."""
+    from policy.server.deciders import DEPTH, QUEUE_BEHIND, _Process
 
     process = _Process(None, None, 0)  # type: ignore[arg-type]  # (the gate reads no more)
     now = 1000.0
@@ -754,17 +754,17 @@ def test_calls_are_written_behind_a_process_only_while_it_keeps_up() -> None:
             process.written(loop.create_future(), whose, now - age)
         return process.has_room(now, caller)
 
-    assert DEPTH > 2 and QUEUE_DEEP < QUEUE_BEHIND
+    assert DEPTH > 2
     assert room("uid:1")
     assert room("uid:2", ("uid:1", QUEUE_BEHIND * 0.9))  # (behind one other: as ever)
     assert not room("uid:2", ("uid:1", QUEUE_BEHIND * 1.1))
     assert not room("uid:1", ("uid:1", QUEUE_BEHIND * 1.1))
-    young = QUEUE_DEEP * 0.5
+    young = QUEUE_BEHIND * 0.5
     assert room("uid:1", *[("uid:1", young)] * (DEPTH - 1))  # its own burst
     assert not room("uid:1", *[("uid:1", 0.0)] * DEPTH)
     assert not room("uid:2", ("uid:1", young), ("uid:1", young))  # never behind another's two
     assert not room("uid:1", ("uid:1", young), ("uid:2", young))
-    assert not room("uid:1", ("uid:1", QUEUE_DEEP * 1.1), ("uid:1", 0.0))  # (it fell behind)
+    assert not room("uid:1", ("uid:1", QUEUE_BEHIND * 1.1), ("uid:1", 0.0))  # (it fell behind)
     # anonymous callers (TCP, no token) share a principal and are nobody's burst
     assert room("anonymous", ("anonymous", young))
     assert not room("anonymous", ("anonymous", young), ("anonymous", young))
@@ -781,7 +781,7 @@ def test_an_answer_wakes_the_oldest_waiting_call_that_has_room(
     from policy.server import deciders
     from policy.server.deciders import DeciderPool, _Process
 
-    monkeypatch.setattr(deciders, "QUEUE_DEEP", 3600.0)  # (the burst stays young here)
+    monkeypatch.setattr(deciders, "QUEUE_BEHIND", 3600.0)  # (the burst stays young here)
 
     class Running:
         def poll(self) -> None:

@@ -20,15 +20,14 @@ What a deciding process is, and is not:
   process those facts with the body; the process trusts nothing else, and nothing but
   the service holds its end of the socket (inherited at spawn, never a path).
 * **An accelerator, never a way to stall the service.** At most `DEPTH` calls are
-  written to a process, none behind a call older than `QUEUE_BEHIND`, and none
-  behind two or more but its principal's own burst, while its oldest is younger than
-  `QUEUE_DEEP`. A caller with calls of its own in the processes waits at most `WAIT`
-  for room; one with none does not wait: a deciding thread takes its call at once,
-  within the threads' per-caller shares — so a caller keeping every process busy
-  delays only itself. A process that ends before answering has its calls refused
-  (503: the hook fails closed) and is replaced; one that has been on one call longer
-  than `HUNG` is killed and replaced the same way. One watchdog task does the
-  waiting and the hung checks.
+  written to a process, none behind a call older than `QUEUE_BEHIND`, and none behind
+  two or more but its principal's own burst. A caller with calls of its own in the
+  processes waits at most `WAIT` for room; one with none does not wait: a deciding
+  thread takes its call at once, within the threads' per-caller shares — so a caller
+  keeping every process busy delays only itself. A process that ends before answering
+  has its calls refused (503: the hook fails closed) and is replaced; one that has
+  been on one call longer than `HUNG` is killed and replaced the same way. One
+  watchdog task does the waiting and the hung checks.
 * **Counted.** Each answer carries the decisions the process counted since its last
   (`policy.telemetry.EXACT`), and the rest of what it counted since it last told
   (`policy.telemetry.Tally`) when no other call waits in its socket, or when it is
@@ -69,7 +68,6 @@ __all__ = [
     "DEPTH",
     "HUNG",
     "QUEUE_BEHIND",
-    "QUEUE_DEEP",
     "WAIT",
     "Answer",
     "DeciderFailed",
@@ -86,19 +84,15 @@ WAIT = 0.25
 #: system call (docs/performance.md: 0.63-0.66 → 0.72-0.80 of `/healthz`/s, p99 ≈ 20 →
 #: ≈ 13 ms).
 DEPTH = 8
-#: A call is written behind one other only while that one is this young (s): a call
+#: A call is written behind others only while the oldest is this young (s): a call
 #: that takes long (a path on a mount that does not answer) holds up nothing more
-#: once it is older, and the next call goes to another process or to a thread.
+#: once it is older, and the next call goes to another process or to a thread. And
+#: behind two or more only when they are all the same principal's (its own burst: a
+#: uid's or a token's calls, never the anonymous callers', who share one): another
+#: principal's call is never written behind more than one call — it waits behind
+#: nobody's burst, and a process that dies takes at most one call of any other
+#: principal's with it.
 QUEUE_BEHIND = 0.05
-#: ... and behind two or more only when they are all the same principal's (its own
-#: burst: a uid's or a token's calls, never the anonymous callers', who share one)
-#: and the oldest is this young (s): a process that keeps up answers its oldest call
-#: within a few milliseconds however many are written, so a call that turns slow has
-#: more written behind it only when its principal's calls come faster than one every
-#: few milliseconds. Another principal's call is never written behind more than one
-#: call: it waits behind nobody's burst, and a process that dies takes at most one
-#: call of any other principal's with it.
-QUEUE_DEEP = 0.01
 #: How long a process may take over one call before it is taken for hung (s): above
 #: any decision the caps allow (the analysis's backstop, a state file's 5 s busy
 #: timeout, a hosted hook's timeout). Counted from when it took the call up
@@ -275,23 +269,23 @@ class _Process:
         return not (self.dead or self.leaving) and self.popen.poll() is None
 
     def has_room(self, now: float, principal: str) -> bool:
-        """Whether a call of `principal`'s may be written now: under `DEPTH`; behind one
-        call only while it is younger than `QUEUE_BEHIND`; behind two or more only when
-        every one of them is `principal`'s own (never the anonymous callers', who
-        share one) and the oldest is younger than `QUEUE_DEEP` — a principal queues
-        behind its own calls, and behind one other's at most, as it waits for room or
-        goes to a thread otherwise."""
+        """Whether a call of `principal`'s may be written now: under `DEPTH`, behind
+        calls the oldest of which is younger than `QUEUE_BEHIND`, and behind two or
+        more only when every one of them is `principal`'s own (never the anonymous
+        callers', who share one) — a principal queues behind its own calls, and
+        behind one other's at most, as it waits for room or goes to a thread
+        otherwise."""
         written = len(self.pending)
         if written >= DEPTH:
             return False
         if not self.sent:
             return True
-        age = now - self.sent[0]
-        if written == 1:
-            return age < QUEUE_BEHIND
+        if now - self.sent[0] >= QUEUE_BEHIND:
+            return False
         # (anonymous callers share a principal and are nobody's burst but their own)
-        deep = principal != ANONYMOUS_SENDER and self.own.get(principal, 0) == written
-        return deep and age < QUEUE_DEEP
+        return written == 1 or (
+            principal != ANONYMOUS_SENDER and self.own.get(principal, 0) == written
+        )
 
     def send(
         self, header: bytes, body: bytes, principal: str
