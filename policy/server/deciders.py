@@ -81,8 +81,8 @@ WAIT = 0.25
 #: loop reads a process's answer (and writes it another call) only when it gets to it
 #: among every other request's work: with two written the process waited for it half
 #: of its time; with eight it rarely does, and both sides read several frames a
-#: system call (docs/performance.md: 0.63-0.66 → 0.72-0.80 of `/healthz`/s, p99 ≈ 20 →
-#: ≈ 13 ms).
+#: system call (docs/performance.md: ≈ 0.6 → ≈ 0.75 of `/healthz`/s, p99 ≈ 22 → ≈ 13 ms,
+#: on one principal's calls).
 DEPTH = 8
 #: A call is written behind others only while the oldest is this young (s): a call
 #: that takes long (a path on a mount that does not answer) holds up nothing more
