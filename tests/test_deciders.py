@@ -373,6 +373,17 @@ def _asked(command: str) -> bytes:
     return orjson.dumps({"tool": "bash", "args": {"command": command}})
 
 
+def _run_with_stopped(pool: Any, stopped: int, run: Any) -> Any:
+    """`run()` on an event loop of its own; then the pool closed and the process the
+    test stopped (SIGSTOP) killed, whatever happened."""
+    try:
+        return asyncio.run(run())
+    finally:
+        pool.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stopped, signal.SIGKILL)
+
+
 def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engine: Any) -> None:
     """A process that stops answering: its call is refused (503) once `hung` passes; a
     call behind no room waits at most WAIT and goes to a thread (None); a new process
@@ -402,12 +413,7 @@ def test_a_hung_process_is_refused_then_replaced_and_the_threads_take_over(engin
         await pool.aclose()
         return first, overflowed, answer
 
-    try:
-        first, overflowed, replaced = asyncio.run(run())
-    finally:
-        pool.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(stopped, signal.SIGKILL)
+    first, overflowed, replaced = _run_with_stopped(pool, stopped, run)
     assert first is not None and orjson.loads(first.body)["reason"] == "not the root"
     assert overflowed is None
     assert replaced is not None and orjson.loads(replaced.body)["reason"] == "not the root"
@@ -444,12 +450,7 @@ def test_another_callers_call_is_never_written_behind_a_burst(engine: Any) -> No
         await pool.aclose()
         return bystander
 
-    try:
-        bystander = asyncio.run(run())
-    finally:
-        pool.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(stopped, signal.SIGKILL)
+    bystander = _run_with_stopped(pool, stopped, run)
     assert bystander is None  # (a thread decides it)
 
 
@@ -474,12 +475,7 @@ def test_a_hung_process_retired_by_a_reload_is_refused_and_ended(engine: Any) ->
             await asyncio.wait_for(waiting, 30)
         await pool.aclose()
 
-    try:
-        asyncio.run(run())
-    finally:
-        pool.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(stopped, signal.SIGKILL)
+    _run_with_stopped(pool, stopped, run)
     assert "a deciding process did not answer: ended" in log.events
     assert stopped not in pool.pids()
 
