@@ -29,6 +29,7 @@ from policy.packs.cel.functions import (
     READS_HOME,
     REMEMBERED_LENGTH,
     fn_re2_matches,
+    re2_matches_remembered,
 )
 from policy.packs.cel.interface import (
     VARIABLES_AT,
@@ -245,7 +246,7 @@ class _ExprEnvs:
             # (constants.with_native_matches): RE2 compiled once, not at every call
             re2_members = (
                 (constants.RE2_MATCHES_BY_HANDLE, "int", _by_handle(fn_re2_matches, home=False)),
-                (constants.RE2_MATCHES, "string", _remembered(fn_re2_matches)),
+                (constants.RE2_MATCHES, "string", re2_matches_remembered),
             )
             for name, pattern, impl in re2_members:
                 int_answered(name, [t.STRING, types[pattern]], True, impl)
@@ -322,20 +323,6 @@ def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
         if home:
             return answer(value, handle, home_dir())
         return answer(value, handle, (home_variable() or "") if env_home else "")
-
-    return call
-
-
-def _remembered(impl: Any) -> Any:
-    """`impl(value, pattern)` with its answers remembered (bounded) for values and
-    patterns up to `REMEMBERED_LENGTH`: command names and flags repeat from call to
-    call, and the answer depends on nothing else."""
-    answer = functools.lru_cache(maxsize=4096)(impl)
-
-    def call(value: str, pattern: str) -> Any:
-        if len(value) > REMEMBERED_LENGTH or len(pattern) > REMEMBERED_LENGTH:
-            return impl(value, pattern)
-        return answer(value, pattern)
 
     return call
 

@@ -55,6 +55,23 @@ def _among(item: Any, names: frozenset[str], values: tuple[Any, ...]) -> bool:
     return _in(item, values)
 
 
+def _holds(container: Any, item: str) -> bool:
+    """`L.exists(x, x == "lit")`: one membership test, not a generator a call. A string
+    equals only a string, so Python's `in` over a list (or a map's keys) answers it."""
+    if type(container) is list or type(container) is tuple or isinstance(container, Mapping):
+        return item in container
+    raise _no_overload("comprehension range", container)
+
+
+def _meets(container: Any, names: frozenset[str]) -> bool:
+    """`L.exists(x, x in ["a", "b"])`: whether L and the names share an element. An
+    element that is not a string is in no set of strings (CEL's `in` compares a number to
+    a string as unequal); one that cannot be hashed raises, and the exact form decides."""
+    if type(container) is list or type(container) is tuple or isinstance(container, Mapping):
+        return not names.isdisjoint(container)
+    raise _no_overload("comprehension range", container)
+
+
 class _Constant:
     """A constant list of a program, by identity: the key under which a function's
     answers for it are remembered (hashing a hundred globs at every call would cost
@@ -102,6 +119,8 @@ _HELPERS: dict[str, Any] = {
     "_eq": _eq,
     "_in": _in,
     "_among": _among,
+    "_holds": _holds,
+    "_meets": _meets,
     "_order": _order,
     "_add": _add,
     "_negate": _negate,
@@ -257,6 +276,10 @@ class _FastCompiler:
     def _macro(
         self, name: str, target: Node, variable: str, args: tuple[Node, ...]
     ) -> tuple[str, bool]:
+        if name == "exists":
+            membership = self._membership(target, variable, args[0])
+            if membership is not None:
+                return membership, True
         ordered = name in ("map", "filter")  # (their list keeps the order they ran in)
         over = f"{'_ordered_items' if ordered else '_items'}({self.write(target)[0]})"
         local = f"c_{variable}"
@@ -275,3 +298,23 @@ class _FastCompiler:
             return f"[{self.write(args[1])[0]} for {local} in {over} if {keep}]", False
         finally:
             self.scope.pop()
+
+    def _membership(self, target: Node, variable: str, body: Node) -> str | None:
+        """`L.exists(x, x == "lit")` and `L.exists(x, x in [strings])` as one membership
+        test (`_holds`, `_meets`); None for any other body."""
+        if body[0] != "op" or body[1] not in ("==", "in"):
+            return None
+        element = ("id", variable)
+        left, right = body[2], body[3]
+        if body[1] == "==" and right == element:
+            left, right = right, left
+        if left != element:
+            return None
+        if body[1] == "==":
+            if right[0] != "lit" or type(right[1]) is not str:
+                return None
+            return f"_holds({self.write(target)[0]}, {right[1]!r})"
+        fixed, values = self.constant(right)
+        if not fixed or not isinstance(values, tuple) or any(type(v) is not str for v in values):
+            return None
+        return f"_meets({self.write(target)[0]}, {self.bind(frozenset(values))})"

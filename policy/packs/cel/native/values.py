@@ -15,7 +15,12 @@ from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
-from policy.packs.cel.functions import _FUNCTIONS, _STRING_MEMBERS, fn_glob, fn_re2_matches
+from policy.packs.cel.functions import (
+    _FUNCTIONS,
+    _STRING_MEMBERS,
+    fn_glob,
+    re2_matches_remembered,
+)
 from policy.packs.cel.native.syntax import Node, Unsupported
 
 Frame = dict[str, Any]
@@ -322,7 +327,7 @@ def _ends_with(target: Any, suffix: Any) -> bool:
 
 def _matches(target: Any, pattern: Any) -> bool:
     _strings("matches", target, pattern)
-    return fn_re2_matches(target, pattern)
+    return re2_matches_remembered(target, pattern)
 
 
 def _glob(value: Any, pattern: Any) -> bool:
