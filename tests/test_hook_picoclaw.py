@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -200,6 +201,46 @@ def pending_requests(store: Any, count: int, within: float = 5.0) -> list[Any]:
             return list(found)
         time.sleep(0.01)
     raise AssertionError(f"no {count} pending approval request(s) appeared")
+
+
+RATE_PACK = """apiVersion: hookpolicy/v1
+kind: RulePack
+name: gate
+builtins:
+  tool_policy:
+    applies_to: [web_fetch]
+    rate_limits: [{tools: [web_fetch], limit: "10/minute"}]
+"""
+
+
+def test_a_call_stuck_in_the_state_store_does_not_hold_up_the_next(tmp_path: Path) -> None:
+    """Lines are answered on the thread that reads them (policy.hosts._turns); one whose
+    rate limit waits on a state store another process has locked (here for as long as
+    the test holds it) must not keep the next call unanswered meanwhile."""
+    pack, state = tmp_path / "gate.yaml", tmp_path / "state.db"
+    pack.write_text(RATE_PACK)
+    config = tmp_path / "policy.yaml"
+    config.write_text(
+        f"packs: [{pack}]\ndata_dir: {tmp_path / 'data'}\n"
+        f"limits_storage_uri: 'sqlite:///{state}'\naudit_path: {tmp_path / 'decisions.log'}\n"
+    )
+    running = Hook("--config", str(config))
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool"]})
+    fetch = tool("web_fetch", url="https://example.com/")
+    assert running.call(2, "hook.before_tool", fetch)["result"]["action"] == "continue"
+    holder = sqlite3.connect(state, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # (the store's busy timeout is 5 s)
+    try:
+        running.send(request(3, "hook.before_tool", fetch))
+        running.send(request(4, "hook.before_tool", tool("exec", command="ls -la")))
+        first = orjson.loads(running.read())
+        assert first["id"] == 4, "the call behind the stuck one waited for it"
+        assert first["result"]["action"] == "continue"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert orjson.loads(running.read())["id"] == 3
+    assert running.close() == 0
 
 
 def test_each_of_two_identical_asks_needs_its_own_decision(tmp_path: Path) -> None:
