@@ -147,6 +147,36 @@ def test_the_pruning_checks_a_fact_once_for_every_condition_that_needs_it() -> N
     assert pruning.enabled(writes) == 0b11000
 
 
+def test_one_walk_of_a_list_answers_every_fact_about_its_elements() -> None:
+    """A program's facts about the same list's elements — their names in a table and by
+    prefix, a field not false, a field a list that is not empty — are answered in one
+    walk; an element the facts cannot read (a name that is no string, an element that
+    is no map) lets through every condition that reads it."""
+    sources = [
+        "commands.exists(c, c.name in ['dd', 'shred'])",
+        "commands.exists(c, c.name.startsWith('mkfs'))",
+        "commands.exists(c, c.network)",
+        "commands.exists(c, c.deletes.exists(p, true))",
+        "access.writes.exists(p, true)",
+    ]
+    pruning = Pruning.of([need_of(parse(s), VARIABLES, CONSTANTS) for s in sources])
+    assert pruning is not None
+
+    def enabled(*commands: Any, writes: Any = ()) -> int:
+        return pruning.enabled({"commands": list(commands), "access": {"writes": list(writes)}})
+
+    assert enabled(command("ls")) == 0
+    assert enabled(command("ls"), command("shred")) == 0b00001
+    assert enabled(command("mkfs.ext4")) == 0b00010
+    assert enabled(command("curl", network=True)) == 0b00100
+    assert enabled(command("rm", deletes=["/x"])) == 0b01000
+    assert enabled(command("ls"), writes=["/x"]) == 0b10000
+    assert enabled(command(5)) == 0b00011  # type: ignore[arg-type]
+    assert enabled("not a map") == 0b01111
+    assert pruning.enabled({"commands": "not a list", "access": {"writes": []}}) == 0b01111
+    assert pruning.enabled({}) == 0b11111
+
+
 def test_a_macro_variable_hides_the_constants_and_the_outer_names() -> None:
     # `vars` bound by the macro is not the pack's: its `tools` is not the constant
     assert may_hold(
