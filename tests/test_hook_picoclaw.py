@@ -214,9 +214,9 @@ builtins:
 
 
 def test_a_call_stuck_in_the_state_store_does_not_hold_up_the_next(tmp_path: Path) -> None:
-    """Lines are answered on the thread that reads them (policy.hosts._turns); one whose
-    rate limit waits on a state store another process has locked (here for as long as
-    the test holds it) must not keep the next call unanswered meanwhile."""
+    """A call whose rate limit waits on a state store another process has locked (here
+    for as long as the test holds it) must not keep the next call unanswered meanwhile:
+    PicoClaw skips a hook that answers late, and the call behind would run unguarded."""
     pack, state = tmp_path / "gate.yaml", tmp_path / "state.db"
     pack.write_text(RATE_PACK)
     config = tmp_path / "policy.yaml"

@@ -2,12 +2,10 @@
 
 PicoClaw starts the command once and keeps it: requests and notifications arrive on
 stdin, answers leave on stdout (protocol lines only; the decision log goes to stderr
-unless `audit_path` is set). Requests are answered on the thread that read them (a
-worker's wake-up was a quarter of the round trip), and the reading goes to another
-thread whenever one takes 20 ms (`policy.hosts._turns`) — approvals on threads of their
-own, so calls waiting for a person never hold up an interceptor, which PicoClaw would
-skip if it answered late —; answers carry the request's id and may come out of order,
-as PicoClaw allows.
+unless `audit_path` is set). Requests are answered on worker threads — approvals on
+their own, so calls waiting for a person never hold up an interceptor, which PicoClaw
+would skip if it answered late — and answers carry the request's id and may come out
+of order, as PicoClaw allows.
 
 Fail closed: PicoClaw skips an interceptor that errors or times out, so interceptors
 always get a result — deny_tool or abort_turn naming the error when deciding fails,
@@ -24,7 +22,6 @@ approve_tool decides the call.
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -40,7 +37,6 @@ from policy.hosts._hook_process import (
     lines,
     on_signal,
 )
-from policy.hosts._turns import Handling, Turns
 from policy.hosts.picoclaw import wire
 from policy.hosts.picoclaw.ledger import Ledger, TooManyPending, key_of
 from policy.model import POINTS, HookPoint
@@ -50,7 +46,7 @@ __all__ = ["run"]
 _PARSE_ERROR = -32700
 _INVALID_REQUEST = -32600
 _METHOD_NOT_FOUND = -32601
-_WORKERS = 16  # lines handled at once: interceptors, observers (policy.hosts._turns)
+_WORKERS = 16  # interceptors, observers
 _APPROVAL_WORKERS = 64  # approve_tool: each may wait for a person
 #: The result each interceptor gets when deciding failed (never a JSON-RPC error,
 #: which PicoClaw would take as "skip this hook").
@@ -233,33 +229,33 @@ class _Server:
         abandon_approvals(self._slot.engine, reason)
         end_process()
 
-    def route(self, line: bytes, approvals: ThreadPoolExecutor) -> Handling:
-        """One line from PicoClaw, on the thread that read it: garbage answered, an
-        approve_tool (which may wait for a person) sent to a thread of its own, and
-        any other request's handling returned, for `Turns` to run."""
-        try:
-            message = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            self.error(None, _PARSE_ERROR, f"parse error: {exc}")
-            return None
-        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            ident = message.get("id") if isinstance(message, dict) else None
-            self.error(ident, _INVALID_REQUEST, "invalid request: no method")
-            return None
-        ident, method, params = message.get("id"), message["method"], message.get("params")
-        if method == "hook.approve_tool":
-            approvals.submit(self.handle, ident, method, params)
-            return None
-        return functools.partial(self.handle, ident, method, params)
-
     def serve(self) -> int:
         self.start()
         on_signal(self.give_up)
-        with ThreadPoolExecutor(
-            max_workers=_APPROVAL_WORKERS, thread_name_prefix="picoclaw-approve"
-        ) as approvals:
-            route = functools.partial(self.route, approvals=approvals)
-            Turns(lines(), route, most=_WORKERS, name="picoclaw").run()
+        with (
+            ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="picoclaw") as pool,
+            ThreadPoolExecutor(
+                max_workers=_APPROVAL_WORKERS, thread_name_prefix="picoclaw-approve"
+            ) as approvals,
+        ):
+            for line in lines():
+                try:
+                    message = orjson.loads(line)
+                except orjson.JSONDecodeError as exc:
+                    self.error(None, _PARSE_ERROR, f"parse error: {exc}")
+                    continue
+                if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+                    ident = message.get("id") if isinstance(message, dict) else None
+                    self.error(ident, _INVALID_REQUEST, "invalid request: no method")
+                    continue
+                ident = message.get("id")
+                method = message["method"]
+                if method == "hook.hello":
+                    self.handle(ident, method, message.get("params"))  # in order, first
+                elif method == "hook.approve_tool":
+                    approvals.submit(self.handle, ident, method, message.get("params"))
+                else:
+                    pool.submit(self.handle, ident, method, message.get("params"))
             if self._slot.engine is not None:
                 # PicoClaw is gone: nobody runs what is still waiting, so nobody may
                 # approve it afterwards.
