@@ -110,6 +110,75 @@ def test_remembered_path_answers_follow_the_users_home(monkeypatch: pytest.Monke
     assert program.run_mask(data) == 0
 
 
+def _tool_data(**facts: Any) -> dict[str, Any]:
+    access = {"reads": [], "writes": [], "sends": [], "deletes": [], **facts.pop("access", {})}
+    return {"commands": [], "workspace": "/w", "protected": (), **facts, "access": access}
+
+
+def test_a_body_answered_for_an_element_again_follows_what_else_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An `exists` body is answered once for a path it saw before (`_ElementMemo`),
+    under the path, the call's variables it reads, and `$HOME`: change any of them and
+    it is asked again."""
+    program = _native(
+        "access.reads.exists(p, path.matches(p, ['~/.ssh/**']) || path.within(p, workspace)"
+        " || p in protected)"
+    )
+    monkeypatch.setenv("HOME", "/home/a")
+    key = {"access": {"reads": ["/home/a/.ssh/id_rsa"]}}
+    assert program.run_mask(_tool_data(**key)) == 1
+    assert program.run_mask(_tool_data(**key)) == 1  # (now from memory)
+    monkeypatch.setenv("HOME", "/home/b")
+    assert program.run_mask(_tool_data(**key)) == 0
+    inside = {"access": {"reads": ["/srv/x/a"]}}
+    assert program.run_mask(_tool_data(**inside, workspace="/srv/x")) == 1
+    assert program.run_mask(_tool_data(**inside, workspace="/srv/y")) == 0
+    assert program.run_mask(_tool_data(**inside, protected=("/srv/x/a",))) == 1
+    assert program.run_mask(_tool_data(**inside, protected=["/srv/x/a"])) == 1
+    assert program.run_mask(_tool_data(**inside, protected=("/other",))) == 0
+
+
+def test_a_body_reading_an_enclosing_element_or_the_disk_is_asked_each_time(
+    tmp_path: Any,
+) -> None:
+    """What a body reads beyond its element and the call's variables — an enclosing
+    macro's element, a path's target on disk — is no key: such a body is not kept."""
+    program = _native("commands.exists(c, c.reads.exists(p, p == c.cwd))")
+
+    def command(cwd: str) -> dict[str, Any]:
+        return {"name": "ls", "cwd": cwd, "reads": ["/srv/a"]}
+
+    assert program.run_mask(_tool_data(commands=[command("/srv/a")])) == 1
+    assert program.run_mask(_tool_data(commands=[command("/srv/b")])) == 0
+    # a pack variable worked out from the call is the call's, as an enclosing element is
+    layers = [{"home_files": "[home + '/.netrc']"}]
+    by_call = NativeEngine().program(
+        "before_tool", ["access.reads.exists(p, p in vars.home_files)"], layers, checked=True
+    )
+    netrc = {"access": {"reads": ["/home/a/.netrc"]}}
+    assert by_call.run_mask(_tool_data(**netrc, home="/home/a")) == 1
+    assert by_call.run_mask(_tool_data(**netrc, home="/home/b")) == 0
+    link = tmp_path / "link"
+    link.symlink_to("/etc")
+    resolved = _native("access.reads.exists(p, path.resolve(p) == '/etc')")
+    assert resolved.run_mask(_tool_data(access={"reads": [str(link)]})) == 1
+    link.unlink()
+    link.symlink_to("/srv")
+    assert resolved.run_mask(_tool_data(access={"reads": [str(link)]})) == 0
+
+
+def test_the_answers_kept_for_a_body_are_bounded() -> None:
+    from policy.packs.cel.native import fast
+
+    program = _native("access.reads.exists(p, p.startsWith('/etc/'))")
+    for n in range(fast._ELEMENT_ANSWERS + 10):
+        assert program.run_mask(_tool_data(access={"reads": [f"/etc/{n}"]})) == 1
+    (condition,) = (f for f in program._fast if f is not None)
+    memos = [v for v in condition.__globals__.values() if isinstance(v, fast._ElementMemo)]
+    assert memos and all(len(m.answers) <= fast._ELEMENT_ANSWERS for m in memos)
+
+
 def test_a_pack_variable_that_fails_is_left_to_cel_expr_python() -> None:
     """cel-expr-python fails more than the readers of a variable that fails (`has()` of
     it errs, and so may its siblings, bound in one map): such a call is its to answer."""

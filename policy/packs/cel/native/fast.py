@@ -72,6 +72,11 @@ def _meets(container: Any, names: frozenset[str]) -> bool:
     raise _no_overload("comprehension range", container)
 
 
+def _as_key(value: Any) -> Any:
+    """A list of strings as a tuple (hashable); anything else as it is."""
+    return tuple(value) if type(value) is list else value
+
+
 class _Constant:
     """A constant list of a program, by identity: the key under which a function's
     answers for it are remembered (hashing a hundred globs at every call would cost
@@ -128,8 +133,48 @@ _HELPERS: dict[str, Any] = {
     "_items": _items,
     "_ordered_items": _ordered_items,
     "_has_field": _has_field,
+    "_as_key": _as_key,
     **{f"_op_{ord(symbol)}": apply for symbol, apply in _ARITHMETIC.items()},
 }
+
+
+#: How many elements' answers a body keeps (`_ElementMemo`); past that it starts again.
+_ELEMENT_ANSWERS = 2048
+#: The kinds of the call's variables an element's answer may be kept under: strings,
+#: and lists of strings (as a tuple: the facts give `protected` as one).
+_KEYED_KINDS = ("string", "list_of_strings")
+
+
+class _ElementMemo:
+    """What the body of one `exists`/`all` answered for a string element, kept under
+    the element, the call's variables the body reads and `$HOME` (as both `home_dir`
+    and the environment's, which path functions read): the paths a call reads — its
+    working directory, the files agents read again and again — recur from call to call.
+    The body is a function of those alone (`_free`: no call that reads beyond its
+    arguments, no variable of an enclosing macro, pack variables only constant ones),
+    so a kept answer is the one it would give. An error is not kept: it raises again,
+    and the exact form decides."""
+
+    __slots__ = ("answers", "body")
+
+    def __init__(self) -> None:
+        self.answers: dict[tuple[Any, ...], bool] = {}
+        self.body: Callable[[Any, Any], bool] | None = None
+
+    def __call__(self, element: Any, frame: Any, *read: Any) -> bool:
+        body = self.body
+        assert body is not None  # (set once the condition is built)
+        if type(element) is not str or len(element) > REMEMBERED_LENGTH:
+            return body(element, frame)
+        key = (element, home_dir(), home_variable(), *read)
+        answers = self.answers
+        found = answers.get(key)
+        if found is None:
+            found = body(element, frame)
+            if len(answers) >= _ELEMENT_ANSWERS:
+                answers.clear()
+            answers[key] = found
+        return found
 
 
 class _FastUnsupported(Exception):
@@ -150,12 +195,22 @@ class _FastCompiler:
         self.constant_vars = constant_vars
         self.scope: list[str] = []
         self.names: dict[str, Any] = dict(_HELPERS)
+        #: The bodies written as functions of their own (`_ElementMemo`): (the memo's
+        #: name, the macro variable, the body's source); the function is `<name>_body`.
+        self.bodies: list[tuple[str, str, str]] = []
 
     def function(self, node: Node) -> Fn:
+        self.bodies = []
         source, _ = self.write(node)
-        code = compile(f"def _condition(F):\n    return {source}\n", "<cel>", "exec")
+        text = "".join(
+            f"def {memo}_body(c_{variable}, F):\n    return {body}\n"
+            for memo, variable, body in self.bodies
+        )
+        code = compile(f"{text}def _condition(F):\n    return {source}\n", "<cel>", "exec")
         namespace = dict(self.names)
         exec(code, namespace)
+        for memo, _variable, _body in self.bodies:
+            namespace[memo].body = namespace[f"{memo}_body"]
         fn: Fn = namespace["_condition"]
         return fn
 
@@ -286,7 +341,7 @@ class _FastCompiler:
         self.scope.append(variable)
         try:
             if name in ("exists", "all"):
-                test = self.truth(args[0])
+                test = self.remembered(target, variable, args[0]) or self.truth(args[0])
                 return f"{'any' if name == 'exists' else 'all'}({test} for {local} in {over})", True
             if name == "exists_one":
                 return f"(sum(1 for {local} in {over} if {self.truth(args[0])}) == 1)", True
@@ -298,6 +353,30 @@ class _FastCompiler:
             return f"[{self.write(args[1])[0]} for {local} in {over} if {keep}]", False
         finally:
             self.scope.pop()
+
+    def remembered(self, target: Node, variable: str, body: Node) -> str | None:
+        """The body of `target.exists(variable, body)` (or `all`) through an
+        `_ElementMemo`, when it may be (see there) and the elements are likely strings
+        (not a list of lists, not the commands); None otherwise. (Called with
+        `variable` in scope.)"""
+        if target[0] == "list" or target == ("id", "commands"):
+            return None
+        free = _free(body, frozenset({variable}), {*self.scope, *self.variables})
+        if free is None:
+            return None
+        read: list[str] = []
+        for name in sorted(free):
+            if name.startswith("vars."):
+                if name[5:] not in self.constant_vars:
+                    return None  # (a variable worked out from the call)
+            elif name in self.scope or self.variables.get(name) not in _KEYED_KINDS:
+                return None
+            else:
+                read.append(f"_as_key(F[{name!r}])")
+        source = self.truth(body)  # (first: the bodies it holds are written on the way)
+        memo = self.bind(_ElementMemo())
+        self.bodies.append((memo, variable, source))
+        return f"{memo}(c_{variable}, F{''.join(', ' + r for r in read)})"
 
     def _membership(self, target: Node, variable: str, body: Node) -> str | None:
         """`L.exists(x, x == "lit")` and `L.exists(x, x in [strings])` as one membership
@@ -318,3 +397,52 @@ class _FastCompiler:
         if not fixed or not isinstance(values, tuple) or any(type(v) is not str for v in values):
             return None
         return f"_meets({self.write(target)[0]}, {self.bind(frozenset(values))})"
+
+
+def _free(tree: Node, bound: frozenset[str], names: set[str]) -> set[str] | None:
+    """The names `tree` reads from outside it — the call's variables and enclosing
+    macros' by name, the pack's variables as `vars.<name>` — with `bound` the macro
+    variables bound where it stands; None when it calls a function that reads beyond
+    its arguments (the disk, the shell) or reads `vars` other than by a name.
+    `names`: the variables in scope (a namespace they shadow is no namespace)."""
+    kind = tree[0]
+    if kind == "lit":
+        return set()
+    if kind == "id":
+        return set() if tree[1] in bound else {tree[1]}
+    if kind in ("sel", "has"):
+        if tree[1] == ("id", "vars") and "vars" not in bound:
+            return {f"vars.{tree[2]}"}
+        return _free(tree[1], bound, names)
+    if kind == "call":
+        _name, target, args = tree[1], tree[2], tree[3]
+        key, _impl, receiver = function_of(_name, target, {*names, *bound})
+        if key in READ_BEYOND_ARGUMENTS:
+            return None
+        parts = [*args, target] if receiver and target is not None else list(args)
+        return _union(parts, bound, names)
+    if kind == "macro":
+        inner = _free(tree[2], bound, names)
+        body = _union(list(tree[4]), bound | {tree[3]}, names)
+        return None if inner is None or body is None else inner | body
+    if kind == "list":
+        return _union(list(tree[1]), bound, names)
+    if kind == "map":
+        return _union([node for pair in tree[1] for node in pair], bound, names)
+    if kind == "op":
+        return _union([tree[2], tree[3]], bound, names)
+    if kind == "index":
+        if tree[1] == ("id", "vars") and "vars" not in bound:
+            return None  # (`vars[...]`: which variable is the call's to say)
+        return _union([tree[1], tree[2]], bound, names)
+    return _union(list(tree[1:]), bound, names)  # cond, and, or, not, neg
+
+
+def _union(nodes: list[Node], bound: frozenset[str], names: set[str]) -> set[str] | None:
+    found: set[str] = set()
+    for node in nodes:
+        part = _free(node, bound, names)
+        if part is None:
+            return None
+        found |= part
+    return found
