@@ -179,6 +179,39 @@ def test_the_answers_kept_for_a_body_are_bounded() -> None:
     assert memos and all(len(m.answers) <= fast._ELEMENT_ANSWERS for m in memos)
 
 
+def test_an_element_named_vars_hides_the_pack_variables_from_a_membership() -> None:
+    """`L.exists(vars, vars in vars.blocked)`: `vars` is the element there, a string,
+    and `vars.blocked` an error on both engines — not the pack's list."""
+    exprs = ["args.paths.exists(vars, vars in vars.blocked)"]
+    layers = [{"blocked": "['/etc/shadow']"}]
+    native = NativeEngine().program("before_tool", exprs, layers, checked=True)
+    cel_expr = get_engine("cel-expr-python").program("before_tool", exprs, layers, checked=True)
+    for paths in (["/tmp/notes.txt"], ["/etc/shadow"]):
+        data = {"args": {"paths": paths}}
+        (got,), (expected,) = native.run(data), cel_expr.run(data)
+        assert isinstance(expected, CelEvalError)
+        assert isinstance(got, CelEvalError), paths
+
+
+def test_a_long_value_is_no_key_of_a_kept_answer() -> None:
+    """A prompt may be megabytes: an element's answer that depends on one is asked again,
+    never kept under it."""
+    from policy.packs.cel.native import fast
+
+    program = NativeEngine().program(
+        "user_prompt",
+        ["vars.words.exists(w, prompt.contains(w))"],
+        [{"words": "['rm', 'curl']"}],
+        checked=True,
+    )
+    for n in range(20):
+        assert program.run_mask({"prompt": f"{n} " + "x" * fast._KEYED_LENGTH}) == 0
+    assert program.run_mask({"prompt": "please curl it"}) == 1
+    (condition,) = (f for f in program._fast if f is not None)
+    memos = [v for v in condition.__globals__.values() if isinstance(v, fast._ElementMemo)]
+    assert memos and sum(len(m.answers) for m in memos) == 2  # (the short prompt's two)
+
+
 def test_a_pack_variable_that_fails_is_left_to_cel_expr_python() -> None:
     """cel-expr-python fails more than the readers of a variable that fails (`has()` of
     it errs, and so may its siblings, bound in one map): such a call is its to answer."""

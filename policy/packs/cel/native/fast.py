@@ -141,8 +141,10 @@ _HELPERS: dict[str, Any] = {
 #: How many elements' answers a body keeps (`_ElementMemo`); past that it starts again.
 _ELEMENT_ANSWERS = 2048
 #: The kinds of the call's variables an element's answer may be kept under: strings,
-#: and lists of strings (as a tuple: the facts give `protected` as one).
+#: and lists of strings (as a tuple: the facts give `protected` as one) ...
 _KEYED_KINDS = ("string", "list_of_strings")
+#: ... of at most this many characters, or items: a key holds what it is made of.
+_KEYED_LENGTH = REMEMBERED_LENGTH
 
 
 class _ElementMemo:
@@ -166,6 +168,9 @@ class _ElementMemo:
         assert body is not None  # (set once the condition is built)
         if type(element) is not str or len(element) > REMEMBERED_LENGTH:
             return body(element, frame)
+        for value in read:  # (a prompt may be megabytes: asked again, not kept)
+            if len(value) > _KEYED_LENGTH:
+                return body(element, frame)
         key = (element, home_dir(), home_variable(), *read)
         answers = self.answers
         found = answers.get(key)
@@ -380,8 +385,9 @@ class _FastCompiler:
 
     def _membership(self, target: Node, variable: str, body: Node) -> str | None:
         """`L.exists(x, x == "lit")` and `L.exists(x, x in [strings])` as one membership
-        test (`_holds`, `_meets`); None for any other body."""
-        if body[0] != "op" or body[1] not in ("==", "in"):
+        test (`_holds`, `_meets`); None for any other body — and for an element named
+        `vars`, whose `vars.x` is no pack variable (called before it is in scope)."""
+        if body[0] != "op" or body[1] not in ("==", "in") or variable == "vars":
             return None
         element = ("id", variable)
         left, right = body[2], body[3]
