@@ -235,6 +235,29 @@ def test_vars_as_a_whole_map_is_refused_at_its_position(tmp_path: Path) -> None:
     assert text.count("error:") == 1, text
 
 
+def test_a_comment_holding_quotes_hides_no_use_of_vars(tmp_path: Path) -> None:
+    """`// \"\"\"` is a comment, not a string that runs to the next `\"\"\"`: what
+    lies between two of them is read as code (a macro element named `vars` is one
+    more use of the whole map)."""
+    pack = tmp_path / "commented.yaml"
+    pack.write_text(
+        HEADER
+        + "name: commented\n"
+        + "variables:\n"
+        + "  blocked: '[\"/etc/shadow\"]'\n"
+        + "rules:\n"
+        + "  - id: r\n"
+        + "    tools: [multi_read]\n"
+        + "    when: |-\n"
+        + '      args.paths.exists( // """\n'
+        + '      vars, vars in vars.blocked) // """\n'
+        + "    action: deny\n"
+    )
+    with pytest.raises(PackError) as error:
+        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
+    assert "commented.yaml:11:7: error: condition: read variables one by one" in str(error.value)
+
+
 def test_conditions_that_fail_are_never_memoised(pack_engine: Any) -> None:
     """A repeated shape of call is decided from memory, but a failing condition
     is decided afresh each time (it denies under on_error: deny)."""

@@ -63,12 +63,14 @@ def _var_layers_source(layers: Sequence[Mapping[str, str]], body: str) -> str:
     return wrapped
 
 
-#: What `_named_vars` must tell apart in a CEL source: string literals (skipped),
+#: What `_named_vars` must tell apart in a CEL source: comments and string literals
+#: (skipped: a quote in a comment starts no string),
 #: `has(vars.x)` (a presence test, not a read), `x.vars` (someone else's field),
 #: `vars.x` / `vars["x"]`, and any other use of `vars` (the whole map).
 _VARS_TOKENS = LazyPattern(
     r"""
-    (?P<string>[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
+    (?P<comment>//[^\n]*)
+    | (?P<string>[rRbB]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
         |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
     | (?P<has>\bhas\s*\(\s*vars\b)
     | (?P<field>\.\s*vars\b)
@@ -96,7 +98,7 @@ def _named_vars(source: str) -> str | None:
             if "r" in text[:2].lower() and "\\" in text:
                 return None
             continue
-        if kind == "field":
+        if kind in ("field", "comment"):
             continue
         if match.group("ref") is None:
             return None
