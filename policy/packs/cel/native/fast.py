@@ -139,7 +139,11 @@ _HELPERS: dict[str, Any] = {
 
 
 #: How many elements' answers a body keeps (`_ElementMemo`); past that it starts again.
-_ELEMENT_ANSWERS = 2048
+#: With the longest element kept (`_KEPT_ELEMENT`) that is ≈ 0.3 MB a body at most —
+#: ≈ 25 MB for the shipped packs' 81 such bodies, whatever paths a flood of calls names.
+_ELEMENT_ANSWERS = 512
+#: The longest element whose answer is kept: paths are shorter, most by far.
+_KEPT_ELEMENT = 256
 #: The kinds of the call's variables an element's answer may be kept under: strings,
 #: and lists of strings (as a tuple: the facts give `protected` as one) ...
 _KEYED_KINDS = ("string", "list_of_strings")
@@ -166,7 +170,7 @@ class _ElementMemo:
     def __call__(self, element: Any, frame: Any, *read: Any) -> bool:
         body = self.body
         assert body is not None  # (set once the condition is built)
-        if type(element) is not str or len(element) > REMEMBERED_LENGTH:
+        if type(element) is not str or len(element) > _KEPT_ELEMENT:
             return body(element, frame)
         for value in read:  # (a prompt may be megabytes: asked again, not kept)
             if len(value) > _KEYED_LENGTH:
