@@ -177,6 +177,11 @@ def test_the_answers_kept_for_a_body_are_bounded() -> None:
     (condition,) = (f for f in program._fast if f is not None)
     memos = [v for v in condition.__globals__.values() if isinstance(v, fast._ElementMemo)]
     assert memos and all(len(m.answers) <= fast._ELEMENT_ANSWERS for m in memos)
+    for memo in memos:
+        memo.answers.clear()
+    long = "/etc/" + "x" * fast._KEPT_ELEMENT
+    assert program.run_mask(_tool_data(access={"reads": [long]})) == 1  # (answered ...
+    assert all(not m.answers for m in memos)  # ... not kept)
 
 
 def test_an_element_named_vars_hides_the_pack_variables_from_a_membership() -> None:
