@@ -340,15 +340,16 @@ class _FastCompiler:
     def _macro(
         self, name: str, target: Node, variable: str, args: tuple[Node, ...]
     ) -> tuple[str, bool]:
-        if name == "exists":
-            membership = self._membership(target, variable, args[0])
-            if membership is not None:
-                return membership, True
+        listed = self.write(target)[0]  # (out of the macro's scope: it names the list)
         ordered = name in ("map", "filter")  # (their list keeps the order they ran in)
-        over = f"{'_ordered_items' if ordered else '_items'}({self.write(target)[0]})"
+        over = f"{'_ordered_items' if ordered else '_items'}({listed})"
         local = f"c_{variable}"
         self.scope.append(variable)
         try:
+            if name == "exists":
+                membership = self._membership(listed, variable, args[0])
+                if membership is not None:
+                    return membership, True
             if name in ("exists", "all"):
                 test = self.remembered(target, variable, args[0]) or self.truth(args[0])
                 return f"{'any' if name == 'exists' else 'all'}({test} for {local} in {over})", True
@@ -387,11 +388,11 @@ class _FastCompiler:
         self.bodies.append((memo, variable, source))
         return f"{memo}(c_{variable}, F{''.join(', ' + r for r in read)})"
 
-    def _membership(self, target: Node, variable: str, body: Node) -> str | None:
-        """`L.exists(x, x == "lit")` and `L.exists(x, x in [strings])` as one membership
-        test (`_holds`, `_meets`); None for any other body — and for an element named
-        `vars`, whose `vars.x` is no pack variable (called before it is in scope)."""
-        if body[0] != "op" or body[1] not in ("==", "in") or variable == "vars":
+    def _membership(self, listed: str, variable: str, body: Node) -> str | None:
+        """`L.exists(x, x == "lit")` and `L.exists(x, x in [strings])`, L written as
+        `listed`, as one membership test (`_holds`, `_meets`); None for any other body.
+        (Called with `variable` in scope: an element named `vars` is no pack variable.)"""
+        if body[0] != "op" or body[1] not in ("==", "in"):
             return None
         element = ("id", variable)
         left, right = body[2], body[3]
@@ -402,11 +403,11 @@ class _FastCompiler:
         if body[1] == "==":
             if right[0] != "lit" or type(right[1]) is not str:
                 return None
-            return f"_holds({self.write(target)[0]}, {right[1]!r})"
+            return f"_holds({listed}, {right[1]!r})"
         fixed, values = self.constant(right)
         if not fixed or not isinstance(values, tuple) or any(type(v) is not str for v in values):
             return None
-        return f"_meets({self.write(target)[0]}, {self.bind(frozenset(values))})"
+        return f"_meets({listed}, {self.bind(frozenset(values))})"
 
 
 def _free(tree: Node, bound: frozenset[str], names: set[str]) -> set[str] | None:
