@@ -101,9 +101,14 @@ def test_a_guard_passes_what_it_cannot_be_sure_of(source: str, frame: dict[str, 
     assert may_hold(source, frame) is True
 
 
+def pruning_of(*sources: str) -> Pruning | None:
+    """The pruning of a program of these conditions (condition i: bit i)."""
+    return Pruning.of([need_of(parse(s), VARIABLES, CONSTANTS) for s in sources])
+
+
 def let_through(source: str, frame: dict[str, Any]) -> bool:
     """Whether the pruning of a program of this one condition leaves it to evaluate."""
-    pruning = Pruning.of([need_of(parse(source), VARIABLES, CONSTANTS)])
+    pruning = pruning_of(source)
     return True if pruning is None else bool(pruning.enabled(frame) & 1)
 
 
@@ -128,14 +133,13 @@ def test_the_pruning_checks_a_fact_once_for_every_condition_that_needs_it() -> N
     """Conditions naming commands (`c.name in [...]`, `==`) are one table: a call's
     command names are looked up in it, and only the conditions of those names, and the
     ones needing nothing it knows, are left to evaluate."""
-    sources = [
+    pruning = pruning_of(
         "commands.exists(c, c.name in vars.tools && c.args.size() > 0)",
         "commands.exists(c, c.name == 'dd' || c.name == 'shred')",
         "commands.exists(c, c.network) || access.sends.exists(p, true)",
         "access.writes.exists(p, p.startsWith('/etc'))",
         "size(commands) > 3",
-    ]
-    pruning = Pruning.of([need_of(parse(s), VARIABLES, CONSTANTS) for s in sources])
+    )
     assert pruning is not None
     assert len(pruning.tables) == 1  # (commands' names: one table for both)
     ls = {"commands": [command()], "access": {"writes": [], "sends": []}}
@@ -152,14 +156,13 @@ def test_one_walk_of_a_list_answers_every_fact_about_its_elements() -> None:
     prefix, a field not false, a field a list that is not empty — are answered in one
     walk; an element the facts cannot read (a name that is no string, an element that
     is no map) lets through every condition that reads it."""
-    sources = [
+    pruning = pruning_of(
         "commands.exists(c, c.name in ['dd', 'shred'])",
         "commands.exists(c, c.name.startsWith('mkfs'))",
         "commands.exists(c, c.network)",
         "commands.exists(c, c.deletes.exists(p, true))",
         "access.writes.exists(p, true)",
-    ]
-    pruning = Pruning.of([need_of(parse(s), VARIABLES, CONSTANTS) for s in sources])
+    )
     assert pruning is not None
 
     def enabled(*commands: Any, writes: Any = ()) -> int:

@@ -19,6 +19,13 @@ from policy.settings import Settings, load_settings
 HEADER = "apiVersion: hookpolicy/v1\nkind: RulePack\n"
 
 
+def refusal(pack: Path) -> str:
+    """Why an engine refuses to load `pack` (its PackError's text)."""
+    with pytest.raises(PackError) as error:
+        Engine(Settings(packs=[pack], audit_path=pack.parent / "log"))
+    return str(error.value)
+
+
 def test_a_failing_modify_under_skip_keeps_the_other_modifies(pack_engine: Any) -> None:
     engine = pack_engine(
         """
@@ -184,10 +191,9 @@ def test_yaml_aliases_are_refused_in_packs_and_settings(tmp_path: Path) -> None:
 def test_empty_values_are_errors(tmp_path: Path, rule: str, where: str) -> None:
     pack = tmp_path / "empty.yaml"
     pack.write_text(HEADER + "name: empty\nrules:\n  - id: r\n    action: deny\n" + rule)
-    with pytest.raises(PackError) as error:
-        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
-    assert f"empty.yaml:{where}: error:" in str(error.value)
-    assert "empty value: give one, or remove the key" in str(error.value)
+    text = refusal(pack)
+    assert f"empty.yaml:{where}: error:" in text
+    assert "empty value: give one, or remove the key" in text
 
 
 def test_error_positions_survive_escapes_in_double_quoted_strings(tmp_path: Path) -> None:
@@ -204,9 +210,7 @@ def test_error_positions_survive_escapes_in_double_quoted_strings(tmp_path: Path
         + '      && other_bogus"\n'
         + "    action: deny\n"
     )
-    with pytest.raises(PackError) as error:
-        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
-    text = str(error.value)
+    text = refusal(pack)
     line = pack.read_text().splitlines()[5]
     assert f"escapes.yaml:6:{line.index('third_bogus') + 1}: error:" in text
     assert "escapes.yaml:10:10: error:" in text
@@ -228,9 +232,7 @@ def test_vars_as_a_whole_map_is_refused_at_its_position(tmp_path: Path) -> None:
         + '    when: vars.cmd.contains("vars") && vars["cmd"] != \'vars\'\n'
         + "    action: deny\n"
     )
-    with pytest.raises(PackError) as error:
-        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
-    text = str(error.value)
+    text = refusal(pack)
     assert "whole.yaml:8:37: error: condition: read variables one by one" in text
     assert text.count("error:") == 1, text
 
@@ -253,9 +255,7 @@ def test_a_comment_holding_quotes_hides_no_use_of_vars(tmp_path: Path) -> None:
         + '      vars, vars in vars.blocked) // """\n'
         + "    action: deny\n"
     )
-    with pytest.raises(PackError) as error:
-        Engine(Settings(packs=[pack], audit_path=tmp_path / "log"))
-    assert "commented.yaml:11:7: error: condition: read variables one by one" in str(error.value)
+    assert "commented.yaml:11:7: error: condition: read variables one by one" in refusal(pack)
 
 
 def test_conditions_that_fail_are_never_memoised(pack_engine: Any) -> None:
