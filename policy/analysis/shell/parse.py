@@ -49,6 +49,14 @@ def _parser() -> Any:
     return parser
 
 
+def _chunk() -> bytearray:
+    """The buffer `_parse_once`'s reads answer with, one per thread (`read`, below)."""
+    chunk: bytearray | None = getattr(_local, "chunk", None)
+    if chunk is None:
+        chunk = _local.chunk = bytearray()
+    return chunk
+
+
 def _bash_language() -> Any:
     """tree-sitter-bash's grammar, from its extension module alone when it can be found:
     the package's `__init__` imports importlib.resources for a query file this never
@@ -140,15 +148,23 @@ def _parse_once(source: bytes, walker: _Meter, nested: bool) -> Any:
     the same work on the same source on any machine."""
     walker.parse_work(_shape_cost(source, nested))
     parser = _parser()
+    chunk = _chunk()
     over = False
 
-    def read(offset: int, _point: Any) -> bytes:
+    def read(offset: int, _point: Any) -> bytearray:
         nonlocal over
         walker.parse_steps += 1
         if walker.parse_steps > MAX_PARSE_STEPS:
             over = True
-            return b""  # (an exception raised here does not come back out of parse)
-        return source[offset : offset + _CHUNK]
+            chunk.clear()  # (an exception raised here does not come back out of parse)
+            return chunk
+        # py-tree-sitter (0.25 to 0.26) keeps a reference to every object this returns
+        # and never drops it: a new slice a read would keep every chunk of every line
+        # alive for good (1.1 times the bytes parsed, a leak per line). The binding has
+        # let go of its view of the last answer before it asks again, so one buffer a
+        # thread, refilled, is all it ever holds (tests/test_analysis_memory.py).
+        chunk[:] = source[offset : offset + _CHUNK]
+        return chunk
 
     def progress(offset: int, has_error: bool) -> bool:
         walker.parse_steps += _CALLBACK_COST + (offset // _ERROR_COST if has_error else 0)
