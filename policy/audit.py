@@ -893,6 +893,8 @@ def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
     cannot hold, a lone surrogate, as text). The kept dicts are only ever rendered."""
     if type(args) is not FrozenDict or not args.flat:
         return mask_args(args)
+    if sum(len(value) for value in dict.values(args) if type(value) is str) > _MASKED_LONGEST:
+        return mask_args(args)  # (a file's whole content is not kept as a key)
     key = tuple(
         (name, type(value), repr(value) if type(value) is float else value)
         for name, value in dict.items(args)
@@ -908,6 +910,9 @@ def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
 
 _masked: dict[tuple[tuple[Any, type, Any], ...], dict[str, Any]] = {}
 _MASKED_KEPT = 1024
+#: The most characters of string values whose masking is kept (the key holds them:
+#: a Write's content may be 64 MiB).
+_MASKED_LONGEST = 4096
 
 
 def forget_masked() -> None:

@@ -197,6 +197,8 @@ class _Unkept(Exception):
 
 
 def _lexical(command: str, cwd: str, home: str, depth: int = 0) -> Line:
+    if not _shell.keeps_line(command, cwd, home):
+        return _lexical_facts(command, cwd, home, depth)
     try:
         return _memoised(command, cwd, home, depth)
     except _Unkept as exc:
@@ -214,6 +216,13 @@ def forget_lines() -> None:
 
 @functools.lru_cache(maxsize=1024)
 def _memoised(command: str, cwd: str, home: str, depth: int) -> Line:
+    line = _lexical_facts(command, cwd, home, depth)
+    if line.clocked or line.built > _shell.KEEP_BYTES:
+        raise _Unkept(line)
+    return line
+
+
+def _lexical_facts(command: str, cwd: str, home: str, depth: int) -> Line:
     """The lexical facts of `command`, itself code run by code `depth` levels deep."""
     analysis = _shell.analyze(command, cwd, home)
     error = analysis.parse_error
@@ -242,8 +251,6 @@ def _memoised(command: str, cwd: str, home: str, depth: int) -> Line:
         except Exception as exc:  # noqa: BLE001 - a failure refuses the line, never passes it
             failed = _failed(exc)
             line = Line((), error or failed, failed, analysis.cost, built=analysis.built)
-    if line.clocked or line.built > _shell.KEEP_BYTES:
-        raise _Unkept(line)
     return line
 
 

@@ -9,7 +9,6 @@ A file is *sent* when its contents leave the machine: `curl -d @f`, `-T f`,
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import posixpath
 import re
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._memo import remember_short
 from policy.analysis.operands import (
     URL_SCHEME,
     Facts,
@@ -128,7 +128,7 @@ def _ipv6(text: str) -> str:
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 
 
-@functools.lru_cache(maxsize=2048)
+@remember_short(2048, 255)  # (a DNS name is at most 253 characters)
 def canonical_host(host: str) -> str:
     """The address or name `host` reaches, spelt one way: dotted IPv4, compressed
     IPv6, or the lower-case name without its trailing dot. Userinfo and a port are

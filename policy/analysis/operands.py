@@ -9,7 +9,6 @@ without touching the disk (`?` when its place cannot be known).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._memo import remember_short
 
 __all__ = [
     "UNKNOWN",
@@ -139,7 +139,7 @@ def is_path_word(word: str) -> bool:
     return bool(word) and word != "-"
 
 
-@functools.lru_cache(maxsize=256)
+@remember_short(256, 64)  # (a user name is at most 32 characters)
 def user_home(user: str) -> str:
     """`~user`'s home from the password database, or where homes conventionally are.
 

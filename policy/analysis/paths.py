@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._memo import remember_short
 from policy.analysis.environ import home_variable
 from policy.analysis.viewer import may_search_physical
 
@@ -190,7 +191,12 @@ _WINDOWS_TAIL = LazyPattern(r"(?<=[^/. ])[. ]+(?=/|$)")
 _DATA_STREAM = LazyPattern(r"::\$data(?=/|$)")
 
 
-@functools.lru_cache(maxsize=8192)
+#: The longest path (or glob, or one of their components) whose answers the memos
+#: below keep: they are keyed by what calls name, and a path may be 1 MiB long.
+_KEPT_PATH = 512
+
+
+@remember_short(8192, _KEPT_PATH)
 def fold(path: str) -> str:
     """`path` as a case- and normalisation-insensitive file system compares it: two
     spellings of one file there fold to one string. (Memoised: the same paths are
@@ -203,7 +209,7 @@ def fold(path: str) -> str:
     return folded
 
 
-@functools.lru_cache(maxsize=4096)
+@remember_short(4096, _KEPT_PATH)
 def _fold_letters(text: str) -> str:
     """Case and normalisation folded, nothing else (for globs, whose `*.` must stay):
     upper case first so that what NTFS's upcase table joins (U+0131, U+017F) is
@@ -817,13 +823,13 @@ def _single_glob(pattern: str) -> Callable[[str], bool]:
     return wglob.compile(pattern, flags=flags).match
 
 
-@functools.lru_cache(maxsize=4096)
+@remember_short(4096, _KEPT_PATH)
 def _components(path: str) -> tuple[str, ...]:
     # (memoised: the policy's globs are split call after call)
     return tuple(part for part in path.split("/") if part not in ("", "."))
 
 
-@functools.lru_cache(maxsize=16384)
+@remember_short(16384, _KEPT_PATH)
 def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Can the glob components `a` (a path that may hold shell wildcards) and `b` (a
     policy glob) name one path? `**` on either side spans any number of components.
@@ -853,7 +859,7 @@ def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return below[0]
 
 
-@functools.lru_cache(maxsize=16384)
+@remember_short(16384, _KEPT_PATH)
 def _component_meets(shell: str, policy: str) -> bool:
     """Can one file name match both the shell glob `shell` and the policy glob `policy`?
     (Memoised: a policy's components meet the same names call after call.)"""
@@ -867,7 +873,7 @@ def _component_meets(shell: str, policy: str) -> bool:
     return _globs_meet(_tokens(shell), _tokens(policy))
 
 
-@functools.lru_cache(maxsize=4096)
+@remember_short(4096, _KEPT_PATH)
 def _component_glob(policy: str) -> Any:
     """One component of a policy glob, compiled (dotfiles match, extended globs)."""
     from wcmatch import fnmatch as wfnmatch

@@ -51,6 +51,7 @@ from policy.analysis.shell.limits import (
     BACKSTOP_S,
     CAPS,
     KEEP_BYTES,
+    KEEP_LINE_CHARS,
     MAX_ARGUMENT_VALUES,
     MAX_CODE_BYTES,
     MAX_COMMANDS,
@@ -68,6 +69,7 @@ from policy.analysis.shell.limits import (
     MAX_WORDS,
     _TooComplex,
 )
+from policy.analysis.shell.limits import keeps_line as keeps_line
 from policy.analysis.shell.limits import too_many_paths as too_many_paths
 from policy.analysis.shell.result import Analysis, SimpleCommand
 from policy.analysis.shell.walk import _Walker
@@ -91,6 +93,7 @@ __all__ = [
     "BACKSTOP_S",
     "CAPS",
     "KEEP_BYTES",
+    "KEEP_LINE_CHARS",
     "MAX_ARGUMENT_VALUES",
     "MAX_CODE_BYTES",
     "MAX_COMMANDS",
@@ -111,6 +114,7 @@ __all__ = [
     "analyze",
     "commands",
     "has_substitution",
+    "keeps_line",
     "parse_error",
 ]
 
@@ -143,6 +147,8 @@ def analyze(command: str, cwd: str = "", home: str = "") -> Analysis:
     if not isinstance(given, str):
         refused = f"not a string: {type(given).__name__}"
         return Analysis((), refused, False, limit=refused)
+    if not keeps_line(given, cwd, home):
+        return _analysis(given, cwd, home)
     try:
         return _memoised(given, cwd, home)
     except _Unkept as exc:  # not memoised (stopped by the clock, or large)
@@ -151,6 +157,13 @@ def analyze(command: str, cwd: str = "", home: str = "") -> Analysis:
 
 @functools.lru_cache(maxsize=2048)
 def _memoised(command: str, cwd: str, home: str) -> Analysis:
+    found = _analysis(command, cwd, home)
+    if not _kept(found):
+        raise _Unkept(found)
+    return found
+
+
+def _analysis(command: str, cwd: str, home: str) -> Analysis:
     source = command.encode("utf-8", "surrogatepass")
     if len(source) > MAX_INPUT:
         too_long = f"command longer than {MAX_INPUT} bytes"
@@ -168,7 +181,7 @@ def _memoised(command: str, cwd: str, home: str) -> Analysis:
         limit = str(_TooComplex("analysis.max_nesting", "nested too deep for the analysis"))
     except Exception as exc:  # noqa: BLE001 - never raise on input; refuse it instead
         limit = f"the analysis failed: {type(exc).__name__}: {exc}"
-    found = Analysis(
+    return Analysis(
         tuple(walker.found),
         walker.error or limit,
         walker.substitution,
@@ -177,9 +190,6 @@ def _memoised(command: str, cwd: str, home: str) -> Analysis:
         cost=walker.steps + walker.parse_steps,
         built=walker.total_bytes,
     )
-    if not _kept(found):
-        raise _Unkept(found)
-    return found
 
 
 def _kept(analysis: Analysis) -> bool:

@@ -67,6 +67,17 @@ CAPS: dict[str, float] = {
     "analysis.max_seconds": BACKSTOP_S,
 }
 KEEP_BYTES = 64 * 1024  # a larger analysis is worked out again rather than memoised
+#: The longest line (with its cwd and home) the line memos keep: they are keyed by the
+#: line itself, which may be 1 MiB, so a longer one is analysed again when it recurs.
+KEEP_LINE_CHARS = 8 * 1024
+
+
+def keeps_line(command: str, cwd: str, home: str) -> bool:
+    """Whether a line memo may keep `command` run in `cwd` by `home`'s user: its key
+    is short enough (`KEEP_LINE_CHARS`)."""
+    return len(command) + len(cwd) + len(home) <= KEEP_LINE_CHARS
+
+
 _CHUNK = 256  # bytes handed to tree-sitter per read: what it reads is what it is charged
 # Parse steps, calibrated to take about as long as one another: a read of `_CHUNK`
 # bytes is one, a progress callback (100 parser operations) four, and a script with

@@ -9,18 +9,26 @@ function that meets a line whose analysis gave up notes it here (`take_gave_up`)
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._memo import remember_short
 
 __all__ = ["UNPORTABLE", "take_gave_up"]
 
+#: The longest value whose answer an engine remembers (a whole command line may be
+#: 1 MiB: asked again rather than kept thousands of times).
+REMEMBERED_LENGTH = 1024
+#: The longest pattern kept compiled (a glob, a regular expression): a pattern can come
+#: from the call itself (`"policy serve".matches(a)`), and one kept is one compiled
+#: program held; a longer one is compiled for its call alone, as CEL does.
+_KEPT_PATTERN = 256
 
-@functools.lru_cache(maxsize=4096)
+
+@remember_short(4096, _KEPT_PATTERN)
 def _glob_matcher(pattern: str) -> Callable[[str], bool]:
     from wcmatch import glob as wglob
 
@@ -188,7 +196,7 @@ def fn_shell_parse_error(command: str) -> str:
     return analysis.parse_error
 
 
-@functools.lru_cache(maxsize=1024)
+@remember_short(1024, _KEPT_PATTERN)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
@@ -214,19 +222,14 @@ def _compile_re2(pattern: str) -> Any:
         raise ValueError(f"matches: invalid regular expression {pattern!r}: {exc}") from None
 
 
-_re2 = functools.lru_cache(maxsize=512)(_compile_re2)
-#: The longest pattern kept compiled: a pattern can come from the call itself
-#: (`"policy serve".matches(a)`), and one kept is one RE2 program held (bounded by
-#: RE2's own memory cap each); a longer one is compiled for its call alone, as CEL does.
-_KEPT_PATTERN = 256
+_re2 = remember_short(512, _KEPT_PATTERN)(_compile_re2)
 
 
 def fn_re2_matches(value: str, pattern: str) -> bool:
     """CEL's own `value.matches(pattern)` — RE2, a partial match, linear in the text —
     with the pattern compiled once per process. cel-expr-python compiles the pattern
     at every call (13-64 µs for the shipped packs' patterns; ≈ 1-10 µs here)."""
-    compiled = _re2(pattern) if len(pattern) <= _KEPT_PATTERN else _compile_re2(pattern)
-    return compiled.search(value) is not None
+    return _re2(pattern).search(value) is not None
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -357,23 +360,13 @@ READS_HOME = frozenset(
     {"path.matches", "path.names", "path.inside", "path.inside_folded", "path.inside_any_folded"}
 )
 READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
-#: The longest value whose answer an engine remembers (a whole command line may be
-#: 1 MiB: asked again rather than kept thousands of times).
-REMEMBERED_LENGTH = 1024
 
 
 def _remembered(impl: Callable[[str, str], bool]) -> Callable[[str, str], bool]:
     """`impl(value, pattern)` with its answers remembered (bounded) for values and
     patterns up to `REMEMBERED_LENGTH`: command names and flags repeat from call to
     call, and the answer depends on nothing else."""
-    answer = functools.lru_cache(maxsize=4096)(impl)
-
-    def call(value: str, pattern: str) -> bool:
-        if len(value) > REMEMBERED_LENGTH or len(pattern) > REMEMBERED_LENGTH:
-            return impl(value, pattern)
-        return answer(value, pattern)
-
-    return call
+    return remember_short(4096, REMEMBERED_LENGTH)(impl)
 
 
 #: CEL's `matches` as both engines call it: a search through google-re2's Python
