@@ -127,11 +127,21 @@ def _may_hold_secret(text: str) -> bool:
 
 
 def mask_text(text: str, *, limit: int = _MAX_STRING) -> str:
-    """Mask secret-looking substrings and cut the text to `limit` characters."""
-    masked = _SECRET_TEXT.sub(_mask_match, text) if _may_hold_secret(text) else text
-    if len(masked) > limit:
-        return f"{masked[:limit]}…(+{len(masked) - limit} chars)"
+    """Mask secret-looking substrings and cut the text to `limit` characters. Only
+    what a kept character's secret can reach is scanned (`_MASK_REACH` past the cut):
+    scanning a 1 MiB URL whole took 250 ms for the 256 characters a record keeps."""
+    window = text[: limit + _MASK_REACH]
+    masked = _SECRET_TEXT.sub(_mask_match, window) if _may_hold_secret(window) else window
+    beyond = len(text) - len(window)
+    if len(masked) > limit or beyond:
+        return f"{masked[:limit]}…(+{len(masked) + beyond - limit} chars)"
     return masked
+
+
+#: How far past the kept characters a secret that begins among them is looked for:
+#: a private key's PEM block, a JWT or a bearer token of up to 64 KiB is masked whole
+#: (and a PEM block cut by the window is masked to its end, as one cut by the text).
+_MASK_REACH = 64 * 1024
 
 
 #: Values (strings, numbers, keys) one record's arguments keep: 64 items a level, 8

@@ -157,6 +157,33 @@ def test_private_keys_are_masked_whole() -> None:
     assert mask_text(f"write {pem} done") == f"write {MASK} done"
 
 
+def test_a_long_text_is_scanned_only_as_far_as_its_kept_part_reaches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from policy import audit
+
+    scanned: list[int] = []
+    pattern = audit._SECRET_TEXT.compiled
+
+    class Measuring:
+        def sub(self, replace: Any, text: str) -> str:
+            scanned.append(len(text))
+            return pattern.sub(replace, text)
+
+    monkeypatch.setattr(audit, "_SECRET_TEXT", Measuring())
+    filler = "a" * 1_000_000
+    # a secret that begins among the kept characters is masked whole, however far it runs
+    assert mask_text(f"https://user:{'p' * 5_000}@example.com/{filler}").startswith(
+        f"https://user:{MASK}@example.com/aaa"
+    )
+    pem = "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 100_000 + "\n-----END RSA PRIVATE KEY-----"
+    assert mask_text(f"key={pem}").startswith(f"key={MASK}…")
+    assert mask_text(f"Bearer {'t' * 100_000}").startswith(f"Bearer {MASK}…")
+    # the count of what was cut is the text's own when nothing past the reach is masked
+    assert mask_text(f"token {filler}").endswith(f"…(+{len(filler) + 6 - 256} chars)")
+    assert max(scanned) <= 256 + audit._MASK_REACH
+
+
 def test_secret_looking_keys_are_masked_and_long_values_cut() -> None:
     masked = mask_args(
         {
