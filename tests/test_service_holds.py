@@ -422,6 +422,57 @@ def test_idle_tcp_connections_cannot_take_the_unix_socket_s_capacity(tmp_path: P
         stop(running)
 
 
+def test_one_caller_s_bodies_in_flight_cannot_take_the_memory_others_need(
+    tmp_path: Path,
+) -> None:
+    """Red team: each connection may carry `max_body_bytes`, and a caller holds 256
+    connections — at 64 MiB a body, 16 GiB. Bodies in flight are capped: sixteen of
+    the largest in all, four a caller; past that a body is a JSON 503 at once, logged,
+    and its call refused. Here 64 KiB bodies: a caller may hold 256 KiB."""
+    running = start_service(tmp_path / "svc", settings_extra="  max_body_bytes: 65536\n")
+    head = (
+        b"POST /v1/decide/before_tool HTTP/1.1\r\nHost: localhost\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 65536\r\n\r\n"
+    )
+    held: list[socket.socket] = []
+    client = running.client()
+    fifth = orjson.dumps({"tool": "Bash", "args": {"command": "ls " + "a" * 30_000}})
+
+    def fifth_body() -> tuple[int, Any]:
+        status, _, answer = client.request("POST", "/v1/decide/before_tool", raw_body=fifth)
+        return status, answer
+
+    def until(wanted: int) -> Any:
+        ends = time.monotonic() + 30
+        while (found := fifth_body())[0] != wanted:
+            assert time.monotonic() < ends, f"still {found[0]} after 30 s"
+            time.sleep(0.05)
+        return found[1]
+
+    try:
+        for _ in range(4):  # four bodies of 60 KB, their last bytes never sent
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect(str(running.socket))
+            sock.sendall(head + b"x" * 60_000)
+            held.append(sock)
+        answer = until(503)
+        assert answer["error"] == (
+            "policy serve is at capacity: request bodies of uid:0 hold 262144 bytes; try again"
+        )
+        assert any(
+            r.get("event") == "request refused" and r.get("status") == 503
+            for r in running.stderr.records()
+        )
+        for sock in held:  # hung up on: what they held is let go
+            sock.close()
+        held.clear()
+        assert until(200)["action"] == "continue"
+    finally:
+        for sock in held:
+            sock.close()
+        stop(running)
+
+
 # --------------------------------------------------------------- browsers
 
 

@@ -50,7 +50,8 @@ from policy.server.bodies import (
 )
 from policy.server.deciders import Answer, DeciderFailed, DeciderPool
 from policy.server.guard import BrowserGuard
-from policy.server.peer import over_unix_socket
+from policy.server.inflight import BodyBytes
+from policy.server.peer import caller_key, over_unix_socket
 from policy.server.policies import PolicyRouter
 from policy.server.reload import PackReloader
 
@@ -177,6 +178,8 @@ class Service:
         service = getattr(settings, "service", None)
         self.auth = Authenticator(service)
         self.max_body = service.max_body_bytes if service is not None else 1 << 20
+        #: Bytes of request bodies held at once, in all and per caller.
+        self.bodies = BodyBytes.for_bodies_of(self.max_body)
         #: Threads deciding (CPU: the analysis and the packs), threads waiting for
         #: people and threads reading the approval store, apart: waits that pile up
         #: never hold up a decision.
@@ -282,7 +285,10 @@ class _RequestLog:
             await send(message)
 
         limit = self.service.max_body
+        bodies = self.service.bodies
         client = scope.get("client")
+        caller = caller_key(client, scope.get("server"))
+        received = 0
         over_tcp = not over_unix_socket(scope.get("server"))
         try:
             refused = (
@@ -311,14 +317,20 @@ class _RequestLog:
             if length is not None and int(length) > limit:
                 await _plain_error(send_with_id, 413, f"the body is over {limit} bytes")
                 return
-            received = 0
 
             async def limited() -> Message:
                 nonlocal received
                 message = await receive()
-                received += len(message.get("body", b""))
-                if received > limit:
+                size = len(message.get("body", b""))
+                if received + size > limit:
                     raise ApiError(413, f"the body is over {limit} bytes")
+                full = bodies.charge(caller, size)
+                if full is not None:
+                    self.service.log.warning(
+                        "request refused", status=503, reason=full, client=client
+                    )
+                    raise ApiError(503, f"policy serve is at capacity: {full}; try again")
+                received += size
                 return message
 
             try:
@@ -326,6 +338,7 @@ class _RequestLog:
             except ApiError as exc:
                 await _plain_error(send_with_id, exc.status, exc.message)
         finally:
+            bodies.release(caller, received)
             self.service.log.info(
                 "request",
                 method=scope.get("method"),

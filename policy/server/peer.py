@@ -35,6 +35,7 @@ __all__ = [
     "UNIX_PREFIX",
     "ConnectionLimits",
     "PeerCredentials",
+    "caller_key",
     "configure_limits",
     "over_unix_socket",
     "peer_uid",
@@ -230,6 +231,17 @@ def peer_uid(client: Any, server: Any) -> int | None:
     host = getattr(client, "host", None) if client is not None else None
     found = _UNIX_PEER.fullmatch(host) if isinstance(host, str) else None
     return int(found[1]) if found is not None else None
+
+
+def caller_key(client: Any, server: Any) -> str:
+    """What a request's caller is counted under (a scope's `client` and `server`), as
+    its connections are: `uid:N` on a Unix-socket listener, `tcp:ADDRESS` otherwise
+    (every loopback address one)."""
+    host = client[0] if client else None
+    if over_unix_socket(server):
+        found = _UNIX_PEER.fullmatch(host) if isinstance(host, str) else None
+        return f"uid:{found[1]}" if found is not None else "uid:?"
+    return f"tcp:{_peer_key(str(host))}"
 
 
 def over_unix_socket(server: Any) -> bool:
