@@ -127,21 +127,50 @@ def _may_hold_secret(text: str) -> bool:
 
 
 def mask_text(text: str, *, limit: int = _MAX_STRING) -> str:
-    """Mask secret-looking substrings and cut the text to `limit` characters. Only
-    what a kept character's secret can reach is scanned (`_MASK_REACH` past the cut):
-    scanning a 1 MiB URL whole took 250 ms for the 256 characters a record keeps."""
-    window = text[: limit + _MASK_REACH]
-    masked = _SECRET_TEXT.sub(_mask_match, window) if _may_hold_secret(window) else window
-    beyond = len(text) - len(window)
-    if len(masked) > limit or beyond:
-        return f"{masked[:limit]}…(+{len(masked) + beyond - limit} chars)"
-    return masked
+    """Mask secret-looking substrings and cut the text to `limit` characters. A long
+    text is masked only as far as the kept characters go (`_masked_head`): scanning a
+    1 MiB URL whole took 250 ms for the 256 characters a record keeps. `+N chars`
+    counts what was cut as the text has it past the part looked at."""
+    if len(text) <= _SCANNED_WHOLE:
+        masked = _SECRET_TEXT.sub(_mask_match, text) if _may_hold_secret(text) else text
+        if len(masked) > limit:
+            return f"{masked[:limit]}…(+{len(masked) - limit} chars)"
+        return masked
+    head, read = _masked_head(text, limit)
+    cut_off = len(head) - limit + len(text) - read
+    if cut_off <= 0:
+        return head
+    return f"{head[:limit]}…(+{cut_off} chars)"
 
 
-#: How far past the kept characters a secret that begins among them is looked for:
-#: a private key's PEM block, a JWT or a bearer token of up to 64 KiB is masked whole
-#: (and a PEM block cut by the window is masked to its end, as one cut by the text).
-_MASK_REACH = 64 * 1024
+#: The longest text masked with one `sub` over all of it (≈ 0.25 ms); a longer one is
+#: masked from its start until `limit` characters are made.
+_SCANNED_WHOLE = 1024
+
+
+def _masked_head(text: str, limit: int) -> tuple[str, int]:
+    """At least the first `limit` characters of `_SECRET_TEXT.sub(_mask_match, text)`
+    (all of it when shorter), and how many characters of `text` they took. `sub` tries
+    a match at each position in turn and goes on after each one; so does this, one
+    position at a time, stopping once `limit` characters are made — a secret that
+    begins among them is matched whole, however far it runs, and nothing past it is
+    looked at."""
+    match = _SECRET_TEXT.compiled.match
+    pieces: list[str] = []
+    made = read = 0
+    end = len(text)
+    while made < limit and read < end:
+        found = match(text, read)
+        if found is None:
+            pieces.append(text[read])
+            made += 1
+            read += 1
+        else:
+            masked = _mask_match(found)
+            pieces.append(masked)
+            made += len(masked)
+            read = found.end()
+    return "".join(pieces), read
 
 
 #: Values (strings, numbers, keys) one record's arguments keep: 64 items a level, 8
@@ -901,9 +930,7 @@ def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
     float's `repr`: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) — never a
     digest, which two different calls can share (`canonical_json` writes what JSON
     cannot hold, a lone surrogate, as text). The kept dicts are only ever rendered."""
-    if type(args) is not FrozenDict or not args.flat:
-        return mask_args(args)
-    if sum(len(value) for value in dict.values(args) if type(value) is str) > _MASKED_LONGEST:
+    if type(args) is not FrozenDict or not args.flat or not _small(args):
         return mask_args(args)  # (a file's whole content is not kept as a key)
     key = tuple(
         (name, type(value), repr(value) if type(value) is float else value)
@@ -918,10 +945,26 @@ def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
     return masked
 
 
+def _small(args: Mapping[str, Any]) -> bool:
+    """Whether `args` (flat) may be a key of `_masked`, which holds it whole: at most
+    `_MASKED_ITEMS` names, `_MASKED_LONGEST` characters of names and strings, and
+    no integer wider than 64 bits (a Write's content may be 64 MiB; a body may hold
+    60,000 names, or an integer of a million digits)."""
+    if len(args) > _MASKED_ITEMS:
+        return False
+    size = 0
+    for name, value in args.items():
+        size += len(name)
+        if type(value) is str:
+            size += len(value)
+        elif type(value) is int and value.bit_length() > 64:
+            return False
+    return size <= _MASKED_LONGEST
+
+
 _masked: dict[tuple[tuple[Any, type, Any], ...], dict[str, Any]] = {}
 _MASKED_KEPT = 1024
-#: The most characters of string values whose masking is kept (the key holds them:
-#: a Write's content may be 64 MiB).
+_MASKED_ITEMS = 64
 _MASKED_LONGEST = 4096
 
 

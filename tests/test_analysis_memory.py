@@ -102,11 +102,14 @@ def test_memos_keyed_by_what_a_call_names_keep_no_long_key(
     assert info().currsize == kept + 1
 
 
-def test_the_decision_log_keeps_no_file_content_as_a_key() -> None:
+def test_the_decision_log_keeps_no_long_arguments_as_a_key() -> None:
     _masked.clear()
     content = "secret-free text\n" * 1_000
     masked = _masked_args(FrozenDict({"file_path": "/w/a.txt", "content": content}))
     assert masked["file_path"] == "/w/a.txt"
+    _masked_args(FrozenDict({"x" * 65_536: 1}))  # a long name
+    _masked_args(FrozenDict({f"n{i}": i for i in range(60_000)}))  # many names
+    _masked_args(FrozenDict({"n": 10**5000}))  # a wide integer
     assert not _masked
     _masked_args(FrozenDict({"file_path": "/w/a.txt", "content": "short"}))
     assert len(_masked) == 1
