@@ -954,6 +954,8 @@ def _small(args: Mapping[str, Any]) -> bool:
         return False
     size = 0
     for name, value in args.items():
+        if type(name) is not str:
+            return False  # (a name that is not a string, as odd callers send: masked afresh)
         size += len(name)
         if type(value) is str:
             size += len(value)
