@@ -100,7 +100,7 @@ _SECRET_TEXT = LazyPattern(
     # then the name taken whole -- its letters and the words, which case-blind may
     # spell with a long s -- and never given back. Written as a name, a word and a name,
     # each occurrence of the word in a long name rescanned the rest: 60 s for 160 KB
-    # of `token`. It matches wherever that did, the same text.)
+    # of `token`. On names of ASCII letters it matches wherever that did.)
     r"|(?P<assign_p>\b(?=[A-Za-z0-9_]*?" + _NAME_WORDS + r")(?:" + _NAME_WORDS
     + r"|[A-Za-z0-9_])++\s*[=:]\s*)(?P<assign>\"[^\"]*\"|'[^']*'|[^\s;&|]+)"
 )
