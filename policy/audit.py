@@ -96,13 +96,13 @@ _SECRET_TEXT = LazyPattern(
     r"|(?P<bearer_p>(?i:bearer)\s+)(?P<bearer>[A-Za-z0-9._~+/=-]{8,})"
     r"|(?P<url_p>://[^/\s:@]+:)(?P<url>[^@\s/]+)(?=@)"
     r"|(?P<flag_p>--?(?i:password|passwd|token|secret|api[-_]?key)[= ])(?P<flag>\S+)"
-    # (a name holding one of the words, then `=` or `:`: the word looked for ahead,
-    # then the name taken whole -- its letters and the words, which case-blind may
-    # spell with a long s -- and never given back. Written as a name, a word and a name,
-    # each occurrence of the word in a long name rescanned the rest: 60 s for 160 KB
-    # of `token`. On names of ASCII letters it matches wherever that did.)
-    r"|(?P<assign_p>\b(?=[A-Za-z0-9_]*?" + _NAME_WORDS + r")(?:" + _NAME_WORDS
-    + r"|[A-Za-z0-9_])++\s*[=:]\s*)(?P<assign>\"[^\"]*\"|'[^']*'|[^\s;&|]+)"
+    # (a name holding one of the words, then `=` or `:`. Each part of the name around
+    # the word is at most 1,024 characters: unbounded, each occurrence of the word in
+    # a long name rescanned the rest of it -- 60 s for 160 KB of `token`. A longer
+    # name is wider than the `_MAX_STRING` characters a record keeps, which it would
+    # show as they are, so its value lies past them either way.)
+    r"|(?P<assign_p>\b[A-Za-z0-9_]{0,1024}" + _NAME_WORDS + r"[A-Za-z0-9_]{0,1024}\s*[=:]\s*)"
+    r"(?P<assign>\"[^\"]*\"|'[^']*'|[^\s;&|]+)"
 )
 _KEEP_PREFIX = {"bearer": "bearer_p", "url": "url_p", "flag": "flag_p", "assign": "assign_p"}
 
