@@ -12,7 +12,7 @@ turns into a refusal of that call.
 
 from __future__ import annotations
 
-import threading
+from policy.server.holdings import Holdings
 
 __all__ = ["BodyBytes"]
 
@@ -23,13 +23,13 @@ _MOST_IN_ALL = 256 << 20
 
 
 class BodyBytes:
-    """Bytes of request bodies in flight: `total` in all, `per_caller` each."""
+    """Bytes of request bodies in flight: `total` in all, `per_caller` each (a caller
+    is counted as its connections are: `peer.caller_key`)."""
 
     def __init__(self, total: int, per_caller: int) -> None:
         self.total = total
         self.per_caller = per_caller
-        self._held: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._holdings = Holdings()
 
     @classmethod
     def for_bodies_of(cls, max_body: int) -> BodyBytes:
@@ -42,30 +42,21 @@ class BodyBytes:
     def charge(self, caller: str, size: int) -> str | None:
         """Count `size` more bytes of `caller`'s bodies; the cap it would pass, named,
         or None when it fits (then it is counted)."""
-        with self._lock:
-            everyone = self._held.get("", 0) + size
-            own = self._held.get(caller, 0) + size
-            if everyone > self.total:
-                return f"request bodies of all callers together hold {self.total} bytes"
-            if own > self.per_caller:
-                return f"request bodies of {caller} hold {self.per_caller} bytes"
-            self._held[""] = everyone
-            self._held[caller] = own
-        return None
+        over = self._holdings.take([(_ALL, self.total), (caller, self.per_caller)], size)
+        if over is None:
+            return None
+        whose = "all callers together" if over[0] == _ALL else over[0]
+        return f"request bodies of {whose} hold {over[1]} bytes"
 
     def release(self, caller: str, size: int) -> None:
         """`size` bytes of `caller`'s bodies let go (what `charge` counted for them)."""
-        if size <= 0:
-            return
-        with self._lock:
-            for key in ("", caller):
-                left = self._held.get(key, 0) - size
-                if left > 0:
-                    self._held[key] = left
-                else:
-                    self._held.pop(key, None)
+        if size > 0:
+            self._holdings.give_back((_ALL, caller), size)
 
     def held(self, caller: str = "") -> int:
         """Bytes in flight: `caller`'s, or all callers' ("")."""
-        with self._lock:
-            return self._held.get(caller, 0)
+        return self._holdings.held(caller or _ALL)
+
+
+#: The key every caller's bodies are counted under too.
+_ALL = ""

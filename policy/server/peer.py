@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import socket
 import struct
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from policy import telemetry
+from policy.server.holdings import Holdings
 
 __all__ = [
     "FIRST_REQUEST_TIMEOUT",
@@ -61,33 +61,21 @@ class ConnectionLimits:
     tcp: int = 1024
     per_tcp_peer: int = 256
     per_uid: int = 256
-    _held: dict[str, int] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _holdings: Holdings = field(default_factory=Holdings)
 
     def take(self, keys: tuple[str, ...]) -> str | None:
         """Count a new connection under `keys` ("all", then "tcp" and "tcp:ADDR", or
         "uid:N"); the cap it would break, naming it, or None when it fits."""
-        with self._lock:
-            for key in keys:
-                cap = self._cap(key)
-                if self._held.get(key, 0) >= cap:
-                    return f"{self._describe(key)} hold {cap} connections already"
-            for key in keys:
-                self._held[key] = self._held.get(key, 0) + 1
-        return None
+        over = self._holdings.take([(key, self._cap(key)) for key in keys])
+        if over is None:
+            return None
+        return f"{self._describe(over[0])} hold {over[1]} connections already"
 
     def give_back(self, keys: tuple[str, ...]) -> None:
-        with self._lock:
-            for key in keys:
-                left = self._held.get(key, 0) - 1
-                if left > 0:
-                    self._held[key] = left
-                else:
-                    self._held.pop(key, None)
+        self._holdings.give_back(keys)
 
     def held(self, key: str) -> int:
-        with self._lock:
-            return self._held.get(key, 0)
+        return self._holdings.held(key)
 
     def _cap(self, key: str) -> int:
         if key == "all":
