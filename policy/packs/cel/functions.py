@@ -362,17 +362,10 @@ READS_HOME = frozenset(
 READS_ENV_HOME = frozenset({"path.within_any_folded", "path.holds_any_folded"})
 
 
-def _remembered(impl: Callable[[str, str], bool]) -> Callable[[str, str], bool]:
-    """`impl(value, pattern)` with its answers remembered (bounded) for values and
-    patterns up to `REMEMBERED_LENGTH`: command names and flags repeat from call to
-    call, and the answer depends on nothing else."""
-    return remember_short(4096, REMEMBERED_LENGTH)(impl)
-
-
 #: CEL's `matches` as both engines call it: a search through google-re2's Python
 #: wrapper costs ≈ 2.5 µs whatever the text (its match objects and offsets), a
 #: remembered answer ≈ 0.1 µs — and `c.name.matches(...)` asks the same few names.
-re2_matches_remembered = _remembered(fn_re2_matches)
+re2_matches_remembered = remember_short(4096, REMEMBERED_LENGTH)(fn_re2_matches)
 
 
 def _marking_names() -> frozenset[str]:
