@@ -8,6 +8,7 @@ picks one by name.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -129,6 +130,7 @@ def _string_end(source: str, at: int, quote: str) -> int:
     return -1
 
 
+@functools.lru_cache(maxsize=4096)  # (a pack's sources: asked for each program holding one)
 def referenced_names(source: str) -> frozenset[str]:
     """Every identifier in `source` outside its string literals (a superset of the
     variables it reads: a word in a message or a regex reads nothing, and counting

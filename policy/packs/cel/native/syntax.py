@@ -21,6 +21,7 @@ The tree is tuples whose first item names the node:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -381,8 +382,11 @@ def tree_depth(node: Node) -> int:
     return deepest
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(source: str) -> Node:
-    """The tree of a CEL expression; raises `Unsupported` for what it does not read."""
+    """The tree of a CEL expression; raises `Unsupported` for what it does not read.
+    (Kept by source, as it is a tuple nothing changes: each tool's program of a pack
+    holds the conditions of its rules for every tool, which are parsed once.)"""
     parser = _Parser(source)
     node = parser.expr()
     if parser.tokens[parser.at][0] != "end":
