@@ -98,6 +98,25 @@ _APPROVE, _EXECUTE, _AFTER = "approve", "execute", "after"
 _CycleStep = tuple[Any, ...]
 
 
+def _warm_packs(hooks: Iterable[object]) -> tuple[int, int, int]:
+    """`CompiledPack.warm` of each compiled pack among `hooks`: (programs, conditions,
+    packs that failed to). A pack whose program fails to build now is left as it was:
+    the calls that need the program build it, and fail, as they would have."""
+    from policy.packs.runtime import CompiledPack
+
+    programs = conditions = failed = 0
+    for hook in hooks:
+        if isinstance(hook, CompiledPack):
+            try:
+                built = hook.warm()
+            except Exception:  # noqa: BLE001 - see above: no decision depends on it
+                failed += 1
+                continue
+            programs += built[0]
+            conditions += built[1]
+    return programs, conditions, failed
+
+
 def _denied_content(prefix: str, reason: str) -> str:
     """PicoClaw's wording of a denial, as the model sees it."""
     return f"{prefix}: {reason}" if reason else prefix
@@ -152,6 +171,8 @@ class Engine:
         self._from_packs: list[str] = []
         self._builtin_context: Any = None
         self._reloading = threading.Lock()
+        #: Set by `warm`: the packs a reload puts in place are warmed before they are.
+        self._warmed = False
         pack_hooks: list[object] = []
         builtin_specs: list[BuiltinSpec] = []
         if s.packs:
@@ -430,6 +451,8 @@ class Engine:
             if not (ruled or loaded.builtins or self._hosted_names()):
                 raise ReloadError(f"the packs configure no rule and no builtin: {s.packs}")
             registrations, respond = self._registrations_for(loaded, ruled)
+            if self._warmed:  # (the calls after the swap find them built)
+                _warm_packs(ruled)
             taken = self._chain.swap(self._from_packs, registrations, loaded.revisions)
             self._from_packs = [r.name for r in registrations]
             self._loaded = loaded
@@ -1088,6 +1111,29 @@ class Engine:
         return answer
 
     # --------------------------------------------------------------- lifecycle
+
+    def warm(self) -> dict[str, int]:
+        """Build now what deciding builds on first need: every pack's programs for the
+        tools its rules name and the tools the alias table knows, with all their
+        conditions, and the call analysis's patterns; the packs a reload puts in place
+        are warmed before they are. For a process that decides many calls — the
+        service, its deciding processes, the long-running hooks — whose first calls of
+        each kind would otherwise pay for it; never a one-event hook, whose start is
+        its user's wait. What was built, and the milliseconds it took."""
+        self._check_open()
+        start = time.perf_counter_ns()
+        self._warmed = True
+        programs, conditions, failed = _warm_packs(self.hooks)
+        from policy.analysis.warm import warm as warm_analysis
+
+        patterns = warm_analysis()
+        return {
+            "programs": programs,
+            "conditions": conditions,
+            "patterns": patterns,
+            "packs_failed": failed,
+            "ms": (time.perf_counter_ns() - start) // 1_000_000,
+        }
 
     def close(self) -> None:
         """Deliver queued events, stop threads, close hooks and the log. Idempotent."""

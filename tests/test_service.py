@@ -678,6 +678,11 @@ def test_the_main_job_runs_every_host_through_the_service(tmp_path: Path) -> Non
     served = (tmp_path / "serve.log").read_bytes().splitlines()
     assert all(line.startswith(b"{") for line in served)  # JSON lines, the ready line too
     assert any(listening_addresses(line) for line in served)
+    # the packs' programs and the analysis's patterns built before it listened
+    events = [orjson.loads(line) for line in served]
+    warmed = next(i for i, e in enumerate(events) if e["event"] == "warmed")
+    assert warmed < next(i for i, line in enumerate(served) if listening_addresses(line))
+    assert events[warmed]["programs"] > 8 and events[warmed]["conditions"] > 50
 
 
     assert b"decisions.log: OK" in done.stdout + done.stderr

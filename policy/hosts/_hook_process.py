@@ -244,6 +244,8 @@ class EngineSlot:
         self.engine: Any = None
         self.broken = ""  # why the engine could not be built
         self.ready = threading.Event()
+        #: The thread warming a local engine (`Engine.warm`) once it is built.
+        self.warming: threading.Thread | None = None
 
     def load(self) -> None:
         try:
@@ -258,6 +260,13 @@ class EngineSlot:
                 self.engine = RemoteEngine(server)
             else:
                 self.engine = engine_for_protocol(with_packs(settings, self._packs))
+                # (the host's calls come for as long as it runs: the programs and
+                # patterns their first ones would build are built beside them, on a
+                # thread of their own, so that the first answer waits for none of it)
+                self.warming = threading.Thread(
+                    target=_warm, args=(self.engine,), name="policy-warm", daemon=True
+                )
+                self.warming.start()
         except Exception as exc:  # noqa: BLE001 - reported on every answer instead
             self.broken = f"policy hook cannot decide: {type(exc).__name__}: {exc}"
             sys.stderr.write(f"policy: {self.broken}\n")
@@ -270,6 +279,15 @@ class EngineSlot:
         if self.broken:
             raise RuntimeError(self.broken)
         return self.engine
+
+
+def _warm(engine: Any) -> None:
+    """`engine.warm()`, on its own thread; a failure only says so (no decision depends
+    on it: what it did not build, a call builds)."""
+    try:
+        engine.warm()
+    except Exception as exc:  # noqa: BLE001 - see above
+        sys.stderr.write(f"policy: warming the engine failed: {type(exc).__name__}: {exc}\n")
 
 
 # ------------------------------------------------------------------- giving up

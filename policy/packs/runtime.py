@@ -90,6 +90,9 @@ STRENGTH: dict[str, int] = {
 }
 _GLOB_CHARS = frozenset("*?[{!")
 _MEMO_LIMIT = 4096
+#: Tools a point's programs are built for by `CompiledPack.warm` (a set naming
+#: thousands of tools would take minutes: each tool's program is its own).
+_WARMED_TOOLS = 32
 _OUTCOME_LIMIT = 256
 
 
@@ -446,6 +449,36 @@ class CompiledPack:
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
         return found
+
+    def warm(self) -> tuple[int, int]:
+        """Build now the programs a call would build when it first comes — at each
+        point, for the tools its rules name, then the tools the alias table knows, at
+        most `_WARMED_TOOLS` of them (any other tool builds its own on its first call)
+        — with every condition in them, and the programs of what a matching rule
+        evaluates (its `message_expr`, `respond` and `set` values): for a process that
+        decides many calls, whose first call of each tool would otherwise pay for it (a
+        one-event hook never warms: it builds only what its call needs). (programs,
+        conditions) built."""
+        programs = conditions = 0
+        known = sorted(self.aliases.canonical_names)
+        for point, index in self._index.items():
+            tools = [""]
+            if index.tool_point:
+                named = sorted(index.exact)
+                tools = list(dict.fromkeys([*named, *known]))[:_WARMED_TOOLS]
+            for tool in tools:
+                program = self._candidates(point, tool).program
+                if program is not None:
+                    programs += 1
+                    conditions += program.build_all()
+        for rule in self.rules:  # (what a matching rule evaluates: its message, its values)
+            sources = [("message_expr", rule.message_expr)] if rule.message_expr else []
+            sources += [(f"respond.{name}", source) for name, source in rule.respond]
+            sources += [(f"set.{target}", source) for target, source in rule.sets]
+            for key, source in sources:
+                programs += 1
+                conditions += self._rule_program(rule, key, source).build_all()
+        return programs, conditions
 
     # ------------------------------------------------------------- hooks
 

@@ -55,12 +55,14 @@ def _router(init: dict[str, Any], entries: list[bytes]) -> Any:
 
     sets = init["sets"]
     default = Engine(settings, hosted=build_hosted, loaded=loaded(entries[0]))
+    default.warm()  # (before the first call: see Engine.warm)
     handed = {s["team"]: (s, entry) for s, entry in zip(sets[1:], entries[1:], strict=True)}
     teams = []
     policies = settings.service.policies if settings.service is not None else []
     for policy in policies:
         given, entry = handed[policy.name]
         engine = default.with_packs(given["packs"], loaded=loaded(entry))
+        engine.warm()
         teams.append(PolicyRouter.resolve(policy, engine))
     return PolicyRouter(default, teams)
 

@@ -248,6 +248,13 @@ def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any
     errors: list[str] = []
 
     def made(build: Any, packs: list[Any], team: str) -> Any:
+        engine = compiled(build, packs, team)
+        # (the service decides many calls: its first ones should not build programs
+        # and patterns — docs/performance.md)
+        log.info("warmed", policy=team or None, **engine.warm())
+        return engine
+
+    def compiled(build: Any, packs: list[Any], team: str) -> Any:
         from policy.packs.diagnostics import PackError
 
         try:

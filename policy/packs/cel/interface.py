@@ -187,6 +187,12 @@ class CelProgram(ABC):
                 return None
         return mask
 
+    def build_all(self) -> int:
+        """Build now whatever this program would build when a call first needs it; the
+        number of expressions built. Engines that build everything at compile time
+        build nothing here."""
+        return 0
+
 
 class CelEngine(ABC):
     name: str

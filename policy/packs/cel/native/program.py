@@ -318,6 +318,23 @@ class NativeProgram(CelProgram):
             self._exact[index] = _Compiler(self._variables).compile(self._trees[index])
         self._built[index] = True
 
+    def build_all(self) -> int:
+        """Every expression not built yet, built now (for a process that will decide many
+        calls: its first calls then pay no build). One that fails to build — neither
+        form covers it — is left unbuilt, as when its guard never passes: a call that
+        needs it then fails over to cel-expr-python, or fails, as it would have."""
+        built = 0
+        with self._lock:
+            for index, done in enumerate(self._built):
+                if done:
+                    continue
+                try:
+                    self._build(index)
+                except Exception:  # noqa: BLE001 - left for the call that needs it (above)
+                    continue
+                built += 1
+        return built
+
     def _exact_form(self, index: int) -> Fn:
         """Expression `index`'s exact form, built on first need."""
         exact = self._exact[index]

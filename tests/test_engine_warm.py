@@ -1,0 +1,239 @@
+"""A process that decides many calls warms its engine at start (`Engine.warm`): the
+programs, conditions and patterns its first calls would build are built then, and
+it decides exactly as an engine that was not warmed. A one-event hook never warms.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policy import Engine, Settings, ToolCall
+from policy.aliases import DEFAULT_ALIASES
+from policy.analysis._lazy_re import _MADE, LazyPattern, compile_all
+from policy.hosts._hook_process import EngineSlot
+from policy.packs.cel import get_engine
+from policy.packs.cel.native import NativeProgram
+from policy.packs.runtime import CompiledPack
+from tests.test_recall import _corpus_calls, corpus_engine
+
+KNOWN_TOOLS = DEFAULT_ALIASES.canonical_names
+
+
+def known(calls: list[ToolCall]) -> list[ToolCall]:
+    """The calls of tools the packs name or the alias table knows (what a warm builds
+    for: any other tool builds its program on its first call)."""
+    return [c for c in calls if DEFAULT_ALIASES.canonical(c.tool) in KNOWN_TOOLS]
+
+
+def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every program made and every condition built from now on, named."""
+    seen: list[str] = []
+    build, program = NativeProgram._build, CompiledPack.program
+
+    def counted_build(self: NativeProgram, index: int) -> None:
+        seen.append(f"condition {index}")
+        build(self, index)
+
+    def counted_program(self: CompiledPack, point: str, *args: Any) -> Any:
+        seen.append(f"program {self.name}/{point}")
+        return program(self, point, *args)
+
+    monkeypatch.setattr(NativeProgram, "_build", counted_build)
+    monkeypatch.setattr(CompiledPack, "program", counted_program)
+    return seen
+
+
+def test_a_warmed_engine_builds_nothing_for_the_calls_that_come(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = corpus_engine(tmp_path, monkeypatch)
+    try:
+        built = engine.warm()
+        assert built["programs"] >= 8 and built["conditions"] > 50, built
+        assert built["packs_failed"] == 0
+        assert not [p for p in list(_MADE) if "_compiled" not in p.__dict__]
+        seen = counting_builds(monkeypatch)
+        for call in known(_corpus_calls(11)):
+            engine.before_tool(call)
+        assert seen == []
+    finally:
+        engine.close()
+
+
+def test_an_engine_not_warmed_builds_on_its_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(the test above can fail: without `warm` the same calls build)"""
+    engine = corpus_engine(tmp_path, monkeypatch)
+    try:
+        seen = counting_builds(monkeypatch)
+        for call in known(_corpus_calls(11)):
+            engine.before_tool(call)
+        assert any(s.startswith("program") for s in seen)
+        assert any(s.startswith("condition") for s in seen)
+    finally:
+        engine.close()
+
+
+def test_a_warmed_engine_decides_as_one_that_was_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cold = corpus_engine(tmp_path / "cold", monkeypatch)
+    warm = corpus_engine(tmp_path / "warm", monkeypatch)
+    try:
+        warm.warm()
+        differ = []
+        calls = _corpus_calls(4)
+        for call in calls:
+            a, b = cold.before_tool(call), warm.before_tool(call)
+            if (a.action, a.rule_ids, a.reason, a.needs_approval) != (
+                b.action,
+                b.rule_ids,
+                b.reason,
+                b.needs_approval,
+            ):
+                differ.append((call.args, a.action, b.action, a.rule_ids, b.rule_ids))
+        assert differ == []
+        assert len(calls) > 1000
+    finally:
+        cold.close()
+        warm.close()
+
+
+def test_warming_twice_builds_nothing_the_second_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = corpus_engine(tmp_path, monkeypatch)
+    try:
+        first = engine.warm()
+        again = engine.warm()
+        assert again["programs"] == first["programs"]  # (the same programs, visited)
+        assert (again["conditions"], again["patterns"]) == (0, 0)
+    finally:
+        engine.close()
+
+
+PACK = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: reloaded
+rules:
+  - id: no-{word}
+    tools: [bash]
+    when: commands.exists(c, c.name == "{word}")
+    action: deny
+  - id: no-etc-writes
+    tools: [write_file]
+    when: access.writes.exists(p, p.startsWith("/etc"))
+    action: deny
+"""
+
+
+def _all_built(engine: Engine) -> list[bool]:
+    states = []
+    for hook in engine.hooks:
+        if isinstance(hook, CompiledPack):
+            for index in hook._index.values():
+                for candidates in index.memo.values():
+                    program = candidates._program
+                    if isinstance(program, NativeProgram):
+                        states += program._built
+    return states
+
+
+def test_a_warmed_engine_warms_the_packs_a_reload_puts_in_place(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(PACK.format(word="mkfs"))
+    engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "log", data_dir=tmp_path))
+    try:
+        engine.warm()
+        assert _all_built(engine) and all(_all_built(engine))
+        pack.write_text(PACK.format(word="fdisk"))
+        engine.reload_packs()
+        states = _all_built(engine)
+        assert states and all(states)
+        decision = engine.before_tool(ToolCall(tool="bash", args={"command": "fdisk /dev/sda"}))
+        assert decision.rule_ids == ("reloaded/no-fdisk",)
+    finally:
+        engine.close()
+
+
+def test_a_reload_of_an_engine_never_warmed_builds_on_the_calls(tmp_path: Path) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(PACK.format(word="mkfs"))
+    engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "log", data_dir=tmp_path))
+    try:
+        pack.write_text(PACK.format(word="fdisk"))
+        engine.reload_packs()
+        assert _all_built(engine) == []  # (no program made before a call needs it)
+    finally:
+        engine.close()
+
+
+def test_a_condition_that_fails_to_build_is_left_for_the_call_that_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its call goes to cel-expr-python then, as it does when the build fails there."""
+    sources = [
+        "access.writes.exists(p, p.startsWith('/etc'))",
+        "access.reads.exists(p, p.startsWith('/etc'))",
+    ]
+    program = get_engine("native").program("before_tool", sources, [], checked=True)
+    reference = get_engine("cel-expr-python").program("before_tool", sources, [], checked=True)
+    assert isinstance(program, NativeProgram)
+    build = NativeProgram._build
+
+    def failing(self: NativeProgram, index: int) -> None:
+        if index == 0:
+            raise RecursionError("too deep")
+        build(self, index)
+
+    monkeypatch.setattr(NativeProgram, "_build", failing)
+    assert program.build_all() == 1
+    assert program._built == [False, True]
+    data = {"access": {"writes": ["/etc/passwd"], "reads": []}}
+    assert program.run_mask(data) == reference.run_mask(data) == 0b01
+    assert program._unsupported  # (its call found it beyond the native forms)
+
+
+def test_compile_all_compiles_every_pattern_not_used_yet() -> None:
+    unused = LazyPattern(r"warm-(\d+)-test")
+    assert "_compiled" not in unused.__dict__
+    assert compile_all() >= 1
+    assert "_compiled" in unused.__dict__
+    assert unused.search("a warm-12-test")[1] == "12"  # type: ignore[index]
+
+
+def test_compile_all_leaves_a_broken_pattern_to_fail_where_it_is_used() -> None:
+    broken = LazyPattern("(unclosed")
+    compile_all()
+    assert "_compiled" not in broken.__dict__
+    with pytest.raises(re.error):
+        broken.search("x")
+
+
+def test_a_long_running_hook_warms_its_engine_beside_its_first_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(PACK.format(word="mkfs"))
+    config = tmp_path / "settings.yaml"
+    config.write_text(f"audit_path: {tmp_path / 'log'}\ndata_dir: {tmp_path}\n")
+    slot = EngineSlot(str(config), [str(pack)])
+    slot.load()
+    try:
+        assert slot.ready.is_set() and not slot.broken
+        decision = slot.get().before_tool(
+            ToolCall(tool="bash", args={"command": "mkfs /dev/sda"})
+        )
+        assert decision.rule_ids == ("reloaded/no-mkfs",)
+        assert slot.warming is not None
+        slot.warming.join()
+        states = _all_built(slot.engine)
+        assert states and all(states)
+    finally:
+        slot.engine.close()
