@@ -240,6 +240,14 @@ class ServiceSettings(BaseModel):
         description="Largest request body accepted (a tool's output comes whole, to be "
         "redacted: Claude Code's own limits keep them far below this).",
     )
+    body_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="Seconds a request's body may take to arrive, counted from the "
+        "request's start; past them a 408 and the connection closed (a body sent a byte "
+        "at a time would hold its connection and its share of the bodies in flight).",
+    )
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description="More `Host` header values (HOST or HOST:PORT) the HTTP listener "

@@ -473,6 +473,43 @@ def test_one_caller_s_bodies_in_flight_cannot_take_the_memory_others_need(
         stop(running)
 
 
+def test_a_body_trickled_in_is_cut_off_and_lets_go_of_what_it_held(tmp_path: Path) -> None:
+    """Red team: bodies in flight are capped, but a body sent a byte at a time held its
+    connection and its bytes for as long as the sender liked. A body has
+    `service.body_seconds` to arrive: then a 408, logged, and the connection closed."""
+    running = start_service(
+        tmp_path / "svc", settings_extra="  max_body_bytes: 65536\n  body_seconds: 0.5\n"
+    )
+    head = (
+        b"POST /v1/decide/before_tool HTTP/1.1\r\nHost: localhost\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 65536\r\n\r\n"
+    )
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(30)
+            sock.connect(str(running.socket))
+            sock.sendall(head + b"x" * 60_000)  # and never the rest
+            data = b""
+            while chunk := sock.recv(65536):  # (the service closes it after answering)
+                data += chunk
+        status_line, _, rest = data.partition(b"\r\n")
+        assert status_line.split()[1] == b"408"
+        assert orjson.loads(rest.partition(b"\r\n\r\n")[2]) == {
+            "error": "the request body did not arrive within 0.5 s"
+        }
+        assert any(
+            r.get("event") == "request refused" and r.get("status") == 408
+            for r in running.stderr.records()
+        )
+        # (and the bytes it held let go, as after any answer: `_RequestLog`'s finally)
+        status, _, answer = running.client().request(
+            "POST", "/v1/decide/before_tool", body={"tool": "Bash", "args": {"command": "ls"}}
+        )
+        assert (status, answer["action"]) == (200, "continue")
+    finally:
+        stop(running)
+
+
 # --------------------------------------------------------------- browsers
 
 

@@ -178,6 +178,8 @@ class Service:
         service = getattr(settings, "service", None)
         self.auth = Authenticator(service)
         self.max_body = service.max_body_bytes if service is not None else 1 << 20
+        #: Seconds a request's body may take to arrive, from the request's start.
+        self.body_seconds = service.body_seconds if service is not None else 30.0
         #: Bytes of request bodies held at once, in all and per caller.
         self.bodies = BodyBytes.for_bodies_of(self.max_body)
         #: Threads deciding (CPU: the analysis and the packs), threads waiting for
@@ -318,9 +320,27 @@ class _RequestLog:
                 await _plain_error(send_with_id, 413, f"the body is over {limit} bytes")
                 return
 
+            arrived = False  # (the body's last chunk: after it, receive() waits unbounded)
+            body_seconds = self.service.body_seconds
+            deadline = asyncio.get_running_loop().time() + body_seconds
+
             async def limited() -> Message:
-                nonlocal received
-                message = await receive()
+                nonlocal received, arrived
+                if arrived:
+                    return await receive()  # (a hang-up, watched while a call waits)
+                try:
+                    # A body trickled in holds a connection and its bytes (`bodies`)
+                    # for as long as it trickles: it has `body_seconds` to arrive.
+                    async with asyncio.timeout_at(deadline):
+                        message = await receive()
+                except TimeoutError:
+                    self.service.log.warning(
+                        "request refused", status=408, reason="body too slow", client=client
+                    )
+                    raise ApiError(
+                        408, f"the request body did not arrive within {body_seconds:g} s"
+                    ) from None
+                arrived = not message.get("more_body", False)
                 size = len(message.get("body", b""))
                 if received + size > limit:
                     raise ApiError(413, f"the body is over {limit} bytes")
