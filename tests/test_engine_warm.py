@@ -237,3 +237,29 @@ def test_a_long_running_hook_warms_its_engine_beside_its_first_calls(
         assert states and all(states)
     finally:
         slot.engine.close()
+
+
+def test_warming_a_large_set_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set naming thousands of tools, or giving thousands of rules a message, is not
+    warmed whole (each tool's program and each value's is its own: minutes of start):
+    at most `_WARMED_TOOLS` tools a point and `_WARMED_VALUES` values; the rest are
+    built by the calls that need them."""
+    from policy.packs import runtime
+
+    monkeypatch.setattr(runtime, "_WARMED_TOOLS", 3)
+    monkeypatch.setattr(runtime, "_WARMED_VALUES", 2)
+    rules = "".join(
+        f"  - id: r{i}\n    tools: [tool_{i}]\n    when: has(args.x)\n    action: deny\n"
+        f"    message_expr: '\"no \" + string(args.x)'\n"
+        for i in range(6)
+    )
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: many\nrules:\n{rules}")
+    engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "log", data_dir=tmp_path))
+    try:
+        built = engine.warm()
+        assert built["programs"] == 3 + 2  # (before_tool: tool_0..tool_2; two messages)
+        decision = engine.before_tool(ToolCall(tool="tool_5", args={"x": "y"}))
+        assert (decision.rule_ids, decision.reason) == (("many/r5",), "no y")
+    finally:
+        engine.close()

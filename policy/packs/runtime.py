@@ -93,6 +93,9 @@ _MEMO_LIMIT = 4096
 #: Tools a point's programs are built for by `CompiledPack.warm` (a set naming
 #: thousands of tools would take minutes: each tool's program is its own).
 _WARMED_TOOLS = 32
+#: ... and the rules' values (`message_expr`, `respond`, `set`), one program each, in
+#: the pack's order.
+_WARMED_VALUES = 256
 _OUTCOME_LIMIT = 256
 
 
@@ -455,10 +458,10 @@ class CompiledPack:
         point, for the tools its rules name, then the tools the alias table knows, at
         most `_WARMED_TOOLS` of them (any other tool builds its own on its first call)
         — with every condition in them, and the programs of what a matching rule
-        evaluates (its `message_expr`, `respond` and `set` values): for a process that
-        decides many calls, whose first call of each tool would otherwise pay for it (a
-        one-event hook never warms: it builds only what its call needs). (programs,
-        conditions) built."""
+        evaluates (its `message_expr`, `respond` and `set` values, the first
+        `_WARMED_VALUES` of the pack's): for a process that decides many calls, whose
+        first call of each kind would otherwise pay for it (a one-event hook never
+        warms: it builds only what its call needs). (programs, conditions) built."""
         programs = conditions = 0
         known = sorted(self.aliases.canonical_names)
         for point, index in self._index.items():
@@ -471,11 +474,15 @@ class CompiledPack:
                 if program is not None:
                     programs += 1
                     conditions += program.build_all()
+        values = 0
         for rule in self.rules:  # (what a matching rule evaluates: its message, its values)
             sources = [("message_expr", rule.message_expr)] if rule.message_expr else []
             sources += [(f"respond.{name}", source) for name, source in rule.respond]
             sources += [(f"set.{target}", source) for target, source in rule.sets]
             for key, source in sources:
+                if values == _WARMED_VALUES:
+                    return programs, conditions
+                values += 1
                 programs += 1
                 conditions += self._rule_program(rule, key, source).build_all()
         return programs, conditions
