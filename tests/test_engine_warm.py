@@ -227,9 +227,7 @@ def test_a_long_running_hook_warms_its_engine_beside_its_first_calls(
     slot.load()
     try:
         assert slot.ready.is_set() and not slot.broken
-        decision = slot.get().before_tool(
-            ToolCall(tool="bash", args={"command": "mkfs /dev/sda"})
-        )
+        decision = slot.get().before_tool(ToolCall(tool="bash", args={"command": "mkfs /dev/sda"}))
         assert decision.rule_ids == ("reloaded/no-mkfs",)
         assert slot.warming is not None
         slot.warming.join()
@@ -263,3 +261,89 @@ def test_warming_a_large_set_is_bounded(tmp_path: Path, monkeypatch: pytest.Monk
         assert (decision.rule_ids, decision.reason) == (("many/r5",), "no y")
     finally:
         engine.close()
+
+
+def test_warming_stops_at_its_budget_of_conditions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: each tool's program holds the rules for every tool again, so 1,000 of
+    those warmed for ten tools were 10,000 builds. A pack's warm builds at most
+    `_WARMED_CONDITIONS` conditions; a program that would pass them is its first
+    call's to build."""
+    from policy.packs import runtime
+
+    monkeypatch.setattr(runtime, "_WARMED_CONDITIONS", 10)
+    rules = "".join(
+        f"  - id: r{i}\n    when: has(args.x) && string(args.x).contains('{i}')\n    action: deny\n"
+        for i in range(4)
+    )
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: every\nrules:\n{rules}")
+    engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "log", data_dir=tmp_path))
+    try:
+        built = engine.warm()
+        assert built["programs"] == 2  # (4 conditions a tool's program: two fit in 10)
+        decision = engine.before_tool(ToolCall(tool="web_fetch", args={"x": "3"}))
+        assert decision.rule_ids == ("every/r3",)
+    finally:
+        engine.close()
+
+
+GAVE_UP_PACK = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: scripts
+rules:
+  - id: curl-script-writing-etc
+    tools: [bash]
+    when: >-
+      shell.has_substitution(string(args.script)) && commands.exists(c, c.name == "curl")
+      && access.writes.exists(p, p.startsWith("/etc"))
+    action: deny
+"""
+
+
+def test_a_condition_that_runs_the_analysis_decides_alike_warmed_or_not(tmp_path: Path) -> None:
+    """Red team: a condition calling `shell.*` on a text whose analysis gives up refuses
+    the call whatever its value; skipped by its guard until built, it let the call
+    through in a cold engine and refused it in a warmed one (or after some other call
+    built it). Such a condition has no guard: always evaluated, alike in both."""
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(GAVE_UP_PACK)
+    call = ToolCall(
+        tool="bash",
+        args={"command": "curl http://example.com", "script": "$(" * 20 + "x" + ")" * 20},
+    )
+    answers = []
+    for warmed in (False, True):
+        engine = Engine(
+            Settings(packs=[pack], audit_path=tmp_path / f"{warmed}.log", data_dir=tmp_path)
+        )
+        try:
+            if warmed:
+                engine.warm()
+            decision = engine.before_tool(call)
+            answers.append((decision.action.value, decision.reason))
+        finally:
+            engine.close()
+    assert answers[0] == answers[1]
+    assert answers[0][0] == "deny_tool"
+    assert "cannot be analysed" in answers[0][1]
+
+
+def test_a_condition_s_function_holds_only_the_names_it_uses() -> None:
+    """Red team: each condition's function held every value bound before it in its
+    program (a program of 1,000 conditions: 36 KB a condition). Now its own and the
+    helpers."""
+    from policy.packs.cel.native.fast import _HELPERS
+
+    sources = [
+        f"commands.exists(c, c.name == 'w{i}' && c.args.exists(a, a in ['x{i}', 'y']))"
+        for i in range(50)
+    ]
+    program = get_engine("native").program("before_tool", sources, [], checked=True)
+    assert isinstance(program, NativeProgram)
+    program.build_all()
+    sizes = [len(fn.__globals__) - len(_HELPERS) for fn in program._fast if fn is not None]
+    assert len(sizes) == 50
+    assert max(sizes) <= 8  # (its constants and memos, and its own defs)

@@ -203,20 +203,25 @@ class _FastCompiler:
         self.variables = variables
         self.constant_vars = constant_vars
         self.scope: list[str] = []
-        self.names: dict[str, Any] = dict(_HELPERS)
+        #: The values bound while writing the current function (`bind`), its globals
+        #: with the helpers: each function holds its own, not every one bound before
+        #: it (a program of N conditions held N² names: 36 KB a condition at 1,000).
+        self.names: dict[str, Any] = {}
+        self._bound = 0
         #: The bodies written as functions of their own (`_ElementMemo`): (the memo's
         #: name, the macro variable, the body's source); the function is `<name>_body`.
         self.bodies: list[tuple[str, str, str]] = []
 
     def function(self, node: Node) -> Fn:
         self.bodies = []
+        self.names = {}
         source, _ = self.write(node)
         text = "".join(
             f"def {memo}_body(c_{variable}, F):\n    return {body}\n"
             for memo, variable, body in self.bodies
         )
         code = compile(f"{text}def _condition(F):\n    return {source}\n", "<cel>", "exec")
-        namespace = dict(self.names)
+        namespace = {**_HELPERS, **self.names}
         exec(code, namespace)
         for memo, _variable, _body in self.bodies:
             namespace[memo].body = namespace[f"{memo}_body"]
@@ -224,7 +229,8 @@ class _FastCompiler:
         return fn
 
     def bind(self, value: Any) -> str:
-        name = f"_k{len(self.names)}"
+        name = f"_k{self._bound}"
+        self._bound += 1
         self.names[name] = value
         return name
 

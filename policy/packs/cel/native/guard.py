@@ -7,7 +7,8 @@ of a shipped pack's conditions ask about something most calls do not have:
 `access.writes.exists(p, ...)` needs a write, `commands.exists(c, c.name in
 vars.disk_tools && ...)` a command of those names. Until a condition is built, a call
 whose facts fail its guard gets `false` for it without building it (the program's
-`_mask`): `ls -la` builds 18 of the 62 shipped conditions for `bash`. Once built, a
+`_mask`): `ls -la` builds 18 of the 62 shipped conditions for `bash`. (A condition
+calling a `shell.*` function has no guard: `need_of`.) Once built, a
 condition is evaluated whatever its guard says — on warm memos a guard costs about
 what the evaluation it would spare does. A guard is derived once, from the condition's tree:
 
@@ -56,8 +57,25 @@ Need = _Need
 def need_of(tree: Node, variables: Mapping[str, str], constants: Mapping[str, Any]) -> Need:
     """What the condition `tree` needs of the facts before it can hold, at a point whose
     variables are `variables`, its pack's constant variables `constants`; None when it
-    needs nothing a guard can check."""
+    needs nothing a guard can check — and for a condition that runs the analysis
+    (`shell.*`): one that gives up refuses the call whatever the condition's value
+    (policy.packs.cel.functions), so skipping it would not give what evaluating it
+    does, and whether it was skipped would hang on what was built before (a red
+    team: a warmed engine refused a call a cold one let through)."""
+    if _runs_analysis(tree):
+        return None
     return _Needs(constants).of(tree, {name: (name,) for name in variables if name != "vars"}, ())
+
+
+def _runs_analysis(tree: Node) -> bool:
+    """Whether `tree` calls a `shell.*` function."""
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if node and node[0] == "call" and node[2] == ("id", "shell"):
+            return True
+        stack.extend(part for part in node if type(part) is tuple)
+    return False
 
 
 def guard_of(
