@@ -8,6 +8,7 @@ shows is what docs/service.md promises under "Who asks" and "Limits".
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -473,10 +474,39 @@ def test_one_caller_s_bodies_in_flight_cannot_take_the_memory_others_need(
         stop(running)
 
 
-def test_a_body_trickled_in_is_cut_off_and_lets_go_of_what_it_held(tmp_path: Path) -> None:
+def _answer(sock: socket.socket) -> tuple[bytes, dict[str, str], bytes]:
+    """One HTTP answer read off `sock`: (its status, its headers, its body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before an answer: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    while len(body) < int(headers.get("content-length", "0")):
+        chunk = sock.recv(65536)
+        assert chunk, "closed in the middle of an answer"
+        body += chunk
+    return status_line.split()[1].encode(), headers, body
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the service closed `sock` (waiting up to the socket's timeout)."""
+    try:
+        return sock.recv(65536) == b""
+    except ConnectionResetError:  # (closed with what we sent after the answer unread)
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_a_body_trickled_in_is_cut_off_and_its_connection_closed(tmp_path: Path) -> None:
     """Red team: bodies in flight are capped, but a body sent a byte at a time held its
     connection and its bytes for as long as the sender liked. A body has
-    `service.body_seconds` to arrive: then a 408, logged, and the connection closed."""
+    `service.body_seconds` to arrive: then a 408, logged, and the connection closed —
+    even when the sender goes on sending (the rest of the body is not read as a next
+    request: red team 2)."""
     running = start_service(
         tmp_path / "svc", settings_extra="  max_body_bytes: 65536\n  body_seconds: 0.5\n"
     )
@@ -488,24 +518,36 @@ def test_a_body_trickled_in_is_cut_off_and_lets_go_of_what_it_held(tmp_path: Pat
         with socket.socket(socket.AF_UNIX) as sock:
             sock.settimeout(30)
             sock.connect(str(running.socket))
-            sock.sendall(head + b"x" * 60_000)  # and never the rest
-            data = b""
-            while chunk := sock.recv(65536):  # (the service closes it after answering)
-                data += chunk
-        status_line, _, rest = data.partition(b"\r\n")
-        assert status_line.split()[1] == b"408"
-        assert orjson.loads(rest.partition(b"\r\n\r\n")[2]) == {
-            "error": "the request body did not arrive within 0.5 s"
-        }
-        assert any(
-            r.get("event") == "request refused" and r.get("status") == 408
-            for r in running.stderr.records()
+            sock.sendall(head + b"x" * 60_000)  # and the rest only after the answer
+            status, headers, body = _answer(sock)
+            assert (status, headers["connection"]) == (b"408", "close")
+            assert orjson.loads(body) == {"error": "the request body did not arrive within 0.5 s"}
+            with contextlib.suppress(OSError):  # (it may be closed already)
+                sock.sendall(b"x" * 5_536)
+            assert _closed(sock)
+        running.stderr.wait_until(
+            lambda: any(
+                r.get("event") == "request refused" and r.get("status") == 408
+                for r in running.stderr.records()
+            )
         )
-        # (and the bytes it held let go, as after any answer: `_RequestLog`'s finally)
-        status, _, answer = running.client().request(
+        # a path that reads no body answers, and closes what would be read after it
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(30)
+            sock.connect(str(running.socket))
+            sock.sendall(
+                b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 65536\r\n\r\nxx"
+            )
+            status, headers, _ = _answer(sock)
+            assert (status, headers["connection"]) == (b"200", "close")
+            with contextlib.suppress(OSError):
+                sock.sendall(b"x" * 100)
+            assert _closed(sock)
+        # the service goes on answering, what the refused body held let go
+        status_code, _, answer = running.client().request(
             "POST", "/v1/decide/before_tool", body={"tool": "Bash", "args": {"command": "ls"}}
         )
-        assert (status, answer["action"]) == (200, "continue")
+        assert (status_code, answer["action"]) == (200, "continue")
     finally:
         stop(running)
 

@@ -254,6 +254,7 @@ class _RequestLog:
             return
         given = ""
         length = None
+        chunked = False
         host = origin = content_type = None
         twice = b""
         for name, value in scope["headers"]:
@@ -270,11 +271,17 @@ class _RequestLog:
             elif name == b"content-type":
                 twice = twice or (name if content_type is not None else b"")
                 content_type = value
+            elif name == b"transfer-encoding":
+                chunked = True
         request_id = given if _REQUEST_ID.fullmatch(given) else _new_request_id()
         structlog.contextvars.bind_contextvars(request_id=request_id)
         scope.setdefault("state", {})["request_id"] = request_id
         status = 500
         started = time.perf_counter()
+        #: Whether the body's last chunk came (or none was sent): an answer sent before
+        #: it (a refusal, a timeout, a path that reads no body) closes the connection,
+        #: as the rest of the body would be read as the next request.
+        arrived = not (chunked or (length is not None and length not in (b"", b"0")))
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -283,6 +290,7 @@ class _RequestLog:
                 message["headers"] = [
                     *message.get("headers", []),
                     (b"x-request-id", request_id.encode()),
+                    *(() if arrived else ((b"connection", b"close"),)),
                 ]
             await send(message)
 
@@ -320,14 +328,13 @@ class _RequestLog:
                 await _plain_error(send_with_id, 413, f"the body is over {limit} bytes")
                 return
 
-            arrived = False  # (the body's last chunk: after it, receive() waits unbounded)
             body_seconds = self.service.body_seconds
             deadline = asyncio.get_running_loop().time() + body_seconds
 
             async def limited() -> Message:
                 nonlocal received, arrived
-                if arrived:
-                    return await receive()  # (a hang-up, watched while a call waits)
+                if arrived:  # (after it receive() waits unbounded: a hang-up, watched
+                    return await receive()  # while a call waits for its approvers)
                 try:
                     # A body trickled in holds a connection and its bytes (`bodies`)
                     # for as long as it trickles: it has `body_seconds` to arrive.
