@@ -324,9 +324,9 @@ class NativeProgram(CelProgram):
         form covers it — is left unbuilt, as when its guard never passes: a call that
         needs it then fails over to cel-expr-python, or fails, as it would have."""
         built = 0
-        with self._lock:
-            for index, done in enumerate(self._built):
-                if done:
+        for index in range(len(self._trees)):
+            with self._lock:  # (one at a time: a call on another thread builds between)
+                if self._built[index]:
                     continue
                 try:
                     self._build(index)
