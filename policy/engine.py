@@ -98,23 +98,26 @@ _APPROVE, _EXECUTE, _AFTER = "approve", "execute", "after"
 _CycleStep = tuple[Any, ...]
 
 
-def _warm_packs(hooks: Iterable[object]) -> tuple[int, int, int]:
-    """`CompiledPack.warm` of each compiled pack among `hooks`: (programs, conditions,
-    packs that failed to). A pack whose program fails to build now is left as it was:
-    the calls that need the program build it, and fail, as they would have."""
-    from policy.packs.runtime import CompiledPack
+def _warm_packs(hooks: Iterable[object]) -> tuple[int, int, int, int]:
+    """`CompiledPack.warm` of each compiled pack among `hooks`, within one budget
+    (`WARM_BUDGET` characters of CEL, `WARM_CONDITIONS` conditions): (programs,
+    conditions, packs that failed to, the characters used). A
+    pack whose program fails to build now is left as it was: the calls that need the
+    program build it, and fail, as they would have."""
+    from policy.packs.runtime import WARM_BUDGET, WARM_CONDITIONS, CompiledPack
 
     programs = conditions = failed = 0
+    budget = [WARM_BUDGET, WARM_CONDITIONS]
     for hook in hooks:
         if isinstance(hook, CompiledPack):
             try:
-                built = hook.warm()
+                built = hook.warm(budget)
             except Exception:  # noqa: BLE001 - see above: no decision depends on it
                 failed += 1
                 continue
             programs += built[0]
             conditions += built[1]
-    return programs, conditions, failed
+    return programs, conditions, failed, WARM_BUDGET - budget[0]
 
 
 def _denied_content(prefix: str, reason: str) -> str:
@@ -1119,17 +1122,23 @@ class Engine:
         are warmed before they are. For a process that decides many calls — the
         service, its deciding processes, the long-running hooks — whose first calls of
         each kind would otherwise pay for it; never a one-event hook, whose start is
-        its user's wait. What was built, and the milliseconds it took."""
+        its user's wait. Within a budget of CEL compiled (`WARM_BUDGET` characters,
+        `WARM_CONDITIONS` conditions, for this engine's packs together: a program past
+        it is its first call's to build).
+        What was built — programs made or visited, conditions built beyond those a
+        program builds when made, the characters of CEL charged, patterns compiled —
+        and the milliseconds it took."""
         self._check_open()
         start = time.perf_counter_ns()
         self._warmed = True
-        programs, conditions, failed = _warm_packs(self.hooks)
+        programs, conditions, failed, compiled = _warm_packs(self.hooks)
         from policy.analysis.warm import warm as warm_analysis
 
         patterns = warm_analysis()
         return {
             "programs": programs,
             "conditions": conditions,
+            "cel_chars": compiled,
             "patterns": patterns,
             "packs_failed": failed,
             "ms": (time.perf_counter_ns() - start) // 1_000_000,

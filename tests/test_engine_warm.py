@@ -263,28 +263,42 @@ def test_warming_a_large_set_is_bounded(tmp_path: Path, monkeypatch: pytest.Monk
         engine.close()
 
 
-def test_warming_stops_at_its_budget_of_conditions(
+def test_warming_stops_at_its_budget_of_cel_for_all_the_packs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Red team: each tool's program holds the rules for every tool again, so 1,000 of
-    those warmed for ten tools were 10,000 builds. A pack's warm builds at most
-    `_WARMED_CONDITIONS` conditions; a program that would pass them is its first
-    call's to build."""
+    """Red teams: each tool's program compiles the rules for every tool, and the pack
+    variables they read, again — 1,000 such rules warmed for ten tools were 10,000
+    builds, and 600 variables read by one rule on 32 tools 3.2 million characters of
+    CEL (2.4 s, ≈ 300 MB), a budget of conditions a pack charging it nothing. One
+    engine's warm compiles at most `WARM_BUDGET` characters of CEL, its packs
+    together; a program that would pass it is its first call's to build."""
     from policy.packs import runtime
 
-    monkeypatch.setattr(runtime, "_WARMED_CONDITIONS", 10)
+    condition = "has(args.x) && string(args.x).contains(vars.needle)"
+    cost = len(condition) * 4 + len("'0123456789'")  # (a program: 4 conditions, 1 variable)
+    monkeypatch.setattr(runtime, "WARM_BUDGET", 3 * cost)
     rules = "".join(
-        f"  - id: r{i}\n    when: has(args.x) && string(args.x).contains('{i}')\n    action: deny\n"
+        f"  - id: r{i}\n    when: {condition}\n    action: deny\n    message: r{i}\n"
         for i in range(4)
     )
-    pack = tmp_path / "pack.yaml"
-    pack.write_text(f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: every\nrules:\n{rules}")
-    engine = Engine(Settings(packs=[pack], audit_path=tmp_path / "log", data_dir=tmp_path))
+    packs = []
+    for name in ("one", "two"):
+        pack = tmp_path / f"{name}.yaml"
+        pack.write_text(
+            f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: {name}\n"
+            f"variables:\n  needle: \"'0123456789'\"\nrules:\n{rules}"
+        )
+        packs.append(pack)
+    engine = Engine(Settings(packs=packs, audit_path=tmp_path / "log", data_dir=tmp_path))
     try:
         built = engine.warm()
-        assert built["programs"] == 2  # (4 conditions a tool's program: two fit in 10)
-        decision = engine.before_tool(ToolCall(tool="web_fetch", args={"x": "3"}))
-        assert decision.rule_ids == ("every/r3",)
+        assert built["programs"] == 3  # (three of the first pack's tools' programs)
+        assert built["cel_chars"] == 3 * cost
+        second = next(h for h in engine.hooks if getattr(h, "name", "") == "pack:two")
+        made = [c._program for i in second._index.values() for c in i.memo.values()]
+        assert made and all(program is None for program in made)  # (nothing left for it)
+        decision = engine.before_tool(ToolCall(tool="web_fetch", args={"x": "0123456789"}))
+        assert decision.action.value == "deny_tool"
     finally:
         engine.close()
 

@@ -96,10 +96,14 @@ _WARMED_TOOLS = 32
 #: ... and the rules' values (`message_expr`, `respond`, `set`), one program each, in
 #: the pack's order.
 _WARMED_VALUES = 256
-#: ... and at most this many conditions in all those programs: each tool's program
-#: holds the rules for every tool again, so 1,000 of those warmed for ten tools were
-#: 10,000 builds (3 s, and ≈ 360 MB before a function kept only its own names).
-_WARMED_CONDITIONS = 2048
+#: The characters of CEL one engine's warm compiles at most (`CompiledPack.warm`): the
+#: shipped packs' programs hold ≈ 285,000 (their conditions and the variables they
+#: read, again in each tool's program); a red team's pack of 600 variables read by one
+#: rule on 32 tools held 3.2 million — 2.4 s and ≈ 300 MB when warmed whole.
+WARM_BUDGET = 512 * 1024
+#: ... and the conditions (1,000 rules for every tool, warmed for ten tools, were
+#: 10,000 builds: 3 s).
+WARM_CONDITIONS = 2048
 _OUTCOME_LIMIT = 256
 
 
@@ -457,19 +461,22 @@ class CompiledPack:
             index.memo[tool] = found
         return found
 
-    def warm(self) -> tuple[int, int]:
+    def warm(self, budget: list[int]) -> tuple[int, int]:
         """Build now the programs a call would build when it first comes — at each
         point, for the tools its rules name, then the tools the alias table knows, at
         most `_WARMED_TOOLS` of them (any other tool builds its own on its first call)
         — with every condition in them, and the programs of what a matching rule
         evaluates (its `message_expr`, `respond` and `set` values, the first
-        `_WARMED_VALUES` of the pack's); `_WARMED_CONDITIONS` conditions in all, a
-        program that would take it past them left to its first call. For a process
-        that decides many calls, whose first call of each kind would otherwise pay for
-        it (a one-event hook never warms: it builds only what its call needs).
-        (programs, conditions) built."""
+        `_WARMED_VALUES` of the pack's). For a process that decides many calls, whose
+        first call of each kind would otherwise pay for it (a one-event hook never
+        warms: it builds only what its call needs). (programs, conditions) built.
+
+        `budget`: the characters of CEL and the conditions the warm may still compile
+        (shared by the packs of one engine's warm, charged before each program is
+        made): each tool's program compiles its conditions and the pack variables
+        they read again, so a program costs their sources' length and its conditions'
+        count, and one that would pass either is left to its first call."""
         programs = conditions = 0
-        budget = _WARMED_CONDITIONS
         known = sorted(self.aliases.canonical_names)
         for point, index in self._index.items():
             tools = [""]
@@ -478,25 +485,39 @@ class CompiledPack:
                 tools = list(dict.fromkeys([*named, *known]))[:_WARMED_TOOLS]
             for tool in tools:
                 candidates = self._candidates(point, tool)
-                size = len(candidates.cond_rules)  # (its conditions, each built once)
-                if not candidates.has_program or size > budget:
+                if not candidates.has_program:
                     continue
-                budget -= size
+                sources = [r.condition for r in candidates.cond_rules if r.condition]
+                deps = frozenset().union(*[r.var_deps for r in candidates.cond_rules])
+                if not self._charged(budget, sources, deps):
+                    continue
                 programs += 1
                 conditions += candidates.program.build_all()  # type: ignore[union-attr]
         values = 0
         for rule in self.rules:  # (what a matching rule evaluates: its message, its values)
-            sources = [("message_expr", rule.message_expr)] if rule.message_expr else []
-            sources += [(f"respond.{name}", source) for name, source in rule.respond]
-            sources += [(f"set.{target}", source) for target, source in rule.sets]
-            for key, source in sources:
-                if values == _WARMED_VALUES or not budget:
+            given = [("message_expr", rule.message_expr)] if rule.message_expr else []
+            given += [(f"respond.{name}", source) for name, source in rule.respond]
+            given += [(f"set.{target}", source) for target, source in rule.sets]
+            for key, source in given:
+                if values == _WARMED_VALUES:
                     return programs, conditions
-                budget -= 1
                 values += 1
-                programs += 1
-                conditions += self._rule_program(rule, key, source).build_all()
+                deps = frozenset(name for name, _ in var_references(source))
+                if self._charged(budget, [source], deps):
+                    programs += 1
+                    conditions += self._rule_program(rule, key, source).build_all()
         return programs, conditions
+
+    def _charged(self, budget: list[int], sources: list[str], deps: frozenset[str]) -> bool:
+        """Whether a program of `sources` reading the variables `deps` fits in `budget`
+        — [characters of CEL, conditions] — (then it is charged)."""
+        cost = sum(map(len, sources))
+        cost += sum(len(source) for layer in self.layers(deps) for source in layer.values())
+        if cost > budget[0] or len(sources) > budget[1]:
+            return False
+        budget[0] -= cost
+        budget[1] -= len(sources)
+        return True
 
     # ------------------------------------------------------------- hooks
 
