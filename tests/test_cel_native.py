@@ -409,3 +409,54 @@ def test_the_shipped_packs_decide_the_corpus_without_cel_expr_python(
     finally:
         engine.close()
     assert left == []
+
+
+SHELL_VARIABLE_PACKS = {
+    "a variable that runs the analysis": (
+        "variables:\n  sub: shell.has_substitution(string(args.script))\n"
+        "rules:\n  - id: r\n    tools: [bash]\n"
+        "    when: commands.exists(c, c.name == 'curl')"
+        " && access.writes.exists(p, p.startsWith('/etc')) && vars.sub\n"
+        "    action: deny\n"
+    ),
+    "a list variable that runs it": (
+        "variables:\n  cmds: shell.commands(string(args.script))\n"
+        "rules:\n  - id: r\n    tools: [bash]\n"
+        "    when: commands.exists(c, c.name == 'curl') && vars.cmds.exists(c, c.name == 'rm')\n"
+        "    action: deny\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("rules", SHELL_VARIABLE_PACKS.values(), ids=list(SHELL_VARIABLE_PACKS))
+def test_a_shell_variable_that_gives_up_refuses_only_the_calls_that_read_it(
+    rules: str, tmp_path: Any
+) -> None:
+    """Red team: this engine works out a program's variables before its conditions,
+    cel-expr-python only those a condition reads; a `shell.*` variable that gave up
+    refused every call here (`ls` too) and only the calls reaching it there. The give-up
+    this engine met before handing the call over is forgotten: both engines agree."""
+    from policy import Engine, Settings, ToolCall
+
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(f"apiVersion: hookpolicy/v1\nkind: RulePack\nname: scripts\n{rules}")
+    script = "$(" * 20 + "x" + ")" * 20  # (nested deeper than the analysis goes)
+    calls = [
+        ToolCall(tool="bash", args={"command": line, "script": script})
+        for line in ("ls", "wget x", "curl http://e.com", "curl x > /etc/y")
+    ]
+    answers = {}
+    for name in ("native", "cel-expr-python"):
+        engine = Engine(
+            Settings(
+                packs=[pack], audit_path=tmp_path / f"{name}.log", data_dir=tmp_path,
+                cel_engine=name,
+            )
+        )
+        try:
+            answers[name] = [engine.before_tool(call).action.value for call in calls]
+        finally:
+            engine.close()
+    assert answers["native"] == answers["cel-expr-python"]
+    assert answers["native"][:2] == ["continue", "continue"]  # (they never read it)
+    assert answers["native"][3] == "deny_tool"  # (read, and it gave up)

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from policy.packs.cel.functions import take_gave_up
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
 from policy.packs.cel.native.exact import _Compiler
 from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
@@ -242,6 +243,16 @@ def _shape(
 # ------------------------------------------------------------------ programs
 
 
+def _handed_over() -> None:
+    """Forget a `shell.*` give-up this engine met before handing the call to
+    cel-expr-python: the engine that answers is the one whose give-ups refuse it. (This
+    one works out every variable the program binds before any condition, cel-expr-python
+    only those a condition reads: a variable calling `shell.*` that gave up, read by no
+    condition the call reaches, refused every call here and none there — a red team.)
+    cel-expr-python runs the whole program again and notes any give-up it meets."""
+    take_gave_up()
+
+
 def _plain(value: Any) -> Any:
     """A result as the other engines give it: lists, dicts, scalars."""
     if isinstance(value, _SEQUENCES):
@@ -413,6 +424,7 @@ class NativeProgram(CelProgram):
         try:
             return self._mask(data)
         except _Gap:
+            _handed_over()
             return self._on_cel_expr().run_mask(data, call)
         except Exception:  # noqa: BLE001 - `run` says which expression fails, and why
             return None
@@ -443,6 +455,7 @@ class NativeProgram(CelProgram):
         try:
             return self._results(data)
         except _Gap:
+            _handed_over()
             return self._on_cel_expr().run(data, call)
 
     def _results(self, data: Mapping[str, Any]) -> list[Any]:
