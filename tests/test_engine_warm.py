@@ -47,6 +47,14 @@ def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+def builds_deciding(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What deciding every 11th corpus call of a known tool made and built."""
+    seen = counting_builds(monkeypatch)
+    for call in known(_corpus_calls(11)):
+        engine.before_tool(call)
+    return seen
+
+
 def test_a_warmed_engine_builds_nothing_for_the_calls_that_come(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,10 +64,7 @@ def test_a_warmed_engine_builds_nothing_for_the_calls_that_come(
         assert built["programs"] >= 8 and built["conditions"] > 50, built
         assert built["packs_failed"] == 0
         assert not [p for p in list(_MADE) if "_compiled" not in p.__dict__]
-        seen = counting_builds(monkeypatch)
-        for call in known(_corpus_calls(11)):
-            engine.before_tool(call)
-        assert seen == []
+        assert builds_deciding(engine, monkeypatch) == []
     finally:
         engine.close()
 
@@ -70,9 +75,7 @@ def test_an_engine_not_warmed_builds_on_its_calls(
     """(the test above can fail: without `warm` the same calls build)"""
     engine = corpus_engine(tmp_path, monkeypatch)
     try:
-        seen = counting_builds(monkeypatch)
-        for call in known(_corpus_calls(11)):
-            engine.before_tool(call)
+        seen = builds_deciding(engine, monkeypatch)
         assert any(s.startswith("program") for s in seen)
         assert any(s.startswith("condition") for s in seen)
     finally:
