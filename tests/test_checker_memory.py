@@ -1,0 +1,113 @@
+"""A process checks each pack expression once: cel-cpp's type check is most of a
+pack's compile, and a set compiled again (a reload after one pack changed, every
+engine of a process built on the same packs) asks the same questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from policy.packs.cel import checker as checker_module
+from policy.packs.cel.checker import Checker
+from policy.packs.cel.expr import _ExprEnvs
+from policy.packs.lint import check_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MISSPELT = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: misspelt
+variables:
+  cmds: commands.filter(c, c.name == "rm")
+rules:
+  - id: by-variable
+    tools: [bash]
+    when: vars.cmds.exists(c, c.delets.size() > 0)
+    action: deny
+  - id: direct
+    tools: [bash]
+    when: commands.exists(c, c.nmae == "rm")
+    action: deny
+"""
+
+
+@pytest.fixture(autouse=True)
+def _forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts from a process that has checked nothing."""
+    monkeypatch.setattr(checker_module, "_checked", checker_module._Checked())
+
+
+@pytest.fixture
+def type_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources cel-cpp is asked to type-check, in order."""
+    asked: list[str] = []
+    real = _ExprEnvs.compile
+
+    def compile(self: _ExprEnvs, point: str, source: str) -> Any:
+        asked.append(source)
+        return real(self, point, source)
+
+    monkeypatch.setattr(_ExprEnvs, "compile", compile)
+    return asked
+
+
+def _diagnostics(paths: list[Path]) -> list[tuple[int, int, str, str]]:
+    """What `policy check` reports on `paths`."""
+    return [(d.line, d.col, d.code, d.message) for d in check_paths(paths).diagnostics]
+
+
+def test_the_shipped_packs_compiled_again_are_not_type_checked_again(
+    type_checks: list[str],
+) -> None:
+    paths = [ROOT / "rules"]
+    first = _diagnostics(paths)
+    checked = len(type_checks)
+    assert checked > 50  # (every condition, message and value of the shipped packs)
+    assert _diagnostics(paths) == first
+    assert len(type_checks) == checked
+
+
+def test_errors_are_reported_again_at_their_place(tmp_path: Path, type_checks: list[str]) -> None:
+    pack = tmp_path / "misspelt.yaml"
+    pack.write_text(MISSPELT)
+    first = _diagnostics([pack])
+    assert [(line, col) for line, col, _, _ in first] == [(9, 32), (13, 31)]
+    assert all("undefined field" in message for _, _, _, message in first)
+    checked = len(type_checks)
+    assert _diagnostics([pack]) == first
+    assert len(type_checks) == checked
+
+
+def test_what_a_check_answers_cannot_be_changed_through_its_result() -> None:
+    source = "commands.exists(c, c.nmae == 'rm')"
+    first = Checker().check("before_tool", source)
+    assert first.issues
+    first.issues.clear()
+    again = Checker().check("before_tool", source)
+    assert again.issues and "undefined field 'nmae'" in again.issues[0].message
+
+
+def test_the_pack_variables_read_are_part_of_the_question() -> None:
+    source = "vars.cmds.exists(c, c.delets.size() > 0)"
+    typed = {"cmds": 'commands.filter(c, c.name == "rm")'}
+    untyped = {"cmds": '["rm"]'}
+    assert Checker().check("before_tool", source, typed).issues
+    assert not Checker().check("before_tool", source, untyped).issues
+    assert Checker().check("before_tool", source, typed).issues
+
+
+def test_past_its_size_what_was_checked_is_forgotten_and_checked_again(
+    monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
+) -> None:
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", 40)
+    first, second = "tool == 'a' || tool == 'bb'", "tool == 'c' || tool == 'dd'"
+    for source in (first, first, second, first):
+        assert Checker().check("before_tool", source).type_name == "bool"
+    assert type_checks == [first, second, first]
+    longer = "tool == '" + "x" * 60 + "'"  # (larger than the whole budget: never kept)
+    Checker().check("before_tool", longer)
+    Checker().check("before_tool", longer)
+    assert type_checks.count(longer) == 2
