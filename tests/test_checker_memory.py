@@ -111,3 +111,17 @@ def test_past_its_size_what_was_checked_is_forgotten_and_checked_again(
     Checker().check("before_tool", longer)
     Checker().check("before_tool", longer)
     assert type_checks.count(longer) == 2
+
+
+def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
+    first.write_text(MISSPELT)
+    second.write_text(
+        "# a pack of the same rules, lower down\n\n\n" + MISSPELT.replace("misspelt", "again")
+    )
+    report = check_paths([first, second])
+    at = sorted((Path(d.path).name, d.line, d.col) for d in report.diagnostics)
+    assert at == [
+        ("first.yaml", 9, 32), ("first.yaml", 13, 31),
+        ("second.yaml", 12, 32), ("second.yaml", 16, 31),
+    ]  # fmt: skip
