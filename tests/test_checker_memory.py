@@ -125,3 +125,18 @@ def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Pa
         ("first.yaml", 9, 32), ("first.yaml", 13, 31),
         ("second.yaml", 12, 32), ("second.yaml", 16, 31),
     ]  # fmt: skip
+
+
+def test_what_the_issues_say_counts_against_the_size(
+    monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
+) -> None:
+    broken = "tool == " + "'x' + " * 10 + "nope"  # 72 characters, and an issue of 48
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", 100)
+    for _ in range(2):
+        (issue,) = Checker().check("before_tool", broken).issues
+        assert "undeclared reference to 'nope'" in issue.message
+    assert type_checks.count(broken) == 2  # (72 + 48 is more than it may hold)
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", 200)
+    for _ in range(2):
+        assert Checker().check("before_tool", broken).issues
+    assert type_checks.count(broken) == 3

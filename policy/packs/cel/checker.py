@@ -67,8 +67,9 @@ class Checker:
 
 class _Checked:
     """The checks made so far in this process, by (point, source, pack variables read),
-    up to `LIMIT` characters of sources held: past it they are forgotten at once (a
-    pack set larger than that is checked as if it were new, never wrongly)."""
+    up to `LIMIT` characters held — the sources and the issues' messages (an issue may
+    quote its line): past it they are forgotten at once (a pack set larger than that
+    is checked as if it were new, never wrongly)."""
 
     LIMIT = 4 << 20
 
@@ -82,6 +83,7 @@ class _Checked:
 
     def keep(self, key: tuple[str, str, tuple[tuple[str, str], ...]], found: CheckResult) -> None:
         size = len(key[1]) + sum(len(name) + len(source) for name, source in key[2])
+        size += sum(len(issue.message) for issue in found.issues)
         with self._lock:
             if self._held + size > self.LIMIT:
                 self._answers.clear()
