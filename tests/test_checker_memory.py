@@ -4,6 +4,7 @@ engine of a process built on the same packs) asks the same questions."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -99,18 +100,64 @@ def test_the_pack_variables_read_are_part_of_the_question() -> None:
     assert Checker().check("before_tool", source, typed).issues
 
 
+def _held(source: str, *messages: str) -> int:
+    """What an entry of `source` counts against the memory's size."""
+    return checker_module._Checked._ENTRY + sum(map(sys.getsizeof, (source, *messages)))
+
+
 def test_past_its_size_what_was_checked_is_forgotten_and_checked_again(
     monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
 ) -> None:
-    monkeypatch.setattr(checker_module._Checked, "LIMIT", 40)
     first, second = "tool == 'a' || tool == 'bb'", "tool == 'c' || tool == 'dd'"
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(first) + _held(second) - 1)
     for source in (first, first, second, first):
         assert Checker().check("before_tool", source).type_name == "bool"
     assert type_checks == [first, second, first]
-    longer = "tool == '" + "x" * 60 + "'"  # (larger than the whole budget: never kept)
+    longer = "tool == '" + "x" * 2 * _held(first) + "'"  # (larger than the whole budget)
     Checker().check("before_tool", longer)
     Checker().check("before_tool", longer)
     assert type_checks.count(longer) == 2
+
+
+def test_what_the_issues_say_counts_against_the_size(
+    monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
+) -> None:
+    broken = "tool == " + "'x' + " * 10 + "nope"
+    (issue,) = Checker().check("before_tool", broken).issues
+    assert "undeclared reference to 'nope'" in issue.message
+    monkeypatch.setattr(checker_module, "_checked", checker_module._Checked())
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue.message) - 1)
+    for _ in range(2):
+        assert Checker().check("before_tool", broken).issues == [issue]
+    assert type_checks.count(broken) == 3  # (with its message, more than it may hold)
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue.message))
+    for _ in range(2):
+        assert Checker().check("before_tool", broken).issues == [issue]
+    assert type_checks.count(broken) == 4
+
+
+def test_a_large_variable_read_by_every_rule_is_not_held_once_a_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
+) -> None:
+    hosts = "[" + ", ".join(f'"host-{n}.example.com"' for n in range(3000)) + "]"
+    rules = "".join(
+        f"  - id: r{n}\n    tools: [bash]\n"
+        f"    when: commands.exists(c, c.args.exists(a, a in vars.hosts) && c.name == 'x{n}')\n"
+        "    action: deny\n"
+        for n in range(40)
+    )
+    pack = tmp_path / "hosts.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: hosts\n"
+        f"variables:\n  hosts: '{hosts}'\nrules:\n{rules}"
+    )
+    # (less than the variable alone: only its own check is too large to keep)
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", 64 << 10)
+    assert _diagnostics([pack]) == []
+    checked = len(type_checks)
+    assert checked > 80  # (each rule, and each again with the variable's type)
+    assert _diagnostics([pack]) == []
+    assert type_checks[checked:] == [hosts]
 
 
 def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Path) -> None:
@@ -125,18 +172,3 @@ def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Pa
         ("first.yaml", 9, 32), ("first.yaml", 13, 31),
         ("second.yaml", 12, 32), ("second.yaml", 16, 31),
     ]  # fmt: skip
-
-
-def test_what_the_issues_say_counts_against_the_size(
-    monkeypatch: pytest.MonkeyPatch, type_checks: list[str]
-) -> None:
-    broken = "tool == " + "'x' + " * 10 + "nope"  # 72 characters, and an issue of 48
-    monkeypatch.setattr(checker_module._Checked, "LIMIT", 100)
-    for _ in range(2):
-        (issue,) = Checker().check("before_tool", broken).issues
-        assert "undeclared reference to 'nope'" in issue.message
-    assert type_checks.count(broken) == 2  # (72 + 48 is more than it may hold)
-    monkeypatch.setattr(checker_module._Checked, "LIMIT", 200)
-    for _ in range(2):
-        assert Checker().check("before_tool", broken).issues
-    assert type_checks.count(broken) == 3
