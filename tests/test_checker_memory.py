@@ -160,6 +160,20 @@ def test_a_large_variable_read_by_every_rule_is_not_held_once_a_rule(
     assert type_checks[checked:] == [hosts]
 
 
+def test_an_expression_whose_type_cel_cannot_build_is_refused_at_its_place(
+    tmp_path: Path,
+) -> None:
+    pack = tmp_path / "mapkey.yaml"
+    pack.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: mapkey\n"
+        "variables:\n  m: '{[1]: 1}'\nrules:\n"
+        "  - id: r\n    tools: [bash]\n    when: size(vars.m) > 0\n    action: deny\n"
+    )
+    found = _diagnostics([pack])
+    assert found and all(code == "cel-error" for _, _, code, _ in found), found
+    assert any("Unsupported map key type" in message for _, _, _, message in found)
+
+
 def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Path) -> None:
     first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
     first.write_text(MISSPELT)

@@ -66,7 +66,11 @@ class Checker:
             issues = _field_issues(envs, point, source, bound)
             if issues:
                 return CheckResult(_with_hints(point, source, issues), "")
-        return CheckResult([], _type_name(expr.return_type()))
+        try:
+            type_name = _type_name(expr.return_type())
+        except RuntimeError as exc:  # (cel-cpp refuses a type it checked: `{[1]: 1}`)
+            return CheckResult([CelIssue(1, 1, f"its type cannot be built: {exc}")], "")
+        return CheckResult([], type_name)
 
 
 _Key = tuple[str, str, bytes]
