@@ -13,6 +13,7 @@ import pytest
 from policy.packs.cel import checker as checker_module
 from policy.packs.cel.checker import Checker
 from policy.packs.cel.expr import _ExprEnvs
+from policy.packs.cel.interface import CelIssue
 from policy.packs.lint import check_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,9 +101,12 @@ def test_the_pack_variables_read_are_part_of_the_question() -> None:
     assert Checker().check("before_tool", source, typed).issues
 
 
-def _held(source: str, *messages: str) -> int:
-    """What an entry of `source` counts against the memory's size."""
-    return checker_module._Checked._ENTRY + sum(map(sys.getsizeof, (source, *messages)))
+def _held(source: str, *issues: CelIssue) -> int:
+    """What an entry of `source` (with `issues`) counts against the memory's size."""
+    size = checker_module._Checked._ENTRY + sys.getsizeof(source)
+    for issue in issues:
+        size += sys.getsizeof(issue) + sys.getsizeof(issue.message) + checker_module._PER_ISSUE
+    return size
 
 
 def test_past_its_size_what_was_checked_is_forgotten_and_checked_again(
@@ -126,11 +130,11 @@ def test_what_the_issues_say_counts_against_the_size(
     (issue,) = Checker().check("before_tool", broken).issues
     assert "undeclared reference to 'nope'" in issue.message
     monkeypatch.setattr(checker_module, "_checked", checker_module._Checked())
-    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue.message) - 1)
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue) - 1)
     for _ in range(2):
         assert Checker().check("before_tool", broken).issues == [issue]
     assert type_checks.count(broken) == 3  # (with its message, more than it may hold)
-    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue.message))
+    monkeypatch.setattr(checker_module._Checked, "LIMIT", _held(broken, issue))
     for _ in range(2):
         assert Checker().check("before_tool", broken).issues == [issue]
     assert type_checks.count(broken) == 4
@@ -186,3 +190,10 @@ def test_the_same_expression_elsewhere_is_reported_at_its_own_place(tmp_path: Pa
         ("first.yaml", 9, 32), ("first.yaml", 13, 31),
         ("second.yaml", 12, 32), ("second.yaml", 16, 31),
     ]  # fmt: skip
+
+
+def test_a_variable_of_any_text_is_a_key_part() -> None:
+    # (a lone surrogate has no UTF-8: the variables are keyed by their repr)
+    source = 'vars["a"] == "x"'
+    assert Checker().check("before_tool", source, {"a": '"\ud800"'}).type_name == "bool"
+    assert Checker().check("before_tool", source, {"a": '"\ud800"'}).type_name == "bool"

@@ -1,8 +1,11 @@
 """Compile-time checks of pack expressions, whatever engine evaluates them.
 
 Every expression is type-checked with cel-expr-python when a pack loads, so nothing
-loads that cannot be evaluated; an expression that reads the call's facts is
-checked where they are message types (`policy.packs.cel.types`). An issue comes
+loads that cel-cpp's checker refuses (nor one whose type cel-cpp cannot build: a map
+keyed by a list); an expression that reads the call's facts is checked where they
+are message types (`policy.packs.cel.types`). Some errors only run-time values show
+(a map built in a macro with keys of a type cel-cpp refuses, a `google.protobuf.Any`
+made from nothing) are left to the rule's `on_error` when they come. An issue comes
 with a hint where one can be told: the field, variable or function meant (from the
 names the environment declares), a raw string for a regex escape, `x in list` for
 `list contains x`.
@@ -16,8 +19,6 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
-
-import orjson
 
 from policy.packs.cel.expr import _expr_envs, _ExprEnvs, _named_vars, _typed_envs
 from policy.packs.cel.interface import CelCompileError, CelIssue, referenced_names
@@ -74,12 +75,15 @@ class Checker:
 
 
 _Key = tuple[str, str, bytes]
+#: What an issue holds beside its tuple and message: ints past the small ones, a slot.
+_PER_ISSUE = 64
 
 
 def _digest(bound: Mapping[str, str]) -> bytes:
     """The pack variables a source reads, as one key part: a large variable read by
     every rule of a pack is held once (by the pack), not once a rule by the memory."""
-    return hashlib.sha256(orjson.dumps(list(bound.items()))).digest()
+    # (the pairs' repr: unambiguous, and any str has one, a lone surrogate included)
+    return hashlib.sha256(repr(tuple(bound.items())).encode("utf-8", "surrogatepass")).digest()
 
 
 class _Checked:
@@ -103,7 +107,8 @@ class _Checked:
 
     def keep(self, key: _Key, found: CheckResult) -> None:
         size = self._ENTRY + sys.getsizeof(key[1])
-        size += sum(sys.getsizeof(issue.message) for issue in found.issues)
+        for issue in found.issues:  # (the issue's tuple, its line and column, its slot)
+            size += sys.getsizeof(issue) + sys.getsizeof(issue.message) + _PER_ISSUE
         if size > self.LIMIT:
             return  # (never kept, and nothing else forgotten for it)
         with self._lock:
