@@ -289,8 +289,6 @@ def settings_key(
     or when the cache may not stand for these settings (see `cacheable_file`)."""
     import hashlib
 
-    import orjson
-
     from policy._trusted_store import code_stamps, package_stamps
 
     path = cacheable_file(config_file, access)
@@ -312,7 +310,7 @@ def settings_key(
         os.environ.get("HOME"),
         os.getuid(),
     ]
-    digest = hashlib.sha256(orjson.dumps(header))
+    digest = hashlib.sha256(_json(header))
     digest.update(hashlib.sha256(content).digest())
     return digest.hexdigest()
 
@@ -334,9 +332,9 @@ def cached(key: str | None) -> FastSettings | None:
 
 
 def _rebuild(body: bytes, key: str) -> FastSettings:
-    import orjson
+    import json
 
-    entry = orjson.loads(body)
+    entry = json.loads(body)
     if entry["format"] != FORMAT or entry["key"] != key:
         raise ValueError("another entry")
     fields = entry["fields"]
@@ -406,11 +404,19 @@ def remember(
         or settings_key(config_file, access) != key
     ):
         return
-    import orjson
-
     from policy._trusted_store import write_entry
 
-    write_entry(directory, key, orjson.dumps({"format": FORMAT, "key": key, "fields": fields}))
+    write_entry(directory, key, _json({"format": FORMAT, "key": key, "fields": fields}))
+
+
+def _json(value: Any) -> bytes:
+    """`value` as JSON bytes, with the standard library's encoder: the thin client
+    (`policy.hosts.claude.thin`) reads its settings through this module, and orjson's
+    import (it loads dataclasses, inspect, uuid, datetime) would be ≈ a tenth of its
+    start. ASCII only (a lone surrogate, as `os.environ` can hold, is escaped)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode()
 
 
 def _plain(settings: Settings) -> dict[str, Any] | None:

@@ -453,3 +453,24 @@ def test_a_hook_that_asks_the_service_imports_no_engine_and_no_library(tmp_path:
         if m in modules
     ]
     assert loaded == []
+
+
+def test_a_thin_client_loads_neither_orjson_nor_the_settings_models(tmp_path: Path) -> None:
+    """The thin client of `policy serve`, started as examples/claude-code mounts it (its
+    settings in a file), sends the event and prints the answer with the standard
+    library: its settings are read back from what an earlier start validated, without
+    pydantic, and without orjson, whose import (dataclasses, inspect, uuid, datetime)
+    would be ≈ a tenth of its start. (No service listens here: it refuses, as it must
+    whenever the service cannot be asked.)"""
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"audit_path: {tmp_path / 'decisions.log'}\n")
+    env = {"POLICY_CONFIG": str(config)}
+    server = ("--server", f"unix:{tmp_path / 'nobody.sock'}")
+    _hook(PAYLOAD, *server, env=env)  # (the settings validated once, and kept)
+    answer, modules, _ = _hook(PAYLOAD, *server, env=env, importtime=True)
+    output = orjson.loads(answer)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "not reachable" in output["permissionDecisionReason"]
+    assert "policy.hosts.claude.thin" in modules  # the measurement saw the client's imports
+    heavy = ("orjson", "dataclasses", "pydantic", "pydantic_settings", "policy.engine")
+    assert sorted(m for m in heavy if m in modules) == []
