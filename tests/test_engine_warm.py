@@ -6,6 +6,7 @@ it decides exactly as an engine that was not warmed. A one-event hook never warm
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,32 +56,32 @@ def builds_deciding(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[str
     return seen
 
 
-def test_a_warmed_engine_builds_nothing_for_the_calls_that_come(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """An engine on the shipped packs in the corpus's deployment, not warmed."""
     engine = corpus_engine(tmp_path, monkeypatch)
-    try:
-        built = engine.warm()
-        assert built["programs"] >= 8 and built["conditions"] > 50, built
-        assert built["packs_failed"] == 0
-        assert compile_all() == 0  # (every pattern that compiles is; another test's
-        # broken one, kept alive by its traceback's cycle, is not counted)
-        assert builds_deciding(engine, monkeypatch) == []
-    finally:
-        engine.close()
+    yield engine
+    engine.close()
+
+
+def test_a_warmed_engine_builds_nothing_for_the_calls_that_come(
+    corpus: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = corpus.warm()
+    assert built["programs"] >= 8 and built["conditions"] > 50, built
+    assert built["packs_failed"] == 0
+    assert compile_all() == 0  # (every pattern that compiles is; another test's
+    # broken one, kept alive by its traceback's cycle, is not counted)
+    assert builds_deciding(corpus, monkeypatch) == []
 
 
 def test_an_engine_not_warmed_builds_on_its_calls(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    corpus: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """(the test above can fail: without `warm` the same calls build)"""
-    engine = corpus_engine(tmp_path, monkeypatch)
-    try:
-        seen = builds_deciding(engine, monkeypatch)
-        assert any(s.startswith("program") for s in seen)
-        assert any(s.startswith("condition") for s in seen)
-    finally:
-        engine.close()
+    seen = builds_deciding(corpus, monkeypatch)
+    assert any(s.startswith("program") for s in seen)
+    assert any(s.startswith("condition") for s in seen)
 
 
 def test_a_warmed_engine_decides_as_one_that_was_not(
@@ -108,17 +109,11 @@ def test_a_warmed_engine_decides_as_one_that_was_not(
         warm.close()
 
 
-def test_warming_twice_builds_nothing_the_second_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    engine = corpus_engine(tmp_path, monkeypatch)
-    try:
-        first = engine.warm()
-        again = engine.warm()
-        assert again["programs"] == first["programs"]  # (the same programs, visited)
-        assert (again["conditions"], again["patterns"]) == (0, 0)
-    finally:
-        engine.close()
+def test_warming_twice_builds_nothing_the_second_time(corpus: Engine) -> None:
+    first = corpus.warm()
+    again = corpus.warm()
+    assert again["programs"] == first["programs"]  # (the same programs, visited)
+    assert (again["conditions"], again["patterns"]) == (0, 0)
 
 
 PACK = """\
