@@ -31,18 +31,25 @@ variable but `POLICY_CONFIG` is set: variables override the file, and who set th
 from variables alone, a settings file the user may not change, and settings with
 `pack_cache: false` (or `POLICY_PACK_CACHE=false`) are validated at every start.
 tests/test_hook_cold_start.py holds the defaults here to `Settings()`'s.
+
+The thin client of `policy serve` needs two fields of all this (`server`,
+`server_owner`) and must start in about the interpreter's own time, so reading an
+entry (`settings_key`, `cached_fields`) imports no `pathlib`, `json` or `hashlib`;
+`Path`s are made when a `FastSettings` is (`cached`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
-from policy._env import CONFIG_ENV, ENV_PREFIX, default_data_dir
+from policy._env import CONFIG_ENV, ENV_PREFIX, data_home, default_data_dir
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any, Literal
+
     from policy._trusted_store import FileAccess
     from policy.settings import Settings
 
@@ -50,7 +57,9 @@ __all__ = [
     "FastSettings",
     "cacheable_file",
     "cached",
+    "cached_fields",
     "default_data_dir",
+    "is_unconfigured",
     "remember",
     "settings_key",
     "unconfigured",
@@ -227,34 +236,37 @@ _SCALARS: dict[str, tuple[type, ...]] = {
 
 
 def unconfigured(config_file: str | os.PathLike[str] | None) -> FastSettings | None:
-    """The defaults when no file and no `POLICY_*` variable configure anything, else None.
+    """The defaults when no file and no `POLICY_*` variable configure anything, else None."""
+    return FastSettings() if is_unconfigured(config_file) else None
+
+
+def is_unconfigured(config_file: str | os.PathLike[str] | None) -> bool:
+    """Whether no settings file and no `POLICY_*` variable configure anything.
 
     Any variable whose name starts with POLICY_ in any case counts (pydantic-settings
     reads them case-insensitively, and an unknown one must still be an error), and so
     does `POLICY_CONFIG`, even empty.
     """
     if config_file is not None:
-        return None
-    if any(name.upper().startswith(ENV_PREFIX) for name in os.environ):
-        return None
-    return FastSettings()
+        return False
+    return not any(name.upper().startswith(ENV_PREFIX) for name in os.environ)
 
 
 # ------------------------------------------------------------------ the cache
 
 
-def _cache_dir() -> Path | None:
+def _cache_dir() -> str | None:
     """Where validated settings are kept; None when there is no home to keep them in
     (a settings file may still name data_dir, so that is no error here)."""
     try:
-        return default_data_dir() / "cache" / "settings"
+        return os.path.join(data_home(), "cache", "settings")
     except (RuntimeError, KeyError, OSError):
         return None
 
 
 def cacheable_file(
     config_file: str | os.PathLike[str] | None, access: FileAccess | None = None
-) -> Path | None:
+) -> str | None:
     """The settings file an entry may stand for, or None: validate, neither read nor
     write the cache.
 
@@ -271,12 +283,12 @@ def cacheable_file(
     if any(name.upper().startswith(ENV_PREFIX) and name != CONFIG_ENV for name in os.environ):
         return None
     if config_file is not None:
-        path = Path(config_file)
+        path = os.fspath(config_file)
     else:
         value = os.environ.get(CONFIG_ENV)
         if not value:
             return None
-        path = Path(value)
+        path = value
     from policy._trusted_store import SYSTEM, user_controls
 
     return path if user_controls(path, access or SYSTEM) else None
@@ -287,15 +299,15 @@ def settings_key(
 ) -> str | None:
     """The digest of everything `Settings(config_file)` reads; None if it cannot be had,
     or when the cache may not stand for these settings (see `cacheable_file`)."""
-    import hashlib
-
+    from policy._sha256 import sha256
     from policy._trusted_store import code_stamps, package_stamps
 
     path = cacheable_file(config_file, access)
     if path is None:
         return None
     try:
-        content = path.read_bytes()
+        with open(path, "rb") as file:
+            content = file.read()
         code = code_stamps(_SOURCES)
         libraries = [package_stamps(name) for name in _LIBRARIES]
     except (OSError, ImportError, ValueError):
@@ -310,13 +322,21 @@ def settings_key(
         os.environ.get("HOME"),
         os.getuid(),
     ]
-    digest = hashlib.sha256(_json(header))
-    digest.update(hashlib.sha256(content).digest())
-    return digest.hexdigest()
+    digest = sha256(_json(header))
+    digest.update(sha256(content).digest())
+    return str(digest.hexdigest())
 
 
 def cached(key: str | None) -> FastSettings | None:
     """The settings validated before under `key` (see `settings_key`), or None."""
+    fields = cached_fields(key)
+    return None if fields is None else _rebuild(fields)
+
+
+def cached_fields(key: str | None) -> dict[str, Any] | None:
+    """The fields of the settings validated before under `key`, as the entry holds
+    them (paths as text, the hooks as `hooks_enabled`), every one checked; None for a
+    miss — or an entry that cannot be used, whatever is wrong with it."""
     directory = _cache_dir()
     if key is None or directory is None:
         return None
@@ -326,24 +346,22 @@ def cached(key: str | None) -> FastSettings | None:
     if body is None:
         return None
     try:
-        return _rebuild(body, key)
+        return _checked(body, key)
     except Exception:  # noqa: BLE001 - an entry we cannot use is a miss, whatever the reason
         return None
 
 
-def _rebuild(body: bytes, key: str) -> FastSettings:
-    import json
+def _checked(body: bytes, key: str) -> dict[str, Any]:
+    from policy._plain_json import loads
 
-    entry = json.loads(body)
+    entry = loads(body)
     if entry["format"] != FORMAT or entry["key"] != key:
         raise ValueError("another entry")
     fields = entry["fields"]
-    values: dict[str, Any] = {}
     for name, kinds in _SCALARS.items():
         value = fields[name]
         if type(value) not in kinds:
             raise TypeError(f"{name}: {type(value).__name__}")
-        values[name] = value
     packs, data_dir, audit_path, aliases = (
         fields["packs"],
         fields["data_dir"],
@@ -367,18 +385,27 @@ def _rebuild(body: bytes, key: str) -> FastSettings:
         raise TypeError("aliases")
     if type(fields["hooks_enabled"]) is not bool:
         raise TypeError("hooks_enabled")
-    if values["pack_cache"] is not True:
+    if fields["pack_cache"] is not True:
         raise ValueError("pack_cache: false is never kept")  # see _plain
+    return dict(fields)
+
+
+def _rebuild(fields: dict[str, Any]) -> FastSettings:
+    """The settings `cached_fields` checked, with their paths as `Path`s."""
+    from pathlib import Path
+
+    audit_path, approvers_map = fields["audit_path"], fields["approvers_map"]
+    capture_dir = fields["audit_capture_dir"]
     return FastSettings(
-        packs=[Path(p) for p in packs],
-        protected_paths=[Path(p) for p in protected],
-        data_dir=Path(data_dir),
+        packs=[Path(p) for p in fields["packs"]],
+        protected_paths=[Path(p) for p in fields["protected_paths"]],
+        data_dir=Path(fields["data_dir"]),
         audit_path=None if audit_path is None else Path(audit_path),
         audit_capture_dir=None if capture_dir is None else Path(capture_dir),
         approvers_map=None if approvers_map is None else Path(approvers_map),
-        aliases=dict(aliases),
+        aliases=dict(fields["aliases"]),
         hooks=NoHostedHooks(fields["hooks_enabled"]),
-        **values,
+        **{name: fields[name] for name in _SCALARS},
     )
 
 
@@ -410,13 +437,15 @@ def remember(
 
 
 def _json(value: Any) -> bytes:
-    """`value` as JSON bytes, with the standard library's encoder: the thin client
-    (`policy.hosts.claude.thin`) reads its settings through this module, and orjson's
-    import (it loads dataclasses, inspect, uuid, datetime) would be ≈ a tenth of its
-    start. ASCII only (a lone surrogate, as `os.environ` can hold, is escaped)."""
-    import json
+    """`value` as JSON bytes, with the standard library's C encoder (policy._plain_json):
+    the thin client (`policy.hosts.claude.thin`) reads its settings through this module,
+    and orjson's import (dataclasses, inspect, uuid, datetime), or even `json`'s (`re`
+    and what it imports), would be a large part of its start. ASCII only (a lone
+    surrogate, as `os.environ` can hold, is escaped)."""
+    from policy._plain_json import dumps
 
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode()
+    return dumps(value).encode()
+
 
 
 def _plain(settings: Settings) -> dict[str, Any] | None:

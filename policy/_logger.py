@@ -9,10 +9,10 @@ the same names, levels, handlers and `caplog` as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 __all__ = ["logger"]
 
@@ -40,4 +40,5 @@ class _Deferred:
 
 def logger(name: str) -> logging.Logger:
     """`logging.getLogger(name)`, looked up (and `logging` imported) at its first use."""
-    return cast("logging.Logger", _Deferred(name))
+    deferred: Any = _Deferred(name)  # stands for the Logger it looks up
+    return deferred  # type: ignore[no-any-return]

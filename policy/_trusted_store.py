@@ -23,20 +23,27 @@ entry may only stand for inputs the user could change anyway (`user_controls`):
 whatever the entry says, that user could have written.
 
 Nothing here knows what an entry holds, and nothing here imports packs or settings:
-both callers import this module, not each other.
+both callers import this module, not each other. Nor does it import `pathlib` or
+`hashlib`: the thin client of `policy serve` reads its settings' entry through here
+(paths are whatever the `os` functions take; policy._sha256).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 import stat
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
+import sys
 
 from policy._logger import logger
+from policy._sha256 import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    #: A path as the `os` functions take it.
+    PathLike = str | os.PathLike[str]
 
 __all__ = [
     "KEEP",
@@ -60,7 +67,7 @@ KEEP = 32
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _SUFFIX = ".entry"
 #: The `policy` package: `code_stamps` paths are relative to it.
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 
 # ------------------------------------------------------------------ what made an entry
@@ -73,9 +80,7 @@ def _stamp(path: str) -> list[Any]:
 
 def package_stamps(name: str) -> list[Any]:
     """Size and mtime of a package's top-level code files (a reinstall changes them)."""
-    from importlib.util import find_spec
-
-    spec = find_spec(name)
+    spec = _find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         raise OSError(f"package {name} not found")
     stamps: list[Any] = [name]
@@ -86,9 +91,24 @@ def package_stamps(name: str) -> list[Any]:
     return stamps
 
 
+def _find_spec(name: str) -> Any:
+    """`importlib.util.find_spec(name)` for a top-level `name` not imported yet, asked of
+    the import system's finders as that function asks them (without importing
+    `importlib.util`, and `contextlib` with it)."""
+    if name in sys.modules:
+        module = sys.modules[name]
+        return None if module is None else module.__spec__
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
+
+
 def code_stamps(sources: Iterable[str]) -> list[Any]:
     """Size and mtime of hookpolicy's own modules (paths relative to policy/)."""
-    return [[name, *_stamp(str(_PACKAGE / name))] for name in sources]
+    return [[name, *_stamp(os.path.join(_PACKAGE, name))] for name in sources]
 
 
 # ------------------------------------------------------------------ who controls the inputs
@@ -104,7 +124,7 @@ class FileAccess:
         """The user whose cache entries these are (`os.geteuid`)."""
         return os.geteuid()
 
-    def may(self, path: Path, mode: int) -> bool:
+    def may(self, path: PathLike, mode: int) -> bool:
         """`os.access` for the effective user (the one writing entries), not the real one."""
         return os.access(path, mode, effective_ids=_EFFECTIVE_IDS)
 
@@ -114,7 +134,9 @@ _EFFECTIVE_IDS = os.access in os.supports_effective_ids
 SYSTEM = FileAccess()
 
 
-def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = False) -> bool:
+def user_controls(
+    path: PathLike, access: FileAccess = SYSTEM, *, directory: bool = False
+) -> bool:
     """Whether the effective user could make `path` hold anything it likes.
 
     True for root, and for a path the user may write (a directory: write and search).
@@ -127,38 +149,44 @@ def user_controls(path: Path, access: FileAccess = SYSTEM, *, directory: bool = 
     """
     if access.euid() == 0:
         return True
-    if path.name in ("", ".."):
-        path = Path(os.path.realpath(path))
+    if _last_part(os.fspath(path)) in ("", ".."):
+        path = os.path.realpath(path)
     return access.may(path, os.W_OK | (os.X_OK if directory else 0))
+
+
+def _last_part(path: str) -> str:
+    """What `Path(path).name` is: the last part but "." ("" for none, or the root)."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return parts[-1] if parts else ""
 
 
 # ------------------------------------------------------------------ entries
 
 
-def _entry_path(directory: Path, key: str) -> Path:
-    return directory / f"{key}{_SUFFIX}"
+def _entry_path(directory: PathLike, key: str) -> str:
+    return os.path.join(directory, f"{key}{_SUFFIX}")
 
 
-def read_entry(directory: Path, key: str) -> bytes | None:
+def read_entry(directory: PathLike, key: str) -> bytes | None:
     """The body of entry `key`: None unless it is a private file of this user whose
     checksum line matches."""
     data = read_private(_entry_path(directory, key))
     if data is None:
         return None
     checksum, _, body = data.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != checksum:
+    if sha256(body).hexdigest().encode() != checksum:
         log.debug("cache: entry %s in %s is damaged; ignored", key, directory)
         return None
     return body
 
 
-def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> bool:
+def write_entry(directory: PathLike, key: str, body: bytes, *, keep: int = KEEP) -> bool:
     """Write entry `key` atomically as a private file, then prune to the newest `keep`;
     whether it was written (a failure is otherwise ignored)."""
-    data = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    data = sha256(body).hexdigest().encode() + b"\n" + body
     final = _entry_path(directory, key)
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
     except OSError as exc:
         log.debug("cache: cannot write %s: %s", final, exc)
         return False
@@ -168,7 +196,7 @@ def write_entry(directory: Path, key: str, body: bytes, *, keep: int = KEEP) -> 
     return True
 
 
-def append_private(path: Path, record: bytes, limit: int) -> None:
+def append_private(path: PathLike, record: bytes, limit: int) -> None:
     """Append `record` to a private file of this user, made if missing. A file that is
     not private (another owner, a link, writable by others) is left alone; one that
     would pass `limit` bytes, or whose size is not a whole number of records (one was
@@ -177,7 +205,7 @@ def append_private(path: Path, record: bytes, limit: int) -> None:
     writing at once do not interleave. Failures are ignored: what the file keeps is
     only ever work a process can do again."""
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NO_SURPRISES, 0o600)
     except OSError as exc:
         log.debug("cache: cannot append to %s: %s", path, exc)
@@ -197,10 +225,11 @@ def append_private(path: Path, record: bytes, limit: int) -> None:
         os.close(fd)
 
 
-def _replace_private(path: Path, data: bytes) -> bool:
+def _replace_private(path: PathLike, data: bytes) -> bool:
     """Put `data` at `path` as a new private file, renamed into place (a link or a file
     there is replaced, never followed); False when it could not be."""
-    temporary = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(
             temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
@@ -214,8 +243,10 @@ def _replace_private(path: Path, data: bytes) -> bool:
         os.replace(temporary, path)
     except OSError as exc:
         log.debug("cache: cannot write %s: %s", path, exc)
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(temporary)
+        except OSError as gone:  # never made, or removed already
+            log.debug("cache: %s not removed: %s", temporary, gone)
         return False
     return True
 
@@ -235,7 +266,7 @@ def _private(st: os.stat_result) -> bool:
     )
 
 
-def read_private(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+def read_private(path: PathLike, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
     """The bytes of a file only this user could have written, at most `limit` of them
     (a longer file is None, as is one that is not private: the caller's miss)."""
     try:
@@ -257,7 +288,7 @@ def read_private(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
         os.close(fd)
 
 
-def _prune(directory: Path, keep: int) -> None:
+def _prune(directory: PathLike, keep: int) -> None:
     """Keep the newest `keep` entries; every edit of the inputs leaves one behind otherwise."""
     try:
         entries = []

@@ -487,7 +487,7 @@ class _Files(trusted_store.FileAccess):
         return self.user
 
     def may(self, path: Path, mode: int) -> bool:
-        return not mode & os.W_OK or path in self.writable
+        return not mode & os.W_OK or Path(path) in self.writable
 
 
 @pytest.mark.parametrize(
@@ -551,7 +551,7 @@ class _Posing(trusted_store.FileAccess):
         return 1000
 
     def may(self, path: Path, mode: int) -> bool:
-        return not mode & os.W_OK or path in self.writable
+        return not mode & os.W_OK or Path(path) in self.writable
 
 
 def _rules(loaded: Any) -> list[Any]:
