@@ -8,13 +8,16 @@ command) pays only for what it touches.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from policy import hosting as _hosting
 from policy._version import __version__
 
+# Every `policy` command imports this package, the thin client of `policy serve` among
+# them, which must start in about the interpreter's own time: no `typing` (with `re`
+# behind it) at run time (policy.hosts.claude.thin).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policy.engine import Engine
     from policy.errors import (
         HardAborted,
@@ -132,6 +135,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'policy' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

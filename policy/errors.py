@@ -7,19 +7,22 @@ parsing messages.
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Protocol
+# Imported by the thin client of `policy serve`, which loads neither `enum` nor
+# `typing` (policy.hosts.claude.thin): what they name here is for the type checker.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from enum import Enum
+    from typing import Protocol
 
+    class _Stopping(Protocol):
+        """What an abort carries: a `policy.model.Decision`. Named by shape, not
+        imported, because every module imports this one and it must import none of them."""
 
-class _Stopping(Protocol):
-    """What an abort carries: a `policy.model.Decision`. Named by shape, not imported,
-    because every module imports this one and it must import none of them."""
+        @property
+        def action(self) -> Enum: ...
 
-    @property
-    def action(self) -> Enum: ...
-
-    @property
-    def reason(self) -> str: ...
+        @property
+        def reason(self) -> str: ...
 
 
 class PolicyError(Exception):

@@ -12,8 +12,7 @@ of it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # no `typing` at run time: every `policy` command imports this
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from policy.cli import _parser, main
+from policy.cli import main
+from policy.cli.commands import parser as _parser
 from policy.hosts.claude import mount as _mount
 from policy.hosts.claude.dialect import AGENTAO, CLAUDE
 

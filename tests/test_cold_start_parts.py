@@ -21,7 +21,8 @@ import orjson
 import pytest
 
 from policy.analysis._lazy_re import LazyPattern
-from policy.cli import _parser, main
+from policy.cli import main
+from policy.cli.commands import parser as _parser
 from policy.packs.cel import constants, expr
 
 POINT = "before_tool"
@@ -222,7 +223,7 @@ def test_help_is_as_wide_as_argparse_makes_it(
 ) -> None:
     import argparse
 
-    import policy.cli
+    import policy.cli.commands
 
     monkeypatch.setenv("COLUMNS", columns)
 
@@ -232,5 +233,5 @@ def test_help_is_as_wide_as_argparse_makes_it(
         return capsys.readouterr().out
 
     ours = help_text()
-    monkeypatch.setattr(policy.cli, "_Formatter", argparse.HelpFormatter)  # shutil's width
+    monkeypatch.setattr(policy.cli.commands, "_Formatter", argparse.HelpFormatter)  # shutil's width
     assert ours == help_text()

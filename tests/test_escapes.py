@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy.cli import _parser
+from policy.cli.commands import parser as _parser
 from policy.hosts.claude.decide import decide
 from policy.hosts.claude.hook_process import _engine
 from policy.hosts.claude.wire import event_of

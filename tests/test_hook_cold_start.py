@@ -65,7 +65,7 @@ HEAVY = (
     # a one-event hook never owes a batch of crossings (policy.packs.cel.crossing)
     "ctypes",
     # argparse's formatter and tree-sitter-bash's package would import it (and bz2,
-    # lzma, tempfile): policy.cli._Formatter, policy.analysis.shell.parse._bash_language
+    # lzma, tempfile): policy.cli.commands._Formatter, policy.analysis.shell.parse._bash_language
     "shutil",
     # a call that goes well logs nothing (policy._logger), and every hook runs inline, so
     # no worker pool (concurrent.futures, which imports logging) is started
@@ -189,7 +189,7 @@ class _Posing(FileAccess):
         return 1000
 
     def may(self, path: Path, mode: int) -> bool:
-        return not mode & os.W_OK or path in self.writable
+        return not mode & os.W_OK or Path(path) in self.writable
 
 
 def _forge(entry: Path, **fields: Any) -> None:

@@ -112,7 +112,7 @@ def test_a_row_cannot_be_changed() -> None:
 
 
 def test_every_list_of_points_elsewhere_is_read_from_the_table() -> None:
-    from policy.cli import _POINTS as EVAL_CHOICES
+    from policy.cli.commands import EVAL_POINTS as EVAL_CHOICES
     from policy.codec import PART_TYPES
     from policy.server.app import DECIDE_POINTS
 

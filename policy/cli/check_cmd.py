@@ -312,10 +312,10 @@ def run(args: argparse.Namespace) -> int:
         settings = read_settings(args.config, cached=True)
         mount = None
         if host is not None and settings_file is not None:
-            from policy.cli import _parser
+            from policy.cli.commands import parser
             from policy.hosts.claude.mount import mount_pack_paths, read_mount
 
-            mount = read_mount(settings_file, host, _parser())
+            mount = read_mount(settings_file, host, parser())
         paths = args.paths or [str(p) for p in settings.packs]
         service = getattr(settings, "service", None)
         if not args.paths and service is not None:

@@ -1,27 +1,26 @@
-"""The `policy` command.
+"""The `policy` command line: every command, its options and their help.
 
-This module builds the argument parser with the standard library only and
-imports a subcommand's module when that subcommand runs: `policy --version` and
-`policy audit verify` never import pydantic, structlog or the engine.
+Built with the standard library only (argparse); policy.cli imports this module
+once it knows the command line needs it (a hook event bound for `policy serve`
+does not), and a subcommand's own module only when that subcommand runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from policy._version import __version__
-from policy.hosts import HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE, SERVERS
+from policy.hosts import HOOK_APPROVALS, HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE, SERVERS
 from policy.hosts.claude.dialect import DIALECTS
 
 #: policy.packs.cel.ENGINES, spelled here so that building the parser imports no engine.
 ENGINE_NAMES = ("native", "cel-expr-python", "cel-python")
 
-__all__ = ["main"]
+__all__ = ["ENGINE_NAMES", "EVAL_POINTS", "command_in", "parser"]
 
 
 
@@ -42,7 +41,7 @@ class _EvalPoints:
         return iter(self._names())
 
 
-_POINTS = _EvalPoints()
+EVAL_POINTS = _EvalPoints()
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -76,19 +75,19 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with `only` (a command's name), only that command's part:
     a one-event `policy hook` builds one subcommand, not twenty (≈ 8 ms a start)."""
-    parser = _Parser(
+    built = _Parser(
         prog="policy",
         description="Policy-as-configuration governance for AI-agent hooks.",
     )
-    parser.add_argument("--version", action="version", version=f"hookpolicy {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    built.add_argument("--version", action="version", version=f"hookpolicy {__version__}")
+    commands = built.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, add in _COMMANDS.items():
         if only is None or name == only:
             add(commands)
-    return parser
+    return built
 
 
 def _add_eval(commands: Any) -> None:
@@ -105,7 +104,7 @@ def _add_eval(commands: Any) -> None:
     ev.add_argument("input", nargs="?", default="-", metavar="INPUT")
     ev.add_argument(
         "--point",
-        choices=_POINTS,
+        choices=EVAL_POINTS,
         metavar="POINT",  # argparse lists `choices` in help only (it would load the model)
         default="before_tool",
         help="default hook point: %(choices)s",
@@ -484,7 +483,7 @@ def _add_hook(commands: Any) -> None:
     )
     hook.add_argument(
         "--approval",
-        choices=("auto", "ask", "wait", "defer"),
+        choices=HOOK_APPROVALS,
         default=HOOK_DEFAULT_APPROVAL,
         help="who approves a call the policy gates (claude, agentao). auto (default): the "
         "approvers the policy names (defer), else the host's own dialog; ask: always the "
@@ -603,26 +602,7 @@ _COMMANDS: dict[str, Callable[[Any], None]] = {
 }
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
+def command_in(argv: Sequence[str]) -> str | None:
     """The command `argv` names first, if it names one before any option."""
     first = argv[0] if argv else None
     return first if first in _COMMANDS else None
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    given = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser(_command_in(given))
-    args = parser.parse_args(given)
-    if not getattr(args, "module", None):
-        parser.print_help(sys.stderr)
-        return 2
-    # `policy hook HOST` is served by the host's own server (policy.hosts.SERVERS).
-    name = SERVERS[args.host] if args.module == "hook" else f"policy.cli.{args.module}"
-    module = importlib.import_module(name)
-    try:
-        code: int = module.run(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    return code

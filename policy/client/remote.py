@@ -10,6 +10,7 @@ local engine to fall back to, by design.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import socket
 import sys
@@ -53,11 +54,11 @@ class RemoteEngine:
         self.server = server
         self.timeout = timeout
         #: Connections of approve_tool calls in flight (abandon_approvals hangs them up).
-        self._waiting: set[socket.socket] = set()
+        self._waiting: set[_socket.socket] = set()
         self._lock = threading.Lock()
 
     def _post(
-        self, path: str, body: Any, timeout: float, track: set[socket.socket] | None = None
+        self, path: str, body: Any, timeout: float, track: set[_socket.socket] | None = None
     ) -> Any:
         status, _headers, answer = self.server.request(
             "POST", path, body, timeout=timeout, track=track, lock=self._lock

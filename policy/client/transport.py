@@ -9,24 +9,34 @@ A Unix socket is trusted only when the process behind it runs as the configured
 owner (`SO_PEERCRED`, checked on the connected socket, so a socket file swapped after
 the check changes nothing): a service the agent started itself, under the agent's
 uid, on a path the agent could write, must not decide the agent's calls.
+
+The thin client of `policy serve` (started per tool call) sends its events through
+here, so the module imports nothing its start cannot afford: the socket is the
+interpreter's own `_socket` (`socket` adds `enum`, `selectors` and more; it is
+imported for TCP only), JSON goes through `policy._plain_json`, and the few
+characters a header may not hold are %-escaped here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import _socket
 import os
-import socket
 import struct
 import time
-from typing import Any
-from urllib.parse import quote
+
+from policy._plain_json import dumps, loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _socket import socket
+    from typing import Any
 
 __all__ = [
     "ServiceClient",
     "ServiceError",
     "ServiceRefused",
     "ServiceUnreachable",
+    "query",
     "server_from_settings",
 ]
 
@@ -86,9 +96,9 @@ class ServiceClient:
         self.token = token
         self.restart_grace = restart_grace
         #: Sent with every request (the hook's project and settings file).
-        self.headers = {name: quote(value, safe="/") for name, value in (headers or {}).items()}
+        self.headers = {name: _quote(value) for name, value in (headers or {}).items()}
 
-    def _connect(self, timeout: float) -> socket.socket:
+    def _connect(self, timeout: float) -> socket:
         if self.kind == "unix":
             sock = self._connect_unix(timeout)
             try:
@@ -98,20 +108,22 @@ class ServiceClient:
                 raise
             return sock
         host, _, port = self.target.rpartition(":")
+        import socket as sockets  # TCP only: a hook's Unix socket needs none of it
+
         try:
-            return socket.create_connection((host, int(port)), timeout=timeout)
+            return sockets.create_connection((host, int(port)), timeout=timeout)
         except OSError as exc:
             raise ServiceUnreachable(
                 f"policy serve is not reachable at {self.address}: {exc.strerror or exc}"
             ) from None
 
-    def _connect_unix(self, timeout: float) -> socket.socket:
+    def _connect_unix(self, timeout: float) -> socket:
         """Connected to the socket; a service restarting (no socket file yet, or nobody
         accepting) is given `restart_grace` seconds, within `timeout`, to come back."""
         ends = time.monotonic() + min(self.restart_grace, timeout)
         delay = 0.02
         while True:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             sock.settimeout(timeout)
             try:
                 sock.connect(self.target)
@@ -132,14 +144,14 @@ class ServiceClient:
             else:
                 return sock
 
-    def _check_peer(self, sock: socket.socket) -> None:
+    def _check_peer(self, sock: socket) -> None:
         """The process that accepted us runs as `owner_uid` (SO_PEERCRED)."""
-        if not hasattr(socket, "SO_PEERCRED"):
+        if not hasattr(_socket, "SO_PEERCRED"):
             raise ServiceRefused(
                 f"cannot check who serves {self.address}: this platform has no SO_PEERCRED "
                 "(policy serve runs on Linux; docs/service.md)"
             )
-        raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        raw = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
         pid, uid, _gid = struct.unpack("3i", raw)
         if uid != self.owner_uid:
             raise ServiceRefused(
@@ -155,7 +167,7 @@ class ServiceClient:
         *,
         timeout: float = 10.0,
         raw_body: bytes | None = None,
-        track: set[socket.socket] | None = None,
+        track: set[socket] | None = None,
         lock: Any = None,
     ) -> tuple[int, dict[str, str], Any]:
         """Send one request; (status, headers, parsed JSON body). A status ≥ 400 is
@@ -164,7 +176,7 @@ class ServiceClient:
         may hang up on it from another thread."""
         payload = raw_body if raw_body is not None else b""
         if raw_body is None and body is not None:
-            payload = json.dumps(body, separators=(",", ":")).encode()
+            payload = dumps(body).encode()
         host = "localhost" if self.kind == "unix" else self.target
         head = [
             f"{method} {path} HTTP/1.1",
@@ -183,10 +195,7 @@ class ServiceClient:
             with lock:
                 track.add(sock)
         try:
-            # The service may answer before reading all of it (a body over its limit):
-            # its answer is what to report.
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                sock.sendall(message)
+            _send(sock, message)
             return _read_response(sock, self.address)
         except TimeoutError:
             raise ServiceUnreachable(
@@ -220,7 +229,32 @@ def _error_text(answer: Any) -> str:
     return str(answer)[:500]
 
 
-def _read_response(sock: socket.socket, address: str) -> tuple[int, dict[str, str], Any]:
+def _send(sock: socket, message: bytes) -> None:
+    """All of `message`, unless the service stops reading: it may answer before reading
+    all of a body over its limit, and its answer is what to report."""
+    try:
+        sock.sendall(message)
+    except (BrokenPipeError, ConnectionResetError):
+        return
+
+
+def query(parameters: dict[str, str]) -> str:
+    """A URL's query holding `parameters`, as `urllib.parse.urlencode` writes it (but
+    for a space, %20 rather than `+`: both read back as a space)."""
+    return "&".join(f"{_quote(name, '')}={_quote(value, '')}" for name, value in parameters.items())
+
+
+def _quote(value: str, safe: str = "/") -> str:
+    """`urllib.parse.quote(value, safe)`: UTF-8, every byte but letters, digits, `_.-~`
+    and those of `safe` as %XX."""
+    kept = _UNRESERVED.union(safe.encode("ascii"))
+    return "".join(chr(byte) if byte in kept else f"%{byte:02X}" for byte in value.encode())
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def _read_response(sock: socket, address: str) -> tuple[int, dict[str, str], Any]:
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
@@ -259,14 +293,14 @@ def _read_response(sock: socket.socket, address: str) -> tuple[int, dict[str, st
     if not body:
         return status, headers, None
     try:
-        return status, headers, json.loads(body)
+        return status, headers, loads(body)
     except ValueError:
         raise ServiceRefused(
             f"policy serve at {address} answered {status} with a body that is not JSON"
         ) from None
 
 
-def _dechunk(sock: socket.socket, data: bytes, address: str) -> bytes:
+def _dechunk(sock: socket, data: bytes, address: str) -> bytes:
     """A chunked body (the service sends Content-Length; a proxy may re-chunk)."""
     body = b""
     while True:

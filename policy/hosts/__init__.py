@@ -18,12 +18,34 @@ from __future__ import annotations
 
 from policy.hosts.claude.dialect import DIALECTS
 
-__all__ = ["ANSWER_MARGIN", "HOOK_DEFAULT_APPROVAL", "HOOK_DEFAULT_DEADLINE", "SERVERS"]
+__all__ = [
+    "ANSWER_MARGIN",
+    "HOOK_APPROVALS",
+    "HOOK_DEFAULT_APPROVAL",
+    "HOOK_DEFAULT_DEADLINE",
+    "HOOK_OPTIONS",
+    "SERVERS",
+]
 
 #: `policy hook`'s `--deadline` (seconds) and `--approval` when the command gives none:
 #: the parser's defaults, and what `policy check --host` assumes of a command without them.
 HOOK_DEFAULT_DEADLINE = 50.0
 HOOK_DEFAULT_APPROVAL = "auto"
+#: `policy hook`'s `--approval` values (docs/hosts.md: who approves a gated call).
+HOOK_APPROVALS = ("auto", "ask", "wait", "defer")
+
+#: `policy hook HOST`'s options, by what their values are: `text`, `texts` (repeatable),
+#: `seconds` (a float) or a tuple of the choices. The parser gives them their help
+#: (policy.cli.commands, held to this table by tests/test_thin_client.py); the thin
+#: client reads a hook's command line with this table alone (policy.hosts.claude.thin).
+HOOK_OPTIONS: dict[str, str | tuple[str, ...]] = {
+    "--config": "text",
+    "--packs": "texts",
+    "--approval": HOOK_APPROVALS,
+    "--deadline": "seconds",
+    "--server": "text",
+}
+
 #: What `policy hook` keeps back from `--deadline` after waiting for an approval, to log
 #: and print the answer (the hook process spends it; the mount checks count it).
 ANSWER_MARGIN = 1.0

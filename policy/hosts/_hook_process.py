@@ -18,31 +18,38 @@ hook processes (`claude.hook_process` and its `thin` client, `picoclaw.hook_proc
 * `abandon_approvals` / `on_signal` / `end_process`: a process that stops waiting from
   outside a call expires what it waited on, then ends at once.
 
-The watchdog and the signal handling need nothing but the standard library, so the
-thin client (which must not load orjson, tests/test_hook_cold_start.py) shares them:
-orjson is imported where a line is encoded.
+The watchdog, the signal handling and the exit are `_watchdog`'s (re-exported here):
+they need nothing but the interpreter's built-in modules, so the thin client shares
+them without importing this module (tests/test_hook_cold_start.py). orjson is
+imported where a line is encoded.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import json
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from policy.errors import PolicyError
 from policy.hosts._settings import read_settings
+from policy.hosts._watchdog import (
+    Watch,
+    Watchdog,
+    end_process,
+    ended_by,
+    no_answer_within,
+    on_signal,
+)
 
 __all__ = [
     "EngineSlot",
     "NoPolicyError",
     "Output",
     "Reply",
+    "Watch",
     "Watchdog",
     "abandon_approvals",
     "encode_line",
@@ -127,55 +134,6 @@ def lines() -> Iterator[bytes]:
 def failed_closed(exc: BaseException) -> str:
     """The reason of a refusal that stands for an error."""
     return f"policy hook failed closed: {type(exc).__name__}: {exc}"
-
-
-def no_answer_within(seconds: float) -> str:
-    """The reason of the watchdog's refusal."""
-    return f"policy hook gave no answer within {seconds:g} s (failed closed)"
-
-
-class Watchdog:
-    """Calls each watched function at its deadline unless it was cancelled first.
-
-    One thread for every watch: a timer per request would cost a thread per call.
-    """
-
-    def __init__(self, name: str = "policy-watchdog") -> None:
-        self._heap: list[tuple[float, int, Watch]] = []
-        self._order = itertools.count()
-        self._wake = threading.Condition()
-        thread = threading.Thread(target=self._run, name=name, daemon=True)
-        thread.start()
-
-    def watch(self, deadline: float, fire: Callable[[], object]) -> Watch:
-        """Call `fire()` at `deadline` (time.monotonic) unless `cancel()`ed before."""
-        watch = Watch(fire)
-        with self._wake:
-            heapq.heappush(self._heap, (deadline, next(self._order), watch))
-            self._wake.notify()
-        return watch
-
-    def _run(self) -> None:
-        while True:
-            with self._wake:
-                while not self._heap or self._heap[0][0] > time.monotonic():
-                    self._wake.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
-                _, _, watch = heapq.heappop(self._heap)
-            if not watch.cancelled:
-                watch.fire()
-
-
-class Watch:
-    """One deadline a Watchdog keeps."""
-
-    __slots__ = ("cancelled", "fire")
-
-    def __init__(self, fire: Callable[[], object]) -> None:
-        self.fire = fire
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
 
 
 # ---------------------------------------------------------------------- engine
@@ -314,42 +272,3 @@ def abandon_approvals(engine: Any, reason: str) -> None:
     worker = threading.Thread(target=expire, name="abandon-approvals", daemon=True)
     worker.start()
     worker.join(_ABANDON_BUDGET)
-
-
-def ended_by(number: int) -> str:
-    """The reason of a refusal for the signal `number` that ended the process."""
-    import signal
-
-    return f"policy hook ended by {signal.Signals(number).name} (failed closed)"
-
-
-def on_signal(give_up: Callable[[str], object], reason: Callable[[int], str] = ended_by) -> None:
-    """Call `give_up(reason(signal number))` when the host ends this process with
-    SIGTERM, SIGHUP or SIGINT, so that what it was waiting on is expired (or the
-    refusal printed) rather than left approvable."""
-    import signal
-
-    def handler(number: int, _frame: Any) -> None:
-        give_up(reason(number))
-
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
-        signum = getattr(signal, name, None)
-        if signum is not None:
-            signal.signal(signum, handler)
-
-
-def end_process() -> NoReturn:
-    """End the process now, skipping interpreter teardown and the threads still running.
-
-    For a process whose answers are out: a one-event hook (tearing down every module and
-    the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
-    that gave up on a stuck main thread, or workers stuck at exit (they are not
-    daemons and would hold it). Exit status 0."""
-    import contextlib
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        # A closed pipe: nothing more can reach the host anyway.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(0)

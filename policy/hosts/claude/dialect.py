@@ -17,8 +17,10 @@ importing `dataclasses` ≈ 10 ms, on the path of every hook via the service).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Final
 
 __all__ = ["AGENTAO", "CLAUDE", "DIALECTS", "Dialect"]
 

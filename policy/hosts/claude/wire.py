@@ -27,13 +27,17 @@ output), so the host's own permission rules still apply.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
-
 from policy.errors import InputError
 from policy.hosts.claude.dialect import DIALECTS
 
+# The thin client imports this module for its refusals (`answer_denied`) and loads
+# neither `typing` nor `collections` (policy.hosts.claude.thin): `Mapping` is imported
+# where a payload is read.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
     from policy.hosts.claude.dialect import Dialect
     from policy.model import CallContext, Prompt, Stop, ToolCall, ToolResult
 
@@ -199,6 +203,8 @@ def _text(value: Any, where: str) -> str:
 def event_of(payload: Any, host: str) -> HookEvent:
     """The hook event `host` (a `claude.dialect` name) sent in `payload`; InputError
     naming the field when it is malformed."""
+    from collections.abc import Mapping
+
     if not isinstance(payload, Mapping):
         raise InputError(f"the hook payload must be a JSON object, not {type(payload).__name__}")
     if DIALECTS[host].flat_payloads and "event" in payload and "data" in payload:
@@ -287,6 +293,8 @@ def stop_of(event: HookEvent) -> Stop:
     2.1.332, run) sends `stop_hook_active` and `last_assistant_message` at Stop;
     SubagentStop adds `agent_id` and `agent_type`. The transcript's path goes in
     `meta`, so the Stop hooks we host get it as Claude Code gave it."""
+    from collections.abc import Mapping
+
     from policy.model import Stop
 
     raw: Mapping[str, Any] = event.raw or {}

@@ -1,0 +1,122 @@
+"""A hook process answers in time, and goes when the host ends it: the deadline, the
+signals and the exit every `policy hook <host>` process shares (policy.hosts._hook_process
+re-exports them).
+
+Built on the interpreter's own `_thread` and `_signal` modules, not `threading` and
+`signal`: the thin client of `policy serve` runs this at every tool call, and those two
+(with `functools`, `collections`, `enum` behind them) would be a large part of its start
+(policy.hosts.claude.thin).
+"""
+
+from __future__ import annotations
+
+import _signal  # type: ignore[import-not-found]  # (no stub: `signal` is its wrapper)
+import _thread
+import heapq
+import itertools
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, NoReturn
+
+__all__ = ["Watch", "Watchdog", "end_process", "ended_by", "no_answer_within", "on_signal"]
+
+
+def no_answer_within(seconds: float) -> str:
+    """The reason of the watchdog's refusal."""
+    return f"policy hook gave no answer within {seconds:g} s (failed closed)"
+
+
+class Watchdog:
+    """Calls each watched function at its deadline unless it was cancelled first.
+
+    One thread for every watch: a timer per request would cost a thread per call. The
+    thread is the process's to end (it never holds the exit, like a daemon thread).
+    """
+
+    def __init__(self, name: str = "policy-watchdog") -> None:
+        self.name = name
+        self._heap: list[tuple[float, int, Watch]] = []
+        self._order = itertools.count()
+        self._lock = _thread.allocate_lock()  # guards the heap
+        self._wake = _thread.allocate_lock()  # released: a watch was added, look again
+        self._wake.acquire()
+        _thread.start_new_thread(self._run, ())
+
+    def watch(self, deadline: float, fire: Callable[[], object]) -> Watch:
+        """Call `fire()` at `deadline` (time.monotonic) unless `cancel()`ed before."""
+        watch = Watch(fire)
+        with self._lock:
+            heapq.heappush(self._heap, (deadline, next(self._order), watch))
+            if self._wake.locked():
+                self._wake.release()
+        return watch
+
+    def _run(self) -> None:
+        while True:
+            due: Watch | None = None
+            with self._lock:
+                wait = -1.0  # nothing watched: until a watch is added
+                if self._heap:
+                    wait = self._heap[0][0] - time.monotonic()
+                    if wait <= 0:
+                        due = heapq.heappop(self._heap)[2]
+            if due is not None:
+                if not due.cancelled:
+                    due.fire()
+                continue
+            # Released by `watch` (look at the heap again) or timed out (the first due).
+            self._wake.acquire(timeout=min(wait, _thread.TIMEOUT_MAX))
+
+
+class Watch:
+    """One deadline a Watchdog keeps."""
+
+    __slots__ = ("cancelled", "fire")
+
+    def __init__(self, fire: Callable[[], object]) -> None:
+        self.fire = fire
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def ended_by(number: int) -> str:
+    """The reason of a refusal for the signal `number` that ended the process."""
+    import signal
+
+    return f"policy hook ended by {signal.Signals(number).name} (failed closed)"
+
+
+def on_signal(give_up: Callable[[str], object], reason: Callable[[int], str] = ended_by) -> None:
+    """Call `give_up(reason(signal number))` when the host ends this process with
+    SIGTERM, SIGHUP or SIGINT, so that what it was waiting on is expired (or the
+    refusal printed) rather than left approvable."""
+
+    def handler(number: int, _frame: Any) -> None:
+        give_up(reason(number))
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        number = getattr(_signal, name, None)
+        if number is not None:
+            _signal.signal(number, handler)
+
+
+def end_process() -> NoReturn:
+    """End the process now, skipping interpreter teardown and the threads still running.
+
+    For a process whose answers are out: a one-event hook (tearing down every module and
+    the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
+    that gave up on a stuck main thread, or workers stuck at exit (they are not
+    daemons and would hold it). Exit status 0."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            continue  # a closed pipe: nothing more can reach the host anyway
+    os._exit(0)
