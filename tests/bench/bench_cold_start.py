@@ -51,9 +51,10 @@ ratio is flattered, as a pyenv shim flatters it. When the venv is editable, `--m
 also runs each row as an installed (non-editable) hookpolicy runs it: a virtualenv of
 the same interpreter, made in the temporary directory, whose one `.pth` puts this
 venv's site-packages and this checkout on `sys.path` (as a wheel install puts them),
-the hook started as `python -m policy` (what the wheel's console script runs), against
-that venv's own `python -c pass`. Those are the figures a user of a released
-hookpolicy pays.
+the hook started by a `policy` console script written there as pip writes one (`from
+policy.cli import main`; `python -m policy` would add runpy's imports, which no
+installed hook pays), against that venv's own `python -c pass`. Those are the figures
+a user of a released hookpolicy pays.
 
 `PYTHONDONTWRITEBYTECODE` is removed from the runs' environment: an installed
 package has its `.pyc` files, and without them every run would compile hookpolicy's
@@ -121,10 +122,21 @@ def _editable() -> bool:
     )
 
 
-def _plain_venv(directory: Path) -> Path:
+#: The console script pip (24 and later) writes for `policy = "policy.cli:main"`.
+_CONSOLE_SCRIPT = """\
+#!{python}
+import sys
+from policy.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = sys.argv[0].removesuffix('.exe')
+    sys.exit(main())
+"""
+
+
+def _plain_venv(directory: Path) -> tuple[Path, Path]:
     """The python of a new virtualenv of this interpreter that imports hookpolicy and
-    its libraries as a wheel install would: from directories on `sys.path` (one `.pth`),
-    through no import hook."""
+    its libraries as a wheel install would — from directories on `sys.path` (one `.pth`),
+    through no import hook — and its `policy` console script."""
     venv = directory / "plain-venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True
@@ -138,7 +150,10 @@ def _plain_venv(directory: Path) -> Path:
     )
     ours = sysconfig.get_paths()["purelib"]
     Path(found.stdout.strip(), "hookpolicy.pth").write_text(f"{ours}\n{ROOT}\n")
-    return python
+    script = venv / "bin" / "policy"
+    script.write_text(_CONSOLE_SCRIPT.format(python=python))
+    script.chmod(0o755)
+    return python, script
 
 
 def mounted_hook(project: Path, policy: Path) -> list[str]:
@@ -182,8 +197,9 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
         }
         plain = _plain_venv(directory) if _editable() else None
         if plain is not None:  # the same rows as an installed hookpolicy runs them
-            as_installed = [str(plain), "-m", "policy"]
-            rows[INSTALLED + BASE] = ([str(plain), "-c", "pass"], lambda: b"")
+            python, script = plain
+            as_installed = [str(script)]
+            rows[INSTALLED + BASE] = ([str(python), "-c", "pass"], lambda: b"")
             rows[INSTALLED + STANDALONE] = ([*as_installed, *standalone[1:]], lambda: payload)
             rows[INSTALLED + NEW] = ([*as_installed, *standalone[1:]], unseen)
             rows[INSTALLED + THIN] = ([*as_installed, *thin[1:]], lambda: payload)
