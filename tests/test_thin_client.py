@@ -32,7 +32,7 @@ from policy.cli.commands import parser
 from policy.client.transport import _quote, query
 from policy.hosts import HOOK_OPTIONS
 from policy.hosts._watchdog import Watchdog
-from policy.hosts.claude.thin import hook_command
+from policy.hosts.hook_command import hook_command
 from tests.test_service import clean_env, pre_tool, start_service, stop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,6 +163,8 @@ def test_settings_not_validated_before_take_the_full_path(tmp_path: Path) -> Non
     [
         ["claude"],
         ["agentao", "--server", "unix:/run/p.sock"],
+        ["picoclaw", "--packs", "rules", "--deadline", "5"],
+        ["openclaw", "--server=unix:/x"],
         ["claude", "--config", "c.yaml", "--packs", "a", "--packs=b", "--approval", "wait"],
         ["claude", "--deadline", "7.5", "--deadline=8", "--server=unix:/x", "--config="],
         ["claude", "--deadline", " 1e1 ", "--approval=defer", "--config", "--odd"],
@@ -184,7 +186,7 @@ def test_a_plain_hook_command_line_reads_as_argparse_reads_it(argv: list[str]) -
     "argv",
     [
         [],
-        ["picoclaw", "--server", "unix:/x"],  # not a Claude-like host: its own process
+        ["cursor", "--server", "unix:/x"],  # not a host argparse knows: its error
         ["claude", "--help"],
         ["claude", "--serv", "unix:/x"],  # a prefix argparse would take
         ["claude", "--server"],  # no value

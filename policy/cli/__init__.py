@@ -1,11 +1,12 @@
 """The `policy` command.
 
 `main` reads the command line and runs the command's module. The command line's
-grammar (argparse) is `policy.cli.commands`, imported only when needed: a Claude
-Code or Agentao hook event bound for `policy serve` — one process per tool call —
-goes to the service before any of it is built (policy.hosts.claude.thin), and a
-command's own module is imported when that command runs: `policy --version` and
-`policy audit verify` never import pydantic, structlog or the engine.
+grammar (argparse) is `policy.cli.commands`, imported only when needed: `policy hook`
+— started once per tool call by Claude Code and Agentao — is read without it
+(policy.hosts.hook_command), and a hook event bound for `policy serve` goes there
+before anything else is imported (policy.hosts.claude.thin). A command's own module
+is imported when that command runs: `policy --version` and `policy audit verify`
+never import pydantic, structlog or the engine.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
+
+    from policy.hosts.hook_command import HookCommand
 
 __all__ = ["main"]
 
@@ -22,21 +26,40 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["hook"]:
-        from policy.hosts.claude.thin import forward_if_served
+        from policy.hosts.hook_command import hook_command
 
-        forward_if_served(given[1:])  # never returns when the service takes the event
-    import importlib
-
+        command = hook_command(given[1:])
+        if command is not None:
+            return _hook(command)
     from policy.cli.commands import command_in, parser
-    from policy.hosts import SERVERS
 
     built = parser(command_in(given))
     args = built.parse_args(given)
     if not getattr(args, "module", None):
         built.print_help(sys.stderr)
         return 2
-    # `policy hook HOST` is served by the host's own server (policy.hosts.SERVERS).
-    name = SERVERS[args.host] if args.module == "hook" else f"policy.cli.{args.module}"
+    if args.module == "hook":
+        return _hook(args)
+    return _run(f"policy.cli.{args.module}", args)
+
+
+def _hook(command: HookCommand | Any) -> int:
+    """`policy hook HOST`: to the service when one is configured for a Claude-like host
+    and its settings need no validating (the thin client), else the host's own server
+    (policy.hosts.SERVERS), which may still find a service in the settings it reads."""
+    from policy.hosts import SERVERS
+    from policy.hosts.claude.dialect import DIALECTS
+
+    if command.host in DIALECTS:
+        from policy.hosts.claude.thin import forward_if_served
+
+        forward_if_served(command)  # never returns when the service takes the event
+    return _run(SERVERS[command.host], command)
+
+
+def _run(name: str, args: Any) -> int:
+    import importlib
+
     module = importlib.import_module(name)
     try:
         code: int = module.run(args)

@@ -16,14 +16,16 @@ The decision log goes to stderr unless `audit_path` is set: stdout is the protoc
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from policy.hosts import ANSWER_MARGIN
+
+if TYPE_CHECKING:
+    from policy.hosts.hook_command import HookCommand
 
 __all__ = ["run"]
 
@@ -52,7 +54,7 @@ class _Answer:
         self.give(answer_denied(self.event, reason, flat=self.flat))
 
 
-def _engine(args: argparse.Namespace, settings: Any = None) -> Any:
+def _engine(args: HookCommand, settings: Any = None) -> Any:
     """The engine for this event.
 
     Settings come from the settings cache when they can (`read_settings(cached=True)`).
@@ -76,7 +78,7 @@ def _engine(args: argparse.Namespace, settings: Any = None) -> Any:
     return engine_for_protocol(with_packs(settings, args.packs, **update), per_event=True)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: HookCommand) -> int:
     """Answer one event: through `policy serve` when one is configured (`--server`, or
     the `server` setting), else here. Settings that do not load are a refusal, printed
     by the in-process path, which reads them again and says why."""
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     end_process()  # never returns: the process ends here, skipping teardown
 
 
-def _answer_one(args: argparse.Namespace, settings: Any = None) -> None:
+def _answer_one(args: HookCommand, settings: Any = None) -> None:
     """Read the event, decide it and print the answer (or a refusal); never raises.
     `settings` are those `run` read already (None: read them here, refusing if they
     do not load)."""

@@ -9,13 +9,13 @@ for the event, as every failure of `policy hook` is.
 
 It runs once per tool call, so it is built to start in about the interpreter's own
 time (tests/bench/bench_cold_start.py; docs/decisions/0025-plain-thin-client.md):
-`policy.cli.main` hands it a `hook` command line before building the parser
-(`forward_if_served`), which it reads with the option table `policy.hosts.HOOK_OPTIONS`
-— anything that table does not read plainly goes to argparse instead, as does a
-command whose settings must be validated (pydantic) rather than read back from what
-an earlier start validated (policy._fast_settings). Its imports are the
+`policy.cli.main` hands it the command line read without argparse
+(policy.hosts.hook_command) and it forwards when the settings need no validating —
+nothing configures them, or an earlier start validated and kept them
+(policy._fast_settings); anything else goes the in-process way, which validates them
+(pydantic) and comes back here when they name a service. Its imports are the
 interpreter's built-in modules and the few of ours that hold to that
-(tests/test_thin_client.py lists what it may not load).
+(tests/test_thin_client.py lists what it may load).
 """
 
 from __future__ import annotations
@@ -27,71 +27,19 @@ import time
 
 from policy._plain_json import dumps, loads
 from policy.client.transport import ServiceError, query, server_from_settings
-from policy.hosts import HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE, HOOK_OPTIONS
 from policy.hosts._watchdog import Watchdog, no_answer_within, on_signal
-from policy.hosts.claude.dialect import DIALECTS
 from policy.hosts.claude.wire import answer_denied
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any, NoReturn
 
-__all__ = ["HookCommand", "forward", "forward_if_served", "hook_command"]
+    from policy.hosts.hook_command import HookCommand
+
+__all__ = ["forward", "forward_if_served"]
 
 #: Time kept back from --deadline to print the answer after the service replied.
 _MARGIN = 0.5
-
-
-class HookCommand:
-    """`policy hook HOST [options]`, read: the attributes argparse would give `run`."""
-
-    __slots__ = ("approval", "config", "deadline", "host", "packs", "server")
-
-    def __init__(self, host: str) -> None:
-        self.host = host
-        self.config: str | None = None
-        self.packs: list[str] = []
-        self.approval = HOOK_DEFAULT_APPROVAL
-        self.deadline = HOOK_DEFAULT_DEADLINE
-        self.server: str | None = None
-
-
-def hook_command(argv: Sequence[str]) -> HookCommand | None:
-    """`argv` (after `policy hook`) as argparse would read it, when it is a Claude-like
-    host followed by options of HOOK_OPTIONS, each spelt whole (`--name VALUE` or
-    `--name=VALUE`) with a valid value; None for anything else — help, a prefix of an
-    option, a value that looks like an option, an unknown word — which argparse reads
-    (and refuses) as it always has."""
-    if not argv or argv[0] not in DIALECTS:
-        return None
-    command = HookCommand(argv[0])
-    index = 1
-    while index < len(argv):
-        name, equals, value = argv[index].partition("=")
-        kind = HOOK_OPTIONS.get(name)
-        if kind is None:
-            return None
-        if not equals:
-            index += 1
-            if index == len(argv) or argv[index].startswith("-"):
-                return None
-            value = argv[index]
-        index += 1
-        if kind == "seconds":
-            try:
-                command.deadline = float(value)
-            except ValueError:
-                return None
-        elif kind == "texts":
-            command.packs.append(value)
-        elif isinstance(kind, tuple):
-            if value not in kind:
-                return None
-            command.approval = value
-        else:
-            setattr(command, name[2:], value)
-    return command
 
 
 class _ServiceSettings:
@@ -118,13 +66,9 @@ def _service_settings(config: str | None) -> _ServiceSettings | None:
     return _ServiceSettings(fields["server"], fields["server_owner"])
 
 
-def forward_if_served(argv: Sequence[str]) -> None:
-    """Forward this event to the service when `argv` (after `policy hook`) is a plain
-    hook command line and a service is configured for it; return otherwise, having
-    done nothing, for the parser and the in-process path to take it."""
-    command = hook_command(argv)
-    if command is None:
-        return
+def forward_if_served(command: HookCommand) -> None:
+    """Forward this event to the service when one is configured for `command`; return
+    otherwise, having done nothing, for the in-process path to take it."""
     try:
         settings = _service_settings(command.config)
     except Exception:  # noqa: BLE001 - the full path reads them again, and refuses naming why

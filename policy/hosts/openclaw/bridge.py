@@ -23,12 +23,11 @@ matches answers by id). EOF or `shutdown` ends the process.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -43,6 +42,9 @@ from policy.hosts._hook_process import (
     no_answer_within,
 )
 from policy.hosts.openclaw import wire
+
+if TYPE_CHECKING:
+    from policy.hosts.hook_command import HookCommand
 
 __all__ = ["run"]
 
@@ -60,7 +62,7 @@ class _UnknownMethod(Exception):
 
 
 class _Server:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: HookCommand) -> None:
         self._approval = getattr(args, "approval", "ask")
         self._deadline = max(0.0, min(float(args.deadline), _BUDGET))
         self._out = Output()  # a lone surrogate echoed from the request still goes
@@ -230,5 +232,5 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     return message
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: HookCommand) -> int:
     return _Server(args).serve()

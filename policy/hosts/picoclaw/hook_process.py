@@ -21,10 +21,9 @@ approve_tool decides the call.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -40,6 +39,9 @@ from policy.hosts._hook_process import (
 from policy.hosts.picoclaw import wire
 from policy.hosts.picoclaw.ledger import Ledger, TooManyPending, key_of
 from policy.model import POINTS, HookPoint
+
+if TYPE_CHECKING:
+    from policy.hosts.hook_command import HookCommand
 
 __all__ = ["run"]
 
@@ -68,7 +70,7 @@ class _UnknownMethod(Exception):
 
 
 class _Server:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: HookCommand) -> None:
         self._out = Output()
         # The engine, or why it could not start: then every answer refuses, naming it.
         self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
@@ -265,5 +267,5 @@ class _Server:
         return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: HookCommand) -> int:
     return _Server(args).serve()
