@@ -9,8 +9,9 @@ hands anything unusual — a byte-order mark, an encoding other than UTF-8, text
 not one JSON value, an interpreter without `_json` — to `json` itself, so answers and
 error messages are `json`'s own (docs/decisions/0025-plain-thin-client.md).
 
-Only `loads(data)` and `dumps(value)` (ASCII, no spaces) are offered: what the thin
-client and the settings cache need.
+Only `loads(data)` and `dumps(value)` (ASCII, no spaces, and no NaN or Infinity, which
+are not JSON: a host reading `{"x":NaN}` would find no answer in it) are offered: what
+the thin client and the settings cache need.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _codec() -> tuple[Any, Any, Any]:
     try:
         scanner = c.make_scanner(_Decoding())
         c.make_encoder(
-            {}, _no_default, c.encode_basestring_ascii, None, ":", ",", False, False, True
+            {}, _no_default, c.encode_basestring_ascii, None, ":", ",", False, False, False
         )
     except (AttributeError, TypeError):  # another _json
         return None, None, None
@@ -91,12 +92,13 @@ def loads(data: bytes | bytearray | str) -> Any:
 
 
 def dumps(value: Any) -> str:
-    """`json.dumps(value, ensure_ascii=True, separators=(",", ":"))`."""
+    """`json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)`:
+    ValueError for a float that is no number or infinite."""
     if _make_encoder is not None:
         # As json.dumps builds it for these options: a new encoder per value, whose
         # `markers` (the circular check) are that value's alone.
-        encode = _make_encoder({}, _no_default, _ascii, None, ":", ",", False, False, True)
+        encode = _make_encoder({}, _no_default, _ascii, None, ":", ",", False, False, False)
         return "".join(encode(value, 0))
     import json
 
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)

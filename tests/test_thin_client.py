@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -27,7 +28,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy import _plain_json, _sha256
+from policy import _fast_settings, _plain_json, _sha256
 from policy.cli.commands import parser
 from policy.client.transport import _quote, query
 from policy.hosts import HOOK_OPTIONS
@@ -155,6 +156,50 @@ def test_settings_not_validated_before_take_the_full_path(tmp_path: Path) -> Non
     assert "not_a_setting" in reason
 
 
+def _answering(path: Path, body: bytes) -> threading.Thread:
+    """A one-shot stand-in for `policy serve` on the Unix socket `path`: reads a request
+    and sends `body` as a 200 answer (run as this test's user, the owner it must be)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def serve() -> None:
+        with listener, listener.accept()[0] as connection:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += connection.recv(65536)
+            head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            connection.sendall(head + body)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"answer": {"hookSpecificOutput": {"x": NaN}}}', b'{"answer": {"x": 1e400}}'],
+)
+def test_an_answer_that_cannot_be_printed_as_json_is_a_refusal(tmp_path: Path, body: bytes) -> None:
+    """JSON has no NaN or Infinity: printed as they came, the host would read no
+    answer at all, which it takes as no objection."""
+    server = _answering(tmp_path / "s.sock", body)
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
+    answer, _ = _thin(pre_tool("rm -rf /"), "--server", f"unix:{tmp_path / 's.sock'}", env=env)
+    server.join(30)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "not JSON compliant" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_a_settings_file_that_is_no_regular_file_is_never_waited_on(tmp_path: Path) -> None:
+    """A FIFO where the settings file should be: reading it back would block before the
+    watchdog runs; the settings key is refused at once instead (the full path says why)."""
+    fifo = tmp_path / "hook.yaml"
+    os.mkfifo(fifo)
+    assert _fast_settings.settings_key(str(fifo)) is None
+    assert _fast_settings.settings_key(str(tmp_path)) is None  # a directory
+
+
 # ------------------------------------------------------------------ the command line
 
 
@@ -235,7 +280,13 @@ JSON_VALUES = [
 
 @pytest.mark.parametrize("value", JSON_VALUES, ids=repr)
 def test_plain_json_writes_and_reads_as_json_does(value: Any) -> None:
-    assert _plain_json.dumps(value) == json.dumps(value, separators=(",", ":"))
+    try:
+        expected = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            _plain_json.dumps(value)
+        return
+    assert _plain_json.dumps(value) == expected
     text = json.dumps(value)
     assert repr(_plain_json.loads(text)) == repr(json.loads(text))
     assert repr(_plain_json.loads(text.encode())) == repr(json.loads(text.encode()))
@@ -305,6 +356,14 @@ def test_the_watchdog_fires_each_watch_at_its_deadline_in_order() -> None:
     assert done.wait(30)
     assert fired == ["first", "second", "last"]
     assert time.monotonic() >= now + 0.2
+
+
+def test_a_deadline_that_is_no_number_fires_at_once() -> None:
+    """--deadline nan (argparse's float takes it): the refusal goes out at once, rather
+    than the watchdog's thread dying on a wait it cannot do."""
+    done = threading.Event()
+    Watchdog().watch(time.monotonic() + float("nan"), done.set)
+    assert done.wait(30)
 
 
 def test_a_deadline_past_what_a_lock_can_wait_is_still_watched() -> None:

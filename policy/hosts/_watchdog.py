@@ -63,7 +63,7 @@ class Watchdog:
                 wait = -1.0  # nothing watched: until a watch is added
                 if self._heap:
                     wait = self._heap[0][0] - time.monotonic()
-                    if wait <= 0:
+                    if not wait > 0:  # due (and a deadline that is no number: at once)
                         due = heapq.heappop(self._heap)[2]
             if due is not None:
                 if not due.cancelled:

@@ -78,16 +78,14 @@ def forward_if_served(command: HookCommand) -> None:
     forward(command, settings)
 
 
-def _print(answer: Any) -> None:
-    if answer is not None:
-        sys.stdout.write(dumps(answer) + "\n")
-
-
 def _finish(answer: Any, once: Any) -> NoReturn:
-    """Print one answer (the first to get here wins) and end the process."""
+    """Print one answer (the first to get here wins) and end the process. The line is
+    made before anything is printed: an answer that cannot be written as JSON raises
+    here, for the caller to refuse instead, rather than leaving the host nothing."""
+    line = "" if answer is None else dumps(answer) + "\n"
     if once.acquire(False):
         try:
-            _print(answer)
+            sys.stdout.write(line)
         finally:
             for stream in (sys.stdout, sys.stderr):
                 try:
@@ -112,11 +110,11 @@ def forward(args: Any, settings: Any) -> NoReturn:
     def refuse(reason: str) -> NoReturn:
         _finish(answer_denied(event, reason, flat=flat), once)
 
-    Watchdog().watch(ends_at, lambda: refuse(no_answer_within(args.deadline)))
-    # The host gives up on the hook: the refusal goes out before the process does
-    # (and the service, seeing the connection close, expires what it waited on).
-    on_signal(refuse, lambda number: f"policy hook stopped by signal {number}")
     try:
+        Watchdog().watch(ends_at, lambda: refuse(no_answer_within(args.deadline)))
+        # The host gives up on the hook: the refusal goes out before the process does
+        # (and the service, seeing the connection close, expires what it waited on).
+        on_signal(refuse, lambda number: f"policy hook stopped by signal {number}")
         raw = sys.stdin.buffer.read()
         try:
             payload = loads(raw)
@@ -130,7 +128,7 @@ def forward(args: Any, settings: Any) -> NoReturn:
         if server is None:
             refuse("policy hook failed closed: no service is configured")
         budget = ends_at - time.monotonic() - _MARGIN
-        if budget <= 0:
+        if not budget > 0:  # (a --deadline of nan too)
             refuse(no_answer_within(args.deadline))
         # The service waits for approvers within what is left, minus its own answer.
         parameters = {"approval": args.approval, "budget": f"{max(budget - 0.5, 0):.3f}"}
