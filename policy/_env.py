@@ -16,12 +16,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["CONFIG_ENV", "ENV_PREFIX", "data_home", "default_data_dir"]
+__all__ = [
+    "CONFIG_ENV",
+    "ENV_PREFIX",
+    "MAX_CONFIG_BYTES",
+    "data_home",
+    "default_data_dir",
+    "read_config",
+]
 
 #: Every setting's variable starts with this (`POLICY_PACKS`, `POLICY_AUDIT_PATH`).
 ENV_PREFIX = "POLICY_"
 #: The variable naming the YAML settings file.
 CONFIG_ENV = "POLICY_CONFIG"
+#: A settings file larger than this is not read (they are a few KB).
+MAX_CONFIG_BYTES = 16 << 20
 
 
 def data_home() -> str:
@@ -35,6 +44,33 @@ def data_home() -> str:
             raise RuntimeError("Could not determine home directory.")
         base = os.path.join(home, ".local", "share")
     return os.path.join(base, "hookpolicy")
+
+
+def read_config(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the settings file at `path`; OSError (with its `strerror`) for what
+    is not a regular file or is longer than MAX_CONFIG_BYTES. Opened without blocking:
+    a FIFO, a device or a terminal there must not hold a hook process (whose host takes
+    silence as no objection) before its watchdog runs."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise OSError(errno.EFBIG, f"longer than {MAX_CONFIG_BYTES >> 20} MiB")
+        chunks = []
+        size = 0
+        while chunk := os.read(fd, 1 << 16):
+            size += len(chunk)
+            if size > MAX_CONFIG_BYTES:  # grew while read
+                raise OSError(errno.EFBIG, f"longer than {MAX_CONFIG_BYTES >> 20} MiB")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def default_data_dir() -> Path:

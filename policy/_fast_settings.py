@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 
-from policy._env import CONFIG_ENV, ENV_PREFIX, data_home, default_data_dir
+from policy._env import CONFIG_ENV, ENV_PREFIX, data_home, default_data_dir, read_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ def settings_key(
     if path is None:
         return None
     try:
-        content = _regular_file(path)
+        content = read_config(path)
         code = code_stamps(_SOURCES)
         libraries = [package_stamps(name) for name in _LIBRARIES]
     except (OSError, ImportError, ValueError):
@@ -324,24 +324,6 @@ def settings_key(
     digest = sha256(_json(header))
     digest.update(sha256(content).digest())
     return str(digest.hexdigest())
-
-
-def _regular_file(path: str) -> bytes:
-    """The bytes of the regular file at `path`; OSError for anything else. Opened
-    without blocking: a FIFO planted there must not hold the hook before its watchdog
-    is running (the full path, which reads it again, says what is wrong)."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def cached(key: str | None) -> FastSettings | None:

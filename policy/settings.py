@@ -24,7 +24,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from policy._env import CONFIG_ENV, ENV_PREFIX, default_data_dir
+from policy._env import CONFIG_ENV, ENV_PREFIX, default_data_dir, read_config
 from policy._yaml import YamlDocument, YamlError, load_yaml
 from policy.errors import SettingsError
 from policy.hooks_config import HooksConfig
@@ -60,7 +60,7 @@ class _YamlSource(PydanticBaseSettingsSource):
         if path is None:
             return
         try:
-            text = path.read_bytes()
+            text = read_config(path)
         except OSError as exc:
             raise SettingsError(f"{path}: cannot read settings file: {exc.strerror}") from None
         try:

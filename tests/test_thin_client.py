@@ -191,13 +191,38 @@ def test_an_answer_that_cannot_be_printed_as_json_is_a_refusal(tmp_path: Path, b
     assert "not JSON compliant" in answer["hookSpecificOutput"]["permissionDecisionReason"]
 
 
-def test_a_settings_file_that_is_no_regular_file_is_never_waited_on(tmp_path: Path) -> None:
-    """A FIFO where the settings file should be: reading it back would block before the
-    watchdog runs; the settings key is refused at once instead (the full path says why)."""
+def test_settings_that_do_not_load_are_a_refusal_with_server_given_too(tmp_path: Path) -> None:
+    """`--server` names the service; the settings may still name whom it must run as
+    (`server_owner`). Settings that do not load are refused, naming why — never set
+    aside for a client that would trust a service of its own user instead."""
+    server = _answering(tmp_path / "s.sock", b'{"answer": {"decision": "allow"}}')
+    config = tmp_path / "hook.yaml"
+    config.write_text("server_owner: policy-service\nserver_ownr: typo\n")
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
+    options = ("--config", str(config), "--server", f"unix:{tmp_path / 's.sock'}")
+    answer, _ = _thin(pre_tool("rm -rf /"), *options, env=env)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "server_ownr" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    server.join(0.1)
+    assert server.is_alive()  # nobody asked it
+
+
+@pytest.mark.parametrize("server", [(), ("--server", "unix:/nowhere/policy.sock")])
+def test_a_settings_file_that_is_no_regular_file_is_refused_not_waited_on(
+    tmp_path: Path, server: tuple[str, ...]
+) -> None:
+    """A FIFO (or a device) where the settings file should be: reading it would block
+    the hook before its watchdog runs, and a host takes silence as no objection. It is
+    refused at once, naming why, in process and on the way to the service alike."""
     fifo = tmp_path / "hook.yaml"
     os.mkfifo(fifo)
     assert _fast_settings.settings_key(str(fifo)) is None
-    assert _fast_settings.settings_key(str(tmp_path)) is None  # a directory
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
+    for config in (fifo, Path("/dev/zero")):
+        answer, _ = _thin(pre_tool("ls"), "--config", str(config), *server, env=env)
+        reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert f"{config}: cannot read settings file: not a regular file" in reason
 
 
 # ------------------------------------------------------------------ the command line

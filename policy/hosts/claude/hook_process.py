@@ -81,7 +81,9 @@ def _engine(args: HookCommand, settings: Any = None) -> Any:
 def run(args: HookCommand) -> int:
     """Answer one event: through `policy serve` when one is configured (`--server`, or
     the `server` setting), else here. Settings that do not load are a refusal, printed
-    by the in-process path, which reads them again and says why."""
+    by the in-process path, which reads them again and says why — with `--server` too:
+    they may name whom the service must run as (`server_owner`), and a client that
+    went on without them would trust a service of its own user instead."""
     settings: Any = None
     try:
         from policy.hosts._settings import read_settings
@@ -89,7 +91,7 @@ def run(args: HookCommand) -> int:
         settings = read_settings(args.config, cached=True)
     except Exception:  # noqa: BLE001 - _answer_one reads them again and refuses, naming why
         settings = None
-    if args.server or (settings is not None and settings.server):
+    if settings is not None and (args.server or settings.server):
         from policy.hosts.claude.thin import forward
 
         forward(args, settings)  # never returns
