@@ -45,14 +45,36 @@ def dotnet(message: dict[str, Any]) -> bytes:
     return orjson.dumps(message).replace(b'\\"', b"\\u0022")
 
 
+#: `policy hook` whose engine is not built until someone opens the FIFO named by
+#: $STALL_UNTIL for writing: an engine that cannot finish loading, for as long as a test
+#: needs (a settings file cannot stand for one: it must be a regular file).
+_STALLED = """\
+import os, sys
+from policy.hosts import _hook_process
+build = _hook_process.engine_for_protocol
+def stalled(*args, **kwargs):
+    with open(os.environ["STALL_UNTIL"], "rb") as fifo:
+        fifo.read()
+    return build(*args, **kwargs)
+_hook_process.engine_for_protocol = stalled
+from policy.cli import main
+sys.exit(main())
+"""
+
+
 class Hook:
     """A running `policy hook openclaw`; stdout lines are read with a timeout, so a
-    request left unanswered fails the test instead of hanging it."""
+    request left unanswered fails the test instead of hanging it. `stall`: a FIFO its
+    engine's build waits on (see _STALLED)."""
 
-    def __init__(self, *options: str) -> None:
+    def __init__(self, *options: str, stall: Path | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+        command = [POLICY]
+        if stall is not None:
+            command = [sys.executable, "-c", _STALLED]
+            env["STALL_UNTIL"] = str(stall)
         self.process = subprocess.Popen(
-            [POLICY, "hook", "openclaw", *options],
+            [*command, "hook", "openclaw", *options],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -332,16 +354,16 @@ def test_packs_that_do_not_load_refuse_every_call(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
-    # Settings read from a FIFO nobody writes yet: the engine cannot finish loading.
-    fifo = tmp_path / "settings.yaml"
+    # The engine cannot finish loading until the FIFO is opened for writing.
+    fifo = tmp_path / "stall"
     os.mkfifo(fifo)
-    running = Hook("--config", str(fifo), "--packs", str(RULES), "--deadline", "1.5")
+    running = Hook("--packs", str(RULES), "--deadline", "1.5", stall=fifo)
     assert running.ask(before("2", "shell", '{"command":"ls"}')) == (
         b'{"id":"2","result":{"allow":false,'
         b'"reason":"policy hook gave no answer within 1.5 s (failed closed)"}}'
     )
-    with fifo.open("w") as settings:
-        settings.write("interceptor_timeout_ms: 2000\n")
+    with fifo.open("w"):
+        pass  # the build goes on
     # Loaded now: decisions again, and the late decision for "2" was not sent twice.
     assert running.ask(before("3", "shell", '{"command":"ls -la"}')).startswith(
         b'{"id":"3","result":{"allow":true,'
@@ -352,9 +374,9 @@ def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_deadline_never_exceeds_openclaws_timeout(tmp_path: Path) -> None:
-    fifo = tmp_path / "settings.yaml"
+    fifo = tmp_path / "stall"
     os.mkfifo(fifo)
-    running = Hook("--config", str(fifo), "--packs", str(RULES))  # --deadline 50 by default
+    running = Hook("--packs", str(RULES), stall=fifo)  # --deadline 50 by default
     verdict = running.result(before("2", "shell", '{"command":"ls"}'))
     assert verdict == {
         "allow": False,

@@ -207,6 +207,32 @@ def test_settings_that_do_not_load_are_a_refusal_with_server_given_too(tmp_path:
     assert server.is_alive()  # nobody asked it
 
 
+@pytest.mark.parametrize("served", [False, True])
+def test_a_hook_started_without_stderr_still_exits_0_with_its_answer(
+    tmp_path: Path, served: bool
+) -> None:
+    """A host that starts the hook with descriptor 2 closed: Python has no sys.stderr,
+    and the exit that flushed it raised — exit 1 (an answer the host ignores) in
+    process, a client waiting forever via the service."""
+    options = ["--packs", str(ROOT / "rules")]
+    if served:
+        _answering(tmp_path / "s.sock", b'{"answer": {"decision": "block", "reason": "no"}}')
+        options = ["--server", f"unix:{tmp_path / 's.sock'}"]
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("policy")), "hook", "claude", *options],
+        input=orjson.dumps(pre_tool("rm -rf /")),
+        stdout=subprocess.PIPE,
+        env=clean_env(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path)),
+        preexec_fn=lambda: os.close(2),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    answer = orjson.loads(done.stdout)
+    assert answer.get("decision") == "block" or (
+        answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    )
+
+
 @pytest.mark.parametrize("server", [(), ("--server", "unix:/nowhere/policy.sock")])
 def test_a_settings_file_that_is_no_regular_file_is_refused_not_waited_on(
     tmp_path: Path, server: tuple[str, ...]
@@ -389,6 +415,32 @@ def test_a_deadline_that_is_no_number_fires_at_once() -> None:
     done = threading.Event()
     Watchdog().watch(time.monotonic() + float("nan"), done.set)
     assert done.wait(30)
+
+
+def test_a_refusal_that_fails_does_not_stop_the_watchdog() -> None:
+    """One deadline's callback raising (a refusal written to a stderr the host closed)
+    is reported; the deadlines after it still fire."""
+    done = threading.Event()
+    dog = Watchdog()
+
+    def broken() -> None:
+        raise OSError("stderr is gone")
+
+    dog.watch(time.monotonic(), broken)
+    dog.watch(time.monotonic() + 0.05, done.set)
+    assert done.wait(30)
+
+
+def test_a_deadline_that_is_no_number_leaves_the_others_in_order() -> None:
+    fired: list[int] = []
+    done = threading.Event()
+    dog = Watchdog()
+    now = time.monotonic()
+    for index, deadline in enumerate([now + 0.15, now + float("nan"), now + 0.05, now + 0.1]):
+        dog.watch(deadline, lambda index=index: fired.append(index))
+    dog.watch(now + 0.2, done.set)
+    assert done.wait(30)
+    assert fired == [1, 2, 3, 0]
 
 
 def test_a_deadline_past_what_a_lock_can_wait_is_still_watched() -> None:

@@ -48,8 +48,12 @@ class Watchdog:
         _thread.start_new_thread(self._run, ())
 
     def watch(self, deadline: float, fire: Callable[[], object]) -> Watch:
-        """Call `fire()` at `deadline` (time.monotonic) unless `cancel()`ed before."""
+        """Call `fire()` at `deadline` (time.monotonic) unless `cancel()`ed before; a
+        deadline that is no number is due at once (in the heap, NaN, which compares
+        false with everything, would disorder every other watch)."""
         watch = Watch(fire)
+        if deadline != deadline:  # NaN
+            deadline = float("-inf")
         with self._lock:
             heapq.heappush(self._heap, (deadline, next(self._order), watch))
             if self._wake.locked():
@@ -63,14 +67,31 @@ class Watchdog:
                 wait = -1.0  # nothing watched: until a watch is added
                 if self._heap:
                     wait = self._heap[0][0] - time.monotonic()
-                    if not wait > 0:  # due (and a deadline that is no number: at once)
+                    if wait <= 0:
                         due = heapq.heappop(self._heap)[2]
             if due is not None:
                 if not due.cancelled:
-                    due.fire()
+                    _fire(due)
                 continue
             # Released by `watch` (look at the heap again) or timed out (the first due).
             self._wake.acquire(timeout=min(wait, _thread.TIMEOUT_MAX))
+
+
+def _fire(watch: Watch) -> None:
+    """`watch.fire()`; what it raises is reported, not let end the watchdog's thread,
+    which every later deadline of the process depends on."""
+    try:
+        watch.fire()
+    except Exception as exc:  # noqa: BLE001 - reported; the other watches must still fire
+        _report(f"policy: a deadline's refusal failed: {type(exc).__name__}: {exc}\n")
+
+
+def _report(text: str) -> None:
+    """`text` on stderr, if there is one to write to (a host may close it)."""
+    try:
+        os.write(2, text.encode("utf-8", "backslashreplace"))
+    except OSError:
+        return
 
 
 class Watch:
@@ -113,10 +134,15 @@ def end_process() -> NoReturn:
     For a process whose answers are out: a one-event hook (tearing down every module and
     the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
     that gave up on a stuck main thread, or workers stuck at exit (they are not
-    daemons and would hold it). Exit status 0."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            continue  # a closed pipe: nothing more can reach the host anyway
-    os._exit(0)
+    daemons and would hold it). Exit status 0, whatever flushing meets: a host reads a
+    hook's answer only when it exits 0."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is None:  # started with that descriptor closed
+                continue
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                continue  # a closed pipe: nothing more can reach the host anyway
+    finally:
+        os._exit(0)

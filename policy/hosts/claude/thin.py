@@ -21,13 +21,12 @@ interpreter's built-in modules and the few of ours that hold to that
 from __future__ import annotations
 
 import _thread
-import os
 import sys
 import time
 
 from policy._plain_json import dumps, loads
 from policy.client.transport import ServiceError, query, server_from_settings
-from policy.hosts._watchdog import Watchdog, no_answer_within, on_signal
+from policy.hosts._watchdog import Watchdog, end_process, no_answer_within, on_signal
 from policy.hosts.claude.wire import answer_denied
 
 TYPE_CHECKING = False
@@ -87,12 +86,7 @@ def _finish(answer: Any, once: Any) -> NoReturn:
         try:
             sys.stdout.write(line)
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    continue
-            os._exit(0)
+            end_process()
     never = _thread.allocate_lock()  # the other path is printing and exiting
     never.acquire()
     never.acquire()
