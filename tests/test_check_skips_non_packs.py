@@ -147,3 +147,35 @@ def test_an_unparsable_file_is_checked_not_skipped(
     code, out, _ = check(capsys, str(repo))
     assert code == 1
     assert f"{repo}/broken.yaml:" in out and "yaml-syntax" in out
+
+
+def test_walking_a_directory_parses_each_pack_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deciding whether a walked file is a pack parses it; reading it to check takes
+    that parse instead of making another — unless the file changed in between."""
+    from policy import _yaml
+    from policy.packs import load
+
+    (tmp_path / "probe.yaml").write_text(PACK)
+    (tmp_path / "other.yaml").write_text(PACK.replace("name: probe", "name: other"))
+    parsed: list[str] = []
+    real = _yaml.load_yaml_documents
+
+    def counting(text: str | bytes, source: str | Path) -> object:
+        parsed.append(Path(source).name)
+        return real(text, source)
+
+    monkeypatch.setattr(_yaml, "load_yaml_documents", counting)
+    code, out, _ = check(capsys, str(tmp_path))
+    assert code == 0, out
+    assert sorted(parsed) == ["other.yaml", "probe.yaml"]
+    assert load._WALKED == {}  # every parse kept was taken
+
+    parsed.clear()
+    kept, _ = load.discover_walked([tmp_path])
+    (tmp_path / "probe.yaml").write_text(PACK.replace("deny", "ask"))  # edited meanwhile
+    for path in kept:
+        load.read_pack_all(path)
+    assert sorted(parsed) == ["other.yaml", "probe.yaml", "probe.yaml"]
+    assert load._WALKED == {}

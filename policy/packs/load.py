@@ -25,7 +25,10 @@ from policy.packs.diagnostics import Diagnostic, PackError
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from policy._yaml import PathKey, YamlDocument
+    from policy._yaml import PathKey, YamlDocument, YamlError
+
+    #: A file's YAML documents, each with its problems (`load_yaml_documents`).
+    Parsed = list[tuple[YamlDocument | None, list[YamlError]]]
     from policy.packs.schema import Node, RulePack
 
 __all__ = [
@@ -152,6 +155,31 @@ def rule_locations(packs: Iterable[LoadedPack]) -> dict[str, str]:
 PACK_KEYS = ("apiVersion", "kind", "rules", "builtins")
 
 
+#: The parse `not_a_pack` made of each file it found to be a pack, with the bytes parsed:
+#: `read_pack_all` takes it from here — once, and only for the same bytes — instead of
+#: parsing the file a second time (`policy check DIR` walks the directory, then reads
+#: every pack it kept). Held up to _WALKED_LIMIT bytes of files; past that, files are
+#: parsed twice.
+_WALKED: dict[Path, tuple[bytes, Parsed]] = {}
+_WALKED_LIMIT = 64 << 20
+
+
+def _keep_walked(path: Path, raw: bytes, documents: Parsed) -> None:
+    if sum(len(kept) for kept, _ in _WALKED.values()) + len(raw) <= _WALKED_LIMIT:
+        _WALKED[path] = (raw, documents)
+
+
+def _parsed(path: Path, raw: bytes) -> Parsed:
+    """The YAML documents of `raw`, the bytes of `path`: the walk's parse of the same
+    bytes when it kept one, else parsed now."""
+    from policy._yaml import load_yaml_documents
+
+    walked = _WALKED.pop(path, None)
+    if walked is not None and walked[0] == raw:
+        return walked[1]
+    return load_yaml_documents(raw, str(path))
+
+
 def not_a_pack(path: Path) -> str | None:
     """Why the YAML file `path`, found by walking a directory, is not a rule pack — or
     None when it must be checked as one.
@@ -169,11 +197,13 @@ def not_a_pack(path: Path) -> str | None:
         return None  # reading it again reports why it cannot be read
     documents = load_yaml_documents(raw, str(path))
     mappings = [doc.data for doc, problems in documents if doc is not None and not problems]
-    if not mappings or len(mappings) != len(documents):
-        return None
-    if not all(isinstance(data, dict) for data in mappings):
-        return None
-    if any(_looks_like_pack_key(key) for data in mappings for key in data):
+    if (
+        not mappings
+        or len(mappings) != len(documents)
+        or not all(isinstance(data, dict) for data in mappings)
+        or any(_looks_like_pack_key(key) for data in mappings for key in data)
+    ):
+        _keep_walked(path, raw, documents)
         return None
     return "not a rule pack (no apiVersion/kind)"
 
@@ -299,7 +329,7 @@ def read_pack_all(
     """Read one pack file for checking: every document that can be checked further, and
     every error. With any error, the packs returned are salvaged (parts with schema
     errors left out): to compile and lint for more diagnostics, never to enforce."""
-    from policy._yaml import Mark, load_yaml_documents
+    from policy._yaml import Mark
 
     name = str(path)
     if raw is None:
@@ -310,7 +340,7 @@ def read_pack_all(
                 Diagnostic(name, 1, 1, "error", "unreadable", f"cannot read: {exc.strerror}")
             ]
     digest = hashlib.sha256(raw).hexdigest()
-    documents = load_yaml_documents(raw, name)
+    documents = _parsed(path, raw)
     packs: list[LoadedPack] = []
     diagnostics: list[Diagnostic] = []
     for number, (doc, problems) in enumerate(documents):
