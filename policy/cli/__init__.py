@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from policy.hosts.hook_command import HookCommand
-
 __all__ = ["main"]
 
 
@@ -43,10 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(f"policy.cli.{args.module}", args)
 
 
-def _hook(command: HookCommand | Any) -> int:
-    """`policy hook HOST`: to the service when one is configured for a Claude-like host
-    and its settings need no validating (the thin client), else the host's own server
-    (policy.hosts.SERVERS), which may still find a service in the settings it reads."""
+def _hook(command: Any) -> int:
+    """`policy hook HOST` (`command`: a policy.hosts.hook_command.HookCommand, or
+    argparse's reading of the same options): to the service when one is configured for
+    a Claude-like host and its settings need no validating (the thin client), else the
+    host's own server (policy.hosts.SERVERS), which may still find a service in the
+    settings it reads."""
     from policy.hosts import SERVERS
     from policy.hosts.claude.dialect import DIALECTS
 

@@ -38,8 +38,7 @@ class Watchdog:
     thread is the process's to end (it never holds the exit, like a daemon thread).
     """
 
-    def __init__(self, name: str = "policy-watchdog") -> None:
-        self.name = name
+    def __init__(self) -> None:
         self._heap: list[tuple[float, int, Watch]] = []
         self._order = itertools.count()
         self._lock = _thread.allocate_lock()  # guards the heap

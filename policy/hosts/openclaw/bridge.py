@@ -68,7 +68,7 @@ class _Server:
         self._out = Output()  # a lone surrogate echoed from the request still goes
         # The engine, or why it could not start: then every hook_before refuses.
         self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
-        self._watchdog = Watchdog("openclaw-watchdog")
+        self._watchdog = Watchdog()
         self._running: set[Future[None]] = set()  # requests not answered yet
         self._running_lock = threading.Lock()
 
