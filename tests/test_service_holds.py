@@ -742,6 +742,63 @@ def test_a_stop_gives_up_waits_at_once_and_an_approver_socket_from_the_command_l
     assert abandoned and "policy serve is stopping" in abandoned[0]["reason"]
 
 
+_STOPPED_AS_IT_STARTS = """
+import os, signal, sys
+from pathlib import Path
+from policy.hosts._hook_process import read_settings
+from policy.server.logs import configure
+from policy.server.run import serve
+
+configure(json_lines=True)
+sock = Path(sys.argv[2])
+stopped = False
+
+
+def ready(addresses):
+    # the supervisor's stop (or an operator's Ctrl-C) at the moment it says it listens,
+    # before uvicorn has put in its own handlers
+    global stopped
+    stopped = True
+    os.kill(os.getpid(), getattr(signal, sys.argv[3]))
+
+
+code = serve(read_settings(sys.argv[1]), socket_path=sock, http=None, ready=ready)
+print(code, stopped, sock.exists(), flush=True)
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stop_as_the_service_says_it_listens_is_a_graceful_one(
+    tmp_path: Path, signame: str
+) -> None:
+    """The stop handler used to be put in after the service said it was listening (a
+    supervisor's SIGTERM then killed it, its socket left behind), and it raised an
+    exception from the signal handler, which the import system drops when the signal
+    lands in one of its callbacks: the service then served on, deaf to the stop. Now
+    the handler is there before the sockets are bound and only asks the server to
+    stop: the run returns, the socket is removed."""
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "holds.yaml").write_text(HOLDS_PACK)
+    settings = tmp_path / "serve.yaml"
+    settings.write_text(
+        f"data_dir: {tmp_path / 'data'}\n"
+        f"audit_path: {tmp_path / 'decisions.jsonl'}\n"
+        f"packs: [{tmp_path / 'packs'}]\n"
+        "limits_storage_uri: memory://\napprovals_store: memory://\n"
+    )
+    sock = tmp_path / "run" / "policy.sock"
+    done = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AS_IT_STARTS, str(settings), str(sock), signame],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True", "False"], done.stderr
+    assert '"stopping"' in done.stderr
+
+
 # --------------------------------------------------------------- whose eyes
 
 

@@ -210,12 +210,31 @@ def _resident_bytes() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-class _Stopped(Exception):
-    """SIGTERM or SIGINT, after uvicorn's graceful shutdown."""
+class _StopOnSignal:
+    """The SIGTERM/SIGINT handler, put in before the service binds or says it is
+    listening, so a stop asked for at any moment from then on is a graceful one: it
+    asks the server to stop (at once if it is already serving, as soon as it has started
+    otherwise) and returns. uvicorn puts in its own handler while it serves, and raises
+    the signal again after its graceful stop; this handler takes it then, so the run
+    returns and the cleanup after it happens (socket removed, waits expired, engine
+    closed) instead of the process dying on the signal. It never raises: an exception
+    from a signal handler surfaces wherever the main thread happens to be, and inside
+    the import system's weakref callbacks it is printed and dropped, the stop lost with
+    it."""
 
+    def __init__(self) -> None:
+        self.signalled = False
+        self._server: uvicorn.Server | None = None
 
-def _stop(signum: int, _frame: object) -> None:
-    raise _Stopped(signum)
+    def __call__(self, _signum: int, _frame: object) -> None:
+        self.signalled = True
+        if self._server is not None:
+            self._server.should_exit = True
+
+    def serving(self, server: uvicorn.Server) -> None:
+        self._server = server
+        if self.signalled:
+            server.should_exit = True
 
 
 def _engine_and_reloader(settings: Any, stream: Any, log: Any) -> tuple[Any, Any, Any]:
@@ -494,6 +513,8 @@ def serve(
     # SIGHUP, what an operator tries first after editing a pack, reloads the packs (its
     # default would kill the service, leaving its socket and its waits behind).
     hangup = signal.signal(signal.SIGHUP, _reload_on(reloader))
+    stop = _StopOnSignal()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if inherited:
             # systemd socket activation: the sockets outlive this process, so a restart
@@ -576,18 +597,12 @@ def serve(
                 log.warning("the pack watches are not in place yet: a change may be missed")
         if ready is not None:
             ready(addresses)
-        # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for
-        # the handler it found: ours ends the run here, so the cleanup below happens
-        # (socket removed, waits expired, engine closed) instead of dying on the signal.
-        previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-        try:
-            with contextlib.suppress(_Stopped):
-                server.run(sockets=sockets)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        stop.serving(server)  # (a signal before now stops it as soon as it has started)
+        server.run(sockets=sockets)
     finally:
         watching.set()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         signal.signal(signal.SIGHUP, hangup)
         if deciders is not None:
             deciders.close()
