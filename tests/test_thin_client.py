@@ -453,6 +453,44 @@ def test_a_deadline_past_what_a_lock_can_wait_is_still_watched() -> None:
     assert done.wait(30)
 
 
+_SIGNALLED_INSIDE_THE_ANSWER = """
+import os, signal, sys, threading
+from policy.hosts._watchdog import on_signal
+
+printing = threading.Lock()  # the one answer's lock, as Reply and the thin client hold it
+
+
+def give_up(reason):
+    with printing:
+        sys.stdout.write("refused: " + reason + "\\n")
+        sys.stdout.flush()
+
+
+on_signal(give_up)
+with printing:  # the host's SIGTERM arrives while the answer is being printed
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    sum(range(1000))  # (bytecodes, where the handler runs)
+threading.Event().wait()  # the main thread goes on waiting; the giving up ends it
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_signal_while_the_answer_is_printed_still_ends_the_process(signame: str) -> None:
+    """The handler used to give up on the main thread, between two of its bytecodes:
+    inside the lock of the answer being printed it waited for itself, and the hook hung
+    until the host killed it (and in an import's weakref callback what it raised was
+    dropped, the stop with it). The giving up now runs on a thread of its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNALLED_INSIDE_THE_ANSWER, signame],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"refused: policy hook ended by {signame} (failed closed)\n"
+
+
 def test_the_console_script_is_the_entry_point() -> None:
     """`policy` (the console script pip writes) runs policy.cli.main, which holds the
     hand-off to the thin client: no other entry point bypasses it."""

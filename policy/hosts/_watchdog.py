@@ -116,15 +116,38 @@ def ended_by(number: int) -> str:
 def on_signal(give_up: Callable[[str], object], reason: Callable[[int], str] = ended_by) -> None:
     """Call `give_up(reason(signal number))` when the host ends this process with
     SIGTERM, SIGHUP or SIGINT, so that what it was waiting on is expired (or the
-    refusal printed) rather than left approvable."""
+    refusal printed) rather than left approvable; the process then ends.
+
+    The giving up runs on a thread of its own. A handler runs on the main thread
+    between two of its bytecodes: inside a lock the giving up needs (the one answer
+    being printed: the handler then waited for itself, and the process hung until the
+    host killed it), inside an import of a module it imports, or inside one of the
+    import system's weakref callbacks, which prints what a handler raises and drops it
+    with the stop. On its own thread it waits for the main thread's lock like anyone
+    else."""
 
     def handler(number: int, _frame: Any) -> None:
-        give_up(reason(number))
+        try:
+            _thread.start_new_thread(_give_up_on, (give_up, reason, number))
+        except RuntimeError:  # no thread to be had: here, then, as the only way left
+            _give_up_on(give_up, reason, number)
 
     for name in ("SIGTERM", "SIGHUP", "SIGINT"):
         number = getattr(_signal, name, None)
         if number is not None:
             _signal.signal(number, handler)
+
+
+def _give_up_on(
+    give_up: Callable[[str], object], reason: Callable[[int], str], number: int
+) -> None:
+    """`give_up` for the signal `number`, and the end of the process whatever it does:
+    the host has asked for it (what `give_up` raises is reported on stderr)."""
+    try:
+        give_up(reason(number))
+    except BaseException as exc:  # noqa: BLE001 - reported; the process ends all the same
+        _report(f"policy: giving up on signal {number} failed: {type(exc).__name__}: {exc}\n")
+    end_process()
 
 
 def end_process() -> NoReturn:
