@@ -600,22 +600,28 @@ def serve(
         stop.serving(server)  # (a signal before now stops it as soon as it has started)
         server.run(sockets=sockets)
     finally:
-        watching.set()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        signal.signal(signal.SIGHUP, hangup)
-        if deciders is not None:
-            deciders.close()
-        if notifier is not None:
-            notifier.close()
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.close()
-        for path in owned:
-            with contextlib.suppress(OSError):
-                if path.is_socket():
-                    path.unlink()
-        abandoned = _abandon_all(router, "policy serve stopped")
-        _close_all(router)
-        log.info("stopped", abandoned_approvals=abandoned)
+        # The stop handler stays until the cleanup is done (a second SIGTERM, or a
+        # SIGHUP, in the middle of it would otherwise end the process with its socket
+        # and its waits left behind; a reload now would swap an engine being closed).
+        signal.signal(signal.SIGHUP, stop)
+        try:
+            watching.set()
+            if deciders is not None:
+                deciders.close()
+            if notifier is not None:
+                notifier.close()
+            for sock in sockets:
+                with contextlib.suppress(OSError):
+                    sock.close()
+            for path in owned:
+                with contextlib.suppress(OSError):
+                    if path.is_socket():
+                        path.unlink()
+            abandoned = _abandon_all(router, "policy serve stopped")
+            _close_all(router)
+            log.info("stopped", abandoned_approvals=abandoned)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            signal.signal(signal.SIGHUP, hangup)
     return 0
