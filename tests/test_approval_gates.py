@@ -326,6 +326,64 @@ def test_a_stop_that_lands_while_a_call_files_its_request_ends_the_wait_at_once(
         decide(store, request.id, approved=True, by="alice")
 
 
+def test_a_process_ending_while_a_request_is_being_filed_expires_it_once_stored() -> None:
+    # A signal ends a hook while another thread files a request: the stop finds it
+    # not yet in the store and leaves it to its filer — which the process's exit
+    # (`os._exit`, right after the giving up) never lets run. The stop now waits for
+    # the store to have it (briefly) and expires it itself, the filer stuck or gone.
+    from policy.approvals import open_store
+
+    store = open_store("memory://")
+    stage = stage_on(store, timeout=30.0)
+    go, never = threading.Event(), threading.Event()
+
+    class SlowToFile:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def file(self, request: Any) -> Any:
+            go.wait(30)
+            stored = store.file(request)
+            never.wait(30)  # the filer is stopped here for good: the process has ended
+            return stored
+
+    stage._open_store = SlowToFile  # type: ignore[method-assign]
+    filer = threading.Thread(
+        target=stage.approve, args=(bash("make deploy"), [gate(("alice",))]), daemon=True
+    )
+    filer.start()
+    for _ in range(3000):
+        if stage._waiting:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("the call filed nothing")
+    given_up: list[Any] = []
+    stopping = threading.Thread(
+        target=lambda: given_up.extend(stage.abandon_all("policy hook ended by SIGTERM"))
+    )
+    stopping.start()
+    for _ in range(3000):  # the stop has looked, and found it not yet stored
+        if stage._given_up:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("the stop did not look")
+    go.set()
+    stopping.join(30)
+    for _ in range(3000):
+        if store.list(state=None):
+            break
+        time.sleep(0.01)
+    (request,) = store.list(state=None)
+    assert request.state == "expired"  # before the filer could do anything about it
+    assert [r.id for _, r in given_up] == [request.id]
+    with pytest.raises(AlreadyDecided, match="already expired"):
+        decide(store, request.id, approved=True, by="alice")
+    never.set()
+    filer.join(30)
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

@@ -63,6 +63,9 @@ log = logger("policy.approvals")
 GRACE_SECONDS = 2.0
 _REMEMBERED = 4096  # sessions whose last approval is kept, to report changed arguments
 _SLICE = 0.1  # seconds spent on one request at a time when a call waits on several
+#: Longest a process that is ending waits for requests being filed as it gives up, to
+#: expire them once stored (within the hook processes' 1 s for giving up).
+_FILING_WAIT = 0.5
 
 
 #: Calls one caller may have waiting for people at once, through `policy serve`
@@ -193,6 +196,8 @@ class ApprovalGates:
         self._clock = clock
         self._seats = _Seats(max_waits_per_caller, max_waits)
         self._lock = threading.Lock()
+        # Notified whenever a request being filed has been stored (or failed to be).
+        self._stored = threading.Condition(self._lock)
         # Requests filed by this process and being waited on: id -> (principal, call).
         self._waiting: dict[str, tuple[str, ToolCall]] = {}
         # One filing at a time per caller (`_filing`), and the message once stopping.
@@ -388,10 +393,13 @@ class ApprovalGates:
         filed.append(request.id)
         with self._lock:
             self._waiting[request.id] = (current_principal(), call)
-        stored = store.file(request)
-        with self._lock:
-            given_up = request.id in self._given_up
-            self._given_up.discard(request.id)
+        try:
+            stored = store.file(request)
+        finally:
+            with self._lock:
+                given_up = request.id in self._given_up
+                self._given_up.discard(request.id)
+                self._stored.notify_all()
         if given_up and stored.id == request.id:
             # Its caller went away (a hang-up, a stop) while it was being filed: nobody
             # may approve it now, and the wait below ends at once.
@@ -561,7 +569,24 @@ class ApprovalGates:
         with self._lock:
             waiting = {rid: c for rid, (_, c) in self._waiting.items()}
         expired = self._expire_ids(list(waiting))
+        if reason:
+            expired += self._expire_when_stored(list(waiting))
         return [(waiting[request.id], request) for request in expired]
+
+    def _expire_when_stored(self, ids: list[str]) -> list[ApprovalRequest]:
+        """Expire those of `ids` that were being filed as the process gave up, once the
+        store has them (within `_FILING_WAIT`). Their filers would expire them — but a
+        process that is ending does not wait for its threads: without this, one filed
+        in that moment stayed pending, approvable after the call was refused."""
+        deadline = time.monotonic() + _FILING_WAIT
+        with self._lock:
+            filing = [rid for rid in ids if rid in self._given_up]
+            while any(rid in self._given_up for rid in filing):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._stored.wait(left)
+        return self._expire_ids(filing)
 
     def _expire_ids(self, ids: list[str]) -> list[ApprovalRequest]:
         if not ids:
