@@ -284,6 +284,11 @@ class ApprovalGates:
                     for group, look in looks:
                         if look.grant is None and look.approved is None and look.pending is None:
                             asked = self._file(store, group, call, digest, now, deadline, filed)
+                            if asked is None:  # the process is ending: nothing more is filed
+                                self._expire(store, filed)
+                                return ApprovalDecision(
+                                    False, f"not asking approvers: {self._stop_reason()}"
+                                )
                             waiting.append((group, asked))
                 stopped = self._stop_reason()
                 if stopped and waiting:
@@ -366,7 +371,9 @@ class ApprovalGates:
         now: float,
         deadline: float,
         filed: list[str],
-    ) -> ApprovalRequest:
+    ) -> ApprovalRequest | None:
+        """The request filed for `call` (or the one an identical retry filed first);
+        None once the process is ending, when nothing is filed any more."""
         request = ApprovalRequest(
             id=secrets.token_hex(6),
             tool=call.tool,
@@ -390,8 +397,13 @@ class ApprovalGates:
         )
         # This call's before it exists, so whoever gives up on the call in between (a
         # watchdog, a signal) expires it too.
-        filed.append(request.id)
         with self._lock:
+            # Under the lock the stop takes its list of what to expire: a request is
+            # either on that list or never filed (a process that is ending does not wait
+            # for the thread that filed it to expire it).
+            if self._stopped:
+                return None
+            filed.append(request.id)
             self._waiting[request.id] = (current_principal(), call)
         try:
             stored = store.file(request)
@@ -564,9 +576,9 @@ class ApprovalGates:
         away, the process is ending); what was expired, with its call. With `reason`,
         nothing is asked from then on either: a call that reaches the stage after the
         stop began is refused with it, not left to wait past the stop."""
-        if reason:
-            self._stopped = reason
         with self._lock:
+            if reason:
+                self._stopped = reason  # (under the lock: see `_file`)
             waiting = {rid: c for rid, (_, c) in self._waiting.items()}
         expired = self._expire_ids(list(waiting))
         if reason:
