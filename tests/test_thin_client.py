@@ -491,6 +491,51 @@ def test_a_signal_while_the_answer_is_printed_still_ends_the_process(signame: st
     assert done.stdout == f"refused: policy hook ended by {signame} (failed closed)\n"
 
 
+_SIGNALLED_ON_ANOTHER_THREAD = """
+import os, signal, sys, threading
+from policy.hosts._watchdog import on_signal
+
+
+def give_up(reason):
+    sys.stdout.write("refused: " + reason + "\\n")
+    sys.stdout.flush()
+
+
+on_signal(give_up)
+parked = threading.Event()
+worker = threading.Thread(target=parked.wait, daemon=True)
+worker.start()
+# the kernel may hand a process's signal to any of its threads; this one goes to the
+# worker while the main thread blocks reading a pipe nobody writes to
+signal.pthread_kill(worker.ident, getattr(signal, sys.argv[1]))
+sys.stdin.buffer.read()
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_signal_delivered_to_another_thread_still_ends_the_process(signame: str) -> None:
+    """A Python handler runs only on the main thread, when it runs bytecode: a signal
+    the kernel delivered to another thread, while the main thread was blocked reading
+    its host's pipe (a PicoClaw hook between two lines), was acted on at the next
+    line — or never, the process lingering with its approvals pending. The giving up
+    now also learns of it through the interpreter's wakeup pipe."""
+    reader, writer = os.pipe()  # the host's end, kept open and silent
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _SIGNALLED_ON_ANOTHER_THREAD, signame],
+            stdin=reader,
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=60,
+        )
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"refused: policy hook ended by {signame} (failed closed)\n"
+
+
 def test_the_console_script_is_the_entry_point() -> None:
     """`policy` (the console script pip writes) runs policy.cli.main, which holds the
     hand-off to the thin client: no other entry point bypasses it."""

@@ -116,26 +116,75 @@ def ended_by(number: int) -> str:
 def on_signal(give_up: Callable[[str], object], reason: Callable[[int], str] = ended_by) -> None:
     """Call `give_up(reason(signal number))` when the host ends this process with
     SIGTERM, SIGHUP or SIGINT, so that what it was waiting on is expired (or the
-    refusal printed) rather than left approvable; the process then ends.
+    refusal printed) rather than left approvable; the process then ends. Called from
+    the main thread.
 
-    The giving up runs on a thread of its own. A handler runs on the main thread
-    between two of its bytecodes: inside a lock the giving up needs (the one answer
-    being printed: the handler then waited for itself, and the process hung until the
-    host killed it), inside an import of a module it imports, or inside one of the
-    import system's weakref callbacks, which prints what a handler raises and drops it
-    with the stop. On its own thread it waits for the main thread's lock like anyone
-    else."""
+    The giving up runs on a thread of its own, and learns of the signal without the
+    main thread. A Python handler runs on the main thread between two of its
+    bytecodes: inside a lock the giving up needs (the one answer being printed: the
+    handler then waited for itself, and the process hung until the host killed it),
+    inside an import's weakref callback (which prints what a handler raises and drops
+    it with the stop) — or not at all while the main thread is blocked reading a pipe
+    and the kernel delivered the signal to another of the process's threads: the
+    PicoClaw hook then went on reading, its approvals pending, until its stdin closed.
+    So the interpreter's own handler also writes the signal's number to a wakeup pipe
+    (`signal.set_wakeup_fd`), which a thread of ours reads; whichever learns of it
+    first gives up, once."""
+    once = _thread.allocate_lock()
+    numbers = {
+        number
+        for number in (getattr(_signal, name, None) for name in ("SIGTERM", "SIGHUP", "SIGINT"))
+        if number is not None
+    }
+
+    def end(number: int) -> None:
+        if once.acquire(False):  # (else another thread is giving up and ending it)
+            _give_up_on(give_up, reason, number)
 
     def handler(number: int, _frame: Any) -> None:
         try:
-            _thread.start_new_thread(_give_up_on, (give_up, reason, number))
+            _thread.start_new_thread(end, (number,))
         except RuntimeError:  # no thread to be had: here, then, as the only way left
-            _give_up_on(give_up, reason, number)
+            end(number)
 
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
-        number = getattr(_signal, name, None)
-        if number is not None:
-            _signal.signal(number, handler)
+    for number in numbers:
+        _signal.signal(number, handler)
+    _read_wakeups(numbers, end)
+
+
+def _read_wakeups(numbers: set[int], end: Callable[[int], None]) -> None:
+    """A thread that reads the numbers of the signals the interpreter's handler writes
+    to the wakeup pipe, whichever thread the kernel delivered them to, and calls
+    `end` for those in `numbers`. Without a thread or a pipe to be had, the Python
+    handlers alone remain."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return
+    try:
+        os.set_blocking(write_end, False)  # (the interpreter's handler must never block)
+        _signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):  # (ValueError: not the main thread)
+        os.close(read_end)
+        os.close(write_end)
+        return
+
+    def read() -> None:
+        while True:
+            try:
+                woken = os.read(read_end, 64)
+            except OSError:
+                return
+            if not woken:
+                return
+            for number in woken:
+                if number in numbers:
+                    end(number)
+
+    try:
+        _thread.start_new_thread(read, ())
+    except RuntimeError:
+        return
 
 
 def _give_up_on(
