@@ -384,6 +384,26 @@ def test_a_process_ending_while_a_request_is_being_filed_expires_it_once_stored(
     filer.join(30)
 
 
+def test_nothing_is_filed_for_a_call_whose_client_has_hung_up() -> None:
+    # `policy serve` decides each call under `unless_hung_up`, and sets it when the
+    # client's connection closes: a call that reaches the gate after that files nothing.
+    from policy.approvals import open_store
+    from policy.builtins.approval import unless_hung_up
+
+    store = open_store("memory://")
+    stage = stage_on(store, timeout=30.0)
+    hung_up = threading.Event()
+    with unless_hung_up(hung_up):
+        hung_up.set()
+        answer = stage.approve(bash("make deploy"), [gate(("alice",))])
+    assert not answer.approved
+    assert answer.reason == "not asking approvers: the client hung up"
+    assert store.list(state=None) == []
+    # Another client's call, or the same one asked again, is asked as before.
+    deferred = stage.approve(bash("make deploy"), [gate(("alice",))], defer=True)
+    assert not deferred.approved and len(store.list()) == 1
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

@@ -817,6 +817,72 @@ def test_a_stop_as_the_service_says_it_listens_is_a_graceful_one(
     assert '"stopping"' in done.stderr and '"stopped"' in done.stderr
 
 
+_HELD_APPROVER = """
+import json, os, sys, time
+from pathlib import Path
+
+here = Path(sys.argv[1])
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["method"] == "hook.approve_tool":
+        (here / "asked").touch()
+        while not (here / "go").exists():  # held until the test lets it answer
+            time.sleep(0.02)
+        result = {"approved": True}
+    else:
+        result = {"name": "held", "protocol_version": 1}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_client_gone_before_its_call_reaches_the_gate_files_nothing(tmp_path: Path) -> None:
+    """The service expired what a call had filed when it saw its client hang up; a
+    call still in a slow approver ahead of the gate then filed its request afterwards,
+    pending and approvable for the whole of its budget though its hook had refused it
+    and gone. Now nothing is filed for a call once its client has hung up."""
+    gate = tmp_path / "held_approver.py"
+    gate.write_text(_HELD_APPROVER)
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "holds.yaml").write_text(HOLDS_PACK)
+    extra = (
+        "hooks:\n  processes:\n    held:\n      enabled: true\n"
+        f"      command: [{sys.executable}, {gate}, {tmp_path}]\n"
+        "      intercept: [approve_tool]\n      timeout_ms: 60000\n"
+    )
+    running = start_service(tmp_path / "svc", packs=tmp_path / "packs", settings_extra=extra)
+    try:
+        client = subprocess.Popen(
+            [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=clean_env(),
+        )
+        assert client.stdin is not None
+        client.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
+        client.stdin.close()
+        for _ in range(3000):
+            if (tmp_path / "asked").exists():
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the approver ahead of the gate was never asked")
+        client.kill()  # its host gave up on it: the connection closes
+        client.wait(timeout=30)
+        running.stderr.wait_for(lambda line: True if b'"client hung up"' in line else None)
+        (tmp_path / "go").touch()  # the approver answers; the gate is reached now
+        running.stderr.wait_until(
+            lambda: any(
+                r.get("point") == "approve_tool" and "the client hung up" in r["reason"]
+                for r in logged(running)
+            )
+        )
+        everything = running.client(token=OPERATOR_TOKEN).call("GET", "/v1/approvals?state=all")
+        assert everything["requests"] == []  # nothing was filed, so nothing is approvable
+    finally:
+        stop(running)
+
+
 # --------------------------------------------------------------- whose eyes
 
 

@@ -54,7 +54,7 @@ from policy.digest import canonical_json, json_safe
 from policy.facts import current_caller, current_principal, scoped
 from policy.model import ApprovalDecision, ApprovalGate, ToolCall
 
-__all__ = ["ApprovalGates", "approve_hint", "approvers_reach", "merge_gates"]
+__all__ = ["ApprovalGates", "approve_hint", "approvers_reach", "merge_gates", "unless_hung_up"]
 
 log = logger("policy.approvals")
 
@@ -66,6 +66,23 @@ _SLICE = 0.1  # seconds spent on one request at a time when a call waits on seve
 #: Longest a process that is ending waits for requests being filed as it gives up, to
 #: expire them once stored (within the hook processes' 1 s for giving up).
 _FILING_WAIT = 0.5
+
+#: `policy serve`'s word that the client of the call being decided has hung up.
+_hung_up: ContextVar[threading.Event | None] = ContextVar("policy_hung_up", default=None)
+
+
+@contextlib.contextmanager
+def unless_hung_up(hung_up: threading.Event) -> Iterator[None]:
+    """For the calls decided within (and the threads started from here, which copy the
+    context): nothing is filed once `hung_up` is set — `policy serve`, whose client hung
+    up. Expiring what was filed when the hang-up was seen is not enough: a call still
+    in a slow approver before its gate would file afterwards, and its request stay
+    pending, approvable, for the whole of its budget."""
+    token = _hung_up.set(hung_up)
+    try:
+        yield
+    finally:
+        _hung_up.reset(token)
 
 
 #: Calls one caller may have waiting for people at once, through `policy serve`
@@ -284,11 +301,10 @@ class ApprovalGates:
                     for group, look in looks:
                         if look.grant is None and look.approved is None and look.pending is None:
                             asked = self._file(store, group, call, digest, now, deadline, filed)
-                            if asked is None:  # the process is ending: nothing more is filed
+                            if asked is None:  # the process is ending, or the client gone
                                 self._expire(store, filed)
-                                return ApprovalDecision(
-                                    False, f"not asking approvers: {self._stop_reason()}"
-                                )
+                                why = self._stop_reason() or "the client hung up"
+                                return ApprovalDecision(False, f"not asking approvers: {why}")
                             waiting.append((group, asked))
                 stopped = self._stop_reason()
                 if stopped and waiting:
@@ -373,7 +389,8 @@ class ApprovalGates:
         filed: list[str],
     ) -> ApprovalRequest | None:
         """The request filed for `call` (or the one an identical retry filed first);
-        None once the process is ending, when nothing is filed any more."""
+        None once the process is ending, or the call's client has hung up
+        (`unless_hung_up`), when nothing is filed for it any more."""
         request = ApprovalRequest(
             id=secrets.token_hex(6),
             tool=call.tool,
@@ -398,10 +415,11 @@ class ApprovalGates:
         # This call's before it exists, so whoever gives up on the call in between (a
         # watchdog, a signal) expires it too.
         with self._lock:
-            # Under the lock the stop takes its list of what to expire: a request is
-            # either on that list or never filed (a process that is ending does not wait
-            # for the thread that filed it to expire it).
-            if self._stopped:
+            # Under the lock the stop (and a hang-up's abandon) takes its list of what
+            # to expire: a request is either on that list or never filed (a process that
+            # is ending does not wait for the thread that filed it to expire it).
+            hung_up = _hung_up.get()
+            if self._stopped or (hung_up is not None and hung_up.is_set()):
                 return None
             filed.append(request.id)
             self._waiting[request.id] = (current_principal(), call)

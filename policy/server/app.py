@@ -19,6 +19,7 @@ import inspect
 import itertools
 import os
 import re
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -33,6 +34,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from policy._version import __version__
+from policy.builtins.approval import unless_hung_up
 from policy.codec import decision_from_dict, from_dict, to_dict
 from policy.errors import InputError, PolicyError
 from policy.facts import Caller as FactsCaller
@@ -506,13 +508,17 @@ async def _while_connected(
     if await request.is_disconnected():
         service.log.info("client hung up before waiting", tool=call.tool)
         raise ApiError(499, "the client hung up before its call was asked about")
-    # In a copy of this context (anyio's to_thread copies it): whom it decides for.
-    task = asyncio.ensure_future(anyio.to_thread.run_sync(work, limiter=service.waiting))
+    hung_up = threading.Event()
+    # In a copy of this context (anyio's to_thread copies it): whom it decides for, and
+    # that nothing is filed for it once its client is gone.
+    with unless_hung_up(hung_up):
+        task = asyncio.ensure_future(anyio.to_thread.run_sync(work, limiter=service.waiting))
     while True:
         done, _ = await asyncio.wait({task}, timeout=_HANGUP_POLL)
         if done:
             return task.result()
         if await request.is_disconnected():
+            hung_up.set()  # (before the abandon looks: see ApprovalGates._file)
             expired = await anyio.to_thread.run_sync(
                 service.engine.abandon_approvals,
                 "the client hung up while waiting",
