@@ -404,6 +404,54 @@ def test_nothing_is_filed_for_a_call_whose_client_has_hung_up() -> None:
     assert not deferred.approved and len(store.list()) == 1
 
 
+def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() -> None:
+    # Two clients ask the same call (a hook killed at its host's timeout, and the retry):
+    # they share one request. The one whose client is gone neither waits on it when it
+    # reaches the gate, nor — gone while it waited — claims the approval when a person
+    # gives it: that is the live call's.
+    from policy.approvals import open_store
+    from policy.builtins.approval import unless_hung_up
+
+    store = open_store("memory://")
+    waiting = threading.Event()
+
+    class Watched:  # the store, saying when a call starts waiting on it
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def wait(self, request_id: str, until: float) -> Any:
+            waiting.set()
+            return store.wait(request_id, until=until)
+
+    stage = stage_on(store, timeout=30.0)
+    stage._open_store = Watched  # type: ignore[method-assign]
+    call, gates = bash("make deploy"), [gate(("secops-1",))]
+    assert not stage.approve(call, gates, defer=True).approved  # the live call files it
+    (request,) = store.list()
+    gone = threading.Event()
+    gone.set()
+    with unless_hung_up(gone):
+        assert stage.approve(call, gates).reason == "not asking approvers: the client hung up"
+    assert not waiting.is_set()  # it did not wait on the shared request
+
+    leaving = threading.Event()
+    answers: list[Any] = []
+
+    def waits_then_leaves() -> None:
+        with unless_hung_up(leaving):
+            answers.append(stage.approve(call, gates))
+
+    waiter = threading.Thread(target=waits_then_leaves)
+    waiter.start()
+    assert waiting.wait(30)  # on the shared request
+    leaving.set()
+    decide(store, request.id, approved=True, by="secops-1")
+    waiter.join(30)
+    assert answers[0].reason == "not asking approvers: the client hung up"
+    assert store.get(request.id).claimed_at is None  # left for the live call
+    assert stage.approve(call, gates, defer=True).approved  # which claims it
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

@@ -836,6 +836,48 @@ for line in sys.stdin:
 
 
 @pytest.mark.slow
+def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path: Path) -> None:
+    """Under `service.policies` a call is decided by its team's engine, whose approval
+    stage holds its requests; the hang-up was handed to the service's own engine,
+    which found nothing to expire, and the team's request stayed approvable for its
+    whole budget after the hook had refused the call and gone."""
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "holds.yaml").write_text(HOLDS_PACK)
+    extra = f"  policies: [{{name: ops, packs: [{tmp_path / 'team'}], uids: [0]}}]\n"
+    running = start_service(
+        tmp_path / "svc", settings_extra=extra, approvals=f"sqlite:///{tmp_path / 'approvals.db'}"
+    )
+    try:
+        operator = running.client(token=OPERATOR_TOKEN)
+        client = subprocess.Popen(
+            [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=clean_env(),
+        )
+        assert client.stdin is not None
+        client.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
+        client.stdin.close()
+        for _ in range(3000):
+            if operator.call("GET", "/v1/approvals")["requests"]:
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the team's gate filed no request")
+        client.kill()
+        client.wait(timeout=30)
+        hung_up = running.stderr.wait_for(
+            lambda line: orjson.loads(line) if b'"client hung up"' in line else None
+        )
+        assert operator.call("GET", "/v1/approvals")["requests"] == []  # none pending
+        expired = operator.call("GET", "/v1/approvals?state=expired")["requests"]
+        assert hung_up["expired"] == len(expired) >= 1
+        assert "holds" in {request["pack"] for request in expired}  # the team's pack's
+    finally:
+        stop(running)
+
+
+@pytest.mark.slow
 def test_a_client_gone_before_its_call_reaches_the_gate_files_nothing(tmp_path: Path) -> None:
     """The service expired what a call had filed when it saw its client hang up; a
     call still in a slow approver ahead of the gate then filed its request afterwards,

@@ -85,6 +85,15 @@ def unless_hung_up(hung_up: threading.Event) -> Iterator[None]:
         _hung_up.reset(token)
 
 
+def _client_gone() -> bool:
+    hung_up = _hung_up.get()
+    return hung_up is not None and hung_up.is_set()
+
+
+#: The answer to a call whose client has hung up (`unless_hung_up`).
+_GONE = "not asking approvers: the client hung up"
+
+
 #: Calls one caller may have waiting for people at once, through `policy serve`
 #: (`service.max_waits_per_caller`), and all callers together.
 MAX_WAITS_PER_CALLER = 8
@@ -272,6 +281,8 @@ class ApprovalGates:
                 looks.append((group, look))
             if self._stopped:
                 return ApprovalDecision(False, f"not asking approvers: {self._stopped}")
+            if _client_gone():  # (nor waits on another call's request, taking its approval)
+                return ApprovalDecision(False, _GONE)
             files = any(
                 look.grant is None and look.approved is None and look.pending is None
                 for _, look in looks
@@ -303,8 +314,10 @@ class ApprovalGates:
                             asked = self._file(store, group, call, digest, now, deadline, filed)
                             if asked is None:  # the process is ending, or the client gone
                                 self._expire(store, filed)
-                                why = self._stop_reason() or "the client hung up"
-                                return ApprovalDecision(False, f"not asking approvers: {why}")
+                                stopped = self._stop_reason()
+                                return ApprovalDecision(
+                                    False, f"not asking approvers: {stopped}" if stopped else _GONE
+                                )
                             waiting.append((group, asked))
                 stopped = self._stop_reason()
                 if stopped and waiting:
@@ -322,6 +335,11 @@ class ApprovalGates:
                         self._expire(store, filed)
                         return self._refused(answered, changed, deadline - now)
                     approved += answered
+                if _client_gone():
+                    # Gone while it waited: an approval it would claim now is left for the
+                    # call still there (an identical retry), and what it filed is closed.
+                    self._expire(store, filed)
+                    return ApprovalDecision(False, _GONE)
                 return self._admit(store, call, looks, approved, changed)
             finally:
                 if must_wait:
@@ -418,8 +436,7 @@ class ApprovalGates:
             # Under the lock the stop (and a hang-up's abandon) takes its list of what
             # to expire: a request is either on that list or never filed (a process that
             # is ending does not wait for the thread that filed it to expire it).
-            hung_up = _hung_up.get()
-            if self._stopped or (hung_up is not None and hung_up.is_set()):
+            if self._stopped or _client_gone():
                 return None
             filed.append(request.id)
             self._waiting[request.id] = (current_principal(), call)

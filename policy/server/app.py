@@ -497,14 +497,15 @@ _HANGUP_POLL = 0.25
 
 
 async def _while_connected(
-    request: Request, service: Service, work: Callable[[], Any], call: ToolCall
+    request: Request, service: Service, work: Callable[[], Any], call: ToolCall, engine: Any
 ) -> Any:
     """Run `work` (which may wait for approvers) in a thread; if the client hangs up
     meanwhile — a hook process killed at its host's timeout, a host that closed the
     pipe — the requests filed for `call` are expired at once and the denial logged: the
     client refused the call already, so no approver may release it later. A client
-    already gone files nothing. (The engine caps the waits per caller: past the cap a
-    wait is refused at once, never queued.)"""
+    already gone files nothing. `engine` is the one deciding the call (a team's, under
+    `service.policies`): its approval stage holds the call's requests. (The engine
+    caps the waits per caller: past the cap a wait is refused at once, never queued.)"""
     if await request.is_disconnected():
         service.log.info("client hung up before waiting", tool=call.tool)
         raise ApiError(499, "the client hung up before its call was asked about")
@@ -520,7 +521,7 @@ async def _while_connected(
         if await request.is_disconnected():
             hung_up.set()  # (before the abandon looks: see ApprovalGates._file)
             expired = await anyio.to_thread.run_sync(
-                service.engine.abandon_approvals,
+                engine.abandon_approvals,
                 "the client hung up while waiting",
                 call,
                 limiter=service.storing,
@@ -762,7 +763,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
             if isinstance(gates, tuple):
                 ask = functools.partial(ask, gates=gates)
                 with deciding_for(facts):
-                    answer = await _while_connected(request, service, ask, call)
+                    answer = await _while_connected(request, service, ask, call, route(facts))
             else:  # the packs refuse it: asked again (and logged) on a deciding thread
                 answer = await decided(who, facts, ask)
         return JSONBytes(to_dict(answer), headers={"X-Decision-Id": answer.decision_id})
@@ -824,9 +825,10 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
 
         event, decision, rendered = await decided(who, facts, judged)
         if rendered is None:  # it waits for approvers: stop waiting when the hook is gone
+            engine = route(facts)
             ask = functools.partial(
                 decide_event,
-                route(facts),
+                engine,
                 event,
                 approval,
                 budget,
@@ -834,7 +836,7 @@ def _routes_decide(app: FastAPI, service: Service, caller: Callable[[Request], C
                 decided=decision,
             )
             with deciding_for(facts):
-                answer = await _while_connected(request, service, ask, call_of(event))
+                answer = await _while_connected(request, service, ask, call_of(event), engine)
             rendered = await service.off_loop(_rendered, answer)
         return Response(rendered, media_type="application/json")
 
