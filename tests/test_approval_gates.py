@@ -452,6 +452,57 @@ def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() 
     assert stage.approve(call, gates, defer=True).approved  # which claims it
 
 
+def test_a_filer_that_hangs_up_leaves_its_request_to_an_identical_call_still_waiting() -> None:
+    # The reverse of the case above: the call that filed the request is the one whose
+    # client goes. Its hang-up used to expire the request under the identical call
+    # still waiting on it, which was refused at once; now the request is left to that
+    # call, and the gone one waits on without claiming.
+    from policy.approvals import open_store
+    from policy.builtins.approval import unless_hung_up
+
+    store = open_store("memory://")
+    waits = threading.Semaphore(0)
+
+    class Watched:  # the store, counting the calls that start waiting on it
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def wait(self, request_id: str, until: float) -> Any:
+            waits.release()
+            return store.wait(request_id, until=until)
+
+    stage = stage_on(store, timeout=30.0)
+    stage._open_store = Watched  # type: ignore[method-assign]
+    call, gates = bash("make deploy"), [gate(("secops-1",))]
+    filer_gone = threading.Event()
+    answers: dict[str, Any] = {}
+
+    def filer() -> None:
+        with unless_hung_up(filer_gone):
+            answers["filer"] = stage.approve(call, gates)
+
+    def live() -> None:
+        with unless_hung_up(threading.Event()):
+            answers["live"] = stage.approve(call, gates)
+
+    first = threading.Thread(target=filer)
+    first.start()
+    assert waits.acquire(timeout=30)  # the filer waits on its request
+    second = threading.Thread(target=live)
+    second.start()
+    assert waits.acquire(timeout=30)  # and the live call on the same one
+    (request,) = store.list()
+    filer_gone.set()
+    assert stage.abandon_like(call) == []  # what `policy serve` does at the hang-up
+    assert store.get(request.id).state == "pending"
+    decide(store, request.id, approved=True, by="secops-1")
+    first.join(30)
+    second.join(30)
+    assert answers["live"].approved
+    assert answers["filer"].reason == "not asking approvers: the client hung up"
+    assert store.get(request.id).claimed_at is not None  # by the live call
+
+
 def test_abandoning_expires_the_requests_being_waited_on_and_logs_the_denial(
     tmp_path: Path,
 ) -> None:

@@ -226,6 +226,9 @@ class ApprovalGates:
         self._stored = threading.Condition(self._lock)
         # Requests filed by this process and being waited on: id -> (principal, call).
         self._waiting: dict[str, tuple[str, ToolCall]] = {}
+        # Every wait in this process on each request (filed by it or by an identical
+        # call): the hang-up mark of each (None: a caller that cannot hang up).
+        self._watching: dict[str, list[threading.Event | None]] = {}
         # One filing at a time per caller (`_filing`), and the message once stopping.
         self._filers: dict[str, threading.Lock] = {}
         self._stopped = ""
@@ -523,6 +526,29 @@ class ApprovalGates:
         Several requests are watched in turn, a slice at a time, so a denial of any of
         them is seen within a slice."""
         open_ids = [request.id for _, request in waiting]
+        mark = _hung_up.get()
+        with self._lock:
+            for request_id in open_ids:
+                self._watching.setdefault(request_id, []).append(mark)
+        try:
+            return self._watch(store, waiting, open_ids, deadline, filed)
+        finally:
+            with self._lock:
+                for request_id in [request.id for _, request in waiting]:
+                    marks = self._watching[request_id]
+                    marks.remove(mark)
+                    if not marks:
+                        del self._watching[request_id]
+
+    def _watch(
+        self,
+        store: ApprovalStore,
+        waiting: list[tuple[_Group, ApprovalRequest]],
+        open_ids: list[str],
+        deadline: float,
+        filed: list[str],
+    ) -> list[ApprovalRequest] | ApprovalRequest:
+        """`_wait`'s loop, while its wait is counted among the request's watchers."""
         done: dict[str, ApprovalRequest] = {}
         single = len(open_ids) == 1
         while open_ids:
@@ -601,10 +627,21 @@ class ApprovalGates:
         principal = current_principal()
         with self._lock:
             waiting = {
-                rid: c for rid, (who, c) in self._waiting.items() if c == call and who == principal
+                rid: c
+                for rid, (who, c) in self._waiting.items()
+                if c == call and who == principal and not self._still_watched(rid)
             }
         expired = self._expire_ids(list(waiting))
         return [(waiting[request.id], request) for request in expired]
+
+    def _still_watched(self, request_id: str) -> bool:
+        """Whether a call whose client is still there waits on `request_id` (an
+        identical call sharing it): the request is then that call's to wait out, not
+        one to expire with the call that filed it and hung up — which waits on, and
+        claims nothing (`approve`). Under `self._lock`."""
+        return any(
+            mark is None or not mark.is_set() for mark in self._watching.get(request_id, ())
+        )
 
     def abandon_all(self, reason: str = "") -> list[tuple[ToolCall, ApprovalRequest]]:
         """Expire every request this process waits on (a watchdog fired, the host went
