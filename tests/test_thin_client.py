@@ -536,6 +536,36 @@ def test_a_signal_delivered_to_another_thread_still_ends_the_process(signame: st
     assert done.stdout == f"refused: policy hook ended by {signame} (failed closed)\n"
 
 
+_GIVING_UP_FAILS = """
+import os, signal, threading
+from policy.hosts._watchdog import on_signal
+
+
+def give_up(reason):
+    raise OSError("stdout is gone")
+
+
+on_signal(give_up)
+os.kill(os.getpid(), signal.SIGTERM)
+threading.Event().wait()
+"""
+
+
+def test_a_signal_whose_refusal_cannot_be_written_ends_the_hook_with_status_2() -> None:
+    """Exit 0 with nothing printed is no objection to Claude Code; a hook whose refusal
+    failed on the way out exits 2, which it takes as a block."""
+    done = subprocess.run(
+        [sys.executable, "-c", _GIVING_UP_FAILS],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "giving up on signal 15 failed: OSError: stdout is gone" in done.stderr
+
+
 def test_the_console_script_is_the_entry_point() -> None:
     """`policy` (the console script pip writes) runs policy.cli.main, which holds the
     hand-off to the thin client: no other entry point bypasses it."""

@@ -191,22 +191,27 @@ def _give_up_on(
     give_up: Callable[[str], object], reason: Callable[[int], str], number: int
 ) -> None:
     """`give_up` for the signal `number`, and the end of the process whatever it does:
-    the host has asked for it (what `give_up` raises is reported on stderr)."""
+    the host has asked for it. What `give_up` raises is reported on stderr, and the
+    exit is then 2, not 0: its refusal may not be out, and a silent exit 0 is read as
+    no objection (fail closed)."""
     try:
         give_up(reason(number))
     except BaseException as exc:  # noqa: BLE001 - reported; the process ends all the same
         _report(f"policy: giving up on signal {number} failed: {type(exc).__name__}: {exc}\n")
+        end_process(2)
     end_process()
 
 
-def end_process() -> NoReturn:
+def end_process(status: int = 0) -> NoReturn:
     """End the process now, skipping interpreter teardown and the threads still running.
 
     For a process whose answers are out: a one-event hook (tearing down every module and
     the CEL library's C++ state is ≈ 15 ms nobody waits for but the host), a watchdog
     that gave up on a stuck main thread, or workers stuck at exit (they are not
     daemons and would hold it). Exit status 0, whatever flushing meets: a host reads a
-    hook's answer only when it exits 0."""
+    hook's answer only when it exits 0. (`status` 2 for a process whose refusal could
+    not be written: Claude Code takes a hook's exit 2 as a block, and its silent exit 0
+    as no objection.)"""
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is None:  # started with that descriptor closed
@@ -216,4 +221,4 @@ def end_process() -> NoReturn:
             except (OSError, ValueError):
                 continue  # a closed pipe: nothing more can reach the host anyway
     finally:
-        os._exit(0)
+        os._exit(status)
