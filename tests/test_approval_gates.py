@@ -404,6 +404,23 @@ def test_nothing_is_filed_for_a_call_whose_client_has_hung_up() -> None:
     assert not deferred.approved and len(store.list()) == 1
 
 
+def watched_stage(store: Any, waits: threading.Semaphore) -> Any:
+    """A stage on `store` that releases `waits` each time a call starts waiting on a
+    request: a test knows a call is in its wait without sleeping on it."""
+
+    class Watched:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def wait(self, request_id: str, until: float) -> Any:
+            waits.release()
+            return store.wait(request_id, until=until)
+
+    stage = stage_on(store, timeout=30.0)
+    stage._open_store = Watched
+    return stage
+
+
 def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() -> None:
     # Two clients ask the same call (a hook killed at its host's timeout, and the retry):
     # they share one request. The one whose client is gone neither waits on it when it
@@ -413,18 +430,8 @@ def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() 
     from policy.builtins.approval import unless_hung_up
 
     store = open_store("memory://")
-    waiting = threading.Event()
-
-    class Watched:  # the store, saying when a call starts waiting on it
-        def __getattr__(self, name: str) -> Any:
-            return getattr(store, name)
-
-        def wait(self, request_id: str, until: float) -> Any:
-            waiting.set()
-            return store.wait(request_id, until=until)
-
-    stage = stage_on(store, timeout=30.0)
-    stage._open_store = Watched  # type: ignore[method-assign]
+    waits = threading.Semaphore(0)
+    stage = watched_stage(store, waits)
     call, gates = bash("make deploy"), [gate(("secops-1",))]
     assert not stage.approve(call, gates, defer=True).approved  # the live call files it
     (request,) = store.list()
@@ -432,7 +439,7 @@ def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() 
     gone.set()
     with unless_hung_up(gone):
         assert stage.approve(call, gates).reason == "not asking approvers: the client hung up"
-    assert not waiting.is_set()  # it did not wait on the shared request
+    assert not waits.acquire(blocking=False)  # it did not wait on the shared request
 
     leaving = threading.Event()
     answers: list[Any] = []
@@ -443,7 +450,7 @@ def test_a_call_whose_client_is_gone_leaves_an_identical_calls_approval_alone() 
 
     waiter = threading.Thread(target=waits_then_leaves)
     waiter.start()
-    assert waiting.wait(30)  # on the shared request
+    assert waits.acquire(timeout=30)  # on the shared request
     leaving.set()
     decide(store, request.id, approved=True, by="secops-1")
     waiter.join(30)
@@ -462,17 +469,7 @@ def test_a_filer_that_hangs_up_leaves_its_request_to_an_identical_call_still_wai
 
     store = open_store("memory://")
     waits = threading.Semaphore(0)
-
-    class Watched:  # the store, counting the calls that start waiting on it
-        def __getattr__(self, name: str) -> Any:
-            return getattr(store, name)
-
-        def wait(self, request_id: str, until: float) -> Any:
-            waits.release()
-            return store.wait(request_id, until=until)
-
-    stage = stage_on(store, timeout=30.0)
-    stage._open_store = Watched  # type: ignore[method-assign]
+    stage = watched_stage(store, waits)
     call, gates = bash("make deploy"), [gate(("secops-1",))]
     filer_gone = threading.Event()
     answers: dict[str, Any] = {}

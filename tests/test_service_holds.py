@@ -835,6 +835,21 @@ for line in sys.stdin:
 """
 
 
+def waiting_hook(running: Running, command: str) -> subprocess.Popen[bytes]:
+    """A thin client of `running` asking about `command` with `--approval wait`, its
+    event sent: it waits for the service's answer (or to be killed, as its host does)."""
+    client = subprocess.Popen(
+        [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env=clean_env(),
+    )
+    assert client.stdin is not None
+    client.stdin.write(orjson.dumps(pre_tool(command)))
+    client.stdin.close()
+    return client
+
+
 @pytest.mark.slow
 def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path: Path) -> None:
     """Under `service.policies` a call is decided by its team's engine, whose approval
@@ -849,15 +864,7 @@ def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path
     )
     try:
         operator = running.client(token=OPERATOR_TOKEN)
-        client = subprocess.Popen(
-            [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            env=clean_env(),
-        )
-        assert client.stdin is not None
-        client.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
-        client.stdin.close()
+        client = waiting_hook(running, "./deploy prod")
         for _ in range(3000):
             if operator.call("GET", "/v1/approvals")["requests"]:
                 break
@@ -894,15 +901,7 @@ def test_a_client_gone_before_its_call_reaches_the_gate_files_nothing(tmp_path: 
     )
     running = start_service(tmp_path / "svc", packs=tmp_path / "packs", settings_extra=extra)
     try:
-        client = subprocess.Popen(
-            [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            env=clean_env(),
-        )
-        assert client.stdin is not None
-        client.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
-        client.stdin.close()
+        client = waiting_hook(running, "./deploy prod")
         for _ in range(3000):
             if (tmp_path / "asked").exists():
                 break
