@@ -460,9 +460,12 @@ def test_one_caller_s_bodies_in_flight_cannot_take_the_memory_others_need(
         assert answer["error"] == (
             "policy serve is at capacity: request bodies of uid:0 hold 262144 bytes; try again"
         )
-        assert any(
-            r.get("event") == "request refused" and r.get("status") == 503
-            for r in running.stderr.records()
+        # (the log line may reach the test's reader after the answer reached the client)
+        running.stderr.wait_until(
+            lambda: any(
+                r.get("event") == "request refused" and r.get("status") == 503
+                for r in running.stderr.records()
+            )
         )
         for sock in held:  # hung up on: what they held is let go
             sock.close()
