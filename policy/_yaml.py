@@ -7,11 +7,12 @@ that means a reviewer reads one value and the engine enforces another.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = [
     "Mark",

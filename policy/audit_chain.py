@@ -28,8 +28,9 @@ import hmac
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import BinaryIO
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = [
     "GENESIS",

@@ -21,11 +21,12 @@ import contextlib
 import errno
 import os
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = [
     "ROTATED_EVENT",

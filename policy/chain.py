@@ -15,9 +15,10 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Final
 
+from policy._lazy_dataclass import dataclass
 from policy._logger import logger
 from policy.errors import HookRegistrationError
 from policy.hooks import FailurePolicy, HookSource

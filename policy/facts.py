@@ -20,11 +20,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
 from policy._env import CONFIG_ENV
+from policy._lazy_dataclass import dataclass
 from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete
 from policy.model import CelList, CelMap

@@ -19,11 +19,11 @@ A builtin that counts must say so here, on itself; the engine knows no builtin b
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
 from policy._invoke import call_inline
+from policy._lazy_dataclass import dataclass
 from policy.chain import Fold, Normalizer, Registration
 from policy.errors import HookRegistrationError
 from policy.model import Action, Decision, HookPoint, ToolCall
@@ -196,7 +196,7 @@ class Rejudge:
         )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Judges:
     """Who judges a rewrite at one point again (`Rejudge.call`,
     `Rejudge.result`), for one chain snapshot."""

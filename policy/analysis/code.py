@@ -17,8 +17,9 @@ this can and cannot establish.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from policy._lazy_dataclass import dataclass
 from policy.analysis._lazy_re import LazyPattern
 
 __all__ = ["CodeFacts", "inspect"]

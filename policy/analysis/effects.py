@@ -34,9 +34,10 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell

@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from policy._lazy_dataclass import dataclass
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern

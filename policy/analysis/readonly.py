@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
+from policy._lazy_dataclass import dataclass
 from policy.analysis._lazy_re import LazyPattern
 
 __all__ = ["knows", "reads_only"]

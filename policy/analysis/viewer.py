@@ -25,7 +25,9 @@ import posixpath
 import stat
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = [
     "Viewer",

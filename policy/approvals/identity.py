@@ -27,9 +27,9 @@ import os
 import pwd
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import PolicyError
 
 __all__ = [

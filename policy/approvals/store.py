@@ -28,9 +28,10 @@ import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from policy._lazy_dataclass import dataclass
 from policy._logger import logger
 from policy.digest import canonical_json
 from policy.errors import PolicyError

@@ -24,9 +24,10 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from policy._lazy_dataclass import dataclass
 from policy.bench.rules import RuleTime, rule_times
 
 if TYPE_CHECKING:

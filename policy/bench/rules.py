@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import AnalysisIncomplete
 from policy.facts import facts_of
 from policy.model import POINTS, ToolCall

@@ -12,9 +12,9 @@ in `path_args` (tools the analysis does not know).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.facts import CallFacts, FactsContext, facts_of, home_dir
 from policy.model import ToolCall
 

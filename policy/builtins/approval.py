@@ -35,8 +35,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 
+from policy._lazy_dataclass import dataclass
 from policy._logger import logger
 from policy.approvals.rules import grant_seconds
 from policy.approvals.store import (

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Self
 
+from policy._lazy_dataclass import dataclass
 from policy.aliases import DEFAULT_ALIASES
 
 if TYPE_CHECKING:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.model import (
     EMPTY,
     CallContext,

@@ -12,8 +12,9 @@ refusal decided.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from policy._lazy_dataclass import dataclass
 
 if TYPE_CHECKING:
     from policy.model import Decision

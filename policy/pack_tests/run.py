@@ -17,10 +17,10 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from policy._lazy_dataclass import dataclass
 from policy.codec import PART_TYPES, from_dict
 from policy.durations import parse_duration
 from policy.errors import InputError

@@ -11,11 +11,11 @@ one PackError.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from policy._lazy_dataclass import dataclass
 from policy.packs.diagnostics import Diagnostic, PackError
 from policy.packs.load import (
     LoadedPack,

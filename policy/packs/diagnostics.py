@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import PolicyError
 
 __all__ = ["Diagnostic", "PackError", "Severity"]

@@ -28,7 +28,6 @@ import tempfile
 import types
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -39,6 +38,7 @@ from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.tokens import CommentToken
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import PolicyError
 from policy.pack_node import Node
 from policy.packs.diagnostics import Diagnostic

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
+from policy._lazy_dataclass import dataclass
 from policy.packs.diagnostics import Diagnostic, PackError
 
 if TYPE_CHECKING:

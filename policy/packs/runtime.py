@@ -32,11 +32,12 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policy import telemetry
+from policy._lazy_dataclass import dataclass
 from policy._logger import logger
 from policy.aliases import AliasTable
 from policy.analysis.environ import home_variable

@@ -21,9 +21,9 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.codec import from_dict, parts_from_json
 from policy.digest import args_digest
 from policy.errors import InputError

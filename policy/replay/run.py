@@ -28,10 +28,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import InputError
 from policy.facts import deciding_for
 from policy.model import Decision

@@ -33,6 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from policy._lazy_dataclass import dataclass
 from policy._version import __version__
 from policy.builtins.approval import unless_hung_up
 from policy.codec import decision_from_dict, from_dict, to_dict
@@ -921,7 +922,7 @@ class _ApproversReach:
             await self.app(scope, receive, send)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class ApprovalDesk:
     """What deciding an approval request takes, whichever page or API asks: the
     requests `who` may see (`visible`, `fetch`) and `answer`, which applies the
@@ -1171,7 +1172,6 @@ def _plain(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    import dataclasses
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)

@@ -26,9 +26,9 @@ import pwd
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.facts import Caller as FactsCaller
 from policy.server.auth import Caller
 from policy.server.peer import peer_uid

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.service_settings import Identity, ServiceSettings, resolve_uid
 
 __all__ = ["ANONYMOUS", "Authenticator", "Caller", "NotAuthenticated"]

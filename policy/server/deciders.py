@@ -56,12 +56,12 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from policy import telemetry
+from policy._lazy_dataclass import dataclass
 from policy.server.asker import ANONYMOUS_SENDER
 
 __all__ = [

@@ -20,8 +20,9 @@ import posixpath
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = ["PolicyRouter", "Team"]
 

@@ -5,8 +5,10 @@ them, everything above reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from policy._lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,10 +28,10 @@ import stat
 import subprocess
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from policy._lazy_dataclass import dataclass
 from policy.hosts.claude.dialect import CLAUDE
 from policy.hosts.claude.hooks_file import Spec
 

@@ -40,10 +40,10 @@ import fnmatch
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from policy._lazy_dataclass import dataclass
 from policy.errors import SettingsError
 from policy.hosts.claude.dialect import AGENTAO, CLAUDE, DIALECTS, Dialect
 from policy.hosts.claude.permission_rule import PermissionRule, parse_rule

@@ -37,9 +37,10 @@ import os
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from policy._lazy_dataclass import dataclass
 
 __all__ = ["Match", "PermissionRule", "parse_rule"]
 

@@ -1,0 +1,395 @@
+"""`@dataclass`, with its methods' code compiled when first needed instead of at import.
+
+The standard `@dataclass` writes the source of each method it adds (`__init__`,
+`__repr__`, `__eq__`, `__hash__`, and for a frozen class `__setattr__` and
+`__delattr__`) and compiles it at every import: ≈ 1 ms for a frozen slotted class of
+six fields on the development machine, ≈ 26 ms for the 29 classes a `policy hook
+claude` process makes before it decides — and Claude Code and Agentao start that
+process once per tool call (docs/decisions/0026-lazy-dataclasses.md). This one makes
+the same class — the same fields, defaults, `__slots__`, equality, hash, order, repr,
+frozen-ness, `__match_args__` and `__post_init__` — but compiles only `__init__`, when
+the class is first instantiated; the other methods compare and hash the fields
+through one `operator.attrgetter`, which needs no code of its own.
+
+The class carries `__dataclass_fields__` as `@dataclass` fills it (`dataclasses.Field`
+objects made by `dataclasses.field`), so `dataclasses.fields`, `replace`, `asdict`,
+`is_dataclass`, copy, pickle and orjson treat it as the dataclass it is, and
+`dataclasses.field(...)` declares its fields. tests/test_lazy_dataclass.py asks every
+shape hookpolicy uses the same questions as `@dataclass` itself.
+
+The arguments are `@dataclass`'s, with its defaults: `frozen`, `slots`, `kw_only`,
+`order`, `eq`. `unsafe_hash`, `weakref_slot`, `init=False`, `repr=False`, `InitVar` and
+`match_args=False` are not offered (nothing here uses them): a class needing one is a
+TypeError when decorated (the arguments) or made (`InitVar`), never a different class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import reprlib
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, TypeVar, dataclass_transform, overload
+
+__all__ = ["dataclass"]
+
+_T = TypeVar("_T")
+
+_MISSING: Any = dataclasses.MISSING
+#: `dataclasses.fields` and `asdict` list only fields whose `_field_type` is this one.
+_FIELD: Any = dataclasses._FIELD  # type: ignore[attr-defined]
+#: The default of a field made by a factory, in a compiled `__init__`'s signature.
+_FACTORY = object()
+_CLASS_VAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
+_KW_ONLY_NAMES = ("KW_ONLY", "dataclasses.KW_ONLY")
+
+
+class _Params:
+    """What `__dataclass_params__` says of a `@dataclass` class, for code that reads it
+    (a `@dataclass` subclass asks whether its base is frozen)."""
+
+    __slots__ = ("eq", "frozen", "init", "kw_only", "match_args", "order", "repr", "slots")
+    unsafe_hash = False
+    weakref_slot = False
+
+    def __init__(self, *, eq: bool, frozen: bool, kw_only: bool, order: bool, slots: bool):
+        self.init = self.repr = self.match_args = True
+        self.eq = eq
+        self.frozen = frozen
+        self.kw_only = kw_only
+        self.order = order
+        self.slots = slots
+
+
+@overload
+def dataclass(cls: type[_T], /) -> type[_T]: ...
+
+
+@overload
+def dataclass(
+    *,
+    frozen: bool = False,
+    slots: bool = False,
+    kw_only: bool = False,
+    order: bool = False,
+    eq: bool = True,
+) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def dataclass(
+    cls: type[Any] | None = None,
+    /,
+    *,
+    frozen: bool = False,
+    slots: bool = False,
+    kw_only: bool = False,
+    order: bool = False,
+    eq: bool = True,
+) -> Any:
+    """The class `dataclasses.dataclass` makes with these arguments (see the module's
+    docstring for what differs: when code is compiled)."""
+
+    def make(cls: type[Any]) -> type[Any]:
+        return _make(cls, frozen=frozen, slots=slots, kw_only=kw_only, order=order, eq=eq)
+
+    return make if cls is None else make(cls)
+
+
+def _make(
+    cls: type[Any], *, frozen: bool, slots: bool, kw_only: bool, order: bool, eq: bool
+) -> type[Any]:
+    fields = _fields_of(cls, kw_only)
+    _check(cls, fields, frozen)
+    own = cls.__dict__
+    if slots:
+        if "__slots__" in own:
+            raise TypeError(f"{cls.__name__} already specifies __slots__")
+        made = _with_slots(cls, fields)
+    else:
+        made = cls
+        for f in fields.values():  # (the class attribute is the default, as @dataclass leaves it)
+            if f.name in own:
+                if f.default is _MISSING:
+                    delattr(cls, f.name)
+                else:
+                    setattr(cls, f.name, f.default)
+    listed = tuple(fields.values())
+    added: dict[str, Any] = {
+        "__dataclass_fields__": fields,
+        "__dataclass_params__": _Params(
+            eq=eq, frozen=frozen, kw_only=kw_only, order=order, slots=slots
+        ),
+        "__match_args__": tuple(f.name for f in listed if f.init and not f.kw_only),
+    }
+    if "__init__" not in own:  # (a class's own `__init__` stays, as @dataclass leaves it)
+        added["__init__"] = _first_init(made, listed, frozen)
+    key = _key_of(tuple(f.name for f in listed if f.compare))
+    if "__repr__" not in own:
+        added["__repr__"] = _repr_of(tuple(f.name for f in listed if f.repr))
+    if eq:
+        if "__eq__" not in own:
+            added["__eq__"] = _eq_of(key)
+        explicit_hash = own.get("__hash__", _MISSING)
+        if explicit_hash is _MISSING or (explicit_hash is None and "__eq__" in own):
+            # (@dataclass's rule: frozen and equal by value hashes by value; equal by
+            # value and mutable cannot be hashed)
+            hashed = _key_of(
+                tuple(f.name for f in listed if (f.compare if f.hash is None else f.hash))
+            )
+            added["__hash__"] = _hash_of(hashed) if frozen else None
+    if order:
+        for name, compare in _ORDER.items():
+            if name in own:
+                raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
+            added[name] = _order_of(key, compare)
+    if frozen:
+        names = frozenset(fields)
+        added["__setattr__"] = _frozen_setattr(made, names)
+        added["__delattr__"] = _frozen_delattr(made, names)
+        if slots:  # (copy and pickle set slots one by one: past the frozen __setattr__)
+            added["__getstate__"] = _getstate_of(tuple(fields))
+            added["__setstate__"] = _setstate_of(tuple(fields))
+    for name, value in added.items():
+        setattr(made, name, value)
+    return made
+
+
+def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, dataclasses.Field[Any]]:
+    """The fields, in `@dataclass`'s order: the bases' (nearest last), then the class's
+    own annotations; a `dataclasses.Field` default declares the field's options."""
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    for base in reversed(cls.__mro__[1:]):
+        inherited = base.__dict__.get("__dataclass_fields__")
+        if inherited:
+            for kept in inherited.values():
+                if kept._field_type is _FIELD:
+                    fields[kept.name] = kept
+    after_marker = False
+    annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - unevaluated
+    for name, annotation in annotations.items():
+        spelt = annotation if isinstance(annotation, str) else ""
+        if annotation is dataclasses.KW_ONLY or spelt in _KW_ONLY_NAMES:
+            after_marker = True
+            continue
+        if spelt.startswith(_CLASS_VAR_PREFIXES) or _is_class_var(annotation):
+            continue
+        if spelt.startswith(("InitVar", "dataclasses.InitVar")) or isinstance(
+            annotation, dataclasses.InitVar
+        ):
+            raise TypeError(f"{cls.__name__}.{name}: InitVar fields are not supported")
+        declared = cls.__dict__.get(name, _MISSING)
+        f: Any = (
+            declared
+            if isinstance(declared, dataclasses.Field)
+            else dataclasses.field(default=declared)
+        )
+        if type(f.default).__hash__ is None:  # (@dataclass's test: shared by every instance)
+            raise ValueError(
+                f"mutable default {type(f.default)} for field {name} is not allowed:"
+                " use default_factory"
+            )
+        f.name = name
+        f.type = annotation
+        f._field_type = _FIELD
+        if f.kw_only is _MISSING:
+            f.kw_only = kw_only or after_marker
+        fields[name] = f
+    return fields
+
+
+def _is_class_var(annotation: object) -> bool:
+    origin = getattr(annotation, "__origin__", annotation)
+    return getattr(origin, "_name", None) == "ClassVar"
+
+
+def _check(cls: type[Any], fields: dict[str, dataclasses.Field[Any]], frozen: bool) -> None:
+    """What `@dataclass` refuses when it decorates (not when `__init__` first compiles:
+    this `__init__` is compiled later, so a bad signature would surface far from here)."""
+    for base in cls.__mro__[1:]:
+        params = base.__dict__.get("__dataclass_params__")
+        if params is None or not base.__dict__.get("__dataclass_fields__"):
+            continue
+        if params.frozen and not frozen:
+            raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
+        if frozen and not params.frozen:
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    defaulted = False
+    for f in fields.values():
+        if not f.init or f.kw_only:
+            continue
+        if f.default is not _MISSING or f.default_factory is not _MISSING:
+            defaulted = True
+        elif defaulted:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+
+
+def _with_slots(cls: type[Any], fields: dict[str, dataclasses.Field[Any]]) -> type[Any]:
+    """A new class with the fields as `__slots__` (as `@dataclass(slots=True)` makes it:
+    a class's slots cannot be added once it exists)."""
+    inherited = {
+        name
+        for base in cls.__mro__[1:-1]
+        for name in (
+            (base.__dict__.get("__slots__", ()),)
+            if isinstance(base.__dict__.get("__slots__", ()), str)
+            else base.__dict__.get("__slots__", ())
+        )
+    }
+    body = dict(cls.__dict__)
+    body["__slots__"] = tuple(name for name in fields if name not in inherited)
+    for name in fields:
+        body.pop(name, None)  # (a default would clash with the slot of the same name)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    metaclass: Any = type(cls)
+    made: type[Any] = metaclass(cls.__name__, cls.__bases__, body)
+    made.__qualname__ = cls.__qualname__
+    return made
+
+
+def _first_init(
+    cls: type[Any], fields: tuple[dataclasses.Field[Any], ...], frozen: bool
+) -> Callable[..., None]:
+    """An `__init__` that compiles the real one, puts it on the class and runs it: a
+    class no call of this process makes costs no compilation."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        real = _compiled_init(cls, fields, frozen)
+        cls.__init__ = real
+        real(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def _compiled_init(
+    cls: type[Any], fields: tuple[dataclasses.Field[Any], ...], frozen: bool
+) -> Callable[..., None]:
+    """`__init__` as `@dataclass` writes it: each field a parameter (keyword-only after
+    `*`), a factory run when its argument is left out, `__post_init__` last."""
+    names: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+    positional: list[str] = []
+    keywords: list[str] = []
+    lines: list[str] = []
+    for number, f in enumerate(fields):
+        if f.default_factory is not _MISSING:
+            names[f"_factory{number}"] = f.default_factory
+        elif f.default is not _MISSING:
+            names[f"_default{number}"] = f.default
+        if f.init:
+            if f.default_factory is not _MISSING:
+                parameter = f"{f.name}=_FACTORY"
+                value = f"_factory{number}() if {f.name} is _FACTORY else {f.name}"
+            elif f.default is not _MISSING:
+                parameter = f"{f.name}=_default{number}"
+                value = f.name
+            else:
+                parameter = value = f.name
+            (keywords if f.kw_only else positional).append(parameter)
+        elif f.default_factory is not _MISSING:
+            value = f"_factory{number}()"
+        elif f.default is not _MISSING:
+            value = f"_default{number}"
+        else:
+            continue  # (left for `__post_init__` to set, as @dataclass leaves it)
+        lines.append(
+            f"_set(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}"
+        )
+    if hasattr(cls, "__post_init__"):
+        lines.append("self.__post_init__()")
+    signature = ", ".join(["self", *positional, *(["*", *keywords] if keywords else [])])
+    body = "\n    ".join(lines) or "pass"
+    exec(f"def __init__({signature}) -> None:\n    {body}\n", names)
+    init: Callable[..., None] = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The compared fields of an instance, as the tuple `@dataclass` compares."""
+    if not names:
+        return lambda self: ()
+    if len(names) == 1:
+        one = names[0]
+        return lambda self: (getattr(self, one),)
+    got: Callable[[Any], tuple[Any, ...]] = attrgetter(*names)
+    return got
+
+
+def _repr_of(names: tuple[str, ...]) -> Callable[[Any], str]:
+    @reprlib.recursive_repr()
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{type(self).__qualname__}({shown})"
+
+    return __repr__
+
+
+def _eq_of(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash_of(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    return __hash__
+
+
+_ORDER: dict[str, Callable[[tuple[Any, ...], tuple[Any, ...]], bool]] = {
+    "__lt__": lambda a, b: a < b,
+    "__le__": lambda a, b: a <= b,
+    "__gt__": lambda a, b: a > b,
+    "__ge__": lambda a, b: a >= b,
+}
+
+
+def _order_of(
+    key: Callable[[Any], tuple[Any, ...]],
+    compare: Callable[[tuple[Any, ...], tuple[Any, ...]], bool],
+) -> Callable[[Any, Any], Any]:
+    def method(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return compare(key(self), key(other))
+        return NotImplemented
+
+    return method
+
+
+def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    return __setattr__
+
+
+def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __delattr__
+
+
+def _getstate_of(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+    def __getstate__(self: Any) -> list[Any]:
+        return [getattr(self, name) for name in names]
+
+    return __getstate__
+
+
+def _setstate_of(names: tuple[str, ...]) -> Callable[[Any, list[Any]], None]:
+    def __setstate__(self: Any, state: list[Any]) -> None:
+        for name, value in zip(names, state, strict=True):
+            object.__setattr__(self, name, value)
+
+    return __setstate__

@@ -1,0 +1,243 @@
+"""policy._lazy_dataclass makes the class `@dataclass` makes — compiled later, and only
+what is used.
+
+Each shape hookpolicy's value classes take is made twice, once by the standard
+`@dataclass` and once by the lazy one with the same arguments, and the two are asked
+the same questions.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, ClassVar
+
+import orjson
+import pytest
+
+from policy._lazy_dataclass import dataclass as lazy_dataclass
+
+SHAPES: list[dict[str, Any]] = [
+    {"frozen": True, "slots": True},
+    {"frozen": True, "slots": True, "kw_only": True},
+    {"frozen": True, "slots": True, "order": True},
+    {"frozen": False, "slots": True},
+    {"frozen": False, "slots": False},
+    {"frozen": False, "slots": False, "eq": False},
+]
+
+
+def both(**options: Any) -> list[Any]:
+    """The same class body made by both `@dataclass(**options)`."""
+    made = []
+    for decorate in (dataclass, lazy_dataclass):
+
+        class Point:
+            """A value with every kind of field."""
+
+            LIMIT: ClassVar[int] = 3
+            x: int
+            y: int = 0
+            tags: tuple[str, ...] = ()
+            notes: list[str] = field(default_factory=list, hash=False)
+            cached: str = field(default="", compare=False, repr=False)
+
+            def total(self) -> int:
+                return self.x + self.y
+
+        made.append(decorate(**options)(Point))
+    return made
+
+
+@pytest.mark.parametrize("options", SHAPES, ids=repr)
+def test_the_class_is_built_compared_and_shown_as_the_standard_one(options: dict[str, Any]) -> None:
+    standard, lazy = both(**options)
+    kw = options.get("kw_only", False)
+
+    def make(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if kw:
+            kwargs.update(zip(["x", "y", "tags"], args, strict=False))
+            return cls(**kwargs)
+        return cls(*args, **kwargs)
+
+    for cls in (standard, lazy):
+        a = make(cls, 1, 2, ("t",))
+        b = make(cls, 1, 2, ("t",), cached="other")
+        c = make(cls, 2)
+        assert (a.x, a.y, a.tags, a.notes, a.cached) == (1, 2, ("t",), [], "")
+        assert a.notes is not b.notes  # (a factory per instance)
+        assert a.total() == 3 and cls.LIMIT == 3
+        assert (a == b) is options.get("eq", True)  # `cached` is not compared
+        assert a != c
+        assert repr(a).replace(cls.__qualname__, "P") == "P(x=1, y=2, tags=('t',), notes=[])"
+        if options.get("order"):
+            assert a < c and c > a and a <= b and c >= a
+        else:
+            with pytest.raises(TypeError):
+                _ = a < c
+        if options.get("frozen"):
+            assert hash(a) == hash(b)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                a.x = 5
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                del a.y
+        else:
+            a.x = 5
+            assert a.x == 5
+        if options.get("slots"):
+            assert not hasattr(a, "__dict__")
+            assert set(cls.__slots__) == {"x", "y", "tags", "notes", "cached"}
+        if options.get("eq", True) and not options.get("frozen"):
+            with pytest.raises(TypeError, match="unhashable"):
+                hash(a)
+    assert lazy.__match_args__ == standard.__match_args__
+    assert lazy.__qualname__ == standard.__qualname__
+    assert lazy.__doc__ == standard.__doc__
+
+
+@pytest.mark.parametrize("options", SHAPES[:3], ids=repr)
+def test_dataclasses_functions_and_orjson_read_the_class_as_a_dataclass(
+    options: dict[str, Any],
+) -> None:
+    standard, lazy = both(**options)
+    values = {"x": 1, "y": 2, "tags": ("a",), "notes": ["n"], "cached": "c"}
+    one, other = standard(**values), lazy(**values)
+    assert dataclasses.is_dataclass(other)
+    assert [(f.name, f.type, f.compare, f.repr, f.kw_only) for f in dataclasses.fields(other)] == [
+        (f.name, f.type, f.compare, f.repr, f.kw_only) for f in dataclasses.fields(one)
+    ]
+    assert dataclasses.asdict(other) == dataclasses.asdict(one)
+    assert dataclasses.replace(other, y=9) == lazy(**{**values, "y": 9})
+    assert orjson.dumps(other) == orjson.dumps(one)
+    assert copy.copy(other) == other and copy.deepcopy(other) == other
+
+
+@lazy_dataclass(frozen=True, slots=True)
+class Kept:
+    """A module's class, as pickle finds it."""
+
+    name: str
+    count: int = 0
+
+
+def test_a_frozen_slotted_instance_survives_pickle_and_copy() -> None:
+    kept = Kept("a", 2)
+    assert pickle.loads(pickle.dumps(kept)) == kept
+    assert copy.deepcopy(kept) == kept and copy.copy(kept) is not kept
+
+
+def test_keyword_only_fields_after_the_marker_and_init_false_fields_set_after_init() -> None:
+    for decorate in (dataclass, lazy_dataclass):
+
+        @decorate(frozen=False, slots=False, eq=False)
+        class Rule:
+            name: str
+            _: KW_ONLY
+            priority: int = 0
+            full: str = field(init=False)
+
+            def __post_init__(self) -> None:
+                self.full = f"{self.name}/{self.priority}"
+
+        rule = Rule("a", priority=2)
+        assert rule.full == "a/2"
+        with pytest.raises(TypeError):
+            Rule("a", 2)  # type: ignore[misc]
+        assert Rule("a") != Rule("a")  # eq=False: by identity
+
+
+def test_a_subclass_inherits_its_bases_fields_first() -> None:
+    for decorate in (dataclass, lazy_dataclass):
+
+        @decorate(frozen=True, slots=True)
+        class Base:
+            a: int
+            b: str = "b"
+
+        @decorate(frozen=True, slots=True)
+        class Child(Base):
+            c: float = 0.5
+            b: str = "child"
+
+        child = Child(1)
+        assert (child.a, child.b, child.c) == (1, "child", 0.5)
+        assert [f.name for f in dataclasses.fields(Child)] == ["a", "b", "c"]
+        assert Child(1) != Base(1)  # another class, never equal
+
+
+def test_what_dataclass_refuses_is_refused_when_the_class_is_made() -> None:
+    for decorate in (dataclass, lazy_dataclass):
+        with pytest.raises(TypeError, match="non-default argument"):
+
+            @decorate(frozen=True, slots=True)
+            class Wrong:
+                a: int = 0
+                b: int  # type: ignore[misc]
+
+        with pytest.raises(ValueError, match="mutable default"):
+
+            @decorate(frozen=True, slots=True)
+            class Shared:
+                items: list[int] = []
+
+        @decorate(frozen=True, slots=True)
+        class Frozen:
+            a: int
+
+        with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
+
+            @decorate(frozen=False, slots=True)
+            class Thawed(Frozen):
+                b: int = 0
+
+
+def test_a_class_that_is_never_made_compiles_no_code() -> None:
+    # Why the module exists: `@dataclass` compiles six methods per frozen class at every
+    # import; this one compiles `__init__` at the first instance, and nothing else.
+    import builtins
+
+    compiled: list[str] = []
+    real_exec = builtins.exec
+
+    def counting_exec(source: Any, *args: Any) -> None:
+        compiled.append(str(source)[:40])
+        real_exec(source, *args)
+
+    builtins.exec = counting_exec
+    try:
+
+        @lazy_dataclass(frozen=True, slots=True)
+        class Value:
+            a: int
+            b: str = ""
+
+        assert compiled == []
+        assert Value(1) == Value(1, "")
+        assert len(compiled) == 1 and compiled[0].startswith("def __init__(self, a, b=")
+        Value(2)
+        assert len(compiled) == 1  # (the compiled one is the class's from then on)
+    finally:
+        builtins.exec = real_exec
+
+
+def test_every_value_class_of_hookpolicy_is_made_by_the_lazy_decorator() -> None:
+    # (one standard `@dataclass` on a hook's path puts its compile cost back on every
+    # tool call: docs/decisions/0026-lazy-dataclasses.md)
+    import ast
+    from pathlib import Path
+
+    standard = []
+    for path in sorted((Path(__file__).parent.parent / "policy").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "dataclasses":
+                standard += [f"{path.name}: {a.name}" for a in node.names if a.name == "dataclass"]
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr == "dataclass"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "dataclasses"
+            ):
+                standard.append(f"{path.name}: dataclasses.dataclass")
+    assert standard == []
