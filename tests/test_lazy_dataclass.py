@@ -193,6 +193,16 @@ def test_what_dataclass_refuses_is_refused_when_the_class_is_made() -> None:
                 b: int = 0
 
 
+def test_a_field_named_like_the_generated_code_is_refused_not_miscompiled() -> None:
+    # (`__init__` reads its helpers by names starting with `__`; a parameter of that
+    # name would shadow one)
+    for name in ("self", "__set", "__slot0"):
+        with pytest.raises(TypeError, match="may not be self or start with __"):
+            lazy_dataclass(frozen=True, slots=True)(
+                type("Clash", (), {"__annotations__": {name: "int"}})
+            )
+
+
 def test_a_class_that_is_never_made_compiles_no_code() -> None:
     # Why the module exists: `@dataclass` compiles six methods per frozen class at every
     # import; this one compiles `__init__` at the first instance, and nothing else.
