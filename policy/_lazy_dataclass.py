@@ -145,6 +145,9 @@ def _make(
                 raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
             added[name] = _order_of(key, compare)
     if frozen:
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:
+                raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
         names = frozenset(fields)
         added["__setattr__"] = _frozen_setattr(made, names)
         added["__delattr__"] = _frozen_delattr(made, names)

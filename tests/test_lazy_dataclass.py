@@ -186,6 +186,15 @@ def test_what_dataclass_refuses_is_refused_when_the_class_is_made() -> None:
         class Frozen:
             a: int
 
+        with pytest.raises(TypeError, match="overwrite attribute __setattr__"):
+
+            @decorate(frozen=True)
+            class Guarded:
+                a: int
+
+                def __setattr__(self, name: str, value: object) -> None:
+                    object.__setattr__(self, name, value)
+
         with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
 
             @decorate(frozen=False, slots=True)
