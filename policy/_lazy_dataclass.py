@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import reprlib
+import sys
+import typing
 from collections.abc import Callable
 from operator import attrgetter
-from types import MemberDescriptorType
+from types import MemberDescriptorType, ModuleType
 from typing import Any, TypeVar, dataclass_transform, overload
 
 __all__ = ["dataclass"]
@@ -41,7 +43,6 @@ _MISSING: Any = dataclasses.MISSING
 _FIELD: Any = dataclasses._FIELD  # type: ignore[attr-defined]
 #: The default of a field made by a factory, in a compiled `__init__`'s signature.
 _FACTORY = object()
-_CLASS_VAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
 _KW_ONLY_NAMES = ("KW_ONLY", "dataclasses.KW_ONLY")
 
 
@@ -101,7 +102,7 @@ def _make(
     cls: type[Any], *, frozen: bool, slots: bool, kw_only: bool, order: bool, eq: bool
 ) -> type[Any]:
     fields = _fields_of(cls, kw_only)
-    _check(cls, fields, frozen)
+    _check(cls, fields, frozen=frozen, order=order, eq=eq)
     own = cls.__dict__
     if slots:
         if "__slots__" in own:
@@ -121,8 +122,9 @@ def _make(
         "__dataclass_params__": _Params(
             eq=eq, frozen=frozen, kw_only=kw_only, order=order, slots=slots
         ),
-        "__match_args__": tuple(f.name for f in listed if f.init and not f.kw_only),
     }
+    if "__match_args__" not in own:
+        added["__match_args__"] = tuple(f.name for f in listed if f.init and not f.kw_only)
     if "__init__" not in own:  # (a class's own `__init__` stays, as @dataclass leaves it)
         added["__init__"] = _first_init(made, listed, frozen)
     key = _key_of(tuple(f.name for f in listed if f.compare))
@@ -142,18 +144,20 @@ def _make(
     if order:
         for name, compare in _ORDER.items():
             if name in own:
-                raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             added[name] = _order_of(key, compare)
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in own:
-                raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
         names = frozenset(fields)
         added["__setattr__"] = _frozen_setattr(made, names)
         added["__delattr__"] = _frozen_delattr(made, names)
         if slots:  # (copy and pickle set slots one by one: past the frozen __setattr__)
-            added["__getstate__"] = _getstate_of(tuple(fields))
-            added["__setstate__"] = _setstate_of(tuple(fields))
+            if "__getstate__" not in own:
+                added["__getstate__"] = _getstate_of(tuple(fields))
+            if "__setstate__" not in own:
+                added["__setstate__"] = _setstate_of(tuple(fields))
     for name, value in added.items():
         setattr(made, name, value)
     return made
@@ -176,13 +180,15 @@ def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, dataclasses.Field[Any
         if annotation is dataclasses.KW_ONLY or spelt in _KW_ONLY_NAMES:
             after_marker = True
             continue
-        if spelt.startswith(_CLASS_VAR_PREFIXES) or _is_class_var(annotation):
+        if _is_class_var(annotation) or (spelt and _spells_class_var(cls, spelt)):
             continue
         if spelt.startswith(("InitVar", "dataclasses.InitVar")) or isinstance(
             annotation, dataclasses.InitVar
         ):
             raise TypeError(f"{cls.__name__}.{name}: InitVar fields are not supported")
-        declared = cls.__dict__.get(name, _MISSING)
+        declared = getattr(cls, name, _MISSING)  # (a base's attribute too, as @dataclass)
+        if isinstance(declared, MemberDescriptorType):  # (a base's slot: no default)
+            declared = _MISSING
         f: Any = (
             declared
             if isinstance(declared, dataclasses.Field)
@@ -202,27 +208,56 @@ def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, dataclasses.Field[Any
     return fields
 
 
+def _spells_class_var(cls: type[Any], spelt: str) -> bool:
+    """Whether a string annotation names `typing.ClassVar` in the class's module, as
+    `@dataclass` resolves it: `ClassVar[...]`, `typing.ClassVar[...]`, or an alias of
+    either — not any name that merely starts with the word."""
+    module = sys.modules.get(cls.__module__)
+    if module is None:
+        return False
+    space = vars(module)
+    owner, _, name = spelt.split("[", 1)[0].strip().rpartition(".")
+    if owner:
+        held = space.get(owner.strip())
+        space = vars(held) if isinstance(held, ModuleType) else {}
+    return space.get(name.strip()) is typing.ClassVar
+
+
 def _is_class_var(annotation: object) -> bool:
     origin = getattr(annotation, "__origin__", annotation)
     return getattr(origin, "_name", None) == "ClassVar"
 
 
-def _check(cls: type[Any], fields: dict[str, dataclasses.Field[Any]], frozen: bool) -> None:
+def _check(
+    cls: type[Any],
+    fields: dict[str, dataclasses.Field[Any]],
+    *,
+    frozen: bool,
+    order: bool,
+    eq: bool,
+) -> None:
     """What `@dataclass` refuses when it decorates (not when `__init__` first compiles:
     this `__init__` is compiled later, so a bad signature would surface far from here)."""
-    for base in cls.__mro__[1:]:
-        params = base.__dict__.get("__dataclass_params__")
-        if params is None or not base.__dict__.get("__dataclass_fields__"):
-            continue
-        if params.frozen and not frozen:
+    dataclass_bases: list[Any] = [
+        base for base in cls.__mro__[-1:0:-1] if hasattr(base, "__dataclass_fields__")
+    ]
+    if dataclass_bases:  # (@dataclass's rule: any frozen base makes the class frozen)
+        any_frozen = any(base.__dataclass_params__.frozen for base in dataclass_bases)
+        if any_frozen and not frozen:
             raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
-        if frozen and not params.frozen:
+        if frozen and not any_frozen:
             raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - unevaluated
+    for name, value in cls.__dict__.items():
+        if isinstance(value, dataclasses.Field) and name not in annotations:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
     for name in fields:
         if name == "self" or name.startswith("__"):
             raise TypeError(
                 f"{cls.__name__}.{name}: a field's name may not be self or start with __"
             )
+    if order and not eq:
+        raise ValueError("eq must be true if order is true")
     defaulted = False
     for f in fields.values():
         if not f.init or f.kw_only:
@@ -322,14 +357,15 @@ def _compiled_init(
     exec(f"def __init__({signature}) -> None:\n    {body}\n", names)
     init: Callable[..., None] = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
     return init
 
 
 def _slot_of(cls: type[Any], name: str) -> Any:
     """The slot `name` of `cls` (its own or a base's), None when it is no slot."""
     for klass in cls.__mro__:
-        found = klass.__dict__.get(name)
-        if found is not None:
+        found = klass.__dict__.get(name, _MISSING)
+        if found is not _MISSING:  # (a class attribute of None hides a base's slot too)
             return found if isinstance(found, MemberDescriptorType) else None
     return None
 

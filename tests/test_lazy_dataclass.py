@@ -13,6 +13,7 @@ import dataclasses
 import pickle
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
+from typing import ClassVar as Shared
 
 import orjson
 import pytest
@@ -167,6 +168,39 @@ def test_a_subclass_inherits_its_bases_fields_first() -> None:
         assert Child(1) != Base(1)  # another class, never equal
 
 
+class Named:
+    """A plain base whose attribute a dataclass field takes as its default."""
+
+    kind = "named"
+
+
+def test_defaults_class_variables_and_own_methods_are_taken_as_dataclass_takes_them() -> None:
+    for decorate in (dataclass, lazy_dataclass):
+
+        @decorate(frozen=True, slots=True)
+        class Base:
+            x: int
+
+        @decorate(frozen=True)
+        class Child(Base):
+            x: int = None  # type: ignore[assignment]
+
+        @decorate(frozen=True)
+        class FromPlain(Named):
+            kind: str
+
+        @decorate(frozen=True, slots=True)
+        class Counted:
+            LIMIT: Shared[int] = 3  # (a ClassVar under another name: no field)
+            y: int = 0
+            __match_args__ = ("y",)
+
+        assert Child(5).x == 5  # (the default None hides the base's slot, not the value)
+        assert FromPlain().kind == "named"
+        assert [f.name for f in dataclasses.fields(Counted)] == ["y"]
+        assert Counted.LIMIT == 3 and Counted.__match_args__ == ("y",)
+
+
 def test_what_dataclass_refuses_is_refused_when_the_class_is_made() -> None:
     for decorate in (dataclass, lazy_dataclass):
         with pytest.raises(TypeError, match="non-default argument"):
@@ -186,7 +220,19 @@ def test_what_dataclass_refuses_is_refused_when_the_class_is_made() -> None:
         class Frozen:
             a: int
 
-        with pytest.raises(TypeError, match="overwrite attribute __setattr__"):
+        with pytest.raises(ValueError, match="eq must be true if order is true"):
+
+            @decorate(order=True, eq=False)
+            class Unordered:
+                a: int
+
+        with pytest.raises(TypeError, match="is a field but has no type annotation"):
+
+            @decorate
+            class Unannotated:
+                a = field(default=0)
+
+        with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__"):
 
             @decorate(frozen=True)
             class Guarded:
