@@ -143,13 +143,8 @@ def _make(
             added["__hash__"] = _hash_of(hashed) if frozen else None
     if order:
         for name, compare in _ORDER.items():
-            if name in own:
-                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             added[name] = _order_of(key, compare)
     if frozen:
-        for name in ("__setattr__", "__delattr__"):
-            if name in own:
-                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
         names = frozenset(fields)
         added["__setattr__"] = _frozen_setattr(made, names)
         added["__delattr__"] = _frozen_delattr(made, names)
@@ -258,6 +253,10 @@ def _check(
             )
     if order and not eq:
         raise ValueError("eq must be true if order is true")
+    written = (*(_ORDER if order else ()), *(("__setattr__", "__delattr__") if frozen else ()))
+    for name in written:  # (methods the class must not have of its own)
+        if name in cls.__dict__:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     defaulted = False
     for f in fields.values():
         if not f.init or f.kw_only:
