@@ -42,6 +42,11 @@ programs are built and evaluated, as for the first call of each kind), and the s
 command with `--server unix:PATH` added: a thin client of a `policy serve --packs rules`
 this script starts on a socket in the temporary directory (bench_service.Service) and
 stops at the end. DESIGN §9's targets: standalone ≤ 6x and thin ≤ 3x `python -c pass`.
+One more row shows how much of the standalone start is not hookpolicy's: a `python -c`
+importing, in order, every module the standalone hook imports that is not hookpolicy's
+(its `-X importtime` list, taken from one untimed run: orjson and what it loads,
+tree-sitter, pathlib, typing, ...); hookpolicy's own share, printed after the table, is
+the standalone median less that row's.
 
 An editable install (`pip install -e .`, what `./dev` sets up) imports hookpolicy
 through an import hook that `site` loads into EVERY process of the virtualenv,
@@ -99,6 +104,7 @@ STANDALONE = "standalone (the example's mount)"
 INSTALLED = "as installed: "
 NEW = "standalone, a call not seen before"
 THIN = "thin client (+ --server unix:...)"
+LIBRARIES = "libraries alone (no hookpolicy code)"
 
 
 def _run(
@@ -111,6 +117,41 @@ def _run(
     if done.returncode != 0:
         raise SystemExit(f"{argv[0]} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
     return elapsed, done.stdout
+
+
+def _libraries(
+    argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path, python: Path
+) -> list[str]:
+    """`python -c` importing the modules the hook `argv` imports that are not
+    hookpolicy's, in the order it imports them (its `-X importtime` list, one untimed
+    run): what the start costs before any of hookpolicy's own code is read. A module
+    the hook only tried (`nt` on Linux) is tried again and skipped the same way."""
+    traced = subprocess.run(
+        argv,
+        input=stdin,
+        capture_output=True,
+        env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+        check=False,
+        cwd=cwd,
+    )
+    names = []
+    for line in traced.stderr.decode(errors="replace").splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            name = line.rsplit("|", 1)[1].strip()
+            dotted = all(part.isidentifier() for part in name.split("."))  # (not the header)
+            if dotted and name.split(".")[0] != "policy" and name not in names:
+                names.append(name)
+    if not names:
+        raise SystemExit(f"{argv[0]}: no -X importtime list: {traced.stderr.decode()[-500:]}")
+    script = (
+        "import importlib\n"
+        f"for name in {names!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError:\n"
+        "        pass\n"
+    )
+    return [str(python), "-c", script]
 
 
 def _editable() -> bool:
@@ -199,14 +240,24 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
         if plain is not None:  # the same rows as an installed hookpolicy runs them
             python, script = plain
             as_installed = [str(script)]
+            installed = [*as_installed, *standalone[1:]]
             rows[INSTALLED + BASE] = ([str(python), "-c", "pass"], lambda: b"")
-            rows[INSTALLED + STANDALONE] = ([*as_installed, *standalone[1:]], lambda: payload)
-            rows[INSTALLED + NEW] = ([*as_installed, *standalone[1:]], unseen)
+            rows[INSTALLED + STANDALONE] = (installed, lambda: payload)
+            rows[INSTALLED + NEW] = (installed, unseen)
             rows[INSTALLED + THIN] = ([*as_installed, *thin[1:]], lambda: payload)
         first: dict[str, float] = {}
         answers: dict[str, bytes] = {}
         for label, (argv, stdin) in rows.items():  # untimed: caches, page cache, .pyc
             first[label], answers[label] = _run(argv, stdin(), env, project)
+        # (listed from a run with warm caches, as the timed ones are; an editable venv's
+        # start loads its import hook, so the row is the installed one's when there is one)
+        if plain is not None:
+            label, hook, python = INSTALLED + LIBRARIES, installed, plain[0]
+        else:
+            label, hook, python = LIBRARIES, standalone, Path(sys.executable)
+        libraries = _libraries(hook, payload, env, project, python)
+        rows[label] = (libraries, lambda: b"")
+        first[label], answers[label] = _run(libraries, b"", env, project)
         times: dict[str, list[float]] = {label: [] for label in rows}
         for _ in range(runs):
             for label, (argv, stdin) in rows.items():
@@ -230,6 +281,15 @@ def mount(runs: int, directory: Path, env: dict[str, str], policy: Path) -> None
             f"{label:52} {median:10.1f} {min(samples):8.1f} {first[label]:9.1f} "
             f"{median / base:7.2f}"
         )
+    prefix = INSTALLED if plain is not None else ""
+    own = statistics.median(times[prefix + STANDALONE]) - statistics.median(
+        times[prefix + LIBRARIES]
+    )
+    base = statistics.median(times[prefix + BASE])
+    print(
+        f"{prefix}hookpolicy's own share of the standalone start (standalone less its "
+        f"libraries alone): {own:.1f} ms, {own / base:.2f}x base"
+    )
     print(
         f"python {sys.version.split()[0]}, {runs} runs each, interleaved, each row against "
         "the python -c pass of its own virtualenv; targets (DESIGN §9): standalone x base "
