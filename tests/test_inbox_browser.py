@@ -10,7 +10,6 @@ is refused.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,11 @@ import pytest
 
 from tests.test_service import (
     APPROVER_TOKEN,
-    POLICY,
     Running,
-    clean_env,
     permission,
-    pre_tool,
     start_service,
     stop,
+    waiting_hook,
 )
 
 #: A real browser / two services on a real redis-server: run with the slow tests (CI).
@@ -58,22 +55,6 @@ def running(tmp_path: Path) -> Iterator[Running]:
         stop(service)
 
 
-def waiting_hook(running: Running, command: str) -> subprocess.Popen[bytes]:
-    """`policy hook claude` as Claude Code runs it, a thin client waiting for a person."""
-    process = subprocess.Popen(
-        [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait",
-         "--deadline", "60"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=clean_env(),
-    )
-    assert process.stdin is not None
-    process.stdin.write(orjson.dumps(pre_tool(command)))
-    process.stdin.close()
-    return process
-
-
 def test_approve_a_waiting_bash_call_in_the_browser_and_see_it_run(
     browser: Any, running: Running
 ) -> None:
@@ -84,7 +65,7 @@ def test_approve_a_waiting_bash_call_in_the_browser_and_see_it_run(
     page.wait_for_selector("#pending #none")  # signed in; nothing waits yet
     page.wait_for_selector("body[data-stream=open]")  # the live stream is open
 
-    hook = waiting_hook(running, "./deploy prod && echo done")
+    hook = waiting_hook(running, "./deploy prod && echo done", "--deadline", "60")
     try:
         item = page.wait_for_selector("#pending li[data-id]", timeout=30_000)  # no reload
         assert "./deploy prod" in item.inner_text()
@@ -111,7 +92,7 @@ def test_approve_a_waiting_bash_call_in_the_browser_and_see_it_run(
 def test_a_browser_without_the_session_or_with_a_copy_of_its_cookie_is_refused(
     browser: Any, running: Running
 ) -> None:
-    hook = waiting_hook(running, "./deploy prod")
+    hook = waiting_hook(running, "./deploy prod", "--deadline", "60")
     try:
         signed = browser.new_context()
         page = signed.new_page()

@@ -246,6 +246,24 @@ def pre_tool(command: str, session: str = "s1") -> dict[str, Any]:
     }
 
 
+def waiting_hook(
+    running: Running, command: str, *options: str, stdout: int = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """`policy hook claude` as Claude Code runs it: a thin client of `running` asking
+    about `command` with `--approval wait`, its event sent. It waits for the service's
+    answer (or to be killed, as its host does)."""
+    client = subprocess.Popen(
+        [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait", *options],
+        stdin=subprocess.PIPE,
+        stdout=stdout,
+        env=clean_env(),
+    )
+    assert client.stdin is not None
+    client.stdin.write(orjson.dumps(pre_tool(command)))
+    client.stdin.close()
+    return client
+
+
 def hook(
     host: str,
     payload: Any,
@@ -598,15 +616,7 @@ def wait_for_request(client: ServiceClient, state: str = "pending") -> dict[str,
 
 @pytest.mark.slow
 def test_a_hook_stopped_while_it_waits_refuses_and_leaves_no_request_to_approve(service: Running) -> None:
-    waiting = subprocess.Popen(
-        [POLICY, "hook", "claude", "--server", service.unix, "--approval", "wait"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=clean_env(),
-    )
-    assert waiting.stdin is not None
-    waiting.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
-    waiting.stdin.close()
+    waiting = waiting_hook(service, "./deploy prod")
     operator = service.client(token=OPERATOR_TOKEN)
     request = wait_for_request(operator)
     waiting.send_signal(signal.SIGTERM)  # as Claude Code does at its hook timeout

@@ -38,6 +38,7 @@ from tests.test_service import (
     pre_tool,
     start_service,
     stop,
+    waiting_hook,
 )
 
 DAEMON, NOBODY = 1, 65534
@@ -718,15 +719,8 @@ def test_a_stop_gives_up_waits_at_once_and_an_approver_socket_from_the_command_l
     assert status == 404 and "approvals only" in refused["error"]
     status, _, _ = ServiceClient(f"unix:{approvers}").request("GET", "/docs")
     assert status == 404
-    waiting = subprocess.Popen(
-        [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=clean_env(),
-    )
-    assert waiting.stdin is not None and waiting.stdout is not None
-    waiting.stdin.write(orjson.dumps(pre_tool("./deploy prod")))
-    waiting.stdin.close()
+    waiting = waiting_hook(running, "./deploy prod")
+    assert waiting.stdout is not None
     operator = running.client(token=OPERATOR_TOKEN)
     for _ in range(400):
         if operator.call("GET", "/v1/approvals")["requests"]:
@@ -838,21 +832,6 @@ for line in sys.stdin:
 """
 
 
-def waiting_hook(running: Running, command: str) -> subprocess.Popen[bytes]:
-    """A thin client of `running` asking about `command` with `--approval wait`, its
-    event sent: it waits for the service's answer (or to be killed, as its host does)."""
-    client = subprocess.Popen(
-        [POLICY, "hook", "claude", "--server", running.unix, "--approval", "wait"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        env=clean_env(),
-    )
-    assert client.stdin is not None
-    client.stdin.write(orjson.dumps(pre_tool(command)))
-    client.stdin.close()
-    return client
-
-
 @pytest.mark.slow
 def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path: Path) -> None:
     """Under `service.policies` a call is decided by its team's engine, whose approval
@@ -867,7 +846,7 @@ def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path
     )
     try:
         operator = running.client(token=OPERATOR_TOKEN)
-        client = waiting_hook(running, "./deploy prod")
+        client = waiting_hook(running, "./deploy prod", stdout=subprocess.DEVNULL)
         for _ in range(3000):
             if operator.call("GET", "/v1/approvals")["requests"]:
                 break
@@ -904,7 +883,7 @@ def test_a_client_gone_before_its_call_reaches_the_gate_files_nothing(tmp_path: 
     )
     running = start_service(tmp_path / "svc", packs=tmp_path / "packs", settings_extra=extra)
     try:
-        client = waiting_hook(running, "./deploy prod")
+        client = waiting_hook(running, "./deploy prod", stdout=subprocess.DEVNULL)
         for _ in range(3000):
             if (tmp_path / "asked").exists():
                 break
