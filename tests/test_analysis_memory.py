@@ -130,9 +130,11 @@ def test_deciding_long_calls_leaves_no_trace_of_them(shipped: Engine) -> None:
         ToolCall(tool="Write", args={"file_path": f"/w/{n}.txt", "content": "z" * 200_000})
         for n in range(10)
     ]
-    # (the programs of each tool's rules are built at its first call)
-    shipped.before_tool(ToolCall(tool="Bash", args={"command": "ls"}, cwd="/w"))
-    shipped.before_tool(ToolCall(tool="Write", args={"file_path": "/w/a", "content": "z"}))
+    # (the programs of each tool's rules are built at its first call, and their
+    # conditions' fast forms at the second: policy.packs.cel.native.program)
+    for n in range(2):
+        shipped.before_tool(ToolCall(tool="Bash", args={"command": f"ls {n}"}, cwd="/w"))
+        shipped.before_tool(ToolCall(tool="Write", args={"file_path": f"/w/{n}", "content": "z"}))
 
     def decide_all() -> None:
         for call in calls:

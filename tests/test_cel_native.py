@@ -184,6 +184,50 @@ def test_the_answers_kept_for_a_body_are_bounded() -> None:
     assert all(not m.answers for m in memos)  # ... not kept)
 
 
+def test_a_condition_evaluated_once_compiles_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-event hook evaluates each condition once: it gets the exact form, a tree of
+    closures built without writing or compiling Python. The fast form, the pruning and
+    the fast forms of the variables that read the call are compiled for a second
+    evaluation, when they will pay for themselves (decision 0027); the answers are the
+    same throughout."""
+    from policy.packs.cel.native import fast, guard
+
+    compiled: list[str] = []
+
+    def watched(source: str, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(filename)
+        return compile(source, filename, mode, *args, **kwargs)
+
+    monkeypatch.setattr(fast, "compile", watched, raising=False)
+    monkeypatch.setattr(guard, "compile", watched, raising=False)
+    program = get_engine("native").program(
+        "before_tool",
+        ["access.writes.exists(p, p.startsWith(vars.root))", "size(commands) > 0"],
+        [{"root": "workspace + '/etc'"}],
+        checked=True,
+    )
+    assert isinstance(program, NativeProgram)
+    written = _tool_data(access={"writes": ["/w/etc/passwd"]})
+    assert program.run_mask(written) == 0b01
+    assert compiled == []
+    assert program._tier == [2, 2] and program._fast == [None, None]  # (evaluated once)
+    assert program.run_mask(written) == 0b01
+    assert sorted(set(compiled)) == ["<cel>", "<pruning>"]
+    assert all(form is not None for form in program._fast)
+    assert all(quick is not None for _, quick, _ in program._call_vars)
+    assert program.run_mask(_tool_data(access={"writes": ["/w/x"]})) == 0
+    assert program.run(written) == [True, False]
+
+
+def test_a_warmed_program_has_every_fast_form_before_its_first_call() -> None:
+    program = _native_many(["access.writes.exists(p, p == '/etc')", "size(commands) > 0"])
+    assert isinstance(program, NativeProgram)
+    assert program.build_all() == 2
+    assert program._tier == [3, 3] and program._pruned
+    assert all(form is not None for form in program._fast)
+    assert program.build_all() == 0
+
+
 def test_an_element_named_vars_hides_the_pack_variables_from_a_membership() -> None:
     """`L.exists(vars, vars in vars.blocked)`: `vars` is the element there, a string,
     and `vars.blocked` an error on both engines — not the pack's list."""
@@ -460,3 +504,42 @@ def test_a_shell_variable_that_gives_up_refuses_only_the_calls_that_read_it(
     assert answers["native"] == answers["cel-expr-python"]
     assert answers["native"][:2] == ["continue", "continue"]  # (they never read it)
     assert answers["native"][3] == "deny_tool"  # (read, and it gave up)
+
+
+@pytest.mark.slow  # ≈ 15 s: every corpus call through the shipped packs, twice
+def test_a_one_event_hook_decides_the_corpus_as_a_warmed_engine_does(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-event hook evaluates each condition once, through its exact form, with no
+    pruning built; a process that decides many calls is warmed: fast forms and
+    pruning. Every corpus call through the shipped packs gets the same decision —
+    action, rules and reason — from an engine that never builds a fast form or a
+    pruning as from a warmed one."""
+    from tests.test_recall import _corpus_calls, corpus_engine
+
+    calls = _corpus_calls(1)
+
+    def decided(engine: Any) -> list[tuple[Any, ...]]:
+        try:
+            out = []
+            for call in calls:
+                decision = engine.before_tool(call)
+                out.append((decision.action, decision.rule_ids, decision.reason))
+            return out
+        finally:
+            engine.close()
+
+    with monkeypatch.context() as exact_only:
+        built: list[int] = []
+        exact_only.setattr(NativeProgram, "_fast_form", staticmethod(lambda fast, tree: None))
+        exact_only.setattr(NativeProgram, "_prune", lambda self: built.append(1))
+        once = decided(corpus_engine(tmp_path / "once", monkeypatch))
+    assert built  # (the exact engine asked for a pruning and got none)
+    warmed = corpus_engine(tmp_path / "warm", monkeypatch)
+    warmed.warm()
+    differ = [
+        (call.args, a, b)
+        for call, a, b in zip(calls, once, decided(warmed), strict=True)
+        if a != b
+    ]
+    assert not differ, differ[:5]

@@ -41,6 +41,10 @@ _FORMAT = 1
 _SYMBOLS = frozenset({"<", "<=", ">", ">=", "==", "!=", "in", "+", "-", "*", "/", "%"})
 _ONE = frozenset({"not", "neg"})
 _TWO = frozenset({"and", "or", "index"})
+#: An expression's tiers (`NativeProgram._promote`): not built; its exact form built
+#: before its first evaluation (an expression without a guard is built with its
+#: program); its exact form evaluated once; its fast form built, or found not to exist.
+_UNBUILT, _READY, _EXACT, _FAST = 0, 1, 2, 3
 
 
 class _Shape(NamedTuple):
@@ -284,7 +288,8 @@ class NativeProgram(CelProgram):
         self._trees = shape.trees
         self._constants = shape.constants
         self.needs = shape.needs
-        fast = self._fast_compiler = _FastCompiler(self._variables, self._constants)
+        self._fast_compiler = _FastCompiler(self._variables, self._constants)
+        self._lock = threading.Lock()
         #: Each expression's guard (policy.packs.cel.native.guard), None for one that
         #: needs nothing a guard checks: until it is built, an expression whose guard
         #: fails is false without being built. (Once built, it is evaluated unless
@@ -292,23 +297,35 @@ class NativeProgram(CelProgram):
         #: evaluating it does.)
         needs = [need_of(tree, self._variables, self._constants) for tree in shape.trees]
         self._guards = [None if need is None else check_of(need) for need in needs]
-        #: The facts the expressions need, each checked once a call for all of them.
-        self._pruning = Pruning.of(needs)
+        self._needs = needs
+        #: The facts the expressions need, each checked once a call for all of them —
+        #: written and compiled for the program's second mask (`_prune`): its first
+        #: asks each expression's guard instead, which compiles nothing.
+        self._pruning: Pruning | None = None
+        self._pruned = False
+        self._masked = False
         self._fast: list[Fn | None] = [None] * len(shape.trees)
         self._exact: list[Fn | None] = [None] * len(shape.trees)
+        #: Whether an expression is built, and its tier (which forms: `_promote`).
         self._built = [False] * len(shape.trees)
+        self._tier = [_UNBUILT] * len(shape.trees)
         for index, guard in enumerate(self._guards):
-            if guard is None:  # (evaluated at every call: built now, as they always were)
-                self._build(index)
-            # (a guarded one is built when its guard first passes: a one-event hook
-            # builds only what its call needs)
-        self._call_vars = [
-            (name, self._fast_form(fast, tree), tree) for name, tree in shape.call_vars
+            # (one without a guard is evaluated at every call: built now, as they always
+            # were; a guarded one is built when its guard first passes: a one-event
+            # hook builds only what its call needs)
+            if guard is None and self._first_build(index) is not None:
+                self._tier[index] = _READY
+        #: (name, fast form or None, tree) of the variables that read the call: their
+        #: fast forms are built when a second frame is made (`_frame`), as the
+        #: expressions' are at their second evaluation.
+        self._call_vars: list[tuple[str, Fn | None, Node]] = [
+            (name, None, tree) for name, tree in shape.call_vars
         ]
+        self._vars_fast = not shape.call_vars
+        self._framed = False
         self._var_exact: dict[str, Fn] = {}
         self._fallback_of = fallback
         self._fallback: CelProgram | None = None
-        self._lock = threading.Lock()
         #: Set when an expression built on first need turned out to be beyond both
         #: forms: from then on every call is cel-expr-python's.
         self._unsupported = False
@@ -320,31 +337,99 @@ class NativeProgram(CelProgram):
         except (_FastUnsupported, SyntaxError, RecursionError, MemoryError):
             return None  # (Python's own parser refuses very deep nesting)
 
+    def _first_build(self, index: int) -> Fn | None:
+        """Expression `index` built for its first evaluation: its exact form, which is
+        returned; where the exact form does not cover it, its fast form (`_build`;
+        None returned), or Unsupported when neither does."""
+        try:
+            exact = _Compiler(self._variables).compile(self._trees[index])
+        except (Unsupported, RecursionError):
+            self._build(index)
+            return None
+        self._exact[index] = exact
+        self._tier[index] = _EXACT
+        self._built[index] = True
+        return exact
+
     def _build(self, index: int) -> None:
         """Expression `index`'s fast form, and its exact form where it has none (an
         expression neither covers raises Unsupported: at build, the whole program is
         cel-expr-python's; later, each call)."""
         quick = self._fast[index] = self._fast_form(self._fast_compiler, self._trees[index])
-        if quick is None:  # (no fast form: the exact one is the expression's only)
+        if quick is None and self._exact[index] is None:
+            # (no fast form: the exact one is the expression's only)
             self._exact[index] = _Compiler(self._variables).compile(self._trees[index])
+        self._tier[index] = _FAST
         self._built[index] = True
 
+    def _promote(self, index: int) -> Fn | None:
+        """Expression `index` one tier up, at an evaluation before its fast form is
+        built. Unbuilt, it gets its exact form, which is returned to evaluate this
+        time; evaluated once already, its fast form (None returned: that answers).
+
+        A one-event hook evaluates each condition once: writing and compiling the fast
+        form costs about four times what building the exact one does, and evaluating
+        either once costs less than building it (decision 0027). Both forms answer
+        alike — the fast one raises where it is not sure, and the exact one answers
+        then (tests/test_cel_native.py) — so which one a call met is never seen in its
+        answer."""
+        with self._lock:
+            try:
+                tier = self._tier[index]
+                if tier == _UNBUILT:
+                    exact = self._first_build(index)
+                    if exact is not None:
+                        return exact
+                elif tier == _READY:
+                    self._tier[index] = _EXACT
+                    return self._exact[index]
+                elif tier == _EXACT:
+                    self._build(index)
+            except (Unsupported, RecursionError):  # (as at build: see NativeEngine)
+                self._unsupported = True
+                raise _Gap from None
+        return None
+
     def build_all(self) -> int:
-        """Every expression not built yet, built now (for a process that will decide many
+        """Every expression whose fast form is not built yet, built now, with the
+        pruning and the variables' fast forms (for a process that will decide many
         calls: its first calls then pay no build). One that fails to build — neither
-        form covers it — is left unbuilt, as when its guard never passes: a call that
-        needs it then fails over to cel-expr-python, or fails, as it would have."""
+        form covers it — is left as it was, as when its guard never passes: a call
+        that needs it then fails over to cel-expr-python, or fails, as it would have."""
         built = 0
         for index in range(len(self._trees)):
             with self._lock:  # (one at a time: a call on another thread builds between)
-                if self._built[index]:
+                if self._tier[index] == _FAST:
                     continue
                 try:
                     self._build(index)
                 except Exception:  # noqa: BLE001 - left for the call that needs it (above)
                     continue
                 built += 1
+        self._prune()
+        self._fast_vars()
         return built
+
+    def _prune(self) -> Pruning | None:
+        """The pruning, written and compiled on first need."""
+        if not self._pruned:
+            with self._lock:
+                if not self._pruned:
+                    self._pruning = Pruning.of(self._needs)
+                    self._pruned = True
+        return self._pruning
+
+    def _fast_vars(self) -> None:
+        """The fast forms of the variables that read the call, built once."""
+        if not self._vars_fast:
+            with self._lock:
+                if not self._vars_fast:
+                    fast = self._fast_compiler
+                    self._call_vars = [
+                        (name, self._fast_form(fast, tree), tree)
+                        for name, _, tree in self._call_vars
+                    ]
+                    self._vars_fast = True
 
     def _exact_form(self, index: int) -> Fn:
         """Expression `index`'s exact form, built on first need."""
@@ -374,6 +459,10 @@ class NativeProgram(CelProgram):
                 frame["vars"] = self._constants
             return frame
         bound = frame["vars"] = dict(self._constants)
+        if not self._vars_fast:
+            if self._framed:  # (a second frame: the fast forms will pay for themselves)
+                self._fast_vars()
+            self._framed = True
         for name, quick, tree in self._call_vars:
             if quick is not None:
                 try:
@@ -402,14 +491,10 @@ class NativeProgram(CelProgram):
     def _one(self, index: int, frame: Frame) -> Any:
         """Expression `index`'s value: the fast form's, or, where it raised (an error
         CEL may absorb), the exact form's — which raises CEL's error if there is one."""
-        if not self._built[index]:
-            with self._lock:
-                if not self._built[index]:
-                    try:
-                        self._build(index)
-                    except (Unsupported, RecursionError):  # (as at build: see NativeEngine)
-                        self._unsupported = True
-                        raise _Gap from None
+        if self._tier[index] != _FAST:
+            exact = self._promote(index)
+            if exact is not None:
+                return exact(frame)
         quick = self._fast[index]
         if quick is not None:
             try:
@@ -431,14 +516,22 @@ class NativeProgram(CelProgram):
 
     def _mask(self, data: Mapping[str, Any]) -> int | None:
         frame = self._frame(data)
-        pruning = self._pruning
-        enabled = -1 if pruning is None else pruning.enabled(frame)
+        # (the first mask asks every guard; the pruning is built for the second)
+        first = not self._pruned and not self._masked
+        if first:
+            self._masked = True
+            enabled = -1
+        else:
+            pruning = self._prune()
+            enabled = -1 if pruning is None else pruning.enabled(frame)
         mask = 0
         bit = 1
         one = self._one
         built = self._built
         for index, guard in enumerate(self._guards):
-            if not enabled & bit or (not built[index] and guard is not None and not guard(frame)):
+            if not enabled & bit or (
+                (first or not built[index]) and guard is not None and not guard(frame)
+            ):
                 bit <<= 1  # (false: see policy.packs.cel.native.guard)
                 continue
             held = one(index, frame)
