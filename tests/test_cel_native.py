@@ -339,31 +339,70 @@ def test_a_programs_shape_is_kept_and_read_back_without_parsing(
     assert again.run_mask({**data, "commands": []}) == 0b10
 
 
+def _kept_shape(
+    trees: str, needs: str = '["tool"]', guard_needs: str = '[["in", ["tool"], ["bash"]]]'
+) -> bytes:
+    return (
+        f'{{"format": 2, "trees": {trees}, "call_vars": [], "constants": [], '
+        f'"needs": {needs}, "guard_needs": {guard_needs}}}'
+    ).encode()
+
+
 @pytest.mark.parametrize(
     "forged",
     [
-        b'{"format": 1, "trees": [["id", "x; import os"]], "call_vars": [], "constants": [], "needs": []}',
-        b'{"format": 1, "trees": [["exec", "x"]], "call_vars": [], "constants": [], "needs": []}',
-        b'{"format": 1, "trees": [["lit", true]], "call_vars": [], "constants": [], "needs": ["os"]}',
-        b'{"format": 1, "trees": [["op", "import", ["lit", 1], ["lit", 2]]], "call_vars": [], '
-        b'"constants": [], "needs": []}',
+        _kept_shape('[["id", "x; import os"]]'),
+        _kept_shape('[["exec", "x"]]'),
+        _kept_shape('[["lit", true]]', needs='["os"]'),
+        _kept_shape('[["op", "import", ["lit", 1], ["lit", 2]]]'),
         b"not json",
-        b'{"format": 1, "trees": [' + b'["not", ' * 300 + b'["lit", true]' + b"]" * 300
-        + b'], "call_vars": [], "constants": [], "needs": []}',
+        _kept_shape("[" + '["not", ' * 300 + '["lit", true]' + "]" * 300 + "]"),
+        _kept_shape('[["lit", true]]', guard_needs='[["exec", ["tool"]]]'),
+        _kept_shape('[["lit", true]]', guard_needs='[["in", ["tool"], [1]]]'),
+        _kept_shape('[["lit", true]]', guard_needs="[null, null]"),
+        _kept_shape('[["exec", "x"]]', guard_needs="[null]"),  # (built with its program)
+        _kept_shape('[["lit", true]]').replace(b'"format": 2', b'"format": 1'),
     ],
 )
-def test_a_kept_shape_that_does_not_validate_is_built_again(
+def test_a_kept_shape_that_does_not_validate_is_never_run(
     forged: bytes, program_store: Any
 ) -> None:
-    """A kept shape is data read back node by node: anything `parse` would not have
-    made (a name that is no identifier, a kind or operator it has not) is a miss."""
+    """A kept shape is data read back and checked: what `parse` and `need_of` would
+    not have made (a name that is no identifier, a kind or operator they have not, a
+    need that is no need, a layout of another format) is never run. Needs and names
+    are checked as the shape is read (a miss: the shape is built again from source);
+    a tree when its condition is first built (then its calls are cel-expr-python's,
+    which compiles the source): either way the answer is the source's."""
     store = program_store
     NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
     (key,) = store.entries
     store.entries[key] = forged
     program = NativeEngine().program("before_tool", ["tool == 'bash'"], [], checked=True, store=store)
     assert program.run({"tool": "bash"}) == [True]
-    assert program.needs == {"tool"}
+    assert program.run_mask({"tool": "sh"}) == 0
+    assert "tool" in program.needs and "os" not in program.needs
+
+
+def test_a_kept_shape_is_read_back_one_tree_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, program_store: Any
+) -> None:
+    """A call builds a fraction of its programs' conditions: only their trees are read
+    back and checked, and what the guards need is kept, not derived again."""
+    import policy.packs.cel.native.program as program_module
+
+    store = program_store
+    exprs = ["tool == 'bash'", "tool == 'write' && args.path.startsWith('/etc')"]
+    NativeEngine().program("before_tool", exprs, [], checked=True, store=store)
+    read: list[Any] = []
+    node = program_module._node
+    monkeypatch.setattr(
+        program_module, "_node", lambda value, depth=1: (depth == 1 and read.append(value)) or node(value, depth)
+    )
+    monkeypatch.setattr(program_module, "need_of", lambda *args: pytest.fail("derived again"))
+    again = NativeEngine().program("before_tool", exprs, [], checked=True, store=store)
+    assert read == []
+    assert again.run_mask({"tool": "bash", "args": {"path": "/etc/x"}}) == 0b01
+    assert len(read) == 1  # (the second condition's guard rules it out: `tool` is not "write")
 
 
 def test_vars_as_a_whole_map_is_left_to_cel_expr_python() -> None:

@@ -137,6 +137,7 @@ _SOURCES = (
     "packs/cel/native/__init__.py",
     "packs/cel/native/exact.py",
     "packs/cel/native/fast.py",
+    "packs/cel/native/guard.py",
     "packs/cel/native/program.py",
     "packs/cel/native/syntax.py",
     "packs/cel/native/values.py",

@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from policy.packs.cel.native.syntax import Node, literal
+from policy.packs.cel.native.syntax import TREE_DEPTH, Node, literal
 
-__all__ = ["Guard", "Need", "Pruning", "check_of", "guard_of", "need_of"]
+__all__ = ["Guard", "Need", "Pruning", "check_of", "guard_of", "kept_need", "need_of", "read_need"]
 
 #: May the condition hold, judged from the call's variables (the program's frame).
 Guard = Callable[[Mapping[str, Any]], bool]
@@ -214,6 +214,69 @@ def _or(left: _Need, right: _Need) -> _Need:
     if left[0] == right[0] == "in" and left[1] == right[1]:
         return ("in", left[1], left[2] | right[2])
     return ("or", left, right)
+
+
+# ------------------------------------------------------------------ kept needs
+
+#: The needs' kinds, by the parts after the kind they hold (`_Need`).
+_PAIRS = frozenset({"and", "or"})
+_PATH_AND_SET = frozenset({"in", "has"})
+
+
+def kept_need(need: Need) -> Any:
+    """`need` as JSON (lists for tuples, sorted lists for sets), for the program store:
+    a one-event hook reads its programs' needs back instead of deriving them from every
+    condition's tree at each start (policy.packs.cel.native.program)."""
+    if need is None:
+        return None
+    kind = need[0]
+    if kind in _PAIRS:
+        return [kind, kept_need(need[1]), kept_need(need[2])]
+    if kind == "exists":
+        return [kind, list(need[1]), kept_need(need[2])]
+    if kind in _PATH_AND_SET:
+        return [kind, list(need[1]), sorted(need[2])]
+    if kind == "prefix":
+        return [kind, list(need[1]), need[2]]
+    if kind == "true":
+        return [kind, list(need[1])]
+    if kind == "missing":
+        return [kind, [list(path) for path in need[1]]]
+    raise ValueError(f"not a need: {kind!r}")
+
+
+def read_need(value: Any, depth: int = 0) -> Need:
+    """A kept need read back, every part checked to be what `need_of` makes (ValueError
+    otherwise): a guard built from it is one `need_of` could have built."""
+    if value is None:
+        return None
+    if type(value) is not list or not value or depth > TREE_DEPTH:  # (a tree's own bound)
+        raise ValueError("not a need")
+    kind, parts = value[0], value[1:]
+    if kind in _PAIRS and len(parts) == 2:
+        first, second = read_need(parts[0], depth + 1), read_need(parts[1], depth + 1)
+        if first is None or second is None:
+            raise ValueError("not a need")
+        return (kind, first, second)
+    if kind == "exists" and len(parts) == 2:
+        return (kind, _kept_path(parts[0]), read_need(parts[1], depth + 1))
+    if kind in _PATH_AND_SET and len(parts) == 2 and type(parts[1]) is list:
+        if not all(type(v) is str for v in parts[1]):
+            raise ValueError("not a need")
+        return (kind, _kept_path(parts[0]), frozenset(parts[1]))
+    if kind == "prefix" and len(parts) == 2 and type(parts[1]) is str:
+        return (kind, _kept_path(parts[0]), parts[1])
+    if kind == "true" and len(parts) == 1:
+        return (kind, _kept_path(parts[0]))
+    if kind == "missing" and len(parts) == 1 and type(parts[0]) is list and parts[0]:
+        return (kind, tuple(_kept_path(path) for path in parts[0]))
+    raise ValueError(f"not a need: {kind!r}")
+
+
+def _kept_path(value: Any) -> _Path:
+    if type(value) is not list or not all(type(part) is str for part in value):
+        raise ValueError("not a path")
+    return tuple(value)
 
 
 # ------------------------------------------------------------------ checking

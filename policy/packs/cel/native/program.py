@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import orjson
 
@@ -23,7 +23,7 @@ from policy.packs.cel.functions import take_gave_up
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
 from policy.packs.cel.native.exact import _Compiler
 from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
-from policy.packs.cel.native.guard import Pruning, check_of, need_of
+from policy.packs.cel.native.guard import Need, Pruning, check_of, kept_need, need_of, read_need
 from policy.packs.cel.native.syntax import (
     _MACROS,
     IDENTIFIER,
@@ -36,8 +36,8 @@ from policy.packs.cel.native.values import _NAMESPACES, _SEQUENCES, Fn, Frame, _
 
 __all__ = ["NativeProgram"]
 
-#: The layout of a kept shape; another one is a miss.
-_FORMAT = 1
+#: The layout of a kept shape; another one is a miss. (2: with the guards' needs.)
+_FORMAT = 2
 _SYMBOLS = frozenset({"<", "<=", ">", ">=", "==", "!=", "in", "+", "-", "*", "/", "%"})
 _ONE = frozenset({"not", "neg"})
 _TWO = frozenset({"and", "or", "index"})
@@ -50,12 +50,52 @@ _UNBUILT, _READY, _EXACT, _FAST = 0, 1, 2, 3
 class _Shape(NamedTuple):
     """What a program is built from."""
 
-    trees: tuple[Node, ...]
+    #: the expressions' trees (read back from a kept shape one by one, when first asked
+    #: for: `_KeptTrees`)
+    trees: Sequence[Node]
     #: (name, tree) of the pack variables that read the call, in dependency order
     call_vars: tuple[tuple[str, Node], ...]
     #: the values of those that read nothing of it (lists of globs, names)
     constants: dict[str, Any]
     needs: frozenset[str]
+    #: what each expression needs of the call's facts before it can hold (its guard:
+    #: policy.packs.cel.native.guard)
+    guard_needs: tuple[Need, ...]
+
+
+class _KeptTrees(Sequence[Node]):
+    """A kept shape's trees, each read back and checked (`_node`) when first asked for:
+    a call builds a fraction of its programs' conditions (the guards rule out the
+    rest), and checking every kept tree was most of reading a shape back. A tree that
+    does not check is beyond this engine (Unsupported): its program's call goes to
+    cel-expr-python, which compiles the source."""
+
+    __slots__ = ("_kept", "_read")
+
+    def __init__(self, kept: list[Any]) -> None:
+        self._kept = kept
+        self._read: list[Node | None] = [None] * len(kept)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> Node: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Node]: ...
+
+    def __getitem__(self, index: int | slice) -> Node | Sequence[Node]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        tree = self._read[index]
+        if tree is None:
+            try:
+                tree = _node(self._kept[index])
+            except (ValueError, TypeError, RecursionError):
+                raise Unsupported("a kept tree that does not check") from None
+            self._read[index] = tree
+        return tree
 
 
 def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str, str]]) -> _Shape:
@@ -82,11 +122,13 @@ def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str
     needed: set[str] = set()
     for source in (*exprs, *(s for layer in var_layers for s in layer.values())):
         needed |= referenced_names(source)
+    trees = tuple(parse(source) for source in exprs)
     return _Shape(
-        tuple(parse(source) for source in exprs),
+        trees,
         tuple(call_vars),
         constants,
         frozenset(needed & variables.keys()) - {"vars"},
+        tuple(need_of(tree, variables, constants) for tree in trees),
     )
 
 
@@ -202,6 +244,7 @@ def _kept(shape: _Shape) -> bytes:
             "call_vars": [[name, _tree(t)] for name, t in shape.call_vars],
             "constants": [[name, _encode(v)] for name, v in shape.constants.items()],
             "needs": sorted(shape.needs),
+            "guard_needs": [kept_need(need) for need in shape.guard_needs],
         }
     )
 
@@ -210,13 +253,18 @@ def _read_back(point: str, body: bytes) -> _Shape:
     entry = orjson.loads(body)
     if type(entry) is not dict or entry.get("format") != _FORMAT:
         raise ValueError("another layout")
-    trees = tuple(_node(t) for t in entry["trees"])
+    kept = entry["trees"]
+    if type(kept) is not list:
+        raise ValueError("not a list of trees")
     call_vars = tuple((_name(n), _node(t)) for n, t in entry["call_vars"])
     constants = {_name(n): _decode(v) for n, v in entry["constants"]}
     needs = frozenset(_name(n) for n in entry["needs"])
     if not needs <= VARIABLES_AT[point].keys() - {"vars"}:
         raise ValueError("needs a variable the point does not have")
-    return _Shape(trees, call_vars, constants, needs)
+    guard_needs = tuple(read_need(need) for need in entry["guard_needs"])
+    if len(guard_needs) != len(kept):
+        raise ValueError("not a need for each tree")
+    return _Shape(_KeptTrees(kept), call_vars, constants, needs, guard_needs)
 
 
 def _shape(
@@ -295,9 +343,9 @@ class NativeProgram(CelProgram):
         #: fails is false without being built. (Once built, it is evaluated unless
         #: the pruning rules it out: a guard checked per expression costs about what
         #: evaluating it does.)
-        needs = [need_of(tree, self._variables, self._constants) for tree in shape.trees]
+        needs = shape.guard_needs
         self._guards = [None if need is None else check_of(need) for need in needs]
-        self._needs = needs
+        self._needs = list(needs)
         #: The facts the expressions need, each checked once a call for all of them —
         #: written and compiled for the program's second mask (`_prune`): its first
         #: asks each expression's guard instead, which compiles nothing.
