@@ -348,7 +348,8 @@ def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> 
     """A one-event hook keeps its packs' answers for the next process (decision 0020):
     the same call asked again is decided alike without compiling anything (protobuf is
     what the packs' compilation imports) — and a call not seen yet, decided by a program
-    built then, builds it natively, without protobuf either (decision 0021)."""
+    built then, builds it natively, without protobuf either (decision 0021). The
+    native programs' own modules are loaded only by the call that builds one."""
     pack = tmp_path / "small.yaml"
     pack.write_text(PACK)
     first, first_modules, _ = _hook(PAYLOAD, "--packs", str(pack), importtime=True)
@@ -357,10 +358,12 @@ def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> 
     assert "google.protobuf" in first_modules
     assert "policy.packs.runtime" in again_modules
     assert "google.protobuf" not in again_modules
+    assert "policy.packs.cel.native.program" not in again_modules
     other = {**PAYLOAD, "tool_input": {"command": "rm -rf build"}}
     denied, other_modules, _ = _hook(other, "--packs", str(pack), importtime=True)
     assert orjson.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "google.protobuf" not in other_modules
+    assert "policy.packs.cel.native.program" in other_modules
 
 
 def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_path: Path) -> None:

@@ -30,13 +30,25 @@ program, and its shape kept between processes); this one is the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy.packs.cel.interface import CelEngine, CelProgram
-from policy.packs.cel.native.program import NativeProgram
-from policy.packs.cel.native.syntax import Unsupported
+
+if TYPE_CHECKING:
+    from policy.packs.cel.native.program import NativeProgram
 
 __all__ = ["NativeEngine", "NativeProgram"]
+
+
+def __getattr__(name: str) -> Any:
+    # (the programs' modules are loaded when a program is first made: a one-event hook
+    # whose packs answer its call from the answers kept on disk makes none)
+    if name != "NativeProgram":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from policy.packs.cel.native.program import NativeProgram
+
+    globals()[name] = NativeProgram
+    return NativeProgram
 
 
 class NativeEngine(CelEngine):
@@ -66,6 +78,9 @@ class NativeEngine(CelEngine):
         if not checked:
             # Unchecked sources are checked, and their errors reported, by cel-expr-python.
             on_cel_expr()
+        from policy.packs.cel.native.program import NativeProgram
+        from policy.packs.cel.native.syntax import Unsupported
+
         try:
             return NativeProgram(point, exprs, var_layers, on_cel_expr, store)
         except (Unsupported, RecursionError):
