@@ -5,10 +5,15 @@ A one-event hook builds the programs of the call it decides at every start; pars
 the shipped packs' conditions is most of that. So the shape of a program (its trees,
 which pack variables are constants and their values, the variables it reads) is kept
 in the pack cache's program store (`policy.packs.cache.ProgramStore`, the same trust
-rules as the compiled packs). It is data, not code: a kept tree is validated node by
-node as it is read back (kinds, arities, names that are identifiers, literal values
-that are scalars), and the Python source is written again from it here. An entry that
-does not validate is a miss.
+rules as the compiled packs), with what each condition's guard needs. It is data, not
+code: the needs are checked part by part as they are read back, and a kept tree node
+by node (kinds, arities, names that are identifiers, literal values that are scalars)
+when its condition is first built; the Python source is written again from it here.
+A need that does not check makes the entry a miss; a tree, its program's calls
+cel-expr-python's.
+
+A condition is built in tiers (decision 0027): its exact form for its first
+evaluation, its fast form for its second — a one-event hook evaluates each once.
 """
 
 from __future__ import annotations
