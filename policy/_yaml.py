@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
 from policy._lazy_dataclass import dataclass
+from policy._named_tuple import NamedTuple
 
 __all__ = [
     "Mark",

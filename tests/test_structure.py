@@ -180,11 +180,13 @@ def test_no_two_units_import_each_other() -> None:
 
 def test_analysis_imports_nothing_of_the_package_but_errors() -> None:
     """`analysis/` is pure: it knows no host, pack, hook or engine (DESIGN §2). Its
-    errors and its dataclass decorator (policy._lazy_dataclass, which stands for the
-    standard library's and imports nothing of the package) are all it takes."""
+    errors, its dataclass decorator and its NamedTuple (policy._lazy_dataclass and
+    policy._named_tuple, which stand for the standard library's and import nothing of
+    the package) are all it takes."""
     edges = graph(_package_imports())
-    assert set(edges.get("analysis", {})) <= {"errors", "_lazy_dataclass"}
+    assert set(edges.get("analysis", {})) <= {"errors", "_lazy_dataclass", "_named_tuple"}
     assert set(edges.get("_lazy_dataclass", {})) == set()
+    assert set(edges.get("_named_tuple", {})) == set()
 
 
 def test_an_engine_on_default_settings_loads_no_host_code(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
-from typing import NamedTuple
 
 from policy._lazy_dataclass import dataclass
+from policy._named_tuple import NamedTuple
 from policy.analysis import readonly
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import (

@@ -16,9 +16,10 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Self
+from typing import TYPE_CHECKING, Any, NoReturn, Self
 
 from policy._lazy_dataclass import dataclass
+from policy._named_tuple import NamedTuple
 from policy.aliases import DEFAULT_ALIASES
 
 if TYPE_CHECKING:

@@ -34,11 +34,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
 from policy._lazy_dataclass import dataclass
 from policy._logger import logger
+from policy._named_tuple import NamedTuple
 from policy.aliases import AliasTable
 from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
+from policy._named_tuple import NamedTuple
 from policy.analysis import paths as _paths
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.shell.limits import (

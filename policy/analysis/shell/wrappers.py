@@ -12,8 +12,9 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from typing import Any, NamedTuple
+from typing import Any
 
+from policy._named_tuple import NamedTuple
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.shell.words import _UNKNOWN, _template, _Unknown
 

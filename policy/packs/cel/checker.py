@@ -18,8 +18,9 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
+from policy._named_tuple import NamedTuple
 from policy.packs.cel.expr import _expr_envs, _ExprEnvs, _named_vars, _typed_envs
 from policy.packs.cel.interface import CelCompileError, CelIssue, referenced_names
 

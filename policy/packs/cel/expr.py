@@ -15,8 +15,9 @@ import functools
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from policy._named_tuple import NamedTuple
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.environ import home_variable
 from policy.facts import home_dir

@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from policy._named_tuple import NamedTuple
 from policy.analysis._lazy_re import LazyPattern
 from policy.model import POINTS
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, overload
+from typing import Any, overload
 
 import orjson
 
+from policy._named_tuple import NamedTuple
 from policy.packs.cel.functions import take_gave_up
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
 from policy.packs.cel.native.exact import _Compiler
