@@ -7,6 +7,7 @@ that absorbs CEL's errors, the programs and calls it leaves to cel-expr-python.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -342,8 +343,11 @@ def test_a_programs_shape_is_kept_and_read_back_without_parsing(
 def _kept_shape(
     trees: str, needs: str = '["tool"]', guard_needs: str = '[["in", ["tool"], ["bash"]]]'
 ) -> bytes:
+    """A kept shape whose trees are `trees` (a JSON list of them), each kept as its own
+    JSON text as the store keeps it."""
+    texts = json.dumps([json.dumps(tree) for tree in json.loads(trees)])
     return (
-        f'{{"format": 2, "trees": {trees}, "call_vars": [], "constants": [], '
+        f'{{"format": 3, "trees": {texts}, "call_vars": [], "constants": [], '
         f'"needs": {needs}, "guard_needs": {guard_needs}}}'
     ).encode()
 
@@ -361,7 +365,9 @@ def _kept_shape(
         _kept_shape('[["lit", true]]', guard_needs='[["in", ["tool"], [1]]]'),
         _kept_shape('[["lit", true]]', guard_needs="[null, null]"),
         _kept_shape('[["exec", "x"]]', guard_needs="[null]"),  # (built with its program)
-        _kept_shape('[["lit", true]]').replace(b'"format": 2', b'"format": 1'),
+        _kept_shape('[["lit", true]]').replace(b'"format": 3', b'"format": 2'),
+        _kept_shape('[["lit", true]]').replace(b'"trees": ["', b'"trees": [["lit", true], "'),
+        _kept_shape("[]").replace(b'"trees": []', b'"trees": ["[\\"lit\\", tru"]'),
     ],
 )
 def test_a_kept_shape_that_does_not_validate_is_never_run(

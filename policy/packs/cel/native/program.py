@@ -42,8 +42,9 @@ from policy.packs.cel.native.values import _NAMESPACES, _SEQUENCES, Fn, Frame, _
 
 __all__ = ["NativeProgram"]
 
-#: The layout of a kept shape; another one is a miss. (2: with the guards' needs.)
-_FORMAT = 2
+#: The layout of a kept shape; another one is a miss. (3: with the guards' needs, and
+#: each tree kept as a JSON text of its own, parsed when its condition is first built.)
+_FORMAT = 3
 _SYMBOLS = frozenset({"<", "<=", ">", ">=", "==", "!=", "in", "+", "-", "*", "/", "%"})
 _ONE = frozenset({"not", "neg"})
 _TWO = frozenset({"and", "or", "index"})
@@ -70,15 +71,15 @@ class _Shape(NamedTuple):
 
 
 class _KeptTrees(Sequence[Node]):
-    """A kept shape's trees, each read back and checked (`_node`) when first asked for:
-    a call builds a fraction of its programs' conditions (the guards rule out the
-    rest), and checking every kept tree was most of reading a shape back. A tree that
-    does not check is beyond this engine (Unsupported): its program's call goes to
-    cel-expr-python, which compiles the source."""
+    """A kept shape's trees, each parsed from its JSON text and checked (`_node`) when
+    first asked for: a call builds a fraction of its programs' conditions (the guards
+    rule out the rest), and parsing and checking every kept tree was most of reading a
+    shape back. A tree that does not check is beyond this engine (Unsupported): its
+    program's call goes to cel-expr-python, which compiles the source."""
 
     __slots__ = ("_kept", "_read")
 
-    def __init__(self, kept: list[Any]) -> None:
+    def __init__(self, kept: list[str]) -> None:
         self._kept = kept
         self._read: list[Node | None] = [None] * len(kept)
 
@@ -97,8 +98,8 @@ class _KeptTrees(Sequence[Node]):
         tree = self._read[index]
         if tree is None:
             try:
-                tree = _node(self._kept[index])
-            except (ValueError, TypeError, RecursionError):
+                tree = _node(orjson.loads(self._kept[index]))
+            except (ValueError, TypeError, RecursionError):  # (orjson's error is a ValueError)
                 raise Unsupported("a kept tree that does not check") from None
             self._read[index] = tree
         return tree
@@ -246,7 +247,7 @@ def _kept(shape: _Shape) -> bytes:
     return orjson.dumps(
         {
             "format": _FORMAT,
-            "trees": [_tree(t) for t in shape.trees],
+            "trees": [orjson.dumps(_tree(t)).decode() for t in shape.trees],
             "call_vars": [[name, _tree(t)] for name, t in shape.call_vars],
             "constants": [[name, _encode(v)] for name, v in shape.constants.items()],
             "needs": sorted(shape.needs),
@@ -260,7 +261,7 @@ def _read_back(point: str, body: bytes) -> _Shape:
     if type(entry) is not dict or entry.get("format") != _FORMAT:
         raise ValueError("another layout")
     kept = entry["trees"]
-    if type(kept) is not list:
+    if type(kept) is not list or not all(type(tree) is str for tree in kept):
         raise ValueError("not a list of trees")
     call_vars = tuple((_name(n), _node(t)) for n, t in entry["call_vars"])
     constants = {_name(n): _decode(v) for n, v in entry["constants"]}
