@@ -1125,9 +1125,10 @@ class Engine:
         its user's wait. Within a budget of CEL compiled (`WARM_BUDGET` characters,
         `WARM_CONDITIONS` conditions, for this engine's packs together: a program past
         it is its first call's to build).
-        What was built — programs made or visited, conditions built beyond those a
-        program builds when made, the characters of CEL charged, patterns compiled —
-        and the milliseconds it took."""
+        What was built — programs made or visited, conditions whose fast form it built
+        (a program builds the exact forms of those without a guard when made, and each
+        condition's exact form at its first evaluation), the characters of CEL charged,
+        patterns compiled — and the milliseconds it took."""
         self._check_open()
         start = time.perf_counter_ns()
         self._warmed = True

@@ -278,6 +278,31 @@ def test_a_pack_variable_that_fails_is_left_to_cel_expr_python() -> None:
     assert native.run({"args": {"missing": 1}}) == [True, True, True]
 
 
+@pytest.mark.parametrize("source", ["now.getHours() >= 0", "timestamp('2020-01-01T00:00:00Z') < now"])
+def test_a_variable_reading_the_call_beyond_both_forms_leaves_the_program_to_cel_expr_python(
+    source: str,
+) -> None:
+    """Red team: a pack variable that reads the call and that neither form compiles
+    made a program's second frame fail (its fast form, built then, raised), and the
+    pack's hook with it: every call after the first refused. It is found when the
+    program is made, as before the forms were built in tiers: the program is
+    cel-expr-python's, at every evaluation and after a warm."""
+    exprs = ["vars.late && tool == 'bash'", "tool == 'write'"]
+    layers = [{"late": source}]
+    from datetime import UTC, datetime
+
+    data = {"tool": "bash", "now": datetime(2020, 1, 2, 3, 4, 5, tzinfo=UTC)}
+    reference = get_engine("cel-expr-python").program("before_tool", exprs, layers, [layers, []])
+    expected_mask, expected = reference.run_mask(data), reference.run(data)
+    for warm in (False, True):
+        program = NativeEngine().program("before_tool", exprs, layers, [layers, []], checked=True)
+        if warm:
+            program.build_all()
+        for _ in range(3):
+            assert program.run_mask(data) == expected_mask
+            assert program.run(data) == expected
+
+
 def test_unchecked_sources_are_refused_as_cel_expr_python_refuses_them() -> None:
     from policy.packs.cel import CelCompileError
 
@@ -409,6 +434,23 @@ def test_a_kept_shape_is_read_back_one_tree_at_a_time(
     assert read == []
     assert again.run_mask({"tool": "bash", "args": {"path": "/etc/x"}}) == 0b01
     assert len(read) == 1  # (the second condition's guard rules it out: `tool` is not "write")
+
+
+def test_a_shape_whose_needs_nest_deeper_than_a_kept_one_may_is_not_kept(
+    program_store: Any,
+) -> None:
+    """`[L1, ..., Ln].exists(...)` needs one of n lists: a need nested n deep. Past what
+    a kept need may hold, the shape is not kept (it would be written at every start
+    and never read back); the program is built from source, and answers alike."""
+    from policy.packs.cel.native.syntax import TREE_DEPTH
+
+    for lists in (20, TREE_DEPTH + 5):
+        source = "[" + ", ".join(f"args.a{i}" for i in range(lists)) + "].exists(l, l == 'x')"
+        data = {"args": {f"a{i}": "y" for i in range(lists)}}
+        program = NativeEngine().program("before_tool", [source], [], checked=True, store=program_store)
+        assert program.run_mask(data) == 0
+        assert program.run_mask({"args": {**data["args"], "a3": "x"}}) == 1
+    assert len(program_store.entries) == 1  # (the shallow one's)
 
 
 def test_vars_as_a_whole_map_is_left_to_cel_expr_python() -> None:

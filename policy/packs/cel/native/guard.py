@@ -223,17 +223,21 @@ _PAIRS = frozenset({"and", "or"})
 _PATH_AND_SET = frozenset({"in", "has"})
 
 
-def kept_need(need: Need) -> Any:
+def kept_need(need: Need, depth: int = 0) -> Any:
     """`need` as JSON (lists for tuples, sorted lists for sets), for the program store:
     a one-event hook reads its programs' needs back instead of deriving them from every
-    condition's tree at each start (policy.packs.cel.native.program)."""
+    condition's tree at each start (policy.packs.cel.native.program). TypeError for a
+    need nested deeper than `read_need` reads (`[L1, ..., L300].exists(...)`): a shape
+    holding one is not kept, rather than written at every start and never read."""
     if need is None:
         return None
+    if depth > TREE_DEPTH:
+        raise TypeError("a need nested deeper than a kept one may be")
     kind = need[0]
     if kind in _PAIRS:
-        return [kind, kept_need(need[1]), kept_need(need[2])]
+        return [kind, kept_need(need[1], depth + 1), kept_need(need[2], depth + 1)]
     if kind == "exists":
-        return [kind, list(need[1]), kept_need(need[2])]
+        return [kind, list(need[1]), kept_need(need[2], depth + 1)]
     if kind in _PATH_AND_SET:
         return [kind, list(need[1]), sorted(need[2])]
     if kind == "prefix":
@@ -246,8 +250,10 @@ def kept_need(need: Need) -> Any:
 
 
 def read_need(value: Any, depth: int = 0) -> Need:
-    """A kept need read back, every part checked to be what `need_of` makes (ValueError
-    otherwise): a guard built from it is one `need_of` could have built."""
+    """A kept need read back, every part checked to be of the form `need_of` makes
+    (ValueError otherwise): a guard built from it is one `need_of` could have built.
+    What it says is the entry's, as a kept tree's is (policy.packs.cache: entries are
+    read only for packs the user controls)."""
     if value is None:
         return None
     if type(value) is not list or not value or depth > TREE_DEPTH:  # (a tree's own bound)

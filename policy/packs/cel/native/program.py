@@ -371,14 +371,14 @@ class NativeProgram(CelProgram):
             if guard is None and self._first_build(index) is not None:
                 self._tier[index] = _READY
         #: (name, fast form or None, tree) of the variables that read the call: their
-        #: fast forms are built when a second frame is made (`_frame`), as the
-        #: expressions' are at their second evaluation.
+        #: exact forms are built now, their fast forms when a second frame is made
+        #: (`_frame`), as the expressions' are at their second evaluation.
+        self._var_exact: dict[str, Fn] = {}
         self._call_vars: list[tuple[str, Fn | None, Node]] = [
-            (name, None, tree) for name, tree in shape.call_vars
+            (name, self._first_var_form(name, tree), tree) for name, tree in shape.call_vars
         ]
         self._vars_fast = not shape.call_vars
         self._framed = False
-        self._var_exact: dict[str, Fn] = {}
         self._fallback_of = fallback
         self._fallback: CelProgram | None = None
         #: Set when an expression built on first need turned out to be beyond both
@@ -451,7 +451,7 @@ class NativeProgram(CelProgram):
         calls: its first calls then pay no build). One that fails to build — neither
         form covers it — is left as it was, as when its guard never passes: a call
         that needs it then fails over to cel-expr-python, or fails, as it would have."""
-        built = 0
+        built = 0  # (fast forms built)
         for index in range(len(self._trees)):
             with self._lock:  # (one at a time: a call on another thread builds between)
                 if self._tier[index] == _FAST:
@@ -479,10 +479,9 @@ class NativeProgram(CelProgram):
         if not self._vars_fast:
             with self._lock:
                 if not self._vars_fast:
-                    fast = self._fast_compiler
                     self._call_vars = [
-                        (name, self._fast_form(fast, tree), tree)
-                        for name, _, tree in self._call_vars
+                        (name, self._var_fast_form(name, quick, tree), tree)
+                        for name, quick, tree in self._call_vars
                     ]
                     self._vars_fast = True
 
@@ -534,12 +533,33 @@ class NativeProgram(CelProgram):
                 raise _Gap from None
         return frame
 
+    def _first_var_form(self, name: str, tree: Node) -> Fn | None:
+        """A variable that reads the call, built with its program: its exact form (kept
+        in `_var_exact`; None returned), or where the exact form does not cover it its
+        fast form — and Unsupported when that does not either, which makes the whole
+        program cel-expr-python's (NativeEngine), as an expression without a guard
+        beyond both forms does."""
+        try:
+            self._var_exact[name] = _Compiler(self._variables).compile(tree)
+        except (Unsupported, RecursionError):
+            return self._fast_form(self._fast_compiler, tree)
+        return None
+
+    def _var_fast_form(self, name: str, quick: Fn | None, tree: Node) -> Fn | None:
+        if quick is not None or name not in self._var_exact:
+            return quick  # (built with the program, the exact form not covering it)
+        try:
+            return self._fast_form(self._fast_compiler, tree)
+        except (Unsupported, RecursionError):  # (the exact form answers, as it did)
+            return None
+
     def _var_exact_form(self, name: str, tree: Node) -> Fn:
         exact = self._var_exact.get(name)
         if exact is None:
             try:
                 exact = self._var_exact[name] = _Compiler(self._variables).compile(tree)
-            except Unsupported:  # (the fast form compiled it: never expected)
+            except (Unsupported, RecursionError):  # beyond both forms: cel-expr-python's
+                self._unsupported = True
                 raise _Gap from None
         return exact
 
