@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from policy.packs.cel import get_engine
@@ -294,3 +295,25 @@ def test_a_condition_that_errs_is_not_pruned_to_false(source: str, data: dict[st
     reference = get_engine("cel-expr-python").program("before_tool", [source], [], checked=True)
     assert native.run_mask(data) is None
     assert reference.run_mask(data) is None
+
+
+def test_the_shipped_packs_needs_read_back_as_they_were_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-event hook reads its programs' guard needs back from the program store
+    (policy.packs.cel.native.program, decision 0027): every need of every shipped
+    program, kept and read back, is the need `need_of` made."""
+    import gc
+
+    from policy.packs.cel.native.guard import kept_need, read_need
+
+    engine = corpus_engine(tmp_path, monkeypatch)
+    try:
+        engine.warm()
+        programs = [o for o in gc.get_objects() if isinstance(o, NativeProgram)]
+        needs = [need for program in programs for need in program._needs]
+    finally:
+        engine.close()
+    assert len(needs) > 100 and any(need is not None for need in needs)
+    for need in needs:
+        assert read_need(orjson.loads(orjson.dumps(kept_need(need)))) == need

@@ -246,7 +246,7 @@ def kept_need(need: Need, depth: int = 0) -> Any:
         return [kind, list(need[1])]
     if kind == "missing":
         return [kind, [list(path) for path in need[1]]]
-    raise ValueError(f"not a need: {kind!r}")
+    raise TypeError(f"not a need: {kind!r}")  # (a shape holding one is not kept)
 
 
 def read_need(value: Any, depth: int = 0) -> Need:
