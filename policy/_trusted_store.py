@@ -79,16 +79,28 @@ def _stamp(path: str) -> list[Any]:
 
 
 def package_stamps(name: str) -> list[Any]:
-    """Size and mtime of a package's top-level code files (a reinstall changes them)."""
-    spec = _find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise OSError(f"package {name} not found")
-    stamps: list[Any] = [name]
-    for location in spec.submodule_search_locations:
-        for entry in sorted(os.listdir(location)):
-            if entry.endswith((".so", ".py", ".pyd")):
-                stamps.append([entry, *_stamp(os.path.join(location, entry))])
+    """Size and mtime of a package's top-level code files (a reinstall changes them),
+    read once a process (`_PACKAGE_STAMPS`). Do not change the list."""
+    stamps = _PACKAGE_STAMPS.get(name)
+    if stamps is None:
+        spec = _find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise OSError(f"package {name} not found")
+        stamps = [name]
+        for location in spec.submodule_search_locations:
+            for entry in sorted(os.listdir(location)):
+                if entry.endswith((".so", ".py", ".pyd")):
+                    stamps.append([entry, *_stamp(os.path.join(location, entry))])
+        _PACKAGE_STAMPS[name] = stamps
     return stamps
+
+
+#: Each package's stamps, as this process first read them: the settings cache and the
+#: pack cache both key their entries on pydantic's, PyYAML's (a hook's start read
+#: them twice, ≈ 100 `stat`s), and the code a process runs is the code it first
+#: found — a library upgraded on disk while it runs is not what it has loaded, so its
+#: entries are keyed on what made them.
+_PACKAGE_STAMPS: dict[str, list[Any]] = {}
 
 
 def _find_spec(name: str) -> Any:

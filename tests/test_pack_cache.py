@@ -465,6 +465,22 @@ def test_the_key_changes_with_the_parsing_libraries(
     assert pack_cache.cache_key(files, after, DEFAULT_ALIASES) != key
 
 
+def test_a_process_reads_a_packages_stamps_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings cache and the pack cache both key on pydantic's and PyYAML's files:
+    a process lists and stats them once, and keys its entries on the code it found."""
+    from policy import _trusted_store
+
+    monkeypatch.setattr(_trusted_store, "_PACKAGE_STAMPS", {})
+    listed: list[str] = []
+    listdir = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path: listed.append(path) or listdir(path))
+    first = _trusted_store.package_stamps("yaml")
+    assert first[0] == "yaml" and any(entry[0] == "__init__.py" for entry in first[1:])
+    assert len(listed) == 1
+    assert _trusted_store.package_stamps("yaml") == first
+    assert len(listed) == 1
+
+
 # ------------------------------------------------------------------ whose packs may be cached
 
 
