@@ -361,8 +361,7 @@ class NativeProgram(CelProgram):
         self._masked = False
         self._fast: list[Fn | None] = [None] * len(shape.trees)
         self._exact: list[Fn | None] = [None] * len(shape.trees)
-        #: Whether an expression is built, and its tier (which forms: `_promote`).
-        self._built = [False] * len(shape.trees)
+        #: Each expression's tier (which of its forms are built: `_promote`).
         self._tier = [_UNBUILT] * len(shape.trees)
         for index, guard in enumerate(self._guards):
             # (one without a guard is evaluated at every call: built now, as they always
@@ -392,6 +391,11 @@ class NativeProgram(CelProgram):
         except (_FastUnsupported, SyntaxError, RecursionError, MemoryError):
             return None  # (Python's own parser refuses very deep nesting)
 
+    @property
+    def _built(self) -> list[bool]:
+        """Whether each expression is built (in any form)."""
+        return [tier != _UNBUILT for tier in self._tier]
+
     def _first_build(self, index: int) -> Fn | None:
         """Expression `index` built for its first evaluation: its exact form, which is
         returned; where the exact form does not cover it, its fast form (`_build`;
@@ -403,7 +407,6 @@ class NativeProgram(CelProgram):
             return None
         self._exact[index] = exact
         self._tier[index] = _EXACT
-        self._built[index] = True
         return exact
 
     def _build(self, index: int) -> None:
@@ -415,7 +418,6 @@ class NativeProgram(CelProgram):
             # (no fast form: the exact one is the expression's only)
             self._exact[index] = _Compiler(self._variables).compile(self._trees[index])
         self._tier[index] = _FAST
-        self._built[index] = True
 
     def _promote(self, index: int) -> Fn | None:
         """Expression `index` one tier up, at an evaluation before its fast form is
@@ -602,10 +604,10 @@ class NativeProgram(CelProgram):
         mask = 0
         bit = 1
         one = self._one
-        built = self._built
+        tier = self._tier
         for index, guard in enumerate(self._guards):
             if not enabled & bit or (
-                (first or not built[index]) and guard is not None and not guard(frame)
+                (first or tier[index] == _UNBUILT) and guard is not None and not guard(frame)
             ):
                 bit <<= 1  # (false: see policy.packs.cel.native.guard)
                 continue
