@@ -38,6 +38,7 @@ from tests.test_service import (
     pre_tool,
     start_service,
     stop,
+    wait_for_request,
     waiting_hook,
 )
 
@@ -722,12 +723,7 @@ def test_a_stop_gives_up_waits_at_once_and_an_approver_socket_from_the_command_l
     waiting = waiting_hook(running, "./deploy prod")
     assert waiting.stdout is not None
     operator = running.client(token=OPERATOR_TOKEN)
-    for _ in range(400):
-        if operator.call("GET", "/v1/approvals")["requests"]:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("the hook filed no request")
+    wait_for_request(operator)  # (the hook filed its request)
     started = time.monotonic()
     err = stop(running)  # SIGTERM; the gate's timeout is 60 s
     assert time.monotonic() - started < 20  # liveness: not the 60 s of the wait
@@ -847,12 +843,7 @@ def test_a_client_gone_while_a_teams_call_waits_has_its_request_expired(tmp_path
     try:
         operator = running.client(token=OPERATOR_TOKEN)
         client = waiting_hook(running, "./deploy prod", stdout=subprocess.DEVNULL)
-        for _ in range(3000):
-            if operator.call("GET", "/v1/approvals")["requests"]:
-                break
-            time.sleep(0.01)
-        else:
-            raise AssertionError("the team's gate filed no request")
+        wait_for_request(operator)  # (the team's gate filed its request)
         client.kill()
         client.wait(timeout=30)
         hung_up = running.stderr.wait_for(
