@@ -44,9 +44,9 @@ class _Decoding:
         self.strict = True
         self.object_hook = None
         self.object_pairs_hook = None
-        self.parse_float = float
-        self.parse_int = int
-        self.parse_constant = _CONSTANTS.__getitem__
+        self.parse_float: Any = float
+        self.parse_int: Any = int
+        self.parse_constant: Any = _CONSTANTS.__getitem__
 
 
 def _no_default(value: object) -> object:

@@ -24,8 +24,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
-
+from policy._json_bytes import loads
 from policy._lazy_dataclass import dataclass
 
 __all__ = [
@@ -120,8 +119,8 @@ def first_record(fd: int) -> dict[str, object] | None:
     if not newline:
         return None
     try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        record = loads(line)
+    except ValueError:  # (orjson's error, whoever read it)
         return None
     return record if isinstance(record, dict) else None
 

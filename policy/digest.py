@@ -11,12 +11,9 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
+from policy._json_bytes import dumps
 
 __all__ = ["args_digest", "args_digest_and_size", "canonical_json", "json_line", "json_safe"]
-
-_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
-
 
 def _fallback(value: Any) -> Any:
     if isinstance(value, set | frozenset):
@@ -45,18 +42,18 @@ def json_safe(value: Any) -> Any:
 def canonical_json(value: Any) -> bytes:
     """Sorted keys, no whitespace, UTF-8; never an error for any input."""
     try:
-        return orjson.dumps(value, option=_OPTIONS, default=_fallback)
-    except (TypeError, orjson.JSONEncodeError):
-        return orjson.dumps(json_safe(value), option=_OPTIONS)
+        return dumps(value, sort_keys=True, non_str_keys=True, default=_fallback)
+    except TypeError:  # (orjson's error is a TypeError)
+        return dumps(json_safe(value), sort_keys=True, non_str_keys=True)
 
 
 def json_line(value: Any) -> bytes:
     """`value` as one JSON line's bytes, keys in their own order (a log record); never
     an error for any input: what orjson refuses is made representable (`json_safe`)."""
     try:
-        return orjson.dumps(value, default=_fallback)
-    except (TypeError, orjson.JSONEncodeError):
-        return orjson.dumps(json_safe(value))
+        return dumps(value, default=_fallback)
+    except TypeError:  # (orjson's error is a TypeError)
+        return dumps(json_safe(value))
 
 
 def args_digest(args: Mapping[str, Any]) -> str:

@@ -85,11 +85,10 @@ class ContractRegistry:
     def _from_record(self, record: bytes) -> tuple[Contract, str]:
         found = self._read.get(record)
         if found is None:
-            import orjson
-
+            from policy._json_bytes import loads
             from policy.builtins.config import Contract
 
-            data = orjson.loads(record)
+            data = loads(record)
             found = (Contract.model_validate(data["contract"]), str(data["stamp"]))
             if len(self._read) >= 256:
                 self._read.clear()
@@ -124,10 +123,10 @@ class ContractRegistry:
         with self._lock:
             attachments = self._attachments()
             if attachments is not None:
-                import orjson
+                from policy._json_bytes import dumps
 
                 record = {"contract": model.model_dump(mode="json"), "stamp": stamp}
-                attachments.put(session, orjson.dumps(record))
+                attachments.put(session, dumps(record))
             else:
                 self._attached[session] = model
                 self._stamps[session] = stamp

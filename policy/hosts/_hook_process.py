@@ -20,13 +20,11 @@ hook processes (`claude.hook_process` and its `thin` client, `picoclaw.hook_proc
 
 The watchdog, the signal handling and the exit are `_watchdog`'s (re-exported here):
 they need nothing but the interpreter's built-in modules, so the thin client shares
-them without importing this module (tests/test_hook_cold_start.py). orjson is
-imported where a line is encoded.
+them without importing this module (tests/test_hook_cold_start.py).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -72,11 +70,13 @@ def encode_line(message: Any) -> bytes:
     """`message` as one JSON line (what JSON has no type for, as its `str`); the
     stdlib's ASCII escapes when orjson refuses it. Also what we write to the process
     hooks we host (picoclaw.jsonrpc)."""
-    import orjson  # here: the thin client imports this module for its watchdog
+    from policy._json_bytes import dumps
 
     try:
-        return orjson.dumps(message, default=str) + b"\n"
-    except (orjson.JSONEncodeError, TypeError):
+        return dumps(message, default=str) + b"\n"
+    except TypeError:  # (orjson's error is a TypeError)
+        import json
+
         return json.dumps(message, ensure_ascii=True, default=str).encode() + b"\n"
 
 

@@ -31,8 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-import orjson
-
+from policy._json_bytes import dumps, loads
 from policy.analysis.environ import home_variable
 from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
@@ -106,17 +105,17 @@ def _kept_names(
     if programs is None:
         return _named(sources)
     # (every source delimited: no two lists of sources serialise alike)
-    key = orjson.dumps(sources).decode()
+    key = dumps(sources).decode()
     body = programs.get(f"names:{point}", key)
     if body is not None:
         try:
-            kept = orjson.loads(body)
-        except orjson.JSONDecodeError:
+            kept = loads(body)
+        except ValueError:  # (orjson's error is a ValueError)
             kept = None
         if type(kept) is list and all(type(name) is str for name in kept):
             return frozenset(kept)
     named = _named(sources)
-    programs.put(f"names:{point}", key, orjson.dumps(sorted(named)))
+    programs.put(f"names:{point}", key, dumps(sorted(named)))
     return named
 
 
@@ -157,8 +156,8 @@ def _digest(name: str, value: Any) -> bytes | None:
     # ints, bools, None, lists and maps; tests/test_recall.py walks the corpus's)
     if type(value) in _FACTS or _exact(value):
         try:
-            serialised = orjson.dumps(value)
-        except (orjson.JSONEncodeError, RecursionError):  # (an int beyond 64 bits, a
+            serialised = dumps(value)
+        except (TypeError, RecursionError):  # (an int beyond 64 bits, a
             pass  # lone surrogate, nesting deeper than orjson goes: not compared)
         else:
             # A string `~name...`: where it points is the account database's to say
@@ -255,7 +254,7 @@ class Recall:
         # string delimited, so no two programs serialise alike.)
         layers = [sorted(layer.items()) for layer in variables]
         self._program = (
-            hashlib.blake2b(orjson.dumps([point, list(conditions), layers])).digest()
+            hashlib.blake2b(dumps([point, list(conditions), layers])).digest()
             if store is not None
             else b""
         )

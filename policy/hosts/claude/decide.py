@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from policy._json_bytes import loads
 from policy.hosts.claude.wire import (
     EVENTS,
     HookEvent,
@@ -245,8 +244,8 @@ def _replacement(event: HookEvent, text: str) -> dict[str, Any] | None:
     from policy.hosts.claude.names import is_mcp
 
     try:
-        parsed = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        parsed = loads(text)
+    except ValueError:  # (orjson's error is a ValueError)
         parsed = None
     if is_mcp(event.tool):
         blocks = isinstance(parsed, list) and all(

@@ -105,8 +105,7 @@ def _answer_one(args: HookCommand, settings: Any = None) -> None:
     """Read the event, decide it and print the answer (or a refusal); never raises.
     `settings` are those `run` read already (None: read them here, refusing if they
     do not load)."""
-    import orjson
-
+    from policy._json_bytes import loads
     from policy.hosts._hook_process import (
         Watchdog,
         abandon_approvals,
@@ -137,8 +136,8 @@ def _answer_one(args: HookCommand, settings: Any = None) -> None:
     try:
         raw = sys.stdin.buffer.read()
         try:
-            payload = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            payload = loads(raw)
+        except ValueError as exc:  # (orjson's error, whoever read the payload)
             answer.refuse(f"policy hook failed closed: the payload is not JSON: {exc}")
             return
         if isinstance(payload, dict):

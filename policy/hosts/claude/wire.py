@@ -266,12 +266,11 @@ def call_of(event: HookEvent) -> ToolCall:
 def result_of(event: HookEvent) -> ToolResult:
     """The result PostToolUse / PostToolUseFailure reports (as text: JSON when the host
     sent a structure)."""
-    import orjson
-
+    from policy._json_bytes import dumps
     from policy.model import ToolResult
 
     response = event.tool_response
-    text = response if isinstance(response, str) else orjson.dumps(response).decode()
+    text = response if isinstance(response, str) else dumps(response).decode()
     return ToolResult(for_llm=text, is_error=event.name == "PostToolUseFailure")
 
 

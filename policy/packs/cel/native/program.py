@@ -22,8 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
-import orjson
-
+from policy._json_bytes import dumps, loads
 from policy._named_tuple import NamedTuple
 from policy.packs.cel.functions import take_gave_up
 from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
@@ -98,7 +97,7 @@ class _KeptTrees(Sequence[Node]):
         tree = self._read[index]
         if tree is None:
             try:
-                tree = _node(orjson.loads(self._kept[index]))
+                tree = _node(loads(self._kept[index]))
             except (ValueError, TypeError, RecursionError):  # (orjson's error is a ValueError)
                 raise Unsupported("a kept tree that does not check") from None
             self._read[index] = tree
@@ -244,10 +243,10 @@ def _node(value: Any, depth: int = 1) -> Node:
 
 
 def _kept(shape: _Shape) -> bytes:
-    return orjson.dumps(
+    return dumps(
         {
             "format": _FORMAT,
-            "trees": [orjson.dumps(_tree(t)).decode() for t in shape.trees],
+            "trees": [dumps(_tree(t)).decode() for t in shape.trees],
             "call_vars": [[name, _tree(t)] for name, t in shape.call_vars],
             "constants": [[name, _encode(v)] for name, v in shape.constants.items()],
             "needs": sorted(shape.needs),
@@ -257,7 +256,7 @@ def _kept(shape: _Shape) -> bytes:
 
 
 def _read_back(point: str, body: bytes) -> _Shape:
-    entry = orjson.loads(body)
+    entry = loads(body)
     if type(entry) is not dict or entry.get("format") != _FORMAT:
         raise ValueError("another layout")
     kept = entry["trees"]
@@ -280,7 +279,7 @@ def _shape(
     """The program's shape: kept, or worked out (and kept)."""
     if store is None:
         return _shape_of(point, exprs, var_layers)
-    source = orjson.dumps([list(exprs), [dict(layer) for layer in var_layers]]).decode()
+    source = dumps([list(exprs), [dict(layer) for layer in var_layers]]).decode()
     body = store.get(f"native:{point}", source)
     if body is not None:
         try:
