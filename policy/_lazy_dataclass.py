@@ -11,10 +11,14 @@ frozen-ness, `__match_args__` and `__post_init__` — but compiles only `__init_
 the class is first instantiated; the other methods compare and hash the fields
 through one `operator.attrgetter`, which needs no code of its own.
 
-The class carries `__dataclass_fields__` as `@dataclass` fills it (`dataclasses.Field`
-objects made by `dataclasses.field`), so `dataclasses.fields`, `replace`, `asdict`,
-`is_dataclass`, copy, pickle and orjson treat it as the dataclass it is, and
-`dataclasses.field(...)` declares its fields. tests/test_lazy_dataclass.py asks every
+Nor does it import `dataclasses`: that module imports `inspect` (and with it `ast`,
+`dis`, `tokenize`), ≈ 11 ms of such a process's start for nothing it decides with
+(decision 0029). Fields are declared with this module's `field` (the same options) and
+read with its `fields` and `replace`. The class carries `__dataclass_fields__` all the
+same, made of `dataclasses.Field` objects the first time anything asks for it — which
+imports `dataclasses` then —, so `dataclasses.fields`, `replace`, `asdict`,
+`is_dataclass`, pydantic, copy, pickle and orjson treat it as the dataclass it is; and a
+`dataclasses.field(...)` declares a field too. tests/test_lazy_dataclass.py asks every
 shape hookpolicy uses the same questions as `@dataclass` itself.
 
 The arguments are `@dataclass`'s, with its defaults: `frozen`, `slots`, `kw_only`,
@@ -25,7 +29,6 @@ TypeError when decorated (the arguments) or made (`InitVar`), never a different 
 
 from __future__ import annotations
 
-import dataclasses
 import reprlib
 import sys
 import typing
@@ -34,16 +37,207 @@ from operator import attrgetter
 from types import MemberDescriptorType, ModuleType
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["dataclass"]
+__all__ = ["MISSING", "Field", "dataclass", "field", "fields", "replace"]
 
 _T = TypeVar("_T")
 
-_MISSING: Any = dataclasses.MISSING
-#: `dataclasses.fields` and `asdict` list only fields whose `_field_type` is this one.
-_FIELD: Any = dataclasses._FIELD  # type: ignore[attr-defined]
+
+class _Missing:
+    """No default (`dataclasses.MISSING`'s role; a field made into a `dataclasses.Field`
+    gets `dataclasses.MISSING` in its place)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+_MISSING = MISSING
 #: The default of a field made by a factory, in a compiled `__init__`'s signature.
 _FACTORY = object()
 _KW_ONLY_NAMES = ("KW_ONLY", "dataclasses.KW_ONLY")
+
+
+class Field:
+    """A field's options, as `dataclasses.Field` holds them (what `field` declares and
+    the decorator completes with the name, the annotation and `kw_only`)."""
+
+    __slots__ = (
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "name",
+        "repr",
+        "type",
+    )
+
+    def __init__(
+        self,
+        default: Any,
+        default_factory: Any,
+        init: bool,
+        repr: bool,
+        hash: bool | None,
+        compare: bool,
+        kw_only: Any,
+    ) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name: str = ""
+        self.type: Any = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.kw_only = kw_only
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, default={self.default!r})"
+
+
+@overload
+def field(
+    *,
+    default: _T,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: bool = ...,
+) -> _T: ...
+
+
+@overload
+def field(
+    *,
+    default_factory: Callable[[], _T],
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: bool = ...,
+) -> _T: ...
+
+
+@overload
+def field(
+    *,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: bool = ...,
+) -> Any: ...
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: Any = MISSING,
+) -> Any:
+    """`dataclasses.field` (without `metadata`, which nothing here uses)."""
+    return Field(default, default_factory, init, repr, hash, compare, kw_only)
+
+
+def fields(class_or_instance: Any) -> tuple[Field, ...]:
+    """`dataclasses.fields` for a class this module made (its `Field`s); any other
+    dataclass is `dataclasses.fields`'."""
+    cls = class_or_instance if isinstance(class_or_instance, type) else type(class_or_instance)
+    made: dict[str, Field] | None = getattr(cls, "__lazy_fields__", None)
+    if made is None:
+        import dataclasses
+
+        return dataclasses.fields(class_or_instance)  # type: ignore[return-value]
+    return tuple(made.values())
+
+
+def replace(obj: _T, /, **changes: Any) -> _T:
+    """`dataclasses.replace`: a new instance, `changes` over `obj`'s fields."""
+    made: dict[str, Field] | None = getattr(type(obj), "__lazy_fields__", None)
+    if made is None:
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    for f in made.values():
+        if not f.init:
+            if f.name in changes:
+                raise ValueError(
+                    f"field {f.name} is declared with init=False, it cannot be specified with "
+                    "replace()"
+                )
+            continue
+        if f.name not in changes:
+            changes[f.name] = getattr(obj, f.name)
+    made_again: _T = obj.__class__(**changes)
+    return made_again
+
+
+class _StandardFields:
+    """A made class's `__dataclass_fields__`: at the first read, the class's fields as
+    `dataclasses.Field` objects (importing `dataclasses`), put on the class in its
+    place — what `dataclasses.fields`, `asdict`, pydantic and orjson read."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: type[Any]) -> None:
+        self.owner = owner
+
+    def __get__(self, instance: Any, cls: Any = None) -> dict[str, Any]:
+        import dataclasses
+
+        made: dict[str, Field] = self.owner.__dict__["__lazy_fields__"]
+        standard: dict[str, Any] = {}
+        for name, f in made.items():
+            one: Any = dataclasses.field(
+                default=dataclasses.MISSING if f.default is MISSING else f.default,
+                default_factory=(
+                    dataclasses.MISSING if f.default_factory is MISSING else f.default_factory
+                ),
+                init=f.init,
+                repr=f.repr,
+                hash=f.hash,
+                compare=f.compare,
+                kw_only=f.kw_only,
+            )
+            one.name = name
+            one.type = f.type
+            one._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+            standard[name] = one
+        type.__setattr__(self.owner, "__dataclass_fields__", standard)
+        return standard
+
+
+def _from_standard(declared: Any) -> Field | None:
+    """A `dataclasses.Field` (a `dataclasses.field(...)` default, or a standard base's
+    field) as this module's; None for anything else. Only a process that imported
+    `dataclasses` can hold one."""
+    standard: Any = sys.modules.get("dataclasses")
+    if standard is None or not isinstance(declared, standard.Field):
+        return None
+    missing = standard.MISSING
+    made = Field(
+        MISSING if declared.default is missing else declared.default,
+        MISSING if declared.default_factory is missing else declared.default_factory,
+        declared.init,
+        declared.repr,
+        declared.hash,
+        declared.compare,
+        MISSING if declared.kw_only is missing else declared.kw_only,
+    )
+    made.name = declared.name
+    made.type = declared.type
+    return made
 
 
 class _Params:
@@ -78,7 +272,7 @@ def dataclass(
 ) -> Callable[[type[_T]], type[_T]]: ...
 
 
-@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+@dataclass_transform(field_specifiers=(field, Field))
 def dataclass(
     cls: type[Any] | None = None,
     /,
@@ -118,7 +312,8 @@ def _make(
                     setattr(cls, f.name, f.default)
     listed = tuple(fields.values())
     added: dict[str, Any] = {
-        "__dataclass_fields__": fields,
+        "__lazy_fields__": fields,
+        "__dataclass_fields__": _StandardFields(made),
         "__dataclass_params__": _Params(
             eq=eq, frozen=frozen, kw_only=kw_only, order=order, slots=slots
         ),
@@ -158,37 +353,42 @@ def _make(
     return made
 
 
-def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, dataclasses.Field[Any]]:
+def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, Field]:
     """The fields, in `@dataclass`'s order: the bases' (nearest last), then the class's
-    own annotations; a `dataclasses.Field` default declares the field's options."""
-    fields: dict[str, dataclasses.Field[Any]] = {}
+    own annotations; a `field(...)` default declares the field's options."""
+    fields: dict[str, Field] = {}
+    standard: Any = sys.modules.get("dataclasses")
     for base in reversed(cls.__mro__[1:]):
-        inherited = base.__dict__.get("__dataclass_fields__")
+        inherited = base.__dict__.get("__lazy_fields__")
+        if inherited is None and standard is not None and "__dataclass_fields__" in base.__dict__:
+            inherited = {  # (a base made by `@dataclass` itself)
+                kept.name: _from_standard(kept)
+                for kept in base.__dict__["__dataclass_fields__"].values()
+                if kept._field_type is standard._FIELD
+            }
         if inherited:
-            for kept in inherited.values():
-                if kept._field_type is _FIELD:
-                    fields[kept.name] = kept
+            fields.update(inherited)
     after_marker = False
     annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - unevaluated
     for name, annotation in annotations.items():
         spelt = annotation if isinstance(annotation, str) else ""
-        if annotation is dataclasses.KW_ONLY or spelt in _KW_ONLY_NAMES:
+        if spelt in _KW_ONLY_NAMES or (standard is not None and annotation is standard.KW_ONLY):
             after_marker = True
             continue
         if _is_class_var(annotation) or (spelt and _spells_class_var(cls, spelt)):
             continue
-        if spelt.startswith(("InitVar", "dataclasses.InitVar")) or isinstance(
-            annotation, dataclasses.InitVar
+        if spelt.startswith(("InitVar", "dataclasses.InitVar")) or (
+            standard is not None and isinstance(annotation, standard.InitVar)
         ):
             raise TypeError(f"{cls.__name__}.{name}: InitVar fields are not supported")
-        declared = getattr(cls, name, _MISSING)  # (a base's attribute too, as @dataclass)
+        declared = getattr(cls, name, MISSING)  # (a base's attribute too, as @dataclass)
         if isinstance(declared, MemberDescriptorType):  # (a base's slot: no default)
-            declared = _MISSING
-        f: Any = (
-            declared
-            if isinstance(declared, dataclasses.Field)
-            else dataclasses.field(default=declared)
-        )
+            declared = MISSING
+        if isinstance(declared, Field):
+            f = declared
+        else:
+            converted = _from_standard(declared)
+            f = converted if converted is not None else field(default=declared)
         if type(f.default).__hash__ is None:  # (@dataclass's test: shared by every instance)
             raise ValueError(
                 f"mutable default {type(f.default)} for field {name} is not allowed:"
@@ -196,8 +396,7 @@ def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, dataclasses.Field[Any
             )
         f.name = name
         f.type = annotation
-        f._field_type = _FIELD
-        if f.kw_only is _MISSING:
+        if f.kw_only is MISSING:
             f.kw_only = kw_only or after_marker
         fields[name] = f
     return fields
@@ -225,7 +424,7 @@ def _is_class_var(annotation: object) -> bool:
 
 def _check(
     cls: type[Any],
-    fields: dict[str, dataclasses.Field[Any]],
+    fields: dict[str, Field],
     *,
     frozen: bool,
     order: bool,
@@ -233,8 +432,8 @@ def _check(
 ) -> None:
     """What `@dataclass` refuses when it decorates (not when `__init__` first compiles:
     this `__init__` is compiled later, so a bad signature would surface far from here)."""
-    dataclass_bases: list[Any] = [
-        base for base in cls.__mro__[-1:0:-1] if hasattr(base, "__dataclass_fields__")
+    dataclass_bases: list[Any] = [  # (read from the classes' own dicts: nothing is made)
+        base for base in cls.__mro__[-1:0:-1] if "__dataclass_fields__" in base.__dict__
     ]
     if dataclass_bases:  # (@dataclass's rule: any frozen base makes the class frozen)
         any_frozen = any(base.__dataclass_params__.frozen for base in dataclass_bases)
@@ -244,7 +443,7 @@ def _check(
             raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
     annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - unevaluated
     for name, value in cls.__dict__.items():
-        if isinstance(value, dataclasses.Field) and name not in annotations:
+        if (isinstance(value, Field) or _from_standard(value)) and name not in annotations:
             raise TypeError(f"{name!r} is a field but has no type annotation")
     for name in fields:
         if name == "self" or name.startswith("__"):
@@ -267,7 +466,7 @@ def _check(
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
-def _with_slots(cls: type[Any], fields: dict[str, dataclasses.Field[Any]]) -> type[Any]:
+def _with_slots(cls: type[Any], fields: dict[str, Field]) -> type[Any]:
     """A new class with the fields as `__slots__` (as `@dataclass(slots=True)` makes it:
     a class's slots cannot be added once it exists)."""
     inherited = {
@@ -292,7 +491,7 @@ def _with_slots(cls: type[Any], fields: dict[str, dataclasses.Field[Any]]) -> ty
 
 
 def _first_init(
-    cls: type[Any], fields: tuple[dataclasses.Field[Any], ...], frozen: bool
+    cls: type[Any], fields: tuple[Field, ...], frozen: bool
 ) -> Callable[..., None]:
     """An `__init__` that compiles the real one, puts it on the class and runs it: a
     class no call of this process makes costs no compilation."""
@@ -307,7 +506,7 @@ def _first_init(
 
 
 def _compiled_init(
-    cls: type[Any], fields: tuple[dataclasses.Field[Any], ...], frozen: bool
+    cls: type[Any], fields: tuple[Field, ...], frozen: bool
 ) -> Callable[..., None]:
     """`__init__` as `@dataclass` writes it: each field a parameter (keyword-only after
     `*`), a factory run when its argument is left out, `__post_init__` last. A frozen
@@ -428,7 +627,7 @@ def _order_of(
 def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is cls or name in names:
-            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+            raise _frozen_error(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     return __setattr__
@@ -437,10 +636,18 @@ def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str
 def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is cls or name in names:
-            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+            raise _frozen_error(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     return __delattr__
+
+
+def _frozen_error(message: str) -> Exception:
+    """`dataclasses.FrozenInstanceError(message)`, importing `dataclasses` only for it:
+    callers catch that class (an AttributeError)."""
+    import dataclasses
+
+    return dataclasses.FrozenInstanceError(message)
 
 
 def _getstate_of(names: tuple[str, ...]) -> Callable[[Any], list[Any]]:

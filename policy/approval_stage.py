@@ -11,13 +11,13 @@ composes it and answers for it (`Engine.approve_tool`, `Engine.approvals`).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from policy import _lazy_dataclass
 from policy._logger import logger
 from policy.audit import DecisionLog, new_decision_id
 from policy.chain import Registration, approval_plan
@@ -188,7 +188,7 @@ class ApprovalStage:
             if defer:
                 # A deferred approval files and answers at once: on the caller's thread,
                 # never queued behind calls that wait for people.
-                registration = dataclasses.replace(registration, inline=True)
+                registration = _lazy_dataclass.replace(registration, inline=True)
             step = (registration, method, wait + GRACE_SECONDS)
         return approval_plan(
             self._snapshot(), call, timeout, self._timeout, required, step

@@ -13,12 +13,11 @@ import hashlib
 import hmac
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import orjson
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, replace
 from policy.audit_chain import (
     _PREV,
     _SUFFIX,

@@ -12,13 +12,12 @@ threads, clocks or I/O itself.
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import field
+from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any, Final
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy._logger import logger
 from policy.errors import HookRegistrationError
 from policy.hooks import FailurePolicy, HookSource
@@ -148,7 +147,7 @@ def make_registration(
         if not callable(method):
             raise HookRegistrationError(f"hook {resolved_name!r}: {method_name} is not callable")
         methods[point] = method
-        if inspect.iscoroutinefunction(method):
+        if _is_coroutine_function(method):
             coroutine.add(point)
     if not methods:
         raise HookRegistrationError(
@@ -744,3 +743,21 @@ def approval_plan(
         last = answer
     assert last is not None
     return last
+
+
+#: `CO_COROUTINE`, the code flag of an `async def` (inspect's name for it).
+_CO_COROUTINE = 0x80
+
+
+def _is_coroutine_function(method: Callable[..., Any]) -> bool:
+    """`inspect.iscoroutinefunction(method)`, without importing `inspect` (≈ 8 ms of a
+    one-event hook's start, decision 0029) for the usual case: a method, or a function,
+    whose code is at hand — inspect's own answer is its code's flag. Anything else (a
+    partial, a callable object, a compiled function) is inspect's to answer."""
+    function = method.__func__ if type(method) is MethodType else method
+    # (from 3.12 a function marked by `inspect.markcoroutinefunction` counts too)
+    if type(function) is FunctionType and not hasattr(function, "_is_coroutine_marker"):
+        return bool(function.__code__.co_flags & _CO_COROUTINE)
+    import inspect
+
+    return inspect.iscoroutinefunction(method)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import dataclasses
-import inspect
 import sys
 import threading
 import time
@@ -20,6 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from policy import _lazy_dataclass
 from policy import hosting as policy_hosting
 from policy._invoke import Invoker, call_inline
 from policy._logger import logger
@@ -817,12 +816,14 @@ class Engine:
         (or, unlogged, turned into a denial) and told to observers."""
         self._approval.withdraw(call, answer)
         elapsed = time.perf_counter_ns() - start
-        answer = dataclasses.replace(answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id())
+        answer = _lazy_dataclass.replace(
+            answer, waited_ms=elapsed / 1e6, decision_id=new_decision_id()
+        )
         try:
             self._audit.approval(call, answer, latency_ns=elapsed, packs=self._packs)
         except Exception as exc:  # noqa: BLE001 - whatever stops the log line denies
             log.error("approval not logged, failing closed: %s", exc)  # noqa: TRY400
-            answer = dataclasses.replace(
+            answer = _lazy_dataclass.replace(
                 answer, approved=False, reason=f"decision log unavailable: {exc}"
             )
             if self._audit.capturing:  # as in `_logged`: the refusal, without the capture
@@ -1009,7 +1010,7 @@ class Engine:
             elif step[0] is _EXECUTE:
                 try:
                     reply = executor(step[1])
-                    if inspect.isawaitable(reply):
+                    if _is_awaitable(reply):
                         reply = await reply
                 except Exception as exc:  # noqa: BLE001 - a failing tool is an error result (PicoClaw)
                     reply = exc
@@ -1282,3 +1283,11 @@ def _close_object(hook: object, name: str | None = None) -> None:
             close()
         except Exception:
             log.warning("closing hook %r failed", name or hook, exc_info=True)
+
+
+def _is_awaitable(value: object) -> bool:
+    """`inspect.isawaitable`, imported here: only the async API asks, and a one-event
+    hook does not load `inspect` (decision 0029)."""
+    import inspect
+
+    return inspect.isawaitable(value)

@@ -20,12 +20,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
 from policy._env import CONFIG_ENV
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field, replace
 from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete
 from policy.model import CelList, CelMap
@@ -241,7 +240,6 @@ def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:
     unknown path (`?/...`), which the self-protection pack asks about
     (`ask-unknown-writes`). Hard links to a file are rare where an agent writes (a
     pnpm or uv store, cargo's target dir), so the question is rare too."""
-    import dataclasses
     import stat as _stat
 
     from policy.analysis import viewer
@@ -271,7 +269,7 @@ def _through_hard_links(access: Access, protected: tuple[str, ...]) -> Access:
             reached.append("?/(a file with hard links, maybe to a protected file)")
     if not reached:
         return access
-    return dataclasses.replace(access, writes=access.writes + tuple(dict.fromkeys(reached)))
+    return replace(access, writes=access.writes + tuple(dict.fromkeys(reached)))
 
 
 #: Writes of one call looked at for hard links; a call with more is asked about.

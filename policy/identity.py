@@ -10,10 +10,10 @@ the chain and to the re-judgment.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from policy import _lazy_dataclass
 from policy._logger import logger
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.model import CallContext, ToolCall
@@ -23,7 +23,7 @@ __all__ = ["CallNormalizer", "keep_identity", "normalize_request"]
 log = logger("policy.engine")
 
 #: The caller's identity: the fields of CallContext every payload carries.
-IDENTITY = tuple(f.name for f in dataclasses.fields(CallContext))
+IDENTITY = tuple(f.name for f in _lazy_dataclass.fields(CallContext))
 
 
 def keep_identity(old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
@@ -36,7 +36,7 @@ def keep_identity(old: Any, new: Any, hook: str) -> tuple[Any, str | None]:
         keep = {f: getattr(old, f) for f in IDENTITY}
         if isinstance(old, ToolCall):
             keep["call_id"] = old.call_id
-        new = dataclasses.replace(new, **keep)
+        new = _lazy_dataclass.replace(new, **keep)
         warning = f"hook {hook!r} tried to change the caller's identity fields; kept the originals"
     return new, warning
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import subprocess
+import sys
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 from typing import ClassVar as Shared
@@ -18,6 +20,7 @@ from typing import ClassVar as Shared
 import orjson
 import pytest
 
+from policy import _lazy_dataclass
 from policy._lazy_dataclass import dataclass as lazy_dataclass
 
 SHAPES: list[dict[str, Any]] = [
@@ -31,9 +34,10 @@ SHAPES: list[dict[str, Any]] = [
 
 
 def both(**options: Any) -> list[Any]:
-    """The same class body made by both `@dataclass(**options)`."""
+    """The same class body made by both `@dataclass(**options)`, each declaring its
+    fields with its own module's `field` (as hookpolicy's modules do)."""
     made = []
-    for decorate in (dataclass, lazy_dataclass):
+    for decorate, declare in ((dataclass, dataclasses.field), (lazy_dataclass, _lazy_dataclass.field)):
 
         class Point:
             """A value with every kind of field."""
@@ -42,8 +46,8 @@ def both(**options: Any) -> list[Any]:
             x: int
             y: int = 0
             tags: tuple[str, ...] = ()
-            notes: list[str] = field(default_factory=list, hash=False)
-            cached: str = field(default="", compare=False, repr=False)
+            notes: list[str] = declare(default_factory=list, hash=False)
+            cached: str = declare(default="", compare=False, repr=False)
 
             def total(self) -> int:
                 return self.x + self.y
@@ -113,6 +117,71 @@ def test_dataclasses_functions_and_orjson_read_the_class_as_a_dataclass(
     assert dataclasses.replace(other, y=9) == lazy(**{**values, "y": 9})
     assert orjson.dumps(other) == orjson.dumps(one)
     assert copy.copy(other) == other and copy.deepcopy(other) == other
+    # ... and this module's own `fields` and `replace`, which hookpolicy calls
+    shown = [(f.name, f.type, f.compare, f.repr, f.kw_only) for f in _lazy_dataclass.fields(other)]
+    assert shown == [(f.name, f.type, f.compare, f.repr, f.kw_only) for f in dataclasses.fields(one)]
+    assert _lazy_dataclass.replace(other, y=9) == lazy(**{**values, "y": 9})
+    assert _lazy_dataclass.replace(one, y=9) == dataclasses.replace(one, y=9)  # (any dataclass)
+    with pytest.raises(TypeError):
+        _lazy_dataclass.replace(other, z=1)
+
+
+def test_a_field_declared_with_dataclasses_field_is_a_field_too() -> None:
+    @lazy_dataclass(frozen=True, slots=True)
+    class Mixed:
+        a: list[int] = dataclasses.field(default_factory=list, repr=False)
+        b: int = _lazy_dataclass.field(default=2, compare=False)
+
+    assert Mixed() == Mixed(a=[], b=3)
+    assert repr(Mixed()) == "test_a_field_declared_with_dataclasses_field_is_a_field_too.<locals>.Mixed(b=2)"
+    assert [f.name for f in dataclasses.fields(Mixed)] == ["a", "b"]
+
+
+def test_replace_refuses_an_init_false_field_as_dataclasses_does() -> None:
+    made = []
+    for decorate, declare in ((dataclass, dataclasses.field), (lazy_dataclass, _lazy_dataclass.field)):
+
+        @decorate
+        class Counted:
+            x: int
+            seen: int = declare(default=0, init=False)
+
+        made.append(Counted)
+    refusals = []
+    for cls, replace in zip(made, (dataclasses.replace, _lazy_dataclass.replace), strict=True):
+        with pytest.raises(ValueError) as refused:
+            replace(cls(1), seen=2)
+        refusals.append(str(refused.value))
+        assert replace(cls(1), x=2).x == 2
+    assert refusals[0] == refusals[1]
+
+
+def test_making_and_using_a_class_imports_no_dataclasses() -> None:
+    """`dataclasses` imports `inspect`, ≈ 11 ms of a one-event hook's start (decision
+    0029): made, compared, hashed, replaced and listed, a class needs none of it — only
+    asking `dataclasses` itself about it (or refusing to change a frozen one, whose
+    error is `dataclasses.FrozenInstanceError`) loads it, and then it answers."""
+    code = (
+        "import sys\n"
+        "from policy._lazy_dataclass import dataclass, field, fields, replace\n"
+        "@dataclass(frozen=True, slots=True)\n"
+        "class A:\n"
+        "    x: int\n"
+        "    tags: list[str] = field(default_factory=list, compare=False)\n"
+        "a = A(1)\n"
+        "assert a == A(1, ['t']) and hash(a) == hash(A(1)) and replace(a, x=2).x == 2\n"
+        "assert [f.name for f in fields(A)] == ['x', 'tags'] and repr(a) == \"A(x=1, tags=[])\"\n"
+        "assert 'dataclasses' not in sys.modules, 'imported'\n"
+        "import dataclasses\n"
+        "try:\n"
+        "    a.x = 3\n"
+        "except dataclasses.FrozenInstanceError:\n"
+        "    pass\n"
+        "assert dataclasses.is_dataclass(a) and dataclasses.asdict(a) == {'x': 1, 'tags': []}\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == "ok", done.stderr
 
 
 @lazy_dataclass(frozen=True, slots=True)

@@ -17,10 +17,9 @@ import re
 import shlex
 import urllib.parse
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from typing import Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.analysis import effects, git, network, programs
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import is_unknown, locate

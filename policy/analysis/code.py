@@ -17,9 +17,8 @@ this can and cannot establish.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.analysis._lazy_re import LazyPattern
 
 __all__ = ["CodeFacts", "inspect"]

@@ -34,10 +34,9 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import field, fields, replace
 from typing import Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field, fields, replace
 from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell

@@ -16,9 +16,8 @@ import shlex
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import field
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy._named_tuple import NamedTuple
 from policy.analysis import readonly
 from policy.analysis._lazy_re import LazyPattern

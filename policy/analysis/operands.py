@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern

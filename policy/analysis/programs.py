@@ -11,7 +11,6 @@ those of `network` and `git`. A name the table does not know is read by
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import itertools
 import posixpath
@@ -20,6 +19,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from policy import _lazy_dataclass
 from policy.analysis import git, network, readonly
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern
@@ -3794,12 +3794,12 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
         and (handler_for(name.lower()) is not None or name.isupper())
     ):
         # case-insensitive file systems (macOS, Windows) run `RM` as `rm`
-        cmd = dataclasses.replace(cmd, name=name.lower())
+        cmd = _lazy_dataclass.replace(cmd, name=name.lower())
     if cmd.unknown and len(cmd.unknown) == sum(1 for a in cmd.argv if a == _shell._UNKNOWN):
         # a word partly unknown keeps what is known of it: `"$(cmd)"/x.pth`
         templates = iter(cmd.unknown)
         argv = tuple(next(templates) if a == _shell._UNKNOWN else a for a in cmd.argv)
-        cmd = dataclasses.replace(cmd, argv=argv, args=argv[1:])
+        cmd = _lazy_dataclass.replace(cmd, argv=argv, args=argv[1:])
     facts = Facts(cmd=cmd, cwd=cmd.cwd, home=home)
     _assignments(facts)
     _redirects(facts)

@@ -25,9 +25,8 @@ import posixpath
 import stat
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import field
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 
 __all__ = [
     "Viewer",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import threading
 import time
 
+from policy import _lazy_dataclass
 from policy.approvals.store import (
     AlreadyClaimed,
     AlreadyDecided,
@@ -80,7 +80,7 @@ class MemoryStore(ApprovalStore):
                 raise RequestNotFound(f"no approval request {request_id!r}")
             if current.state != "approved" or current.claimed_at is not None:
                 raise AlreadyClaimed(current)
-            claimed = dataclasses.replace(current, claimed_at=now)
+            claimed = _lazy_dataclass.replace(current, claimed_at=now)
             self._requests[request_id] = claimed
             return claimed
 
@@ -105,7 +105,7 @@ class MemoryStore(ApprovalStore):
                 raise AlreadyDecided(current)
             if state != "expired" and time.time() >= current.deadline:
                 # Judged under the lock: no answer lands after the deadline.
-                expired = dataclasses.replace(
+                expired = _lazy_dataclass.replace(
                     current,
                     state="expired",
                     decided_at=now,
@@ -115,7 +115,7 @@ class MemoryStore(ApprovalStore):
                 self._requests[request_id] = expired
                 self._changed.notify_all()
                 raise AlreadyDecided(expired)
-            decided = dataclasses.replace(
+            decided = _lazy_dataclass.replace(
                 current, state=state, decided_by=by, decided_at=now, reason=reason, grant=grant
             )
             self._requests[request_id] = decided

@@ -28,10 +28,9 @@ import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import field
 from typing import Any, Literal
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field, replace
 from policy._logger import logger
 from policy.digest import canonical_json
 from policy.errors import PolicyError
@@ -173,7 +172,7 @@ class ApprovalRequest:
         here, in the copy only)."""
         if self.shown_state(now) == self.state:
             return self
-        return dataclasses.replace(self, state="expired", reason="no answer before the deadline")
+        return replace(self, state="expired", reason="no answer before the deadline")
 
 
 @dataclass(frozen=True, slots=True)

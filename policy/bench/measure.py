@@ -24,10 +24,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.bench.rules import RuleTime, rule_times
 
 if TYPE_CHECKING:

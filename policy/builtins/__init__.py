@@ -14,10 +14,9 @@ import datetime as _dt
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.facts import FactsContext
 
 __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]

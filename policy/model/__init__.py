@@ -12,13 +12,12 @@ the invariants (freezing, canonical tool names) and nothing else.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NoReturn, Self
 
-from policy._lazy_dataclass import dataclass
+from policy import _lazy_dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy._named_tuple import NamedTuple
 from policy.aliases import DEFAULT_ALIASES
 
@@ -197,7 +196,7 @@ class _Value:
 
     def replace(self, **changes: Any) -> Self:
         """A copy with `changes` applied; the original is untouched."""
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        return _lazy_dataclass.replace(self, **changes)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -254,7 +253,7 @@ class ToolCall(CallContext):
         """A copy with `changes`; a new `tool` brings its own `tool_raw` unless one is given."""
         if "tool" in changes and "tool_raw" not in changes:
             changes["tool_raw"] = changes["tool"]
-        return dataclasses.replace(self, **changes)
+        return _lazy_dataclass.replace(self, **changes)
 
 
 @dataclass(frozen=True, slots=True)

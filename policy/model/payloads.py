@@ -12,13 +12,11 @@ imports this module the first time one of them is asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping
-from dataclasses import KW_ONLY
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.model import (
     EMPTY,
     CallContext,
@@ -30,6 +28,9 @@ from policy.model import (
     _frozen_seq,
     _Value,
 )
+
+if TYPE_CHECKING:  # (the decorator reads the annotation's spelling: no import of dataclasses)
+    from dataclasses import KW_ONLY
 
 __all__ = [
     "ApprovalDecision",
@@ -164,7 +165,7 @@ class Event(_Value):
     call: ToolCall | None = None
     result: ToolResult | None = None
     decision: Decision | ApprovalDecision | None = None
-    time: float = dataclasses.field(default_factory=time.time)
+    time: float = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
         if type(self.payload) is not FrozenDict:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, replace
 from policy.codec import PART_TYPES, from_dict
 from policy.durations import parse_duration
 from policy.errors import InputError
@@ -285,7 +285,7 @@ def _run_test(
             if problems:
                 break
     decided_by, decided_at = _located(decision, locations) if problems else ("", "")
-    return dataclasses.replace(
+    return replace(
         outcome,
         passed=not problems,
         problems=tuple(problems),

@@ -8,12 +8,11 @@ loaded.hooks                             # one chain hook per pack
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.diagnostics import Diagnostic, PackError
 

@@ -55,7 +55,6 @@ without importing the compiler, pydantic or the schema.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import os
@@ -65,8 +64,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from policy import _json_bytes, _lazy_dataclass
 from policy._logger import logger
 from policy._trusted_store import (
     KEEP,
@@ -202,7 +200,7 @@ def environment(cel_engine: str) -> bytes | None:
         libraries,
         parsers,
     ]
-    return hashlib.sha256(orjson.dumps(header)).digest()
+    return hashlib.sha256(_json_bytes.dumps(header)).digest()
 
 
 def cache_key(
@@ -212,7 +210,7 @@ def cache_key(
     over `aliases`; None when they cannot be cached."""
     if env is None or any(raw is None for _, raw in files):
         return None
-    table = orjson.dumps(alias_mapping(aliases), option=orjson.OPT_SORT_KEYS)
+    table = _json_bytes.dumps(alias_mapping(aliases), sort_keys=True)
     digest = hashlib.sha256(env + table)
     for path, raw in files:
         assert raw is not None
@@ -459,7 +457,7 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
         )
     builtins = _rebuild_builtins(entry["builtins"])
     warnings = [
-        dataclasses.replace(diagnostic_of(w), severity="warning") for w in entry["warnings"]
+        _lazy_dataclass.replace(diagnostic_of(w), severity="warning") for w in entry["warnings"]
     ]
     revisions = entry["revisions"]
     if not isinstance(revisions, dict):
@@ -540,9 +538,9 @@ def store(cache_dir: Path, key: str, result: LoadedPacks) -> bytes | None:
     policy.packs.last_good)."""
     try:
         if result.entry is not None:
-            entry = orjson.loads(result.entry)
+            entry = _json_bytes.loads(result.entry)
             entry["key"] = key
-            body = orjson.dumps(entry)
+            body = _json_bytes.dumps(entry)
         else:
             body = _serialised(key, result)
     except _Uncacheable as exc:
@@ -569,8 +567,8 @@ def _serialised(key: str, result: LoadedPacks) -> bytes:
     integer past 64 bits, which orjson refuses)."""
     entry = _entry(key, result)
     try:
-        return orjson.dumps(entry)
-    except orjson.JSONEncodeError as exc:
+        return _json_bytes.dumps(entry)
+    except TypeError as exc:  # (orjson's error is a TypeError)
         raise _Uncacheable(f"not representable in JSON: {exc}") from None
 
 
@@ -579,10 +577,10 @@ def loads(
 ) -> LoadedPacks:
     """The set an entry holds (`dumps`', or the cache's under `key`); raises on anything
     else. The set keeps the entry, to be handed on as it was read."""
-    entry = orjson.loads(body)
+    entry = _json_bytes.loads(body)
     if entry.get("format") != FORMAT or (key is not None and entry.get("key") != key):
         raise ValueError("not an entry of this code's format, or not under this key")
-    return dataclasses.replace(_rebuild(entry, engine, aliases), entry=body)
+    return _lazy_dataclass.replace(_rebuild(entry, engine, aliases), entry=body)
 
 
 def _entry(key: str, result: LoadedPacks) -> dict[str, Any]:

@@ -22,10 +22,9 @@ import codecs
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 from os import PathLike
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.aliases import DEFAULT_ALIASES, AliasTable
 from policy.packs.cel import Checker, get_engine
 from policy.packs.compile import compile_packs

@@ -32,12 +32,11 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from policy import telemetry
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field, fields
 from policy._logger import logger
 from policy._named_tuple import NamedTuple
 from policy.aliases import AliasTable
@@ -1261,12 +1260,11 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
 
 # A point's own CEL variable (`POINTS[point].variables`) that no entry above reads —
 # a point added to the table — is its payload's own fields, as a map.
-_IDENTITY = frozenset(CallContext.__dataclass_fields__)
+_IDENTITY = frozenset(f.name for f in fields(CallContext))
 
 
 def _fields_map(payload: Any) -> dict[str, Any]:
-    fields = payload.__dataclass_fields__
-    return {name: getattr(payload, name) for name in fields if name not in _IDENTITY}
+    return {f.name: getattr(payload, f.name) for f in fields(payload) if f.name not in _IDENTITY}
 
 
 for _spec in POINTS.values():

@@ -28,11 +28,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.errors import InputError
 from policy.facts import deciding_for
 from policy.model import Decision

@@ -7,11 +7,11 @@ Free of FastAPI and Starlette: a deciding process imports this, never the app.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import orjson
 
+from policy import _lazy_dataclass
 from policy.codec import parts_from_json, to_dict
 from policy.errors import InputError
 from policy.model import CallContext, Decision, HookPoint
@@ -77,7 +77,7 @@ def as_sent_by(who: Asker, subject: Any) -> Any:
     than any id is refused before it becomes a key or a log field."""
     bounded(subject)
     sender = who.sender(subject.sender)
-    return subject if sender == subject.sender else dataclasses.replace(subject, sender=sender)
+    return subject if sender == subject.sender else _lazy_dataclass.replace(subject, sender=sender)
 
 
 def decide_body(engine: Any, who: Asker, point: str, raw: bytes) -> tuple[bytes, str] | None:

@@ -21,14 +21,13 @@ from __future__ import annotations
 import re
 import socket
 import struct
-from dataclasses import field
 from typing import Any
 
 import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from policy import telemetry
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.server.holdings import Holdings
 
 __all__ = [

@@ -16,12 +16,11 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 
 __all__ = ["PackReloader", "Reloaded", "foreign_writers", "watch_packs"]
 

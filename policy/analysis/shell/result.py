@@ -5,10 +5,9 @@ them, everything above reads them.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,11 @@ parse.py.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import time
 from typing import Any
 
+from policy import _lazy_dataclass
 from policy._named_tuple import NamedTuple
 from policy.analysis import paths as _paths
 from policy.analysis._lazy_re import LazyPattern
@@ -1786,7 +1786,7 @@ class _Walker:
         )
 
     def mark_dynamic(self, index: int) -> None:
-        self.found[index] = dataclasses.replace(self.found[index], dynamic=True)
+        self.found[index] = _lazy_dataclass.replace(self.found[index], dynamic=True)
 
     # -- words
 

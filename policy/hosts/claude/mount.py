@@ -25,11 +25,10 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.errors import PolicyError
 from policy.hosts import ANSWER_MARGIN, HOOK_DEFAULT_APPROVAL, HOOK_DEFAULT_DEADLINE
 from policy.hosts.claude.dialect import DIALECTS, Dialect

@@ -27,13 +27,12 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import field
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
-from policy._lazy_dataclass import dataclass
+from policy._lazy_dataclass import dataclass, field
 from policy.errors import PolicyError
 from policy.hosts._hook_process import encode_line
 

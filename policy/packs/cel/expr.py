@@ -10,13 +10,13 @@ checker (`policy.packs.cel.checker`), built on this engine's environments, reads
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from policy import _lazy_dataclass
 from policy._named_tuple import NamedTuple
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.environ import home_variable
@@ -394,7 +394,7 @@ def _to_expr_value(value: Any) -> Any:
 #: names and the protected paths. Not `args` (reading it may refuse a long command),
 #: not the facts (reading them runs the analysis), not `now` or `mode` (per pack).
 _SHARED_FIELDS = frozenset(
-    {*(f.name for f in dataclasses.fields(CallContext)), "tool", "tool_raw", "protected"}
+    {*(f.name for f in _lazy_dataclass.fields(CallContext)), "tool", "tool_raw", "protected"}
 )
 
 #: Per thread: the environment, the call, the values (by identity) the last activation

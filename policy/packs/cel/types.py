@@ -9,9 +9,10 @@ engines take them without protobuf, and a one-event hook never imports it.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
+
+from policy import _lazy_dataclass
 
 __all__ = ["ACCESS", "COMMAND", "descriptor_pool"]
 
@@ -24,7 +25,7 @@ _SCALARS = {"str": "TYPE_STRING", "bool": "TYPE_BOOL"}
 def _fields(cls: type) -> list[tuple[str, str, bool]]:
     """(name, protobuf type, repeated) for each field a class puts in its CEL map."""
     out: list[tuple[str, str, bool]] = []
-    for item in dataclasses.fields(cls):
+    for item in _lazy_dataclass.fields(cls):
         kind = str(item.type)
         if kind.startswith("tuple[str"):
             out.append((item.name, "TYPE_STRING", True))
