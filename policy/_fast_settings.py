@@ -299,7 +299,7 @@ def settings_key(
 ) -> str | None:
     """The digest of everything `Settings(config_file)` reads; None if it cannot be had,
     or when the cache may not stand for these settings (see `cacheable_file`)."""
-    from policy._sha256 import sha256
+    from policy._hashes import sha256
     from policy._trusted_store import code_stamps, package_stamps
 
     path = cacheable_file(config_file, access)

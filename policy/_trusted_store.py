@@ -25,7 +25,7 @@ whatever the entry says, that user could have written.
 Nothing here knows what an entry holds, and nothing here imports packs or settings:
 both callers import this module, not each other. Nor does it import `pathlib` or
 `hashlib`: the thin client of `policy serve` reads its settings' entry through here
-(paths are whatever the `os` functions take; policy._sha256).
+(paths are whatever the `os` functions take; policy._hashes).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import os
 import stat
 import sys
 
+from policy._hashes import sha256
 from policy._logger import logger
-from policy._sha256 import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -30,7 +30,6 @@ import contextlib
 import datetime as _dt
 import errno
 import fcntl
-import hashlib
 import itertools
 import os
 import re
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from policy import telemetry
+from policy._hashes import sha256
 from policy._owner_only import private_parents
 from policy.analysis._lazy_re import LazyPattern
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
@@ -306,7 +306,7 @@ def _write_all(fd: int, data: memoryview) -> None:
 def _copy_verbatim(source: int, start: int, stop: int, target: int) -> str:
     """Copy bytes `start`..`stop` of `source` to `target` and sync it; returns
     their SHA-256 (hex)."""
-    digest = hashlib.sha256()
+    digest = sha256()
     position = start
     while position < stop:
         chunk = os.pread(source, min(stop - position, 1 << 20), position)

@@ -23,13 +23,12 @@ library and orjson, so `policy audit verify` starts fast.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import re
 from collections.abc import Callable
 from typing import BinaryIO
 
+from policy._hashes import sha256
 from policy._lazy_dataclass import dataclass
 
 __all__ = [
@@ -58,8 +57,11 @@ Digest = Callable[[bytes], str]
 
 def make_digest(key: bytes | None) -> Digest:
     if key:
+        import hashlib  # (a keyed chain: OpenSSL's HMAC, loaded for it)
+        import hmac
+
         return lambda content: hmac.new(key, content, hashlib.sha256).hexdigest()
-    return lambda content: hashlib.sha256(content).hexdigest()
+    return lambda content: sha256(content).hexdigest()
 
 
 def seal(body: bytes, prev: str, digest: Digest) -> tuple[bytes, str]:

@@ -7,10 +7,10 @@ whatever the key order or the host that sent it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from policy._hashes import sha256
 from policy._json_bytes import dumps
 
 __all__ = ["args_digest", "args_digest_and_size", "canonical_json", "json_line", "json_safe"]
@@ -64,4 +64,4 @@ def args_digest(args: Mapping[str, Any]) -> str:
 def args_digest_and_size(args: Mapping[str, Any]) -> tuple[str, int]:
     """(`args_digest(args)`, the bytes of the canonical JSON it digests)."""
     data = canonical_json(args)
-    return hashlib.sha256(data).hexdigest(), len(data)
+    return sha256(data).hexdigest(), len(data)

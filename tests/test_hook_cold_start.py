@@ -380,9 +380,10 @@ def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_pat
     unused = ("policy.model.payloads", "policy.audit_verify", "policy.codec", "policy.packs.cel.expr")
     assert sorted(m for m in unused if m in modules) == []
     # ... nor the libraries only other paths need (decision 0029): orjson (its bytes are
-    # written by policy._json_bytes), and `dataclasses`, which brings `inspect`, `ast`,
-    # `dis` and `tokenize` (hookpolicy's dataclasses are made without it)
-    libraries = ("orjson", "dataclasses", "inspect", "ast", "uuid", "json")
+    # written by policy._json_bytes), `dataclasses`, which brings `inspect`, `ast`,
+    # `dis` and `tokenize` (hookpolicy's dataclasses are made without it), and
+    # OpenSSL's digests (the interpreter's own give the same, policy._hashes)
+    libraries = ("orjson", "dataclasses", "inspect", "ast", "uuid", "json", "hashlib", "hmac")
     assert sorted(m for m in libraries if m in modules) == []
 
 

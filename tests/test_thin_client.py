@@ -5,7 +5,7 @@ service configured the process only forwards the event and prints the answer
 (policy.hosts.claude.thin), so what it imports is nearly all it costs. It reads its
 command line with `policy.hosts.HOOK_OPTIONS` instead of argparse, its settings from
 what an earlier start validated, JSON with the C codec (policy._plain_json), SHA-256
-with the interpreter's own module (policy._sha256), and waits with `_thread`
+with the interpreter's own module (policy._hashes), and waits with `_thread`
 (policy.hosts._watchdog). These tests hold each of those to what it stands in for, and
 the whole to the modules it may load.
 """
@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy import _fast_settings, _plain_json, _sha256
+from policy import _fast_settings, _hashes, _plain_json
 from policy.cli.commands import parser
 from policy.client.transport import _quote, query
 from policy.hosts import HOOK_OPTIONS
@@ -378,7 +378,7 @@ def test_the_built_in_sha256_gives_hashlibs_digests(
     data: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delitem(sys.modules, "hashlib")  # as in a process that never loaded it
-    built_in = _sha256.sha256(data)
+    built_in = _hashes.sha256(data)
     assert "hashlib" not in sys.modules
     assert built_in.hexdigest() == hashlib.sha256(data).hexdigest()
 

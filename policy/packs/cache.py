@@ -55,7 +55,6 @@ without importing the compiler, pydantic or the schema.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import sys
@@ -65,6 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policy import _json_bytes, _lazy_dataclass
+from policy._hashes import sha256
 from policy._logger import logger
 from policy._trusted_store import (
     KEEP,
@@ -200,7 +200,7 @@ def environment(cel_engine: str) -> bytes | None:
         libraries,
         parsers,
     ]
-    return hashlib.sha256(_json_bytes.dumps(header)).digest()
+    return sha256(_json_bytes.dumps(header)).digest()
 
 
 def cache_key(
@@ -211,10 +211,10 @@ def cache_key(
     if env is None or any(raw is None for _, raw in files):
         return None
     table = _json_bytes.dumps(alias_mapping(aliases), sort_keys=True)
-    digest = hashlib.sha256(env + table)
+    digest = sha256(env + table)
     for path, raw in files:
         assert raw is not None
-        digest.update(b"\0" + os.fsencode(path) + b"\0" + hashlib.sha256(raw).digest())
+        digest.update(b"\0" + os.fsencode(path) + b"\0" + sha256(raw).digest())
     return digest.hexdigest()
 
 
@@ -307,7 +307,7 @@ class ProgramStore:
         self._salt = salt
 
     def _key(self, point: str, source: str) -> bytes:
-        digest = hashlib.sha256(self._salt)
+        digest = sha256(self._salt)
         digest.update(f"\0{point}\0{source}".encode())
         return digest.digest()
 

@@ -13,12 +13,12 @@ module: finding the pack files (`discover`) is all a pack-cache hit needs.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
+from policy._hashes import sha256
 from policy._lazy_dataclass import dataclass
 from policy.packs.diagnostics import Diagnostic, PackError
 
@@ -339,7 +339,7 @@ def read_pack_all(
             return [], [
                 Diagnostic(name, 1, 1, "error", "unreadable", f"cannot read: {exc.strerror}")
             ]
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = sha256(raw).hexdigest()
     documents = _parsed(path, raw)
     packs: list[LoadedPack] = []
     diagnostics: list[Diagnostic] = []

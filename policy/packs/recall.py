@@ -24,13 +24,13 @@ Recall is exact or absent:
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from policy._hashes import blake2b
 from policy._json_bytes import dumps, loads
 from policy.analysis.environ import home_variable
 from policy.model import CelList, CelMap, FrozenDict
@@ -163,7 +163,7 @@ def _digest(name: str, value: Any) -> bytes | None:
             # A string `~name...`: where it points is the account database's to say
             # (a path function normalising it asks), which no key holds.
             if b'"~' not in serialised or not _TILDE_USER.search(serialised):
-                digest = hashlib.blake2b(b"j" + serialised, digest_size=16).digest()
+                digest = blake2b(b"j" + serialised, digest_size=16).digest()
     if frozen:
         _digests.last[name] = (value, digest)
         if type(value) in _FACTS:
@@ -254,7 +254,7 @@ class Recall:
         # string delimited, so no two programs serialise alike.)
         layers = [sorted(layer.items()) for layer in variables]
         self._program = (
-            hashlib.blake2b(dumps([point, list(conditions), layers])).digest()
+            blake2b(dumps([point, list(conditions), layers])).digest()
             if store is not None
             else b""
         )
@@ -332,14 +332,14 @@ class AnswerStore:
 
     def __init__(self, path: Path, salt: bytes) -> None:
         self._path = path
-        self._salt = hashlib.blake2b(salt).digest()  # (64 bytes: a BLAKE2b key)
+        self._salt = blake2b(salt).digest()  # (64 bytes: a BLAKE2b key)
         self._data: bytes | None = None
 
     def _record_of(self, program: bytes, key: Key) -> bytes:
-        return hashlib.blake2b(_key_bytes(program, key), digest_size=16, key=self._salt).digest()
+        return blake2b(_key_bytes(program, key), digest_size=16, key=self._salt).digest()
 
     def _check(self, digest: bytes, mask: bytes) -> bytes:
-        return hashlib.blake2b(digest + mask, digest_size=16, key=self._salt).digest()
+        return blake2b(digest + mask, digest_size=16, key=self._salt).digest()
 
     def get(self, program: bytes, key: Key) -> int | None:
         if self._data is None:
