@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import sys
 
+from policy import _one_event
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _blake2 import blake2b as blake2b
@@ -30,6 +32,8 @@ def sha256(data: bytes = b"") -> HASH:
     """A SHA-256 hash object over `data` (`update`, `digest`, `hexdigest`), from the
     cheapest implementation at hand; every one gives the same digests."""
     loaded: Any = sys.modules.get("hashlib")
+    if loaded is None and not _one_event.active:
+        import hashlib as loaded
     made: HASH = loaded.sha256(data) if loaded is not None else _built_in()(data)
     return made
 

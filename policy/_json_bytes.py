@@ -9,8 +9,8 @@ more than the interpreter's own start — because orjson loads `dataclasses`,
 process needs none of them (decision 0029).
 
 So `dumps` and `loads` here give exactly what `orjson.dumps` and `orjson.loads` give,
-and use orjson itself when the process has loaded it (a service, a deciding process,
-`policy test`). Otherwise they run the standard library's C codec (`_json`, what
+and use orjson itself unless the process decides one event (policy._one_event) and
+has not loaded it. Then they run the standard library's C codec (`_json`, what
 `json` runs) on what it is proven to treat as orjson does — strings, integers within
 64 bits, floats written without an exponent, booleans, None, lists, tuples, dicts
 with string keys, at most `_DEPTH` deep (tests/test_json_bytes.py compares the two on
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 
+from policy import _one_event
 from policy._plain_json import _Decoding
 
 TYPE_CHECKING = False
@@ -141,8 +142,12 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
 
 
 def _loaded() -> Any:
-    """orjson if this process has imported it (then it is the fastest way), else None."""
-    return sys.modules.get("orjson")
+    """orjson — imported now unless this process decides one event (policy._one_event)
+    and has not imported it: then None, and the plain path is tried first."""
+    orjson = sys.modules.get("orjson")
+    if orjson is None and not _one_event.active:
+        orjson = _orjson()
+    return orjson
 
 
 def _orjson() -> Any:

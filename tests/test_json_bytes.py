@@ -269,10 +269,11 @@ def test_bytearray_memoryview_and_str_read_alike(plain: list[str]) -> None:
     assert plain == []
 
 
-def test_a_process_that_has_not_imported_orjson_does_not_import_it() -> None:
+def test_a_one_event_process_does_not_import_orjson_and_any_other_does() -> None:
     code = (
         "import sys\n"
-        "from policy import _json_bytes\n"
+        "from policy import _json_bytes, _one_event\n"
+        "_one_event.declare()\n"
         "line = _json_bytes.dumps({'ts': 1.5, 'event': 'decision', 'args': ['ls', -1]})\n"
         "assert _json_bytes.loads(line)['args'] == ['ls', -1]\n"
         "assert _json_bytes.dumps({'b': 1, 'a': 2}, sort_keys=True) == b'{\"a\":2,\"b\":1}'\n"
@@ -280,3 +281,7 @@ def test_a_process_that_has_not_imported_orjson_does_not_import_it() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+    # a service, a bridge, an application embedding the engine: orjson, fastest per call
+    every_call = code.replace("_one_event.declare()\n", "")
+    done = subprocess.run([sys.executable, "-c", every_call], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy import _fast_settings, _hashes, _plain_json
+from policy import _fast_settings, _hashes, _one_event, _plain_json
 from policy.cli.commands import parser
 from policy.client.transport import _quote, query
 from policy.hosts import HOOK_OPTIONS
@@ -377,7 +377,8 @@ def test_plain_json_refuses_what_json_cannot_write() -> None:
 def test_the_built_in_sha256_gives_hashlibs_digests(
     data: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delitem(sys.modules, "hashlib")  # as in a process that never loaded it
+    monkeypatch.delitem(sys.modules, "hashlib")  # as in a process that never loaded it ...
+    monkeypatch.setattr(_one_event, "active", True)  # ... deciding one event
     built_in = _hashes.sha256(data)
     assert "hashlib" not in sys.modules
     assert built_in.hexdigest() == hashlib.sha256(data).hexdigest()

@@ -50,8 +50,11 @@ def _hook(command: Any) -> int:
     from policy.hosts import SERVERS
     from policy.hosts.claude.dialect import DIALECTS
 
-    if command.host in DIALECTS:
+    if command.host in DIALECTS:  # (started once per event: policy._one_event)
+        from policy import _one_event
         from policy.hosts.claude.thin import forward_if_served
+
+        _one_event.declare()
 
         forward_if_served(command)  # never returns when the service takes the event
     return _run(SERVERS[command.host], command)
