@@ -31,11 +31,12 @@ __all__ = ["blake2b", "sha256"]
 def sha256(data: bytes = b"") -> HASH:
     """A SHA-256 hash object over `data` (`update`, `digest`, `hexdigest`), from the
     cheapest implementation at hand; every one gives the same digests."""
-    loaded: Any = sys.modules.get("hashlib")
-    if loaded is None and not _one_event.active:
-        import hashlib as loaded
-    made: HASH = loaded.sha256(data) if loaded is not None else _built_in()(data)
-    return made
+    if _one_event.active and "hashlib" not in sys.modules:
+        built_in: HASH = _built_in()(data)
+        return built_in
+    import hashlib  # (the statement, not `sys.modules`: an import under way is waited for)
+
+    return hashlib.sha256(data)
 
 
 def _built_in() -> Any:

@@ -142,11 +142,14 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
 
 
 def _loaded() -> Any:
-    """orjson — imported now unless this process decides one event (policy._one_event)
-    and has not imported it: then None, and the plain path is tried first."""
-    orjson = sys.modules.get("orjson")
-    if orjson is None and not _one_event.active:
-        orjson = _orjson()
+    """orjson — unless this process decides one event (policy._one_event) and no import
+    of it has begun: then None, and the plain path is tried first. Imported by the
+    `import` statement, never read from `sys.modules`, which lists a module from the
+    moment its import starts: another thread must wait for it, not use it half made."""
+    if _one_event.active and "orjson" not in sys.modules:
+        return None
+    import orjson
+
     return orjson
 
 
@@ -162,12 +165,17 @@ def _plain_loads(data: bytes | bytearray | memoryview | str) -> Any:
     otherwise: text that is not UTF-8 (orjson refuses a lone surrogate, which
     `json` reads), a byte-order mark, an escaped surrogate, a number orjson reads
     differently, white space or text around the value the scanner leaves."""
-    if isinstance(data, str):
+    # (orjson reads these four types and no subclass of them; anything else is its to refuse)
+    if isinstance(data, str) and type(data) is str:
         text = data
         if not text.isascii():
             text.encode("utf-8")  # UnicodeEncodeError (a ValueError) for a surrogate
-    else:
+    elif (isinstance(data, bytes | bytearray) and type(data) in (bytes, bytearray)) or (
+        isinstance(data, memoryview) and data.contiguous and data.format == "B"
+    ):
         text = str(data, "utf-8")
+    else:
+        raise _Unsure
     if text.startswith("\ufeff") or _escapes_a_surrogate(text):
         raise _Unsure
     start = len(text) - len(text.lstrip(_SPACE))
@@ -226,11 +234,16 @@ def _alike(value: Any, depth: int) -> bool:
         return number - number == 0.0 and "e" not in float.__repr__(number)
     if depth >= _DEPTH:
         return False
-    if kind is list or kind is tuple or isinstance(value, list):
+    if kind is list or kind is tuple or (
+        isinstance(value, list) and kind.__iter__ is list.__iter__  # (no iteration of its own)
+    ):
         return all(_alike(item, depth + 1) for item in value)
     if isinstance(value, dict):
-        # `_json` asks a subclass for its items(), orjson reads the dict underneath
-        if kind is not dict and kind.items is not dict.items:
+        # `_json` asks a subclass for its items(), orjson reads the dict underneath: a
+        # subclass's own `items` (on the class or the instance) would differ
+        if kind is not dict and (
+            kind.items is not dict.items or "items" in getattr(value, "__dict__", ())
+        ):
             return False
         return all(type(k) is str and _alike(v, depth + 1) for k, v in dict.items(value))
     return False

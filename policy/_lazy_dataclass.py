@@ -32,7 +32,7 @@ from __future__ import annotations
 import reprlib
 import sys
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from types import MemberDescriptorType, ModuleType
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -70,6 +70,7 @@ class Field:
         "hash",
         "init",
         "kw_only",
+        "metadata",
         "name",
         "repr",
         "type",
@@ -84,9 +85,11 @@ class Field:
         hash: bool | None,
         compare: bool,
         kw_only: Any,
+        metadata: Any = None,
     ) -> None:
         if default is not MISSING and default_factory is not MISSING:
             raise ValueError("cannot specify both default and default_factory")
+        self.metadata = metadata
         self.name: str = ""
         self.type: Any = None
         self.default = default
@@ -109,6 +112,7 @@ def field(
     repr: bool = True,
     hash: bool | None = None,
     compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
     kw_only: bool = ...,
 ) -> _T: ...
 
@@ -121,6 +125,7 @@ def field(
     repr: bool = True,
     hash: bool | None = None,
     compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
     kw_only: bool = ...,
 ) -> _T: ...
 
@@ -132,6 +137,7 @@ def field(
     repr: bool = True,
     hash: bool | None = None,
     compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
     kw_only: bool = ...,
 ) -> Any: ...
 
@@ -144,17 +150,19 @@ def field(
     repr: bool = True,
     hash: bool | None = None,
     compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
     kw_only: Any = MISSING,
 ) -> Any:
-    """`dataclasses.field` (without `metadata`, which nothing here uses)."""
-    return Field(default, default_factory, init, repr, hash, compare, kw_only)
+    """`dataclasses.field`: the same options, and the same refusal of both a default and
+    a factory."""
+    return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata)
 
 
 def fields(class_or_instance: Any) -> tuple[Field, ...]:
     """`dataclasses.fields` for a class this module made (its `Field`s); any other
     dataclass is `dataclasses.fields`'."""
     cls = class_or_instance if isinstance(class_or_instance, type) else type(class_or_instance)
-    made: dict[str, Field] | None = getattr(cls, "__lazy_fields__", None)
+    made = _made_fields(cls)
     if made is None:
         import dataclasses
 
@@ -164,7 +172,7 @@ def fields(class_or_instance: Any) -> tuple[Field, ...]:
 
 def replace(obj: _T, /, **changes: Any) -> _T:
     """`dataclasses.replace`: a new instance, `changes` over `obj`'s fields."""
-    made: dict[str, Field] | None = getattr(type(obj), "__lazy_fields__", None)
+    made = _made_fields(type(obj))
     if made is None:
         import dataclasses
 
@@ -181,6 +189,18 @@ def replace(obj: _T, /, **changes: Any) -> _T:
             changes[f.name] = getattr(obj, f.name)
     made_again: _T = obj.__class__(**changes)
     return made_again
+
+
+def _made_fields(cls: type[Any]) -> dict[str, Field] | None:
+    """The fields of `cls` if this module made the dataclass it is (its own, or the
+    nearest base's that is one); None when `@dataclass` itself made that one — a
+    standard subclass of a class made here has fields of its own."""
+    for klass in cls.__mro__:
+        own = klass.__dict__
+        if "__dataclass_fields__" in own:
+            made: dict[str, Field] | None = own.get("__lazy_fields__")
+            return made
+    return None
 
 
 class _StandardFields:
@@ -208,6 +228,7 @@ class _StandardFields:
                 repr=f.repr,
                 hash=f.hash,
                 compare=f.compare,
+                metadata=f.metadata,
                 kw_only=f.kw_only,
             )
             one.name = name
@@ -218,11 +239,21 @@ class _StandardFields:
         return standard
 
 
+def _standard() -> Any:
+    """`dataclasses` if this process has begun to import it (waiting for the import to
+    end, as the `import` statement does), else None: only then can a value be one of
+    its fields or markers."""
+    if "dataclasses" not in sys.modules:
+        return None
+    import dataclasses
+
+    return dataclasses
+
+
 def _from_standard(declared: Any) -> Field | None:
     """A `dataclasses.Field` (a `dataclasses.field(...)` default, or a standard base's
-    field) as this module's; None for anything else. Only a process that imported
-    `dataclasses` can hold one."""
-    standard: Any = sys.modules.get("dataclasses")
+    field) as this module's; None for anything else."""
+    standard = _standard()
     if standard is None or not isinstance(declared, standard.Field):
         return None
     missing = standard.MISSING
@@ -234,6 +265,7 @@ def _from_standard(declared: Any) -> Field | None:
         declared.hash,
         declared.compare,
         MISSING if declared.kw_only is missing else declared.kw_only,
+        declared.metadata or None,
     )
     made.name = declared.name
     made.type = declared.type
@@ -357,7 +389,7 @@ def _fields_of(cls: type[Any], kw_only: bool) -> dict[str, Field]:
     """The fields, in `@dataclass`'s order: the bases' (nearest last), then the class's
     own annotations; a `field(...)` default declares the field's options."""
     fields: dict[str, Field] = {}
-    standard: Any = sys.modules.get("dataclasses")
+    standard = _standard()
     for base in reversed(cls.__mro__[1:]):
         inherited = base.__dict__.get("__lazy_fields__")
         if inherited is None and standard is not None and "__dataclass_fields__" in base.__dict__:

@@ -269,6 +269,82 @@ def test_bytearray_memoryview_and_str_read_alike(plain: list[str]) -> None:
     assert plain == []
 
 
+class _Bytes(bytes):
+    pass
+
+
+class _Text(str):
+    pass
+
+
+def test_what_orjson_refuses_to_read_is_refused_as_orjson_refuses_it(plain: list[str]) -> None:
+    """orjson reads bytes, bytearray, memoryview and str, and no subclass of them."""
+    import array
+
+    for data in (
+        _Bytes(b"[1]"),
+        _Text("[1]"),
+        array.array("b", b"[1]"),
+        memoryview(b"[1, 2]")[::2],
+        None,
+        1,
+        ["[1]"],
+    ):
+        with pytest.raises(orjson.JSONDecodeError) as raised:
+            _json_bytes.loads(data)  # type: ignore[arg-type]
+        with pytest.raises(orjson.JSONDecodeError) as refused:
+            orjson.loads(data)  # type: ignore[arg-type]
+        assert str(raised.value) == str(refused.value)
+
+
+class _OwnIteration(list[int]):
+    def __iter__(self) -> Any:
+        return iter([5])
+
+
+class _Shown(dict[str, Any]):
+    pass
+
+
+def test_a_subclass_that_iterates_its_own_way_is_written_as_orjson_writes_it(
+    plain: list[str],
+) -> None:
+    own = _Shown(a=1)
+    own.items = lambda: [("changed", 2)]  # type: ignore[method-assign]
+    for value in (_OwnIteration([1, 2]), own, {"in": [_OwnIteration([3])]}):
+        _same_dumps(value)
+        _same_dumps(value, sort_keys=True)
+    assert len(plain) == 6  # each of them left to orjson
+
+
+def test_threads_first_using_it_together_wait_for_orjson_and_hashlib() -> None:
+    """A module is in `sys.modules` from the moment its import starts: threads that
+    make their first call at once must wait for orjson (and hashlib) to be imported,
+    not use them half made (a spurious error, and a denial: the decision log failed)."""
+    code = (
+        "import sys, threading\n"
+        "from policy import _hashes, _json_bytes\n"
+        "assert 'orjson' not in sys.modules and 'hashlib' not in sys.modules\n"
+        "start, failed = threading.Barrier(8), []\n"
+        "def first(i):\n"
+        "    start.wait()\n"
+        "    try:\n"
+        "        if i % 3 == 0: _json_bytes.dumps({'a': 1}, sort_keys=True)\n"
+        "        elif i % 3 == 1: _json_bytes.loads(b'{\"a\":1}')\n"
+        "        else: _hashes.sha256(b'x').hexdigest()\n"
+        "    except Exception as exc:\n"
+        "        failed.append(repr(exc))\n"
+        "threads = [threading.Thread(target=first, args=(i,)) for i in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(failed or 'ok')\n"
+    )
+    for _ in range(5):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        assert done.stdout.strip() == "ok", done.stdout + done.stderr
+
+
 def test_a_one_event_process_does_not_import_orjson_and_any_other_does() -> None:
     code = (
         "import sys\n"

@@ -137,6 +137,39 @@ def test_a_field_declared_with_dataclasses_field_is_a_field_too() -> None:
     assert [f.name for f in dataclasses.fields(Mixed)] == ["a", "b"]
 
 
+def test_a_standard_subclass_of_a_made_class_keeps_its_own_fields() -> None:
+    """`dataclasses.dataclass` on a subclass of a class made here: its fields are the
+    standard ones, its own included, and `replace` keeps them."""
+
+    @lazy_dataclass(frozen=True, slots=True, kw_only=True)
+    class Base:
+        x: int = 0
+
+    @dataclass(frozen=True, kw_only=True)
+    class Sub(Base):
+        tenant: str
+
+    one = Sub(x=1, tenant="acme")
+    assert [f.name for f in _lazy_dataclass.fields(one)] == ["x", "tenant"]
+    assert _lazy_dataclass.replace(one, x=2) == Sub(x=2, tenant="acme")
+
+    class Plain(Base):  # (no decorator: the base's fields, as `dataclasses.fields` says)
+        pass
+
+    assert [f.name for f in _lazy_dataclass.fields(Plain)] == ["x"]
+
+
+def test_a_fields_metadata_is_kept() -> None:
+    @lazy_dataclass(frozen=True)
+    class Described:
+        a: int = dataclasses.field(default=1, metadata={"unit": "s"})
+        b: int = _lazy_dataclass.field(default=2, metadata={"unit": "ms"})
+        c: int = 3
+
+    units = [dict(f.metadata) for f in dataclasses.fields(Described)]
+    assert units == [{"unit": "s"}, {"unit": "ms"}, {}]
+
+
 def test_replace_refuses_an_init_false_field_as_dataclasses_does() -> None:
     made = []
     for decorate, declare in ((dataclass, dataclasses.field), (lazy_dataclass, _lazy_dataclass.field)):
