@@ -7,8 +7,9 @@ interpreter's own modules give the same digests with no such start:
 
 - SHA-256: the built-in module is ≈ 7 times slower per byte — nothing for a record or
   a settings file, ≈ 0.5 ms for the shipped packs' 135 KB hashed into the pack cache's
-  key. So: `hashlib`'s when the process has loaded it already (a service, a deciding
-  process), else the built-in one, else `hashlib`'s.
+  key. So: the built-in one in a process that decides one event (policy._one_event)
+  and has not loaded `hashlib`; `hashlib`'s everywhere else (a service, a deciding
+  process, an application), and where the interpreter lacks the built-in module.
 - BLAKE2b: `hashlib.blake2b` *is* the built-in `_blake2.blake2b` (OpenSSL's offers no
   key or digest size), so it is taken from there, with `hashlib`'s as the fallback.
 """
