@@ -8,11 +8,22 @@ take the interpreter's own codec and digests rather than import orjson and OpenS
 (decisions 0025 and 0029) — the same bytes either way. Every other process (a
 service, the PicoClaw and OpenClaw bridges, an application embedding the engine)
 keeps the libraries that are fastest per call.
+
+Such a process also collects garbage rarely: at the interpreter's default threshold
+(a collection of the youngest generation every 700 net allocations) the example's
+mount ran 44 collections for 549 objects freed, ≈ 5 ms of every tool call. A
+collection every `_ALLOCATIONS` keeps them for a process that allocates far more than
+a decision does (one waiting long for an approval), whose memory stays bounded so.
 """
 
 from __future__ import annotations
 
+import gc
+
 __all__ = ["active", "declare"]
+
+#: Net allocations between two collections of the youngest generation, once declared.
+_ALLOCATIONS = 100_000
 
 #: True once `declare` ran: read as `policy._one_event.active`, never imported by value.
 active = False
@@ -22,3 +33,5 @@ def declare() -> None:
     """This process decides one event and exits."""
     global active
     active = True
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(_ALLOCATIONS, older, oldest)

@@ -53,6 +53,7 @@ ALLOWED = {
     "_stat",
     "_struct",
     "errno",
+    "gc",
     "genericpath",
     "heapq",
     "itertools",
