@@ -14,7 +14,6 @@ Shell tools are analysed by `effects`; their facts are merged in here.
 from __future__ import annotations
 
 import re
-import shlex
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -561,6 +560,8 @@ def _command_line(args: Mapping[str, Any], tool_raw: str = "") -> str | None:
             (w for k, v in args.items() if _LINE_KEY.match(str(k)) and (w := _words(v))), ""
         )
     if line:
+        import shlex  # (here and below: a `command` string, nearly every call, needs none)
+
         for key in _ARGV_KEYS:
             value = args.get(key)
             if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
@@ -632,6 +633,8 @@ def _argv_line(argv: list[str], tool_raw: str) -> str:
     starts with `-c`, the CLI's the tool is named after, else its first word's. A first
     word no table knows (a CLI's own arguments, `["delete", "ns", "prod"]`) may be for
     any program: it is asked about."""
+    import shlex
+
     if _SHELL_C.match(argv[0]):
         return "sh " + shlex.join(argv)
     cli = _CLI_TOOL.match(tool_raw)
@@ -651,6 +654,8 @@ def _may_connect(c: effects.Command) -> bool:
 
 
 def _words(value: Any) -> str:
+    import shlex
+
     if isinstance(value, str):
         return value
     if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
@@ -662,6 +667,8 @@ def _code_line(code: str, language: str) -> str:
     """A shell line that runs `code` as the program of `language` would (Python,
     with IPython's shell escapes, when none is named); code of a language no program
     here reads stands for hidden code."""
+    import shlex
+
     language = language.split()[0] if language.strip() else "python"
     language = re.sub(r"[\d.]+$", "", language) or language
     if language in _SHELL_LANGUAGES:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import shlex
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -106,11 +105,15 @@ def _git(f: Facts) -> None:
         rest = rest[1:]
     bang = settings.get(f"alias.{rest[0]}".lower(), "") if rest else ""
     if bang.startswith("!"):
+        import shlex  # (here and below: only a git line that uses an alias needs it)
+
         # `git -c alias.x='!cmd' x ARGS` runs `cmd ARGS` in a shell
         f.scripts.append(" ".join([bang[1:], *(shlex.quote(a) for a in rest[1:])]))
     for _ in range(4):  # `git -c alias.nuke='reset --hard' nuke`
         if not rest or rest[0] not in aliases:
             break
+        import shlex
+
         try:
             rest = shlex.split(aliases.pop(rest[0])) + rest[1:]
         except ValueError:

@@ -198,7 +198,7 @@ def canonical_hosts(hosts: Iterable[str]) -> list[str]:
     return out
 
 
-_AUTHORITY_ENDS = (re.compile(r"[/\\?#]"), re.compile(r"[/?#]"), re.compile(r"/"))
+_AUTHORITY_ENDS = (LazyPattern(r"[/\\?#]"), LazyPattern(r"[/?#]"), LazyPattern(r"/"))
 _SCHEME = LazyPattern(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:(?=[/\\]|[^/\\]*[.@])")
 #: Schemes whose slashes WHATWG skips however many there are (`http:\\\\host`).
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})

@@ -1897,13 +1897,13 @@ def _read_code(f: Facts, language: str, code: str) -> None:
 
 #: The API of a JavaScript runtime besides node's, which the node reader does not know.
 _RUNTIME_API = {
-    "deno": re.compile(r"\bDeno\b"),
-    "bun": re.compile(r"\bBun\b|\$`"),
-    "qjs": re.compile(r"\b(?:std|os)\s*\.|\bimport\b"),
-    "zx": re.compile(r"\$`|\b(?:fs|spinner|within|cd)\b"),
-    "gjs": re.compile(r"\bimports\b|\bGLib\b|\bGio\b|\bimport\b"),
-    "rhino": re.compile(r"\b(?:java|Packages|runCommand)\b"),
-    "d8": re.compile(r"\b(?:os|read|readbuffer|load|write)\s*[.(]"),
+    "deno": LazyPattern(r"\bDeno\b"),
+    "bun": LazyPattern(r"\bBun\b|\$`"),
+    "qjs": LazyPattern(r"\b(?:std|os)\s*\.|\bimport\b"),
+    "zx": LazyPattern(r"\$`|\b(?:fs|spinner|within|cd)\b"),
+    "gjs": LazyPattern(r"\bimports\b|\bGLib\b|\bGio\b|\bimport\b"),
+    "rhino": LazyPattern(r"\b(?:java|Packages|runCommand)\b"),
+    "d8": LazyPattern(r"\b(?:os|read|readbuffer|load|write)\s*[.(]"),
 }
 
 

@@ -259,7 +259,7 @@ class _Walker:
         self.delivered(len(word) + count * (len(new) - len(old)))
         return word.replace(old, new)
 
-    def substituted(self, pattern: re.Pattern[str], new: str, word: str) -> str:
+    def substituted(self, pattern: re.Pattern[str] | LazyPattern, new: str, word: str) -> str:
         """`pattern.sub(new, word)` (`new` taken literally), charged before it is built."""
         count = sum(1 for _ in pattern.finditer(word))
         if not count:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from typing import Any
 
 from policy._named_tuple import NamedTuple
@@ -261,6 +260,8 @@ _WRAPPER_OUTPUT = LazyPattern(
 
 def _split_string(value: str) -> list[str]:
     """`env -S 'rm -rf /'`: env splits the string into words itself."""
+    import shlex  # (here: few lines split a string this way)
+
     try:
         return shlex.split(value)
     except ValueError:
@@ -913,14 +914,14 @@ _PARALLEL_OPTION_ARGS = frozenset(
     "--shebang-wrap --termseq -P --max-procs --plus --jobs-log".split()
 ) - {"-X", "--xargs", "--plus"}
 
-_PARALLEL_TOKEN = re.compile(r"\{[0-9]*[./#%]*[0-9]*\}")
+_PARALLEL_TOKEN = LazyPattern(r"\{[0-9]*[./#%]*[0-9]*\}")
 
 _FD_VALUE_OPTIONS = frozenset(
     "-e --extension -t --type -d --max-depth --min-depth --exact-depth -E --exclude -c "
     "--color -j --threads -S --size --changed-within --changed-before --owner -g --glob "
     "--base-directory --path-separator --max-results --search-path --ignore-file".split()
 )
-_FD_TOKEN = re.compile(r"\{(?:/|//|\.|/\.)?\}")
+_FD_TOKEN = LazyPattern(r"\{(?:/|//|\.|/\.)?\}")
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
