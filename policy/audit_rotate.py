@@ -21,11 +21,14 @@ import contextlib
 import errno
 import os
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 from policy._json_bytes import loads
 from policy._lazy_dataclass import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = [
     "ROTATED_EVENT",
@@ -91,6 +94,8 @@ def rotated_name(path: Path, now: datetime) -> Path:
                 newest.unlink()
                 numbered.pop()
     number = numbered[-1][0] + 1 if numbered else 1
+    from datetime import UTC  # (here: a log that rotates; a one-event hook's start has none)
+
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     return path.with_name(f"{path.name}.{number:06d}.{stamp}")
 
@@ -129,6 +134,8 @@ def started_at(record: dict[str, object] | None) -> float | None:
     """When a file's first record was written (its `ts`), in epoch seconds."""
     if record is None or not isinstance(record.get("ts"), str):
         return None
+    from datetime import datetime
+
     try:
         return datetime.fromisoformat(str(record["ts"]).replace("Z", "+00:00")).timestamp()
     except ValueError:

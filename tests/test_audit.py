@@ -616,3 +616,25 @@ def test_equal_arguments_are_masked_once_and_alike() -> None:
     assert digested_args(text)[0] == digested_args(surrogate)[0]
     assert _masked_args(text)["command"].endswith(token)  # (no word boundary: kept)
     assert token not in _masked_args(surrogate)["command"]
+
+
+@pytest.mark.parametrize(
+    "ns",
+    [
+        0,
+        1_796_635_219_356_693_123,  # (2026-12-07T09:20:19.356693Z)
+        1_796_635_219_000_000_000,  # a whole second: isoformat writes no fraction
+        1_796_635_219_000_000_999,  # (below a microsecond, as datetime floors it)
+        1_796_635_219_000_001_000,
+        4_102_444_799_999_999_000,  # 2099-12-31T23:59:59.999999Z
+    ],
+)
+def test_a_records_stamp_is_datetimes_iso_form_in_utc(ns: int) -> None:
+    """`ts` is written from `time` (a one-event hook does not import `datetime`), in
+    the form `datetime.now(UTC).isoformat()` gives, `+00:00` written `Z`."""
+    import datetime as dt
+
+    from policy import audit
+
+    moment = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=ns // 1000)
+    assert audit._stamp(ns) == moment.isoformat().replace("+00:00", "Z")

@@ -382,8 +382,12 @@ def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_pat
     # ... nor the libraries only other paths need (decision 0029): orjson (its bytes are
     # written by policy._json_bytes), `dataclasses`, which brings `inspect`, `ast`,
     # `dis` and `tokenize` (hookpolicy's dataclasses are made without it), and
-    # OpenSSL's digests (the interpreter's own give the same, policy._hashes)
-    libraries = ("orjson", "dataclasses", "inspect", "ast", "uuid", "json", "hashlib", "hmac")
+    # OpenSSL's digests (the interpreter's own give the same, policy._hashes), nor
+    # `datetime` (a record's stamp is written from `time`) or shlex
+    libraries = (
+        *("orjson", "dataclasses", "inspect", "ast", "uuid", "json", "hashlib", "hmac"),
+        *("datetime", "shlex"),
+    )
     assert sorted(m for m in libraries if m in modules) == []
 
 

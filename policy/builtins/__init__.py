@@ -10,7 +10,6 @@ log, contract registry and rate-limit storage — hence `BuiltinContext`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,8 @@ from policy.facts import FactsContext
 __all__ = ["BUILTIN_NAMES", "BuiltinContext", "BuiltinSpec", "build", "specs_of"]
 
 if TYPE_CHECKING:
+    import datetime as _dt
+
     from policy.aliases import AliasTable
     from policy.audit import DecisionLog
     from policy.builtins.config import BuiltinsConfig
@@ -140,7 +141,14 @@ def build(spec: BuiltinSpec, context: BuiltinContext) -> object:
 
 
 def _datetime_clock(clock: Callable[[], float] | None) -> Callable[[], _dt.datetime]:
-    """`clock` as the aware UTC datetimes a contract's `expires_at` is compared with."""
-    if clock is None:
-        return lambda: _dt.datetime.now(_dt.UTC)
-    return lambda: _dt.datetime.fromtimestamp(clock(), _dt.UTC)
+    """`clock` as the aware UTC datetimes a contract's `expires_at` is compared with
+    (`datetime` imported when a contract first asks the time, not at every start)."""
+
+    def now() -> _dt.datetime:
+        import datetime
+
+        if clock is None:
+            return datetime.datetime.now(datetime.UTC)
+        return datetime.datetime.fromtimestamp(clock(), datetime.UTC)
+
+    return now

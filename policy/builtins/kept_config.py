@@ -16,8 +16,8 @@ field, for every section the shipped and example packs configure).
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -98,8 +98,11 @@ def encode(value: Any) -> Any:
         if not all(isinstance(k, str) for k in value):
             raise Unkeepable("a mapping with keys that are not strings")
         return {"m": {k: encode(v) for k, v in value.items()}}
-    if isinstance(value, _dt.datetime):
-        return {"t": value.isoformat()}
+    if "datetime" in sys.modules:  # (no other process holds a datetime)
+        import datetime
+
+        if isinstance(value, datetime.datetime):
+            return {"t": value.isoformat()}
     raise Unkeepable(f"a {type(value).__name__} in a builtin's configuration")
 
 
@@ -122,7 +125,9 @@ def decode(value: Any) -> Any:
         if tag == "t":
             if not isinstance(inner, str):
                 raise TypeError("a kept time is a string")
-            return _dt.datetime.fromisoformat(inner)
+            import datetime  # (here: a kept time, rare; a start reads none)
+
+            return datetime.datetime.fromisoformat(inner)
         raise ValueError(f"unknown tag {tag!r}")
     if value is None or isinstance(value, str | bool | int | float):
         return value

@@ -27,7 +27,6 @@ and which field carries the payload come from the table of points
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import threading
 import time
@@ -58,6 +57,8 @@ from policy.packs.recall import Key, Recall
 from policy.packs.recall import part as recall_part
 
 if TYPE_CHECKING:
+    import datetime as _dt
+
     # Only the compiler sets `CompiledRule.model` (a pydantic model); this module
     # must not import the schema.
     from policy.model.payloads import LLMRequest, LLMResponse, ToolResult
@@ -1146,10 +1147,18 @@ def _response_map(response: LLMResponse) -> dict[str, Any]:
 
 
 def _now(pack: CompiledPack) -> _dt.datetime:
+    import datetime  # (here: only a pack that reads `now` asks; a start imports none)
+
     clock = pack.clock
     if clock is None:
-        return _dt.datetime.now(_dt.UTC)
-    return _dt.datetime.fromtimestamp(clock(), _dt.UTC)
+        return datetime.datetime.now(datetime.UTC)
+    return datetime.datetime.fromtimestamp(clock(), datetime.UTC)
+
+
+def _duration(payload: Any) -> _dt.timedelta:
+    import datetime
+
+    return datetime.timedelta(seconds=payload.duration)
 
 
 def _facts(subject: Any, pack: CompiledPack) -> CallFacts:
@@ -1247,7 +1256,7 @@ _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "now": lambda s, p, pack: _now(pack),
     "mode": lambda s, p, pack: pack._mode,
     "result": lambda s, p, _: _result_map(p),
-    "duration": lambda s, p, _: _dt.timedelta(seconds=p.duration),
+    "duration": lambda s, p, _: _duration(p),
     "request": lambda s, p, _: _request_map(p),
     "response": lambda s, p, _: _response_map(p),
     "prompt": lambda s, p, _: p.text,
