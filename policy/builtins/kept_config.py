@@ -98,7 +98,7 @@ def encode(value: Any) -> Any:
         if not all(isinstance(k, str) for k in value):
             raise Unkeepable("a mapping with keys that are not strings")
         return {"m": {k: encode(v) for k, v in value.items()}}
-    if "datetime" in sys.modules:  # (no other process holds a datetime)
+    if "datetime" in sys.modules:  # (a process that never imported it holds no datetime)
         import datetime
 
         if isinstance(value, datetime.datetime):
