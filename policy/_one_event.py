@@ -11,7 +11,7 @@ keeps the libraries that are fastest per call.
 
 Such a process also collects garbage rarely: at the interpreter's default threshold
 (a collection of the youngest generation every 700 net allocations) the example's
-mount ran ≈ 45–50 collections for 549 objects freed, ≈ 5 ms of every tool call. A
+mount ran 45 to 50 collections for 549 objects freed, ≈ 5 ms of every tool call. A
 collection every `_ALLOCATIONS` keeps them for a process that allocates far more than
 a decision does (one waiting long for an approval), whose memory stays bounded so.
 """
