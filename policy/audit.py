@@ -248,7 +248,11 @@ def _stamp(ns: int | None = None) -> str:
     `time` — importing `datetime` is ≈ 2 ms of a one-event hook's start."""
     seconds, rest = divmod(time.time_ns() if ns is None else ns, 1_000_000_000)
     micro = rest // 1000
-    day_time = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    t = time.gmtime(seconds)  # (fields, not strftime: `%Y` is not padded below year 1000)
+    day_time = (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
+        f"T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+    )
     return f"{day_time}.{micro:06d}Z" if micro else f"{day_time}Z"
 _id_counter = itertools.count()
 _id_prefix = int.from_bytes(os.urandom(3)) << 24

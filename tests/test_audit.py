@@ -627,6 +627,8 @@ def test_equal_arguments_are_masked_once_and_alike() -> None:
         1_796_635_219_000_000_999,  # (below a microsecond, as datetime floors it)
         1_796_635_219_000_001_000,
         4_102_444_799_999_999_000,  # 2099-12-31T23:59:59.999999Z
+        -62_135_596_800 * 10**9,  # 0001-01-01T00:00:00Z: the year padded to four digits
+        253_402_300_799 * 10**9 + 999_999_000,  # 9999-12-31T23:59:59.999999Z
     ],
 )
 def test_a_records_stamp_is_datetimes_iso_form_in_utc(ns: int) -> None:
