@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 
 from policy import _one_event
-from policy._plain_json import _Decoding
+from policy._plain_json import _Decoding, on_c_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,27 +83,19 @@ class _AsOrjson(_Decoding):
         self.parse_constant = _constant
 
 
-def _codec() -> tuple[Any, Any, Any]:
-    """(scanner, unsorted encoder, sorted encoder) of `_json`; Nones without one we know
-    how to call. The encoders keep no state (no circular check: `_alike` bounds the
-    depth), so one of each serves every value."""
-    try:
-        import _json
-    except ImportError:  # another interpreter
-        return None, None, None
-    c: Any = _json
-    try:
-        scanner = c.make_scanner(_AsOrjson())
-        unsorted, by_key = (
-            c.make_encoder(None, None, c.encode_basestring, None, ":", ",", order, False, False)
-            for order in (False, True)
-        )
-    except (AttributeError, TypeError):  # another _json
-        return None, None, None
+def _codec(c: Any) -> tuple[Any, Any, Any]:
+    """(scanner, unsorted encoder, sorted encoder) of `_json`. The encoders keep no
+    state (no circular check: `_alike` bounds the depth), so one of each serves every
+    value."""
+    scanner = c.make_scanner(_AsOrjson())
+    unsorted, by_key = (
+        c.make_encoder(None, None, c.encode_basestring, None, ":", ",", order, False, False)
+        for order in (False, True)
+    )
     return scanner, unsorted, by_key
 
 
-_scan, _encode, _encode_sorted = _codec()
+_scan, _encode, _encode_sorted = on_c_json(_codec, 3)
 
 
 def dumps(

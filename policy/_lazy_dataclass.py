@@ -104,44 +104,6 @@ class Field:
         return f"Field(name={self.name!r}, default={self.default!r})"
 
 
-@overload
-def field(
-    *,
-    default: _T,
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    metadata: Mapping[Any, Any] | None = None,
-    kw_only: bool = ...,
-) -> _T: ...
-
-
-@overload
-def field(
-    *,
-    default_factory: Callable[[], _T],
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    metadata: Mapping[Any, Any] | None = None,
-    kw_only: bool = ...,
-) -> _T: ...
-
-
-@overload
-def field(
-    *,
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    metadata: Mapping[Any, Any] | None = None,
-    kw_only: bool = ...,
-) -> Any: ...
-
-
 def field(
     *,
     default: Any = MISSING,
@@ -154,7 +116,7 @@ def field(
     kw_only: Any = MISSING,
 ) -> Any:
     """`dataclasses.field`: the same options, and the same refusal of both a default and
-    a factory."""
+    a factory. (Typed `Any`, as a default is: the annotation is the field's type.)"""
     return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = ["dumps", "loads"]
@@ -53,25 +54,30 @@ def _no_default(value: object) -> object:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _codec() -> tuple[Any, Any, Any]:
-    """(scanner, make_encoder, ASCII string encoder) of `_json`; Nones without one we
-    know how to call."""
+def on_c_json(build: Callable[[Any], tuple[Any, ...]], size: int) -> tuple[Any, ...]:
+    """`build(_json)`: the scanner and encoders a module makes from the standard
+    library's C codec; `size` Nones on an interpreter without `_json`, or with one
+    whose functions take other arguments (the caller then goes through `json` or
+    orjson)."""
     try:
         import _json
     except ImportError:  # another interpreter
-        return None, None, None
-    c: Any = _json
+        return (None,) * size
     try:
-        scanner = c.make_scanner(_Decoding())
-        c.make_encoder(
-            {}, _no_default, c.encode_basestring_ascii, None, ":", ",", False, False, False
-        )
+        return build(_json)
     except (AttributeError, TypeError):  # another _json
-        return None, None, None
+        return (None,) * size
+
+
+def _codec(c: Any) -> tuple[Any, Any, Any]:
+    """(scanner, make_encoder, ASCII string encoder) of `_json`, checked callable with
+    `json`'s arguments."""
+    scanner = c.make_scanner(_Decoding())
+    c.make_encoder({}, _no_default, c.encode_basestring_ascii, None, ":", ",", False, False, False)
     return scanner, c.make_encoder, c.encode_basestring_ascii
 
 
-_scan, _make_encoder, _ascii = _codec()
+_scan, _make_encoder, _ascii = on_c_json(_codec, 3)
 
 
 def loads(data: bytes | bytearray | str) -> Any:
