@@ -13,6 +13,7 @@ to the behaviour it replaced.
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,30 @@ def test_a_plan_read_back_decides_as_one_worked_out(tool: str) -> None:
     assert len(answers) == 1 and None not in answers
     assert _plans(store) == {next(iter(_plans(store))): kept}  # read, not worked out again
     assert again.needs == fresh.needs
+
+
+@pytest.mark.parametrize(
+    ("point", "source", "data"),
+    [
+        ("before_tool", "now > timestamp('2000-01-01T00:00:00Z')", {"now": _dt.datetime.now(_dt.UTC)}),
+        ("after_tool", "duration > duration('1s')", {"duration": _dt.timedelta(seconds=2)}),
+    ],
+)
+def test_a_program_read_back_takes_times_where_nothing_was_compiled(
+    point: str, source: str, data: dict[str, Any]
+) -> None:
+    """cel-expr-python converts a `datetime` or `timedelta` only in an environment that
+    has compiled something: one that has only read programs back (a one-event hook's
+    from its second start) refused `now` as "Non-CEL value type"."""
+    store = _Store()
+    compiled_by = expr.ExprEngine()
+    compiled_by._loaded = expr._ExprEnvs(handles=True)  # (another process's environments)
+    compiled_by.program(point, [source], [], None, checked=True, store=store)
+    reader = expr.ExprEngine()
+    reader._loaded = expr._ExprEnvs(handles=True)  # (a new process's: nothing compiled)
+    program = reader.program(point, [source], [], None, checked=True, store=store)
+    assert store.puts == 2  # (the plan and the program: read back, not compiled again)
+    assert program.run_mask(data) == 1
 
 
 def test_a_plan_registers_its_handles_again_in_a_new_process(monkeypatch: Any) -> None:

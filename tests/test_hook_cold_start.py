@@ -366,6 +366,32 @@ def test_a_call_seen_before_is_answered_without_building_cel(tmp_path: Path) -> 
     assert "policy.packs.cel.native.program" in other_modules
 
 
+#: Rules that read the clock: one true in any year this test runs, one never true.
+CLOCK_PACK = """\
+apiVersion: hookpolicy/v1
+kind: RulePack
+name: clock
+rules:
+  - {id: past-2000, tools: [bash], when: 'now > timestamp("2000-01-01T00:00:00Z")', action: ask}
+  - {id: before-2000, tools: [bash], when: 'now.getFullYear() < 2000', action: deny}
+"""
+
+
+def test_a_rule_reading_the_clock_decides_alike_from_programs_read_back(tmp_path: Path) -> None:
+    """The first start compiles the pack's program and keeps it; every later one reads
+    it back. cel-expr-python takes a `datetime` in an environment that has compiled
+    something, not in one that only read programs back: `now` was refused there and
+    every call was denied for a failed condition from the second start on."""
+    pack = tmp_path / "clock.yaml"
+    pack.write_text(CLOCK_PACK)
+    for command in ("git status", "ls -la", "pwd"):  # (each new: no kept answer decides it)
+        payload = {**PAYLOAD, "tool_input": {"command": command}}
+        answer, _, done = _hook(payload, "--packs", str(pack))
+        output = orjson.loads(answer)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "ask", (command, output, done.stderr)
+        assert "clock/past-2000" in output["permissionDecisionReason"]
+
+
 def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_path: Path) -> None:
     """What a one-event hook never uses for a tool call is not loaded at its start: the
     other points' values (policy.model.payloads), the log's proofs (policy.audit_verify),

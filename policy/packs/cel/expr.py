@@ -297,16 +297,37 @@ class _ExprEnvs:
             # a program that does not read back is compiled from its source, as on a miss
             with contextlib.suppress(Exception):
                 if kept is not None:
+                    _compiled_in(env)
                     return env.deserialize(kept)
         try:
             expr = env.compile(source, disable_check=checked)
         except RuntimeError as exc:
             raise CelCompileError(parse_issues(str(exc))) from None
+        _COMPILED_IN[id(env)] = env
         if store is not None:
             store.put(point, source, expr.serialize())
         return expr
 
 
+
+
+#: The environments (by id, held) that have compiled an expression in this process.
+_COMPILED_IN: dict[int, Any] = {}
+
+
+def _compiled_in(env: Any) -> None:
+    """`env` made to have compiled something before a program is read back into it.
+
+    cel-expr-python sets part of an environment up in its first `compile`, and
+    `deserialize` does not: a program read back into an environment that had compiled
+    nothing refused a `datetime` in its activation ("Non-CEL value type for 'now'"),
+    so from a one-event hook's second start on, every rule reading `now` failed and
+    denied the call (decision 0011 saw the same with a `dict` subclass). One compile
+    of a constant (≈ 1.3 ms, once an environment, only where programs are read back)
+    makes a read-back program run as a compiled one does."""
+    if id(env) not in _COMPILED_IN:
+        env.compile("true", disable_check=True)
+        _COMPILED_IN[id(env)] = env
 
 
 def _by_handle(impl: Any, *, home: bool, env_home: bool = False) -> Any:
