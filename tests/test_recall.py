@@ -31,6 +31,11 @@ class Evaluations:
     """How many times the packs' programs were evaluated (a recalled answer is none)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        # (every engine's program class, whether or not a program was made yet: a class
+        # imported after this would count nothing)
+        from policy.packs.cel import celpython, expr  # noqa: F401
+        from policy.packs.cel.native import program  # noqa: F401
+
         self.count = 0
         patched: set[type] = set()
         for kind in (CelProgram, *_subclasses(CelProgram)):
@@ -87,6 +92,25 @@ def bash(command: str, **fields: Any) -> ToolCall:
     return ToolCall(tool="bash", args={"command": command, **fields}, cwd="/work")
 
 
+@pytest.fixture(autouse=True)
+def keyed_from_the_first_call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call keyed from its first decision, as a one-event hook keys them (its
+    answers are kept on disk for the next process): what a key must hold is tested on
+    every call, the first one's included. A process that keeps its answers in memory
+    only keys a call from its second time (`recall.first_time`): the tests asking for
+    `long_lived` decide as it does. Each test starts with no answer remembered."""
+    recall.forget()
+    if "long_lived" not in request.fixturenames:
+        from policy.packs import runtime
+
+        monkeypatch.setattr(runtime, "first_time", lambda point, subject, payload: False)
+
+
+@pytest.fixture
+def long_lived() -> None:
+    """Calls decided as a process that keeps its answers in memory decides them."""
+
+
 def test_a_repeated_call_is_decided_without_evaluating_again(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,6 +136,66 @@ def test_a_repeated_call_is_decided_without_evaluating_again(
     recall.forget()
     assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
     assert evaluations.count == 3
+
+
+def test_a_long_lived_process_keys_a_call_from_its_second_time(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch, long_lived: None
+) -> None:
+    """A new line's key costs ≈ 9 % of its decision and no answer in memory can match
+    it: its first time, a call is evaluated without a key; its second is keyed and its
+    answer kept; from its third, recalled. The answers are the same each time."""
+    from policy.packs.runtime import CompiledPack
+
+    engine = pack_engine(
+        """
+        name: git
+        rules:
+          - id: no-force-push
+            tools: [bash]
+            when: commands.exists(c, c.name == "git" && "force" in c.flags)
+            action: deny
+        """
+    )
+    evaluations = Evaluations(monkeypatch)
+    keys: list[object] = []
+    make_key = CompiledPack._recall_key
+    monkeypatch.setattr(
+        CompiledPack, "_recall_key", lambda *a: keys.append(a[2]) or make_key(*a)  # type: ignore[func-returns-value]
+    )
+    answers = [engine.before_tool(bash("git push --force")).action for _ in range(3)]
+    assert answers == [Action.DENY_TOOL] * 3
+    assert (len(keys), evaluations.count) == (2, 2)  # keyed from the second, recalled at the third
+    # another command, another directory or another point is a call not seen yet
+    assert engine.before_tool(bash("git push")).action is Action.CONTINUE
+    elsewhere = ToolCall(tool="bash", args={"command": "git push --force"}, cwd="/srv")
+    assert engine.before_tool(elsewhere).action is Action.DENY_TOOL
+    assert (len(keys), evaluations.count) == (2, 4)
+    # `policy bench` forgets every call before each decision: each is new again
+    recall.forget()
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    assert (len(keys), evaluations.count) == (2, 5)
+
+
+def test_a_call_is_new_once_for_all_the_packs_deciding_it(long_lived: None) -> None:
+    call, other = bash("ls"), bash("ls")
+    assert recall.first_time("before_tool", call, call)
+    assert recall.first_time("before_tool", call, call)  # (the next pack of that call)
+    assert not recall.first_time("before_tool", other, other)  # an equal call, decided again
+    longer = bash("ls -l")
+    assert recall.first_time("before_tool", longer, longer)
+    assert not recall.first_time("after_tool", call, object())  # (a result: keyed, as before)
+    unhashable = ToolCall(tool="bash", args={"command": "ls"}, cwd="/work")
+    object.__setattr__(unhashable, "args", {"command": "ls", "n": [1]})  # (not frozen)
+    assert not recall.first_time("before_tool", unhashable, unhashable)  # (keyed, as before)
+
+
+def test_the_calls_seen_are_bounded(monkeypatch: pytest.MonkeyPatch, long_lived: None) -> None:
+    monkeypatch.setattr(recall, "SEEN_LIMIT", 3)
+    calls = [bash(f"echo {n}") for n in range(4)]
+    assert all(recall.first_time("before_tool", c, c) for c in calls)
+    again = [bash(f"echo {n}") for n in (3, 0)]
+    # the fourth made room by forgetting the first three: only it is still known
+    assert [recall.first_time("before_tool", c, c) for c in again] == [False, True]
 
 
 def test_a_repeated_line_keeps_its_facts_until_the_disk_changes_them(

@@ -37,7 +37,7 @@ from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
 
-__all__ = ["READS_BEYOND_ARGUMENTS", "AnswerStore", "Recall", "forget", "recallable"]
+__all__ = ["READS_BEYOND_ARGUMENTS", "AnswerStore", "Recall", "first_time", "forget", "recallable"]
 
 #: Identifiers whose presence in a program's source (outside its strings) means the
 #: program may read more than its inputs: a function that reads the file system or
@@ -64,11 +64,58 @@ _generation = 0
 
 
 def forget() -> None:
-    """Forget every answer recalled so far, in every pack: what `policy bench` does
-    before each decision, so each costs what it costs a one-event hook (which recalls
-    nothing: its process decides one call)."""
+    """Forget every answer recalled so far, in every pack, and every call decided (the
+    next ones are new to `first_time`): what `policy bench` does before each decision,
+    so each costs what a call not seen before costs."""
     global _generation
     _generation += 1
+    _seen.clear()
+
+
+class _FirstTime(threading.local):
+    """`first_time`'s answer for the call this thread's packs are deciding."""
+
+    def __init__(self) -> None:
+        self.of: tuple[Any, Any, str] = (None, None, "")
+        self.first = False
+
+
+_first = _FirstTime()
+
+#: The calls this process has decided, each as a hash of its point, tool, working
+#: directory and arguments; forgotten all at once past `SEEN_LIMIT` (a call then is
+#: new again, and decided without a key: the same answer, one key later).
+_seen: dict[int, None] = {}
+SEEN_LIMIT = 4096
+
+
+def first_time(point: str, subject: Any, payload: Any) -> bool:
+    """Whether this process has not decided this tool call before (the same point,
+    tool, working directory and arguments), answered once a call for all its packs.
+
+    Only a guess at whether a recalled answer can exist, never part of one: a call
+    taken for new is evaluated (what a recalled answer holds), and one taken for
+    seen makes its key as before. Other points' payloads, and arguments that do not
+    hash, are always taken for seen."""
+    state = _first
+    of = state.of
+    if of[0] is subject and of[1] is payload and of[2] == point:
+        return state.first
+    first = False
+    if payload is subject:
+        args = getattr(subject, "args", None)
+        try:
+            seen = hash((point, subject.tool, subject.cwd, args))
+        except (TypeError, AttributeError):  # (taken for seen: keyed, as before)
+            seen = None
+        if seen is not None and seen not in _seen:
+            first = True
+            if len(_seen) >= SEEN_LIMIT:
+                _seen.clear()  # (one call, safe while another thread reads)
+            _seen[seen] = None
+    state.of = (subject, payload, point)
+    state.first = first
+    return first
 
 
 def recallable(sources: Iterable[str]) -> bool:
@@ -258,6 +305,12 @@ class Recall:
             if store is not None
             else b""
         )
+
+    @property
+    def kept_across_processes(self) -> bool:
+        """Whether what this memo keeps is read by later processes (a one-event hook's
+        `AnswerStore`): then a call's first key is worth making too."""
+        return self._store is not None
 
     def key(self, data: Mapping[str, Any], home: str) -> Key | None:
         """The key of these inputs (`home`: what `~` means to the path functions), or
