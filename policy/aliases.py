@@ -149,8 +149,6 @@ MCP_ALIASES: Mapping[str, str] = {
     **dict.fromkeys(("mcp__*__search_code", "mcp__*__start_search"), "grep"),
 }
 
-#: Characters that make an alias's spelling a glob over tool names.
-_GLOB = re.compile(r"[*?\[]")
 #: Names resolved through the globs, remembered (tool names are few).
 _MEMO_SIZE = 4096
 
@@ -252,7 +250,7 @@ class AliasTable:
         canonical = set(self._canonical)
         globs: list[tuple[str, str]] = []
         for spelling, target in aliases.items():
-            if _GLOB.search(spelling):
+            if "*" in spelling or "?" in spelling or "[" in spelling:  # (a glob's characters)
                 # a glob: ahead of this table's own, so settings and packs override
                 # the shipped ones; mapped to itself it keeps matching names their own
                 resolved = target if target == spelling else table.get(target, target)

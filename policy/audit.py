@@ -76,10 +76,24 @@ _MAX_STRING = 256
 _MAX_ITEMS = 64
 _MAX_DEPTH = 8
 
-_SECRET_KEY = re.compile(
+_SECRET_KEY = LazyPattern(
     r"(?i)(passw(or)?d|passwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|"
     r"credential|authorization|cookie|session[-_]?key)"
 )
+#: What every match of `_SECRET_KEY` holds, lower-cased. An ASCII name lower-cased holds
+#: one wherever the pattern matches it (its `(?i)` folds only ASCII letters for ASCII
+#: text), so a name like `command` or `file_path` is told apart without compiling it.
+_SECRET_KEY_WORDS = ("passw", "secret", "token", "key", "credential", "authorization", "cookie")
+
+
+def secret_name(name: str) -> bool:
+    """Whether an argument named `name` is masked whole in the log (`_SECRET_KEY`)."""
+    if name.isascii():
+        lowered = name.lower()
+        if not any(word in lowered for word in _SECRET_KEY_WORDS):
+            return False
+    return _SECRET_KEY.search(name) is not None
+
 # (prefix kept, secret masked) pairs, one alternation so each string is scanned once;
 # compiled on first use: most logged texts hold none of `_SECRET_HINTS`, and a
 # one-event hook need not pay ≈ 1 ms to compile it.
@@ -202,7 +216,7 @@ def _mask(value: Any, depth: int, left: list[int]) -> Any:
                 out["…"] = f"+{len(value) - index} keys"
                 break
             name = str(key)
-            secret = _SECRET_KEY.search(name) is not None
+            secret = secret_name(name)
             # A key is the caller's to choose too: cut, and masked where it holds one.
             out[mask_text(name)] = MASK if secret else _mask(item, depth + 1, left)
         return out

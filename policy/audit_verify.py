@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -19,14 +20,16 @@ import orjson
 
 from policy._lazy_dataclass import dataclass, replace
 from policy.audit_chain import (
-    _PREV,
-    _SUFFIX,
     GENESIS,
     TORN_EVENT,
     make_digest,
     sidecar_prefix,
 )
 from policy.audit_rotate import ROTATED_EVENT, first_record, rotated_files
+
+#: A sealed record's hash and the `prev` before it (`policy.audit_chain.seal`).
+_SUFFIX = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
+_PREV = re.compile(rb'"prev":"([0-9a-f]{64})"\}$')
 
 __all__ = [
     "Proven",

@@ -7,11 +7,11 @@ or the builtins' configuration models.
 
 from __future__ import annotations
 
-import re
+from policy.analysis._lazy_re import LazyPattern
 
 __all__ = ["parse_duration"]
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
+_DURATION = LazyPattern(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 

@@ -404,7 +404,10 @@ def _interpreter_paths() -> list[str]:
     import sys
 
     found: list[str] = [sys.executable, getattr(sys, "_base_executable", "") or ""]
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+    # (in this order whatever the strings' hashes: a set's order differs from process to
+    # process, and these paths are part of the answers a one-event hook keeps for the next)
+    prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    for prefix in dict.fromkeys(prefixes):
         if prefix and os.path.normpath(prefix) not in _SHARED_PREFIXES:
             found.append(prefix)
     here = os.getcwd()

@@ -788,3 +788,36 @@ def test_a_fifo_at_the_answers_path_blocks_nobody(tmp_path: Path) -> None:
     worker.start()
     worker.join(timeout=30)
     assert not worker.is_alive() and done == [None]
+
+
+_PROTECTED_IN_A_NEW_PROCESS = """\
+import sys
+sys.prefix, sys.base_prefix = "/venvs/a", "/pythons/3.11"
+sys.exec_prefix, sys.base_exec_prefix = "/venvs/b", "/pythons/3.11-exec"
+from policy.facts import _interpreter_paths
+print("\\n".join(_interpreter_paths()))
+"""
+
+
+def test_the_protected_paths_read_alike_in_every_process(tmp_path: Path) -> None:
+    """`protected` is part of the key of every answer the self-protection pack keeps
+    for the next process: a virtualenv's prefixes were listed in the order of a set,
+    which each process's string hashes shuffle, so half the next processes missed the
+    answer and built the pack's programs again."""
+    import subprocess
+    import sys
+
+    seen = set()
+    for seed in ("1", "2", "3", "4", "5", "6"):
+        done = subprocess.run(
+            [sys.executable, "-c", _PROTECTED_IN_A_NEW_PROCESS],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=tmp_path,
+            check=True,
+        )
+        seen.add(done.stdout)
+    (listed,) = seen
+    prefixes = [p for p in listed.splitlines() if p.startswith(("/venvs", "/pythons"))]
+    assert prefixes == ["/venvs/a", "/pythons/3.11", "/venvs/b", "/pythons/3.11-exec"]

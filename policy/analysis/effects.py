@@ -846,7 +846,8 @@ def resolve_all(
         candidates = [path]
         # `DIR/**` says "everything below DIR" (a recursive read or delete); only a
         # shell glob is expanded the way bash would
-        if _GLOB_CHARS.search(path.removesuffix("/**")):
+        pattern = path.removesuffix("/**")
+        if "*" in pattern or "?" in pattern or "[" in pattern:  # (`_GLOB_CHARS`)
             globbed = _glob(path, budget, known)
             if globbed is None:
                 # the pattern cannot be expanded here: where it leads is not known

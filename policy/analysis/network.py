@@ -12,7 +12,6 @@ from __future__ import annotations
 import ipaddress
 import posixpath
 import re
-import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 
@@ -138,6 +137,8 @@ def canonical_host(host: str) -> str:
     if "%" in text and not text.startswith("["):
         text = urllib.parse.unquote(text)
     if not text.isascii():
+        import unicodedata  # (a C module loaded for the names that need it)
+
         text = unicodedata.normalize("NFKC", text).translate(_DOTS)
     text = text.lower()
     if text.startswith("["):

@@ -209,8 +209,8 @@ _MENTIONED = LazyPattern(r"(?:^|[=@:,\s'\"])((?:~|/)[^\s'\",;]*)")
 def _mentioned_paths(value: str) -> list[str]:
     """Absolute and home paths inside an option's value (`Include /x`, `@/x`,
     `file:///x`), as a program that parses the value would find them."""
-    if not value or _shell._UNKNOWN in value:
-        return []
+    if not value or _shell._UNKNOWN in value or ("/" not in value and "~" not in value):
+        return []  # (every path `_MENTIONED` finds begins with one of them)
     found = [m[1] for m in _MENTIONED.finditer(value)]
     return [p.removeprefix("//") if p.startswith("///") else p for p in found if len(p) > 1]
 
@@ -1641,12 +1641,21 @@ _INLINE = {
 }
 
 
-#: An interpreter named with its version (`python3.12`, `lua5.4`, `php8.2`, `ruby3.1`).
-_VERSIONED = LazyPattern(
-    r"^(python|pypy|perl|ruby|php|lua|luajit|node|nodejs|tclsh|wish|pwsh|jython|graalpy"
-    r"|ipython|julia|guile|racket|sbcl|erl|elixir|scala|kotlin|ghc|ghci|runghc|swift"
-    r"|crystal|raku|ocaml|octave|gnuplot|groovy|clojure|tcc)-?\d+(?:\.\d+)*$"
+#: The interpreters a name may give with their version (`python3.12`, `lua5.4`).
+_VERSIONED_NAMES = (
+    *("python", "pypy", "perl", "ruby", "php", "lua", "luajit", "node", "nodejs", "tclsh"),
+    *("wish", "pwsh", "jython", "graalpy", "ipython", "julia", "guile", "racket", "sbcl"),
+    *("erl", "elixir", "scala", "kotlin", "ghc", "ghci", "runghc", "swift", "crystal"),
+    *("raku", "ocaml", "octave", "gnuplot", "groovy", "clojure", "tcc"),
 )
+#: An interpreter named with its version (`python3.12`, `lua5.4`, `php8.2`, `ruby3.1`).
+_VERSIONED = LazyPattern(rf"^({'|'.join(_VERSIONED_NAMES)})-?\d+(?:\.\d+)*$")
+
+
+def _versioned(name: str) -> re.Match[str] | None:
+    """`_VERSIONED.match(name)`, asked only of a name that begins as one of them (every
+    command's name is asked: most are none, and need no pattern compiled to say so)."""
+    return _VERSIONED.match(name) if name.startswith(_VERSIONED_NAMES) else None
 
 
 def language_of(name: str) -> str:
@@ -1654,7 +1663,7 @@ def language_of(name: str) -> str:
     found = INTERPRETERS.get(name)
     if found:
         return found
-    versioned = _VERSIONED.match(name)
+    versioned = _versioned(name)
     return INTERPRETERS.get(versioned[1], "") if versioned else ""
 
 
@@ -1680,7 +1689,7 @@ def _runner_options(name: str) -> tuple[frozenset[str], frozenset[str], frozense
 
 
 def _base_name(name: str) -> str:
-    versioned = _VERSIONED.match(name)
+    versioned = _versioned(name)
     return versioned[1] if versioned else name
 
 
@@ -3184,10 +3193,12 @@ for _interpreter_name in INTERPRETERS:
     HANDLERS[_interpreter_name] = _interpreter
 
 
-_FAMILIES: tuple[tuple[re.Pattern[str] | LazyPattern, Callable[[Facts], None]], ...] = (
-    (_VERSIONED, _interpreter),
-    (re.compile(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
-    (re.compile(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
+#: Programs known by the shape of their name: what every such name begins with, the
+#: pattern it matches, and the function that knows them.
+_FAMILIES: tuple[tuple[tuple[str, ...], LazyPattern, Callable[[Facts], None]], ...] = (
+    (_VERSIONED_NAMES, _VERSIONED, _interpreter),
+    (("pip",), LazyPattern(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
+    (("mkfs", "mke2fs", "mkswap"), LazyPattern(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
 )
 
 
@@ -3195,8 +3206,8 @@ def handler_for(name: str) -> Callable[[Facts], None] | None:
     """The function that knows program `name`, or None."""
     found = HANDLERS.get(name)
     if found is None:
-        for pattern, family in _FAMILIES:
-            if pattern.match(name):
+        for starts, pattern, family in _FAMILIES:
+            if name.startswith(starts) and pattern.match(name):
                 return family
     return found
 
@@ -3519,8 +3530,8 @@ def _fetches_code(cmd: _shell.SimpleCommand, subcommand: str) -> bool:
     git+https://...`, `uv pip install URL`, `uvx --from git+...`, `npm exec github:x/y`,
     `deno run https://...`): code from the network that runs here."""
     words_ = [a for a in cmd.argv if _shell._UNKNOWN not in a]
-    if not any(_shell.REMOTE_SPEC.search(w.split("=", 1)[-1]) for w in words_[1:]):
-        return _shell.REMOTE_SPEC.search(cmd.argv[0]) is not None if cmd.argv else False
+    if not any(_shell.remote_spec(w.split("=", 1)[-1]) for w in words_[1:]):
+        return _shell.remote_spec(cmd.argv[0]) if cmd.argv else False
     if cmd.name in ("git", "hg", "svn"):
         return False  # a remote is named, nothing is installed
     operands = [a for a in cmd.args if not a.startswith("-")]
@@ -3543,6 +3554,24 @@ _COMMAND_OPTION = LazyPattern(
     r"|on-[\w-]+|shell-escape)$",
     re.IGNORECASE,
 )
+#: What every match of `_COMMAND_OPTION` holds, lower-cased (for ASCII text its
+#: `IGNORECASE` folds only ASCII letters).
+_COMMAND_OPTION_WORDS = (
+    *("exec", "command", "cmd", "hook", "shell", "script", "run", "program", "pager"),
+    *("editor", "rsh", "wrapper", "askpass", "helper", "on-"),
+)
+
+
+def _command_option(option: str) -> bool:
+    """`_COMMAND_OPTION.match(option)`, its pattern compiled only for an option that
+    may match: every option of every command is asked, and most (`-la`) cannot."""
+    if not option.startswith("-"):
+        return False
+    if option.isascii():
+        lowered = option.lower()
+        if not any(word in lowered for word in _COMMAND_OPTION_WORDS):
+            return False
+    return _COMMAND_OPTION.match(option) is not None
 #: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.
 _CODE_CALL = LazyPattern(
     r"\b(?:system|exec|execute|popen|spawn|os\.execute|io\.popen|execSync|esyscmd|syscmd"
@@ -3641,9 +3670,9 @@ def _command_arguments(f: Facts) -> None:
     args = [a for a in f.cmd.args if _shell._UNKNOWN not in a]
     for position, arg in enumerate(args):
         option, equals, value = arg.partition("=")
-        if not equals and _COMMAND_OPTION.match(arg) and position + 1 < len(args):
+        if not equals and _command_option(arg) and position + 1 < len(args):
             option, value = arg, args[position + 1]
-        if value and _COMMAND_OPTION.match(option) and (" " in value or value.startswith("/")):
+        if value and _command_option(option) and (" " in value or value.startswith("/")):
             f.scripts.append(value.lstrip("!"))
         text = value.strip() if equals else arg.strip()
         if text.startswith(("!", "\\!")) and len(text) > 2 and not text.startswith("!="):
@@ -3858,7 +3887,7 @@ def facts_of(cmd: _shell.SimpleCommand, home: str) -> Facts:
         facts.downloaded = True  # a package from a URL or a repository: its code runs
     if cmd.dynamic and not cmd.name:
         facts.hide("the program is named by a variable or a substitution")
-    if re.search(r"[*?\[]", cmd.name):
+    if "*" in cmd.name or "?" in cmd.name or "[" in cmd.name:
         facts.hide(f"the program is named by a pattern ({cmd.name}) the shell expands")
     if len(cmd.wrappers) >= 16:
         facts.hide("wrapped in more programs than the policy follows")

@@ -24,6 +24,7 @@ Recall is exact or absent:
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,7 +53,7 @@ LIMIT = 1024
 #: Strings longer than this are kept as their digest.
 _SHORT = 64
 
-_TILDE_USER = re.compile(rb'"~[^/"]')
+_TILDE_USER = functools.cache(lambda: re.compile(rb'"~[^/"]'))  # (compiled when a `"~` comes)
 
 _PLAIN_MAPS = (dict, FrozenDict, CelMap)
 _PLAIN_LISTS = (list, tuple, CelList)
@@ -209,7 +210,7 @@ def _digest(name: str, value: Any) -> bytes | None:
         else:
             # A string `~name...`: where it points is the account database's to say
             # (a path function normalising it asks), which no key holds.
-            if b'"~' not in serialised or not _TILDE_USER.search(serialised):
+            if b'"~' not in serialised or not _TILDE_USER().search(serialised):
                 digest = blake2b(b"j" + serialised, digest_size=16).digest()
     if frozen:
         _digests.last[name] = (value, digest)

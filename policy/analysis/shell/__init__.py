@@ -87,6 +87,7 @@ from policy.analysis.shell.wrappers import _shell_script as _shell_script
 from policy.analysis.shell.wrappers import acting_variable as acting_variable
 from policy.analysis.shell.wrappers import find_found as find_found
 from policy.analysis.shell.wrappers import find_starts as find_starts
+from policy.analysis.shell.wrappers import remote_spec as remote_spec
 from policy.analysis.shell.wrappers import shell_script_at as shell_script_at
 
 __all__ = [

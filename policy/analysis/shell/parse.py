@@ -8,8 +8,10 @@ how a parse error is reported.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from policy.analysis.shell.limits import (
@@ -26,12 +28,19 @@ from policy.analysis.shell.limits import (
     _TooComplex,
 )
 
+
+def _lazy_bytes(pattern: bytes) -> Callable[[], re.Pattern[bytes]]:
+    """`pattern` compiled on first use: most lines hold no `{`, no long pipeline and
+    no here-document, and a one-event hook need not compile what it never searches."""
+    return functools.cache(lambda: re.compile(pattern))
+
+
 # A `{` where a word starts: bash reads `{rm,-rf,/}` as a word, tree-sitter as a group.
-_BRACE_WORD = re.compile(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
+_BRACE_WORD = _lazy_bytes(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
 
 # An operator that starts a here-document (not a here-string).
-_HEREDOC_OPERATOR = re.compile(rb"(?<!<)<<(?!<)")
-_PIPE = re.compile(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
+_HEREDOC_OPERATOR = _lazy_bytes(rb"(?<!<)<<(?!<)")
+_PIPE = _lazy_bytes(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
 _MAX_HEREDOC_COST = 50_000_000  # sum over lines of (expansions on the line) squared
 _MAX_REWRITES = 4096  # places one rewrite of the source may change
 
@@ -86,11 +95,11 @@ def _parse(source: bytes, walker: _Meter, nested: bool) -> tuple[Any, bytes]:
     (`` `a` `b` `` read as one substitution, `` `a \\`b\\`` `` with b unseen).
     Returns the tree and the source it was parsed from. The parse steps are charged
     to `walker`; `nested`: a script inside the line (`bash -c`, `eval`, `$(...)`)."""
-    if source.count(b"|") > MAX_PIPES and len(_PIPE.findall(source)) > MAX_PIPES:
+    if source.count(b"|") > MAX_PIPES and len(_PIPE().findall(source)) > MAX_PIPES:
         # No progress callback fires while tree-sitter recovers from an error in a
         # long pipeline, and that recovery is quadratic in the pipeline's length.
         raise _TooComplex("analysis.max_pipes", f"more than {MAX_PIPES} pipes in one script")
-    if _HEREDOC_OPERATOR.search(source) and source.count(b"$") ** 2 > _MAX_HEREDOC_COST:
+    if source.count(b"$") ** 2 > _MAX_HEREDOC_COST and _HEREDOC_OPERATOR().search(source):
         # tree-sitter-bash reads a here-document line in time quadratic in its expansions.
         cost = sum(line.count(b"$") ** 2 for line in source.split(b"\n"))
         if cost > _MAX_HEREDOC_COST:
@@ -133,7 +142,7 @@ def _shape_cost(source: bytes, nested: bool) -> int:
     if source.count(b"`") > 1:
         cost += sum(line.count(b"`") ** 2 for line in source.split(b"\n")) // _BACKQUOTE_COST
     if nested and source.count(b"|") > 32:
-        pipes = len(_PIPE.findall(source))
+        pipes = len(_PIPE().findall(source))
         cost += pipes * pipes // _PIPE_COST
     return cost
 
@@ -192,7 +201,7 @@ def _brace_edits(root: Any, source: bytes) -> list[tuple[int, int, bytes]]:
     if b"{" not in source:
         return []
     edits: list[tuple[int, int, bytes]] = []
-    for count, match in enumerate(_BRACE_WORD.finditer(source)):
+    for count, match in enumerate(_BRACE_WORD().finditer(source)):
         if count >= _MAX_REWRITES:
             break
         token = root.descendant_for_byte_range(match.start(), match.start() + 1)

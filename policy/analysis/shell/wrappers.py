@@ -248,11 +248,17 @@ _LEADING_OPERAND = frozenset(
     {"timeout", "chrt", "taskset", "chroot", "faketime", "logsave", "setuidgid", "envuidgid"}
 )
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_ENV_ASSIGNMENT = re.compile(r"[^=\s/-][^=\s/]*=")
+_ASSIGNMENT = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_ASSIGNMENT = LazyPattern(r"[^=\s/-][^=\s/]*=")
 
 #: A package named by where it is fetched from, not by a registry name.
 REMOTE_SPEC = LazyPattern(r"://|^git\+|^(?:github|gitlab|bitbucket|gist):|@\s*https?:")
+
+
+def remote_spec(text: str) -> bool:
+    """`REMOTE_SPEC.search(text)`, asked only of a text that holds a `:` or begins
+    `git+` (every match does): most words are neither, and need no pattern compiled."""
+    return (":" in text or text.startswith("git+")) and REMOTE_SPEC.search(text) is not None
 _WRAPPER_OUTPUT = LazyPattern(
     r"^--?(?:o|output|log-?file|logfile|xml-file|output-file|log-socket-file)(?:=|$)"
 )
@@ -320,7 +326,7 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
         wrapper = posixpath.basename(words[0])
         if wrapper not in _WRAPPERS and wrapper.isupper() and wrapper.lower() in _WRAPPERS:
             wrapper = wrapper.lower()  # case-insensitive file systems run XARGS as xargs
-        elif _LOADER.match(wrapper):
+        elif wrapper.startswith("ld") and _LOADER.match(wrapper):
             wrapper = "ld.so"
         runner = _RUNNERS.get((wrapper, words[1] if len(words) > 1 else ""))
         if runner is not None:
@@ -329,7 +335,7 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
             fetches += [
                 (wrapper, spec)
                 for spec in (o.split("=", 1)[-1] for o in own_options)
-                if not isinstance(spec, _Unknown) and REMOTE_SPEC.search(spec)
+                if not isinstance(spec, _Unknown) and remote_spec(spec)
             ]
             if not rest:
                 return _Unwrapped(
@@ -448,11 +454,12 @@ def _unwrap_words(words: list[str]) -> _Unwrapped:
     )
 
 
-def _leading(words: list[str], pattern: re.Pattern[str]) -> int:
-    """How many words at the start of `words` `pattern` matches (`A=1 B=2 cmd`: 2)."""
+def _leading(words: list[str], pattern: LazyPattern) -> int:
+    """How many words at the start of `words` `pattern` (an assignment's, which holds
+    `=`) matches (`A=1 B=2 cmd`: 2)."""
     count = 0
     for word in words:
-        if not pattern.match(word):
+        if "=" not in word or not pattern.match(word):
             break
         count += 1
     return count
