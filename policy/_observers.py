@@ -8,7 +8,6 @@ must not be able to slow the agent down by being slow.
 
 from __future__ import annotations
 
-import queue
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,8 @@ from policy._logger import logger
 from policy.chain import Registration
 
 if TYPE_CHECKING:
+    import queue
+
     from policy.model.payloads import Event
 
 __all__ = ["ObserverDispatcher"]
@@ -32,7 +33,10 @@ class ObserverDispatcher:
     def __init__(self, invoker: Invoker, budget: float, queue_size: int) -> None:
         self._invoker = invoker
         self._budget = budget
-        self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
+        self._size = queue_size
+        #: Made with the thread, at the first event (a one-event hook emits none for a
+        #: tool call, and need not import `queue`).
+        self._queue: queue.Queue[Any] | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -43,8 +47,11 @@ class ObserverDispatcher:
         """Queue `event` for `entries`; never blocks, never raises."""
         if not entries or self._closed:
             return
-        if self._thread is None:
+        if self._queue is None:
             self._start()
+        import queue
+
+        assert self._queue is not None
         try:
             self._queue.put_nowait((entries, event))
         except queue.Full:
@@ -55,14 +62,18 @@ class ObserverDispatcher:
                 log.warning("observer queue full: %d events dropped so far", dropped)
 
     def _start(self) -> None:
+        import queue
+
         with self._lock:
             if self._thread is None:
+                self._queue = queue.Queue(maxsize=self._size)
                 self._thread = threading.Thread(
                     target=self._run, name="policy-observers", daemon=True
                 )
                 self._thread.start()
 
     def _run(self) -> None:
+        assert self._queue is not None
         while True:
             item = self._queue.get()
             if item is _STOP:
@@ -85,11 +96,13 @@ class ObserverDispatcher:
     def close(self, timeout: float = 2.0) -> None:
         """Deliver what is queued (up to `timeout`), then stop."""
         self._closed = True
-        thread = self._thread
-        if thread is None:
+        thread, events = self._thread, self._queue
+        if thread is None or events is None:
             return
+        import queue
+
         try:
-            self._queue.put(_STOP, timeout=timeout)
+            events.put(_STOP, timeout=timeout)
         except queue.Full:
             return
         thread.join(timeout)

@@ -409,10 +409,13 @@ def test_a_tool_call_loads_nothing_only_other_points_or_the_verifier_use(tmp_pat
     # written by policy._json_bytes), `dataclasses`, which brings `inspect`, `ast`,
     # `dis` and `tokenize` (hookpolicy's dataclasses are made without it), and
     # OpenSSL's digests (the interpreter's own give the same, policy._hashes), nor
-    # `datetime` (a record's stamp is written from `time`) or shlex
+    # `datetime` (a record's stamp is written from `time`) or shlex; nor what only a
+    # request to the service (`_socket`, `struct`), an event for observers (`queue`),
+    # a hex or base64 decoder on the line (`binascii`) or a host name outside ASCII
+    # (`unicodedata`) uses
     libraries = (
         *("orjson", "dataclasses", "inspect", "ast", "uuid", "json", "hashlib", "hmac"),
-        *("datetime", "shlex"),
+        *("datetime", "shlex", "_socket", "struct", "queue", "binascii", "unicodedata"),
     )
     assert sorted(m for m in libraries if m in modules) == []
 

@@ -12,7 +12,6 @@ consumer stays unknown.
 
 from __future__ import annotations
 
-import binascii
 import posixpath
 import re
 from collections.abc import Sequence
@@ -103,6 +102,8 @@ def _run(stage: SimpleCommand, given: str | None) -> str | None:
     if name in ("base64", "base32") and any(a in ("-d", "--decode", "-D") for a in args):
         return _decode(name, given)
     if name == "xxd" and "-r" in args and any(a in ("-p", "-ps", "-plain") for a in args):
+        import binascii  # (here: only a line that decodes hex gets here)
+
         try:
             return binascii.unhexlify(re.sub(r"\s+", "", given)).decode("utf-8", "replace")
         except (binascii.Error, ValueError):
@@ -116,6 +117,7 @@ def _run(stage: SimpleCommand, given: str | None) -> str | None:
 
 def _decode(name: str, text: str) -> str | None:
     import base64  # (here: only a line that decodes base64 or base32 gets here)
+    import binascii
 
     data = re.sub(r"\s+", "", text)
     try:

@@ -14,14 +14,14 @@ The thin client of `policy serve` (started per tool call) sends its events throu
 here, so the module imports nothing its start cannot afford: the socket is the
 interpreter's own `_socket` (`socket` adds `enum`, `selectors` and more; it is
 imported for TCP only), JSON goes through `policy._plain_json`, and the few
-characters a header may not hold are %-escaped here.
+characters a header may not hold are %-escaped here. `_socket` and `struct` are
+imported when a request is made: a standalone hook imports this module to learn
+that no service is configured, and connects to nothing.
 """
 
 from __future__ import annotations
 
-import _socket
 import os
-import struct
 import time
 
 from policy._plain_json import dumps, loads
@@ -120,6 +120,8 @@ class ServiceClient:
     def _connect_unix(self, timeout: float) -> socket:
         """Connected to the socket; a service restarting (no socket file yet, or nobody
         accepting) is given `restart_grace` seconds, within `timeout`, to come back."""
+        import _socket
+
         ends = time.monotonic() + min(self.restart_grace, timeout)
         delay = 0.02
         while True:
@@ -146,6 +148,9 @@ class ServiceClient:
 
     def _check_peer(self, sock: socket) -> None:
         """The process that accepted us runs as `owner_uid` (SO_PEERCRED)."""
+        import _socket
+        import struct
+
         if not hasattr(_socket, "SO_PEERCRED"):
             raise ServiceRefused(
                 f"cannot check who serves {self.address}: this platform has no SO_PEERCRED "

@@ -55,7 +55,6 @@ without importing the compiler, pydantic or the schema.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -472,6 +471,8 @@ def _rebuild(entry: dict[str, Any], engine: CelEngine, aliases: AliasTable) -> L
 
 
 def _gate_entry(gate: ApprovalGate) -> dict[str, Any]:
+    import math  # (writing an entry: a start that reads one needs none of it)
+
     if gate.timeout is not None and not math.isfinite(gate.timeout):
         # (JSON has no infinity: read back as null, it would be the engine's default)
         raise _Uncacheable(f"{gate.source}: a timeout that is not finite")
