@@ -40,7 +40,6 @@ from policy._lazy_dataclass import dataclass, field, fields, replace
 from policy.analysis import git, literal, programs, readonly
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
-from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
 from policy.analysis.viewer import may_list, may_search
 
@@ -700,9 +699,6 @@ def _written_by_redirect(f: Facts) -> list[str]:
     return [p for p in f.writes if not is_unknown(p)][:1] if targets else []
 
 
-_GLOB_CHARS = LazyPattern(r"[*?\[]")
-
-
 #: Directory entries read and path components looked up on disk for one call (globs
 #: and symbolic links); past it a path is unknown (`?/...`), never guessed.
 _MAX_DISK_LOOKUPS = 20_000
@@ -847,7 +843,7 @@ def resolve_all(
         # `DIR/**` says "everything below DIR" (a recursive read or delete); only a
         # shell glob is expanded the way bash would
         pattern = path.removesuffix("/**")
-        if "*" in pattern or "?" in pattern or "[" in pattern:  # (`_GLOB_CHARS`)
+        if "*" in pattern or "?" in pattern or "[" in pattern:  # (a glob's characters)
             globbed = _glob(path, budget, known)
             if globbed is None:
                 # the pattern cannot be expanded here: where it leads is not known

@@ -3572,6 +3572,8 @@ def _command_option(option: str) -> bool:
         if not any(word in lowered for word in _COMMAND_OPTION_WORDS):
             return False
     return _COMMAND_OPTION.match(option) is not None
+
+
 #: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.
 _CODE_CALL = LazyPattern(
     r"\b(?:system|exec|execute|popen|spawn|os\.execute|io\.popen|execSync|esyscmd|syscmd"
