@@ -49,11 +49,13 @@ class ObserverDispatcher:
             return
         if self._queue is None:
             self._start()
+        events = self._queue
+        if events is None:  # (closed meanwhile: nobody would deliver it)
+            return
         import queue
 
-        assert self._queue is not None
         try:
-            self._queue.put_nowait((entries, event))
+            events.put_nowait((entries, event))
         except queue.Full:
             with self._lock:
                 self.dropped += 1
@@ -65,7 +67,8 @@ class ObserverDispatcher:
         import queue
 
         with self._lock:
-            if self._thread is None:
+            # (under the lock `close` takes: it finds no thread, or a started one)
+            if self._thread is None and not self._closed:
                 self._queue = queue.Queue(maxsize=self._size)
                 self._thread = threading.Thread(
                     target=self._run, name="policy-observers", daemon=True
@@ -95,8 +98,9 @@ class ObserverDispatcher:
 
     def close(self, timeout: float = 2.0) -> None:
         """Deliver what is queued (up to `timeout`), then stop."""
-        self._closed = True
-        thread, events = self._thread, self._queue
+        with self._lock:
+            self._closed = True
+            thread, events = self._thread, self._queue
         if thread is None or events is None:
             return
         import queue

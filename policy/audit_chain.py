@@ -58,8 +58,8 @@ def sealed_hash(line: bytes) -> str | None:
     """The hash a sealed record `line` ends with (before a last newline, if any), or
     None when it does not end so: what `policy.audit_verify._SUFFIX` finds,
     sliced rather than searched, since every one-event hook reads its log's last line
-    and need not compile a pattern for it (tests/test_audit_chain.py holds the two
-    alike)."""
+    and need not compile a pattern for it (tests/test_pattern_guards.py holds the
+    two alike)."""
     end = len(line) - 1 if line.endswith(b"\n") else len(line)
     start = end - _SEALED_END
     if start < 0 or line[start : start + len(_HASH_KEY)] != _HASH_KEY:

@@ -156,6 +156,14 @@ def forget_last_call() -> None:
     since (a link made while a person was asked, a config planted by a process the
     last call started)."""
     _local.last = None
+    _local.decision = getattr(_local, "decision", 0) + 1
+
+
+def decision_number() -> int:
+    """How many decisions this thread has started (`forget_last_call`): what tells the
+    next decision of the same call object from the next pack of the same decision."""
+    number: int = getattr(_local, "decision", 0)
+    return number
 
 
 def facts_of(call: Any, context: FactsContext) -> CallFacts:

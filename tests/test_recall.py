@@ -174,6 +174,10 @@ def test_a_long_lived_process_keys_a_call_from_its_second_time(
     recall.forget()
     assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
     assert (len(keys), evaluations.count) == (2, 5)
+    # one call object decided again (a library's caller keeping it) is a call seen before
+    kept = bash("git push --force origin main")
+    assert [engine.before_tool(kept).action for _ in range(3)] == [Action.DENY_TOOL] * 3
+    assert (len(keys), evaluations.count) == (4, 7)
 
 
 def test_a_call_is_new_once_for_all_the_packs_deciding_it(long_lived: None) -> None:

@@ -306,3 +306,53 @@ def test_a_coroutine_that_answers_after_its_cancellation_is_still_a_timeout(
     answer = asyncio.run(main())
     assert not answer.approved
     assert answer.reason == "tool approval hook 'stubborn' timed out after 100 ms"
+
+
+def test_closing_while_the_first_event_comes_leaves_no_thread_and_raises_nothing() -> None:
+    """The first event starts the observers' thread (and makes its queue); a close on
+    another thread at that moment saw a thread not yet started and failed to join it
+    (`RuntimeError`), or returned before an emit that had passed its check started a
+    thread nobody would stop."""
+    from policy._observers import ObserverDispatcher
+
+    class _Invoker:
+        def run(self, item: object) -> tuple[None, None]:
+            return None, None
+
+    class _Registration:
+        name, timeout_ms = "observer", None
+
+    class _Event:
+        kind = "event"
+
+    entries = ((_Registration(), None, False),)
+    failures: list[BaseException] = []
+    for _ in range(300):
+        dispatcher = ObserverDispatcher(_Invoker(), 1.0, 16)  # type: ignore[arg-type]
+        ready = threading.Barrier(3)
+
+        def emit(dispatcher: ObserverDispatcher = dispatcher, ready: threading.Barrier = ready) -> None:
+            ready.wait()
+            try:
+                dispatcher.emit(entries, _Event())  # type: ignore[arg-type]
+            except BaseException as exc:  # (counted, not raised)
+                failures.append(exc)
+
+        def close(dispatcher: ObserverDispatcher = dispatcher, ready: threading.Barrier = ready) -> None:
+            ready.wait()
+            try:
+                dispatcher.close(5)
+            except BaseException as exc:  # (counted, not raised)
+                failures.append(exc)
+
+        threads = [threading.Thread(target=emit), threading.Thread(target=close)]
+        for thread in threads:
+            thread.start()
+        ready.wait()
+        for thread in threads:
+            thread.join(10)
+        started = dispatcher._thread
+        if started is not None:
+            started.join(5)
+            assert not started.is_alive()
+    assert failures == []

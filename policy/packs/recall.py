@@ -34,6 +34,7 @@ from typing import Any, Protocol, cast
 from policy._hashes import blake2b
 from policy._json_bytes import dumps, loads
 from policy.analysis.environ import home_variable
+from policy.facts import decision_number
 from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
@@ -77,7 +78,7 @@ class _FirstTime(threading.local):
     """`first_time`'s answer for the call this thread's packs are deciding."""
 
     def __init__(self) -> None:
-        self.of: tuple[Any, Any, str] = (None, None, "")
+        self.of: tuple[Any, Any, str, int] = (None, None, "", -1)
         self.first = False
 
 
@@ -92,7 +93,8 @@ SEEN_LIMIT = 4096
 
 def first_time(point: str, subject: Any, payload: Any) -> bool:
     """Whether this process has not decided this tool call before (the same point,
-    tool, working directory and arguments), answered once a call for all its packs.
+    tool, working directory and arguments), answered once a decision for all its packs
+    (the same call object decided again is a call seen before).
 
     Only a guess at whether a recalled answer can exist, never part of one: a call
     taken for new is evaluated (what a recalled answer holds), and one taken for
@@ -100,7 +102,8 @@ def first_time(point: str, subject: Any, payload: Any) -> bool:
     hash, are always taken for seen."""
     state = _first
     of = state.of
-    if of[0] is subject and of[1] is payload and of[2] == point:
+    decision = decision_number()
+    if of[0] is subject and of[1] is payload and of[2] == point and of[3] == decision:
         return state.first
     first = False
     if payload is subject:
@@ -114,7 +117,7 @@ def first_time(point: str, subject: Any, payload: Any) -> bool:
             if len(_seen) >= SEEN_LIMIT:
                 _seen.clear()  # (one call, safe while another thread reads)
             _seen[seen] = None
-    state.of = (subject, payload, point)
+    state.of = (subject, payload, point, decision)
     state.first = first
     return first
 
