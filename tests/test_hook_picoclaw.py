@@ -387,3 +387,36 @@ def test_a_hook_ended_by_a_signal_expires_what_it_waited_on(tmp_path: Path) -> N
     assert store.get(waiting.id).state == "expired"
     log = (tmp_path / "decisions.log").read_text()
     assert f"approval request {waiting.id} abandoned: policy hook ended by SIGTERM" in log
+
+
+def test_a_decision_held_up_is_refused_before_picoclaw_would_skip_the_hook(tmp_path: Path) -> None:
+    """PicoClaw skips an interceptor that answers after its timeout (5 s by default),
+    and the call then runs unguarded. A decision held up — here, another process holds
+    the decision log's lock, as any process of the user's may — is refused at the
+    hook's deadline (`min(--deadline, 4 s)`); its own answer, when the lock is let go,
+    is not written after the refusal."""
+    import fcntl
+    import queue
+    import threading
+
+    log = tmp_path / "decisions.jsonl"
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"packs: [{RULES}]\ndata_dir: {tmp_path / 'data'}\naudit_path: {log}\n")
+    running = Hook("--config", str(config), "--deadline", "1")
+    running.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool"]})
+    assert running.call(2, "hook.before_tool", tool("exec", command="ls"))["result"]["action"] == "continue"
+    answers: queue.Queue[bytes] = queue.Queue()
+    with log.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        started = time.monotonic()
+        running.send(request(3, "hook.before_tool", tool("exec", command="rm -rf ~")))
+        threading.Thread(target=lambda: answers.put(running.read()), daemon=True).start()
+        refused = orjson.loads(answers.get(timeout=30))  # (none at all: the test fails)
+        waited = time.monotonic() - started
+    assert refused["id"] == 3 and refused["result"]["action"] == "deny_tool"
+    assert "no answer within 1 s" in refused["result"]["reason"]
+    assert waited < 5.0  # (before PicoClaw's default interceptor timeout)
+    # the lock let go: the held decision finishes, unwritten; the next call is answered
+    after = running.call(4, "hook.before_tool", tool("exec", command="ls"))
+    assert after["id"] == 4 and after["result"]["action"] == "continue"
+    assert running.close() == 0

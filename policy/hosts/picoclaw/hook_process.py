@@ -9,7 +9,12 @@ of order, as PicoClaw allows.
 
 Fail closed: PicoClaw skips an interceptor that errors or times out, so interceptors
 always get a result — deny_tool or abort_turn naming the error when deciding fails,
-including when the packs did not load at start — never a JSON-RPC error. Lines that
+including when the packs did not load at start — never a JSON-RPC error — and get it
+in time: a watchdog answers each interceptor request with that refusal at
+`min(--deadline, 4 s)` unless its decision did first (PicoClaw's interceptor timeout is
+5 s by default; past it the call runs unguarded). A decision held up — a decision log
+whose lock another process holds, a locked state store, a hosted hook that hangs —
+is refused, never skipped. Lines that
 are not JSON get a -32700 error with id null; unknown methods -32601. EOF on stdin
 withdraws the approval requests still waiting and ends the process.
 
@@ -22,6 +27,7 @@ approve_tool decides the call.
 from __future__ import annotations
 
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +36,13 @@ import orjson
 from policy.hosts._hook_process import (
     EngineSlot,
     Output,
+    Reply,
+    Watchdog,
     abandon_approvals,
     end_process,
     failed_closed,
     lines,
+    no_answer_within,
     on_signal,
 )
 from policy.hosts.picoclaw import wire
@@ -63,6 +72,12 @@ _FAILED: dict[str, dict[str, Any]] = {
     for spec in POINTS.values()
     if spec.picoclaw
 }
+#: The requests PicoClaw skips the hook for when they are not answered within its
+#: interceptor timeout (`approve_tool` is denied at its own; notifications get no answer).
+_WATCHED = frozenset(method for method in _FAILED if method != "hook.approve_tool")
+#: The latest a watched request is answered: under PicoClaw's default interceptor
+#: timeout (5 s), whatever `--deadline` says (a shorter one is taken as given).
+_BUDGET = 4.0
 
 
 class _UnknownMethod(Exception):
@@ -76,6 +91,8 @@ class _Server:
         self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
         self._modes: set[str] = set()
         self._ledger = Ledger()
+        self._deadline = max(0.0, min(float(getattr(args, "deadline", _BUDGET)), _BUDGET))
+        self._watchdog: Watchdog | None = None
 
     # ------------------------------------------------------------------ io
 
@@ -202,12 +219,22 @@ class _Server:
         if turn:  # the scope's fields are omitempty: an empty one is absent
             self._ledger.end_turn((agent, session, turn))
 
-    def handle(self, ident: Any, method: str, params: Any) -> None:
+    def handle(self, ident: Any, method: str, params: Any, reply: Reply | None = None) -> None:
+        """Answer the request (`reply`: the one answer it may get, when a watchdog may
+        give it first)."""
+
+        def give(message: dict[str, Any]) -> None:
+            if reply is None:
+                self.send(message)
+            else:
+                reply.give({"jsonrpc": "2.0", **message})
+
         try:
             result = self.answer(method, params)
         except _UnknownMethod:
             if ident is not None:
-                self.error(ident, _METHOD_NOT_FOUND, f"method not found: {method}")
+                missing = f"method not found: {method}"
+                give({"id": ident, "error": {"code": _METHOD_NOT_FOUND, "message": missing}})
             return
         except Exception as exc:  # noqa: BLE001 - a refusal, never a skipped hook
             reason = failed_closed(exc)
@@ -216,12 +243,28 @@ class _Server:
                 return
             refusal = _FAILED.get(method)
             if refusal is None:
-                self.error(ident, _INVALID_REQUEST, reason)
+                give({"id": ident, "error": {"code": _INVALID_REQUEST, "message": reason}})
             else:
-                self.send({"id": ident, "result": {**refusal, "reason": reason}})
+                give({"id": ident, "result": {**refusal, "reason": reason}})
             return
         if ident is not None:
-            self.send({"id": ident, "result": result})
+            give({"id": ident, "result": result})
+
+    def _watched(self, ident: Any, method: str) -> Reply:
+        """The one answer of an interceptor request: its refusal at the deadline unless
+        its decision came first."""
+        reply = Reply(self._out, ident)
+        reason = no_answer_within(self._deadline)
+        refusal = {"jsonrpc": "2.0", "id": ident, "result": {**_FAILED[method], "reason": reason}}
+
+        def refuse() -> None:
+            if reply.give(refusal):
+                sys.stderr.write(f"policy: {method} {ident!r}: {reason}\n")
+
+        if self._watchdog is None:
+            self._watchdog = Watchdog()
+        self._watchdog.watch(time.monotonic() + self._deadline, refuse)
+        return reply
 
     # ---------------------------------------------------------------- loop
 
@@ -256,6 +299,9 @@ class _Server:
                     self.handle(ident, method, message.get("params"))  # in order, first
                 elif method == "hook.approve_tool":
                     approvals.submit(self.handle, ident, method, message.get("params"))
+                elif method in _WATCHED and ident is not None:
+                    reply = self._watched(ident, method)
+                    pool.submit(self.handle, ident, method, message.get("params"), reply)
                 else:
                     pool.submit(self.handle, ident, method, message.get("params"))
             if self._slot.engine is not None:
