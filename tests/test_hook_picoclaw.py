@@ -420,3 +420,27 @@ def test_a_decision_held_up_is_refused_before_picoclaw_would_skip_the_hook(tmp_p
     after = running.call(4, "hook.before_tool", tool("exec", command="ls"))
     assert after["id"] == 4 and after["result"]["action"] == "continue"
     assert running.close() == 0
+
+
+def test_the_watchdog_fires_what_is_due_first_and_never_what_was_cancelled() -> None:
+    """The watchdog's thread sleeps until its first deadline and is woken only by a
+    watch due before it; the watches cancelled meanwhile (a request answered in time,
+    as nearly all are) are dropped, never fired."""
+    import threading
+
+    from policy.hosts._watchdog import Watchdog
+
+    dog = Watchdog()
+    fired: list[str] = []
+    soon, late = threading.Event(), threading.Event()
+    start = time.monotonic()
+    later = dog.watch(start + 30.0, lambda: (fired.append("later"), late.set()))
+    answered = [dog.watch(start + 0.2, lambda: fired.append("answered")) for _ in range(100)]
+    for watch in answered:
+        watch.cancel()
+    dog.watch(start + 0.05, lambda: (fired.append("sooner"), soon.set()))
+    assert soon.wait(10), "a watch due before the others waited for them"
+    dog.watch(time.monotonic(), lambda: (fired.append("now"), late.set()))
+    assert late.wait(10)
+    later.cancel()
+    assert fired == ["sooner", "now"]

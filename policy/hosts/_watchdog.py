@@ -35,7 +35,12 @@ class Watchdog:
     """Calls each watched function at its deadline unless it was cancelled first.
 
     One thread for every watch: a timer per request would cost a thread per call. The
-    thread is the process's to end (it never holds the exit, like a daemon thread).
+    thread is the process's to end (it never holds the exit, like a daemon thread). It
+    is woken only by a watch due before every other, and drops the cancelled ones at
+    the head of its heap without waiting for their deadlines: a long-running hook that
+    watches every request (each answered, and its watch cancelled, long before its
+    deadline) would otherwise wake it twice a request — on one core, two more thread
+    switches in every round trip.
     """
 
     def __init__(self) -> None:
@@ -54,8 +59,12 @@ class Watchdog:
         if deadline != deadline:  # NaN
             deadline = float("-inf")
         with self._lock:
-            heapq.heappush(self._heap, (deadline, next(self._order), watch))
-            if self._wake.locked():
+            heap = self._heap
+            # (the thread sleeps until the head's deadline, or for good when there is
+            # none: only a new first deadline needs it awake)
+            first = not heap or deadline < heap[0][0]
+            heapq.heappush(heap, (deadline, next(self._order), watch))
+            if first and self._wake.locked():
                 self._wake.release()
         return watch
 
@@ -64,6 +73,8 @@ class Watchdog:
             due: Watch | None = None
             with self._lock:
                 wait = -1.0  # nothing watched: until a watch is added
+                while self._heap and self._heap[0][2].cancelled:
+                    heapq.heappop(self._heap)  # (answered in time: nothing to wait for)
                 if self._heap:
                     wait = self._heap[0][0] - time.monotonic()
                     if wait <= 0:

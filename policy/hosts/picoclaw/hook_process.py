@@ -37,6 +37,7 @@ from policy.hosts._hook_process import (
     EngineSlot,
     Output,
     Reply,
+    Watch,
     Watchdog,
     abandon_approvals,
     end_process,
@@ -250,9 +251,9 @@ class _Server:
         if ident is not None:
             give({"id": ident, "result": result})
 
-    def _watched(self, ident: Any, method: str) -> Reply:
+    def _watched(self, ident: Any, method: str) -> tuple[Reply, Watch]:
         """The one answer of an interceptor request: its refusal at the deadline unless
-        its decision came first."""
+        its decision came first (then the watch is cancelled)."""
         reply = Reply(self._out, ident)
         reason = no_answer_within(self._deadline)
         refusal = {"jsonrpc": "2.0", "id": ident, "result": {**_FAILED[method], "reason": reason}}
@@ -263,8 +264,16 @@ class _Server:
 
         if self._watchdog is None:
             self._watchdog = Watchdog()
-        self._watchdog.watch(time.monotonic() + self._deadline, refuse)
-        return reply
+        return reply, self._watchdog.watch(time.monotonic() + self._deadline, refuse)
+
+    def _handle_watched(
+        self, ident: Any, method: str, params: Any, watched: tuple[Reply, Watch]
+    ) -> None:
+        reply, watch = watched
+        try:
+            self.handle(ident, method, params, reply)
+        finally:
+            watch.cancel()
 
     # ---------------------------------------------------------------- loop
 
@@ -300,8 +309,8 @@ class _Server:
                 elif method == "hook.approve_tool":
                     approvals.submit(self.handle, ident, method, message.get("params"))
                 elif method in _WATCHED and ident is not None:
-                    reply = self._watched(ident, method)
-                    pool.submit(self.handle, ident, method, message.get("params"), reply)
+                    watched = self._watched(ident, method)
+                    pool.submit(self._handle_watched, ident, method, message.get("params"), watched)
                 else:
                     pool.submit(self.handle, ident, method, message.get("params"))
             if self._slot.engine is not None:
