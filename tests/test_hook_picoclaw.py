@@ -444,3 +444,67 @@ def test_the_watchdog_fires_what_is_due_first_and_never_what_was_cancelled() -> 
     assert late.wait(10)
     later.cancel()
     assert fired == ["sooner", "now"]
+
+
+def test_a_request_whose_handling_failed_unanswered_is_refused_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watch of a request is cancelled only once an answer went out: a handling
+    that failed without answering (stderr gone, say) leaves it to the watchdog."""
+    import threading
+
+    from policy.hosts._hook_process import Output
+    from policy.hosts.picoclaw import hook_process as picoclaw_server
+
+    server = picoclaw_server._Server(
+        argparse.Namespace(config=None, packs=[str(RULES)], deadline=0.2)
+    )
+    written: list[bytes] = []
+    answered = threading.Event()
+
+    def write(self: Output, line: bytes) -> None:
+        written.append(line)
+        answered.set()
+
+    monkeypatch.setattr(Output, "write", write)
+
+    def fails(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("stderr is gone")
+
+    monkeypatch.setattr(server, "handle", fails)
+    watched = server._watched(7, "hook.before_tool")
+    with pytest.raises(RuntimeError):
+        server._handle_watched(7, "hook.before_tool", {}, watched)
+    assert answered.wait(10), "the request went unanswered"
+    (line,) = written
+    refusal = orjson.loads(line)
+    assert refusal["id"] == 7 and refusal["result"]["action"] == "deny_tool"
+
+
+def test_a_watchdog_s_note_never_waits_on_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watchdog that refused a request writes why on stderr through a thread of its
+    own: a stderr nobody reads must not hold the watchdog, whose every later deadline
+    depends on it (a refusal's note that blocked left later requests unanswered)."""
+    import threading
+
+    from policy.hosts import _watchdog
+
+    stuck, two = threading.Event(), threading.Event()
+    written: list[str] = []
+
+    def blocked(text: str) -> None:
+        stuck.wait(30)
+        written.append(text)
+        if len(written) >= 2:
+            two.set()
+
+    monkeypatch.setattr(_watchdog, "_report", blocked)
+    try:
+        started = time.monotonic()
+        for number in range(_watchdog._NOTES_MAX * 2):
+            _watchdog.note(f"note {number}\n")
+        assert time.monotonic() - started < 5  # (the caller never waited on the writer)
+    finally:
+        stuck.set()
+    assert two.wait(10)  # (written once stderr is read again; past the cap, dropped)
+    assert len(written) <= _watchdog._NOTES_MAX + 1

@@ -39,6 +39,7 @@ from policy.hosts._watchdog import (
     end_process,
     ended_by,
     no_answer_within,
+    note,
     on_signal,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "failed_closed",
     "lines",
     "no_answer_within",
+    "note",
     "on_signal",
     "read_settings",
     "with_packs",
@@ -107,6 +109,11 @@ class Reply:
         self.ident = ident
         self._lock = threading.Lock()
         self._done = False
+
+    @property
+    def given(self) -> bool:
+        """Whether an answer went out."""
+        return self._done
 
     def give(self, message: Any) -> bool:
         """Write `message` (None: an empty answer) unless an answer went out already;

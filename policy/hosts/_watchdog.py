@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, NoReturn
 
-__all__ = ["Watch", "Watchdog", "end_process", "ended_by", "no_answer_within", "on_signal"]
+__all__ = [
+    "Watch",
+    "Watchdog",
+    "end_process",
+    "ended_by",
+    "no_answer_within",
+    "note",
+    "on_signal",
+]
 
 
 def no_answer_within(seconds: float) -> str:
@@ -94,6 +102,41 @@ def _fire(watch: Watch) -> None:
         watch.fire()
     except Exception as exc:  # noqa: BLE001 - reported; the other watches must still fire
         _report(f"policy: a deadline's refusal failed: {type(exc).__name__}: {exc}\n")
+
+
+#: Notes waiting for stderr (`note`); past this many, new ones are dropped.
+_NOTES_MAX = 256
+_notes: list[str] = []
+_notes_lock = _thread.allocate_lock()
+_notes_waiting = _thread.allocate_lock()  # released: notes wait to be written
+_notes_waiting.acquire()
+_notes_writer: list[bool] = []  # (one entry once the writer's thread runs)
+
+
+def note(text: str) -> None:
+    """`text` written to stderr by a thread of its own, never by the caller: a
+    watchdog that refused a request must not then wait on a stderr nobody reads (a
+    host that stopped reading it, a decision log on it that filled the pipe), or every
+    later deadline would pass unanswered. Past `_NOTES_MAX` notes waiting, dropped."""
+    with _notes_lock:
+        if len(_notes) >= _NOTES_MAX:
+            return
+        _notes.append(text)
+        if not _notes_writer:
+            _notes_writer.append(True)
+            _thread.start_new_thread(_write_notes, ())
+        if _notes_waiting.locked():
+            _notes_waiting.release()
+
+
+def _write_notes() -> None:
+    while True:
+        _notes_waiting.acquire()
+        with _notes_lock:
+            waiting = _notes[:]
+            _notes.clear()
+        for text in waiting:
+            _report(text)
 
 
 def _report(text: str) -> None:

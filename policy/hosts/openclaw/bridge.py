@@ -40,6 +40,7 @@ from policy.hosts._hook_process import (
     failed_closed,
     lines,
     no_answer_within,
+    note,
 )
 from policy.hosts.openclaw import wire
 
@@ -138,7 +139,7 @@ class _Server:
 
         def refuse() -> None:
             if _give(reply, {"result": wire.refusal(reason)}):
-                sys.stderr.write(f"policy: hook_before {reply.ident!r}: {reason}\n")
+                note(f"policy: hook_before {reply.ident!r}: {reason}\n")
 
         self._watchdog.watch(time.monotonic() + self._deadline, refuse)
 

@@ -44,6 +44,7 @@ from policy.hosts._hook_process import (
     failed_closed,
     lines,
     no_answer_within,
+    note,
     on_signal,
 )
 from policy.hosts.picoclaw import wire
@@ -260,7 +261,7 @@ class _Server:
 
         def refuse() -> None:
             if reply.give(refusal):
-                sys.stderr.write(f"policy: {method} {ident!r}: {reason}\n")
+                note(f"policy: {method} {ident!r}: {reason}\n")
 
         if self._watchdog is None:
             self._watchdog = Watchdog()
@@ -270,9 +271,8 @@ class _Server:
         self, ident: Any, method: str, params: Any, watched: tuple[Reply, Watch]
     ) -> None:
         reply, watch = watched
-        try:
-            self.handle(ident, method, params, reply)
-        finally:
+        self.handle(ident, method, params, reply)
+        if reply.given:  # (unanswered, as when handling itself failed: the watch answers)
             watch.cancel()
 
     # ---------------------------------------------------------------- loop
