@@ -101,7 +101,7 @@ def _fire(watch: Watch) -> None:
     try:
         watch.fire()
     except Exception as exc:  # noqa: BLE001 - reported; the other watches must still fire
-        _report(f"policy: a deadline's refusal failed: {type(exc).__name__}: {exc}\n")
+        note(f"policy: a deadline's refusal failed: {type(exc).__name__}: {exc}\n")
 
 
 #: Notes waiting for stderr (`note`); past this many, new ones are dropped.
@@ -117,14 +117,19 @@ def note(text: str) -> None:
     """`text` written to stderr by a thread of its own, never by the caller: a
     watchdog that refused a request must not then wait on a stderr nobody reads (a
     host that stopped reading it, a decision log on it that filled the pipe), or every
-    later deadline would pass unanswered. Past `_NOTES_MAX` notes waiting, dropped."""
+    later deadline would pass unanswered. Past `_NOTES_MAX` notes waiting, dropped;
+    never raises."""
     with _notes_lock:
         if len(_notes) >= _NOTES_MAX:
             return
         _notes.append(text)
         if not _notes_writer:
+            try:
+                _thread.start_new_thread(_write_notes, ())
+            except RuntimeError:  # (no thread to be had: the note is dropped, never raised)
+                _notes.clear()
+                return
             _notes_writer.append(True)
-            _thread.start_new_thread(_write_notes, ())
         if _notes_waiting.locked():
             _notes_waiting.release()
 
