@@ -42,7 +42,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO
 from policy import telemetry
 from policy._hashes import sha256
 from policy._owner_only import private_parents
-from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._lazy_re import LazyPattern, may_hold
 from policy.audit_chain import GENESIS, TORN_EVENT, make_digest, read_tail, seal, sidecar_prefix
 from policy.audit_rotate import ROTATED_EVENT, Rotation, first_record, started_at
 from policy.digest import args_digest_and_size, json_line
@@ -80,19 +80,14 @@ _SECRET_KEY = LazyPattern(
     r"(?i)(passw(or)?d|passwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|"
     r"credential|authorization|cookie|session[-_]?key)"
 )
-#: What every match of `_SECRET_KEY` holds, lower-cased. An ASCII name lower-cased holds
-#: one wherever the pattern matches it (its `(?i)` folds only ASCII letters for ASCII
-#: text), so a name like `command` or `file_path` is told apart without compiling it.
+#: What every match of `_SECRET_KEY` holds, lower-cased (`may_hold`): a name like
+#: `command` or `file_path` is told apart without compiling the pattern.
 _SECRET_KEY_WORDS = ("passw", "secret", "token", "key", "credential", "authorization", "cookie")
 
 
 def secret_name(name: str) -> bool:
     """Whether an argument named `name` is masked whole in the log (`_SECRET_KEY`)."""
-    if name.isascii():
-        lowered = name.lower()
-        if not any(word in lowered for word in _SECRET_KEY_WORDS):
-            return False
-    return _SECRET_KEY.search(name) is not None
+    return may_hold(name, _SECRET_KEY_WORDS) and _SECRET_KEY.search(name) is not None
 
 # (prefix kept, secret masked) pairs, one alternation so each string is scanned once;
 # compiled on first use: most logged texts hold none of `_SECRET_HINTS`, and a

@@ -22,13 +22,14 @@ match, so the answers are the pattern's own (tests/test_lazy_re.py).
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["LazyPattern", "compile_all"]
+__all__ = ["LazyPattern", "compile_all", "lazy_bytes", "may_hold"]
 
 #: Patterns shorter than this are searched as they are (a guard would cost what it spares).
 _GUARDED_FROM = 80
@@ -87,6 +88,24 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.__dict__['pattern']!r}, {self.__dict__['flags']!r})"
+
+
+def lazy_bytes(pattern: bytes) -> Callable[[], re.Pattern[bytes]]:
+    """A pattern of bytes, compiled on first use: `lazy_bytes(rb"...")()` is the
+    compiled pattern (a `LazyPattern` reads str)."""
+    return functools.cache(lambda: re.compile(pattern))
+
+
+def may_hold(text: str, words: Iterable[str]) -> bool:
+    """Whether `text` may hold one of the lower-case `words` for a case-insensitive
+    pattern: an ASCII text lower-cased must (`IGNORECASE` folds only ASCII letters for
+    ASCII text); any other text may (the long s matches `s`, the Kelvin sign `k`). What a
+    caller asks before a pattern whose every match holds one of `words`, so that a
+    text that cannot match needs no pattern compiled."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in words)
 
 
 #: Every pattern made (weakly: one made and dropped is not kept alive by this).

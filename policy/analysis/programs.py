@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from policy import _lazy_dataclass
 from policy.analysis import git, network, readonly
 from policy.analysis import shell as _shell
-from policy.analysis._lazy_re import LazyPattern
+from policy.analysis._lazy_re import LazyPattern, may_hold
 from policy.analysis.operands import (
     UNKNOWN,
     Facts,
@@ -3554,8 +3554,7 @@ _COMMAND_OPTION = LazyPattern(
     r"|on-[\w-]+|shell-escape)$",
     re.IGNORECASE,
 )
-#: What every match of `_COMMAND_OPTION` holds, lower-cased (for ASCII text its
-#: `IGNORECASE` folds only ASCII letters).
+#: What every match of `_COMMAND_OPTION` holds, lower-cased (`may_hold`).
 _COMMAND_OPTION_WORDS = (
     *("exec", "command", "cmd", "hook", "shell", "script", "run", "program", "pager"),
     *("editor", "rsh", "wrapper", "askpass", "helper", "on-"),
@@ -3565,13 +3564,11 @@ _COMMAND_OPTION_WORDS = (
 def _command_option(option: str) -> bool:
     """`_COMMAND_OPTION.match(option)`, its pattern compiled only for an option that
     may match: every option of every command is asked, and most (`-la`) cannot."""
-    if not option.startswith("-"):
-        return False
-    if option.isascii():
-        lowered = option.lower()
-        if not any(word in lowered for word in _COMMAND_OPTION_WORDS):
-            return False
-    return _COMMAND_OPTION.match(option) is not None
+    return (
+        option.startswith("-")
+        and may_hold(option, _COMMAND_OPTION_WORDS)
+        and _COMMAND_OPTION.match(option) is not None
+    )
 
 
 #: Code calls in an argument: `system("...")`, `os.execute(...)`, `execute(...)`.

@@ -24,8 +24,6 @@ Recall is exact or absent:
 
 from __future__ import annotations
 
-import functools
-import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any, Protocol, cast
 
 from policy._hashes import blake2b
 from policy._json_bytes import dumps, loads
+from policy.analysis._lazy_re import lazy_bytes
 from policy.analysis.environ import home_variable
 from policy.facts import decision_number
 from policy.model import CelList, CelMap, FrozenDict
@@ -54,7 +53,7 @@ LIMIT = 1024
 #: Strings longer than this are kept as their digest.
 _SHORT = 64
 
-_TILDE_USER = functools.cache(lambda: re.compile(rb'"~[^/"]'))  # (compiled when a `"~` comes)
+_TILDE_USER = lazy_bytes(rb'"~[^/"]')  # (compiled when a `"~` comes)
 
 _PLAIN_MAPS = (dict, FrozenDict, CelMap)
 _PLAIN_LISTS = (list, tuple, CelList)

@@ -8,12 +8,11 @@ how a parse error is reported.
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
 import threading
-from collections.abc import Callable
 from typing import Any
 
+from policy.analysis._lazy_re import lazy_bytes
 from policy.analysis.shell.limits import (
     _BACKQUOTE_COST,
     _CALLBACK_COST,
@@ -28,19 +27,15 @@ from policy.analysis.shell.limits import (
     _TooComplex,
 )
 
-
-def _lazy_bytes(pattern: bytes) -> Callable[[], re.Pattern[bytes]]:
-    """`pattern` compiled on first use: most lines hold no `{`, no long pipeline and
-    no here-document, and a one-event hook need not compile what it never searches."""
-    return functools.cache(lambda: re.compile(pattern))
-
+# (compiled on first use: most lines hold no `{`, no long pipeline and no
+# here-document, and a one-event hook need not compile what it never searches)
 
 # A `{` where a word starts: bash reads `{rm,-rf,/}` as a word, tree-sitter as a group.
-_BRACE_WORD = _lazy_bytes(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
+_BRACE_WORD = lazy_bytes(rb"(?<![^\s;&|()`!])\{(?=[^\s}])")
 
 # An operator that starts a here-document (not a here-string).
-_HEREDOC_OPERATOR = _lazy_bytes(rb"(?<!<)<<(?!<)")
-_PIPE = _lazy_bytes(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
+_HEREDOC_OPERATOR = lazy_bytes(rb"(?<!<)<<(?!<)")
+_PIPE = lazy_bytes(rb"(?<!\|)\|(?!\|)")  # `|` and `|&`, not `||`
 _MAX_HEREDOC_COST = 50_000_000  # sum over lines of (expansions on the line) squared
 _MAX_REWRITES = 4096  # places one rewrite of the source may change
 
