@@ -54,12 +54,13 @@ _HEX_DIGITS = frozenset(b"0123456789abcdef")
 _SEALED_END = len(_HASH_KEY) + 64 + 2
 
 
-def sealed_hash(line: bytes) -> str | None:
-    """The hash a sealed record `line` ends with (before a last newline, if any), or
-    None when it does not end so: what `policy.audit_verify._SUFFIX` finds,
-    sliced rather than searched, since every one-event hook reads its log's last line
-    and need not compile a pattern for it (tests/test_pattern_guards.py holds the
-    two alike)."""
+def sealed_hash(line: bytes) -> tuple[int, str] | None:
+    r"""Where the seal a record `line` ends with begins (`,"hash":"`) and the hash it
+    holds — 64 lower-case hex digits, then `"}`, before a last newline if any — or None
+    when the line does not end so. Sliced rather than searched: every one-event hook
+    reads its log's last line, and need not compile a pattern for it; the verifier
+    reads every line so too (tests/test_pattern_guards.py holds it to the pattern
+    `,"hash":"([0-9a-f]{64})"\}$`)."""
     end = len(line) - 1 if line.endswith(b"\n") else len(line)
     start = end - _SEALED_END
     if start < 0 or line[start : start + len(_HASH_KEY)] != _HASH_KEY:
@@ -67,7 +68,8 @@ def sealed_hash(line: bytes) -> str | None:
     if line[end - 2 : end] != b'"}':
         return None
     digest = line[start + len(_HASH_KEY) : end - 2]
-    return digest.decode() if _HEX_DIGITS.issuperset(digest) else None
+    return (start, digest.decode()) if _HEX_DIGITS.issuperset(digest) else None
+
 
 Digest = Callable[[bytes], str]
 
@@ -150,7 +152,7 @@ def read_tail(fd: int, size: int) -> Tail:
     sealed = sealed_hash(last)
     if sealed is None:
         raise ValueError("the last complete line carries no hash")
-    return Tail(sealed, newline + 1, size - newline - 1)
+    return Tail(sealed[1], newline + 1, size - newline - 1)
 
 
 def last_hash_of_open(handle: BinaryIO, size: int) -> str:

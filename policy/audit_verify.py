@@ -23,12 +23,12 @@ from policy.audit_chain import (
     GENESIS,
     TORN_EVENT,
     make_digest,
+    sealed_hash,
     sidecar_prefix,
 )
 from policy.audit_rotate import ROTATED_EVENT, first_record, rotated_files
 
-#: A sealed record's hash and the `prev` before it (`policy.audit_chain.seal`).
-_SUFFIX = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
+#: The `prev` before a sealed record's hash (`policy.audit_chain.seal`).
 _PREV = re.compile(rb'"prev":"([0-9a-f]{64})"\}$')
 
 __all__ = [
@@ -115,10 +115,11 @@ def verify_lines(
                 "line is not terminated (cut short? a torn last line not healed yet: "
                 "the next write moves it aside)",
             )
-        match = _SUFFIX.search(line)
-        if match is None:
+        sealed = sealed_hash(line)
+        if sealed is None:
             return broken(number, "no hash at the end of the line")
-        content = line[: match.start()] + b"}"
+        at, sealed_with = sealed
+        content = line[:at] + b"}"
         prev_match = _PREV.search(content)
         if prev_match is None:
             return broken(number, "no prev hash before the hash")
@@ -131,9 +132,9 @@ def verify_lines(
         if prev_match.group(1).decode() != prev:
             what = "the chain's anchor" if number == 1 else f"the hash of line {number - 1}"
             return broken(number, f"prev hash does not match {what} (line removed or reordered?)")
-        if not hmac.compare_digest(digest(content), match.group(1).decode()):
+        if not hmac.compare_digest(digest(content), sealed_with):
             return broken(number, "hash does not match the line (edited?)")
-        prev = match.group(1).decode()
+        prev = sealed_with
         if record.get("event") == TORN_EVENT:
             tears.append(_tear(number, record))
     if expect_head is not None and prev != expect_head:
