@@ -438,20 +438,26 @@ sys.exit(main())
 """
 
 
+def _run_as_hook(script: str, payload: Any, *argv: str) -> subprocess.CompletedProcess[bytes]:
+    """`script` (which runs `policy` on its argv, instrumented) given `payload` on stdin,
+    with no `POLICY_*` variable in its environment."""
+    clean = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        input=orjson.dumps(payload),
+        capture_output=True,
+        env=clean,
+        timeout=60,
+    )
+
+
 def test_a_one_event_hook_does_not_spend_its_start_collecting_garbage(tmp_path: Path) -> None:
     """At the interpreter's default threshold a tool call's process ran ≈ 44 collections
     that freed ≈ 550 objects, ≈ 5 ms of every tool call; a process declared one-event
     (policy._one_event) collects every 100,000 net allocations instead."""
     _hook(PAYLOAD, "--packs", str(RULES))  # (the packs compiled and cached, if not yet)
     payload = {**PAYLOAD, "cwd": str(tmp_path), "tool_input": {"command": "ls -la notes"}}
-    clean = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
-    done = subprocess.run(
-        [sys.executable, "-c", _COUNTING, "hook", "claude", "--packs", str(RULES)],
-        input=orjson.dumps(payload),
-        capture_output=True,
-        env=clean,
-        timeout=60,
-    )
+    done = _run_as_hook(_COUNTING, payload, "hook", "claude", "--packs", str(RULES))
     assert orjson.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
     counted = [line for line in done.stderr.decode().splitlines() if line.startswith("COLLECTIONS")]
     assert counted and int(counted[-1].split()[1]) <= 3, done.stderr
@@ -490,19 +496,12 @@ def test_a_call_answered_from_kept_answers_compiles_no_pattern_of_its_own(tmp_pa
     by slicing, and an argument's name (`command`) is told apart from a secret's
     without its pattern."""
     payload = {**PAYLOAD, "cwd": str(tmp_path), "tool_input": {"command": "ls -la notes"}}
-    clean = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
     log = tmp_path / "decisions.jsonl"
     settings = tmp_path / "settings.yaml"
     settings.write_text(f"audit_path: {log}\n")
     argv = ["hook", "claude", "--packs", str(RULES), "--config", str(settings)]
     for _ in range(3):  # (compiled, read back, then from the answers kept)
-        done = subprocess.run(
-            [sys.executable, "-c", _COMPILING, *argv],
-            input=orjson.dumps(payload),
-            capture_output=True,
-            env=clean,
-            timeout=60,
-        )
+        done = _run_as_hook(_COMPILING, payload, *argv)
         assert orjson.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
     told = [line for line in done.stderr.decode().splitlines() if line.startswith("COMPILED")]
     assert told == ["COMPILED []"], done.stderr

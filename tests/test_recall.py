@@ -92,6 +92,17 @@ def bash(command: str, **fields: Any) -> ToolCall:
     return ToolCall(tool="bash", args={"command": command, **fields}, cwd="/work")
 
 
+#: A pack whose one rule reads the call's facts (its program's answers are recalled).
+NO_FORCE_PUSH = """
+name: git
+rules:
+  - id: no-force-push
+    tools: [bash]
+    when: commands.exists(c, c.name == "git" && "force" in c.flags)
+    action: deny
+"""
+
+
 @pytest.fixture(autouse=True)
 def keyed_from_the_first_call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every call keyed from its first decision, as a one-event hook keys them (its
@@ -114,16 +125,7 @@ def long_lived() -> None:
 def test_a_repeated_call_is_decided_without_evaluating_again(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = pack_engine(
-        """
-        name: git
-        rules:
-          - id: no-force-push
-            tools: [bash]
-            when: commands.exists(c, c.name == "git" && "force" in c.flags)
-            action: deny
-        """
-    )
+    engine = pack_engine(NO_FORCE_PUSH)
     evaluations = Evaluations(monkeypatch)
     first = engine.before_tool(bash("git push --force"))
     again = engine.before_tool(bash("git push --force"))
@@ -146,16 +148,7 @@ def test_a_long_lived_process_keys_a_call_from_its_second_time(
     answer kept; from its third, recalled. The answers are the same each time."""
     from policy.packs.runtime import CompiledPack
 
-    engine = pack_engine(
-        """
-        name: git
-        rules:
-          - id: no-force-push
-            tools: [bash]
-            when: commands.exists(c, c.name == "git" && "force" in c.flags)
-            action: deny
-        """
-    )
+    engine = pack_engine(NO_FORCE_PUSH)
     evaluations = Evaluations(monkeypatch)
     keys: list[object] = []
     make_key = CompiledPack._recall_key
