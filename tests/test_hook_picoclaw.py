@@ -508,3 +508,71 @@ def test_a_watchdog_s_note_never_waits_on_stderr(monkeypatch: pytest.MonkeyPatch
         stuck.set()
     assert two.wait(10)  # (written once stderr is read again; past the cap, dropped)
     assert len(written) <= _watchdog._NOTES_MAX + 1
+
+
+#: PicoClaw's reader buffer (`processHookReadBufferSize`): the longest line it reads.
+PICOCLAW_LINE = 1024 * 1024
+
+
+def redacted_output(hook: Hook, ident: int, size: int) -> bytes:
+    """The raw answer line to an after_tool whose output of `size` bytes holds an AWS key
+    (the shipped credentials pack redacts it: a `modify` echoing the whole output)."""
+    params = {
+        **tool("exec", command="cat build.log"),
+        "result": {"for_llm": "x" * size + " AKIAABCDEFGHIJKLMNOP", "silent": False},
+        "duration": 1_000,
+    }
+    hook.send(request(ident, "hook.after_tool", params))
+    return hook.read()
+
+
+def test_an_answer_longer_than_picoclaw_reads_is_a_refusal_and_the_hook_goes_on(
+    hook: Hook,
+) -> None:
+    # A line over 1 MiB stops PicoClaw's reader for good: every later request would time
+    # out and be skipped, the calls run unguarded. The redaction is refused instead.
+    line = redacted_output(hook, 20, PICOCLAW_LINE)
+    assert len(line) + 1 < PICOCLAW_LINE
+    answer = orjson.loads(line)
+    assert answer["id"] == 20
+    assert answer["result"]["action"] == "abort_turn"
+    assert "longer than PicoClaw reads" in answer["result"]["reason"]
+    # ... and the next request is answered as ever
+    denied = hook.call(21, "hook.before_tool", tool("exec", command="rm -rf /"))
+    assert denied["result"]["action"] == "deny_tool"
+
+
+def test_an_answer_that_fits_goes_out_whole(hook: Hook) -> None:
+    line = redacted_output(hook, 22, PICOCLAW_LINE - 4096)
+    assert PICOCLAW_LINE - 4096 < len(line) + 1 < PICOCLAW_LINE
+    answer = orjson.loads(line)["result"]
+    assert answer["action"] == "modify"
+    assert answer["result"]["result"]["for_llm"].endswith(" AKIA****************")
+
+
+@pytest.mark.parametrize(
+    ("method", "refused"),
+    [
+        ("hook.before_tool", {"result": {"action": "deny_tool"}}),
+        ("hook.before_llm", {"result": {"action": "abort_turn"}}),
+        ("hook.after_llm", {"result": {"action": "abort_turn"}}),
+        ("hook.approve_tool", {"result": {"approved": False}}),
+        ("hook.runtime_event", {"error": {"code": -32603}}),
+    ],
+)
+def test_every_answer_is_held_to_picoclaw_s_line(method: str, refused: dict[str, Any]) -> None:
+    from policy.hosts.picoclaw.hook_process import _within_limit
+
+    def answer(padding: int) -> dict[str, Any]:
+        return {"id": 9, "result": {"action": "modify", "reason": "r" * padding}}
+
+    bare = len(_within_limit(method, answer(0)))
+    longest = _within_limit(method, answer(PICOCLAW_LINE - 1 - bare))
+    assert len(longest) == PICOCLAW_LINE - 1  # (its newline included)
+    assert orjson.loads(longest)["result"]["action"] == "modify"
+    one_more = orjson.loads(_within_limit(method, answer(PICOCLAW_LINE - bare)))
+    assert one_more["id"] == 9
+    kind = next(iter(refused))
+    for key, value in refused[kind].items():
+        assert one_more[kind][key] == value
+    assert "longer than PicoClaw reads" in str(one_more[kind])

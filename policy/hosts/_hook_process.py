@@ -118,7 +118,10 @@ class Reply:
     def give(self, message: Any) -> bool:
         """Write `message` (None: an empty answer) unless an answer went out already;
         True when this one did."""
-        line = encode_line(message) if message is not None else b""
+        return self.give_line(encode_line(message) if message is not None else b"")
+
+    def give_line(self, line: bytes) -> bool:
+        """`give`, the answer written already (one JSON line, or b"")."""
         with self._lock:
             if self._done:
                 return False

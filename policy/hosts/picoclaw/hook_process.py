@@ -40,6 +40,7 @@ from policy.hosts._hook_process import (
     Watch,
     Watchdog,
     abandon_approvals,
+    encode_line,
     end_process,
     failed_closed,
     lines,
@@ -59,6 +60,7 @@ __all__ = ["run"]
 _PARSE_ERROR = -32700
 _INVALID_REQUEST = -32600
 _METHOD_NOT_FOUND = -32601
+_INTERNAL_ERROR = -32603
 _WORKERS = 16  # interceptors, observers
 _APPROVAL_WORKERS = 64  # approve_tool: each may wait for a person
 #: The result each interceptor gets when deciding failed (never a JSON-RPC error,
@@ -80,6 +82,13 @@ _WATCHED = frozenset(method for method in _FAILED if method != "hook.approve_too
 #: The latest a watched request is answered: under PicoClaw's default interceptor
 #: timeout (5 s), whatever `--deadline` says (a shorter one is taken as given).
 _BUDGET = 4.0
+#: The longest line PicoClaw reads from a process hook, its newline included: its
+#: reader's buffer (`processHookReadBufferSize`, `pkg/agent/hook_process.go`). On a
+#: longer line that reader stops for good, so every later request of the session goes
+#: unanswered, and PicoClaw skips the hook once each times out: the calls run
+#: unguarded. An answer that long is one that echoes what it changes — a redacted tool
+#: output or a rewritten conversation over 1 MiB — and it is refused instead.
+_LINE_LIMIT = 1024 * 1024
 
 
 class _UnknownMethod(Exception):
@@ -226,10 +235,11 @@ class _Server:
         give it first)."""
 
         def give(message: dict[str, Any]) -> None:
+            line = _within_limit(method, message)
             if reply is None:
-                self.send(message)
+                self._out.write(line)
             else:
-                reply.give({"jsonrpc": "2.0", **message})
+                reply.give_line(line)
 
         try:
             result = self.answer(method, params)
@@ -320,6 +330,27 @@ class _Server:
         if self._slot.engine is not None:
             self._slot.engine.close()
         return 0
+
+
+def _within_limit(method: str, message: dict[str, Any]) -> bytes:
+    """The line of the answer `message` to a `method` request, or, when it would be
+    longer than PicoClaw reads (`_LINE_LIMIT`), of its refusal: what deciding failing
+    answers (`_FAILED`; a JSON-RPC error where the method has no refusal)."""
+    line = encode_line({"jsonrpc": "2.0", **message})
+    if len(line) < _LINE_LIMIT:
+        return line
+    reason = (
+        f"policy hook failed closed: its answer would be a line of {len(line)} bytes, "
+        f"longer than PicoClaw reads ({_LINE_LIMIT})"
+    )
+    note(f"policy: {method} {message.get('id')!r}: {reason}\n")
+    refusal = _FAILED.get(method)
+    body: dict[str, Any] = (
+        {"result": {**refusal, "reason": reason}}
+        if refusal is not None
+        else {"error": {"code": _INTERNAL_ERROR, "message": reason}}
+    )
+    return encode_line({"jsonrpc": "2.0", "id": message.get("id"), **body})
 
 
 def run(args: HookCommand) -> int:
