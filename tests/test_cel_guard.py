@@ -68,6 +68,24 @@ DECIDED: list[tuple[str, dict[str, Any], bool]] = [
     # either side of ||, both of &&
     ("access.writes.exists(p, true) || access.deletes.exists(p, true)", {"access": {"writes": [], "deletes": ["d"]}}, True),
     ("access.writes.exists(p, true) && workspace == ''", {"access": {"writes": []}}, False),
+    # a string among a list's: `x in L`, `L.exists(a, a == ...)`, `... a in [...]`
+    ("commands.exists(c, c.args.exists(a, a in ['serve', 'run']))", {"commands": [command(args=["x"])]}, False),
+    ("commands.exists(c, c.args.exists(a, a in ['serve', 'run']))", {"commands": [command(args=["x", "run"])]}, True),
+    ("commands.exists(c, 'serve' in c.args && c.network)", {"commands": [command(args=["run"])]}, False),
+    ("commands.exists(c, 'serve' in c.args && c.network)", {"commands": [command(args=["serve"], network=True)]}, True),
+    # a ternary: its test's need, or its test's and the other branch's
+    ("commands.exists(c, c.name in vars.tools ? c.args.size() > 0 : false)", {"commands": [command()]}, False),
+    ("commands.exists(c, c.name in vars.tools ? c.args.size() > 0 : false)", {"commands": [command("mkfs")]}, True),
+    ("workspace == '' ? access.writes.exists(p, true) : false", {"workspace": "/w", "access": {"writes": []}}, False),
+    ("workspace == '' ? true : access.writes.exists(p, true)", {"workspace": "/w", "access": {"writes": []}}, False),
+    ("workspace == '' ? true : access.writes.exists(p, true)", {"workspace": "/w", "access": {"writes": ["x"]}}, True),
+    ("workspace == '' ? true : access.writes.exists(p, true)", {"workspace": "", "access": {"writes": []}}, True),
+    # what every match of a pack's pattern starts with, or holds
+    ("commands.exists(c, regex.matches(c.raw, '^(kubectl|gcloud) auth'))", {"commands": [command(raw="go mod tidy")]}, False),
+    ("commands.exists(c, regex.matches(c.raw, '^(kubectl|gcloud) auth'))", {"commands": [command(raw="kubectl get pods")]}, False),
+    ("commands.exists(c, regex.matches(c.raw, '^(kubectl|gcloud) auth'))", {"commands": [command(raw="gcloud auth login")]}, True),
+    ("commands.exists(c, regex.matches(c.raw, 'approve|grant') && c.network)", {"commands": [command(raw="ls -la")]}, False),
+    ("commands.exists(c, regex.matches(c.raw, 'approve|grant') && c.network)", {"commands": [command(raw="x grant y", network=True)]}, True),
 ]
 #: (a condition, facts the guard cannot be sure of: it lets the condition through)
 UNSURE: list[tuple[str, dict[str, Any]]] = [
@@ -80,9 +98,19 @@ UNSURE: list[tuple[str, dict[str, Any]]] = [
     ("commands.exists(c, 'f' in c.flags)", {"commands": [command(flags=[1])]}),
     # building [L1, L2] errs when one is missing: not pruned, whatever the body
     ("[access.reads, access.sends].exists(l, commands.exists(c, c.network))", {"access": {"reads": []}, "commands": []}),
-    # what a guard does not read: a negation, a ternary, a constant list with a non-string
+    # what a guard does not read: a negation, the branch a ternary takes, a constant list
+    # with a non-string
     ("!access.writes.exists(p, true)", {"access": {"writes": []}}),
     ("workspace == '' ? access.writes.exists(p, true) : false", {"access": {"writes": []}}),
+    ("workspace == '' ? access.writes.exists(p, true) : false", {"workspace": "", "access": {"writes": []}}),
+    # a pattern that tells nothing for certain: case-insensitive, matching the empty
+    # text, not compiling; a value that is not a string; a list field that is not a list
+    ("commands.exists(c, regex.matches(c.raw, '(?i)^kubectl'))", {"commands": [command(raw="ls")]}),
+    ("commands.exists(c, regex.matches(c.raw, 'x*'))", {"commands": [command(raw="ls")]}),
+    ("commands.exists(c, regex.matches(c.raw, '(?<=a+)b'))", {"commands": [command(raw="ls")]}),
+    ("commands.exists(c, regex.matches(c.raw, '^kubectl'))", {"commands": [command(raw=3)]}),
+    ("commands.exists(c, 'serve' in c.args)", {"commands": [command(args="serve")]}),
+    ("commands.exists(c, c.args.exists(a, a in ['serve']))", {"commands": [command(args=[3])]}),
     ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),
     # a name among none: false for a name, an error for a command without one
     ("commands.exists(c, c.name in [])", {"commands": [{"network": True}]}),
@@ -286,6 +314,10 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
         ("args.reqs.exists(r, r.host in [])", {"args": {"reqs": "not a list"}}),
         ("args.reqs.exists(r, r.host in [] && r.x)", {"args": {"reqs": [{"x": True}]}}),
         ("commands.exists(c, c.name in [])", {"commands": [{"network": True}]}),
+        # a pattern that does not compile is no need: the condition errs
+        ("commands.exists(c, regex.matches(c.raw, '(?<=a+)b'))", {"commands": [{"raw": "x"}]}),
+        # a test that errs errs the ternary, whatever its other branch needs
+        ("args.n > 1 ? true : access.writes.exists(p, true)", {"args": {}, "access": {"writes": []}}),
     ],
 )
 def test_a_condition_that_errs_is_not_pruned_to_false(source: str, data: dict[str, Any]) -> None:
@@ -317,3 +349,57 @@ def test_the_shipped_packs_needs_read_back_as_they_were_kept(
     assert len(needs) > 100 and any(need is not None for need in needs)
     for need in needs:
         assert read_need(orjson.loads(orjson.dumps(kept_need(need)))) == need
+
+
+def test_a_pack_variable_that_reads_the_call_is_looked_through() -> None:
+    """`vars.git.exists(c, ...)` for `git: commands.filter(c, c.name == "git")` needs a
+    git command, as `vars.setup == true` needs what `setup`'s own expression needs: the
+    shipped git pack's six conditions are ruled out for a call without one."""
+    call_vars = {
+        "git": parse('commands.filter(c, c.name == "git")'),
+        "setup": parse('commands.exists(c, c.name == "git" && "config" in c.args)'),
+        "deeper": parse("vars.setup"),
+    }
+
+    def holds(source: str, frame: dict[str, Any]) -> bool:
+        need = need_of(parse(source), VARIABLES, CONSTANTS, call_vars)
+        pruning = Pruning.of([need])
+        guard = True if need is None else guard_of_need(need)(frame)
+        pruned = pruning is not None and not pruning.enabled(frame) & 1
+        assert not (pruned and guard)  # (the pruning never rules out more than the guard)
+        return guard
+
+    ls, git = {"commands": [command()]}, {"commands": [command("git", args=["config"])]}
+    for source in (
+        'vars.git.exists(c, c.args.exists(a, a == "push"))',
+        "vars.setup == true",
+        "vars.setup",
+        "vars.deeper",
+    ):
+        assert not holds(source, ls), source
+        assert holds(source, git), source
+    # a variable that is not a filter, or is shadowed, tells nothing
+    assert holds("vars.git.size() > 0", ls)
+    assert holds("[1].exists(vars, vars > 0)", ls)
+
+
+def guard_of_need(need: Any) -> Any:
+    from policy.packs.cel.native.guard import check_of
+
+    return check_of(need)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        ["prefixes", ["commands"], []],
+        ["prefixes", ["commands"], [""]],
+        ["contains", ["commands"], ["x", 3]],
+        ["contains", ["commands"], "x"],
+    ],
+)
+def test_a_kept_need_of_texts_reads_back_only_as_need_of_makes_one(kept: Any) -> None:
+    from policy.packs.cel.native.guard import read_need
+
+    with pytest.raises(ValueError):
+        read_need(kept)

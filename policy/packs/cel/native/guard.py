@@ -16,7 +16,16 @@ what the evaluation it would spare does. A guard is derived once, from the condi
   what `body` needs of `x` (`x.name in [...]`, `x.network`, `x.deletes.exists(...)`,
   `x == "lit"`, `x.name.startsWith("lit")`); `[L1, L2].exists(l, l.exists(...))`
   needs one of them to;
-* `a && b` needs what both need; `a || b` what either needs;
+* `L.exists(x, x in [...])` (or `x == "lit"`, or `"lit" in L`) needs L to hold one of
+  those strings;
+* `regex.matches(x.f, "^(kubectl|gcloud) ...")` needs `x.f` to start with (or, for an
+  unanchored pattern, to hold) one of the texts every match holds
+  (policy.packs.cel.native.literals);
+* `a && b` needs what both need; `a || b` what either needs; `a ? b : c` what `a` or
+  `c` needs (`a ? b : false`: what `a` needs);
+* a pack variable that reads the call is looked through: `vars.x` (a `vars.x == true`)
+  needs what the variable's own expression needs, and `vars.x.exists(c, body)`, for
+  `x: L.filter(c, f)`, what `L.exists(c, f)` needs;
 * everything else needs nothing (the guard always passes).
 
 Sound in the strict sense the mask needs: when a guard fails, the condition's value
@@ -30,7 +39,7 @@ and the corpus."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from policy.packs.cel.native.syntax import TREE_DEPTH, Node, literal
@@ -44,27 +53,37 @@ _Path = tuple[str, ...]
 
 _MISSING = object()
 _LISTS = (list, tuple)
+#: How many pack variables deep a need is looked for (a variable may read another).
+_VARIABLE_DEPTH = 8
 
 # The needs, as tuples: ("exists", path, need | None), ("and", a, b), ("or", a, b),
 # ("in", path, frozenset), ("has", path, frozenset), ("prefix", path, str),
-# ("true", path), ("missing", paths) (holds when one of them is not there). None:
-# needs nothing.
+# ("prefixes", path, (str, ...)) (a string starting with one of them), ("contains",
+# path, (str, ...)) (a string holding one of them), ("true", path), ("missing", paths)
+# (holds when one of them is not there). None: needs nothing.
 _Need = tuple[Any, ...] | None
 #: What a condition needs of the call's facts (the tuples above), or None.
 Need = _Need
 
 
-def need_of(tree: Node, variables: Mapping[str, str], constants: Mapping[str, Any]) -> Need:
+def need_of(
+    tree: Node,
+    variables: Mapping[str, str],
+    constants: Mapping[str, Any],
+    call_vars: Mapping[str, Node] | None = None,
+) -> Need:
     """What the condition `tree` needs of the facts before it can hold, at a point whose
     variables are `variables`, its pack's constant variables `constants`; None when it
     needs nothing a guard can check — and for a condition that runs the analysis
     (`shell.*`): one that gives up refuses the call whatever the condition's value
     (policy.packs.cel.functions), so skipping it would not give what evaluating it
     does, and whether it was skipped would hang on what was built before (a red
-    team: a warmed engine refused a call a cold one let through)."""
+    team: a warmed engine refused a call a cold one let through). `call_vars`: the
+    pack's variables that read the call, by name (their trees), looked through."""
     if _runs_analysis(tree):
         return None
-    return _Needs(constants).of(tree, {name: (name,) for name in variables if name != "vars"}, ())
+    roots = {name: (name,) for name in variables if name != "vars"}
+    return _Needs(constants, call_vars or {}, roots).of(tree, roots, ())
 
 
 def _runs_analysis(tree: Node) -> bool:
@@ -97,8 +116,19 @@ class _Needs:
     the current root (a top-level variable, or a macro's element and what it walks);
     `bound`: every macro variable in scope (one named `vars` hides the constants)."""
 
-    def __init__(self, constants: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        constants: Mapping[str, Any],
+        call_vars: Mapping[str, Node],
+        roots: Mapping[str, _Path],
+    ) -> None:
         self.constants = constants
+        #: the pack's variables that read the call (their trees), looked through
+        self.call_vars = call_vars
+        #: the point's own variables: the names a pack variable's expression reads
+        self.roots = roots
+        #: how many pack variables are being looked through (each may name others)
+        self.depth = 0
 
     def of(self, node: Node, names: Mapping[str, _Path], bound: tuple[str, ...]) -> _Need:
         kind = node[0]
@@ -106,10 +136,24 @@ class _Needs:
             return _and(self.of(node[1], names, bound), self.of(node[2], names, bound))
         if kind == "or":
             return _or(self.of(node[1], names, bound), self.of(node[2], names, bound))
+        if kind == "cond":
+            # true only where `a` is true and `b` is, or `a` is false (not an error:
+            # a failed need says so) and `c` is
+            test = self.of(node[1], names, bound)
+            if node[3] == ("lit", False):
+                return test
+            return _or(test, self.of(node[3], names, bound))
         if kind == "macro" and node[1] == "exists" and len(node[4]) == 1:
             return self._exists(node[2], node[3], node[4][0], names, bound)
+        if kind == "op" and node[1] == "==" and ("lit", True) in (node[2], node[3]):
+            other = node[3] if node[2] == ("lit", True) else node[2]
+            variable = self._call_var(other, bound)
+            if variable is not None:  # `vars.x == true`: x's own expression
+                return self._through(variable)
         if kind == "op" and node[1] in ("in", "=="):
             return self._membership(node[1], node[2], node[3], names, bound)
+        if kind == "call" and node[1] == "matches" and node[2] == ("id", "regex"):
+            return self._matches(node[3], names, bound)
         if kind == "call" and node[1] == "startsWith" and node[2] is not None and len(node[3]) == 1:
             path = _path(node[2], names)
             fixed, prefix = literal(node[3][0])
@@ -117,9 +161,63 @@ class _Needs:
                 return ("prefix", path, prefix)
             return None
         if kind == "sel":
+            variable = self._call_var(node, bound)
+            if variable is not None:
+                return self._through(variable)
             path = _path(node, names)
             return None if path is None else ("true", path)
         return None
+
+    def _call_var(self, node: Node, bound: tuple[str, ...]) -> Node | None:
+        """The expression of the pack variable `node` reads (`vars.x`), when it reads
+        the call; else None."""
+        if (
+            node[0] == "sel"
+            and node[1] == ("id", "vars")
+            and "vars" not in bound
+            and node[2] in self.call_vars
+        ):
+            return self.call_vars[node[2]]
+        return None
+
+    def _through(self, tree: Node) -> _Need:
+        """What a pack variable's expression needs, read where pack variables are
+        worked out: over the point's own variables, no macro's in scope."""
+        if self.depth >= _VARIABLE_DEPTH or _runs_analysis(tree):
+            return None
+        self.depth += 1
+        try:
+            return self.of(tree, self.roots, ())
+        finally:
+            self.depth -= 1
+
+    def _matches(
+        self, args: tuple[Node, ...], names: Mapping[str, _Path], bound: tuple[str, ...]
+    ) -> _Need:
+        """`regex.matches(x.f, P)` for a constant P: x.f starts with, or holds, one of
+        the texts every match of P holds (policy.packs.cel.native.literals)."""
+        if len(args) != 2 or "regex" in bound:
+            return None
+        path = _path(args[0], names)
+        fixed, pattern = literal(args[1])
+        if (
+            not fixed
+            and args[1][0] == "sel"
+            and args[1][1] == ("id", "vars")
+            and "vars" not in bound
+            and args[1][2] in self.constants
+            and args[1][2] not in self.call_vars
+        ):
+            fixed, pattern = True, self.constants[args[1][2]]
+        if path is None or not fixed or type(pattern) is not str:
+            return None
+        from policy.packs.cel.native.literals import required_texts
+
+        texts = required_texts(pattern)
+        if texts is None:
+            return None
+        kind, found = texts
+        return ("prefixes" if kind == "prefix" else "contains", path, found)
 
     def _exists(
         self,
@@ -141,11 +239,33 @@ class _Needs:
                 assert path is not None
                 need = _or(need, self.of(body, {**names, variable: path}, inner))
             return need
+        filtered = self._call_var(target, bound)
+        if filtered is not None:
+            # `vars.x.exists(c, ...)` for `x: L.filter(c, f)`: an element of L meeting f
+            # (the body runs only on those; an element f errs on errs the variable)
+            if (
+                filtered[0] != "macro"
+                or filtered[1] != "filter"
+                or len(filtered[4]) != 1
+                or self.depth >= _VARIABLE_DEPTH
+                or _runs_analysis(filtered)
+            ):
+                return None
+            self.depth += 1
+            try:
+                return self._exists(filtered[2], filtered[3], filtered[4][0], self.roots, ())
+            finally:
+                self.depth -= 1
         path = _path(target, names)
         if path is None:
             return None
         # (inside, the element is the root: names of outer places are not followed)
-        return ("exists", path, self.of(body, {variable: ()}, inner))
+        element = self.of(body, {variable: ()}, inner)
+        if element is not None and element[0] == "in" and element[1] == ():
+            # `L.exists(x, x in [...])`: L holds one of them (an element that is not a
+            # string passes either check)
+            return ("has", path, element[2])
+        return ("exists", path, element)
 
     def _membership(
         self,
@@ -182,6 +302,7 @@ class _Needs:
             and node[1] == ("id", "vars")
             and "vars" not in bound
             and node[2] in self.constants
+            and node[2] not in self.call_vars
         ):
             fixed, value = True, self.constants[node[2]]
         if fixed and type(value) is tuple and all(type(v) is str for v in value):
@@ -221,6 +342,7 @@ def _or(left: _Need, right: _Need) -> _Need:
 #: The needs' kinds, by the parts after the kind they hold (`_Need`).
 _PAIRS = frozenset({"and", "or"})
 _PATH_AND_SET = frozenset({"in", "has"})
+_PATH_AND_TEXTS = frozenset({"prefixes", "contains"})
 
 
 def kept_need(need: Need, depth: int = 0) -> Any:
@@ -242,6 +364,8 @@ def kept_need(need: Need, depth: int = 0) -> Any:
         return [kind, list(need[1]), sorted(need[2])]
     if kind == "prefix":
         return [kind, list(need[1]), need[2]]
+    if kind in _PATH_AND_TEXTS:
+        return [kind, list(need[1]), list(need[2])]
     if kind == "true":
         return [kind, list(need[1])]
     if kind == "missing":
@@ -272,6 +396,10 @@ def read_need(value: Any, depth: int = 0) -> Need:
         return (kind, _kept_path(parts[0]), frozenset(parts[1]))
     if kind == "prefix" and len(parts) == 2 and type(parts[1]) is str:
         return (kind, _kept_path(parts[0]), parts[1])
+    if kind in _PATH_AND_TEXTS and len(parts) == 2 and type(parts[1]) is list and parts[1]:
+        if not all(type(v) is str and v for v in parts[1]):
+            raise ValueError("not a need")
+        return (kind, _kept_path(parts[0]), tuple(parts[1]))
     if kind == "true" and len(parts) == 1:
         return (kind, _kept_path(parts[0]))
     if kind == "missing" and len(parts) == 1 and type(parts[0]) is list and parts[0]:
@@ -340,7 +468,7 @@ def _check(need: tuple[Any, ...]) -> _Check:
             return any(type(item) is not str or item in wanted for item in items)
 
         return has
-    if kind == "prefix":
+    if kind == "prefix" or kind == "prefixes":
         prefix = need[2]
 
         def starts(root: Any) -> bool:
@@ -348,6 +476,14 @@ def _check(need: tuple[Any, ...]) -> _Check:
             return type(value) is not str or value.startswith(prefix)
 
         return starts
+    if kind == "contains":
+        texts = need[2]
+
+        def holds(root: Any) -> bool:
+            value = _at(root, path)
+            return type(value) is not str or any(text in value for text in texts)
+
+        return holds
     if kind == "true":
         return lambda root: _at(root, path) is not False
     raise ValueError(f"not a need: {kind!r}")
@@ -358,11 +494,13 @@ def _check(need: tuple[Any, ...]) -> _Check:
 #: A fact a condition needs, checked once a call for every condition of a program that
 #: needs it: ("list", path) a list at `path` that is not empty; ("in", path, field,
 #: values) an element of the list at `path` whose `field` is one of `values`;
-#: ("prefix", path, field, prefix) one whose `field` starts with `prefix`; ("true",
-#: path, field) one whose `field` is not false; ("list", path, field) one whose `field`
-#: is a list that is not empty. Each holds too where the facts are not of the shape it
-#: expects (not a list, an element that is not a map, a field missing or of another
-#: type), as the guard it comes from passes them.
+#: ("prefix", path, field, prefix) one whose `field` starts with `prefix` (or one of a
+#: tuple of them); ("contains", path, field, texts) one whose `field` holds one of
+#: `texts`; ("items", path, field, values) one whose `field` is a list holding one of
+#: `values`; ("true", path, field) one whose `field` is not false; ("list", path,
+#: field) one whose `field` is a list that is not empty. Each holds too where the facts
+#: are not of the shape it expects (not a list, an element that is not a map, a field
+#: missing or of another type), as the guard it comes from passes them.
 _Key = tuple[Any, ...]
 _ANY = object()  # (a field's values: one of them is not a string)
 
@@ -388,8 +526,12 @@ def _element_keys(path: _Path, need: tuple[Any, ...]) -> list[_Key] | None:
         )
     if kind == "in":
         return [("in", path, need[1], need[2])]
-    if kind == "prefix":
+    if kind == "has":  # (a list of strings the element holds: one of these among them)
+        return [("items", path, need[1], need[2])]
+    if kind in ("prefix", "prefixes"):
         return [("prefix", path, need[1], need[2])]
+    if kind == "contains":
+        return [("contains", path, need[1], need[2])]
     if kind == "true":
         return [("true", path, need[1])]
     if kind == "exists":  # (a list of its own: not empty, whatever else it needs)
@@ -400,13 +542,19 @@ def _element_keys(path: _Path, need: tuple[Any, ...]) -> list[_Key] | None:
 def _combined(
     kind: str, left: list[_Key] | None, right: list[_Key] | None
 ) -> list[_Key] | None:
-    """Both sides needed (`and`): either side's facts, the fewer; one side (`or`):
-    both sides' — when each is known."""
+    """Both sides needed (`and`): either side's facts, the more telling (a list that
+    is not empty tells little: most commands have arguments), then the fewer; one side
+    (`or`): both sides' — when each is known."""
     if kind == "and":
         if left is None or right is None:
             return left if right is None else right
-        return left if len(left) <= len(right) else right
+        return min(left, right, key=lambda keys: (_vague(keys), len(keys)))
     return None if left is None or right is None else left + right
+
+
+def _vague(keys: list[_Key]) -> bool:
+    """Whether one of `keys` only asks for a list that is not empty."""
+    return any(key[0] == "list" for key in keys)
 
 
 def _strings(values: list[Any]) -> Any:
@@ -419,7 +567,7 @@ def _strings(values: list[Any]) -> Any:
 #: One fact about the elements of a list: (kind, field, its table / prefix / None, the
 #: conditions it lets through).
 _Fact = tuple[str, _Path, Any, int]
-_GATHERED = ("table", "prefix")  # (the kinds that read a field's values as a set)
+_GATHERED = ("table", "prefix", "contains")  # (the kinds that read a field's values as a set)
 
 
 def _read(target: str, root: str, path: _Path, indent: str) -> list[str]:
@@ -455,12 +603,28 @@ def _enabled_source(
         }
         for n in gathered.values():
             out += [f"        values{n} = []", f"        strings{n} = None"]
+        # each list field's items, all elements' together (`odd`: an element whose
+        # field is not a list, which lets every condition of that field through)
+        listed = {
+            field: n
+            for n, field in enumerate(dict.fromkeys(f[1] for f in facts if f[0] == "items"))
+        }
+        for n in listed.values():
+            out += [f"        held{n} = []", f"        odd{n} = False"]
         per_item = [f for f in facts if f[0] in ("true", "element")]
-        if per_item or gathered:
+        if per_item or gathered or listed:
             out.append("        for item in items:")
             for field, n in gathered.items():
                 out += _read("value", "item", field, "            ")
                 out.append(f"            values{n}.append(value)")
+            for field, n in listed.items():
+                out += _read("value", "item", field, "            ")
+                out += [
+                    "            if isinstance(value, _LISTS):",
+                    f"                held{n}.extend(value)",
+                    "            else:",
+                    f"                odd{n} = True",
+                ]
             for kind, field, _argument, bits in per_item:
                 out += _read("value", "item", field, "            ")
                 holds = (
@@ -483,11 +647,26 @@ def _enabled_source(
                     out.append(
                         f"            else: mask |= _lets_through({bind(argument)}, strings{n})"
                     )
-                else:
+                elif kind == "prefix":
                     out.append(
-                        f"            elif any(value.startswith({argument!r}) for value in "
+                        f"            elif any(value.startswith({bind(argument)}) for value in "
                         f"strings{n}): mask |= {bits}"
                     )
+                else:
+                    out.append(
+                        f"            elif any(text in value for value in strings{n} "
+                        f"for text in {bind(argument)}): mask |= {bits}"
+                    )
+            elif kind == "items":
+                n = listed[field]
+                out += [
+                    f"        if mask & {bits} != {bits}:",
+                    f"            if odd{n}: mask |= {bits}",
+                    "            else:",
+                    f"                held = _strings(held{n})",
+                    f"                if held is _ANY: mask |= {bits}",
+                    f"                else: mask |= _lets_through({bind(argument)}, held)",
+                ]
     out.append("    return mask")
     return "\n".join(out) + "\n"
 
@@ -524,6 +703,7 @@ class Pruning:
         always: int,
         tables: list[tuple[_Path, _Path, dict[str, int], int]],
         keys: list[tuple[_Key, int]],
+        item_tables: Sequence[tuple[_Path, _Path, dict[str, int], int]] = (),
     ) -> None:
         #: The conditions evaluated whatever the facts (bit i: condition i).
         self.always = always
@@ -532,14 +712,16 @@ class Pruning:
         by_list: dict[_Path, list[_Fact]] = {}
         for path, field, table, every in tables:
             by_list.setdefault(path, []).append(("table", field, table, every))
+        for path, field, table, every in item_tables:
+            by_list.setdefault(path, []).append(("items", field, table, every))
         for key, bits in keys:
             kind, path = key[0], key[1]
             if kind == "list" and len(key) == 2:
                 by_list.setdefault(path, []).append(("listed", (), None, bits))
             elif kind == "list":
                 by_list.setdefault(path, []).append(("element", key[2], None, bits))
-            elif kind == "prefix":
-                by_list.setdefault(path, []).append(("prefix", key[2], key[3], bits))
+            elif kind in ("prefix", "contains"):
+                by_list.setdefault(path, []).append((kind, key[2], key[3], bits))
             elif kind == "true":
                 by_list.setdefault(path, []).append(("true", key[2], None, bits))
             else:
@@ -566,28 +748,32 @@ class Pruning:
         no condition's needs give a fact to check."""
         always = 0
         enables: dict[_Key, int] = {}
-        tables: dict[tuple[_Path, _Path], dict[str, int]] = {}
+        # ("in": a field's value among strings; "items": a list field holding one)
+        tables: dict[str, dict[tuple[_Path, _Path], dict[str, int]]] = {"in": {}, "items": {}}
         # (every condition of a table, whatever its values: one naming none — `c.name
         # in []` — still errs where a value is missing or not a string)
-        every: dict[tuple[_Path, _Path], int] = {}
+        every: dict[tuple[str, _Path, _Path], int] = {}
         for index, need in enumerate(needs):
             keys = None if need is None else _keys(need)
             if keys is None:
                 always |= 1 << index
                 continue
             for key in keys:
-                if key[0] == "in":
+                if key[0] in tables:
                     where = (key[1], key[2])
-                    table = tables.setdefault(where, {})
+                    table = tables[key[0]].setdefault(where, {})
                     for value in key[3]:
                         table[value] = table.get(value, 0) | 1 << index
-                    every[where] = every.get(where, 0) | 1 << index
+                    every[(key[0], *where)] = every.get((key[0], *where), 0) | 1 << index
                 else:
                     enables[key] = enables.get(key, 0) | 1 << index
-        if not enables and not tables:
+        if not enables and not tables["in"] and not tables["items"]:
             return None
-        return cls(
-            always,
-            [(path, field, table, every[path, field]) for (path, field), table in tables.items()],
-            list(enables.items()),
-        )
+
+        def listed(kind: str) -> list[tuple[_Path, _Path, dict[str, int], int]]:
+            return [
+                (path, field, table, every[kind, path, field])
+                for (path, field), table in tables[kind].items()
+            ]
+
+        return cls(always, listed("in"), list(enables.items()), listed("items"))

@@ -42,8 +42,9 @@ from policy.packs.cel.native.values import _NAMESPACES, _SEQUENCES, Fn, Frame, _
 __all__ = ["NativeProgram"]
 
 #: The layout of a kept shape; another one is a miss. (3: with the guards' needs, and
-#: each tree kept as a JSON text of its own, parsed when its condition is first built.)
-_FORMAT = 3
+#: each tree kept as a JSON text of its own, parsed when its condition is first built;
+#: 4: needs looked through the pack's variables, and read from `regex.matches` patterns.)
+_FORMAT = 4
 _SYMBOLS = frozenset({"<", "<=", ">", ">=", "==", "!=", "in", "+", "-", "*", "/", "%"})
 _ONE = frozenset({"not", "neg"})
 _TWO = frozenset({"and", "or", "index"})
@@ -134,7 +135,7 @@ def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str
         tuple(call_vars),
         constants,
         frozenset(needed & variables.keys()) - {"vars"},
-        tuple(need_of(tree, variables, constants) for tree in trees),
+        tuple(need_of(tree, variables, constants, dict(call_vars)) for tree in trees),
     )
 
 

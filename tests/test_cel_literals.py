@@ -1,0 +1,112 @@
+"""What every match of a pack's pattern holds (policy.packs.cel.native.literals): a
+string the pattern finds a match in always starts with (or holds) one of the texts, so
+a guard that finds none of them in a command line rules the condition out soundly."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from policy.packs.cel.native.literals import required_texts
+
+
+@pytest.mark.parametrize(
+    ("pattern", "texts"),
+    [
+        ("^(pip[0-9.]*|uv|conda)$", ("prefix", ("conda", "pip", "uv"))),
+        ("^(python|pypy)[0-9.]*$", ("prefix", ("pypy", "python"))),
+        (r"\Agit (push|fetch)", ("prefix", ("git fetch", "git push"))),
+        ("^op (read|item get)", ("prefix", ("op item get", "op read"))),
+        ("^gpg2? --export", ("prefix", ("gpg",))),
+        ("^(|x)y", ("prefix", ("xy", "y"))),
+        (r"^\*\.py[co]$", ("prefix", ("*.pyc", "*.pyo"))),
+        (r"\bpolicy([.]cli|[.]approvals)", ("contains", ("policy",))),
+        ("approve|grant|revoke", ("contains", ("approve", "grant", "revoke"))),
+        ("(^|[ /])(sh|curl)( |$)", ("contains", ("curl", "sh"))),
+        # `^` under MULTILINE starts any line: what follows is held, not a prefix
+        ("(?m)^secret", ("contains", ("secret",))),
+        ("(ab)+c", ("contains", ("ab",))),
+    ],
+)
+def test_the_texts_of_a_pattern(pattern: str, texts: tuple[str, tuple[str, ...]]) -> None:
+    assert required_texts(pattern) == texts
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?i)^kubectl",  # case-insensitive: the long s and the Kelvin sign match s and k
+        "^(?i:kubectl)",
+        "x*",  # matches the empty text anywhere
+        "^(a|b*)",
+        "^.",
+        "^[a-z]+",
+        r"(?<=a+)b",  # parses, does not compile: the condition errs
+        "(",
+        "^(a)?b|c*",
+    ],
+)
+def test_a_pattern_that_tells_nothing_for_certain(pattern: str) -> None:
+    assert required_texts(pattern) is None
+
+
+_PIECES = ["a", "b", "c", "ab", "ba", "[ab]", "[^a]", ".", r"\b", "$", "^", r"\d", "A"]
+
+
+def _random_pattern(rng: random.Random, depth: int = 0) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        roll = rng.random()
+        if roll < 0.45 or depth > 2:
+            part = rng.choice(_PIECES)
+        elif roll < 0.6:
+            part = "(" + "|".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(1, 3))) + ")"
+        elif roll < 0.7:
+            part = "(?:" + _random_pattern(rng, depth + 1) + ")"
+        elif roll < 0.75:
+            part = "(?i:" + _random_pattern(rng, depth + 1) + ")"
+        elif roll < 0.8:
+            part = "(?=" + _random_pattern(rng, depth + 1) + ")"
+        elif roll < 0.85:
+            part = "(?>" + _random_pattern(rng, depth + 1) + ")"
+        else:
+            part = "(" + _random_pattern(rng, depth + 1) + ")"
+        suffix = rng.choice(["", "", "", "*", "+", "?", "{2}", "{1,3}", "{0,2}", "++", "*?"])
+        parts.append(part + suffix)
+    flags = rng.choice(["", "", "", "", "(?m)", "(?i)", "(?s)", "^", "^", r"\A"])
+    return flags + "".join(parts)
+
+
+def test_every_match_holds_the_texts_on_random_patterns() -> None:
+    """20,000 random patterns, 40 random strings each: wherever `re.search` finds a
+    match, the string starts with (or holds) one of the pattern's texts."""
+    rng = random.Random(24)
+    alphabet = "abcAB1 \n"
+    checked = told = 0
+    for _ in range(20_000):
+        pattern = _random_pattern(rng)
+        try:
+            compiled = re.compile(pattern)
+        except re.error:
+            assert required_texts(pattern) is None
+            continue
+        texts = required_texts(pattern)
+        if texts is None:
+            continue
+        told += 1
+        kind, found = texts
+        assert found and all(found), pattern
+        for _ in range(40):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
+            if rng.random() < 0.5:  # (a text that holds one of them, now and then)
+                text = rng.choice(found) + text if kind == "prefix" else text + rng.choice(found)
+            if compiled.search(text) is None:
+                continue
+            checked += 1
+            if kind == "prefix":
+                assert text.startswith(found), (pattern, text, found)
+            else:
+                assert any(t in text for t in found), (pattern, text, found)
+    assert told > 1_500 and checked > 15_000, (told, checked)
