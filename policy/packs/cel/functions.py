@@ -44,87 +44,95 @@ def fn_glob(value: str, pattern: str) -> bool:
 
 # policy.analysis is imported by the functions that use it, on their first call:
 # the shell analyser alone costs ≈ 13 ms to import, and most decisions of a
-# one-event `policy hook` never call it.
+# one-event `policy hook` never call it. Kept once imported (`_LOADED`): an `import`
+# statement in a function costs an import-system call at each of the ≈ 10 calls a
+# decision makes.
+_LOADED: tuple[Any, Callable[[], str]] | None = None
+
+
+def _loaded() -> tuple[Any, Callable[[], str]]:
+    """policy.analysis.paths and policy.facts.home_dir, imported now."""
+    global _LOADED
+    from policy.analysis import paths
+    from policy.facts import home_dir
+
+    _LOADED = (paths, home_dir)
+    return _LOADED
 
 
 def fn_path_normalize(path: str) -> str:
-    from policy.analysis import paths
-
-    return paths.normalize(path)
+    paths = (_LOADED or _loaded())[0]
+    answer: str = paths.normalize(path)
+    return answer
 
 
 def fn_path_within(path: str, root: str) -> bool:
-    from policy.analysis import paths
-
-    return paths.within(path, root)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.within(path, root)
+    return answer
 
 
 def fn_path_within_any_folded(path: str, roots: list[str]) -> bool:
-    from policy.analysis import paths
-
-    return paths.within_any_folded(path, roots)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.within_any_folded(path, roots)
+    return answer
 
 
 def fn_path_holds_any_folded(path: str, roots: list[str]) -> bool:
-    from policy.analysis import paths
-
-    return paths.holds_any_folded(path, roots)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.holds_any_folded(path, roots)
+    return answer
 
 
 def fn_path_within_folded(path: str, root: str) -> bool:
     # for denials: also within on a file system that folds case and normalisation
-    from policy.analysis import paths
-
-    return paths.within_folded(path, root)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.within_folded(path, root)
+    return answer
 
 
 def fn_path_resolve(path: str) -> str:
     # Reads the file system (lstat/readlink per component); an UnsafePathError (a
     # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
-    from policy.analysis import paths
-
-    return paths.resolve(path)
+    paths = (_LOADED or _loaded())[0]
+    answer: str = paths.resolve(path)
+    return answer
 
 
 def fn_path_contained(path: str, root: str) -> bool:
-    from policy.analysis import paths
-
-    return paths.contained(path, root)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.contained(path, root)
+    return answer
 
 
 def fn_path_matches(path: str, patterns: list[str]) -> bool:
-    from policy.analysis import paths
-    from policy.facts import home_dir
-
-    return paths.matches(path, patterns, home_dir())
+    paths, home_dir = _LOADED or _loaded()
+    answer: bool = paths.matches(path, patterns, home_dir())
+    return answer
 
 
 def fn_path_names(path: str, patterns: list[str]) -> bool:
-    from policy.analysis import paths
-    from policy.facts import home_dir
-
-    return paths.names(path, patterns, home_dir())
+    paths, home_dir = _LOADED or _loaded()
+    answer: bool = paths.names(path, patterns, home_dir())
+    return answer
 
 
 def fn_path_inside(path: str, patterns: list[str]) -> bool:
-    from policy.analysis import paths
-    from policy.facts import home_dir
-
-    return paths.inside(path, patterns, home_dir())
+    paths, home_dir = _LOADED or _loaded()
+    answer: bool = paths.inside(path, patterns, home_dir())
+    return answer
 
 
 def fn_path_inside_folded(path: str, patterns: list[str]) -> bool:
-    from policy.analysis import paths
-    from policy.facts import home_dir
-
-    return paths.inside_folded(path, patterns, home_dir())
+    paths, home_dir = _LOADED or _loaded()
+    answer: bool = paths.inside_folded(path, patterns, home_dir())
+    return answer
 
 
 def fn_path_inside_any_folded(path: str, roots: list[str]) -> bool:
-    from policy.analysis import paths
-    from policy.facts import home_dir
-
-    return paths.inside_any_folded(path, roots, home_dir())
+    paths, home_dir = _LOADED or _loaded()
+    answer: bool = paths.inside_any_folded(path, roots, home_dir())
+    return answer
 
 
 def fn_path_base(path: str) -> str:
@@ -132,9 +140,9 @@ def fn_path_base(path: str) -> str:
 
 
 def fn_path_is_pattern(path: str) -> bool:
-    from policy.analysis import paths
-
-    return paths.is_pattern(path)
+    paths = (_LOADED or _loaded())[0]
+    answer: bool = paths.is_pattern(path)
+    return answer
 
 
 # A `shell.*` function on a line whose analysis gave up (a cap, policy.analysis.shell)
