@@ -601,22 +601,23 @@ class NativeProgram(CelProgram):
         else:
             pruning = self._prune()
             enabled = -1 if pruning is None else pruning.enabled(frame)
+        guards = self._guards
+        enabled &= (1 << len(guards)) - 1
         mask = 0
-        bit = 1
         one = self._one
         tier = self._tier
-        for index, guard in enumerate(self._guards):
-            if not enabled & bit or (
-                (first or tier[index] == _UNBUILT) and guard is not None and not guard(frame)
-            ):
-                bit <<= 1  # (false: see policy.packs.cel.native.guard)
-                continue
+        while enabled:  # (the conditions left, in order: a call leaves few)
+            bit = enabled & -enabled
+            enabled ^= bit
+            index = bit.bit_length() - 1
+            guard = guards[index]
+            if (first or tier[index] == _UNBUILT) and guard is not None and not guard(frame):
+                continue  # (false: see policy.packs.cel.native.guard)
             held = one(index, frame)
             if held is True:
                 mask |= bit
             elif held is not False:
                 return None
-            bit <<= 1
         return mask
 
     def run(self, data: Mapping[str, Any], call: object | None = None) -> list[Any]:
