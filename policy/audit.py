@@ -255,14 +255,24 @@ def _stamp(ns: int | None = None) -> str:
     """A record's `ts`: `datetime.now(UTC).isoformat()` with `Z` for `+00:00` (the
     microseconds left out when they are none, as `isoformat` leaves them), written from
     `time` — importing `datetime` is ≈ 2 ms of a one-event hook's start."""
+    global _last_second
     seconds, rest = divmod(time.time_ns() if ns is None else ns, 1_000_000_000)
     micro = rest // 1000
-    t = time.gmtime(seconds)  # (fields, not strftime: `%Y` is not padded below year 1000)
-    day_time = (
-        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
-        f"T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
-    )
+    last = _last_second
+    if last[0] == seconds:
+        day_time = last[1]  # (a second's records share their date and time: written once)
+    else:
+        t = time.gmtime(seconds)  # (fields, not strftime: `%Y` is not padded below 1000)
+        day_time = (
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
+            f"T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+        )
+        _last_second = (seconds, day_time)  # (one tuple, replaced whole: thread-safe)
     return f"{day_time}.{micro:06d}Z" if micro else f"{day_time}Z"
+
+
+#: The last second `_stamp` wrote, and its text (none yet: no second is None).
+_last_second: tuple[int | None, str] = (None, "")
 _id_counter = itertools.count()
 _id_prefix = int.from_bytes(os.urandom(3)) << 24
 _next_id = _id_counter.__next__

@@ -640,3 +640,16 @@ def test_a_records_stamp_is_datetimes_iso_form_in_utc(ns: int) -> None:
 
     moment = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=ns // 1000)
     assert audit._stamp(ns) == moment.isoformat().replace("+00:00", "Z")
+
+
+def test_stamps_in_one_second_and_the_next_each_read_their_own_time() -> None:
+    """A second's date and time are written once and kept for its other records: a
+    stamp of the next second, or of an earlier one, is never given the kept text."""
+    import datetime as dt
+
+    from policy import audit
+
+    start = 1_733_500_000 * 10**9
+    for ns in (start, start + 1_000, start + 999_999_999, start + 10**9, start - 1, -1, 0, start):
+        moment = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=ns // 1000)
+        assert audit._stamp(ns) == moment.isoformat().replace("+00:00", "Z"), ns

@@ -21,7 +21,7 @@ from typing import Any
 from policy._lazy_dataclass import dataclass, field
 from policy.analysis import effects, git, network, programs
 from policy.analysis._lazy_re import LazyPattern
-from policy.analysis.operands import is_unknown, locate
+from policy.analysis.operands import is_unknown, locate, unique
 from policy.analysis.shell import MAX_ARGUMENT_VALUES, too_many_paths
 
 __all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "not_a_path", "of_call", "shell_start"]
@@ -336,8 +336,7 @@ def _disk(paths: list[str], home: str) -> tuple[str, ...]:
     return effects.resolve_all(_unique(paths), home)
 
 
-def _unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i for i in items if i))
+_unique = unique
 
 
 def _tool_paths(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import operator
 import os
 import posixpath
 import re
@@ -94,14 +95,21 @@ class Command:
         type is built from the same fields, policy.packs.cel.types), and every string a
         plain `str`: the shell analysis marks words with `str` subclasses (a quoted
         brace, an unknown value), which cel-expr-python refuses to take at all."""
-        return {
-            name: _plain_strings(value) if type(value) is tuple else _plain_string(value)
-            for name in _COMMAND_FIELDS
-            for value in (getattr(self, name),)
-        }
+        plain: dict[str, Any] = {}
+        for name, value in zip(_COMMAND_FIELDS, _COMMAND_VALUES(self), strict=True):
+            kind = type(value)
+            if kind is tuple:
+                plain[name] = _plain_strings(value) if value else []
+            elif kind is str or kind is bool:
+                plain[name] = value
+            else:
+                plain[name] = _plain_string(value)
+        return plain
 
 
 _COMMAND_FIELDS = tuple(f.name for f in fields(Command))
+#: Every field's value, in `_COMMAND_FIELDS`' order, in one call.
+_COMMAND_VALUES = operator.attrgetter(*_COMMAND_FIELDS)
 
 
 def _plain_string(value: Any) -> Any:

@@ -129,7 +129,14 @@ def _below(path: str) -> str:
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i for i in items if i))
+    """`items` without repeats or empty ones, in order. (Most lists a line's facts
+    hold are empty or short: taken as they are, not through a generator.)"""
+    if not items:
+        return ()
+    kept = dict.fromkeys(items)
+    kept.pop("", None)
+    kept.pop(None, None)  # type: ignore[call-overload]
+    return tuple(kept)
 
 
 VARIABLE = LazyPattern(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
