@@ -359,6 +359,7 @@ def test_a_pack_variable_that_reads_the_call_is_looked_through() -> None:
         "git": parse('commands.filter(c, c.name == "git")'),
         "setup": parse('commands.exists(c, c.name == "git" && "config" in c.args)'),
         "deeper": parse("vars.setup"),
+        "in_prod": parse('cwd.startsWith("/srv/prod")'),
     }
 
     def holds(source: str, frame: dict[str, Any]) -> bool:
@@ -381,6 +382,12 @@ def test_a_pack_variable_that_reads_the_call_is_looked_through() -> None:
     # a variable that is not a filter, or is shadowed, tells nothing
     assert holds("vars.git.size() > 0", ls)
     assert holds("[1].exists(vars, vars > 0)", ls)
+    # nor one inside a macro's body, where the element is the root: the call's `cwd`
+    # is not the command's (a red team)
+    prod = {"cwd": "/srv/prod/app", "commands": [command("rm", cwd="")]}
+    assert not holds("vars.in_prod", {"cwd": "/home/x"})
+    assert holds('commands.exists(c, c.name == "rm" && vars.in_prod)', prod)
+    assert holds('commands.exists(c, c.name == "rm" && vars.git.exists(g, true))', prod)
 
 
 def guard_of_need(need: Any) -> Any:

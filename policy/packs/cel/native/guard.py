@@ -170,11 +170,14 @@ class _Needs:
 
     def _call_var(self, node: Node, bound: tuple[str, ...]) -> Node | None:
         """The expression of the pack variable `node` reads (`vars.x`), when it reads
-        the call; else None."""
+        the call and stands outside every macro; else None. (A variable's need names
+        places from the call's root: inside a macro's body the element is the root, and
+        `vars.in_prod` — `cwd.startsWith(...)` — would be read as the element's `cwd`: a
+        red team.)"""
         if (
-            node[0] == "sel"
+            not bound
+            and node[0] == "sel"
             and node[1] == ("id", "vars")
-            and "vars" not in bound
             and node[2] in self.call_vars
         ):
             return self.call_vars[node[2]]
