@@ -318,6 +318,9 @@ def test_on_the_shipped_packs_a_failed_guard_is_a_false_condition(
         ("commands.exists(c, regex.matches(c.raw, '(?<=a+)b'))", {"commands": [{"raw": "x"}]}),
         # a test that errs errs the ternary, whatever its other branch needs
         ("args.n > 1 ? true : access.writes.exists(p, true)", {"args": {}, "access": {"writes": []}}),
+        # a branch of 0 is no `false` (0 == False in Python; an error in CEL: a red team)
+        ('tool == "x" ? true : 0', {"tool": "y"}),
+        ('commands.exists(c, c.name == "x" ? c.network : 0.0)', {"commands": [command()]}),
     ],
 )
 def test_a_condition_that_errs_is_not_pruned_to_false(source: str, data: dict[str, Any]) -> None:

@@ -140,13 +140,13 @@ class _Needs:
             # true only where `a` is true and `b` is, or `a` is false (not an error:
             # a failed need says so) and `c` is
             test = self.of(node[1], names, bound)
-            if node[3] == ("lit", False):
+            if node[3][0] == "lit" and node[3][1] is False:  # (not 0: `0 == False`)
                 return test
             return _or(test, self.of(node[3], names, bound))
         if kind == "macro" and node[1] == "exists" and len(node[4]) == 1:
             return self._exists(node[2], node[3], node[4][0], names, bound)
-        if kind == "op" and node[1] == "==" and ("lit", True) in (node[2], node[3]):
-            other = node[3] if node[2] == ("lit", True) else node[2]
+        if kind == "op" and node[1] == "==" and _true(node[2]) != _true(node[3]):
+            other = node[3] if _true(node[2]) else node[2]
             variable = self._call_var(other, bound)
             if variable is not None:  # `vars.x == true`: x's own expression
                 return self._through(variable)
@@ -311,6 +311,11 @@ class _Needs:
         if fixed and type(value) is tuple and all(type(v) is str for v in value):
             return frozenset(value)
         return None
+
+
+def _true(node: Node) -> bool:
+    """Whether `node` is the literal `true` (not `1`: `1 == True` in Python)."""
+    return node[0] == "lit" and node[1] is True
 
 
 def _path(node: Node, names: Mapping[str, _Path]) -> _Path | None:
