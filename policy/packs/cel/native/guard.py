@@ -19,8 +19,9 @@ what the evaluation it would spare does. A guard is derived once, from the condi
 * `L.exists(x, x in [...])` (or `x == "lit"`, or `"lit" in L`) needs L to hold one of
   those strings;
 * `regex.matches(x.f, "^(kubectl|gcloud) ...")` needs `x.f` to start with (or, for an
-  unanchored pattern, to hold) one of the texts every match holds
-  (policy.packs.cel.native.literals);
+  unanchored pattern, to hold) one of the texts every match holds — for a start that
+  may be left out, `^(?:[^ ]*/)?(kubectl|gcloud) `, to start with the rest's texts or
+  hold the start's (`/`) (policy.packs.cel.native.literals);
 * `a && b` needs what both need; `a || b` what either needs; `a ? b : c` what `a` or
   `c` needs (`a ? b : false`: what `a` needs);
 * a pack variable that reads the call is looked through: `vars.x` (a `vars.x == true`)
@@ -219,8 +220,9 @@ class _Needs:
         texts = required_texts(pattern)
         if texts is None:
             return None
-        kind, found = texts
-        return ("prefixes" if kind == "prefix" else "contains", path, found)
+        if texts[0] == "prefix or contains":
+            return ("or", ("prefixes", path, texts[1]), ("contains", path, texts[2]))
+        return ("prefixes" if texts[0] == "prefix" else "contains", path, texts[1])
 
     def _exists(
         self,

@@ -29,10 +29,13 @@ _CLASS = 4
 _Texts = tuple[frozenset[str], bool]  # (the texts, whether the part is nothing but them)
 
 
-def required_texts(pattern: str) -> tuple[str, tuple[str, ...]] | None:
+def required_texts(pattern: str) -> tuple[Any, ...] | None:
     """("prefix", texts): every string `re.search(pattern, s)` finds a match in starts
-    with one of `texts`; ("contains", texts): holds one of them; None when the pattern
-    gives neither (or does not compile: the condition errs, and is left to say so)."""
+    with one of `texts`; ("contains", texts): holds one of them; ("prefix or contains",
+    texts, others): starts with one of `texts` or holds one of `others` — a pattern
+    whose start may be left out (`^(?:[^ ]*/)?(kubectl|gcloud) `: a program named by its
+    path or by its name); None when the pattern gives none of these (or does not
+    compile: the condition errs, and is left to say so)."""
     from re import _constants as c
     from re import _parser
 
@@ -55,10 +58,29 @@ def required_texts(pattern: str) -> tuple[str, tuple[str, ...]] | None:
         texts, _ = _leading(items[1:], c)
         if "" not in texts:
             return ("prefix", tuple(sorted(texts)))
+        either = _optional_start(items[1:], c)
+        if either is not None:
+            return either
     found = _somewhere(items, c)
     if found is None or "" in found:
         return None
     return ("contains", tuple(sorted(found)))
+
+
+def _optional_start(items: list[Any], c: Any) -> tuple[Any, ...] | None:
+    """For an anchored sequence that starts with a part that may match nothing (`A?`,
+    `A*`, `A{0,n}`): every match either left it out, and starts with what the rest starts
+    with, or matched it, and holds what each of its repetitions holds."""
+    if not items or items[0][0] not in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        return None
+    least, _most, inner = items[0][1]
+    if least != 0:
+        return None
+    rest, _ = _leading(items[1:], c)
+    held = _somewhere(list(inner.data), c)
+    if "" in rest or held is None or "" in held:
+        return None
+    return ("prefix or contains", tuple(sorted(rest)), tuple(sorted(held)))
 
 
 def _leading(items: list[Any], c: Any) -> _Texts:
