@@ -536,7 +536,7 @@ def test_an_answer_longer_than_picoclaw_reads_is_a_refusal_and_the_hook_goes_on(
     answer = orjson.loads(line)
     assert answer["id"] == 20
     assert answer["result"]["action"] == "abort_turn"
-    assert "longer than PicoClaw reads" in answer["result"]["reason"]
+    assert "too long for PicoClaw's reader" in answer["result"]["reason"]
     # ... and the next request is answered as ever
     denied = hook.call(21, "hook.before_tool", tool("exec", command="rm -rf /"))
     assert denied["result"]["action"] == "deny_tool"
@@ -575,4 +575,4 @@ def test_every_answer_is_held_to_picoclaw_s_line(method: str, refused: dict[str,
     kind = next(iter(refused))
     for key, value in refused[kind].items():
         assert one_more[kind][key] == value
-    assert "longer than PicoClaw reads" in str(one_more[kind])
+    assert "too long for PicoClaw's reader" in str(one_more[kind])

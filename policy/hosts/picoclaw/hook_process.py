@@ -333,15 +333,16 @@ class _Server:
 
 
 def _within_limit(method: str, message: dict[str, Any]) -> bytes:
-    """The line of the answer `message` to a `method` request, or, when it would be
-    longer than PicoClaw reads (`_LINE_LIMIT`), of its refusal: what deciding failing
-    answers (`_FAILED`; a JSON-RPC error where the method has no refusal)."""
+    """The line of the answer `message` to a `method` request, or, when it would reach
+    `_LINE_LIMIT` (PicoClaw reads one of exactly that, newline included: a byte kept
+    spare), of its refusal — what deciding failing answers (`_FAILED`; a JSON-RPC
+    error where the method has no refusal)."""
     line = encode_line({"jsonrpc": "2.0", **message})
     if len(line) < _LINE_LIMIT:
         return line
     reason = (
         f"policy hook failed closed: its answer would be a line of {len(line)} bytes, "
-        f"longer than PicoClaw reads ({_LINE_LIMIT})"
+        f"too long for PicoClaw's reader (under {_LINE_LIMIT} here)"
     )
     note(f"policy: {method} {message.get('id')!r}: {reason}\n")
     refusal = _FAILED.get(method)
