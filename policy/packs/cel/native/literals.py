@@ -23,6 +23,10 @@ __all__ = ["required_texts"]
 
 #: The most texts a need holds: past that, the texts found so far stand (shorter ones).
 _MOST = 256
+#: The most texts a need that a value holds one of may name: each is looked for in the
+#: value on its own (`in`), where the texts a value starts with are one `startswith`;
+#: past this, asking them would cost more than the search they spare.
+_MOST_HELD = 16
 #: The most characters of a class spelt out as texts of their own (`[.]`, `[-_]`).
 _CLASS = 4
 
@@ -62,7 +66,7 @@ def required_texts(pattern: str) -> tuple[Any, ...] | None:
         if either is not None:
             return either
     found = _somewhere(items, c)
-    if found is None or "" in found:
+    if found is None or "" in found or len(found) > _MOST_HELD:
         return None
     return ("contains", tuple(sorted(found)))
 
@@ -78,7 +82,7 @@ def _optional_start(items: list[Any], c: Any) -> tuple[Any, ...] | None:
         return None
     rest, _ = _leading(items[1:], c)
     held = _somewhere(list(inner.data), c)
-    if "" in rest or held is None or "" in held:
+    if "" in rest or held is None or "" in held or len(held) > _MOST_HELD:
         return None
     return ("prefix or contains", tuple(sorted(rest)), tuple(sorted(held)))
 
