@@ -527,10 +527,15 @@ def redacted_output(hook: Hook, ident: int, size: int) -> bytes:
 
 
 def test_an_answer_longer_than_picoclaw_reads_is_a_refusal_and_the_hook_goes_on(
-    hook: Hook,
+    tmp_path: Path,
 ) -> None:
     # A line over 1 MiB stops PicoClaw's reader for good: every later request would time
     # out and be skipped, the calls run unguarded. The redaction is refused instead.
+    log = tmp_path / "decisions.jsonl"
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"packs: [{RULES}]\ndata_dir: {tmp_path / 'data'}\naudit_path: {log}\n")
+    hook = Hook("--config", str(config))
+    hook.call(1, "hook.hello", {"name": "hp", "version": 1, "modes": ["tool"]})
     line = redacted_output(hook, 20, PICOCLAW_LINE)
     assert len(line) + 1 < PICOCLAW_LINE
     answer = orjson.loads(line)
@@ -540,6 +545,15 @@ def test_an_answer_longer_than_picoclaw_reads_is_a_refusal_and_the_hook_goes_on(
     # ... and the next request is answered as ever
     denied = hook.call(21, "hook.before_tool", tool("exec", command="rm -rf /"))
     assert denied["result"]["action"] == "deny_tool"
+    assert hook.close() == 0
+    # the decision log says what PicoClaw got, next to the `modify` it stands for
+    records = [orjson.loads(r) for r in log.read_bytes().splitlines()]
+    refused = [r for r in records if r["event"] == "hook.answer_refused"]
+    assert len(refused) == 1
+    assert refused[0]["method"] == "hook.after_tool" and refused[0]["id"] == 20
+    assert refused[0]["answer_bytes"] > PICOCLAW_LINE and refused[0]["sent"] == {"action": "abort_turn"}
+    assert refused[0]["tool"] == "exec" and refused[0]["session"] == META["SessionKey"]
+    assert any(r["event"] == "decision" and r["action"] == "modify" for r in records)
 
 
 def test_an_answer_that_fits_goes_out_whole(hook: Hook) -> None:
@@ -566,11 +580,13 @@ def test_every_answer_is_held_to_picoclaw_s_line(method: str, refused: dict[str,
     def answer(padding: int) -> dict[str, Any]:
         return {"id": 9, "result": {"action": "modify", "reason": "r" * padding}}
 
-    bare = len(_within_limit(method, answer(0)))
-    longest = _within_limit(method, answer(PICOCLAW_LINE - 1 - bare))
-    assert len(longest) == PICOCLAW_LINE - 1  # (its newline included)
+    bare = len(_within_limit(method, answer(0))[0])
+    longest, size = _within_limit(method, answer(PICOCLAW_LINE - 1 - bare))
+    assert len(longest) == PICOCLAW_LINE - 1 and size == 0  # (its newline included)
     assert orjson.loads(longest)["result"]["action"] == "modify"
-    one_more = orjson.loads(_within_limit(method, answer(PICOCLAW_LINE - bare)))
+    line, size = _within_limit(method, answer(PICOCLAW_LINE - bare))
+    assert size == PICOCLAW_LINE
+    one_more = orjson.loads(line)
     assert one_more["id"] == 9
     kind = next(iter(refused))
     for key, value in refused[kind].items():

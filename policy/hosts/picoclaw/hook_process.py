@@ -235,11 +235,13 @@ class _Server:
         give it first)."""
 
         def give(message: dict[str, Any]) -> None:
-            line = _within_limit(method, message)
+            line, refused = _within_limit(method, message)
             if reply is None:
                 self._out.write(line)
-            else:
-                reply.give_line(line)
+            elif not reply.give_line(line):
+                return  # (the watchdog answered first)
+            if refused:
+                self._log_refused(method, ident, refused, params)
 
         try:
             result = self.answer(method, params)
@@ -261,6 +263,34 @@ class _Server:
             return
         if ident is not None:
             give({"id": ident, "result": result})
+
+    def _log_refused(self, method: str, ident: Any, size: int, params: Any) -> None:
+        """Put the refusal of an answer too long for PicoClaw in the decision log, next
+        to the decision it stands for (which is logged as decided: a `modify` PicoClaw
+        never got). Once the refusal is out: a log that cannot be written holds up
+        nothing, and says so on stderr. (A thin client's decisions are logged by the
+        service, which never saw the refusal: stderr only.)"""
+        engine = self._slot.engine
+        record = getattr(engine, "note", None)
+        if record is None:
+            return
+        fields: dict[str, Any] = {
+            "method": method,
+            "id": ident if isinstance(ident, int | str) else repr(ident),
+            "answer_bytes": size,
+            "limit_bytes": _LINE_LIMIT,
+            "sent": _FAILED.get(method, {"error": _INTERNAL_ERROR}),
+        }
+        if isinstance(params, dict):
+            tool = params.get("tool")
+            meta = params.get("meta")
+            session = meta.get("SessionKey") if isinstance(meta, dict) else None
+            fields["tool"] = tool if isinstance(tool, str) else ""
+            fields["session"] = session if isinstance(session, str) else ""
+        try:
+            record("hook.answer_refused", fields)
+        except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
+            note(f"policy: {method} {ident!r}: the refusal was not logged: {exc}\n")
 
     def _watched(self, ident: Any, method: str) -> tuple[Reply, Watch]:
         """The one answer of an interceptor request: its refusal at the deadline unless
@@ -332,14 +362,15 @@ class _Server:
         return 0
 
 
-def _within_limit(method: str, message: dict[str, Any]) -> bytes:
+def _within_limit(method: str, message: dict[str, Any]) -> tuple[bytes, int]:
     """The line of the answer `message` to a `method` request, or, when it would reach
     `_LINE_LIMIT` (PicoClaw reads one of exactly that, newline included: a byte kept
     spare), of its refusal — what deciding failing answers (`_FAILED`; a JSON-RPC
-    error where the method has no refusal)."""
+    error where the method has no refusal); and the length of the line refused (0
+    when none was)."""
     line = encode_line({"jsonrpc": "2.0", **message})
     if len(line) < _LINE_LIMIT:
-        return line
+        return line, 0
     reason = (
         f"policy hook failed closed: its answer would be a line of {len(line)} bytes, "
         f"too long for PicoClaw's reader (under {_LINE_LIMIT} here)"
@@ -351,7 +382,7 @@ def _within_limit(method: str, message: dict[str, Any]) -> bytes:
         if refusal is not None
         else {"error": {"code": _INTERNAL_ERROR, "message": reason}}
     )
-    return encode_line({"jsonrpc": "2.0", "id": message.get("id"), **body})
+    return encode_line({"jsonrpc": "2.0", "id": message.get("id"), **body}), len(line)
 
 
 def run(args: HookCommand) -> int:
