@@ -372,6 +372,33 @@ def test_no_decision_by_the_deadline_is_a_refusal(tmp_path: Path) -> None:
     assert running.leftover() == []
 
 
+def test_a_refusal_at_the_deadline_is_in_the_decision_log(tmp_path: Path) -> None:
+    """A decision held up — another process holds the decision log's lock — is refused
+    at the deadline, and the log says so once it can be written (`hook.deadline_refused`,
+    beside the late decision's own record)."""
+    import fcntl
+
+    log = tmp_path / "decisions.jsonl"
+    config = tmp_path / "policy.yaml"
+    config.write_text(f"packs: [{RULES}]\ndata_dir: {tmp_path / 'data'}\naudit_path: {log}\n")
+    running = Hook("--config", str(config), "--deadline", "1")
+    assert running.ask(INIT) == INIT_ANSWER
+    assert running.result(before("2", "shell", '{"command":"ls"}'))["allow"] is True
+    with log.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        refused = running.result(before("3", "shell", '{"command":"rm -rf ~"}'))
+    assert refused == {
+        "allow": False,
+        "reason": "policy hook gave no answer within 1 s (failed closed)",
+    }
+    assert running.close() == 0
+    records = [orjson.loads(r) for r in log.read_bytes().splitlines()]
+    refusals = [r for r in records if r["event"] == "hook.deadline_refused"]
+    assert [(r["method"], r["id"], r["deadline_s"], r["sent"]["allow"]) for r in refusals] == [
+        ("hook_before", "3", 1.0, False)
+    ]
+
+
 @pytest.mark.slow
 def test_the_deadline_never_exceeds_openclaws_timeout(tmp_path: Path) -> None:
     fifo = tmp_path / "stall"

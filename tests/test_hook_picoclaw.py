@@ -420,6 +420,13 @@ def test_a_decision_held_up_is_refused_before_picoclaw_would_skip_the_hook(tmp_p
     after = running.call(4, "hook.before_tool", tool("exec", command="ls"))
     assert after["id"] == 4 and after["result"]["action"] == "continue"
     assert running.close() == 0
+    # ... and the log says what PicoClaw got for it, once it could be written
+    records = [orjson.loads(r) for r in log.read_bytes().splitlines()]
+    refusals = [r for r in records if r["event"] == "hook.deadline_refused"]
+    assert [(r["id"], r["method"], r["sent"], r["deadline_s"]) for r in refusals] == [
+        (3, "hook.before_tool", {"action": "deny_tool"}, 1.0)
+    ]
+    assert refusals[0]["tool"] == "exec" and refusals[0]["session"] == META["SessionKey"]
 
 
 def test_the_watchdog_fires_what_is_due_first_and_never_what_was_cancelled() -> None:
@@ -472,7 +479,7 @@ def test_a_request_whose_handling_failed_unanswered_is_refused_at_its_deadline(
         raise RuntimeError("stderr is gone")
 
     monkeypatch.setattr(server, "handle", fails)
-    watched = server._watched(7, "hook.before_tool")
+    watched = server._watched(7, "hook.before_tool", {})
     with pytest.raises(RuntimeError):
         server._handle_watched(7, "hook.before_tool", {}, watched)
     assert answered.wait(10), "the request went unanswered"
@@ -508,6 +515,45 @@ def test_a_watchdog_s_note_never_waits_on_stderr(monkeypatch: pytest.MonkeyPatch
         stuck.set()
     assert two.wait(10)  # (written once stderr is read again; past the cap, dropped)
     assert len(written) <= _watchdog._NOTES_MAX + 1
+
+
+def test_what_a_refusal_leaves_behind_is_done_in_turn_and_a_failure_stops_nothing() -> None:
+    """`later`: the actions a refusal leaves (a record in a decision log another
+    process may have locked) run on the notes' thread in the order given; one that
+    raises does not stop the next, and none holds up the caller."""
+    import threading
+
+    from policy.hosts import _watchdog
+
+    go, done = threading.Event(), threading.Event()
+    ran: list[int] = []
+
+    def fails() -> None:
+        raise RuntimeError("the log is locked")
+
+    started = time.monotonic()
+    _watchdog.later(lambda: go.wait(30))
+    _watchdog.later(lambda: ran.append(1))
+    _watchdog.later(fails)
+    _watchdog.later(lambda: (ran.append(2), done.set()))
+    assert time.monotonic() - started < 5 and ran == []
+    go.set()
+    assert done.wait(10)
+    assert ran == [1, 2]
+
+
+def test_a_process_about_to_close_its_log_waits_for_what_it_left_behind() -> None:
+    """`drain`: until every action given to `later` is done, bounded by its timeout."""
+    import threading
+
+    from policy.hosts import _watchdog
+
+    go = threading.Event()
+    _watchdog.later(lambda: go.wait(30))
+    assert _watchdog.drain(0.05) is False  # (still waiting: given up at the timeout)
+    go.set()
+    assert _watchdog.drain(10) is True
+    assert _watchdog.drain(0) is True  # (nothing left)
 
 
 #: PicoClaw's reader buffer (`processHookReadBufferSize`): the longest line it reads.

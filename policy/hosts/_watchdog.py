@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 __all__ = [
     "Watch",
     "Watchdog",
+    "drain",
     "end_process",
     "ended_by",
+    "later",
     "no_answer_within",
     "note",
     "on_signal",
@@ -104,13 +106,19 @@ def _fire(watch: Watch) -> None:
         note(f"policy: a deadline's refusal failed: {type(exc).__name__}: {exc}\n")
 
 
-#: Notes waiting for stderr (`note`); past this many, new ones are dropped.
+#: What waits to be done after a refusal (`note`, `later`); past this many, new ones are
+#: dropped.
 _NOTES_MAX = 256
-_notes: list[str] = []
+_notes: list[Callable[[], object]] = []
 _notes_lock = _thread.allocate_lock()
 _notes_waiting = _thread.allocate_lock()  # released: notes wait to be written
 _notes_waiting.acquire()
 _notes_writer: list[bool] = []  # (one entry once the writer's thread runs)
+#: Held while something is queued or being done (`drain` waits for its release): taken
+#: by `later` when the first action comes, let go by the notes' thread once it has
+#: done the last.
+_notes_busy = _thread.allocate_lock()
+_notes_pending: list[int] = [0]
 
 
 def note(text: str) -> None:
@@ -119,19 +127,39 @@ def note(text: str) -> None:
     host that stopped reading it, a decision log on it that filled the pipe), or every
     later deadline would pass unanswered. Past `_NOTES_MAX` notes waiting, dropped;
     never raises."""
+    later(lambda: _report(text))
+
+
+def later(action: Callable[[], object]) -> None:
+    """`action` done by the notes' thread, in turn with the notes, never by the caller:
+    what a refusal leaves behind (a record in a decision log whose lock another process
+    may hold) must not hold up the refusals after it. What it raises is dropped (an
+    action reports its own failure); past `_NOTES_MAX` waiting, dropped; never raises."""
     with _notes_lock:
         if len(_notes) >= _NOTES_MAX:
             return
-        _notes.append(text)
         if not _notes_writer:
             try:
                 _thread.start_new_thread(_write_notes, ())
             except RuntimeError:  # (no thread to be had: the note is dropped, never raised)
-                _notes.clear()
                 return
             _notes_writer.append(True)
+        _notes.append(action)
+        if _notes_pending[0] == 0:
+            _notes_busy.acquire()  # (free: nothing was pending)
+        _notes_pending[0] += 1
         if _notes_waiting.locked():
             _notes_waiting.release()
+
+
+def drain(timeout: float) -> bool:
+    """Wait, at most `timeout` seconds, until what `later` was given is done: a process
+    about to close its decision log lets the records of its refusals in first. Whether
+    it all was."""
+    if not _notes_busy.acquire(timeout=max(0.0, min(timeout, _thread.TIMEOUT_MAX))):
+        return False
+    _notes_busy.release()
+    return True
 
 
 def _write_notes() -> None:
@@ -140,8 +168,15 @@ def _write_notes() -> None:
         with _notes_lock:
             waiting = _notes[:]
             _notes.clear()
-        for text in waiting:
-            _report(text)
+        for action in waiting:
+            try:
+                action()
+            except Exception:  # noqa: BLE001 - an action reports its own failure
+                continue
+        with _notes_lock:
+            _notes_pending[0] -= len(waiting)
+            if _notes_pending[0] == 0 and _notes_busy.locked():
+                _notes_busy.release()
 
 
 def _report(text: str) -> None:

@@ -36,8 +36,10 @@ from policy.hosts._hook_process import (
     Output,
     Reply,
     Watchdog,
+    drain,
     end_process,
     failed_closed,
+    later,
     lines,
     no_answer_within,
     note,
@@ -134,14 +136,33 @@ class _Server:
         _give(reply, {"result": result})
 
     def _watch(self, reply: Reply) -> None:
-        """Refuse `reply`'s hook_before at the deadline unless it was answered."""
+        """Refuse `reply`'s hook_before at the deadline unless it was answered; the
+        refusal leaves a `hook.deadline_refused` record in the decision log, written by
+        the notes' thread (`later`: the log may be what holds the decision up)."""
         reason = no_answer_within(self._deadline)
 
         def refuse() -> None:
             if _give(reply, {"result": wire.refusal(reason)}):
                 note(f"policy: hook_before {reply.ident!r}: {reason}\n")
+                later(lambda: self._record_refusal(reply.ident, reason))
 
         self._watchdog.watch(time.monotonic() + self._deadline, refuse)
+
+    def _record_refusal(self, ident: Any, reason: str) -> None:
+        engine = self._slot.engine if self._slot.ready.is_set() else None
+        record = getattr(engine, "note", None)  # (a thin client's service never saw it)
+        if record is None:
+            return
+        fields = {
+            "method": "hook_before",
+            "id": ident if isinstance(ident, int | str) else repr(ident),
+            "deadline_s": self._deadline,
+            "sent": wire.refusal(reason),
+        }
+        try:
+            record("hook.deadline_refused", fields)
+        except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
+            note(f"policy: hook_before {ident!r}: the refusal was not logged: {exc}\n")
 
     # ---------------------------------------------------------------- loop
 
@@ -200,6 +221,7 @@ class _Server:
         _, stuck = wait(running, timeout=_DRAIN)
         engine = self._slot.engine if self._slot.ready.is_set() else None
         if engine is not None and not stuck:
+            drain(_DRAIN)  # (the records of refusals first: `later`)
             engine.close()
         if stuck:
             sys.stderr.write(f"policy: {len(stuck)} request(s) unfinished at exit\n")

@@ -40,9 +40,11 @@ from policy.hosts._hook_process import (
     Watch,
     Watchdog,
     abandon_approvals,
+    drain,
     encode_line,
     end_process,
     failed_closed,
+    later,
     lines,
     no_answer_within,
     note,
@@ -268,17 +270,28 @@ class _Server:
         """Put the refusal of an answer too long for PicoClaw in the decision log, next
         to the decision it stands for (which is logged as decided: a `modify` PicoClaw
         never got). Once the refusal is out: a log that cannot be written holds up
-        nothing, and says so on stderr. (A thin client's decisions are logged by the
-        service, which never saw the refusal: stderr only.)"""
-        engine = self._slot.engine
-        record = getattr(engine, "note", None)
+        nothing, and says so on stderr."""
+        self._record(
+            "hook.answer_refused",
+            method,
+            ident,
+            params,
+            {"answer_bytes": size, "limit_bytes": _LINE_LIMIT},
+        )
+
+    def _record(
+        self, kind: str, method: str, ident: Any, params: Any, facts: dict[str, Any]
+    ) -> None:
+        """A record of a refusal the decision log would not show otherwise (what was
+        sent, for which request, and `facts`). A thin client's decisions are logged by
+        the service, which never saw the refusal: stderr only, then."""
+        record = getattr(self._slot.engine, "note", None)
         if record is None:
             return
         fields: dict[str, Any] = {
             "method": method,
             "id": ident if isinstance(ident, int | str) else repr(ident),
-            "answer_bytes": size,
-            "limit_bytes": _LINE_LIMIT,
+            **facts,
             "sent": _FAILED.get(method, {"error": _INTERNAL_ERROR}),
         }
         if isinstance(params, dict):
@@ -288,13 +301,16 @@ class _Server:
             fields["tool"] = tool if isinstance(tool, str) else ""
             fields["session"] = session if isinstance(session, str) else ""
         try:
-            record("hook.answer_refused", fields)
+            record(kind, fields)
         except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
             note(f"policy: {method} {ident!r}: the refusal was not logged: {exc}\n")
 
-    def _watched(self, ident: Any, method: str) -> tuple[Reply, Watch]:
+    def _watched(self, ident: Any, method: str, params: Any) -> tuple[Reply, Watch]:
         """The one answer of an interceptor request: its refusal at the deadline unless
-        its decision came first (then the watch is cancelled)."""
+        its decision came first (then the watch is cancelled). A refusal leaves a
+        `hook.deadline_refused` record in the decision log, written by the notes' thread
+        (`later`): the log may be what holds the decision up, and the watchdog's thread
+        must be free for the next deadline."""
         reply = Reply(self._out, ident)
         reason = no_answer_within(self._deadline)
         refusal = {"jsonrpc": "2.0", "id": ident, "result": {**_FAILED[method], "reason": reason}}
@@ -302,6 +318,8 @@ class _Server:
         def refuse() -> None:
             if reply.give(refusal):
                 note(f"policy: {method} {ident!r}: {reason}\n")
+                facts = {"deadline_s": self._deadline}
+                later(lambda: self._record("hook.deadline_refused", method, ident, params, facts))
 
         if self._watchdog is None:
             self._watchdog = Watchdog()
@@ -349,7 +367,7 @@ class _Server:
                 elif method == "hook.approve_tool":
                     approvals.submit(self.handle, ident, method, message.get("params"))
                 elif method in _WATCHED and ident is not None:
-                    watched = self._watched(ident, method)
+                    watched = self._watched(ident, method, message.get("params"))
                     pool.submit(self._handle_watched, ident, method, message.get("params"), watched)
                 else:
                     pool.submit(self.handle, ident, method, message.get("params"))
@@ -358,6 +376,7 @@ class _Server:
                 # approve it afterwards.
                 self._slot.engine.abandon_approvals("PicoClaw closed the hook's stdin")
         if self._slot.engine is not None:
+            drain(_BUDGET)  # (the records of refusals first: `later`)
             self._slot.engine.close()
         return 0
 
