@@ -553,7 +553,7 @@ def test_a_process_about_to_close_its_log_waits_for_what_it_left_behind() -> Non
     assert _watchdog.drain(0.05) is False  # (still waiting: given up at the timeout)
     go.set()
     assert _watchdog.drain(10) is True
-    assert _watchdog.drain(0) is True  # (nothing left)
+    assert _watchdog.drain(10) is True  # (nothing left)
 
 
 #: PicoClaw's reader buffer (`processHookReadBufferSize`): the longest line it reads.

@@ -114,11 +114,6 @@ _notes_lock = _thread.allocate_lock()
 _notes_waiting = _thread.allocate_lock()  # released: notes wait to be written
 _notes_waiting.acquire()
 _notes_writer: list[bool] = []  # (one entry once the writer's thread runs)
-#: Held while something is queued or being done (`drain` waits for its release): taken
-#: by `later` when the first action comes, let go by the notes' thread once it has
-#: done the last.
-_notes_busy = _thread.allocate_lock()
-_notes_pending: list[int] = [0]
 
 
 def note(text: str) -> None:
@@ -145,21 +140,22 @@ def later(action: Callable[[], object]) -> None:
                 return
             _notes_writer.append(True)
         _notes.append(action)
-        if _notes_pending[0] == 0:
-            _notes_busy.acquire()  # (free: nothing was pending)
-        _notes_pending[0] += 1
         if _notes_waiting.locked():
             _notes_waiting.release()
 
 
 def drain(timeout: float) -> bool:
-    """Wait, at most `timeout` seconds, until what `later` was given is done: a process
-    about to close its decision log lets the records of its refusals in first. Whether
-    it all was."""
-    if not _notes_busy.acquire(timeout=max(0.0, min(timeout, _thread.TIMEOUT_MAX))):
-        return False
-    _notes_busy.release()
-    return True
+    """Wait, at most `timeout` seconds, until what `later` was given before is done: a
+    process about to close its decision log lets the records of its refusals in first.
+    Whether it all was (False too when the queue was full: nothing confirms it). Done by
+    a last action of its own, which the notes' thread reaches after all the others."""
+    with _notes_lock:
+        if not _notes_writer:
+            return True  # (nothing was ever given)
+    reached = _thread.allocate_lock()
+    reached.acquire()
+    later(reached.release)
+    return reached.acquire(timeout=max(0.0, min(timeout, _thread.TIMEOUT_MAX)))
 
 
 def _write_notes() -> None:
@@ -173,10 +169,6 @@ def _write_notes() -> None:
                 action()
             except Exception:  # noqa: BLE001 - an action reports its own failure
                 continue
-        with _notes_lock:
-            _notes_pending[0] -= len(waiting)
-            if _notes_pending[0] == 0 and _notes_busy.locked():
-                _notes_busy.release()
 
 
 def _report(text: str) -> None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from policy.audit import cut
 from policy.hosts._hook_process import (
     EngineSlot,
     Output,
@@ -155,7 +156,7 @@ class _Server:
             return
         fields = {
             "method": "hook_before",
-            "id": ident if isinstance(ident, int | str) else repr(ident),
+            "id": cut(ident) if isinstance(ident, str) else cut(repr(ident)),
             "deadline_s": self._deadline,
             "sent": wire.refusal(reason),
         }
@@ -221,7 +222,10 @@ class _Server:
         _, stuck = wait(running, timeout=_DRAIN)
         engine = self._slot.engine if self._slot.ready.is_set() else None
         if engine is not None and not stuck:
-            drain(_DRAIN)  # (the records of refusals first: `later`)
+            if not drain(_DRAIN):
+                # (the records of refusals first, `later`; a log another process holds
+                # locked past that would hold the close: the process ends instead)
+                end_process()
             engine.close()
         if stuck:
             sys.stderr.write(f"policy: {len(stuck)} request(s) unfinished at exit\n")

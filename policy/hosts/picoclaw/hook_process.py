@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from policy.audit import cut
 from policy.hosts._hook_process import (
     EngineSlot,
     Output,
@@ -243,7 +244,8 @@ class _Server:
             elif not reply.give_line(line):
                 return  # (the watchdog answered first)
             if refused:
-                self._log_refused(method, ident, refused, params)
+                facts = {"answer_bytes": refused, "limit_bytes": _LINE_LIMIT}
+                self._record_later("hook.answer_refused", method, ident, _asked(params), facts)
 
         try:
             result = self.answer(method, params)
@@ -266,44 +268,32 @@ class _Server:
         if ident is not None:
             give({"id": ident, "result": result})
 
-    def _log_refused(self, method: str, ident: Any, size: int, params: Any) -> None:
-        """Put the refusal of an answer too long for PicoClaw in the decision log, next
-        to the decision it stands for (which is logged as decided: a `modify` PicoClaw
-        never got). Once the refusal is out: a log that cannot be written holds up
-        nothing, and says so on stderr."""
-        self._record(
-            "hook.answer_refused",
-            method,
-            ident,
-            params,
-            {"answer_bytes": size, "limit_bytes": _LINE_LIMIT},
-        )
-
-    def _record(
-        self, kind: str, method: str, ident: Any, params: Any, facts: dict[str, Any]
+    def _record_later(
+        self, kind: str, method: str, ident: Any, asked: dict[str, str], facts: dict[str, Any]
     ) -> None:
-        """A record of a refusal the decision log would not show otherwise (what was
-        sent, for which request, and `facts`). A thin client's decisions are logged by
-        the service, which never saw the refusal: stderr only, then."""
+        """A record of a refusal the decision log would not show otherwise — what was
+        sent, for which request (`asked`: its tool and session), and `facts` — written
+        by the notes' thread (`later`) once the refusal is out: the log may be what held
+        the decision up, and no worker or watchdog waits on it. A thin client's
+        decisions are logged by the service, which never saw the refusal: stderr only."""
         record = getattr(self._slot.engine, "note", None)
         if record is None:
             return
         fields: dict[str, Any] = {
             "method": method,
-            "id": ident if isinstance(ident, int | str) else repr(ident),
+            "id": _request_id(ident),
             **facts,
             "sent": _FAILED.get(method, {"error": _INTERNAL_ERROR}),
+            **asked,
         }
-        if isinstance(params, dict):
-            tool = params.get("tool")
-            meta = params.get("meta")
-            session = meta.get("SessionKey") if isinstance(meta, dict) else None
-            fields["tool"] = tool if isinstance(tool, str) else ""
-            fields["session"] = session if isinstance(session, str) else ""
-        try:
-            record(kind, fields)
-        except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
-            note(f"policy: {method} {ident!r}: the refusal was not logged: {exc}\n")
+
+        def write() -> None:
+            try:
+                record(kind, fields)
+            except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
+                note(f"policy: {method} {fields['id']!r}: the refusal was not logged: {exc}\n")
+
+        later(write)
 
     def _watched(self, ident: Any, method: str, params: Any) -> tuple[Reply, Watch]:
         """The one answer of an interceptor request: its refusal at the deadline unless
@@ -314,12 +304,13 @@ class _Server:
         reply = Reply(self._out, ident)
         reason = no_answer_within(self._deadline)
         refusal = {"jsonrpc": "2.0", "id": ident, "result": {**_FAILED[method], "reason": reason}}
+        asked = _asked(params)  # (not the params: an answered request's stay no longer)
 
         def refuse() -> None:
             if reply.give(refusal):
                 note(f"policy: {method} {ident!r}: {reason}\n")
                 facts = {"deadline_s": self._deadline}
-                later(lambda: self._record("hook.deadline_refused", method, ident, params, facts))
+                self._record_later("hook.deadline_refused", method, ident, asked, facts)
 
         if self._watchdog is None:
             self._watchdog = Watchdog()
@@ -376,9 +367,32 @@ class _Server:
                 # approve it afterwards.
                 self._slot.engine.abandon_approvals("PicoClaw closed the hook's stdin")
         if self._slot.engine is not None:
-            drain(_BUDGET)  # (the records of refusals first: `later`)
+            if not drain(_BUDGET):
+                # (the records of refusals first, `later`; a log another process holds
+                # locked past that would hold the close: the process ends instead)
+                end_process()
             self._slot.engine.close()
         return 0
+
+
+def _request_id(ident: Any) -> Any:
+    """A request's id as a record keeps it: an int as it is, anything else cut."""
+    if isinstance(ident, int):
+        return ident
+    return cut(ident if isinstance(ident, str) else repr(ident))
+
+
+def _asked(params: Any) -> dict[str, str]:
+    """The tool and session a request names, cut as the decision log cuts them."""
+    if not isinstance(params, dict):
+        return {}
+    tool = params.get("tool")
+    meta = params.get("meta")
+    session = meta.get("SessionKey") if isinstance(meta, dict) else None
+    return {
+        "tool": cut(tool) if isinstance(tool, str) else "",
+        "session": cut(session) if isinstance(session, str) else "",
+    }
 
 
 def _within_limit(method: str, message: dict[str, Any]) -> tuple[bytes, int]:
