@@ -165,16 +165,16 @@ def of_call(
     refused = too_many_paths(p for found in located for p in found)
     if refused:
         return Access((), (), (), (), (), (), refused, limit=refused)
-    r, w, d = (_disk(p, home) if disk else _unique(p) for p in located)
+    r, w, d = (_disk(p, home) if disk else unique(p) for p in located)
     if disk and w:
-        w = _unique((*w, *_git_spellings(w, base, home)))
+        w = unique((*w, *_git_spellings(w, base, home)))
     refused = too_many_paths((*r, *w, *d), on_disk=disk)
     if refused:
         return Access((), (), (), (), (), (), refused, limit=refused)
     hosts = network.canonical_hosts(hosts)
     if tool in _LISTERS:
-        return Access((), (), w, d, _unique(hosts), (), lists=r)
-    found = Access((), r, w, d, _unique(hosts), (), statements=_statements(tool, args))
+        return Access((), (), w, d, unique(hosts), (), lists=r)
+    found = Access((), r, w, d, unique(hosts), (), statements=_statements(tool, args))
     if tool.startswith("mcp__"):
         return _with_named_code(found, tool, args, cwd, home, disk)
     return found
@@ -199,13 +199,13 @@ def _shell_access(line: effects.Line, start: str) -> Access:
             hosts += network.hosts_in_words(c.argv)  # `python -c` code, any client
     return Access(
         line.commands,
-        _unique(reads),
-        _unique(writes),
-        _unique(deletes),
-        _unique(network.canonical_hosts(hosts)),
-        _unique(sends),
+        unique(reads),
+        unique(writes),
+        unique(deletes),
+        unique(network.canonical_hosts(hosts)),
+        unique(sends),
         line.parse_error,
-        _unique(lists),
+        unique(lists),
     )
 
 
@@ -224,10 +224,10 @@ def _with_named_code(
         return shell
     return Access(
         shell.commands,
-        _unique((*found.reads, *shell.reads)),
-        _unique((*found.writes, *shell.writes)),
-        _unique((*found.deletes, *shell.deletes)),
-        _unique((*found.hosts, *shell.hosts)),
+        unique((*found.reads, *shell.reads)),
+        unique((*found.writes, *shell.writes)),
+        unique((*found.deletes, *shell.deletes)),
+        unique((*found.hosts, *shell.hosts)),
         shell.sends,
         lists=shell.lists,
         statements=found.statements,
@@ -333,10 +333,8 @@ def _git_spellings(writes: tuple[str, ...], cwd: str, home: str) -> list[str]:
 
 
 def _disk(paths: list[str], home: str) -> tuple[str, ...]:
-    return effects.resolve_all(_unique(paths), home)
+    return effects.resolve_all(unique(paths), home)
 
-
-_unique = unique
 
 
 def _tool_paths(

@@ -61,78 +61,59 @@ def _loaded() -> tuple[Any, Callable[[], str]]:
 
 
 def fn_path_normalize(path: str) -> str:
-    paths = (_LOADED or _loaded())[0]
-    answer: str = paths.normalize(path)
-    return answer
+    return str((_LOADED or _loaded())[0].normalize(path))
 
 
 def fn_path_within(path: str, root: str) -> bool:
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.within(path, root)
-    return answer
+    return bool((_LOADED or _loaded())[0].within(path, root))
 
 
 def fn_path_within_any_folded(path: str, roots: list[str]) -> bool:
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.within_any_folded(path, roots)
-    return answer
+    return bool((_LOADED or _loaded())[0].within_any_folded(path, roots))
 
 
 def fn_path_holds_any_folded(path: str, roots: list[str]) -> bool:
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.holds_any_folded(path, roots)
-    return answer
+    return bool((_LOADED or _loaded())[0].holds_any_folded(path, roots))
 
 
 def fn_path_within_folded(path: str, root: str) -> bool:
     # for denials: also within on a file system that folds case and normalisation
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.within_folded(path, root)
-    return answer
+    return bool((_LOADED or _loaded())[0].within_folded(path, root))
 
 
 def fn_path_resolve(path: str) -> str:
     # Reads the file system (lstat/readlink per component); an UnsafePathError (a
     # relative path, a loop, NUL) is a runtime error, so the pack's on_error decides.
-    paths = (_LOADED or _loaded())[0]
-    answer: str = paths.resolve(path)
-    return answer
+    return str((_LOADED or _loaded())[0].resolve(path))
 
 
 def fn_path_contained(path: str, root: str) -> bool:
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.contained(path, root)
-    return answer
+    return bool((_LOADED or _loaded())[0].contained(path, root))
 
 
 def fn_path_matches(path: str, patterns: list[str]) -> bool:
     paths, home_dir = _LOADED or _loaded()
-    answer: bool = paths.matches(path, patterns, home_dir())
-    return answer
+    return bool(paths.matches(path, patterns, home_dir()))
 
 
 def fn_path_names(path: str, patterns: list[str]) -> bool:
     paths, home_dir = _LOADED or _loaded()
-    answer: bool = paths.names(path, patterns, home_dir())
-    return answer
+    return bool(paths.names(path, patterns, home_dir()))
 
 
 def fn_path_inside(path: str, patterns: list[str]) -> bool:
     paths, home_dir = _LOADED or _loaded()
-    answer: bool = paths.inside(path, patterns, home_dir())
-    return answer
+    return bool(paths.inside(path, patterns, home_dir()))
 
 
 def fn_path_inside_folded(path: str, patterns: list[str]) -> bool:
     paths, home_dir = _LOADED or _loaded()
-    answer: bool = paths.inside_folded(path, patterns, home_dir())
-    return answer
+    return bool(paths.inside_folded(path, patterns, home_dir()))
 
 
 def fn_path_inside_any_folded(path: str, roots: list[str]) -> bool:
     paths, home_dir = _LOADED or _loaded()
-    answer: bool = paths.inside_any_folded(path, roots, home_dir())
-    return answer
+    return bool(paths.inside_any_folded(path, roots, home_dir()))
 
 
 def fn_path_base(path: str) -> str:
@@ -140,9 +121,7 @@ def fn_path_base(path: str) -> str:
 
 
 def fn_path_is_pattern(path: str) -> bool:
-    paths = (_LOADED or _loaded())[0]
-    answer: bool = paths.is_pattern(path)
-    return answer
+    return bool((_LOADED or _loaded())[0].is_pattern(path))
 
 
 # A `shell.*` function on a line whose analysis gave up (a cap, policy.analysis.shell)
