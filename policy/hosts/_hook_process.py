@@ -61,6 +61,7 @@ __all__ = [
     "failed_closed",
     "later",
     "lines",
+    "log_refusal",
     "no_answer_within",
     "note",
     "on_signal",
@@ -143,6 +144,31 @@ def lines() -> Iterator[bytes]:
 
 
 # --------------------------------------------------------------------- refusal
+
+
+def log_refusal(engine: Any, kind: str, ident: Any, fields: dict[str, Any]) -> None:
+    """Put a refusal the decision log would not show otherwise (a watchdog's, one for
+    an answer too long for the host) in it, beside the request's id (an int as it is,
+    anything else cut), written by the notes' thread once the refusal is out: the log
+    may be what held the decision up, and nothing that answers waits on it. A thin
+    client's decisions are logged by its service, which never saw the refusal (and an
+    engine still loading has no log): stderr only, then."""
+    record = getattr(engine, "note", None)
+    if record is None:
+        return
+    from policy.audit import cut
+
+    text = ident if isinstance(ident, str) else repr(ident)
+    shown = ident if isinstance(ident, int) else cut(text)
+    entry = {"id": shown, **fields}
+
+    def write() -> None:
+        try:
+            record(kind, entry)
+        except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
+            note(f"policy: {kind} {shown!r}: the refusal was not logged: {exc}\n")
+
+    later(write)
 
 
 def failed_closed(exc: BaseException) -> str:

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from policy.audit import cut
 from policy.hosts._hook_process import (
     EngineSlot,
     Output,
@@ -40,8 +39,8 @@ from policy.hosts._hook_process import (
     drain,
     end_process,
     failed_closed,
-    later,
     lines,
+    log_refusal,
     no_answer_within,
     note,
 )
@@ -145,25 +144,15 @@ class _Server:
         def refuse() -> None:
             if _give(reply, {"result": wire.refusal(reason)}):
                 note(f"policy: hook_before {reply.ident!r}: {reason}\n")
-                later(lambda: self._record_refusal(reply.ident, reason))
+                engine = self._slot.engine if self._slot.ready.is_set() else None
+                fields = {
+                    "method": "hook_before",
+                    "deadline_s": self._deadline,
+                    "sent": wire.refusal(reason),
+                }
+                log_refusal(engine, "hook.deadline_refused", reply.ident, fields)
 
         self._watchdog.watch(time.monotonic() + self._deadline, refuse)
-
-    def _record_refusal(self, ident: Any, reason: str) -> None:
-        engine = self._slot.engine if self._slot.ready.is_set() else None
-        record = getattr(engine, "note", None)  # (a thin client's service never saw it)
-        if record is None:
-            return
-        fields = {
-            "method": "hook_before",
-            "id": cut(ident) if isinstance(ident, str) else cut(repr(ident)),
-            "deadline_s": self._deadline,
-            "sent": wire.refusal(reason),
-        }
-        try:
-            record("hook.deadline_refused", fields)
-        except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
-            note(f"policy: hook_before {ident!r}: the refusal was not logged: {exc}\n")
 
     # ---------------------------------------------------------------- loop
 

@@ -45,8 +45,8 @@ from policy.hosts._hook_process import (
     encode_line,
     end_process,
     failed_closed,
-    later,
     lines,
+    log_refusal,
     no_answer_within,
     note,
     on_signal,
@@ -271,29 +271,11 @@ class _Server:
     def _record_later(
         self, kind: str, method: str, ident: Any, asked: dict[str, str], facts: dict[str, Any]
     ) -> None:
-        """A record of a refusal the decision log would not show otherwise — what was
-        sent, for which request (`asked`: its tool and session), and `facts` — written
-        by the notes' thread (`later`) once the refusal is out: the log may be what held
-        the decision up, and no worker or watchdog waits on it. A thin client's
-        decisions are logged by the service, which never saw the refusal: stderr only."""
-        record = getattr(self._slot.engine, "note", None)
-        if record is None:
-            return
-        fields: dict[str, Any] = {
-            "method": method,
-            "id": _request_id(ident),
-            **facts,
-            "sent": _FAILED.get(method, {"error": _INTERNAL_ERROR}),
-            **asked,
-        }
-
-        def write() -> None:
-            try:
-                record(kind, fields)
-            except Exception as exc:  # noqa: BLE001 - the refusal is out; the record is extra
-                note(f"policy: {method} {fields['id']!r}: the refusal was not logged: {exc}\n")
-
-        later(write)
+        """A refusal's record (`log_refusal`): the method, `facts`, what was sent instead,
+        and the request's tool and session (`asked`)."""
+        sent = _FAILED.get(method, {"error": _INTERNAL_ERROR})
+        fields = {"method": method, **facts, "sent": sent, **asked}
+        log_refusal(self._slot.engine, kind, ident, fields)
 
     def _watched(self, ident: Any, method: str, params: Any) -> tuple[Reply, Watch]:
         """The one answer of an interceptor request: its refusal at the deadline unless
@@ -373,13 +355,6 @@ class _Server:
                 end_process()
             self._slot.engine.close()
         return 0
-
-
-def _request_id(ident: Any) -> Any:
-    """A request's id as a record keeps it: an int as it is, anything else cut."""
-    if isinstance(ident, int):
-        return ident
-    return cut(ident if isinstance(ident, str) else repr(ident))
 
 
 def _asked(params: Any) -> dict[str, str]:
