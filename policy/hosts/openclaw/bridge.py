@@ -17,8 +17,9 @@ than the 5 s OpenClaw gives a hook, after which it runs the call anyway. `--appr
 no effect here.
 
 stdout carries protocol lines only; the decision log goes to stderr unless `audit_path`
-is set. Requests are answered on worker threads, out of order if need be (OpenClaw
-matches answers by id). EOF or `shutdown` ends the process.
+is set. A request is answered by the thread that read it, or by a worker thread while
+that one is held up (`serve_lines`): out of order if need be (OpenClaw matches answers
+by id). EOF or `shutdown` ends the process.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -35,18 +36,21 @@ from policy.hosts._hook_process import (
     EngineSlot,
     Output,
     Reply,
+    StopReading,
     Watchdog,
     drain,
     end_process,
     failed_closed,
-    lines,
     log_refusal,
     no_answer_within,
     note,
+    serve_lines,
 )
 from policy.hosts.openclaw import wire
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from policy.hosts.hook_command import HookCommand
 
 __all__ = ["run"]
@@ -72,8 +76,8 @@ class _Server:
         # The engine, or why it could not start: then every hook_before refuses.
         self._slot = EngineSlot(args.config, args.packs, getattr(args, "server", None))
         self._watchdog = Watchdog()
-        self._running: set[Future[None]] = set()  # requests not answered yet
-        self._running_lock = threading.Lock()
+        self._running = 0  # requests read and not answered yet
+        self._in_flight = threading.Condition()  # guards `_running`; told when it drops
 
     # ------------------------------------------------------------------ io
 
@@ -167,48 +171,57 @@ class _Server:
         threading.Thread(target=self._slot.load, name="openclaw-load", daemon=True).start()
         pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="openclaw")
         try:
-            for line in lines():
-                message = _parse(line)
-                if message is None:
-                    continue
-                ident = message.get("id")
-                method = message.get("method")
-                if not isinstance(method, str):
-                    if ident is not None:
-                        self.error(ident, "invalid request: no method")
-                    else:
-                        sys.stderr.write("policy: a request with neither method nor id, ignored\n")
-                    continue
-                if ident is None:
-                    sys.stderr.write(f"policy: {method} without an id cannot be answered\n")
-                    continue
-                reply = Reply(self._out, ident)
-                if method == "shutdown":
-                    _give(reply, {"result": {"ok": True}})
-                    break
-                if method == "hook_before":
-                    self._watch(reply)
-                self._track(pool.submit(self.handle, reply, method, message.get("params")))
+            serve_lines(self._dispatch, pool, wait=0.0)
         finally:
             pool.shutdown(wait=False)
         return self._finish()
 
-    def _track(self, future: Future[None]) -> None:
-        with self._running_lock:
-            self._running.add(future)
-        future.add_done_callback(self._untrack)
+    def _dispatch(self, line: bytes) -> Callable[[], None] | None:
+        """A line read (`serve_lines`, in order): parsed, answered at once when it
+        cannot be handled or is `shutdown` (then nothing more is read), its deadline
+        watched when it is a hook_before; its handling returned, counted in flight
+        until it is done."""
+        message = _parse(line)
+        if message is None:
+            return None
+        ident = message.get("id")
+        method = message.get("method")
+        if not isinstance(method, str):
+            if ident is not None:
+                self.error(ident, "invalid request: no method")
+            else:
+                sys.stderr.write("policy: a request with neither method nor id, ignored\n")
+            return None
+        if ident is None:
+            sys.stderr.write(f"policy: {method} without an id cannot be answered\n")
+            return None
+        reply = Reply(self._out, ident)
+        if method == "shutdown":
+            _give(reply, {"result": {"ok": True}})
+            raise StopReading
+        if method == "hook_before":
+            self._watch(reply)
+        params = message.get("params")
+        with self._in_flight:
+            self._running += 1
 
-    def _untrack(self, future: Future[None]) -> None:
-        with self._running_lock:
-            self._running.discard(future)
+        def work() -> None:
+            try:
+                self.handle(reply, method, params)
+            finally:
+                with self._in_flight:
+                    self._running -= 1
+                    self._in_flight.notify_all()
+
+        return work
 
     def _finish(self) -> int:
-        """Let answers in flight go out, then stop — within _DRAIN even if a worker is
-        stuck (an engine that never finished loading): OpenClaw kills a bridge that
-        lingers after `shutdown`, and an orphan would hold the decision log open."""
-        with self._running_lock:
-            running = set(self._running)
-        _, stuck = wait(running, timeout=_DRAIN)
+        """Let answers in flight go out, then stop — within _DRAIN even if one is stuck
+        (an engine that never finished loading): OpenClaw kills a bridge that lingers
+        after `shutdown`, and an orphan would hold the decision log open."""
+        with self._in_flight:
+            self._in_flight.wait_for(lambda: self._running == 0, timeout=_DRAIN)
+            stuck = self._running
         engine = self._slot.engine if self._slot.ready.is_set() else None
         if engine is not None and not stuck:
             if not drain(_DRAIN):
@@ -217,7 +230,7 @@ class _Server:
                 end_process()
             engine.close()
         if stuck:
-            sys.stderr.write(f"policy: {len(stuck)} request(s) unfinished at exit\n")
+            sys.stderr.write(f"policy: {stuck} request(s) unfinished at exit\n")
             end_process()  # worker threads are not daemons; they would hold the exit
         return 0
 

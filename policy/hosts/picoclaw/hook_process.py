@@ -2,8 +2,9 @@
 
 PicoClaw starts the command once and keeps it: requests and notifications arrive on
 stdin, answers leave on stdout (protocol lines only; the decision log goes to stderr
-unless `audit_path` is set). Requests are answered on worker threads — approvals on
-their own, so calls waiting for a person never hold up an interceptor, which PicoClaw
+unless `audit_path` is set). A request is answered by the thread that read it, or by
+a worker thread while that one is held up (`serve_lines`) — approvals always by workers
+of their own, so calls waiting for a person never hold up an interceptor, which PicoClaw
 would skip if it answered late — and answers carry the request's id and may come out
 of order, as PicoClaw allows.
 
@@ -45,17 +46,19 @@ from policy.hosts._hook_process import (
     encode_line,
     end_process,
     failed_closed,
-    lines,
     log_refusal,
     no_answer_within,
     note,
     on_signal,
+    serve_lines,
 )
 from policy.hosts.picoclaw import wire
 from policy.hosts.picoclaw.ledger import Ledger, TooManyPending, key_of
 from policy.model import POINTS, HookPoint
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from policy.hosts.hook_command import HookCommand
 
 __all__ = ["run"]
@@ -323,27 +326,7 @@ class _Server:
                 max_workers=_APPROVAL_WORKERS, thread_name_prefix="picoclaw-approve"
             ) as approvals,
         ):
-            for line in lines():
-                try:
-                    message = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    self.error(None, _PARSE_ERROR, f"parse error: {exc}")
-                    continue
-                if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-                    ident = message.get("id") if isinstance(message, dict) else None
-                    self.error(ident, _INVALID_REQUEST, "invalid request: no method")
-                    continue
-                ident = message.get("id")
-                method = message["method"]
-                if method == "hook.hello":
-                    self.handle(ident, method, message.get("params"))  # in order, first
-                elif method == "hook.approve_tool":
-                    approvals.submit(self.handle, ident, method, message.get("params"))
-                elif method in _WATCHED and ident is not None:
-                    watched = self._watched(ident, method, message.get("params"))
-                    pool.submit(self._handle_watched, ident, method, message.get("params"), watched)
-                else:
-                    pool.submit(self.handle, ident, method, message.get("params"))
+            serve_lines(lambda line: self._dispatch(line, approvals), pool)
             if self._slot.engine is not None:
                 # PicoClaw is gone: nobody runs what is still waiting, so nobody may
                 # approve it afterwards.
@@ -355,6 +338,34 @@ class _Server:
                 end_process()
             self._slot.engine.close()
         return 0
+
+    def _dispatch(self, line: bytes, approvals: ThreadPoolExecutor) -> Callable[[], None] | None:
+        """A line read (`serve_lines`, in order): parsed, answered at once when it is
+        not a request or is `hook.hello` (in order, first), watched when PicoClaw skips
+        the hook unless it is answered in time; the rest of its handling returned.
+        Approvals go to workers of their own: each may wait for a person."""
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            self.error(None, _PARSE_ERROR, f"parse error: {exc}")
+            return None
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            ident = message.get("id") if isinstance(message, dict) else None
+            self.error(ident, _INVALID_REQUEST, "invalid request: no method")
+            return None
+        ident = message.get("id")
+        method = message["method"]
+        params = message.get("params")
+        if method == "hook.hello":
+            self.handle(ident, method, params)
+            return None
+        if method == "hook.approve_tool":
+            approvals.submit(self.handle, ident, method, params)
+            return None
+        if method in _WATCHED and ident is not None:
+            watched = self._watched(ident, method, params)
+            return lambda: self._handle_watched(ident, method, params, watched)
+        return lambda: self.handle(ident, method, params)
 
 
 def _asked(params: Any) -> dict[str, str]:

@@ -1,0 +1,193 @@
+"""How a long-running hook process reads its host's lines (`serve_lines`): in order, the
+work of each done by the thread that read it, and never a line left unread because
+one request's work is held up — the host would skip the hook for it, and the call run
+unguarded."""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from policy.hosts._hook_process import STANDBY_POLL, StopReading, serve_lines
+
+#: Generous waits: a loaded machine is slow, never wrong (none of them is a timing).
+LONG = 30.0
+
+
+class CountingPool(ThreadPoolExecutor):
+    """A pool that says which work it was given."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=4, thread_name_prefix="pool")
+        self.given: list[Callable[[], object]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.given.append(fn)
+        return super().submit(fn, *args, **kwargs)
+
+
+@contextmanager
+def host_stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.BufferedWriter]:
+    """A pipe in place of stdin: what the test writes, the readers read."""
+    read_end, write_end = os.pipe()
+    reader = io.TextIOWrapper(os.fdopen(read_end, "rb"))
+    monkeypatch.setattr(sys, "stdin", reader)
+    writer = os.fdopen(write_end, "wb", buffering=0)
+    try:
+        yield writer  # type: ignore[misc]
+    finally:
+        if not writer.closed:
+            writer.close()
+        reader.close()
+
+
+def run_in_background(
+    dispatch: Callable[[bytes], Any], pool: ThreadPoolExecutor, wait: float | None = None
+) -> queue.Queue[bool]:
+    done: queue.Queue[bool] = queue.Queue()
+    threading.Thread(
+        target=lambda: done.put(serve_lines(dispatch, pool, wait=wait)), daemon=True
+    ).start()
+    return done
+
+
+def test_each_line_is_worked_on_by_the_thread_that_read_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, str]] = []
+    pool = CountingPool()
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        reader = threading.current_thread().name
+        return lambda: seen.append(
+            (line.decode(), f"{reader} -> {threading.current_thread().name}")
+        )
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, pool)
+        host.write(b"one\n\n  \ntwo\nthree\n")
+        host.close()
+        assert done.get(timeout=LONG) is True
+    pool.shutdown()
+    assert [line for line, _ in seen] == ["one", "two", "three"]  # (blank lines skipped)
+    assert all(a == b for _, who in seen for a, b in [who.split(" -> ")])
+    assert pool.given == []
+
+
+def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The held-up work keeps its thread; the other reader reads on, and hands what it
+    reads to the pool until the held-up work is done — then works on lines itself."""
+    release = threading.Event()
+    answered: queue.Queue[str] = queue.Queue()
+    pool = CountingPool()
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        def work() -> None:
+            if line == b"stuck":
+                release.wait(LONG)
+            answered.put(line.decode())
+
+        return work
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, pool)
+        host.write(b"stuck\n")
+        host.write(b"behind\n")
+        assert answered.get(timeout=LONG) == "behind"  # (before the stuck one)
+        assert len(pool.given) == 1
+        release.set()
+        assert answered.get(timeout=LONG) == "stuck"
+        # once nothing is held up, the reader works on what it reads again (the
+        # held-up reader stands by as soon as its work returns: a line or two may
+        # still have gone to the pool before)
+        for n in range(1000):
+            before = len(pool.given)
+            host.write(f"later-{n}\n".encode())
+            assert answered.get(timeout=LONG) == f"later-{n}"
+            if len(pool.given) == before:
+                break
+        given = len(pool.given)
+        host.write(b"last\n")
+        assert answered.get(timeout=LONG) == "last"
+        assert len(pool.given) == given
+        host.close()
+        assert done.get(timeout=LONG) is True
+    pool.shutdown()
+
+
+def test_lines_are_dispatched_in_the_order_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    order: list[bytes] = []
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(lambda line: order.append(line), CountingPool())
+        host.write(b"".join(b"%d\n" % n for n in range(500)))
+        host.close()
+        assert done.get(timeout=LONG) is True
+    assert order == [b"%d" % n for n in range(500)]
+
+
+def test_stop_reading_ends_the_reading_as_eof_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bytes] = []
+
+    def dispatch(line: bytes) -> None:
+        seen.append(line)
+        if line == b"shutdown":
+            raise StopReading
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, CountingPool())
+        host.write(b"a\nshutdown\nb\n")  # (stdin stays open)
+        assert done.get(timeout=LONG) is True
+    assert seen == [b"a", b"shutdown"]
+
+
+def test_a_line_whose_handling_failed_is_reported_and_the_next_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    worked: queue.Queue[bytes] = queue.Queue()
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        if line == b"bad dispatch":
+            raise ValueError("cannot parse")
+
+        def work() -> None:
+            if line == b"bad work":
+                raise KeyError("boom")
+            worked.put(line)
+
+        return work
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, CountingPool())
+        host.write(b"bad dispatch\nbad work\nfine\n")
+        assert worked.get(timeout=LONG) == b"fine"
+        host.close()
+        assert done.get(timeout=LONG) is True
+
+
+def test_a_bounded_wait_gives_up_on_work_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    never = threading.Event()
+    started = threading.Event()
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        def work() -> None:
+            started.set()
+            never.wait(LONG)
+
+        return work
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, CountingPool(), wait=STANDBY_POLL)
+        host.write(b"forever\n")
+        assert started.wait(LONG)
+        host.close()
+        assert done.get(timeout=LONG) is False  # (the work still runs)
+    never.set()
