@@ -10,6 +10,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -53,32 +54,56 @@ def host_stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.BufferedWriter]:
 def run_in_background(
     dispatch: Callable[[bytes], Any], pool: ThreadPoolExecutor, wait: float | None = None
 ) -> queue.Queue[bool]:
+    """`serve_lines` on a thread of its own; what `Readers.join(wait)` said once it
+    returned comes on the queue."""
     done: queue.Queue[bool] = queue.Queue()
     threading.Thread(
-        target=lambda: done.put(serve_lines(dispatch, pool, wait=wait)), daemon=True
+        target=lambda: done.put(serve_lines(dispatch, pool).join(wait)), daemon=True
     ).start()
     return done
 
 
-def test_each_line_is_worked_on_by_the_thread_that_read_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[tuple[str, str]] = []
+def standing_by(host: io.BufferedWriter, answered: queue.Queue[Any], pool: CountingPool) -> None:
+    """Write lines one at a time until one is worked on by its reader: from then on the
+    second reader stands by (before it does, a reader gives its work to the pool)."""
+    for n in range(1000):
+        given = len(pool.given)
+        host.write(b"warm-%d\n" % n)
+        answered.get(timeout=LONG)
+        if len(pool.given) == given:
+            return
+    raise AssertionError("no reader ever did a line's work itself")
+
+
+def test_each_line_is_worked_on_by_the_thread_that_read_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host that waits for each answer before it writes the next request (PicoClaw,
+    one tool call at a time): no line is waiting when one is worked on, so its reader
+    does the work — no worker thread, no switch to one."""
+    seen: queue.Queue[tuple[bytes, str, str]] = queue.Queue()
     pool = CountingPool()
 
     def dispatch(line: bytes) -> Callable[[], None]:
         reader = threading.current_thread().name
-        return lambda: seen.append(
-            (line.decode(), f"{reader} -> {threading.current_thread().name}")
-        )
+        return lambda: seen.put((line, reader, threading.current_thread().name))
 
     with host_stdin(monkeypatch) as host:
         done = run_in_background(dispatch, pool)
-        host.write(b"one\n\n  \ntwo\nthree\n")
+        standing_by(host, seen, pool)
+        given = len(pool.given)
+        lines = [b"one", b"two", b"three"]
+        got = []
+        for line in lines:
+            host.write(line + b"\n\n  \n")  # (blank lines are skipped)
+            got.append(seen.get(timeout=LONG))
         host.close()
         assert done.get(timeout=LONG) is True
     pool.shutdown()
-    assert [line for line, _ in seen] == ["one", "two", "three"]  # (blank lines skipped)
-    assert all(a == b for _, who in seen for a, b in [who.split(" -> ")])
-    assert pool.given == []
+    assert [line for line, _, _ in got] == lines
+    assert all(reader == worker for _, reader, worker in got)
+    assert all(reader.startswith("hook-reader-") for _, reader, _ in got)
+    assert len(pool.given) == given
 
 
 def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
@@ -87,12 +112,14 @@ def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
     """The held-up work keeps its thread; the other reader reads on, and hands what it
     reads to the pool until the held-up work is done — then works on lines itself."""
     release = threading.Event()
+    stuck = threading.Event()
     answered: queue.Queue[str] = queue.Queue()
     pool = CountingPool()
 
     def dispatch(line: bytes) -> Callable[[], None]:
         def work() -> None:
             if line == b"stuck":
+                stuck.set()
                 release.wait(LONG)
             answered.put(line.decode())
 
@@ -100,10 +127,13 @@ def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
 
     with host_stdin(monkeypatch) as host:
         done = run_in_background(dispatch, pool)
+        standing_by(host, answered, pool)
+        given = len(pool.given)
         host.write(b"stuck\n")
+        assert stuck.wait(LONG)
         host.write(b"behind\n")
         assert answered.get(timeout=LONG) == "behind"  # (before the stuck one)
-        assert len(pool.given) == 1
+        assert len(pool.given) == given + 1  # (the stuck one was its reader's)
         release.set()
         assert answered.get(timeout=LONG) == "stuck"
         # once nothing is held up, the reader works on what it reads again (the
@@ -122,6 +152,41 @@ def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
         host.close()
         assert done.get(timeout=LONG) is True
     pool.shutdown()
+
+
+def test_lines_already_waiting_are_not_held_up_by_work_done_in_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A burst of requests whose work each waits a little (a hosted hook, a remote
+    engine) — less than it takes a standby to read on — is read at once: a reader does
+    a line's work itself only when no other line waits to be read."""
+    read_at: dict[bytes, float] = {}
+    answered: queue.Queue[bytes] = queue.Queue()
+    pool = CountingPool()
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        read_at[line] = time.monotonic()
+
+        def work() -> None:
+            time.sleep(STANDBY_POLL / 2)  # (the work waits on something)
+            answered.put(line)
+
+        return work
+
+    with host_stdin(monkeypatch) as host:
+        done = run_in_background(dispatch, pool)
+        burst = [b"%d" % n for n in range(200)]
+        written = time.monotonic()
+        host.write(b"".join(line + b"\n" for line in burst))
+        got = {answered.get(timeout=LONG) for _ in burst}
+        host.close()
+        assert done.get(timeout=LONG) is True
+    pool.shutdown()
+    assert got == set(burst)
+    # done one after another, 200 works would take 200 x 25 ms = 5 s to be read; all
+    # but the first went to the pool, read as they came
+    assert len(pool.given) >= len(burst) - 1
+    assert max(read_at.values()) - written < 100 * STANDBY_POLL / 2
 
 
 def test_lines_are_dispatched_in_the_order_written(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,18 +241,24 @@ def test_a_line_whose_handling_failed_is_reported_and_the_next_is_read(
 def test_a_bounded_wait_gives_up_on_work_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     never = threading.Event()
     started = threading.Event()
+    answered: queue.Queue[bytes] = queue.Queue()
+    pool = CountingPool()
 
     def dispatch(line: bytes) -> Callable[[], None]:
         def work() -> None:
-            started.set()
-            never.wait(LONG)
+            if line == b"forever":
+                started.set()
+                never.wait(LONG)
+            answered.put(line)
 
         return work
 
     with host_stdin(monkeypatch) as host:
-        done = run_in_background(dispatch, CountingPool(), wait=STANDBY_POLL)
-        host.write(b"forever\n")
+        done = run_in_background(dispatch, pool, wait=STANDBY_POLL)
+        standing_by(host, answered, pool)
+        host.write(b"forever\n")  # (alone: its reader works on it, and never ends)
         assert started.wait(LONG)
         host.close()
         assert done.get(timeout=LONG) is False  # (the work still runs)
     never.set()
+    pool.shutdown()

@@ -25,10 +25,11 @@ them without importing this module (tests/test_hook_cold_start.py).
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,7 @@ __all__ = [
     "EngineSlot",
     "NoPolicyError",
     "Output",
+    "Readers",
     "Reply",
     "StopReading",
     "Watch",
@@ -65,7 +67,6 @@ __all__ = [
     "engine_for_protocol",
     "failed_closed",
     "later",
-    "lines",
     "log_refusal",
     "no_answer_within",
     "note",
@@ -141,24 +142,17 @@ class Reply:
         return True
 
 
-def lines() -> Iterator[bytes]:
-    """The lines the host writes on stdin, stripped, blank ones skipped, until EOF."""
-    for raw in sys.stdin.buffer:
-        line = raw.strip()
-        if line:
-            yield line
-
-
 #: What handles one line the host wrote: run by the reader (`serve_lines`), in order,
 #: before the next line is read; it returns the rest of the work, to be done while
 #: later lines are read, or None when nothing is left to do.
 Dispatch = Callable[[bytes], "Callable[[], object] | None"]
 
 #: How often a standby reader looks whether the reader is held up by a line's work,
-#: and how long that work may run before the standby reads in its place: a request
-#: that comes meanwhile is read (and its deadline watched) at most twice this late,
+#: and how long that work may run before the standby reads in its place. A line that
+#: comes meanwhile is read (and its deadline watched) at most about twice this late,
 #: against the second a host's timeout leaves past a hook's deadline (PicoClaw's and
-#: OpenClaw's 5 s, against 4 s).
+#: OpenClaw's 5 s, against 4 s); a line already waiting when work begins never waits
+#: for it (its work goes to the pool).
 STANDBY_POLL = 0.05
 
 
@@ -167,61 +161,92 @@ class StopReading(Exception):
     `shutdown`), as at EOF."""
 
 
-def serve_lines(dispatch: Dispatch, pool: Executor, *, wait: float | None = None) -> bool:
+def serve_lines(dispatch: Dispatch, pool: Executor) -> Readers:
     """Read the host's lines until EOF, each handed to `dispatch` in order; the work it
-    returns is done by the thread that read the line, or by `pool` while that thread
-    is held up. Returns once reading ended and the work the readers took on is done —
-    or `wait` seconds later, False then (`pool`'s work is the caller's to wait for).
+    returns is done by the thread that read the line when nothing else waits to be
+    read, else by `pool`. Returns once reading ended: `Readers.join` waits for the
+    work the readers took on (`pool`'s is the caller's to wait for).
 
     A request's work handed to a worker thread cost every round trip two thread
     switches (≈ 38 µs of PicoClaw's 256, tests/bench/bench_picoclaw.py), and so did
     waking a second reader at each line to read while the first works. So the reader
-    does the work itself, and a standby reader, awake every `STANDBY_POLL`, reads in
-    its place once that work has run that long — a decision log another process
-    locks, a hosted hook that hangs — so the requests after it are still read and
-    watched, and their work goes to `pool` until the held-up work is done. The
-    calling thread only waits (a signal's handler runs on it at once)."""
-    readers = _Readers(dispatch, pool)
-    threads = [
-        threading.Thread(target=readers.take_turns, name=f"hook-reader-{n}", daemon=True)
-        for n in (1, 2)
-    ]
-    for thread in threads:
-        thread.start()
+    does the work itself when no other line is waiting, and a standby reader, awake
+    every `STANDBY_POLL`, reads in its place once that work has run that long (a
+    decision log another process locks, a hosted hook that hangs); while the work of a
+    reader is held up, and whenever more lines wait (a burst of requests, each of
+    whose work may wait on something), the work goes to `pool` and the reading goes
+    on — so no request waits unread behind another's work for more than that. The
+    calling thread only waits, so a signal's handler runs on it at once. Where no
+    thread can be started, the calling thread reads and `pool` does all the work."""
+    readers = Readers(dispatch, pool)
+    started = 0
+    for number in (1, 2):
+        thread = threading.Thread(
+            target=readers.take_turns, name=f"hook-reader-{number}", daemon=True
+        )
+        try:
+            thread.start()
+        except RuntimeError:  # (no thread to be had: fewer readers, the pool works)
+            break
+        readers.threads.append(thread)
+        started += 1
+        with readers.lock:
+            readers.standing_by = started == 2
+    if not started:
+        readers.take_turns()
     readers.ended.wait()
-    until = None if wait is None else time.monotonic() + wait
-    for thread in threads:
-        thread.join(None if until is None else max(0.0, until - time.monotonic()))
-    return not any(thread.is_alive() for thread in threads)
+    return readers
 
 
-class _Readers:
-    __slots__ = ("_dispatch", "_held_up", "_lock", "_pool", "_reader", "_since", "_wake", "ended")
+class Readers:
+    """The threads reading a host's lines in turn (`serve_lines`)."""
+
+    __slots__ = (
+        "_dispatch",
+        "_held_up",
+        "_lines",
+        "_pool",
+        "_reader",
+        "_since",
+        "_wake",
+        "ended",
+        "lock",
+        "standing_by",
+        "threads",
+    )
 
     def __init__(self, dispatch: Dispatch, pool: Executor) -> None:
         self._dispatch = dispatch
         self._pool = pool
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)  # (the standby waits on it)
+        self._lines = _Lines(sys.stdin.fileno())
+        self.lock = threading.Lock()
+        self._wake = threading.Condition(self.lock)  # (the standby waits on it)
         self._reader: int | None = None  # the thread that reads (its ident)
         self._since: float | None = None  # when the reader began a line's work
         self._held_up = 0  # readers whose work outran their turn
+        #: Whether a second reader runs, to read in the place of one held up: only
+        #: then does a reader do a line's work itself.
+        self.standing_by = False
+        self.threads: list[threading.Thread] = []
         self.ended = threading.Event()  # set when reading ended (EOF, StopReading)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the readers to finish the work they took on (at most `timeout`
+        seconds); whether they did."""
+        until = None if timeout is None else time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(None if until is None else max(0.0, until - time.monotonic()))
+        return not any(thread.is_alive() for thread in self.threads)
 
     def take_turns(self) -> None:
         me = threading.get_ident()
-        stdin = sys.stdin.buffer
         while True:
-            with self._lock:
+            with self.lock:
                 if not self._my_turn(me):
                     return
-            line = b""
             try:
-                for raw in iter(stdin.readline, b""):
-                    line = raw.strip()
-                    if line:
-                        break
-            except (OSError, ValueError) as exc:  # (stdin closed under us: as at EOF)
+                line = self._lines.next()
+            except OSError as exc:  # (stdin gone under us: as at EOF)
                 note(f"policy: reading the host's lines failed: {exc}\n")
                 line = b""
             work: Callable[[], object] | None = None
@@ -234,24 +259,33 @@ class _Readers:
                     note(f"policy: handling a line failed: {type(exc).__name__}: {exc}\n")
                     continue
             if not line:  # EOF, or a line after which nothing is read
-                with self._lock:
+                with self.lock:
                     self.ended.set()
                     self._wake.notify_all()
                 return
-            if work is None:
-                continue
-            with self._lock:
-                alone = self._held_up == 0
-                if alone:
-                    self._since = time.monotonic()
-            if not alone:
-                self._pool.submit(work)  # (one reader is held up already)
-                continue
+            if work is not None:
+                self._do(me, work)
+
+    def _do(self, me: int, work: Callable[[], object]) -> None:
+        """`work` done here when no reader is held up, a standby would read in this
+        one's place, and no other line waits to be read; else given to the pool."""
+        with self.lock:
+            here = self.standing_by and self._held_up == 0 and not self._lines.waiting()
+            if here:
+                self._since = time.monotonic()
+        if not here:
             try:
-                work()
-            except Exception as exc:  # noqa: BLE001 - reported; the reader must read on
-                note(f"policy: handling a request failed: {type(exc).__name__}: {exc}\n")
-            with self._lock:
+                self._pool.submit(work)
+            except RuntimeError as exc:  # (no worker to be had: done here, watched)
+                note(f"policy: no worker thread for a request, handled in turn: {exc}\n")
+            else:
+                return
+        try:
+            work()
+        except Exception as exc:  # noqa: BLE001 - reported; the reader must read on
+            note(f"policy: handling a request failed: {type(exc).__name__}: {exc}\n")
+        if here:
+            with self.lock:
                 if self._reader == me:
                     self._since = None
                 else:
@@ -259,7 +293,7 @@ class _Readers:
 
     def _my_turn(self, me: int) -> bool:
         """Wait (the lock held) until it is `me` that reads: at once when nobody does,
-        or when the reader's work has run `STANDBY_POLL`; False at EOF."""
+        or when the reader's work has run `STANDBY_POLL`; False once reading ended."""
         while not self.ended.is_set():
             if self._reader is None or self._reader == me:
                 self._reader = me
@@ -272,6 +306,50 @@ class _Readers:
                 return True
             self._wake.wait(STANDBY_POLL)
         return False
+
+
+class _Lines:
+    """A file descriptor's lines, stripped, blank ones skipped (b"" at EOF), read into
+    a buffer of our own: whether more is waiting is then known without reading it."""
+
+    __slots__ = ("_buffer", "_eof", "_fd", "_poll")
+
+    def __init__(self, fd: int) -> None:
+        import select
+
+        self._fd = fd
+        self._buffer = bytearray()
+        self._eof = False
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+
+    def next(self) -> bytes:
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0 and not self._eof:
+                chunk = os.read(self._fd, _READ_SIZE)
+                if chunk:
+                    buffer += chunk
+                else:
+                    self._eof = True
+                continue
+            if end < 0:  # (EOF: what is left is the last line)
+                line = bytes(buffer).strip()
+                buffer.clear()
+                return line
+            line = bytes(buffer[:end]).strip()
+            del buffer[: end + 1]
+            if line:
+                return line
+
+    def waiting(self) -> bool:
+        """Whether something more is there to read (or EOF is)."""
+        buffer = self._buffer
+        return bool(buffer and buffer.strip()) or self._eof or bool(self._poll.poll(0))
+
+
+_READ_SIZE = 1 << 16
 
 
 # --------------------------------------------------------------------- refusal

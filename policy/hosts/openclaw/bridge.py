@@ -171,7 +171,7 @@ class _Server:
         threading.Thread(target=self._slot.load, name="openclaw-load", daemon=True).start()
         pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="openclaw")
         try:
-            serve_lines(self._dispatch, pool, wait=0.0)
+            serve_lines(self._dispatch, pool)
         finally:
             pool.shutdown(wait=False)
         return self._finish()

@@ -326,11 +326,12 @@ class _Server:
                 max_workers=_APPROVAL_WORKERS, thread_name_prefix="picoclaw-approve"
             ) as approvals,
         ):
-            serve_lines(lambda line: self._dispatch(line, approvals), pool)
+            readers = serve_lines(lambda line: self._dispatch(line, approvals), pool)
             if self._slot.engine is not None:
                 # PicoClaw is gone: nobody runs what is still waiting, so nobody may
-                # approve it afterwards.
+                # approve it afterwards — whatever work is still under way.
                 self._slot.engine.abandon_approvals("PicoClaw closed the hook's stdin")
+            readers.join()
         if self._slot.engine is not None:
             if not drain(_BUDGET):
                 # (the records of refusals first, `later`; a log another process holds
