@@ -467,9 +467,8 @@ def matches(path: str, patterns: Sequence[str], home: str = "") -> bool:
     if not path or not patterns:
         return False
     text = _known(path)
-    key = tuple(patterns)
     folded = fold(text)
-    compiled = _compiled_globs(key, home, folded=True)
+    compiled = _globs_of(patterns, home, folded=True)
     if _matches(folded, compiled):
         return True
     # (folded globs match what the exact ones do, but for a few constructs: then the
@@ -549,7 +548,7 @@ def inside(path: str, patterns: Sequence[str], home: str = "") -> bool:
     not hold `/root/**`). A path of unknown place (`?...`) is inside nothing."""
     if not path or not patterns or path.startswith("?"):
         return False
-    return _inside_globs(_known(path), _compiled_globs(tuple(patterns), home))
+    return _inside_globs(_known(path), _globs_of(patterns, home))
 
 
 def inside_folded(path: str, patterns: Sequence[str], home: str = "") -> bool:
@@ -563,7 +562,7 @@ def inside_folded(path: str, patterns: Sequence[str], home: str = "") -> bool:
         return False
     text = _known(path)
     folded = fold(text)
-    compiled = _compiled_globs(tuple(patterns), home, folded=True)
+    compiled = _globs_of(patterns, home, folded=True)
     return _inside_globs(folded, compiled)
 
 
@@ -699,16 +698,18 @@ class _Globs:
         found: list[_Bucket] = list(self.by_start[0].values())
         if not path.startswith("/"):
             return found
+        end = 0  # (the slash after the components a depth's key holds)
         for depth in range(1, _DEPTH + 1):
             bucket = self.by_start[depth]
-            if not bucket:
-                continue
             if known >= depth:
-                key = "/" + "/".join(path.split("/", depth + 1)[1 : depth + 1])
-                same = bucket.get(key)
-                if same is not None:
-                    found.append(same)
-            elif not literal:
+                end = path.find("/", end + 1)
+                if bucket:
+                    same = bucket.get(path[:end] if end >= 0 else path)
+                    if same is not None:
+                        found.append(same)
+            elif literal:
+                break
+            elif bucket:
                 found.extend(bucket.values())
         return found
 
@@ -752,6 +753,27 @@ def _start_key(start: str) -> tuple[int, str]:
     whole = start[1:].split("/")[:-1]
     depth = min(_DEPTH, len(whole))
     return depth, "/" + "/".join(whole[:depth]) if depth else ""
+
+
+def _globs_of(patterns: Sequence[str], home: str, *, folded: bool = False) -> _Globs:
+    """`_compiled_globs` of `patterns`, found by the list's identity first: a rule's
+    list is the same object at every call (a pack's constant), and making a tuple of
+    its ≈ 150 globs and hashing it to look it up cost ≈ 1.3 µs of a 4.5 µs `matches`.
+    The entry holds the list, so its identity is not reused while kept."""
+    entry = _BY_LIST.get((id(patterns), folded))
+    if entry is not None and entry[0] is patterns and entry[1] == home:
+        return entry[2]
+    compiled = _compiled_globs(tuple(patterns), home, folded=folded)
+    if type(patterns) is tuple or type(patterns) is list:  # (plain lists, never changed)
+        if len(_BY_LIST) >= _BY_LIST_SIZE:
+            _BY_LIST.clear()
+        _BY_LIST[(id(patterns), folded)] = (patterns, home, compiled)
+    return compiled
+
+
+#: The lists `_globs_of` found last, by identity: (the list, the home, its globs).
+_BY_LIST: dict[tuple[int, bool], tuple[Sequence[str], str, _Globs]] = {}
+_BY_LIST_SIZE = 256
 
 
 @functools.lru_cache(maxsize=512)
