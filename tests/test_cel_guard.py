@@ -86,6 +86,9 @@ DECIDED: list[tuple[str, dict[str, Any], bool]] = [
     ("commands.exists(c, regex.matches(c.raw, '^(kubectl|gcloud) auth'))", {"commands": [command(raw="gcloud auth login")]}, True),
     ("commands.exists(c, regex.matches(c.raw, 'approve|grant') && c.network)", {"commands": [command(raw="ls -la")]}, False),
     ("commands.exists(c, regex.matches(c.raw, 'approve|grant') && c.network)", {"commands": [command(raw="x grant y", network=True)]}, True),
+    # ... and of a pattern CEL's own `matches` searches with (RE2)
+    ("commands.exists(c, c.raw.matches('^(kubectl|gcloud) auth'))", {"commands": [command(raw="go mod tidy")]}, False),
+    ("commands.exists(c, c.raw.matches('^(kubectl|gcloud) auth'))", {"commands": [command(raw="gcloud auth login")]}, True),
 ]
 #: (a condition, facts the guard cannot be sure of: it lets the condition through)
 UNSURE: list[tuple[str, dict[str, Any]]] = [
@@ -109,6 +112,10 @@ UNSURE: list[tuple[str, dict[str, Any]]] = [
     ("commands.exists(c, regex.matches(c.raw, 'x*'))", {"commands": [command(raw="ls")]}),
     ("commands.exists(c, regex.matches(c.raw, '(?<=a+)b'))", {"commands": [command(raw="ls")]}),
     ("commands.exists(c, regex.matches(c.raw, '^kubectl'))", {"commands": [command(raw=3)]}),
+    # RE2 reads a POSIX class, and `{,n}`, otherwise than Python's parse: no need read
+    ("commands.exists(c, c.raw.matches('^[[:alpha:]]x'))", {"commands": [command(raw="ax")]}),
+    ("commands.exists(c, c.raw.matches('^ab{,3}c'))", {"commands": [command(raw="ab{,3}c")]}),
+    ("commands.exists(c, c.raw.matches('(?=x)y'))", {"commands": [command(raw="ls")]}),
     ("commands.exists(c, 'serve' in c.args)", {"commands": [command(args="serve")]}),
     ("commands.exists(c, c.args.exists(a, a in ['serve']))", {"commands": [command(args=[3])]}),
     ("commands.exists(c, c.name in vars.mixed)", {"commands": [command()]}),

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from policy.packs.cel.native.literals import required_texts
+from policy.packs.cel.native.literals import required_texts, required_texts_re2
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,11 @@ def _random_pattern(rng: random.Random, depth: int = 0) -> str:
         if roll < 0.45 or depth > 2:
             part = rng.choice(_PIECES)
         elif roll < 0.6:
-            part = "(" + "|".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(1, 3))) + ")"
+            part = (
+                "("
+                + "|".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(1, 3)))
+                + ")"
+            )
         elif roll < 0.7:
             part = "(?:" + _random_pattern(rng, depth + 1) + ")"
         elif roll < 0.75:
@@ -121,3 +125,63 @@ def test_every_match_holds_the_texts_on_random_patterns() -> None:
             else:
                 assert text.startswith(found) or any(t in text for t in others), (pattern, text)
     assert told > 1_500 and checked > 15_000, (told, checked)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "texts"),
+    [
+        ("^(kubectl|gcloud) auth", ("prefix", ("gcloud auth", "kubectl auth"))),
+        (
+            r"^(?:[^ ]*/)?(?:gh|kubectl)[\s\S]* --raw",
+            ("prefix or contains", ("gh", "kubectl"), ("/",)),
+        ),
+        # what RE2 reads otherwise, or Python not at all: a POSIX class (Python: a class
+        # and literal text), `{,3}` (RE2: literal text), RE2's own escapes, what RE2
+        # does not take (a lookahead)
+        ("[[:alpha:]]x", None),
+        ("ab{,3}c", None),
+        (r"\pLfoo", None),
+        (r"\Qa.b\E", None),
+        (r"foo\z", None),
+        ("(?=x)abc", None),
+    ],
+)
+def test_the_texts_of_a_pattern_re2_searches_with(pattern: str, texts: Any) -> None:
+    assert required_texts_re2(pattern) == texts
+
+
+def test_every_match_re2_finds_holds_the_texts_on_random_patterns() -> None:
+    """The random patterns above (with RE2's own syntax among them), searched with RE2:
+    wherever RE2 finds a match, the string starts with (or holds) one of the texts."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    rng = random.Random(2026_12_07)
+    alphabet = "abcAB1 \n:[]{},"
+    checked = told = 0
+    for _ in range(10_000):
+        pattern = _random_pattern(rng)
+        if rng.random() < 0.2:  # (RE2's own syntax, which Python reads otherwise)
+            pattern += rng.choice(["[[:alpha:]]", "a{,2}", r"\pL", r"\z", r"\Qa\E"])
+        texts = required_texts_re2(pattern)
+        if texts is None:
+            continue
+        compiled = re2.compile(pattern, options)
+        told += 1
+        kind, found = texts[0], texts[1]
+        others = texts[2] if kind == "prefix or contains" else ()
+        for _ in range(40):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
+            if rng.random() < 0.5:
+                text = rng.choice(found) + text if kind != "contains" else text + rng.choice(found)
+            if compiled.search(text) is None:
+                continue
+            checked += 1
+            if kind == "prefix":
+                assert text.startswith(found), (pattern, text, found)
+            elif kind == "contains":
+                assert any(t in text for t in found), (pattern, text, found)
+            else:
+                assert text.startswith(found) or any(t in text for t in others), (pattern, text)
+    assert told > 400 and checked > 5_000, (told, checked)

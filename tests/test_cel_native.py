@@ -630,3 +630,24 @@ def test_a_one_event_hook_decides_the_corpus_as_a_warmed_engine_does(
         if a != b
     ]
     assert not differ, differ[:5]
+
+
+def test_a_pack_variable_made_of_constants_is_worked_out_once() -> None:
+    """`vars.b` made of `vars.a` and literals is a constant, as `vars.a` is: worked out
+    when the program is made, not at every call (and so read by the guards, as
+    credentials' `printing` is: `'^(?:' + vars.printing_commands.join('|') + ')'`);
+    one that reads the call, or a variable that does, is not."""
+    layers = [
+        {"a": "['x', 'y']", "d": "workspace"},
+        {"b": "'^(' + vars.a.join('|') + ')$'", "e": "vars.d + '/x'"},
+        {"g": "vars.b + '|z'"},
+    ]
+    exprs = ["commands.exists(c, c.name.matches(vars.g))", "vars.e.endsWith('/x')"]
+    program = get_engine("native").program("before_tool", exprs, layers, checked=True)
+    assert isinstance(program, NativeProgram)
+    assert program._constants == {"a": ("x", "y"), "b": "^(x|y)$", "g": "^(x|y)$|z"}
+    assert sorted(name for name, _, _ in program._call_vars) == ["d", "e"]
+    cel_expr = get_engine("cel-expr-python").program("before_tool", exprs, layers, checked=True)
+    for name in ("x", "z", "xz", "w"):
+        data = _tool_data(commands=[{"name": name}])
+        assert program.run(data) == cel_expr.run(data)

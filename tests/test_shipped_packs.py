@@ -33,3 +33,37 @@ def test_every_rule_and_builtin_gate_of_the_shipped_packs_is_exercised() -> None
     report = coverage(found.under_test, run_collection(found))
     assert [unit.name for unit in report.uncovered] == []
     assert report.percent == 100.0
+
+
+#: Lines a shipped condition once searched with Python's `re` in time quadratic in
+#: their length, the interpreter lock held all along — so a long-running hook's
+#: watchdog could not refuse at its deadline, nor its readers read the next request,
+#: and the host skipped the hook: 10 s for the first at 160 KB, 2.4 s for the second.
+#: Each is now searched with RE2 (CEL's own `matches`), in time linear in the line.
+LONG_LINES = {
+    "kubectl get secret": "kubectl '" + "get secret " * 36_000 + "' ; gh auth token",
+    "docker container": "docker '" + "-a container " * 20_000 + "' ; gh auth token",
+    "kubectl config": "kubectl '" + "-a config " * 26_000 + "' ; gh auth token",
+    "a secret's copy": "cat '" + "adminsdk." * 29_000 + "' ; gh auth token",
+}
+
+
+@pytest.mark.parametrize("engine", ["native", "cel-expr-python"])
+@pytest.mark.parametrize("line", list(LONG_LINES.values()), ids=list(LONG_LINES))
+def test_a_long_line_is_decided_well_within_a_hooks_deadline(
+    line: str, engine: str, tmp_path: Path
+) -> None:
+    import time
+
+    from policy import Engine, ToolCall
+    from policy.settings import Settings
+
+    settings = Settings(
+        packs=[ROOT / "rules"], audit_path=tmp_path / "decisions.log", cel_engine=engine
+    )
+    with Engine(settings) as policy:
+        started = time.monotonic()
+        decision = policy.before_tool(ToolCall(tool="Bash", args={"command": line}, cwd="/srv"))
+        took = time.monotonic() - started
+    assert "credentials/deny-credential-commands" in decision.rule_ids
+    assert took < 4.0  # (a long-running hook's deadline; linear, it takes ≈ 0.1 s)

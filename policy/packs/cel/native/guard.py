@@ -155,6 +155,8 @@ class _Needs:
             return self._membership(node[1], node[2], node[3], names, bound)
         if kind == "call" and node[1] == "matches" and node[2] == ("id", "regex"):
             return self._matches(node[3], names, bound)
+        if kind == "call" and node[1] == "matches" and node[2] is not None and len(node[3]) == 1:
+            return self._matches((node[2], node[3][0]), names, bound, re2=True)
         if kind == "call" and node[1] == "startsWith" and node[2] is not None and len(node[3]) == 1:
             path = _path(node[2], names)
             fixed, prefix = literal(node[3][0])
@@ -196,11 +198,17 @@ class _Needs:
             self.depth -= 1
 
     def _matches(
-        self, args: tuple[Node, ...], names: Mapping[str, _Path], bound: tuple[str, ...]
+        self,
+        args: tuple[Node, ...],
+        names: Mapping[str, _Path],
+        bound: tuple[str, ...],
+        *,
+        re2: bool = False,
     ) -> _Need:
-        """`regex.matches(x.f, P)` for a constant P: x.f starts with, or holds, one of
-        the texts every match of P holds (policy.packs.cel.native.literals)."""
-        if len(args) != 2 or "regex" in bound:
+        """`regex.matches(x.f, P)` (Python's `re`) or `x.f.matches(P)` (CEL's own, RE2:
+        `re2`) for a constant P: x.f starts with, or holds, one of the texts every match
+        of P holds (policy.packs.cel.native.literals)."""
+        if len(args) != 2 or (not re2 and "regex" in bound):
             return None
         path = _path(args[0], names)
         fixed, pattern = literal(args[1])
@@ -215,9 +223,9 @@ class _Needs:
             fixed, pattern = True, self.constants[args[1][2]]
         if path is None or not fixed or type(pattern) is not str:
             return None
-        from policy.packs.cel.native.literals import required_texts
+        from policy.packs.cel.native.literals import required_texts, required_texts_re2
 
-        texts = required_texts(pattern)
+        texts = required_texts_re2(pattern) if re2 else required_texts(pattern)
         if texts is None:
             return None
         if texts[0] == "prefix or contains":

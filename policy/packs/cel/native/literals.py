@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["required_texts"]
+__all__ = ["required_texts", "required_texts_re2"]
 
 #: The most texts a need holds: past that, the texts found so far stand (shorter ones).
 _MOST = 256
@@ -69,6 +69,31 @@ def required_texts(pattern: str) -> tuple[Any, ...] | None:
     if found is None or "" in found or len(found) > _MOST_HELD:
         return None
     return ("contains", tuple(sorted(found)))
+
+
+def required_texts_re2(pattern: str) -> tuple[Any, ...] | None:
+    """`required_texts` of a pattern CEL's own `matches` searches with, RE2 — read from
+    Python's parse only where the two read it alike: never for syntax RE2 reads
+    otherwise (a POSIX class `[[:alpha:]]`, which Python reads as a class and literal
+    text; `x{,3}`, literal text to RE2) or that only RE2 has (`\\p{L}`, `\\Q...\\E`,
+    `\\C`, `\\z`), nor for a pattern RE2 does not take. Elsewhere RE2's classes
+    (`\\s`, `\\d`, `\\w`: ASCII) hold no more than Python's (Unicode), so a string RE2
+    finds a match in, Python finds one in too, and holds the same texts."""
+    if _RE2_APART.search(pattern):
+        return None
+    try:
+        import re2  # (google-re2, what CEL's `matches` runs: policy.packs.cel.functions)
+
+        options = re2.Options()
+        options.log_errors = False  # (the condition errs, and says so, when it runs)
+        re2.compile(pattern, options)
+    except Exception:  # noqa: BLE001 - see above: no need is read from it
+        return None
+    return required_texts(pattern)
+
+
+#: What RE2 reads otherwise than Python's `re`, or Python not at all.
+_RE2_APART = re.compile(r"\[:|\{,|\\[pPQECz]")
 
 
 def _optional_start(items: list[Any], c: Any) -> tuple[Any, ...] | None:

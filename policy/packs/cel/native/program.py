@@ -24,8 +24,15 @@ from typing import Any, overload
 
 from policy._json_bytes import dumps, loads
 from policy._named_tuple import NamedTuple
+from policy.analysis._lazy_re import LazyPattern
 from policy.packs.cel.functions import take_gave_up
-from policy.packs.cel.interface import VARIABLES_AT, CelEvalError, CelProgram, referenced_names
+from policy.packs.cel.interface import (
+    VARIABLES_AT,
+    CelEvalError,
+    CelProgram,
+    referenced_names,
+    var_references,
+)
 from policy.packs.cel.native.exact import _Compiler
 from policy.packs.cel.native.fast import _FastCompiler, _FastUnsupported
 from policy.packs.cel.native.guard import Need, Pruning, check_of, kept_need, need_of, read_need
@@ -105,20 +112,35 @@ class _KeptTrees(Sequence[Node]):
         return tree
 
 
+def _reads_constants(source: str, constants: set[str]) -> bool:
+    """Whether every use of `vars` in `source` names a pack variable among `constants`
+    (`vars.x`, `vars["x"]`): a variable made of constants only is a constant too, worked
+    out once (`'^(?:' + vars.commands.join('|') + ')'`), not at every call. `vars` used
+    any other way (`size(vars)`) reads the call's whole map."""
+    reads = var_references(source)
+    return len(reads) == len(_VARS.findall(source)) and all(n in constants for n, _ in reads)
+
+
+_VARS = LazyPattern(r"\bvars\b")
+
+
 def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str, str]]) -> _Shape:
     variables = VARIABLES_AT[point]
     known = variables.keys() | {"vars"}
     exact = _Compiler(variables)
     constant_vars: list[tuple[str, Fn]] = []
     call_vars: list[tuple[str, Node]] = []
+    folded: set[str] = set()  # (the constants so far: the layers come in dependency order)
     for layer in var_layers:
         for name, source in layer.items():
             tree = parse(source)
             names = referenced_names(source)
-            if names & known or names & _NAMESPACES or "glob" in names:
+            reads_call = names & (known - {"vars"}) or names & _NAMESPACES or "glob" in names
+            if reads_call or ("vars" in names and not _reads_constants(source, folded)):
                 call_vars.append((name, tree))
             else:
                 constant_vars.append((name, exact.compile(tree)))
+                folded.add(name)
     constants: dict[str, Any] = {}
     frame = {"vars": constants}
     for name, compiled in constant_vars:
