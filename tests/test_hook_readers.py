@@ -262,3 +262,39 @@ def test_a_bounded_wait_gives_up_on_work_that_never_ends(monkeypatch: pytest.Mon
         assert done.get(timeout=LONG) is False  # (the work still runs)
     never.set()
     pool.shutdown()
+
+
+def test_lines_are_read_whole_however_the_host_writes_them() -> None:
+    """Lines longer than a read, split anywhere (a newline at a read's edge too), and
+    blank ones between: each comes out whole, once, in order; what is left after the
+    last newline at EOF is the last line. (A long line is looked through once: the
+    search goes on from where the last read ended.)"""
+    import random
+
+    from policy.hosts._hook_process import _READ_SIZE, _Lines
+
+    rng = random.Random(7)
+    lines = [
+        b"x" * _READ_SIZE,
+        b"y" * (3 * _READ_SIZE + 17),
+        b"short",
+        b"z" * (_READ_SIZE - 1),
+        b"w" * 200_000,
+    ]
+    data = b"\n\n".join(lines) + b"\n  \nlast without newline"
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        at = 0
+        while at < len(data):
+            size = rng.choice([1, 7, _READ_SIZE - 1, _READ_SIZE, _READ_SIZE + 1, 100_000])
+            at += os.write(write_end, data[at : at + size])
+        os.close(write_end)
+
+    threading.Thread(target=feed, daemon=True).start()
+    source = _Lines(read_end)
+    got = []
+    while line := source.next():
+        got.append(line)
+    os.close(read_end)
+    assert got == [*lines, b"last without newline"]

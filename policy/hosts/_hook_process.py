@@ -312,13 +312,15 @@ class _Lines:
     """A file descriptor's lines, stripped, blank ones skipped (b"" at EOF), read into
     a buffer of our own: whether more is waiting is then known without reading it."""
 
-    __slots__ = ("_buffer", "_eof", "_fd", "_poll")
+    __slots__ = ("_buffer", "_eof", "_fd", "_poll", "_scanned")
 
     def __init__(self, fd: int) -> None:
         import select
 
         self._fd = fd
         self._buffer = bytearray()
+        self._scanned = 0  # (how much of the buffer holds no newline: a long line is
+        # looked through once, not again at every read that adds to it)
         self._eof = False
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
@@ -326,14 +328,16 @@ class _Lines:
     def next(self) -> bytes:
         buffer = self._buffer
         while True:
-            end = buffer.find(b"\n")
+            end = buffer.find(b"\n", self._scanned)
             if end < 0 and not self._eof:
+                self._scanned = len(buffer)
                 chunk = os.read(self._fd, _READ_SIZE)
                 if chunk:
                     buffer += chunk
                 else:
                     self._eof = True
                 continue
+            self._scanned = 0
             if end < 0:  # (EOF: what is left is the last line)
                 line = bytes(buffer).strip()
                 buffer.clear()
