@@ -67,3 +67,27 @@ def test_a_long_line_is_decided_well_within_a_hooks_deadline(
         took = time.monotonic() - started
     assert "credentials/deny-credential-commands" in decision.rule_ids
     assert took < 4.0  # (a long-running hook's deadline; linear, it takes ≈ 0.1 s)
+
+
+@pytest.mark.parametrize("engine", ["native", "cel-expr-python"])
+def test_a_long_tool_name_is_decided_well_within_a_hooks_deadline(
+    engine: str, tmp_path: Path
+) -> None:
+    """A model chooses an MCP tool's name: exfiltration's `mcp_writer` once took 14.7 s
+    over one of 100 KB with Python's `re`; RE2 is linear in it."""
+    import time
+
+    from policy import Engine, ToolCall
+    from policy.settings import Settings
+
+    settings = Settings(
+        packs=[ROOT / "rules"], audit_path=tmp_path / "decisions.log", cel_engine=engine
+    )
+    workflow = {"path": ".github/workflows/ci.yml", "content": "on: push"}
+    with Engine(settings) as policy:
+        started = time.monotonic()
+        policy.before_tool(ToolCall(tool="mcp__x" + "__add" * 40_000 + "!", args=workflow))
+        took = time.monotonic() - started
+        writer = policy.before_tool(ToolCall(tool="mcp__gh__create_or_update_file", args=workflow))
+    assert took < 4.0  # (a long-running hook's deadline; linear, it takes ≈ 0.1 s)
+    assert writer.rule_ids == ("exfiltration/ask-remote-ci-workflow",) and writer.needs_approval
