@@ -488,6 +488,32 @@ def test_a_request_whose_handling_failed_unanswered_is_refused_at_its_deadline(
     assert refusal["id"] == 7 and refusal["result"]["action"] == "deny_tool"
 
 
+def test_a_request_whose_deadline_cannot_be_armed_is_still_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No watch to be had (no thread for the watchdog): the request is decided all the
+    same, never dropped — PicoClaw would skip the hook for a request left unanswered."""
+    from policy.hosts._hook_process import Output
+    from policy.hosts.picoclaw import hook_process as picoclaw_server
+
+    server = picoclaw_server._Server(argparse.Namespace(config=None, packs=[str(RULES)]))
+    server.start()
+    written: list[bytes] = []
+    monkeypatch.setattr(Output, "write", lambda self, line: written.append(line))
+
+    def no_watch(*args: Any) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(server, "_watched", no_watch)
+    line = request(5, "hook.before_tool", tool("exec", command="rm -rf /"))
+    work = server._dispatch(line.strip(), approvals=None)  # type: ignore[arg-type]
+    assert work is not None
+    work()
+    (answer,) = written
+    decided = orjson.loads(answer)
+    assert decided["id"] == 5 and decided["result"]["action"] == "deny_tool"
+
+
 def test_a_watchdog_s_note_never_waits_on_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
     """The watchdog that refused a request writes why on stderr through a thread of its
     own: a stderr nobody reads must not hold the watchdog, whose every later deadline

@@ -179,20 +179,7 @@ def serve_lines(dispatch: Dispatch, pool: Executor) -> Readers:
     calling thread only waits, so a signal's handler runs on it at once. Where no
     thread can be started, the calling thread reads and `pool` does all the work."""
     readers = Readers(dispatch, pool)
-    started = 0
-    for number in (1, 2):
-        thread = threading.Thread(
-            target=readers.take_turns, name=f"hook-reader-{number}", daemon=True
-        )
-        try:
-            thread.start()
-        except RuntimeError:  # (no thread to be had: fewer readers, the pool works)
-            break
-        readers.threads.append(thread)
-        started += 1
-        with readers.lock:
-            readers.standing_by = started == 2
-    if not started:
+    if not readers.start():
         readers.take_turns()
     readers.ended.wait()
     return readers
@@ -205,43 +192,59 @@ class Readers:
         "_dispatch",
         "_held_up",
         "_lines",
+        "_lock",
         "_pool",
         "_reader",
         "_since",
+        "_standing_by",
+        "_threads",
         "_wake",
         "ended",
-        "lock",
-        "standing_by",
-        "threads",
     )
 
     def __init__(self, dispatch: Dispatch, pool: Executor) -> None:
         self._dispatch = dispatch
         self._pool = pool
         self._lines = _Lines(sys.stdin.fileno())
-        self.lock = threading.Lock()
-        self._wake = threading.Condition(self.lock)  # (the standby waits on it)
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)  # (the standby waits on it)
         self._reader: int | None = None  # the thread that reads (its ident)
         self._since: float | None = None  # when the reader began a line's work
         self._held_up = 0  # readers whose work outran their turn
         #: Whether a second reader runs, to read in the place of one held up: only
         #: then does a reader do a line's work itself.
-        self.standing_by = False
-        self.threads: list[threading.Thread] = []
+        self._standing_by = False
+        self._threads: list[threading.Thread] = []
         self.ended = threading.Event()  # set when reading ended (EOF, StopReading)
+
+    def start(self) -> int:
+        """Start the two readers' threads; how many started (no thread to be had:
+        fewer readers, and with one the pool does all the work)."""
+        for number in (1, 2):
+            thread = threading.Thread(
+                target=self.take_turns, name=f"hook-reader-{number}", daemon=True
+            )
+            try:
+                thread.start()
+            except RuntimeError:
+                break
+            self._threads.append(thread)
+            with self._lock:
+                self._standing_by = len(self._threads) == 2
+        return len(self._threads)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the readers to finish the work they took on (at most `timeout`
         seconds); whether they did."""
         until = None if timeout is None else time.monotonic() + timeout
-        for thread in self.threads:
+        for thread in self._threads:
             thread.join(None if until is None else max(0.0, until - time.monotonic()))
-        return not any(thread.is_alive() for thread in self.threads)
+        return not any(thread.is_alive() for thread in self._threads)
 
     def take_turns(self) -> None:
         me = threading.get_ident()
         while True:
-            with self.lock:
+            with self._lock:
                 if not self._my_turn(me):
                     return
             try:
@@ -259,7 +262,7 @@ class Readers:
                     note(f"policy: handling a line failed: {type(exc).__name__}: {exc}\n")
                     continue
             if not line:  # EOF, or a line after which nothing is read
-                with self.lock:
+                with self._lock:
                     self.ended.set()
                     self._wake.notify_all()
                 return
@@ -269,8 +272,8 @@ class Readers:
     def _do(self, me: int, work: Callable[[], object]) -> None:
         """`work` done here when no reader is held up, a standby would read in this
         one's place, and no other line waits to be read; else given to the pool."""
-        with self.lock:
-            here = self.standing_by and self._held_up == 0 and not self._lines.waiting()
+        with self._lock:
+            here = self._standing_by and self._held_up == 0 and not self._lines.waiting()
             if here:
                 self._since = time.monotonic()
         if not here:
@@ -285,7 +288,7 @@ class Readers:
         except Exception as exc:  # noqa: BLE001 - reported; the reader must read on
             note(f"policy: handling a request failed: {type(exc).__name__}: {exc}\n")
         if here:
-            with self.lock:
+            with self._lock:
                 if self._reader == me:
                     self._since = None
                 else:

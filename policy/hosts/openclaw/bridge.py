@@ -200,7 +200,10 @@ class _Server:
             _give(reply, {"result": {"ok": True}})
             raise StopReading
         if method == "hook_before":
-            self._watch(reply)
+            try:
+                self._watch(reply)
+            except Exception as exc:  # noqa: BLE001 - decided unwatched, never dropped
+                note(f"policy: hook_before {ident!r}: no deadline could be armed: {exc}\n")
         params = message.get("params")
         with self._in_flight:
             self._running += 1

@@ -364,8 +364,12 @@ class _Server:
             approvals.submit(self.handle, ident, method, params)
             return None
         if method in _WATCHED and ident is not None:
-            watched = self._watched(ident, method, params)
-            return lambda: self._handle_watched(ident, method, params, watched)
+            try:
+                watched = self._watched(ident, method, params)
+            except Exception as exc:  # noqa: BLE001 - decided unwatched, never dropped
+                note(f"policy: {method} {ident!r}: no deadline could be armed: {exc}\n")
+            else:
+                return lambda: self._handle_watched(ident, method, params, watched)
         return lambda: self.handle(ident, method, params)
 
 

@@ -21,7 +21,8 @@ what the evaluation it would spare does. A guard is derived once, from the condi
 * `regex.matches(x.f, "^(kubectl|gcloud) ...")` needs `x.f` to start with (or, for an
   unanchored pattern, to hold) one of the texts every match holds — for a start that
   may be left out, `^(?:[^ ]*/)?(kubectl|gcloud) `, to start with the rest's texts or
-  hold the start's (`/`) (policy.packs.cel.native.literals);
+  hold the start's (`/`) (policy.packs.cel.native.literals); so does CEL's own
+  `x.f.matches(P)` (RE2), where RE2 and Python read P alike;
 * `a && b` needs what both need; `a || b` what either needs; `a ? b : c` what `a` or
   `c` needs (`a ? b : false`: what `a` needs);
 * a pack variable that reads the call is looked through: `vars.x` (a `vars.x == true`)
