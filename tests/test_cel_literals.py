@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -91,6 +92,35 @@ def _random_pattern(rng: random.Random, depth: int = 0) -> str:
     return flags + "".join(parts)
 
 
+def _searched_strings_hold(
+    rng: random.Random,
+    alphabet: str,
+    search: Callable[[str], Any],
+    pattern: str,
+    texts: tuple[Any, ...],
+) -> int:
+    """40 random strings (half of them made to hold one of the texts): wherever `search`
+    finds a match, the string starts with, or holds, one of `texts`. How many matched."""
+    kind, found = texts[0], texts[1]
+    others = texts[2] if kind == "prefix or contains" else ()
+    assert found and all(found) and all(others), pattern
+    checked = 0
+    for _ in range(40):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
+        if rng.random() < 0.5:  # (a text that holds one of them, now and then)
+            text = rng.choice(found) + text if kind != "contains" else text + rng.choice(found)
+        if search(text) is None:
+            continue
+        checked += 1
+        if kind == "prefix":
+            assert text.startswith(found), (pattern, text, found)
+        elif kind == "contains":
+            assert any(t in text for t in found), (pattern, text, found)
+        else:
+            assert text.startswith(found) or any(t in text for t in others), (pattern, text)
+    return checked
+
+
 def test_every_match_holds_the_texts_on_random_patterns() -> None:
     """20,000 random patterns, 40 random strings each: wherever `re.search` finds a
     match, the string starts with (or holds) one of the pattern's texts."""
@@ -108,22 +138,7 @@ def test_every_match_holds_the_texts_on_random_patterns() -> None:
         if texts is None:
             continue
         told += 1
-        kind, found = texts[0], texts[1]
-        others = texts[2] if kind == "prefix or contains" else ()
-        assert found and all(found) and all(others), pattern
-        for _ in range(40):
-            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
-            if rng.random() < 0.5:  # (a text that holds one of them, now and then)
-                text = rng.choice(found) + text if kind != "contains" else text + rng.choice(found)
-            if compiled.search(text) is None:
-                continue
-            checked += 1
-            if kind == "prefix":
-                assert text.startswith(found), (pattern, text, found)
-            elif kind == "contains":
-                assert any(t in text for t in found), (pattern, text, found)
-            else:
-                assert text.startswith(found) or any(t in text for t in others), (pattern, text)
+        checked += _searched_strings_hold(rng, alphabet, compiled.search, pattern, texts)
     assert told > 1_500 and checked > 15_000, (told, checked)
 
 
@@ -169,19 +184,5 @@ def test_every_match_re2_finds_holds_the_texts_on_random_patterns() -> None:
             continue
         compiled = re2.compile(pattern, options)
         told += 1
-        kind, found = texts[0], texts[1]
-        others = texts[2] if kind == "prefix or contains" else ()
-        for _ in range(40):
-            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
-            if rng.random() < 0.5:
-                text = rng.choice(found) + text if kind != "contains" else text + rng.choice(found)
-            if compiled.search(text) is None:
-                continue
-            checked += 1
-            if kind == "prefix":
-                assert text.startswith(found), (pattern, text, found)
-            elif kind == "contains":
-                assert any(t in text for t in found), (pattern, text, found)
-            else:
-                assert text.startswith(found) or any(t in text for t in others), (pattern, text)
+        checked += _searched_strings_hold(rng, alphabet, compiled.search, pattern, texts)
     assert told > 400 and checked > 5_000, (told, checked)

@@ -106,24 +106,34 @@ def test_each_line_is_worked_on_by_the_thread_that_read_it(
     assert len(pool.given) == given
 
 
+def answering(
+    answered: queue.Queue[str], held: bytes, reached: threading.Event, release: threading.Event
+) -> Callable[[bytes], Callable[[], None]]:
+    """A dispatch whose work answers each line (its text on `answered`); the line `held`
+    says it `reached` its work, then waits for `release` first (a locked log, a hook
+    that hangs)."""
+
+    def dispatch(line: bytes) -> Callable[[], None]:
+        def work() -> None:
+            if line == held:
+                reached.set()
+                release.wait(LONG)
+            answered.put(line.decode())
+
+        return work
+
+    return dispatch
+
+
 def test_lines_are_read_and_worked_on_while_one_request_is_held_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The held-up work keeps its thread; the other reader reads on, and hands what it
     reads to the pool until the held-up work is done — then works on lines itself."""
-    release = threading.Event()
-    stuck = threading.Event()
+    stuck, release = threading.Event(), threading.Event()
     answered: queue.Queue[str] = queue.Queue()
     pool = CountingPool()
-
-    def dispatch(line: bytes) -> Callable[[], None]:
-        def work() -> None:
-            if line == b"stuck":
-                stuck.set()
-                release.wait(LONG)
-            answered.put(line.decode())
-
-        return work
+    dispatch = answering(answered, held=b"stuck", reached=stuck, release=release)
 
     with host_stdin(monkeypatch) as host:
         done = run_in_background(dispatch, pool)
@@ -239,19 +249,10 @@ def test_a_line_whose_handling_failed_is_reported_and_the_next_is_read(
 
 
 def test_a_bounded_wait_gives_up_on_work_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    never = threading.Event()
-    started = threading.Event()
-    answered: queue.Queue[bytes] = queue.Queue()
+    started, never = threading.Event(), threading.Event()
+    answered: queue.Queue[str] = queue.Queue()
     pool = CountingPool()
-
-    def dispatch(line: bytes) -> Callable[[], None]:
-        def work() -> None:
-            if line == b"forever":
-                started.set()
-                never.wait(LONG)
-            answered.put(line)
-
-        return work
+    dispatch = answering(answered, held=b"forever", reached=started, release=never)
 
     with host_stdin(monkeypatch) as host:
         done = run_in_background(dispatch, pool, wait=STANDBY_POLL)
