@@ -1,5 +1,5 @@
 """`python -m policy` is the `policy` command."""
 
-from policy.cli import main
+from policy.cli import command
 
-raise SystemExit(main())
+raise SystemExit(command())

@@ -217,3 +217,46 @@ def test_light_commands_do_not_import_the_engine(argv: list[str], real_log: Path
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().strip().splitlines()[-1] == "heavy="
+
+
+_COLLECTOR = (
+    "import gc, os, sys\n"
+    "from policy import cli\n"
+    "argv = sys.argv[1:]\n"
+    "if os.environ['ENTRY'] == 'command':\n"
+    "    sys.argv = ['policy', *argv]\n"
+    "    code = cli.command()\n"
+    "else:\n"
+    "    code = cli.main(argv)\n"
+    "print(code, gc.get_threshold()[0], gc.get_freeze_count() > 0)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("entry", "argv", "tuned"),
+    [
+        ("command", ["check", "rules"], True),
+        ("command", ["test", "rules/gate.yaml"], True),
+        ("main", ["check", "rules"], False),
+        ("command", ["schema"], False),
+    ],
+    ids=["executable-check", "executable-test", "embedded-check", "executable-other"],
+)
+def test_only_the_executables_one_shot_commands_tune_the_collector(
+    entry: str, argv: list[str], tuned: bool
+) -> None:
+    """The `policy` executable's one-shot commands collect rarely and freeze what they
+    built before exit (faster: policy.cli); `main` called by an application that goes on
+    after it leaves that application's collector alone, and so do the other commands."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "ENTRY": entry},
+    )
+    assert done.returncode == 0, done.stderr
+    code, threshold, frozen = done.stdout.splitlines()[-1].split()
+    assert code == "0"
+    assert (int(threshold) > 700, frozen == "True") == (tuned, tuned)

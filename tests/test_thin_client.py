@@ -13,6 +13,7 @@ the whole to the modules it may load.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import socket
@@ -28,7 +29,7 @@ from typing import Any
 import orjson
 import pytest
 
-from policy import _fast_settings, _hashes, _one_event, _plain_json
+from policy import _fast_settings, _hashes, _one_event, _plain_json, cli
 from policy.cli.commands import parser
 from policy.client.transport import _quote, query
 from policy.hosts import HOOK_OPTIONS
@@ -569,9 +570,11 @@ def test_a_signal_whose_refusal_cannot_be_written_ends_the_hook_with_status_2() 
 
 
 def test_the_console_script_is_the_entry_point() -> None:
-    """`policy` (the console script pip writes) runs policy.cli.main, which holds the
-    hand-off to the thin client: no other entry point bypasses it."""
+    """`policy` (the console script pip writes) runs policy.cli.command, which is
+    policy.cli.main, holding the hand-off to the thin client: no other entry point
+    bypasses it."""
     text = (ROOT / "pyproject.toml").read_text()
-    assert 'policy = "policy.cli:main"' in text
-    assert (ROOT / "policy" / "__main__.py").read_text().count("from policy.cli import main") == 1
+    assert 'policy = "policy.cli:command"' in text
+    assert (ROOT / "policy" / "__main__.py").read_text().count("raise SystemExit(command())") == 1
+    assert "    return main()\n" in inspect.getsource(cli.command)
     assert os.access(Path(sys.executable).with_name("policy"), os.X_OK)
