@@ -173,3 +173,47 @@ def test_a_number_from_the_call_is_never_taken_for_a_handle(source: str) -> None
     for handle in known:
         (answer,) = program.run({"tool": "zzz", "args": {"p": handle}})
         assert type(answer) is not bool, (source, handle, answer)
+
+
+@pytest.mark.parametrize(
+    ("engine", "argument"),
+    [("native", "vars.names"), ("native", "literal"), ("cel-expr-python", "literal")],
+)
+def test_a_packs_own_long_pattern_is_compiled_once_not_at_every_call(
+    engine: str, argument: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pack's alternation past `_KEPT_PATTERN` (the credentials pack's commands that
+    print a secret: 6,322 characters) is compiled when the program is built or first
+    asks it, not at every call — only a pattern the call brings is compiled afresh.
+    (cel-expr-python takes a literal's by handle; a pack variable's it is handed as a
+    string, compiled at each call as before.)"""
+    import re2
+
+    from policy.packs.cel import functions, get_engine
+
+    pattern = "^(" + "|".join(f"name{i}" for i in range(60)) + ")$"
+    assert len(pattern) > functions._KEPT_PATTERN
+    compiled: list[str] = []
+    real = re2.compile
+
+    def counting(text: str, *args: Any) -> Any:
+        compiled.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(re2, "compile", counting)
+    functions._re2_constant.cache_clear()
+    source = (
+        "tool.matches(vars.names)"
+        if argument == "vars.names"
+        else (f"tool.matches({_literal(pattern)})")
+    )
+    program = get_engine(engine).program(
+        POINT, [source], [{"names": _literal(pattern)}], checked=True
+    )
+    for n in range(40):
+        if n == 4:  # (the exact form's first evaluation, the guard's, then the fast form)
+            first = compiled.count(pattern)
+        # (each text new, half of them past the answers' memory)
+        text = f"name{n}" if n % 2 else f"name{n}" + " " * functions.REMEMBERED_LENGTH
+        assert program.run_mask({"tool": text}) == n % 2, text
+    assert compiled.count(pattern) == first

@@ -29,7 +29,7 @@ from policy.packs.cel.functions import (
     READS_ENV_HOME,
     READS_HOME,
     REMEMBERED_LENGTH,
-    fn_re2_matches,
+    fn_re2_matches_constant,
     re2_matches_remembered,
 )
 from policy.packs.cel.interface import (
@@ -247,8 +247,9 @@ class _ExprEnvs:
         if handles:
             # `X.matches("literal")`, rewritten to name its pattern by handle
             # (constants.with_native_matches): RE2 compiled once, not at every call
+            re2_by_handle = _by_handle(fn_re2_matches_constant, home=False)
             re2_members = (
-                (constants.RE2_MATCHES_BY_HANDLE, "int", _by_handle(fn_re2_matches, home=False)),
+                (constants.RE2_MATCHES_BY_HANDLE, "int", re2_by_handle),
                 (constants.RE2_MATCHES, "string", re2_matches_remembered),
             )
             for name, pattern, impl in re2_members:

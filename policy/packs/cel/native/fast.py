@@ -33,6 +33,7 @@ from policy.packs.cel.native.values import (
     _no_overload,
     _order,
     _ordered_items,
+    constant_matches,
     function_of,
 )
 
@@ -334,6 +335,12 @@ class _FastCompiler:
         boolean = key in _BOOL_FUNCTIONS
         if receiver and target is not None:
             args = (target, *args)
+        if key == "matches" and len(args) == 2:
+            fixed, pattern = self.constant(args[1])
+            if fixed and type(pattern) is str:
+                # (the program's own pattern: compiled once, however long)
+                function = self.bind(constant_matches)
+                return f"{function}({self.write(args[0])[0]}, {self.bind(pattern)})", boolean
         elif key in _REMEMBERING and len(args) == 2:
             fixed, value = self.constant(args[1])
             if fixed and isinstance(value, tuple):

@@ -10,6 +10,7 @@ numbers): the call's program then runs on cel-expr-python.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
@@ -18,7 +19,9 @@ from policy.analysis._lazy_re import LazyPattern
 from policy.packs.cel.functions import (
     _FUNCTIONS,
     _STRING_MEMBERS,
+    REMEMBERED_LENGTH,
     fn_glob,
+    fn_re2_matches_constant,
     re2_matches_remembered,
 )
 from policy.packs.cel.native.syntax import Node, Unsupported
@@ -328,6 +331,19 @@ def _ends_with(target: Any, suffix: Any) -> bool:
 def _matches(target: Any, pattern: Any) -> bool:
     _strings("matches", target, pattern)
     return re2_matches_remembered(target, pattern)
+
+
+def constant_matches(target: Any, pattern: str) -> bool:
+    """`_matches` of a pattern the program holds (policy.packs.cel.native.fast): compiled
+    once whatever its length (`fn_re2_matches_constant`), its answers for short texts
+    remembered."""
+    _strings("matches", target, pattern)
+    if len(target) > REMEMBERED_LENGTH:
+        return fn_re2_matches_constant(target, pattern)
+    return _constant_answer(target, pattern)
+
+
+_constant_answer = functools.lru_cache(maxsize=4096)(fn_re2_matches_constant)
 
 
 def _glob(value: Any, pattern: Any) -> bool:
