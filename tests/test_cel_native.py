@@ -651,3 +651,19 @@ def test_a_pack_variable_made_of_constants_is_worked_out_once() -> None:
     for name in ("x", "z", "xz", "w"):
         data = _tool_data(commands=[{"name": name}])
         assert program.run(data) == cel_expr.run(data)
+
+
+@pytest.mark.parametrize("expr", ["tool.matches(vars.p)", "tool in vars.p"])
+def test_a_later_layers_definition_shadows_an_earlier_constant(expr: str) -> None:
+    """Layers handed through the engine's API may define a name twice; the later one
+    reads the call here, and both engines read it — never the earlier constant."""
+    matches = "matches" in expr
+    layers = [
+        {"p": "'^zzz$'" if matches else "['zzz']"},
+        {"p": "tool_raw" if matches else "[tool_raw]"},
+    ]
+    native = NativeEngine().program("before_tool", [expr], layers, checked=True)
+    cel_expr = get_engine("cel-expr-python").program("before_tool", [expr], layers, checked=True)
+    data = {"tool": "abc", "tool_raw": "abc"}
+    for _ in range(4):  # (the exact form, then the fast form)
+        assert native.run(data) == cel_expr.run(data) == [True]

@@ -260,3 +260,53 @@ def test_only_the_executables_one_shot_commands_tune_the_collector(
     code, threshold, frozen = done.stdout.splitlines()[-1].split()
     assert code == "0"
     assert (int(threshold) > 700, frozen == "True") == (tuned, tuned)
+
+
+@pytest.mark.parametrize(
+    ("argv", "one_shot"),
+    [
+        (["check", "rules"], True),
+        (["test", "rules"], True),
+        (["fmt", "--check", "rules"], True),
+        (["audit", "verify", "x.log"], True),
+        (["test", "--watch", "rules"], False),
+        (["audit", "tail", "--follow", "x.log"], False),
+        (["serve"], False),
+        (["approvals", "list"], False),
+        (["bench", "rules"], False),
+        (["schema"], False),
+    ],
+)
+def test_which_commands_read_answer_and_exit(argv: list[str], one_shot: bool) -> None:
+    """The commands the executable tunes the collector for: not a service, an inbox, a
+    benchmark, nor a command told to go on watching."""
+    from policy import cli
+    from policy.cli.commands import parser
+
+    args = parser().parse_args(argv)
+    assert cli._one_shot(f"policy.cli.{args.module}", args) is one_shot
+
+
+@pytest.mark.parametrize("pack", ["broken", "clean"])
+def test_a_check_whose_reader_went_away_never_exits_0(pack: str, tmp_path: Path) -> None:
+    """`policy check PACKS | head -1` under `set -o pipefail`: the report never reached
+    its reader, so the check fails (141, a shell's status for SIGPIPE) — it exited 0
+    even for a pack with errors."""
+    path = tmp_path / "pack.yaml"
+    condition = "tool ==" if pack == "broken" else 'tool == "bash"'
+    path.write_text(
+        "apiVersion: hookpolicy/v1\nkind: RulePack\nname: p\nrules:\n"
+        f"  - id: r\n    when: '{condition}'\n    action: deny\n"
+    )
+    policy = Path(sys.executable).with_name("policy")
+    process = subprocess.Popen(
+        [str(policy), "check", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if not k.startswith("POLICY_")},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # (the only reader: every write the check makes fails)
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == 141, stderr
+    assert b"Traceback" not in stderr and b"Exception ignored" not in stderr

@@ -10,12 +10,15 @@ never import pydantic, structlog or the engine.
 
 `command` is the `policy` executable (its console script and `python -m policy`):
 `main` in a process of its own. There a one-shot command — one that reads its files,
-answers and exits (`_ONE_SHOT`) — collects garbage rarely while it runs and leaves
+answers and exits (`_one_shot`) — collects garbage rarely while it runs and leaves
 what it built out of the interpreter's last collections (`gc.freeze`): a pack's YAML
 nodes, models and compiled rules live until exit, and the cyclic collector walking
 them again and again was ≈ 15 % of `policy check` on 1,000 rules and ≈ 30 % on
-10,000 (docs/performance.md). `main` called in a process that goes on (a test, an
-application) leaves the collector as it is.
+10,000 (docs/performance.md). (So an object still alive in a reference cycle at
+exit is not finalized: the commands close what they open, as Python promises no
+`__del__` at exit anyway.) `main` called in a process that goes on (a test, an
+application) leaves the collector as it is, and so do the commands that go on
+(`--watch`, `--follow`).
 """
 
 from __future__ import annotations
@@ -35,9 +38,15 @@ __all__ = ["command", "main"]
 _ONE_SHOT = frozenset(
     {"audit_cmd", "check_cmd", "eval_cmd", "facts_cmd", "fmt_cmd", "replay_cmd", "test_cmd"}
 )
+#: What makes one of them go on until stopped (`policy test --watch`, `policy audit
+#: tail --follow`): the collector is left as a long-running process has it.
+_GOING_ON = ("watch", "follow")
 
 #: True once `command` runs: this process is the `policy` executable.
 _own_process = False
+
+#: The exit status of a command whose output's reader went away (128 + SIGPIPE).
+_BROKEN_PIPE = 141
 
 
 def command() -> int:
@@ -89,7 +98,7 @@ def _hook(command: Any) -> int:
 def _run(name: str, args: Any) -> int:
     import importlib
 
-    one_shot = _own_process and name.rpartition(".")[2] in _ONE_SHOT
+    one_shot = _own_process and _one_shot(name, args)
     if one_shot:
         from policy._one_event import collect_rarely
 
@@ -100,10 +109,35 @@ def _run(name: str, args: Any) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 0
+        # Whoever read the output went away (`policy check | head -1`): the answer
+        # never reached them, so this is no success — a shell's status for a command
+        # its pipe's SIGPIPE ended, which `set -o pipefail` then fails on. (Exit 0 hid
+        # a pack's errors.) The executable's stdout then goes nowhere, so the flush at
+        # exit raises nothing more.
+        if _own_process:
+            _stdout_nowhere()
+        return _BROKEN_PIPE
     finally:
         if one_shot:
             import gc
 
             gc.freeze()  # (what the command built lives until exit: no last walks over it)
     return code
+
+
+def _one_shot(name: str, args: Any) -> bool:
+    """Whether the command module `name`, run with `args`, reads its files, answers and
+    exits."""
+    return name.rpartition(".")[2] in _ONE_SHOT and not any(
+        getattr(args, option, False) for option in _GOING_ON
+    )
+
+
+def _stdout_nowhere() -> None:
+    import os
+
+    try:
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):  # (no stdout at all: nothing to flush)
+        return

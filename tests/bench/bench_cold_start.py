@@ -57,7 +57,7 @@ also runs each row as an installed (non-editable) hookpolicy runs it: a virtuale
 the same interpreter, made in the temporary directory, whose one `.pth` puts this
 venv's site-packages and this checkout on `sys.path` (as a wheel install puts them),
 the hook started by a `policy` console script written there as pip writes one (`from
-policy.cli import main`; `python -m policy` would add runpy's imports, which no
+policy.cli import command`; `python -m policy` would add runpy's imports, which no
 installed hook pays), against that venv's own `python -c pass`. Those are the figures
 a user of a released hookpolicy pays.
 
@@ -163,14 +163,14 @@ def _editable() -> bool:
     )
 
 
-#: The console script pip (24 and later) writes for `policy = "policy.cli:main"`.
+#: The console script pip (24 and later) writes for `policy = "policy.cli:command"`.
 _CONSOLE_SCRIPT = """\
 #!{python}
 import sys
-from policy.cli import main
+from policy.cli import command
 if __name__ == '__main__':
     sys.argv[0] = sys.argv[0].removesuffix('.exe')
-    sys.exit(main())
+    sys.exit(command())
 """
 
 

@@ -335,18 +335,18 @@ class _FastCompiler:
         boolean = key in _BOOL_FUNCTIONS
         if receiver and target is not None:
             args = (target, *args)
-        if key == "matches" and len(args) == 2:
-            fixed, pattern = self.constant(args[1])
-            if fixed and type(pattern) is str:
-                # (the program's own pattern: compiled once, however long)
-                function = self.bind(constant_matches)
-                return f"{function}({self.write(args[0])[0]}, {self.bind(pattern)})", boolean
         elif key in _REMEMBERING and len(args) == 2:
             fixed, value = self.constant(args[1])
             if fixed and isinstance(value, tuple):
                 remembering = self.bind(_REMEMBERING[key])
                 constant = self.bind(_Constant(value))
                 return f"{remembering}({self.write(args[0])[0]}, {constant})", boolean
+        if key == "matches" and len(args) == 2:
+            fixed, pattern = self.constant(args[1])
+            if fixed and type(pattern) is str:
+                # (the program's own pattern: compiled once, however long)
+                function = self.bind(constant_matches)
+                return f"{function}({self.write(args[0])[0]}, {self.bind(pattern)})", boolean
         function = self.bind(impl)
         return f"{function}(" + ", ".join(self.write(a)[0] for a in args) + ")", boolean
 

@@ -131,8 +131,15 @@ def _shape_of(point: str, exprs: Sequence[str], var_layers: Sequence[Mapping[str
     constant_vars: list[tuple[str, Fn]] = []
     call_vars: list[tuple[str, Node]] = []
     folded: set[str] = set()  # (the constants so far: the layers come in dependency order)
+    defined: set[str] = set()
     for layer in var_layers:
         for name, source in layer.items():
+            if name in defined:
+                # (a later layer's definition shadows an earlier one, as nested binds do:
+                # packs never hand such layers, one written through the engine's API is
+                # cel-expr-python's to read, rather than a constant taken for the call's)
+                raise Unsupported(f"the pack variable {name} defined twice")
+            defined.add(name)
             tree = parse(source)
             names = referenced_names(source)
             reads_call = names & (known - {"vars"}) or names & _NAMESPACES or "glob" in names
