@@ -178,10 +178,14 @@ class _Reader:
     """One document's nodes read once: every node's position recorded and its value
     built in the same walk. (PyYAML's constructor walking the nodes a second time was
     a third of reading a pack: ≈ 17 ms of 51 for 1,000 rules.) Each structural problem
-    (an alias, a merge key, a duplicate key) goes to `problems` and the walk goes on
-    past it; a value PyYAML cannot construct (an unknown tag) is `failed`, raised once
-    the structure is known to be sound — as when PyYAML built the document after the
-    walk."""
+    (an alias, a merge key, a mapping key that is no scalar, a duplicate key) goes to
+    `problems` and the walk goes on past it. A key PyYAML cannot construct ends the
+    walk at once; a value it cannot construct (an unknown tag, `!!int ""`) is
+    `failed`, raised once the structure is known to be sound — as when PyYAML built
+    the document after the walk (then the first in its order, now the first in the
+    file's). A collection with a tag of its own (`!!set`, `!!omap`) is built by PyYAML
+    whole, its nodes walked for their positions only. One frame a level, as the walk
+    before: a document nested as deep as PyYAML composes is read."""
 
     __slots__ = ("failed", "keys", "loader", "problems", "scalars", "seen", "source", "values")
 
@@ -193,10 +197,11 @@ class _Reader:
         self.scalars: dict[PathKey, Scalar] = {}
         self.seen: set[int] = set()
         self.problems: list[YamlError] = []
-        self.failed: yaml.MarkedYAMLError | None = None
+        self.failed: yaml.MarkedYAMLError | YamlError | None = None
 
-    def read(self, node: yaml.Node, path: PathKey) -> Any:
-        """The value of `node`, with its position and its children's recorded."""
+    def read(self, node: yaml.Node, path: PathKey, build: bool = True) -> Any:
+        """The value of `node` (None when not `build`), with its position and its
+        children's recorded."""
         if id(node) in self.seen:
             self.problems.append(
                 YamlError(
@@ -213,62 +218,106 @@ class _Reader:
             self.scalars[path] = Scalar(
                 node.start_mark.index, node.end_mark.index, node.style or ""
             )
+            if not build:
+                return None
             return node.value if node.tag == _STR else self._constructed(node)
         if isinstance(node, yaml.MappingNode):
-            mapping = self._mapping(node, path)
-            return mapping if node.tag == _MAP else self._constructed(node)
-        items = [self.read(item, (*path, index)) for index, item in enumerate(node.value)]
-        return items if node.tag == _SEQ else self._constructed(node)
-
-    def _mapping(self, node: yaml.MappingNode, path: PathKey) -> dict[Any, Any]:
-        mapping: dict[Any, Any] = {}
-        seen: dict[Any, Mark] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                self.problems.append(
-                    YamlError(self.source, _mark(key_node), "merge keys (<<) are not allowed")
-                )
-                continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                self.problems.append(
-                    YamlError(self.source, _mark(key_node), "mapping keys must be scalars")
-                )
-                continue
-            # (a plain string key is its scalar's text: constructed only when the
-            # resolver took it for something else, a number, a bool, null)
-            key = key_node.value if key_node.tag == _STR else self._constructed(key_node)
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                self.problems.append(
-                    YamlError(self.source, _mark(key_node), "mapping keys must be scalars")
-                )
-                continue
-            if key in seen:
-                first = seen[key]
-                self.problems.append(
-                    YamlError(
-                        self.source,
-                        _mark(key_node),
-                        f"duplicate key {key!r} (first at line {first.line}, column {first.col})",
+            here = build and node.tag == _MAP  # (built here, else by PyYAML below)
+            mapping: dict[Any, Any] = {}
+            seen: dict[Any, Mark] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    self.problems.append(
+                        YamlError(self.source, _mark(key_node), "merge keys (<<) are not allowed")
                     )
-                )
-                # (the later value wins, as PyYAML has it; its positions are not kept)
-                mapping[key] = self._constructed(value_node)
-                continue
-            seen[key] = _mark(key_node)
-            child = (*path, key if isinstance(key, str | int) else str(key))
-            self.keys[child] = _mark(key_node)
-            mapping[key] = self.read(value_node, child)
-        return mapping
+                    continue
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self.problems.append(
+                        YamlError(self.source, _mark(key_node), "mapping keys must be scalars")
+                    )
+                    continue
+                # (a plain string key is its scalar's text: constructed only when the
+                # resolver took it for something else, a number, a bool, null)
+                key = key_node.value if key_node.tag == _STR else self._key(key_node)
+                if not isinstance(key, str | int | float | bool) and key is not None:
+                    self.problems.append(
+                        YamlError(self.source, _mark(key_node), "mapping keys must be scalars")
+                    )
+                    continue
+                if key in seen:
+                    first = seen[key]
+                    self.problems.append(
+                        YamlError(
+                            self.source,
+                            _mark(key_node),
+                            f"duplicate key {key!r} (first at line {first.line}, "
+                            f"column {first.col})",
+                        )
+                    )
+                    if here:  # (the later value wins, as PyYAML has it; no positions)
+                        mapping[key] = self._constructed(value_node)
+                    continue
+                seen[key] = _mark(key_node)
+                child = (*path, key if isinstance(key, str | int) else str(key))
+                self.keys[child] = _mark(key_node)
+                value = self.read(value_node, child, here)
+                if here:
+                    mapping[key] = value
+            if here:
+                return mapping
+        else:
+            here = build and node.tag == _SEQ
+            items: list[Any] = []
+            for index, item in enumerate(node.value):
+                value = self.read(item, (*path, index), here)
+                if here:
+                    items.append(value)
+            if here:
+                return items
+        return self._constructed(node) if build else None
 
-    def _constructed(self, node: yaml.Node) -> Any:
-        """What PyYAML's safe constructor makes of `node` (a tag of its own, an int, a
-        date), or None when it cannot (`failed`: the first such error)."""
+    def _key(self, node: yaml.ScalarNode) -> Any:
+        """A key PyYAML constructs (a number, a bool, null, a tag of its own); what it
+        cannot construct ends the walk."""
         try:
             return self.loader.construct_object(node, deep=True)
+        except (yaml.YAMLError, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a key no value can be: its error, here
+            raise _unreadable(self.source, node, exc) from None
+
+    def _constructed(self, node: yaml.Node) -> Any:
+        """What PyYAML's safe constructor makes of `node` (built as `construct_document`
+        builds, without recursing a level a collection), or None when it cannot
+        (`failed`: the first such error, at its place)."""
+        loader = self.loader
+        try:
+            data = loader.construct_object(node)
+            while loader.state_generators:
+                generators, loader.state_generators = loader.state_generators, []
+                for generator in generators:
+                    for _ in generator:
+                        pass
         except yaml.MarkedYAMLError as exc:
-            if self.failed is None:
-                self.failed = exc
-            return None
+            failure: yaml.MarkedYAMLError | YamlError = exc
+        except RecursionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - `!!int ""`: this value's error, reported
+            failure = _unreadable(self.source, node, exc)
+        else:
+            return data
+        loader.state_generators = []
+        loader.recursive_objects = {}
+        if self.failed is None:
+            self.failed = failure
+        return None
+
+
+def _unreadable(source: str, node: yaml.Node, exc: Exception) -> YamlError:
+    """A value PyYAML's constructor failed on with an error of Python's (`!!int ""`,
+    `!!bool maybe`, `2026-02-30`), as a YAML error at its place."""
+    tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+    return YamlError(source, _mark(node), f"not a valid {tag} value ({exc or type(exc).__name__})")
 
 
 def load_yaml(text: str | bytes, source: str | Path) -> YamlDocument:
@@ -339,15 +388,14 @@ def _decode(text: str | bytes, name: str) -> str:
 def _parse(text: str, name: str) -> tuple[YamlDocument | None, list[YamlError]]:
     """One document: itself (None if unreadable) and every problem found in it."""
     loader = _Loader(text)
-    problems: list[YamlError] = []
+    reader = _Reader(loader, name)
+    problems = reader.problems
     try:
         try:
             node = loader.get_single_node()
             if node is None:
                 return YamlDocument(name, None, {}, {}, {}, text), []
-            reader = _Reader(loader, name)
             data = reader.read(node, ())
-            problems = reader.problems
             if any(p.message.startswith(("anchors", "merge", "mapping keys")) for p in problems):
                 return None, problems
             if reader.failed is not None:
@@ -355,6 +403,10 @@ def _parse(text: str, name: str) -> tuple[YamlDocument | None, list[YamlError]]:
             values, keys, scalars = reader.values, reader.keys, reader.scalars
         finally:
             loader.dispose()
+    except YamlError as exc:
+        return None, [*problems, exc]
+    except RecursionError:
+        return None, [*problems, YamlError(name, None, "nested deeper than can be read")]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Mark(mark.line + 1, mark.column + 1) if mark else None

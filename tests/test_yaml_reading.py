@@ -102,3 +102,89 @@ def test_an_alias_leaves_no_document_and_no_constructor_error() -> None:
     ((doc, problems),) = load_yaml_documents("a: &x !custom 1\nb: *x\n", "alias.yaml")
     assert doc is None
     assert [p.message[:7] for p in problems] == ["anchors"]
+
+
+def _read(text: str) -> list[tuple[Any, list[tuple[Mark | None, str]]]]:
+    return [
+        (None if doc is None else doc.data, [(p.mark, p.message) for p in problems])
+        for doc, problems in load_yaml_documents(text, "f.yaml")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "mark", "message"),
+    [
+        ('a: !!int ""\n', Mark(1, 4), "not a valid !!int value"),
+        ("a: !!bool maybe\n", Mark(1, 4), "not a valid !!bool value"),
+        ("day: 2026-02-30\n", Mark(1, 6), "not a valid !!timestamp value"),
+        ("a: !foo 1\n", Mark(1, 4), "could not determine a constructor for the tag '!foo'"),
+    ],
+)
+def test_a_value_the_constructor_refuses_is_an_error_at_its_place(
+    text: str, mark: Mark, message: str
+) -> None:
+    """PyYAML's constructor fails on some values with Python's own errors (`int("")`):
+    they are the file's errors, never a traceback out of `policy check`."""
+    ((data, problems),) = _read(text)
+    assert data is None
+    assert [(where, what[: len(message)]) for where, what in problems] == [(mark, message)]
+
+
+def test_a_documents_error_leaves_the_others_read() -> None:
+    assert _read('x: 1\n---\na: !foo 1\nb: !!int ""\n---\ny: 2\n') == [
+        ({"x": 1}, []),
+        (None, [(Mark(3, 4), "could not determine a constructor for the tag '!foo'")]),
+        ({"y": 2}, []),
+    ]
+
+
+def test_the_structures_problems_come_before_a_values() -> None:
+    """An alias or a merge key is what is reported of a document that also holds a
+    value the constructor refuses; a key it refuses ends the walk there, as before."""
+    assert _read('a: &x 1\nb: *x\nc: !!int ""\n')[0][1] == [
+        (
+            Mark(1, 4),  # (the alias is the anchored node: PyYAML marks it where it is)
+            "anchors and aliases (&name / *name) are not allowed: "
+            "write each value where it is used",
+        )
+    ]
+    assert _read(" <<:\n !foo :\n")[0][1] == [
+        (Mark(1, 2), "merge keys (<<) are not allowed"),
+        (Mark(2, 2), "could not determine a constructor for the tag '!foo'"),
+    ]
+
+
+def test_a_collection_with_a_tag_of_its_own_is_built_whole_by_pyyaml() -> None:
+    ((data, problems),) = _read("!!omap\n- !x\n")
+    assert data is None
+    assert [(mark, message.split(" expected")[0]) for mark, message in problems] == [
+        (Mark(2, 3), "while constructing an ordered map")
+    ]
+
+
+def test_a_document_nested_deeper_than_the_stack_is_an_error_not_a_crash() -> None:
+    """Past what the interpreter's stack holds (here made short: how deep that is
+    depends on who calls), the file's error, never a RecursionError out of it."""
+    import sys
+
+    frames, frame = 0, sys._getframe()
+    while frame is not None:
+        frames, frame = frames + 1, frame.f_back
+    text = "".join(" " * i + "k:\n" for i in range(400)) + " " * 400 + "v\n"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(frames + 150)
+    try:
+        ((data, problems),) = _read(text)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert data is None
+    assert problems == [(None, "nested deeper than can be read")]
+
+
+def test_a_document_nested_past_pyyamls_limit_is_its_error() -> None:
+    text = "".join(" " * i + "k:\n" for i in range(5000)) + " " * 5000 + "v\n"
+    ((data, problems),) = _read(text)
+    assert data is None
+    assert [message for _, message in problems] == [
+        "while increasing block level exceeded maximum nesting depth"
+    ]
