@@ -66,9 +66,10 @@ def test_every_file_reads_to_what_the_constructor_builds(path: Path) -> None:
     except yaml.YAMLError:
         pytest.skip("not YAML PyYAML reads (a fixture of a broken file)")
     documents = load_yaml_documents(text, path)
-    read = [doc.data for doc, problems in documents if doc is not None and not problems]
+    # (a document read with a duplicate key keeps its data, the later value winning)
+    read = [doc.data for doc, _ in documents if doc is not None]
     if len(read) != len(documents):
-        pytest.skip("a fixture with a problem of its own (tests below)")
+        pytest.skip("a fixture that cannot be read (tests below)")
     assert _same(read, [w for w in wanted if w is not None] or read)
 
 
