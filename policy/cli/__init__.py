@@ -134,10 +134,17 @@ def _one_shot(name: str, args: Any) -> bool:
 
 
 def _stdout_nowhere() -> None:
+    """Point stdout at /dev/null: what is still buffered for a reader that went away is
+    dropped at exit instead of raising there (and changing the exit status to 120)."""
     import os
 
     try:
         nowhere = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(nowhere, sys.stdout.fileno())
-    except (OSError, AttributeError, ValueError):  # (no stdout at all: nothing to flush)
+    except OSError:
         return
+    try:
+        os.dup2(nowhere, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        return  # (no stdout at all: nothing to flush)
+    finally:
+        os.close(nowhere)
