@@ -7,6 +7,7 @@ that means a reviewer reads one value and the engine enforces another.
 from __future__ import annotations
 
 import re
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -296,8 +297,7 @@ class _Reader:
             while loader.state_generators:
                 generators, loader.state_generators = loader.state_generators, []
                 for generator in generators:
-                    for _ in generator:
-                        pass
+                    deque(generator, maxlen=0)  # (each fills what it yielded)
         except yaml.MarkedYAMLError as exc:
             failure: yaml.MarkedYAMLError | YamlError = exc
         except RecursionError:
