@@ -20,11 +20,16 @@ from policy.settings import Settings
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No POLICY_* variable from the developer's shell leaks into a test."""
+    """No POLICY_* variable from the developer's shell leaks into a test, nor the lines a
+    one-event engine keeps on disk (policy.analysis.kept_lines) into the next test."""
     for name in list(os.environ):
         if name.upper().startswith("POLICY_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    # (a one-event engine keeps lines' facts on disk for the process: not past its test)
+    from policy.analysis import kept_lines
+
+    monkeypatch.setattr(kept_lines, "in_use", None)
 
 
 class MemoryProgramStore:

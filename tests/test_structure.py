@@ -189,6 +189,17 @@ def test_analysis_imports_nothing_of_the_package_but_errors() -> None:
     assert set(edges.get("_named_tuple", {})) == set()
 
 
+def test_the_kept_lines_are_keyed_by_every_module_the_analysis_runs() -> None:
+    """A line's lexical facts read back by the next process (policy.packs.line_store)
+    are keyed by the files of policy/analysis/ and of the package's modules it imports:
+    an edit of any of them must make every entry a miss."""
+    from policy.packs.line_store import OTHER_SOURCES
+
+    edges = graph(_package_imports())
+    stems = {source.removesuffix(".py") for source in OTHER_SOURCES}
+    assert set(edges.get("analysis", {})) <= stems
+
+
 def test_an_engine_on_default_settings_loads_no_host_code(tmp_path: Path) -> None:
     """The engine is handed hosted hooks (policy.hosting); it never imports the layer
     that builds them, so an engine whose settings name none loads none of it."""

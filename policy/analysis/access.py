@@ -19,12 +19,33 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from policy._lazy_dataclass import dataclass, field
-from policy.analysis import effects, git, network, programs
+from policy.analysis import effects
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis.operands import is_unknown, locate, unique
 from policy.analysis.shell import MAX_ARGUMENT_VALUES, too_many_paths
 
-__all__ = ["KNOWN_TOOLS", "SHELL_TOOLS", "Access", "not_a_path", "of_call", "shell_start"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policy.analysis import git, network, programs
+else:
+    from policy.analysis._lazy_module import LazyModule
+
+    # (imported at the first read: a shell line whose lexical facts were read back,
+    # policy.analysis.kept_lines, reads none of them unless it may connect)
+    git = LazyModule("policy.analysis.git", globals(), "git")
+    network = LazyModule("policy.analysis.network", globals(), "network")
+    programs = LazyModule("policy.analysis.programs", globals(), "programs")
+
+__all__ = [
+    "KNOWN_TOOLS",
+    "MAY_CONNECT",
+    "SHELL_TOOLS",
+    "Access",
+    "may_connect_all",
+    "not_a_path",
+    "of_call",
+    "shell_start",
+]
 
 #: Canonical tools whose `command` argument is a shell command line.
 SHELL_TOOLS = frozenset({"bash"})
@@ -182,20 +203,21 @@ def of_call(
 
 def _shell_access(line: effects.Line, start: str) -> Access:
     """What the commands of `line`, run from `start`, touch, all together."""
+    connects: tuple[bool, ...] | None = line.kept.get(MAY_CONNECT)
     reads = [start] if start else []
     writes: list[str] = []
     deletes: list[str] = []
     hosts: list[str] = []
     sends: list[str] = []
     lists: list[str] = []
-    for c in line.commands:
+    for index, c in enumerate(line.commands):
         reads += c.reads
         lists += c.lists
         writes += c.writes
         deletes += c.deletes
         hosts += c.hosts
         sends += c.sends
-        if _may_connect(c):
+        if _may_connect(c) if connects is None else connects[index]:
             hosts += network.hosts_in_words(c.argv)  # `python -c` code, any client
     return Access(
         line.commands,
@@ -334,7 +356,6 @@ def _git_spellings(writes: tuple[str, ...], cwd: str, home: str) -> list[str]:
 
 def _disk(paths: list[str], home: str) -> tuple[str, ...]:
     return effects.resolve_all(unique(paths), home)
-
 
 
 def _tool_paths(
@@ -641,6 +662,18 @@ def _argv_line(argv: list[str], tool_raw: str) -> str:
     if programs.handler_for(first) is not None or programs.language_of(first):
         return shlex.join(argv)
     return "\n".join((shlex.join(argv), _UNREAD))
+
+
+#: `Line.kept`'s entry for whether each command may connect (`_may_connect`), worked
+#: out when the line was kept on disk (policy.analysis.kept_lines) and read back with
+#: it: the question reads the programs' tables, whose module a line read back needs
+#: for nothing else. (A key no start directory can be: those are "" or absolute.)
+MAY_CONNECT = "may connect"
+
+
+def may_connect_all(line: effects.Line) -> tuple[bool, ...]:
+    """Whether each command of `line` may connect to a URL written in its words."""
+    return tuple(map(_may_connect, line.commands))
 
 
 def _may_connect(c: effects.Command) -> bool:

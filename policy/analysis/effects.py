@@ -38,11 +38,25 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from policy._lazy_dataclass import dataclass, field, fields, replace
-from policy.analysis import git, literal, programs, readonly
+from policy.analysis import kept_lines
 from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
+from policy.analysis.environ import account_lookups, note_account_lookup
 from policy.analysis.operands import UNKNOWN, Facts, is_unknown, unique
 from policy.analysis.viewer import may_list, may_search
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policy.analysis import git, literal, programs, readonly
+else:
+    from policy.analysis._lazy_module import LazyModule
+
+    # (imported at the first read: a line whose lexical facts were read back,
+    # policy.analysis.kept_lines, reads none of them unless it runs git or jq)
+    git = LazyModule("policy.analysis.git", globals(), "git")
+    literal = LazyModule("policy.analysis.literal", globals(), "literal")
+    programs = LazyModule("policy.analysis.programs", globals(), "programs")
+    readonly = LazyModule("policy.analysis.readonly", globals(), "readonly")
 
 __all__ = ["UNKNOWN", "Command", "Line", "analyze", "is_unknown"]
 
@@ -138,6 +152,10 @@ class Line:
     clocked: bool = False
     #: Bytes its analyses built, the code's included: a large line is not memoised.
     built: int = 0
+    #: Its facts, the code's included, hold a home the account database gave (`~name`):
+    #: never kept for another process (policy.analysis.kept_lines), whose database
+    #: may say otherwise.
+    accounts: bool = False
     #: What is built from this line, kept with it for as long as it lives: a line
     #: nothing on disk changed is the same object at each call (`_on_disk`), so a
     #: repeated call's access is not worked out again (policy.analysis.access).
@@ -207,9 +225,14 @@ def _lexical(command: str, cwd: str, home: str, depth: int = 0) -> Line:
     if not _shell.keeps_line(command, cwd, home):
         return _lexical_facts(command, cwd, home, depth)
     try:
-        return _memoised(command, cwd, home, depth)
+        line = _memoised(command, cwd, home, depth)
     except _Unkept as exc:
         return exc.line
+    if line.accounts:
+        # (a memo's line stands for the lookups it made: the code of a line analysed
+        # before is one the line that runs it asks the database about too)
+        note_account_lookup()
+    return line
 
 
 def forget_lines() -> None:
@@ -223,14 +246,31 @@ def forget_lines() -> None:
 
 @functools.lru_cache(maxsize=1024)
 def _memoised(command: str, cwd: str, home: str, depth: int) -> Line:
+    kept = kept_lines.in_use if depth == 0 else None
+    if kept is not None:
+        found = kept.get(command, cwd, home)
+        if found is not None:
+            return found
     line = _lexical_facts(command, cwd, home, depth)
     if line.clocked or line.built > _shell.KEEP_BYTES:
         raise _Unkept(line)
+    if kept is not None and not (line.accounts or line.limit):
+        # (a refusal is analysed again: a failure of this process is not the next's)
+        kept.keep(command, cwd, home, line)
     return line
 
 
 def _lexical_facts(command: str, cwd: str, home: str, depth: int) -> Line:
-    """The lexical facts of `command`, itself code run by code `depth` levels deep."""
+    """The lexical facts of `command`, itself code run by code `depth` levels deep;
+    `accounts` set when working them out asked the account database for a home."""
+    asked = account_lookups()
+    line = _facts_of_line(command, cwd, home, depth)
+    if account_lookups() != asked:
+        line = replace(line, accounts=True)
+    return line
+
+
+def _facts_of_line(command: str, cwd: str, home: str, depth: int) -> Line:
     analysis = _shell.analyze(command, cwd, home)
     error = analysis.parse_error
     if analysis.limit:
@@ -694,6 +734,9 @@ def _literal_output(cmd: _shell.SimpleCommand, upstream: list[Facts]) -> str | N
     return None
 
 
+#: Programs that source `~/.jq` (yq: the Python one runs jq), which is read on disk.
+JQ_FAMILY = frozenset({"jq", "yq", "gojq", "jaq"})
+
 #: Programs whose writes are regular files (or directories), never symbolic links.
 _PLAIN_WRITERS = frozenset(
     "touch mkdir tee truncate echo printf cat true : head tail sort uniq cut tr jq yq base64 "
@@ -717,7 +760,9 @@ def _on_disk(line: Line, home: str) -> Line:
     budget = [_MAX_DISK_LOOKUPS]
     known: dict[str, bool] = {}  # (what lstat said, for the whole line: paths.resolve)
     repos: dict[tuple[Any, ...], git.Inspection] = {}
-    configs = git.LineReads()  # (the config files git would read, read once for the line)
+    # (the config files git would read, read once for the line: a line none of whose
+    # commands looks for a repository leaves git's module unimported)
+    configs = git.LineReads() if any(map(_looks_for_git, line.commands)) else None
     made = tuple(p for c in line.commands for p in c.writes)  # (a repository made in the line)
     commands = tuple(
         _resolve_command(c, home, budget, known, repos, made, configs) for c in line.commands
@@ -744,9 +789,9 @@ def _resolve_command(
     deletes = resolve_all(command.deletes, home, keep_patterns=True, budget=budget, known=known)
     sends = resolve_all(command.sends, home, budget=budget, known=known)
     hidden = command.hidden
-    if command.name in programs.JQ_FAMILY and not hidden:
+    if command.name in JQ_FAMILY and not hidden:
         hidden = programs.jq_home_code(home, command.assignments)  # (a stat per jq call)
-    if command.name == "git" or (writes and command.cwd.startswith("/")):
+    if _looks_for_git(command):  # (its writes are resolved from its own: both or neither)
         # the config git would read here (its discovery, includes, the user's), read
         # once per line: what it makes git run, where the work tree is, which files
         # git reads as config (writing one is writing config)
@@ -798,6 +843,13 @@ def _resolve_command(
         hidden=hidden,
         reads_only=command.reads_only and not hidden,
     )
+
+
+def _looks_for_git(command: Command) -> bool:
+    """Whether the disk is asked where git would find a repository for `command`: a git
+    command, or one that writes somewhere known (a write into a repository's git
+    directory is a write of its config, hooks or refs: `git.written_as`)."""
+    return command.name == "git" or (bool(command.writes) and command.cwd.startswith("/"))
 
 
 #: Variables that change where git finds its repository and config.

@@ -1,16 +1,43 @@
-"""`$HOME` as the process environment holds it, read the cheap way.
+"""What the analysis reads of the process's surroundings beyond a line's own text:
+`$HOME` as the process environment holds it, read the cheap way, and whether the
+account database was asked for a home (`~name`).
 
 The path functions (`~` in a pattern, the folded root checks), the engines' memory of
-their answers and the recalled answers' keys ask for it about thirty times a decision;
-`os.environ.get` encodes the key and decodes the value at each.
+their answers and the recalled answers' keys ask for `$HOME` about thirty times a
+decision; `os.environ.get` encodes the key and decodes the value at each.
+
+A line whose facts hold a home the account database gave is a fact about the database
+as well as the line: the lexical facts kept for the next process
+(policy.analysis.kept_lines) must not stand for it. The lookups are counted per thread
+(`note_account_lookup`, `account_lookups`), so the analysis of one line can tell.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 
-__all__ = ["home_variable"]
+__all__ = ["account_lookups", "home_variable", "note_account_lookup"]
+
+
+class _Lookups(threading.local):
+    def __init__(self) -> None:
+        self.count = 0
+
+
+_lookups = _Lookups()
+
+
+def note_account_lookup() -> None:
+    """A home is being taken from the account database (`~name`, or `~` without
+    `$HOME`), by this thread — answered from a memo or not."""
+    _lookups.count += 1
+
+
+def account_lookups() -> int:
+    """How many homes this thread has taken from the account database so far."""
+    return _lookups.count
 
 
 def home_variable() -> str | None:

@@ -18,6 +18,7 @@ from policy.analysis import paths as _paths
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis._memo import remember_short
+from policy.analysis.environ import note_account_lookup
 
 __all__ = [
     "UNKNOWN",
@@ -171,8 +172,11 @@ def locate(word: str, cwd: str | None, home: str) -> str:
             base: str | None = home if head == "" else (cwd if cwd else None)
         elif head == "" or head in ("+", "-"):
             base = None
+        elif re.fullmatch(r"[A-Za-z0-9._-]+", head):
+            note_account_lookup()
+            base = user_home(head)
         else:
-            base = user_home(head) if re.fullmatch(r"[A-Za-z0-9._-]+", head) else None
+            base = None
         if base is None:
             return UNKNOWN + "/" + word
         word = base.rstrip("/") + ("/" + rest if rest else "")

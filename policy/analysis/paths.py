@@ -38,7 +38,7 @@ from typing import Any
 
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis._memo import remember_short
-from policy.analysis.environ import home_variable
+from policy.analysis.environ import home_variable, note_account_lookup
 from policy.analysis.viewer import may_search_physical
 
 __all__ = [
@@ -386,10 +386,13 @@ def _expand(path: str, cwd: str, home: str | None) -> str:
     """
     _check(path)
     if path == "~" or path.startswith("~/"):
+        if home is None:
+            note_account_lookup()  # (without `$HOME`, expanduser asks the database)
         base = os.path.expanduser("~") if home is None else home
         if base != "~":  # no home could be found: keep `~` as a plain name
             path = (base.rstrip("/") + path[1:]) or "/"
     elif path.startswith("~"):
+        note_account_lookup()
         path = os.path.expanduser(path)  # unchanged when the user is unknown
     if cwd and not path.startswith("/"):
         base = _expand(cwd, "", home)

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 __all__ = [
     "HANDLERS",
     "INTERPRETERS",
-    "JQ_FAMILY",
     "MAX_CODE_BYTES",
     "PASSIVE",
     "PRIVILEGED",
@@ -2811,8 +2810,6 @@ _JQ_MODULES = LazyPattern(r"\b(?:import|include)\b")
 #: yq (Go) reads files and evaluates expressions it builds.
 _YQ_LOADS = LazyPattern(r"\bload\w*\s*\(")
 _YQ_LOAD_LITERAL = LazyPattern(r'\bload\w*\s*\(\s*"([^"\\]*)"\s*\)')
-#: Programs that source `~/.jq` (yq: the Python one runs jq).
-JQ_FAMILY = frozenset({"jq", "yq", "gojq", "jaq"})
 #: The most of `~/.jq` read to judge it: a larger one is code not judged.
 _JQ_HOME_BYTES = 65536
 

@@ -19,6 +19,7 @@ from policy.packs.diagnostics import Diagnostic, PackError
 if TYPE_CHECKING:
     from policy._trusted_store import FileAccess
     from policy.builtins import BuiltinSpec
+    from policy.packs.cache import ProgramStore
     from policy.packs.cel import CelEngine
     from policy.packs.load import LoadedPack
 
@@ -89,11 +90,24 @@ def answer_across_processes(hooks: Iterable[object]) -> None:
     """Packs read from the pack cache keep their programs' answers there too, for the
     next process (`policy.packs.recall.AnswerStore`): a one-event hook asked about a
     call it has seen answers without building CEL's environment. Only packs with a
-    program store have one — those the user controls, as for the compiled programs."""
+    program store have one — those the user controls, as for the compiled programs.
+    When every pack has one, the shell lines' lexical facts are kept there as well
+    (policy.analysis.kept_lines): the answers are found without the analysis's modules."""
+    packs = stores = 0
+    first: ProgramStore | None = None
     for hook in hooks:
+        if not hasattr(hook, "answer_store"):
+            continue  # (not a compiled pack)
+        packs += 1
         store = getattr(hook, "program_store", None)
-        if store is not None and hasattr(hook, "answer_store"):
+        if store is not None:
             hook.answer_store = store.answers()
+            stores += 1
+            first = first or store
+    if first is not None and stores == packs:
+        from policy.analysis.kept_lines import keep_lines_in
+
+        keep_lines_in(first.lines())
 
 
 def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | None) -> LoadedPacks:

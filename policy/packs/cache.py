@@ -83,6 +83,7 @@ from policy.packs.diagnostics import Diagnostic
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
     from policy.packs.cel import CelEngine
+    from policy.packs.line_store import KeptLines
     from policy.packs.recall import AnswerStore
     from policy.packs.runtime import CompiledPack
 
@@ -324,6 +325,13 @@ class ProgramStore:
     def put(self, point: str, source: str, program: bytes) -> None:
         key = self._key(point, source)
         write_entry(self._dir, "cel-" + key.hex(), key + program, keep=KEEP * 64)
+
+    def lines(self) -> KeptLines:
+        """The shell lines' lexical facts kept for the next one-event process, next to
+        the programs (policy.packs.line_store, keyed by the analysis's own code)."""
+        from policy.packs.line_store import KeptLines
+
+        return KeptLines(self._dir / "lines")
 
     def answers(self) -> AnswerStore:
         """The programs' answers kept for the next one-event process, next to the

@@ -72,23 +72,56 @@ from policy.analysis.shell.limits import (
 from policy.analysis.shell.limits import keeps_line as keeps_line
 from policy.analysis.shell.limits import too_many_paths as too_many_paths
 from policy.analysis.shell.result import Analysis, SimpleCommand
-from policy.analysis.shell.walk import _Walker
 
-# Re-exported for the analyses built on this one (policy.analysis.effects, programs,
-# network, operands, access; policy.builtins.autonomy), which read them from here.
-from policy.analysis.shell.words import _ANY_VARIABLE as _ANY_VARIABLE
-from policy.analysis.shell.words import _UNKNOWN as _UNKNOWN
-from policy.analysis.shell.wrappers import _CASE_FOLDED as _CASE_FOLDED
-from policy.analysis.shell.wrappers import _SHELLS as _SHELLS
-from policy.analysis.shell.wrappers import _STDIN_FILES as _STDIN_FILES
-from policy.analysis.shell.wrappers import _STRING_RUNNERS as _STRING_RUNNERS
-from policy.analysis.shell.wrappers import REMOTE_SPEC as REMOTE_SPEC
-from policy.analysis.shell.wrappers import _shell_script as _shell_script
-from policy.analysis.shell.wrappers import acting_variable as acting_variable
-from policy.analysis.shell.wrappers import find_found as find_found
-from policy.analysis.shell.wrappers import find_starts as find_starts
-from policy.analysis.shell.wrappers import remote_spec as remote_spec
-from policy.analysis.shell.wrappers import shell_script_at as shell_script_at
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from policy.analysis.shell.words import _ANY_VARIABLE as _ANY_VARIABLE
+    from policy.analysis.shell.words import _UNKNOWN as _UNKNOWN
+    from policy.analysis.shell.wrappers import _CASE_FOLDED as _CASE_FOLDED
+    from policy.analysis.shell.wrappers import _SHELLS as _SHELLS
+    from policy.analysis.shell.wrappers import _STDIN_FILES as _STDIN_FILES
+    from policy.analysis.shell.wrappers import _STRING_RUNNERS as _STRING_RUNNERS
+    from policy.analysis.shell.wrappers import REMOTE_SPEC as REMOTE_SPEC
+    from policy.analysis.shell.wrappers import _shell_script as _shell_script
+    from policy.analysis.shell.wrappers import acting_variable as acting_variable
+    from policy.analysis.shell.wrappers import find_found as find_found
+    from policy.analysis.shell.wrappers import find_starts as find_starts
+    from policy.analysis.shell.wrappers import remote_spec as remote_spec
+    from policy.analysis.shell.wrappers import shell_script_at as shell_script_at
+
+#: Re-exported for the analyses built on this one (policy.analysis.effects, programs,
+#: network, operands, access; policy.builtins.autonomy), which read them from here —
+#: each imported at its first read (`__getattr__`), as is the walk (`_analysis`): a line
+#: whose facts a one-event hook read back (policy.analysis.kept_lines) needs neither.
+_REEXPORTED = {
+    "_ANY_VARIABLE": "words",
+    "_UNKNOWN": "words",
+    "_CASE_FOLDED": "wrappers",
+    "_SHELLS": "wrappers",
+    "_STDIN_FILES": "wrappers",
+    "_STRING_RUNNERS": "wrappers",
+    "REMOTE_SPEC": "wrappers",
+    "_shell_script": "wrappers",
+    "acting_variable": "wrappers",
+    "find_found": "wrappers",
+    "find_starts": "wrappers",
+    "remote_spec": "wrappers",
+    "shell_script_at": "wrappers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _REEXPORTED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # (read from here on as if imported at the top)
+    return value
+
 
 __all__ = [
     "BACKSTOP_S",
@@ -170,6 +203,8 @@ def _analysis(command: str, cwd: str, home: str) -> Analysis:
         too_long = f"command longer than {MAX_INPUT} bytes"
         refused = str(_TooComplex("analysis.max_input_bytes", too_long))
         return Analysis((), refused, False, limit=refused)
+    from policy.analysis.shell.walk import _Walker
+
     walker = _Walker(cwd, home)
     limit = ""
     clocked = False
