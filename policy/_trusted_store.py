@@ -192,9 +192,13 @@ def read_entry(directory: PathLike, key: str) -> bytes | None:
     return body
 
 
-def write_entry(directory: PathLike, key: str, body: bytes, *, keep: int = KEEP) -> bool:
-    """Write entry `key` atomically as a private file, then prune to the newest `keep`;
-    whether it was written (a failure is otherwise ignored)."""
+def write_entry(
+    directory: PathLike, key: str, body: bytes, *, keep: int = KEEP, slack: int = 0
+) -> bool:
+    """Write entry `key` atomically as a private file, then prune to the newest `keep`
+    (with `slack`: only once more than `keep + slack` entries are there — listing the
+    names is cheap, looking at every entry's age is not); whether it was written (a
+    failure is otherwise ignored)."""
     data = sha256(body).hexdigest().encode() + b"\n" + body
     final = _entry_path(directory, key)
     try:
@@ -204,7 +208,7 @@ def write_entry(directory: PathLike, key: str, body: bytes, *, keep: int = KEEP)
         return False
     if not _replace_private(final, data):
         return False
-    _prune(directory, keep)
+    _prune(directory, keep, slack)
     return True
 
 
@@ -300,9 +304,15 @@ def read_private(path: PathLike, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
         os.close(fd)
 
 
-def _prune(directory: PathLike, keep: int) -> None:
-    """Keep the newest `keep` entries; every edit of the inputs leaves one behind otherwise."""
+def _prune(directory: PathLike, keep: int, slack: int = 0) -> None:
+    """Keep the newest `keep` entries; every edit of the inputs leaves one behind otherwise.
+    With `slack`, nothing is done while at most `keep + slack` entries are there."""
     try:
+        if slack:
+            with os.scandir(directory) as scan:
+                names = sum(1 for item in scan if item.name.endswith(_SUFFIX))
+            if names <= keep + slack:
+                return
         entries = []
         with os.scandir(directory) as scan:
             for item in scan:

@@ -279,6 +279,23 @@ def test_lines_the_memo_does_not_keep_are_not_kept(
     assert store.get("cat big.txt", CWD, HOME) is None
 
 
+def test_the_store_keeps_its_newest_lines(
+    store: KeptLines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `KEEP + SLACK` entries the oldest go, down to `KEEP`: a bounded directory
+    whose pruning (every entry's age looked at) is not paid at every write."""
+    monkeypatch.setattr(line_store, "KEEP", 4)
+    monkeypatch.setattr(line_store, "SLACK", 2)
+    lines = [f"cat {n}.txt" for n in range(7)]
+    for number, line in enumerate(lines):
+        store.keep(line, CWD, HOME, _fresh(line))
+        entry = _entry(store, line)
+        os.utime(entry, ns=(number * 10**9, number * 10**9))  # (each one older than the next)
+    count = len(list(Path(store._directory).glob("line-*.entry")))
+    assert count == 4
+    assert [store.get(line, CWD, HOME) is not None for line in lines] == [False] * 3 + [True] * 4
+
+
 def test_a_refusal_is_not_kept(store: KeptLines, monkeypatch: pytest.MonkeyPatch) -> None:
     """A line the analysis refused (a cap, or a failure of its own: a red team's note)
     is analysed again by the next process, whose failure it may not be."""

@@ -35,8 +35,10 @@ __all__ = ["KeptLines"]
 
 #: The entry format: an entry written by another format is never read.
 FORMAT = 1
-#: Entries kept in the directory; the oldest are removed past it (each write lists it).
+#: Entries kept in the directory: past `KEEP + SLACK` (each write counts the names), the
+#: oldest are removed down to `KEEP` (which looks at each one's age: ≈ 1.5 ms).
 KEEP = 256
+SLACK = 64
 #: hookpolicy's modules (relative to policy/) the lexical analysis runs besides those
 #: of policy/analysis/ (tests/test_structure.py holds the analysis to this list).
 OTHER_SOURCES = ("_lazy_dataclass.py", "_named_tuple.py", "errors.py", "_version.py")
@@ -80,7 +82,7 @@ class KeptLines:
             body = key + _json_bytes.dumps(encoded(line))
         except (OSError, ValueError, TypeError, KeyError):  # (a lone surrogate orjson refuses)
             return
-        write_entry(self._directory, "line-" + key.hex(), body, keep=KEEP)
+        write_entry(self._directory, "line-" + key.hex(), body, keep=KEEP, slack=SLACK)
 
     def _key(self, command: str, cwd: str, home: str) -> bytes:
         salt = self._salt
