@@ -296,6 +296,27 @@ def test_the_store_keeps_its_newest_lines(
     assert [store.get(line, CWD, HOME) is not None for line in lines] == [False] * 3 + [True] * 4
 
 
+def test_a_store_that_fails_is_a_miss_never_a_refusal(
+    store: KeptLines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever goes wrong keeping or reading a line back, the call is decided on its
+    analysis: a review found an error of the codec refusing a call analysed well."""
+
+    def broken(*_: Any) -> Any:
+        raise AttributeError("broken")
+
+    monkeypatch.setattr(kept_lines, "in_use", store)
+    monkeypatch.setattr(line_store, "encoded", broken)
+    effects.forget_lines()
+    assert not effects._lexical("ls -la", CWD, HOME).limit  # (not kept)
+    monkeypatch.setattr(line_store, "encoded", kept_lines.encoded)
+    store.keep("ls -la", CWD, HOME, _fresh("ls -la"))
+    monkeypatch.setattr(line_store, "decoded", broken)
+    effects.forget_lines()
+    line = effects._lexical("ls -la", CWD, HOME)  # (read back: a miss, analysed)
+    assert not line.limit and line.commands[0].name == "ls"
+
+
 def test_a_refusal_is_not_kept(store: KeptLines, monkeypatch: pytest.MonkeyPatch) -> None:
     """A line the analysis refused (a cap, or a failure of its own: a red team's note)
     is analysed again by the next process, whose failure it may not be."""
@@ -325,6 +346,21 @@ def test_the_analysis_reads_a_kept_line_and_still_looks_at_the_disk(
     effects.forget_lines()
     again = access.of_call("bash", {"command": line}, str(work), HOME, tool_raw="Bash")
     assert "/etc/shadow" not in first.reads and "/etc/shadow" in again.reads
+
+
+def test_a_start_directory_of_any_name_is_never_taken_for_the_flags(
+    store: KeptLines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a line read back brings besides its commands is kept under a key no start
+    directory can be: a relative `working_dir` is any string (a red team named one
+    after the flags' old key, and got an error where the call's access should be)."""
+    monkeypatch.setattr(kept_lines, "in_use", store)
+    args = {"command": "rm -rf /", "working_dir": "may connect"}
+    found = []
+    for _ in range(2):  # (analysed and kept, then read back)
+        effects.forget_lines()
+        found.append(access.of_call("bash", args, "", HOME, tool_raw="Bash"))
+    assert found[0] == found[1] and "/" in found[1].deletes
 
 
 def test_a_lazy_module_takes_its_own_place_at_the_first_read() -> None:

@@ -667,8 +667,11 @@ def _argv_line(argv: list[str], tool_raw: str) -> str:
 #: `Line.kept`'s entry for whether each command may connect (`_may_connect`), worked
 #: out when the line was kept on disk (policy.analysis.kept_lines) and read back with
 #: it: the question reads the programs' tables, whose module a line read back needs
-#: for nothing else. (A key no start directory can be: those are "" or absolute.)
-MAY_CONNECT = "may connect"
+#: for nothing else. A tuple: the line's other entries are keyed by start directory, a
+#: string — which may be any string (a relative `working_dir`, a red team found: the
+#: key was a string once, and a call whose directory was named "may connect" took the
+#: flags for its access).
+MAY_CONNECT = ("may connect",)
 
 
 def may_connect_all(line: effects.Line) -> tuple[bool, ...]:

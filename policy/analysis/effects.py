@@ -159,7 +159,7 @@ class Line:
     #: What is built from this line, kept with it for as long as it lives: a line
     #: nothing on disk changed is the same object at each call (`_on_disk`), so a
     #: repeated call's access is not worked out again (policy.analysis.access).
-    kept: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    kept: dict[object, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def to_cel(self) -> list[dict[str, Any]]:
         return [c.to_cel() for c in self.commands]

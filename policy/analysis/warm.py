@@ -15,9 +15,18 @@ __all__ = ["warm"]
 def warm() -> int:
     """Import every analysis module and compile every pattern made so far (the
     analysis's and any other module's imported by then); how many were compiled."""
-    # (access imports the shell analysis, effects and every program's module; the
-    # interpreter code's patterns are imported by the programs that read code, later)
-    from policy.analysis import access, code  # noqa: F401 - imported for their patterns
+    # (named one by one: the modules import what a line read back from a one-event
+    # hook's store does not need at first use, policy.analysis._lazy_module)
+    from policy.analysis import (  # noqa: F401 - imported for their patterns
+        access,
+        code,
+        git,
+        literal,
+        network,
+        programs,
+        readonly,
+    )
     from policy.analysis._lazy_re import compile_all
+    from policy.analysis.shell import parse, walk, words, wrappers  # noqa: F401
 
     return compile_all()

@@ -69,7 +69,7 @@ class KeptLines:
             if body is None or body[: len(key)] != key:
                 return None
             return decoded(_json_bytes.loads(body[len(key) :]))
-        except (OSError, ValueError, TypeError, KeyError):  # (ValueError: JSON's too)
+        except Exception:  # noqa: BLE001 - a miss: the line is analysed, as without a store
             return None
 
     def keep(self, command: str, cwd: str, home: str, line: Line) -> None:
@@ -80,9 +80,9 @@ class KeptLines:
         try:
             key = self._key(command, cwd, home)
             body = key + _json_bytes.dumps(encoded(line))
-        except (OSError, ValueError, TypeError, KeyError):  # (a lone surrogate orjson refuses)
-            return
-        write_entry(self._directory, "line-" + key.hex(), body, keep=KEEP, slack=SLACK)
+            write_entry(self._directory, "line-" + key.hex(), body, keep=KEEP, slack=SLACK)
+        except Exception:  # noqa: BLE001 - unkept (a lone surrogate orjson refuses, ...):
+            return  # the call was analysed, and is decided on what the analysis said
 
     def _key(self, command: str, cwd: str, home: str) -> bytes:
         salt = self._salt
