@@ -13,7 +13,9 @@ their entries here, under the same rules:
   the work again;
 * the packs' programs' answers (policy.packs.recall.AnswerStore) are one file of
   small records instead, read and appended on the same terms (`read_private`,
-  `append_private`), each record checked by its reader;
+  `append_private`), each record checked by its reader; the shell lines' lexical
+  facts (policy.packs.line_store) are entries of their own, a directory pruned past a
+  slack (`write_entry(..., slack=)`);
 * a key names the code that made an entry: the size and mtime of hookpolicy's own
   modules (`code_stamps`) and of the libraries involved (`package_stamps`), so an
   edited checkout or a reinstall never reads what older code wrote.
