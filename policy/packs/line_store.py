@@ -10,10 +10,10 @@ next to the packs' compiled programs, named by a digest of the line, its directo
 and home, the environment variables the analysis reads (`ENVIRONMENT`) and the code
 that analysed it (`_salt`: the analysis modules' and tree-sitter's files,
 hookpolicy's version, Python's), and each begins with its own key (an entry renamed
-over another's name is a miss). A line that names a home by its account (`~name`) is
-never kept. An entry is JSON, never
-pickled, checked field by field on reading (`kept_lines.decoded`); anything else is a
-miss, and the line is analysed again.
+over another's name is a miss). A line whose facts asked the account database for a
+home (`Line.accounts`, however the `~name` was spelt), or that names one in its text,
+is never kept. An entry is JSON, never pickled, checked field by field on reading
+(`kept_lines.decoded`); anything else is a miss, and the line is analysed again.
 """
 
 from __future__ import annotations
