@@ -74,8 +74,9 @@ class KeptLines:
 
     def keep(self, command: str, cwd: str, home: str, line: Line) -> None:
         """Keep `line`, the lexical facts of this line; a failure only means the next
-        process analyses it again."""
-        if _names_a_home_beyond(command):
+        process analyses it again. A line whose facts asked the account database is
+        not kept, whoever asks (policy.analysis.effects does not)."""
+        if line.accounts or _names_a_home_beyond(command):
             return
         try:
             key = self._key(command, cwd, home)
