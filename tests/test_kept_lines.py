@@ -364,6 +364,29 @@ def test_a_start_directory_of_any_name_is_never_taken_for_the_flags(
     assert found[0] == found[1] and "/" in found[1].deletes
 
 
+def test_lines_are_kept_only_where_every_pack_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store is the packs' cache's, for packs the user controls: a set with a pack
+    that has no program store (not the user's) keeps and reads no line — whatever an
+    engine before it in the process set."""
+    from policy.packs import answer_across_processes
+    from policy.packs.cache import ProgramStore
+
+    class Pack:
+        def __init__(self, store: Any) -> None:
+            self.answer_store = None
+            self.program_store = store
+
+    store = ProgramStore(tmp_path / "cel", b"salt")
+    answer_across_processes([Pack(store), Pack(store), object()])
+    assert isinstance(kept_lines.in_use, KeptLines)
+    answer_across_processes([Pack(store), Pack(None)])
+    assert kept_lines.in_use is None
+    answer_across_processes([object()])  # (builtins only: nothing of the packs' to use)
+    assert kept_lines.in_use is None
+
+
 def test_a_lazy_module_takes_its_own_place_at_the_first_read() -> None:
     namespace: dict[str, Any] = {}
     namespace["json"] = LazyModule("json", namespace, "json")

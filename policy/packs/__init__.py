@@ -92,7 +92,8 @@ def answer_across_processes(hooks: Iterable[object]) -> None:
     call it has seen answers without building CEL's environment. Only packs with a
     program store have one — those the user controls, as for the compiled programs.
     When every pack has one, the shell lines' lexical facts are kept there as well
-    (policy.analysis.kept_lines): the answers are found without the analysis's modules."""
+    (policy.analysis.kept_lines): the answers are found without the analysis's modules;
+    otherwise none are kept or read, whatever an earlier engine of the process set."""
     packs = stores = 0
     first: ProgramStore | None = None
     for hook in hooks:
@@ -104,10 +105,9 @@ def answer_across_processes(hooks: Iterable[object]) -> None:
             hook.answer_store = store.answers()
             stores += 1
             first = first or store
-    if first is not None and stores == packs:
-        from policy.analysis.kept_lines import keep_lines_in
+    from policy.analysis.kept_lines import keep_lines_in
 
-        keep_lines_in(first.lines())
+    keep_lines_in(first.lines() if first is not None and stores == packs else None)
 
 
 def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | None) -> LoadedPacks:
