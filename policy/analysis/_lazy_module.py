@@ -1,4 +1,4 @@
-"""A module imported at the first read of one of its names, by the module that holds it.
+"""Modules, and a package's names, imported at their first read.
 
 The shell analysis is ≈ 12 ms of imports (tree-sitter, the walk, every program's
 module) that a one-event hook pays at every tool call. A line whose lexical facts it
@@ -12,9 +12,10 @@ is a global's, as with a plain `import`.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["LazyModule"]
+__all__ = ["LazyModule", "lazy_submodules", "names_on_first_use"]
 
 
 class LazyModule:
@@ -38,3 +39,27 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"<LazyModule {self._name!r}>"
+
+
+def lazy_submodules(namespace: dict[str, Any], package: str, *names: str) -> None:
+    """`from package import name` for each of `names`, as `LazyModule`s in `namespace`."""
+    for name in names:
+        namespace[name] = LazyModule(f"{package}.{name}", namespace, name)
+
+
+def names_on_first_use(
+    package: str, homes: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], Any]:
+    """A package's module `__getattr__` (PEP 562): name `n` read from `package.homes[n]`
+    at its first read, then kept in the package's `namespace` — read from there on as
+    if imported at the top. Any other name is an AttributeError."""
+
+    def __getattr__(name: str) -> Any:
+        module = homes.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -28,13 +28,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policy.analysis import git, network, programs
 else:
-    from policy.analysis._lazy_module import LazyModule
+    from policy.analysis._lazy_module import lazy_submodules
 
     # (imported at the first read: a shell line whose lexical facts were read back,
     # policy.analysis.kept_lines, reads none of them unless it may connect)
-    git = LazyModule("policy.analysis.git", globals(), "git")
-    network = LazyModule("policy.analysis.network", globals(), "network")
-    programs = LazyModule("policy.analysis.programs", globals(), "programs")
+    lazy_submodules(globals(), "policy.analysis", "git", "network", "programs")
 
 __all__ = [
     "KNOWN_TOOLS",

@@ -49,14 +49,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policy.analysis import git, literal, programs, readonly
 else:
-    from policy.analysis._lazy_module import LazyModule
+    from policy.analysis._lazy_module import lazy_submodules
 
     # (imported at the first read: a line whose lexical facts were read back,
     # policy.analysis.kept_lines, reads none of them unless it runs git or jq)
-    git = LazyModule("policy.analysis.git", globals(), "git")
-    literal = LazyModule("policy.analysis.literal", globals(), "literal")
-    programs = LazyModule("policy.analysis.programs", globals(), "programs")
-    readonly = LazyModule("policy.analysis.readonly", globals(), "readonly")
+    lazy_submodules(globals(), "policy.analysis", "git", "literal", "programs", "readonly")
 
 __all__ = ["UNKNOWN", "Command", "Line", "analyze", "is_unknown"]
 

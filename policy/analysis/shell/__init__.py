@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 
+from policy.analysis._lazy_module import names_on_first_use
 from policy.analysis.shell.limits import (
     BACKSTOP_S,
     CAPS,
@@ -75,8 +76,6 @@ from policy.analysis.shell.result import Analysis, SimpleCommand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from policy.analysis.shell.words import _ANY_VARIABLE as _ANY_VARIABLE
     from policy.analysis.shell.words import _UNKNOWN as _UNKNOWN
     from policy.analysis.shell.wrappers import _CASE_FOLDED as _CASE_FOLDED
@@ -111,16 +110,7 @@ _REEXPORTED = {
     "shell_script_at": "wrappers",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _REEXPORTED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # (read from here on as if imported at the top)
-    return value
+__getattr__ = names_on_first_use(__name__, _REEXPORTED, globals())
 
 
 __all__ = [

@@ -37,8 +37,9 @@ message types, for the checker). This package picks an engine by name.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from policy.analysis._lazy_module import names_on_first_use
 from policy.packs.cel.functions import UNPORTABLE, take_gave_up
 from policy.packs.cel.interface import (
     VARIABLES_AT,
@@ -89,16 +90,7 @@ _ON_USE = {
     "whole_vars_offset": "expr",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _ON_USE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _ON_USE, globals())
 
 
 _engines: dict[str, CelEngine] = {}
