@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +20,10 @@ from policy.analysis._lazy_module import LazyModule
 from policy.analysis.effects import Command, Line
 from policy.packs import line_store
 from policy.packs.line_store import KeptLines
+from tests.test_hook_cold_start import _hook as hook_process
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
-POLICY = str(Path(sys.executable).with_name("policy"))
 CWD, HOME = "/home/dev/project", "/home/dev"
 
 #: Lines whose facts hold what a plain string cannot show: quoted braces, unknown
@@ -410,21 +408,12 @@ ANALYSIS = ("tree_sitter", "policy.analysis.shell.walk", "policy.analysis.progra
 
 
 def _hook(tmp_path: Path, command: str, cwd: Path) -> tuple[Any, set[str]]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("POLICY_")}
-    env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
+    """The hook's answer to `command` run in `cwd`, and the modules its process loaded."""
     payload = {**PAYLOAD, "cwd": str(cwd), "tool_input": {"command": command}}
-    argv = [sys.executable, "-X", "importtime", POLICY, "hook", "claude"]
-    argv += ["--packs", str(ROOT / "rules")]
-    done = subprocess.run(
-        argv, input=orjson.dumps(payload), capture_output=True, env=env, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.decode().splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    return orjson.loads(done.stdout)["hookSpecificOutput"], modules
+    options = ("--packs", str(ROOT / "rules"))
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    answer, modules, _ = hook_process(payload, *options, env=env, importtime=True)
+    return orjson.loads(answer)["hookSpecificOutput"], modules
 
 
 def test_a_repeated_call_decides_alike_without_the_analysis(tmp_path: Path) -> None:
