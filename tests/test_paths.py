@@ -7,8 +7,10 @@ being enough.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -585,3 +587,44 @@ def test_a_path_matches_a_list_of_roots_when_it_matches_one_of_them(seed: int) -
         one_by_one = any(paths.matches(path, [root], home) for root in roots)
         assert paths.matches(path, roots, home) == one_by_one, (path, roots, home)
 
+
+
+def _shipped_list(pack: str, name: str) -> tuple[str, ...]:
+    import yaml
+
+    text = yaml.safe_load((Path(__file__).parent.parent / "rules" / f"{pack}.yaml").read_text())
+    return tuple(json.loads(text["variables"][name]))
+
+
+def test_a_glob_list_searches_only_the_buckets_a_path_reaches() -> None:
+    # A list's index is built whole at its first use; the search that rules a bucket's
+    # globs out is compiled only when a path gets to that bucket: a one-event hook asks
+    # one or two of a list's buckets.
+    places = _shipped_list("credentials", "places")
+    home = "/home/lazy-buckets"
+    index = paths._compiled_globs(places, home, folded=True)
+    buckets = [bucket for depth in index.by_start for bucket in depth.values()]
+    searched = [bucket for bucket in buckets if bucket._texts]
+    assert searched, "the shipped places no longer have a bucket with a search"
+    assert all(bucket._inner is None for bucket in buckets)
+
+    paths.matches(f"{home}/project/README.md", places, home)
+    compiled = [bucket for bucket in buckets if bucket._inner is not None]
+    assert len(compiled) < len(searched)
+
+
+@pytest.mark.parametrize(("pack", "name"), [("credentials", "places"), ("persistence", "startup")])
+def test_a_shipped_glob_list_matches_when_one_of_its_globs_does(pack: str, name: str) -> None:
+    globs = _shipped_list(pack, name)
+    home = "/home/dev"
+    chosen = random.Random(f"{pack}.{name}")
+    # paths spelt from the globs' own words, so that many reach a bucket and its search
+    words = sorted({part for g in globs for part in g.replace("~", home).split("/") if part})
+    tried = [g.replace("~", home).replace("*", "x").replace("?", "y") for g in globs]
+    for _ in range(300):
+        depth = chosen.randint(1, 6)
+        tried.append("/" + "/".join(chosen.choice(words) for _ in range(depth)))
+    tried += [home + "/" + p.lstrip("/") for p in tried[-100:]]
+    for path in tried:
+        one_by_one = any(paths.matches(path, [g], home) for g in globs)
+        assert paths.matches(path, globs, home) == one_by_one, path

@@ -722,26 +722,34 @@ _Need = tuple[str, str, tuple[str, ...], str]
 
 class _Bucket:
     """Globs of one literal start: the path's end rules most out at once (one
-    `endswith` of them all), and the literal text inside the rest (one search)."""
+    `endswith` of them all), and the literal text inside the rest (one search).
 
-    __slots__ = ("ends", "inner", "needs", "unended")
+    The search is compiled when a path first gets that far: a list's index is built
+    whole at its first use, and a one-event hook, which asks one or two of its
+    buckets, would otherwise compile the searches of all of them."""
+
+    __slots__ = ("_inner", "_texts", "ends", "needs", "unended")
 
     def __init__(self, needs: list[_Need]) -> None:
         self.needs = needs
         self.ends = tuple(end for _, end, _, _ in needs if end)
         self.unended = [need for need in needs if not need[1]]
         inner = [runs[0] for _, _, runs, _ in self.unended if runs]
-        self.inner = (
-            re.compile("|".join(map(re.escape, inner)))
-            if inner and len(inner) == len(self.unended)
-            else None
-        )
+        #: The literal texts one of which every unended glob holds; () when some
+        #: unended glob holds none (then no search rules any out).
+        self._texts = tuple(inner) if inner and len(inner) == len(self.unended) else ()
+        self._inner: re.Pattern[str] | None = None
 
     def candidates(self, path: str) -> list[_Need]:
         if self.ends and path.endswith(self.ends):
             return self.needs
-        if self.inner is not None and not self.inner.search(path):
-            return []
+        if self._texts:
+            inner = self._inner
+            if inner is None:
+                # (two threads may both compile it: either pattern is the same search)
+                inner = self._inner = re.compile("|".join(map(re.escape, self._texts)))
+            if not inner.search(path):
+                return []
         return self.unended
 
 
