@@ -558,8 +558,6 @@ _MANY_ROOTS = (
 
 
 def _generated(seed: int, count: int) -> list[tuple[str, list[str], str]]:
-    import random
-
     chosen = random.Random(seed)
     cases = []
     for _ in range(count):
