@@ -222,7 +222,8 @@ def _shell_access(line: effects.Line, start: str) -> Access:
         unique(reads),
         unique(writes),
         unique(deletes),
-        unique(network.canonical_hosts(hosts)),
+        # (a line that names no host leaves network's module unimported)
+        unique(network.canonical_hosts(hosts)) if hosts else (),
         unique(sends),
         line.parse_error,
         unique(lists),

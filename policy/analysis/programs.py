@@ -17,10 +17,10 @@ import posixpath
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from policy import _lazy_dataclass
-from policy.analysis import git, network, readonly
+from policy.analysis import readonly
 from policy.analysis import shell as _shell
 from policy.analysis._lazy_re import LazyPattern, may_hold
 from policy.analysis.operands import (
@@ -36,10 +36,17 @@ from policy.analysis.operands import (
 )
 
 if TYPE_CHECKING:
+    from policy.analysis import git, network
     from policy.analysis.code import CodeFacts
+else:
+    from policy.analysis._lazy_module import lazy_submodules
+
+    # (imported at the first read: a command this module knows itself, as most are,
+    # needs neither, and a one-event hook would pay ≈ 2.5 ms to import them)
+    lazy_submodules(globals(), "policy.analysis", "git", "network")
 
 __all__ = [
-    "HANDLERS",
+    "HANDLERS",  # noqa: F822 - made at its first read (`__getattr__`)
     "INTERPRETERS",
     "MAX_CODE_BYTES",
     "PASSIVE",
@@ -3175,33 +3182,62 @@ _PROGRAMS: tuple[tuple[Callable[[Facts], None], str], ...] = (
 )
 
 
-HANDLERS: dict[str, Callable[[Facts], None]] = {
-    **network.HANDLERS,
-    **git.HANDLERS,
-    **{name: handler for handler, names in _PROGRAMS for name in names.split()},
+#: The programs this module knows itself: its families, the shells, the interpreters.
+#: They come before `network`'s and `git`'s of the same name (`docker`, `gem`, ...),
+#: whose handlers they call themselves.
+_OWN_HANDLERS: dict[str, Callable[[Facts], None]] = {
+    name: handler for handler, names in _PROGRAMS for name in names.split()
 }
 
 
 for _shell_name in SHELLS:
-    HANDLERS[_shell_name] = _shell_program
+    _OWN_HANDLERS[_shell_name] = _shell_program
 
 
 for _interpreter_name in INTERPRETERS:
-    HANDLERS[_interpreter_name] = _interpreter
+    _OWN_HANDLERS[_interpreter_name] = _interpreter
+
+
+#: Every program name the analysis knows, with its handler (`HANDLERS`): made at the
+#: first name this module does not know itself, which imports `network` and `git`.
+_all_handlers: dict[str, Callable[[Facts], None]] | None = None
+
+
+def _handlers() -> dict[str, Callable[[Facts], None]]:
+    global _all_handlers
+    found = _all_handlers
+    if found is None:
+        # (two threads may both make it: the tables are the same)
+        found = _all_handlers = {**network.HANDLERS, **git.HANDLERS, **_OWN_HANDLERS}
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """`HANDLERS`: every program name the analysis knows, `network`'s and `git`'s
+    included, mapped to its handler (PEP 562: made at its first read)."""
+    if name == "HANDLERS":
+        return _handlers()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _pip(f: Facts) -> None:
+    network.HANDLERS["pip"](f)
 
 
 #: Programs known by the shape of their name: what every such name begins with, the
 #: pattern it matches, and the function that knows them.
 _FAMILIES: tuple[tuple[tuple[str, ...], LazyPattern, Callable[[Facts], None]], ...] = (
     (_VERSIONED_NAMES, _VERSIONED, _interpreter),
-    (("pip",), LazyPattern(r"^pip\d+(?:\.\d+)?$"), network.HANDLERS["pip"]),
+    (("pip",), LazyPattern(r"^pip\d+(?:\.\d+)?$"), _pip),
     (("mkfs", "mke2fs", "mkswap"), LazyPattern(r"^mkfs(?:\..+)?$|^mke2fs$|^mkswap$"), _reads_all),
 )
 
 
 def handler_for(name: str) -> Callable[[Facts], None] | None:
     """The function that knows program `name`, or None."""
-    found = HANDLERS.get(name)
+    found = _OWN_HANDLERS.get(name)
+    if found is None:
+        found = _handlers().get(name)
     if found is None:
         for starts, pattern, family in _FAMILIES:
             if name.startswith(starts) and pattern.match(name):
@@ -3213,7 +3249,7 @@ def take_input(f: Facts, text: str, path: str = "") -> None:
     """`f` runs `text` (its standard input, or the file `path`, known): a shell's
     commands, an interpreter's code."""
     f.runs_stdin = False
-    if f.cmd.name in HANDLERS and HANDLERS[f.cmd.name] is _editor:
+    if _OWN_HANDLERS.get(f.cmd.name) is _editor:
         _editor_commands(f, text.splitlines())
         return
     if f.cmd.name in ("sqlite3", "sqlite"):
