@@ -20,16 +20,18 @@ from policy.settings import Settings
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No POLICY_* variable from the developer's shell leaks into a test, nor the lines a
-    one-event engine keeps on disk (policy.analysis.kept_lines) into the next test."""
+    """No POLICY_* variable from the developer's shell leaks into a test, nor what a
+    one-event engine keeps on disk (lines' facts, glob lists' indexes) into the next."""
     for name in list(os.environ):
         if name.upper().startswith("POLICY_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    # (a one-event engine keeps lines' facts on disk for the process: not past its test)
-    from policy.analysis import kept_lines
+    # (a one-event engine keeps lines' facts and glob indexes on disk for the process:
+    # not past its test)
+    from policy.analysis import kept_lines, paths
 
     monkeypatch.setattr(kept_lines, "in_use", None)
+    monkeypatch.setattr(paths, "kept_indexes", None)
 
 
 class MemoryProgramStore:

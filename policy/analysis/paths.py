@@ -34,7 +34,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from policy.analysis._lazy_re import LazyPattern
 from policy.analysis._memo import remember_short
@@ -656,6 +656,50 @@ class _Globs:
             {key: _Bucket(needs) for key, needs in bucket.items()} for bucket in starts
         ]
 
+    def parts(self) -> dict[str, Any]:
+        """This index as JSON (`from_parts` reads it back): what building it worked out
+        from the globs, so that reading it back does none of that work."""
+        return {
+            "expanded": list(self.expanded),
+            "exact_too": list(self.exact_too),
+            "literals": sorted(self.literals),
+            "tails": self.tails,
+            "by_start": [
+                {
+                    key: [[start, end, list(runs), one] for start, end, runs, one in bucket.needs]
+                    for key, bucket in depth.items()
+                }
+                for depth in self.by_start
+            ],
+        }
+
+    @classmethod
+    def from_parts(cls, value: Any) -> _Globs | None:
+        """The index `parts` gave `value` as, or None when `value` is not one (a miss:
+        the index is built again), each field checked for its kind."""
+        try:
+            if type(value) is not dict or set(value) != _PARTS:
+                return None
+            strings = (_strings(value["expanded"]), _strings(value["exact_too"]))
+            literals = _strings(value["literals"])
+            tails = value["tails"]
+            depths = value["by_start"]
+            if type(tails) is not dict or type(depths) is not list:
+                return None
+            if len(depths) != _DEPTH + 1 or not all(type(d) is dict for d in depths):
+                return None
+            index = cls.__new__(cls)
+            index.expanded, index.exact_too = strings
+            index.literals = frozenset(literals)
+            index.tails = {_string(k): list(_strings(v)) for k, v in tails.items()}
+            index.by_start = [
+                {_string(key): _Bucket([_need(n) for n in needs]) for key, needs in d.items()}
+                for d in depths
+            ]
+        except Exception:  # noqa: BLE001 - not an index (`_NotParts`, or worse): a miss
+            return None
+        return index
+
     def match(self, path: str) -> bool:
         if path in self.literals:
             return True
@@ -755,6 +799,32 @@ class _Bucket:
 
 _DEPTH = 3
 
+#: The fields of an index's parts (`_Globs.parts`).
+_PARTS = frozenset({"expanded", "exact_too", "literals", "tails", "by_start"})
+
+
+class _NotParts(Exception):
+    """A value that is not part of an index (`_Globs.from_parts`)."""
+
+
+def _string(value: Any) -> str:
+    if type(value) is not str:
+        raise _NotParts
+    return value
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if type(value) is not list or not all(type(item) is str for item in value):
+        raise _NotParts
+    return tuple(value)
+
+
+def _need(value: Any) -> _Need:
+    if type(value) is not list or len(value) != 4:
+        raise _NotParts
+    start, end, runs, one = value
+    return _string(start), _string(end), _strings(runs), _string(one)
+
 
 def _start_key(start: str) -> tuple[int, str]:
     """How many whole components (up to `_DEPTH`) the absolute literal start of a glob
@@ -791,9 +861,51 @@ _BY_LIST_SIZE = 256
 @functools.lru_cache(maxsize=512)
 def _compiled_globs(patterns: tuple[str, ...], home: str, *, folded: bool = False) -> _Globs:
     """`patterns` compiled (see `_Globs`); `folded`: their letters folded (`fold`), to
-    be matched against folded paths."""
+    be matched against folded paths. A long list's index is read back from the store
+    a one-event hook keeps them in (`kept_indexes`), and kept there once built."""
+    store = kept_indexes if _worth_keeping(patterns) else None
+    if store is not None:
+        found = _Globs.from_parts(store.get(patterns, home, folded))
+        if found is not None:
+            return found
     expanded, exact_too = _expanded(patterns, home, folded=folded)
-    return _Globs(expanded, exact_too=exact_too)
+    index = _Globs(expanded, exact_too=exact_too)
+    if store is not None:
+        store.keep(patterns, home, folded, index.parts())
+    return index
+
+
+class IndexStore(Protocol):
+    """Where glob lists' indexes are kept for the next process, as `_Globs.parts`
+    (policy.packs.glob_store.KeptGlobIndexes); `get` answers None for a miss."""
+
+    def get(self, patterns: tuple[str, ...], home: str, folded: bool) -> Any: ...
+
+    def keep(self, patterns: tuple[str, ...], home: str, folded: bool, parts: Any) -> None: ...
+
+
+#: The store this process reads long lists' indexes from and keeps them in
+#: (`keep_indexes_in`). None: built in each process.
+kept_indexes: IndexStore | None = None
+
+#: The shortest list whose index is kept: reading an entry back (≈ 0.1 ms) costs what
+#: building the index of a few dozen globs does. The packs' long lists (a pack's
+#: credential places, startup files: 30 to 250 globs each) take ≈ 5 ms a one-event
+#: hook to index: bracex's import, each glob's braces, folding and literal parts.
+KEPT_INDEX_PATTERNS = 24
+
+
+def _worth_keeping(patterns: tuple[str, ...]) -> bool:
+    """Whether a list's index is kept (`kept_indexes`): a long one, or one with a brace,
+    whose expansion imports bracex (≈ 1.4 ms) however short the list."""
+    return len(patterns) >= KEPT_INDEX_PATTERNS or any("{" in one for one in patterns)
+
+
+def keep_indexes_in(store: IndexStore | None) -> None:
+    """Keep the indexes of the long glob lists this process builds in `store` for the
+    next process, and read them back from there (None: no longer)."""
+    global kept_indexes
+    kept_indexes = store
 
 
 def _expanded(
@@ -801,8 +913,6 @@ def _expanded(
 ) -> tuple[list[str], tuple[str, ...]]:
     """`patterns` with `~` and braces expanded (and `DIR/**` also as `DIR`), folded
     when asked; and those of `patterns` that, folded, may miss a spelling they match."""
-    import bracex
-
     expanded: list[str] = []
     exact_too: list[str] = []
     for given in patterns:
@@ -813,11 +923,20 @@ def _expanded(
             if _FOLDS_APART.search(pattern) is not None:
                 exact_too.append(given)
             pattern = _fold_letters(pattern)
-        for one in bracex.expand(pattern, limit=1000) if "{" in pattern else (pattern,):
+        for one in _braces_expanded(pattern) if "{" in pattern else (pattern,):
             expanded.append(one)
             if one.endswith("/**"):
                 expanded.append(one[:-3] or "/")
     return expanded, tuple(exact_too)
+
+
+def _braces_expanded(pattern: str) -> list[str]:
+    """`pattern`'s braces expanded; bracex is imported only for a list that has one (a
+    one-event hook whose short lists have none does not pay its ≈ 1.4 ms import)."""
+    import bracex
+
+    expanded: list[str] = bracex.expand(pattern, limit=1000)
+    return expanded
 
 
 #: What in a glob may match a spelling exactly but not once both are folded: a class,

@@ -93,7 +93,9 @@ def answer_across_processes(hooks: Iterable[object]) -> None:
     program store have one — those the user controls, as for the compiled programs.
     When every pack has one, the shell lines' lexical facts are kept there as well
     (policy.analysis.kept_lines): the answers are found without the analysis's modules;
-    otherwise none are kept or read, whatever an earlier engine of the process set."""
+    and so are the indexes of the packs' long glob lists (policy.packs.glob_store): a
+    call the packs have not answered before does not index them again. Otherwise none
+    are kept or read, whatever an earlier engine of the process set."""
     packs = stores = 0
     first: ProgramStore | None = None
     for hook in hooks:
@@ -106,8 +108,11 @@ def answer_across_processes(hooks: Iterable[object]) -> None:
             stores += 1
             first = first or store
     from policy.analysis.kept_lines import keep_lines_in
+    from policy.analysis.paths import keep_indexes_in
 
-    keep_lines_in(first.lines() if first is not None and stores == packs else None)
+    everyone = first if first is not None and stores == packs else None
+    keep_lines_in(everyone.lines() if everyone is not None else None)
+    keep_indexes_in(everyone.glob_indexes() if everyone is not None else None)
 
 
 def _with_programs(result: LoadedPacks, cache_dir: Path, environment: bytes | None) -> LoadedPacks:

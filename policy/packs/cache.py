@@ -83,6 +83,7 @@ from policy.packs.diagnostics import Diagnostic
 if TYPE_CHECKING:
     from policy.packs import LoadedPacks
     from policy.packs.cel import CelEngine
+    from policy.packs.glob_store import KeptGlobIndexes
     from policy.packs.line_store import KeptLines
     from policy.packs.recall import AnswerStore
     from policy.packs.runtime import CompiledPack
@@ -332,6 +333,13 @@ class ProgramStore:
         from policy.packs.line_store import KeptLines
 
         return KeptLines(self._dir / "lines")
+
+    def glob_indexes(self) -> KeptGlobIndexes:
+        """The packs' long glob lists' indexes kept for the next one-event process,
+        next to the programs (policy.packs.glob_store, keyed by the analysis's code)."""
+        from policy.packs.glob_store import KeptGlobIndexes
+
+        return KeptGlobIndexes(self._dir / "globs")
 
     def answers(self) -> AnswerStore:
         """The programs' answers kept for the next one-event process, next to the

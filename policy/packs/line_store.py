@@ -18,8 +18,10 @@ is never kept. An entry is JSON, never pickled, checked field by field on readin
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from typing import Any
 
 from policy import _json_bytes
 from policy._hashes import sha256
@@ -113,15 +115,29 @@ def _names_a_home_beyond(command: str) -> bool:
 def _salt() -> bytes:
     """A digest of the code a line's lexical facts depend on (OSError when it cannot be
     told: then nothing is read or kept)."""
+    return analysis_salt(FORMAT, _PACKAGES)
+
+
+def analysis_salt(entry_format: int, packages: tuple[str, ...]) -> bytes:
+    """A digest of the code what the analysis worked out depends on: an entry's format,
+    hookpolicy's version, Python's, the analysis's modules (`analysis_sources`) and
+    `packages`' files (OSError when it cannot be told)."""
     header = [
-        FORMAT,
+        entry_format,
         __version__,
         sys.implementation.cache_tag,
         sys.version,
-        code_stamps(analysis_sources()),
-        [package_stamps(name) for name in _PACKAGES],
+        _analysis_stamps(),
+        [package_stamps(name) for name in packages],
     ]
     return sha256(_json_bytes.dumps(header)).digest()
+
+
+@functools.cache
+def _analysis_stamps() -> list[Any]:
+    """The analysis's modules' stamps, as this process first read them (the lines' and
+    the glob indexes' salts both hold them: one walk a process, not one each)."""
+    return code_stamps(analysis_sources())
 
 
 def analysis_sources() -> list[str]:
