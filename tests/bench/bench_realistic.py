@@ -35,6 +35,14 @@ that fills during the run counts against the figure, as in a long-lived process.
 The baseline, same process, run first, is the floor pack over the same distinct
 commands. Target: ≤ 1 KiB per decision.
 
+`--breakdown`: where a shipped decision's time goes, each part's median over the same
+calls next to the floor pack's p50 (measured in the same run): the facts (the shell
+analysis, lexical and on disk, `policy.facts`), CEL's evaluation (the packs' programs
+run), the rest of the packs' work (their variables, recall keys, matching), the
+decision log's line, and the engine's own (the chain, the builtins, the call). Each
+part is timed by a wrapper (≈ 0.3 µs each, a few dozen a decision), so the parts
+add up to a little more than the decision timed bare.
+
 `--cel-engine` picks the CEL engine of both engines (the default, `native`, by default).
 Not a test: nothing here asserts a time.
 """
@@ -206,6 +214,85 @@ def decision_time(options: argparse.Namespace, state: Path) -> None:
     print("shipped decisions: " + ", ".join(f"{a} {n}" for a, n in sorted(actions.items())))
 
 
+def breakdown(options: argparse.Namespace, state: Path) -> None:
+    """The shipped decision's parts (see the module's docstring)."""
+    import policy.facts
+    from policy.engine import Engine
+    from policy.packs.runtime import CompiledPack
+
+    shipped_engine, floor_engine = engines(state, options.cel_engine)
+    shipped, floor = Decider(shipped_engine, True), Decider(floor_engine, True)
+    spent: dict[str, int] = {}
+
+    def timing(owner: Any, name: str, part: str) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter_ns()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[part] = spent.get(part, 0) + time.perf_counter_ns() - start
+
+        setattr(owner, name, timed)
+
+    timing(policy.facts, "_facts", "facts")
+    timing(CompiledPack, "_decide", "packs")  # (the facts inside: taken out below)
+    timing(Engine, "_logged", "log")
+    cel = type(next(iter(_programs(shipped_engine)), None))
+    if cel is not type(None):
+        timing(cel, "run_mask", "cel")
+    lines = corpus_lines()
+    for line in lines[:WARMUP]:
+        shipped.decide(line)
+        floor.decide(line)
+    parts: dict[str, list[int]] = {}
+    totals: list[int] = []
+    floors: list[int] = []
+    for line in itertools.islice(itertools.cycle(lines[WARMUP:] + lines[:WARMUP]), options.calls):
+        spent.clear()
+        elapsed, _ = shipped.timed(line)
+        totals.append(elapsed)
+        got = dict(spent)
+        floors.append(floor.timed(line)[0])
+        facts, cel, log = got.get("facts", 0), got.get("cel", 0), got.get("log", 0)
+        packs = got.get("packs", 0) - facts - cel
+        engine = elapsed - facts - cel - packs - log
+        for part, value in (("facts", facts), ("cel", cel), ("packs", packs), ("log", log)):
+            parts.setdefault(part, []).append(value)
+        parts.setdefault("engine", []).append(engine)
+    shipped_engine.close()
+    floor_engine.close()
+    f50 = _percentile(floors, 0.5)
+    print(f"engine {options.cel_engine}; {options.calls} calls, each part timed; floor p50 {f50:.1f} µs")
+    print(f"{'part':44} {'p50 µs':>9} {'mean µs':>9} {'x floor':>8}")
+    labels = {
+        "facts": "facts (the shell analysis, lexical + disk)",
+        "cel": "CEL evaluation (the packs' programs)",
+        "packs": "the packs' other work (values, keys, match)",
+        "log": "the decision log's line",
+        "engine": "the engine's own (chain, builtins, call)",
+    }
+    for part, label in labels.items():
+        values = parts[part]
+        p50 = _percentile(values, 0.5)
+        print(f"{label:44} {p50:9.1f} {sum(values) / len(values) / 1000:9.1f} {p50 / f50:8.2f}")
+    t50 = _percentile(totals, 0.5)
+    print(f"{'the decision (timed with the wrappers)':44} {t50:9.1f} {'':9} {t50 / f50:8.2f}")
+
+
+def _programs(engine: Any) -> list[Any]:
+    """The compiled programs of `engine`'s packs built so far."""
+    found = []
+    for hook in getattr(engine, "hooks", ()):
+        for index in getattr(hook, "_index", {}).values():
+            for candidates in getattr(index, "memo", {}).values():
+                program = getattr(candidates, "_program", None)
+                if program is not None:
+                    found.append(program)
+    return found
+
+
 def growth_of(decider: Decider, warmup: int, decisions: int) -> tuple[int, list[int]]:
     """(RSS after the warm-up, RSS at each fifth of `decisions`), in bytes."""
     commands = distinct_commands()
@@ -249,6 +336,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000, help="timed calls of each (2000)")
     parser.add_argument("--cel-engine", default="native")
     parser.add_argument("--growth", action="store_true", help="memory per decision instead")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where a shipped decision's time goes"
+    )
     parser.add_argument("--warmup", type=int, default=2500, help="--growth: warm-up (2500)")
     parser.add_argument(
         "--decisions", type=int, default=20000, help="--growth: decisions measured (20000)"
@@ -259,6 +349,8 @@ def main() -> None:
         (state / "shipped").mkdir()
         if options.growth:
             growth(options, state)
+        elif options.breakdown:
+            breakdown(options, state)
         else:
             decision_time(options, state)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
