@@ -598,7 +598,10 @@ def test_a_thin_client_loads_neither_orjson_nor_the_settings_models(tmp_path: Pa
     config = tmp_path / "policy.yaml"
     config.write_text(f"audit_path: {tmp_path / 'decisions.log'}\n")
     env = {"POLICY_CONFIG": str(config)}
-    server = ("--server", f"unix:{tmp_path / 'nobody.sock'}")
+    # (a socket path under a regular file: refused at once, where a missing socket is
+    # waited on for the service's restart grace, 3 s a start)
+    (tmp_path / "a-file").write_text("")
+    server = ("--server", f"unix:{tmp_path / 'a-file' / 'policy.sock'}")
     _hook(PAYLOAD, *server, env=env)  # (the settings validated once, and kept)
     answer, modules, _ = _hook(PAYLOAD, *server, env=env, importtime=True)
     output = orjson.loads(answer)["hookSpecificOutput"]

@@ -142,7 +142,10 @@ def test_settings_not_validated_before_take_the_full_path(tmp_path: Path) -> Non
     by pydantic, as always: the client forwards only once that has said where the
     service is, and a settings file that does not validate is a refusal naming why."""
     config = tmp_path / "hook.yaml"
-    config.write_text("server: unix:/nowhere/policy.sock\nserver_owner: 12345678\n")
+    # (a socket path under a regular file: refused at once, not waited on for the
+    # service's restart grace as a missing socket is)
+    (tmp_path / "a-file").write_text("")
+    config.write_text(f"server: unix:{tmp_path}/a-file/policy.sock\nserver_owner: 12345678\n")
     env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
     env["POLICY_CONFIG"] = str(config)
     env["POLICY_AUDIT_CAPTURE_ARGS"] = "false"  # a variable: never read back from a cache
