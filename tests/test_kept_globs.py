@@ -18,6 +18,7 @@ import yaml
 from policy.analysis import paths
 from policy.packs.glob_store import KeptGlobIndexes
 from tests.test_hook_cold_start import _hook as hook_process
+from tests.test_kept_lines import _rewrite  # (an entry's body changed, its checksum good)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOME = "/home/dev"
@@ -114,18 +115,6 @@ def test_another_list_home_or_folding_is_another_entry(store: KeptGlobIndexes) -
 
 def _entry(store: KeptGlobIndexes, globs: tuple[str, ...]) -> Path:
     return Path(store._directory) / f"globs-{store._key(globs, HOME, True).hex()}.entry"
-
-
-def _rewrite(path: Path, change: Any) -> None:
-    """The entry at `path` with its body changed by `change(data)`, checksum made good."""
-    from policy._hashes import sha256
-
-    body = path.read_bytes().partition(b"\n")[2]
-    key, data = body[:32], orjson.loads(body[32:])
-    change(data)
-    body = key + orjson.dumps(data)
-    path.write_bytes(sha256(body).hexdigest().encode() + b"\n" + body)
-    os.chmod(path, 0o600)
 
 
 def _first_need(data: dict[str, Any]) -> list[Any]:
