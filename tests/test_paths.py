@@ -626,3 +626,93 @@ def test_a_shipped_glob_list_matches_when_one_of_its_globs_does(pack: str, name:
     for path in tried:
         one_by_one = any(paths.matches(path, [g], home) for g in globs)
         assert paths.matches(path, globs, home) == one_by_one, path
+
+
+# A pattern the shell or a tool expands later (`DIR/**`, `src/*.py`, `~/.ss*/id_*`) is
+# matched against a list's globs by `near` (the globs whose literal start agrees with
+# the pattern's) and `_meets` (a pair ruled out at its first two names that differ,
+# else worked out in full). Neither may lose a glob the pattern meets: the answer is
+# the full comparison's against every glob of the list.
+_SHIPPED_LISTS = [
+    ("credentials", "places"),
+    ("credentials", "files"),
+    ("credentials", "public"),
+    ("persistence", "startup"),
+    ("self-protection", "mounts"),
+    ("self-protection", "mount_files"),
+]
+_WILD_PARTS = ("*", "?", "**", ".*", "[a-z]*", "x*", "*.py", ".ss*", "id_*", "*rc")
+
+
+def _pattern_paths(globs: tuple[str, ...], home: str, seed: str, count: int) -> list[str]:
+    chosen = random.Random(seed)
+    words = sorted({part for g in globs for part in g.replace("~", home).split("/") if part})
+    words += ["project", "src", "dev", "home", "etc"]
+    tried = []
+    for glob in globs[:60]:  # each glob's own start, then a wildcard where it goes on
+        parts = glob.replace("~", home).split("/")
+        cut = chosen.randint(1, max(1, len(parts) - 1))
+        tried.append("/".join(parts[:cut]) + "/" + chosen.choice(_WILD_PARTS))
+        tried.append("/".join(parts[:cut]) + chosen.choice(("*", "?", "**")))
+    for _ in range(count):
+        depth = chosen.randint(1, 6)
+        parts = [chosen.choice(words) for _ in range(depth)]
+        for _ in range(chosen.randint(1, 2)):
+            parts[chosen.randrange(depth)] = chosen.choice(_WILD_PARTS)
+        if chosen.random() < 0.5:
+            parts.append("**")
+        tried.append("/" + "/".join(parts))
+    return tried
+
+
+@pytest.mark.parametrize(("pack", "name"), _SHIPPED_LISTS)
+def test_a_pattern_meets_a_shipped_list_when_it_meets_one_of_its_globs(
+    pack: str, name: str
+) -> None:
+    globs = _shipped_list(pack, name)
+    home = "/home/dev"
+    compiled = paths._globs_of(globs, home, folded=True)
+    every = [paths._components(one) for one in compiled.expanded]
+    met = 0
+    for path in _pattern_paths(globs, home, f"{pack}.{name}", 400):
+        folded = paths.fold(path)
+        parts = paths._components(folded)
+        expected = any(paths._meets_table(parts, one) for one in every)
+        assert paths._matches(folded, compiled) == expected, path
+        met += expected
+    assert met > 20  # (the generated patterns reach the globs, not only miss them)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_pair_ruled_out_at_its_leading_names_is_one_that_does_not_meet(seed: int) -> None:
+    chosen = random.Random(seed)
+    parts = [*_PARTS, "home", "dev", ".ssh", "id_rsa", "src"]
+    for _ in range(3000):
+        a = tuple(chosen.choice(parts) for _ in range(chosen.randint(0, 6)))
+        b = tuple(chosen.choice(parts) for _ in range(chosen.randint(0, 6)))
+        assert paths._meets(a, b) == paths._meets_table(a, b), (a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_set_of_roots_answers_as_each_root_would(seed: int) -> None:
+    # `within_any_folded` and `holds_any_folded` find a path's roots by its components
+    # (`_Roots`), not root by root: the same answers as `_inside` of each pair, with
+    # `..` anywhere, relative and absolute spellings, the root itself and `/`.
+    chosen = random.Random(seed)
+    names = ("srv", "app", "rules", "..", ".", "x", "")
+
+    def spelt() -> str:
+        lead = chosen.choice(("/", "", "/", "../"))
+        return lead + "/".join(chosen.choice(names) for _ in range(chosen.randint(0, 4)))
+
+    for _ in range(400):
+        roots = [spelt() for _ in range(chosen.randint(1, 6))]
+        found = paths._Roots(paths._split_path(root) for root in roots)
+        for _ in range(10):
+            path = spelt()
+            split = paths._split_path(path)
+            assert found.hold(split) == any(paths._inside(path, r) for r in roots), (path, roots)
+            assert found.held_by(split) == any(paths._inside(r, path) for r in roots), (
+                path,
+                roots,
+            )
