@@ -716,3 +716,45 @@ def test_a_set_of_roots_answers_as_each_root_would(seed: int) -> None:
                 path,
                 roots,
             )
+
+
+def _inside_by_components(path: str, root: str) -> bool:
+    if not path or not root or path.startswith("/") != root.startswith("/"):
+        return False
+    p = [name for name in path.split("/") if name not in ("", ".")]
+    r = [name for name in root.split("/") if name not in ("", ".")]
+    return p[: len(r)] == r and ".." not in p[len(r) :]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_spelling_taken_as_it_is_is_the_one_the_full_collapse_gives(seed: int) -> None:
+    # `normalize` and `_inside` take a path with hidden names (`/.ssh`, `..x`, `...`)
+    # as it is spelt; with an empty, `.` or `..` component, or a trailing slash, they
+    # work it out in full. Either way, the answer of the full work.
+    chosen = random.Random(seed)
+    names = ("a", "ab", ".ssh", ".sshx", "..x", "...", "x.", ".", "..", "", "\u00e9", "\u200d")
+
+    def spelt() -> str:
+        return "/" + "/".join(chosen.choice(names) for _ in range(chosen.randint(0, 5)))
+
+    for _ in range(3000):
+        path, root = spelt(), spelt()
+        assert paths.normalize(path) == paths._collapse(paths._expand(path, "", None)), path
+        assert paths._inside(path, root) == _inside_by_components(path, root), (path, root)
+        assert paths._inside(root, root) == _inside_by_components(root, root), root
+
+
+def test_an_answer_kept_for_a_list_is_that_lists_and_homes_own() -> None:
+    # `matches` keeps its answers by the list's index, which stands for the list and
+    # the home: the same path asked of another list, or of the same list for another
+    # home, is worked out for that one; a list that is not a tuple is never kept.
+    secrets = ("~/.ssh/**",)
+    other = ("~/.aws/**",)
+    path = "/home/kept/.ssh/id_rsa"
+    assert paths.matches(path, secrets, "/home/kept")
+    assert not paths.matches(path, other, "/home/kept")
+    assert not paths.matches(path, secrets, "/home/elsewhere")
+    assert paths.matches(path, secrets, "/home/kept")  # (the kept answer, unchanged)
+    before = len(paths._MATCHED)
+    assert paths.matches(path, list(secrets), "/home/kept")
+    assert len(paths._MATCHED) == before

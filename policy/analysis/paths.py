@@ -90,17 +90,25 @@ def normalize(path: str, cwd: str = "", *, home: str | None = None) -> str:
     """
     if path == "":
         return ""
-    if (
-        path[0] == "/"
-        and len(path) <= 1024
-        and path.isascii()
-        and "//" not in path
-        and "/." not in path
-        and "\x00" not in path
-        and (path == "/" or path[-1] != "/")
-    ):
+    if path[0] == "/" and len(path) <= 1024 and path.isascii() and _canonical(path):
         return path  # already the one spelling (the common case, kept cheap)
     return _collapse(_expand(path, cwd, home))
+
+
+def _canonical(path: str) -> bool:
+    """Whether an absolute `path` is spelt as `_collapse` would leave it: no empty, `.`
+    or `..` component, no trailing slash (but `/`), no NUL. A hidden name (`/.ssh`) is
+    an ordinary one: most paths a policy names have one (`~/.config`, `.git`, `.venv`),
+    and the full collapse cost them ≈ 3 µs a call."""
+    if path == "/":
+        return True
+    return (
+        "//" not in path
+        and "/./" not in path
+        and "/../" not in path
+        and not path.endswith(("/", "/.", "/.."))
+        and "\x00" not in path
+    )
 
 
 def within(path: str, root: str, cwd: str = "") -> bool:
@@ -459,6 +467,11 @@ def _inside(path: str, root: str) -> bool:
     """Component-wise containment of two already normalised (or resolved) paths."""
     if not path or not root or path.startswith("/") != root.startswith("/"):
         return False
+    if path[0] == "/" and _canonical(path) and _canonical(root):
+        # (each component spelt once: a prefix of whole components is a prefix of text
+        # that ends where a component does; `fold` may leave an odd spelling, compared
+        # component by component below)
+        return path == root or root == "/" or path.startswith(root + "/")
     p = [name for name in path.split("/") if name not in ("", ".")]
     r = [name for name in root.split("/") if name not in ("", ".")]
     # Below a relative root made only of `..`, a further `..` climbs out of it.
@@ -501,15 +514,35 @@ def matches(path: str, patterns: Sequence[str], home: str = "") -> bool:
     if not path or not patterns:
         return False
     text = _known(path)
-    folded = fold(text)
     compiled = _globs_of(patterns, home, folded=True)
-    if _matches(folded, compiled):
-        return True
+    kept = type(patterns) is tuple and len(text) <= _KEPT_PATH
+    if kept:
+        # (a rule's list is one tuple, whose index `_globs_of` keeps: the index stands
+        # for the list and the home. Several rules ask the same path of one list — a
+        # pack's writes and deletes, `path.names` of a literal path — and the engines'
+        # memories of answers are each program's own)
+        found = _MATCHED.get((text, compiled))
+        if found is not None:
+            return found
+    folded = fold(text)
     # (folded globs match what the exact ones do, but for a few constructs: then the
     # exact spelling is tried too — against those patterns only, so that a list
     # matches exactly when one of its patterns does)
     apart = compiled.exact_too
-    return bool(apart) and folded != text and _matches(text, _compiled_globs(apart, home))
+    found = _matches(folded, compiled) or (
+        bool(apart) and folded != text and _matches(text, _compiled_globs(apart, home))
+    )
+    if kept:
+        if len(_MATCHED) >= _MATCHED_KEPT:
+            _MATCHED.clear()  # (one call: safe while another thread reads)
+        _MATCHED[(text, compiled)] = found
+    return found
+
+
+#: `matches`' answers for lists kept by identity, by (the path as known, the list's
+#: index): at most `_MATCHED_KEPT` of paths of at most `_KEPT_PATH` characters.
+_MATCHED: dict[tuple[str, _Globs], bool] = {}
+_MATCHED_KEPT = 4096
 
 
 def _matches(text: str, compiled: _Globs) -> bool:
@@ -740,14 +773,21 @@ class _Globs:
             for tail in self.tails.get(path[path.rfind("/") + 1 :], ()):
                 if path == tail or (path.endswith(tail) and path[-len(tail) - 1] == "/"):
                     return True
-        for bucket in self._buckets(path, path.count("/") - 1, literal=True):
-            for start, end, runs, one in bucket.candidates(path):
-                if (
-                    path.startswith(start)
-                    and path.endswith(end)
-                    and (not runs or all(run in path for run in runs))
-                    and _single_glob(one)(path)
-                ):
+        # (the buckets a literal path reaches, walked in place: a path is asked about
+        # against a dozen lists, most of which hold nothing near it)
+        by_start = self.by_start
+        for unrooted in by_start[0].values():
+            if unrooted.matches(path):
+                return True
+        if not path.startswith("/"):
+            return False
+        end = 0
+        for depth in range(1, min(path.count("/") - 1, _DEPTH) + 1):
+            end = path.find("/", end + 1)
+            table = by_start[depth]
+            if table:
+                same = table.get(path[:end] if end >= 0 else path)
+                if same is not None and same.matches(path):
                     return True
         return False
 
@@ -772,10 +812,9 @@ class _Globs:
         found += leads.near(lead)
         return found
 
-    def _buckets(self, path: str, known: int, *, literal: bool = False) -> list[_Bucket]:
-        """The lists of globs `path` may match or meet, given that its first `known`
-        components (after the leading `/`) are literal (and, when `literal`, that
-        it has no more whole ones)."""
+    def _buckets(self, path: str, known: int) -> list[_Bucket]:
+        """The lists of globs a pattern `path` may meet, given that its first `known`
+        components (after the leading `/`) are literal."""
         found: list[_Bucket] = list(self.by_start[0].values())
         if not path.startswith("/"):
             return found
@@ -788,8 +827,6 @@ class _Globs:
                     same = bucket.get(path[:end] if end >= 0 else path)
                     if same is not None:
                         found.append(same)
-            elif literal:
-                break
             elif bucket:
                 found.extend(bucket.values())
         return found
@@ -866,6 +903,18 @@ class _Bucket:
             unrooted = [one for start, _, _, one in self.needs if start[:1] != "/"]
             leads = self._leads = _Leads(rooted, unrooted)
         return leads.near(lead)
+
+    def matches(self, path: str) -> bool:
+        """Whether `path` (literal) matches one of this bucket's globs."""
+        for start, end, runs, one in self.candidates(path):
+            if (
+                path.startswith(start)
+                and path.endswith(end)
+                and (not runs or all(run in path for run in runs))
+                and _single_glob(one)(path)
+            ):
+                return True
+        return False
 
     def candidates(self, path: str) -> list[_Need]:
         if self.ends and path.endswith(self.ends):
