@@ -35,7 +35,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from policy.analysis._lazy_re import LazyPattern
@@ -842,13 +842,15 @@ class _Leads:
     and buckets hold dozens to hundreds), and those `always` near. Built at the first
     pattern that asks."""
 
-    __slots__ = ("_by_start", "_ordered", "always")
+    __slots__ = ("_by_start", "_heads", "_ordered", "always")
 
     def __init__(self, pairs: Iterable[tuple[str, str]], always: list[str]) -> None:
         self._by_start: dict[str, list[str]] = {}
         for start, one in pairs:
             self._by_start.setdefault(start, []).append(one)
         self._ordered = sorted(self._by_start)
+        #: what the starts begin with, up to a slash of theirs (`/`, `/home/`, ...)
+        self._heads = {start[: end + 1] for start in self._by_start for end in _slashes(start)}
         self.always = always
 
     def near(self, lead: str) -> list[str]:
@@ -863,14 +865,23 @@ class _Leads:
         # A shorter start that `lead` begins with meets it only where it ends at a
         # component's end: one that ends inside a name (`/home/dev/.s` of `/home/dev/.ssh`)
         # is a name the pattern's does not begin with. So those alone are looked up.
-        slash = lead.find("/")
-        while slash >= 0:
+        heads = self._heads
+        for slash in _slashes(lead):
             for end in (slash, slash + 1):
                 shorter = by_start.get(lead[:end]) if end < len(lead) else None
                 if shorter is not None:
                     found += shorter
-            slash = lead.find("/", slash + 1)
+            if lead[: slash + 1] not in heads:
+                break  # (no start begins so: none is a longer part of `lead` either)
         return found
+
+
+def _slashes(text: str) -> Iterator[int]:
+    """Where `text` has a slash, in order."""
+    slash = text.find("/")
+    while slash >= 0:
+        yield slash
+        slash = text.find("/", slash + 1)
 
 
 class _Bucket:
@@ -1119,19 +1130,32 @@ def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Can the glob components `a` (a path that may hold shell wildcards) and `b` (a
     policy glob) name one path? `**` on either side spans any number of components.
 
-    Before the first `**` of either, each component of one names the component of the
-    other in its place; two plain names there that differ rule the pair out at once
-    (`~/project/src/x/**` against `/home/*/.ssh/**`: `project` is not `.ssh`). Most of
-    a list's globs are ruled out so, and a new path's pairs are not worked out in full
-    (`_meets_table`, remembered per pair) — a new `mv`, `cp -r` or `rm -rf` asks about
-    `DIR/**` against every list its rules name."""
-    for shell, policy in zip(a, b, strict=False):
-        if shell == "**" or policy == "**":
-            break
-        if shell != policy and (
-            (_plain(shell) and _plain(policy)) or not _component_meets(shell, policy)
-        ):
-            return False
+    Before the first `**` of either, and after the last, each component of one names
+    the component of the other in its place; two there that cannot meet rule the pair
+    out at once (`~/project/src/x/**` against `/home/*/.ssh/**`: `project` is not
+    `.ssh`; `src/*.py` against `**/.claude`). Most of a list's globs are ruled out so,
+    and a new path's pairs are not worked out in full (`_meets_table`, remembered per
+    pair) — a new `mv`, `cp -r`, `rm -rf` or `sed -i ... *.py` asks about its patterns
+    against every list its rules name."""
+    for ends in ((a, b), (a[::-1], b[::-1])):  # (after the last `**`, the same from the end)
+        for shell, policy in zip(*ends, strict=False):
+            if shell == "**" or policy == "**":
+                break
+            if shell != policy and (
+                (_plain(shell) and _plain(policy)) or not _component_meets(shell, policy)
+            ):
+                return False
+    if "**" not in a:
+        # each component of `b` but `**` names one of `a`'s (`~/x/*.py` meets no
+        # `**/.claude/**`: none of its names can be `.claude`; a plain name of `b` is
+        # one of `a`'s, or a glob of `a`'s takes it)
+        globs = [shell for shell in a if not _plain(shell)]
+        for policy in b:
+            if policy == "**" or (_plain(policy) and policy in a):
+                continue
+            takers = globs if _plain(policy) else a
+            if not any(_component_meets(shell, policy) for shell in takers):
+                return False
     return _meets_table(a, b)
 
 
