@@ -360,6 +360,9 @@ def test_the_guard_cannot_be_switched_off(project: Project, hook: Ask) -> None:
         ("Bash", {"command": "rm -rf ~/.claude"}),
         ("Bash", {"command": "sed -i s/deny/allow/ r?les/shell.yaml"}),
         ("Bash", {"command": "sort --ou=rules/shell.yaml rules/shell.yaml"}),
+        # a glob in a directory part that may be the packs' own directory, or one below
+        ("Bash", {"command": "echo x > r?les/new.yaml"}),
+        ("Bash", {"command": "cp /tmp/x r*/sub/new.yaml"}),
     ]
     for tool, tool_input in cases:
         assert denied(hook(tool, **tool_input)), (tool, tool_input)
