@@ -35,7 +35,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from policy.analysis._lazy_re import LazyPattern
@@ -842,15 +842,14 @@ class _Leads:
     and buckets hold dozens to hundreds), and those `always` near. Built at the first
     pattern that asks."""
 
-    __slots__ = ("_by_start", "_heads", "_ordered", "always")
+    __slots__ = ("_by_start", "_lengths", "_ordered", "always")
 
     def __init__(self, pairs: Iterable[tuple[str, str]], always: list[str]) -> None:
         self._by_start: dict[str, list[str]] = {}
         for start, one in pairs:
             self._by_start.setdefault(start, []).append(one)
         self._ordered = sorted(self._by_start)
-        #: what the starts begin with, up to a slash of theirs (`/`, `/home/`, ...)
-        self._heads = {start[: end + 1] for start in self._by_start for end in _slashes(start)}
+        self._lengths = sorted({len(start) for start in self._by_start})
         self.always = always
 
     def near(self, lead: str) -> list[str]:
@@ -862,26 +861,16 @@ class _Leads:
             if not start.startswith(lead):
                 break  # (sorted: the starts that begin with `lead` come together, from it)
             found += by_start[start]
-        # A shorter start that `lead` begins with meets it only where it ends at a
-        # component's end: one that ends inside a name (`/home/dev/.s` of `/home/dev/.ssh`)
-        # is a name the pattern's does not begin with. So those alone are looked up.
-        heads = self._heads
-        for slash in _slashes(lead):
-            for end in (slash, slash + 1):
-                shorter = by_start.get(lead[:end]) if end < len(lead) else None
-                if shorter is not None:
-                    found += shorter
-            if lead[: slash + 1] not in heads:
-                break  # (no start begins so: none is a longer part of `lead` either)
+        # A shorter start that `lead` begins with: looked up at each length a start has.
+        # (It may end inside a name, where its glob goes on with a wildcard: `/root/.*`
+        # starts `/root/.`, which `/root/.ssh/*` begins with.)
+        for length in self._lengths:
+            if length >= len(lead):
+                break  # (one as long as `lead` that it begins with is `lead`: found above)
+            shorter = by_start.get(lead[:length])
+            if shorter is not None:
+                found += shorter
         return found
-
-
-def _slashes(text: str) -> Iterator[int]:
-    """Where `text` has a slash, in order."""
-    slash = text.find("/")
-    while slash >= 0:
-        yield slash
-        slash = text.find("/", slash + 1)
 
 
 class _Bucket:
