@@ -1,6 +1,6 @@
 """The realistic decision: the shipped `rules/` deciding bash commands never seen before.
 
-    .venv/bin/python tests/bench/bench_realistic.py [--calls N] [--cel-engine NAME]
+    .venv/bin/python tests/bench/bench_realistic.py [--calls N] [--runs N] [--cel-engine NAME]
     .venv/bin/python tests/bench/bench_realistic.py --growth [--warmup N] [--decisions N]
 
 Decision time (the default). The engine runs on the shipped `rules/` with the corpus's
@@ -35,11 +35,19 @@ that fills during the run counts against the figure, as in a long-lived process.
 The baseline, same process, run first, is the floor pack over the same distinct
 commands. Target: ≤ 1 KiB per decision.
 
+`--runs N`: the same, N times, each run in a process of its own (so each call is new in
+every run), one after the other; printed: each run's ratios, then the table for each
+call's fastest run (the shipped decision's and the floor's, each its own fastest). On a
+machine shared with other tenants one run's p50 moves by ±10 % and its p99 by ±15 %:
+the fastest of 8 runs tells a change of a few per cent from the noise. The runs must
+decide every call alike.
+
 `--breakdown`: where a shipped decision's time goes, each part's median over the same
 calls next to the floor pack's p50 (measured in the same run): the facts (the shell
 analysis, lexical and on disk, `policy.facts`), CEL's evaluation (the packs' programs
 run), the rest of the packs' work (their variables, recall keys, matching), the
-decision log's line, and the engine's own (the chain, the builtins, the call). Each
+decision log's line, and the engine's own (the chain, the builtins, the call), with
+each part's median over the slowest 1 % of the calls (those that set p99). Each
 part is timed by a wrapper (≈ 0.3 µs each, a few dozen a decision), so the parts
 add up to a little more than the decision timed bare.
 
