@@ -807,7 +807,7 @@ class _Globs:
         leads = self._lead_index
         if leads is None:
             # (the literals, and the `**/NAME` globs, which every pattern may meet)
-            named = ["**/" + tail for found in self.tails.values() for tail in found]
+            named = ["**/" + tail for tails in self.tails.values() for tail in tails]
             leads = self._lead_index = _Leads(((one, one) for one in self.literals), named)
         found += leads.near(lead)
         return found
