@@ -18,7 +18,10 @@ import yaml
 from policy.analysis import paths
 from policy.packs.glob_store import KeptGlobIndexes
 from tests.test_hook_cold_start import _hook as hook_process
-from tests.test_kept_lines import _rewrite  # (an entry's body changed, its checksum good)
+from tests.test_kept_lines import (
+    _rewrite,  # (an entry's body changed, its checksum good)
+    pack_sets,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOME = "/home/dev"
@@ -224,17 +227,11 @@ def test_indexes_are_kept_only_where_every_pack_is_kept(tmp_path: Path) -> None:
     the lines' facts (test_kept_lines): a set with a pack that has no program store
     keeps and reads no index, whatever an engine before it in the process set."""
     from policy.packs import answer_across_processes
-    from policy.packs.cache import ProgramStore
 
-    class Pack:
-        def __init__(self, store: Any) -> None:
-            self.answer_store = None
-            self.program_store = store
-
-    store = ProgramStore(tmp_path / "cel", b"salt")
-    answer_across_processes([Pack(store), Pack(store), object()])
+    kept, unkept = pack_sets(tmp_path)
+    answer_across_processes(kept)
     assert isinstance(paths.kept_indexes, KeptGlobIndexes)
-    answer_across_processes([Pack(store), Pack(None)])
+    answer_across_processes(unkept)
     assert paths.kept_indexes is None
 
 

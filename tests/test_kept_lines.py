@@ -362,13 +362,9 @@ def test_a_start_directory_of_any_name_is_never_taken_for_the_flags(
     assert found[0] == found[1] and "/" in found[1].deletes
 
 
-def test_lines_are_kept_only_where_every_pack_is_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The store is the packs' cache's, for packs the user controls: a set with a pack
-    that has no program store (not the user's) keeps and reads no line — whatever an
-    engine before it in the process set."""
-    from policy.packs import answer_across_processes
+def pack_sets(tmp_path: Path) -> tuple[list[Any], list[Any]]:
+    """(packs that all keep their programs in the user's cache, with a builtin among
+    them; packs one of which does not), as `answer_across_processes` sees them."""
     from policy.packs.cache import ProgramStore
 
     class Pack:
@@ -377,9 +373,21 @@ def test_lines_are_kept_only_where_every_pack_is_kept(
             self.program_store = store
 
     store = ProgramStore(tmp_path / "cel", b"salt")
-    answer_across_processes([Pack(store), Pack(store), object()])
+    return [Pack(store), Pack(store), object()], [Pack(store), Pack(None)]
+
+
+def test_lines_are_kept_only_where_every_pack_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store is the packs' cache's, for packs the user controls: a set with a pack
+    that has no program store (not the user's) keeps and reads no line — whatever an
+    engine before it in the process set."""
+    from policy.packs import answer_across_processes
+
+    kept, unkept = pack_sets(tmp_path)
+    answer_across_processes(kept)
     assert isinstance(kept_lines.in_use, KeptLines)
-    answer_across_processes([Pack(store), Pack(None)])
+    answer_across_processes(unkept)
     assert kept_lines.in_use is None
     answer_across_processes([object()])  # (builtins only: nothing of the packs' to use)
     assert kept_lines.in_use is None
