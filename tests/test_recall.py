@@ -144,33 +144,128 @@ def test_a_long_lived_process_keys_a_call_from_its_second_time(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch, long_lived: None
 ) -> None:
     """A new line's key costs ≈ 9 % of its decision and no answer in memory can match
-    it: its first time, a call is evaluated without a key; its second is keyed and its
-    answer kept; from its third, recalled. The answers are the same each time."""
+    it: its first time, a call is evaluated without a key; its second is keyed (by the
+    whole call's key and by the program's own) and its answer kept; from its third,
+    recalled by the call's key, without the program's own. The answers are the same
+    each time."""
     from policy.packs.runtime import CompiledPack
 
     engine = pack_engine(NO_FORCE_PUSH)
     evaluations = Evaluations(monkeypatch)
     keys: list[object] = []
+    call_keys: list[object] = []
     make_key = CompiledPack._recall_key
+    make_call_key = CompiledPack._call_key
     monkeypatch.setattr(
         CompiledPack, "_recall_key", lambda *a: keys.append(a[2]) or make_key(*a)  # type: ignore[func-returns-value]
     )
+    monkeypatch.setattr(
+        CompiledPack, "_call_key", lambda *a: call_keys.append(a[4]) or make_call_key(*a)  # type: ignore[func-returns-value]
+    )
     answers = [engine.before_tool(bash("git push --force")).action for _ in range(3)]
     assert answers == [Action.DENY_TOOL] * 3
-    assert (len(keys), evaluations.count) == (2, 2)  # keyed from the second, recalled at the third
+    # keyed from the second, recalled at the third by the call's key alone
+    assert (len(call_keys), len(keys), evaluations.count) == (2, 1, 2)
     # another command, another directory or another point is a call not seen yet
     assert engine.before_tool(bash("git push")).action is Action.CONTINUE
     elsewhere = ToolCall(tool="bash", args={"command": "git push --force"}, cwd="/srv")
     assert engine.before_tool(elsewhere).action is Action.DENY_TOOL
-    assert (len(keys), evaluations.count) == (2, 4)
+    assert (len(call_keys), len(keys), evaluations.count) == (2, 1, 4)
     # `policy bench` forgets every call before each decision: each is new again
     recall.forget()
     assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
-    assert (len(keys), evaluations.count) == (2, 5)
+    assert (len(call_keys), len(keys), evaluations.count) == (2, 1, 5)
     # one call object decided again (a library's caller keeping it) is a call seen before
     kept = bash("git push --force origin main")
     assert [engine.before_tool(kept).action for _ in range(3)] == [Action.DENY_TOOL] * 3
-    assert (len(keys), evaluations.count) == (4, 7)
+    assert (len(call_keys), len(keys), evaluations.count) == (4, 2, 7)
+
+
+def test_a_call_recalled_by_its_whole_key_is_told_apart_by_every_input_read(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole call's key is made of what every pack deciding it reads: a pack that
+    reads only the command is recalled for a call that another pack tells apart by
+    its sender or session, and each is answered as evaluated."""
+    engine = pack_engine(
+        NO_FORCE_PUSH,
+        """
+        name: people
+        rules:
+          - id: no-mallory
+            tools: [bash]
+            when: sender == "mallory" || session == "quarantine"
+            action: deny
+        """,
+    )
+    evaluations = Evaluations(monkeypatch)
+
+    def asked(sender: str, session: str = "s1") -> Action:
+        call = ToolCall(
+            tool="bash", args={"command": "ls"}, cwd="/work", sender=sender, session=session
+        )
+        return engine.before_tool(call).action
+
+    assert [asked("alice") for _ in range(3)] == [Action.CONTINUE] * 3
+    recalled = evaluations.count
+    assert asked("mallory") is Action.DENY_TOOL
+    assert asked("alice", "quarantine") is Action.DENY_TOOL
+    assert asked("alice") is Action.CONTINUE
+    assert evaluations.count > recalled  # (the new inputs were evaluated, not recalled)
+    assert [asked("mallory"), asked("alice", "quarantine"), asked("alice")] == [
+        Action.DENY_TOOL,
+        Action.DENY_TOOL,
+        Action.CONTINUE,
+    ]
+
+
+def test_the_names_read_together_only_grow_and_each_set_has_its_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A program counted among the readers of a point and tool gets the number of a set
+    of names that holds its own, and every later set for them holds it too: a key made
+    of a later set holds every input of the earlier program. Past the bound, a new
+    point and tool gets no number (its programs are recalled by their own keys)."""
+    together = recall.ReadTogether()
+    first = together.add("before_tool", "bash", ["args", "tool"])
+    assert together.add("before_tool", "bash", ["args"]) == first  # (held already)
+    second = together.add("before_tool", "bash", ["sender"])
+    assert second > first
+    assert together.get("before_tool", "bash") == (second, ("args", "sender", "tool"))
+    other = together.add("before_tool", "write_file", ["args"])
+    assert other not in (first, second)
+    monkeypatch.setattr(recall, "_READ_TOGETHER_LIMIT", 2)
+    assert together.add("before_tool", "web_fetch", ["args"]) == 0
+    assert together.get("before_tool", "web_fetch") is None
+    # (a known point and tool still grows past the bound)
+    assert together.add("before_tool", "bash", ["session"]) > second
+
+
+def test_a_pack_built_later_is_recalled_only_by_keys_holding_its_inputs(
+    pack_engine: Any,
+) -> None:
+    """A second engine's pack reads an input the first engine's packs did not: the set
+    of names grows while a call is decided (the first pack's key made, the second's
+    program built after it), and the second pack's answers are never taken from a key
+    made without that input."""
+    first = pack_engine(NO_FORCE_PUSH)
+    for _ in range(3):
+        assert first.before_tool(bash("ls", who="alice")).action is Action.CONTINUE
+    second = pack_engine(
+        NO_FORCE_PUSH,
+        """
+        name: who
+        rules:
+          - id: no-bob
+            tools: [bash]
+            when: args.who == "bob"
+            action: deny
+        """,
+    )
+    for who, expected in [("alice", Action.CONTINUE), ("bob", Action.DENY_TOOL)] * 3:
+        assert second.before_tool(bash("ls", who=who)).action is expected, who
+    for _ in range(2):
+        assert first.before_tool(bash("ls", who="bob")).action is Action.CONTINUE
 
 
 def test_a_call_is_new_once_for_all_the_packs_deciding_it(long_lived: None) -> None:

@@ -38,7 +38,16 @@ from policy.model import CelList, CelMap, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
 
-__all__ = ["READS_BEYOND_ARGUMENTS", "AnswerStore", "Recall", "first_time", "forget", "recallable"]
+__all__ = [
+    "READS_BEYOND_ARGUMENTS",
+    "AnswerStore",
+    "ReadTogether",
+    "Recall",
+    "first_time",
+    "forget",
+    "read_together",
+    "recallable",
+]
 
 #: Identifiers whose presence in a program's source (outside its strings) means the
 #: program may read more than its inputs: a function that reads the file system or
@@ -257,11 +266,61 @@ def part(name: str, value: Any) -> str | bytes | None:
     return _digest(name, value)
 
 
+class ReadTogether:
+    """What the recalled programs deciding one kind of call (a point and a tool) read,
+    all together: the names a call's key is made of (`Recall.get_by_call`).
+
+    The packs deciding a call each key their program by what it reads (`Recall.key`),
+    which takes each pack a few µs of its ≈ 6 on a repeated call; a key of everything
+    any of them reads is made once a call, and each program also remembers its mask
+    by that key. The names only grow (a pack's program is built when its first call
+    comes); each set of them has a number of its own, in every key made of it, so two
+    keys made of different names are never equal."""
+
+    __slots__ = ("_lock", "_names", "_next")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: (point, tool) -> (the number of these names, the names in a fixed order)
+        self._names: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
+        self._next = 0
+
+    def add(self, point: str, tool: str, names: Iterable[str]) -> int:
+        """Count `names` among what the programs at `point` for `tool` read: the number
+        of a set of names that holds them all, so that a key made of it, or of a later
+        set for the same point and tool, holds every input of the program reading
+        `names`; 0 when no more points and tools are taken (past `_READ_TOGETHER_LIMIT`:
+        then the programs are keyed by their own inputs only)."""
+        wanted = set(names)
+        with self._lock:
+            found = self._names.get((point, tool))
+            if found is not None and wanted <= set(found[1]):
+                return found[0]
+            if found is None and len(self._names) >= _READ_TOGETHER_LIMIT:
+                return 0  # (never cleared: a later set must hold every earlier one)
+            self._next += 1
+            together = tuple(sorted(wanted.union(found[1] if found is not None else ())))
+            self._names[(point, tool)] = (self._next, together)
+            return self._next
+
+    def get(self, point: str, tool: str) -> tuple[int, tuple[str, ...]] | None:
+        return self._names.get((point, tool))
+
+
+#: The (point, tool) pairs `ReadTogether` knows at most (a set naming thousands of
+#: tools adds a pair at each one's first call).
+_READ_TOGETHER_LIMIT = 4096
+
+#: The names of the process, for every pack of it: packs of one call read one key.
+read_together = ReadTogether()
+
+
 class Recall:
     """One program's remembered masks, by a key of its inputs (`key`); with a `store`,
-    also those other processes remembered (`AnswerStore`: a one-event hook's)."""
+    also those other processes remembered (`AnswerStore`: a one-event hook's); in
+    memory, also by the key of the whole call (`get_by_call`)."""
 
-    __slots__ = ("_generation", "_masks", "_program", "_store", "names")
+    __slots__ = ("_by_call", "_generation", "_masks", "_program", "_store", "names")
 
     @classmethod
     def of(
@@ -296,6 +355,7 @@ class Recall:
         #: The variables the key is made of, in a fixed order: all the program reads.
         self.names = tuple(sorted(read - {"vars"}))
         self._masks: dict[Key, int] = {}
+        self._by_call: dict[Key, int] = {}
         self._generation = _generation
         self._store = store
         # (the program, by all it is made of — the point, its conditions in order, each
@@ -332,8 +392,7 @@ class Recall:
 
     def get(self, key: Key) -> int | None:
         if self._generation != _generation:
-            self._generation = _generation
-            self._masks.clear()
+            self._forget()
             return None
         mask = self._masks.get(key)
         if mask is None and self._store is not None:
@@ -352,6 +411,28 @@ class Recall:
         if len(masks) >= LIMIT:
             masks.clear()  # (one call, safe while another thread reads)
         masks[key] = mask
+
+    def _forget(self) -> None:
+        self._generation = _generation
+        self._masks.clear()
+        self._by_call.clear()
+
+    def get_by_call(self, key: Key) -> int | None:
+        """The mask remembered for a call whose key (made of `ReadTogether`'s names, a
+        superset of this program's) is `key`; in memory only, never a store's: a
+        one-event hook decides one call."""
+        if self._generation != _generation:
+            self._forget()
+            return None
+        return self._by_call.get(key)
+
+    def keep_by_call(self, key: Key, mask: int) -> None:
+        if self._generation != _generation:
+            self._forget()
+        by_call = self._by_call
+        if len(by_call) >= LIMIT:
+            by_call.clear()
+        by_call[key] = mask
 
 
 def _key_bytes(program: bytes, key: Key) -> bytes:

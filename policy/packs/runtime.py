@@ -41,7 +41,14 @@ from policy._named_tuple import NamedTuple
 from policy.aliases import AliasTable
 from policy.analysis.environ import home_variable
 from policy.errors import AnalysisIncomplete
-from policy.facts import CallFacts, FactsContext, current_caller, facts_of, home_dir
+from policy.facts import (
+    CallFacts,
+    FactsContext,
+    current_caller,
+    decision_number,
+    facts_of,
+    home_dir,
+)
 from policy.model import (
     POINTS,
     Action,
@@ -53,7 +60,7 @@ from policy.model import (
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
-from policy.packs.recall import Key, Recall, first_time
+from policy.packs.recall import Key, Recall, first_time, read_together
 from policy.packs.recall import part as recall_part
 
 if TYPE_CHECKING:
@@ -230,6 +237,7 @@ class _Candidates:
         "outcomes",
         "recall",
         "rules",
+        "together",
     )
 
     def __init__(
@@ -237,10 +245,14 @@ class _Candidates:
         rules: tuple[CompiledRule, ...],
         make: Callable[[], CelProgram] | None,
         recall: Recall | None = None,
+        together: int = 0,
     ) -> None:
         self.rules = rules
         #: The program's masks by its inputs, when it answers from them alone.
         self.recall = recall
+        #: The number of the names a call's key is made of (`ReadTogether.add`) that
+        #: hold all this program reads; 0: it is recalled by its own key only.
+        self.together = together
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
         self._make = make
         self._program: CelProgram | None = None
@@ -458,7 +470,14 @@ class CompiledPack:
                 recall = Recall.of(
                     point, sources, variables, self.answer_store, self.program_store
                 )
-            found = _Candidates(rules, make, recall)
+            together = 0
+            if (
+                recall is not None
+                and not recall.kept_across_processes
+                and not _PACK_OWN.intersection(recall.names)
+            ):
+                together = read_together.add(point, tool, recall.names)
+            found = _Candidates(rules, make, recall, together)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
         return found
@@ -569,7 +588,7 @@ class CompiledPack:
         if candidates.fixed:
             mask = 0
             if candidates.has_program:
-                got, data = self._mask_of(point, candidates, subject, payload)
+                got, data = self._mask_of(point, tool, candidates, subject, payload)
                 if got is None:  # some condition failed: `run` says which
                     each = candidates.program.run(data, subject)  # type: ignore[union-attr]
                     _refuse_if_gave_up()
@@ -589,7 +608,7 @@ class CompiledPack:
             admitted is None
             or any(ok for ok, r in zip(admitted, rules, strict=True) if r.condition is not None)
         ):
-            held, data = self._mask_of(point, candidates, subject, payload)
+            held, data = self._mask_of(point, tool, candidates, subject, payload)
             if held is None:  # some condition failed: `run` says which
                 results = candidates.program.run(data, subject)  # type: ignore[union-attr]
                 _refuse_if_gave_up()
@@ -598,7 +617,7 @@ class CompiledPack:
         return self._match(point, candidates, results, admitted, subject, payload, call)
 
     def _mask_of(
-        self, point: str, candidates: _Candidates, subject: Any, payload: Any
+        self, point: str, tool: str, candidates: _Candidates, subject: Any, payload: Any
     ) -> tuple[int | None, Mapping[str, Any]]:
         """Bit i set when the candidates' condition i holds for this call (None when some
         condition failed: the caller asks `run` which), and the variables it ran on.
@@ -610,11 +629,14 @@ class CompiledPack:
         A process that keeps its answers only in memory makes a key only for a call it
         has decided before (`policy.packs.recall.first_time`): a key costs a new line
         ≈ 9 % of its decision, and an answer in memory is found for a repeated call,
-        almost never for a new one. A one-event hook keys every call: its answers are
+        almost never for a new one. Such a call is looked up first by the key of the
+        whole call (`_call_key`), made once for all its packs, then by the program's
+        own. A one-event hook keys every call by the program's own key: its answers are
         kept on disk for the next process (`Recall.kept_across_processes`)."""
         recall = candidates.recall
         key = None
         data = None
+        whole = None
         if (
             recall is not None
             and not recall.kept_across_processes
@@ -622,10 +644,18 @@ class CompiledPack:
         ):
             recall = None
         if recall is not None:
+            if candidates.together:
+                whole = self._call_key(point, tool, candidates.together, subject, payload)
+                if whole is not None:
+                    remembered = recall.get_by_call(whole)
+                    if remembered is not None:
+                        return remembered, _NOT_RUN
             key = self._recall_key(recall.names, subject, payload)
             if key is not None:
                 remembered = recall.get(key)
                 if remembered is not None:
+                    if whole is not None:
+                        recall.keep_by_call(whole, remembered)
                     return remembered, _NOT_RUN
             data = self._key_values(recall.names)
         program = candidates.program
@@ -640,18 +670,44 @@ class CompiledPack:
         _refuse_if_gave_up()
         if mask is not None and recall is not None and key is not None:
             recall.keep(key, mask)
+            if whole is not None:
+                recall.keep_by_call(whole, mask)
         return mask, data
 
-    def _recall_key(self, names: Sequence[str], subject: Any, payload: Any) -> Key | None:
-        """The recall key of a program reading `names` for this call (`Recall.key`).
-        The packs deciding one call read the same inputs, so each is worked out and
-        made a part by the first pack that reads it, and the others take that part:
-        the call's own fields and the protected paths while the call, its payload, the
-        facts' context, the caller and `$HOME` are the same objects; its facts while
-        `facts_of` hands out the same facts, which it works out again at each decision
-        (`policy.facts.forget_last_call`). A pack's own input (its `mode`) is never
-        shared. What a program that is not recalled runs on is the values the key was
-        made of (`_key_values`)."""
+    def _call_key(
+        self, point: str, tool: str, together: int, subject: Any, payload: Any
+    ) -> Key | None:
+        """The key of this call made of every input the recalled programs at `point`
+        for `tool` read (`ReadTogether`, at least the set numbered `together`), made
+        once a decision and shared by the packs deciding it; None when one of them
+        cannot be compared, or the facts cannot be worked out (each pack reading them
+        then refuses the call as before, through its own key)."""
+        inputs = self._inputs_of(subject, payload)
+        decision = decision_number()
+        made = inputs.call_key
+        if (
+            made is not None
+            and made[2] >= together
+            and made[3] == decision
+            and made[0] == point
+            and made[1] == tool
+        ):
+            return made[4]
+        names = read_together.get(point, tool)
+        if names is None or names[0] < together:  # (a set only grows: not seen)
+            return None
+        number, read = names
+        try:
+            parts = self._parts(read, subject, payload, inputs)
+        except AnalysisIncomplete:
+            parts = None
+        key = None if parts is None else (str(number), *parts)
+        inputs.call_key = (point, tool, number, decision, key)
+        return key
+
+    def _inputs_of(self, subject: Any, payload: Any) -> _CallInputs:
+        """This thread's `_CallInputs`, started again when they were of another call, a
+        pack with other facts' context, another caller or another `$HOME`."""
         inputs = _inputs
         caller = current_caller()
         variable = home_variable()
@@ -667,7 +723,29 @@ class CompiledPack:
             inputs.made = {}
             inputs.facts = None
             inputs.home = home_dir()
+            inputs.call_key = None
+        return inputs
+
+    def _recall_key(self, names: Sequence[str], subject: Any, payload: Any) -> Key | None:
+        """The recall key of a program reading `names` for this call (`Recall.key`).
+        The packs deciding one call read the same inputs, so each is worked out and
+        made a part by the first pack that reads it, and the others take that part:
+        the call's own fields and the protected paths while the call, its payload, the
+        facts' context, the caller and `$HOME` are the same objects; its facts while
+        `facts_of` hands out the same facts, which it works out again at each decision
+        (`policy.facts.forget_last_call`). A pack's own input (its `mode`) is never
+        shared. What a program that is not recalled runs on is the values the key was
+        made of (`_key_values`)."""
+        parts = self._parts(names, subject, payload, self._inputs_of(subject, payload))
+        return None if parts is None else tuple(parts)
+
+    def _parts(
+        self, names: Sequence[str], subject: Any, payload: Any, inputs: _CallInputs
+    ) -> list[str | bytes] | None:
+        """The parts of a key made of `names` (after `$HOME` as the path functions see
+        it), None when one cannot be compared exactly (`recall.part`)."""
         made = inputs.made
+        variable = inputs.of[4]
         key: list[str | bytes] = [inputs.home, variable or ""]
         facts_seen = False
         whole = True
@@ -690,7 +768,7 @@ class CompiledPack:
                 whole = False
             else:
                 key.append(part)
-        return tuple(key) if whole else None
+        return key if whole else None
 
     def _key_values(self, names: Sequence[str]) -> dict[str, Any]:
         """The values the last `_recall_key` on this thread made its key of (a pack's
@@ -1240,6 +1318,9 @@ class _CallInputs(threading.local):
         self.home = ""
         self.facts: CallFacts | None = None
         self.made: dict[str, tuple[Any, str | bytes | None]] = {}
+        #: (point, tool, the number of its names, the decision, the key) of the call's
+        #: key (`CompiledPack._call_key`).
+        self.call_key: tuple[str, str, int, int, Key | None] | None = None
 
 
 _inputs = _CallInputs()
