@@ -285,6 +285,87 @@ def test_conditions_that_fail_are_never_memoised(pack_engine: Any) -> None:
         assert (big.action, big.rule_ids) == (Action.DENY_TOOL, ("memo/big",))
 
 
+def test_an_outcome_remembered_by_its_mask_is_never_one_a_call_shapes(pack_engine: Any) -> None:
+    """Beside a rule whose outcome is worked out for each call (a `message_expr`, a
+    `modify`, a filter by sender), the outcome of the static rules alone is decided
+    once by which conditions held; a call matching the per-call rule is answered in
+    its own words, and a filtered rule only for the callers it names."""
+    engine = pack_engine(
+        """
+        name: shaped
+        rules:
+          - id: no-rm
+            tools: [bash]
+            when: args.command.startsWith("rm ")
+            action: deny
+            message: static
+            message_expr: '"refused: " + args.command'
+          - id: no-curl
+            tools: [bash]
+            when: args.command.startsWith("curl ")
+            action: deny
+            message: no downloads
+          - id: tag
+            tools: [bash]
+            when: args.command.startsWith("echo ")
+            action: modify
+            set: {args.command: '"echo tagged " + args.command.substring(5)'}
+        """,
+        """
+        name: people
+        rules:
+          - id: ask-bob
+            tools: [bash]
+            senders: [bob]
+            when: args.command.startsWith("git ")
+            action: ask
+            message: bob's git
+          - id: no-force
+            tools: [bash]
+            when: args.command.contains("--force")
+            action: deny
+            message: no force
+        """,
+        """
+        name: writes
+        rules:
+          - id: ask-every-write
+            tools: [write_file]
+            action: ask
+            message: a write
+            message_expr: '"asks to write " + args.path'
+          - id: no-etc
+            tools: [write_file]
+            when: args.path.startsWith("/etc/")
+            action: deny
+            message: not /etc
+        """,
+    )
+
+    def asked(command: str, sender: str = "alice") -> Any:
+        return engine.before_tool(
+            ToolCall(tool="bash", args={"command": command}, sender=sender)
+        )
+
+    for _ in range(3):  # (each decided once, then from memory)
+        for target in ("a", "b"):
+            assert asked(f"rm {target}").reason == f"refused: rm {target}"
+            assert asked(f"curl {target}").reason == "no downloads"
+            tagged = asked(f"echo {target}")
+            assert tagged.action is Action.MODIFY
+            assert tagged.call is not None and tagged.call.args["command"] == f"echo tagged {target}"
+        assert not asked("git push").needs_approval
+        assert asked("git push", "bob").needs_approval
+        assert asked("git push --force", "bob").action is Action.DENY_TOOL
+        assert asked("git push --force").rule_ids == ("people/no-force",)
+        assert asked("git pull", "bob").rule_ids == ("people/ask-bob",)
+        assert asked("git pull").rule_ids == ()
+        for path in ("/w/a", "/w/b"):
+            write = engine.before_tool(ToolCall(tool="write_file", args={"path": path}))
+            assert (write.needs_approval, write.reason) == (True, f"asks to write {path}")
+        assert asked("ls").rule_ids == ()
+
+
 def test_more_conditions_than_one_mask_holds(pack_engine: Any) -> None:
     """cel-expr-python sums up to 62 conditions into one int; beyond that the
     pack reads the results one by one, with the same outcome."""

@@ -230,8 +230,10 @@ class _Candidates:
         "_lock",
         "_make",
         "_program",
+        "by_mask",
         "by_results",
         "cond_rules",
+        "dynamic",
         "filtered",
         "fixed",
         "outcomes",
@@ -259,6 +261,12 @@ class _Candidates:
         self._lock = threading.Lock()
         self.filtered = any(r.filtered for r in rules)
         self.fixed = not self.filtered and all(r.static for r in rules)
+        #: The bits of the conditions whose rule's outcome is evaluated for each call
+        #: (a `message_expr`, `modify`, `respond`): a mask without them, of candidates
+        #: that filter no caller and hold no such rule without a condition, comes to
+        #: one outcome whatever the call (`by_mask`), remembered in `by_results`.
+        self.dynamic = sum(1 << i for i, r in enumerate(self.cond_rules) if not r.static)
+        self.by_mask = not self.filtered and all(r.static for r in rules if r.condition is None)
         self.outcomes: dict[tuple[int, ...], Decision | None] = {}
         self.by_results: dict[int, Decision | None] = {}
 
@@ -613,6 +621,16 @@ class CompiledPack:
                 results = candidates.program.run(data, subject)  # type: ignore[union-attr]
                 _refuse_if_gave_up()
             else:
+                if candidates.by_mask and not held & candidates.dynamic:
+                    # (the outcome of static rules alone: the same for every call)
+                    found: Decision | None = candidates.by_results.get(held, _UNDECIDED)
+                    if found is not _UNDECIDED:
+                        return found
+                    results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
+                    decision = self._match(point, candidates, results, None, subject, payload, call)
+                    if len(candidates.by_results) < _OUTCOME_LIMIT:
+                        candidates.by_results[held] = decision
+                    return decision
                 results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
         return self._match(point, candidates, results, admitted, subject, payload, call)
 
@@ -1325,6 +1343,9 @@ class _CallInputs(threading.local):
 
 _inputs = _CallInputs()
 
+
+#: `by_results` holds no outcome for a mask (None is one: no rule matched).
+_UNDECIDED: Any = object()
 
 #: What `_mask_of` hands back with a recalled mask: nothing ran, nothing to read.
 _NOT_RUN: Mapping[str, Any] = MappingProxyType({})
