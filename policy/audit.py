@@ -48,7 +48,7 @@ from policy.audit_rotate import ROTATED_EVENT, Rotation, first_record, started_a
 from policy.digest import args_digest_and_size, json_line
 from policy.errors import AuditError
 from policy.facts import Caller, current_caller
-from policy.model import Action, Decision, FrozenDict, HookPoint, ToolCall
+from policy.model import Action, ContentKey, Decision, FrozenDict, HookPoint, ToolCall
 
 if TYPE_CHECKING:
     from policy.audit_capture import CaptureLog
@@ -956,15 +956,24 @@ class DecisionLog:
 
 def digested_args(args: Mapping[str, Any]) -> tuple[str, int]:
     """(`args_digest`, bytes of the canonical JSON) of a call's arguments, kept for the
-    last ones seen when they cannot change (frozen whole, `FrozenDict`): the audit
-    hook's record of a call and the call's decision each record its digest."""
+    last ones seen when they cannot change (frozen whole, `FrozenDict`) — the audit
+    hook's record of a call and the call's decision each record its digest — and by
+    their contents when they are small and flat (`FrozenDict.content_key`): an agent
+    repeats its calls, each a new mapping."""
     global _last_args
     last = _last_args
     if last[0] is args:
         return last[1], last[2]
-    found = args_digest_and_size(args)
-    if type(args) is FrozenDict:
-        _last_args = (args, *found)  # (replaced whole: any thread reads a whole one)
+    if type(args) is not FrozenDict:
+        return args_digest_and_size(args)
+    key = args.content_key()
+    kept = _digested.get(key) if key is not None else None
+    found = kept if kept is not None else args_digest_and_size(args)
+    if key is not None and kept is None:
+        if len(_digested) >= _MASKED_KEPT:
+            _digested.clear()  # (one call: safe while another thread reads)
+        _digested[key] = found
+    _last_args = (args, *found)  # (replaced whole: any thread reads a whole one)
     return found
 
 
@@ -973,18 +982,12 @@ _last_args: tuple[object, str, int] = (None, "", 0)
 
 
 def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
-    """`mask_args(args)`, kept by the arguments themselves when every value is a plain
-    scalar (`FrozenDict.flat`): an agent repeats its calls, and masking scans every
-    string for secrets. The key is each name, the value's type and the value (a
-    float's `repr`: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) — never a
-    digest, which two different calls can share (`canonical_json` writes what JSON
-    cannot hold, a lone surrogate, as text). The kept dicts are only ever rendered."""
-    if type(args) is not FrozenDict or not args.flat or not _small(args):
+    """`mask_args(args)`, kept by the arguments' contents when they are small and flat
+    (`FrozenDict.content_key`): an agent repeats its calls, and masking scans every
+    string for secrets. The kept dicts are only ever rendered."""
+    key = args.content_key() if type(args) is FrozenDict else None
+    if key is None:
         return mask_args(args)  # (a file's whole content is not kept as a key)
-    key = tuple(
-        (name, type(value), repr(value) if type(value) is float else value)
-        for name, value in dict.items(args)
-    )
     masked = _masked.get(key)
     if masked is None:
         masked = mask_args(args)
@@ -994,35 +997,16 @@ def _masked_args(args: Mapping[str, Any]) -> dict[str, Any]:
     return masked
 
 
-def _small(args: Mapping[str, Any]) -> bool:
-    """Whether `args` (flat) may be a key of `_masked`, which holds it whole: at most
-    `_MASKED_ITEMS` names, `_MASKED_LONGEST` characters of names and strings, and
-    no integer wider than 64 bits (a Write's content may be 64 MiB; a body may hold
-    60,000 names, or an integer of a million digits)."""
-    if len(args) > _MASKED_ITEMS:
-        return False
-    size = 0
-    for name, value in args.items():
-        if type(name) is not str:
-            return False  # (a name that is not a string, as odd callers send: masked afresh)
-        size += len(name)
-        if type(value) is str:
-            size += len(value)
-        elif type(value) is int and value.bit_length() > 64:
-            return False
-    return size <= _MASKED_LONGEST
-
-
-_masked: dict[tuple[tuple[Any, type, Any], ...], dict[str, Any]] = {}
+_masked: dict[ContentKey, dict[str, Any]] = {}
+_digested: dict[ContentKey, tuple[str, int]] = {}
 _MASKED_KEPT = 1024
-_MASKED_ITEMS = 64
-_MASKED_LONGEST = 4096
 
 
 def forget_masked() -> None:
     """Forget the masked arguments kept, so the next call costs what a call never seen
-    costs (what `policy bench` and tests/bench measure)."""
+    costs (what `policy bench` and tests/bench measure); and their digests."""
     _masked.clear()
+    _digested.clear()
 
 
 def _ending(failure: str | None) -> str:

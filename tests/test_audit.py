@@ -591,6 +591,34 @@ def test_arguments_are_digested_once_a_call_and_never_from_a_stale_copy() -> Non
     assert digested_args(plain)[0] == args_digest({"command": "rm -rf /"})
 
 
+def test_equal_small_arguments_are_digested_once_and_never_for_each_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent repeats its calls, each a new mapping: small flat arguments are digested
+    once by their contents (`FrozenDict.content_key`), and arguments that only look
+    alike (`1`, `1.0` and `true`; `0.0` and `-0.0`) keep digests of their own."""
+    from policy import audit
+    from policy.model import FrozenDict
+
+    audit.forget_masked()
+    made: list[object] = []
+    digest_and_size = audit.args_digest_and_size
+    monkeypatch.setattr(
+        audit, "args_digest_and_size", lambda args: made.append(args) or digest_and_size(args)
+    )
+    calls = [FrozenDict({"command": "git status"}) for _ in range(3)]
+    assert len({audit.digested_args(c) for c in calls}) == 1
+    assert len(made) == 1
+    alike = [{"n": 1}, {"n": 1.0}, {"n": True}, {"n": 0.0}, {"n": -0.0}, {"n": None}]
+    digests = [audit.digested_args(FrozenDict(a))[0] for a in alike]
+    assert digests == [args_digest(a) for a in alike]
+    assert len(set(digests)) == len(alike)
+    big = FrozenDict({"content": "x" * 5000})  # (too large to be kept by its contents)
+    audit.digested_args(big)
+    audit.digested_args(FrozenDict({"content": "x" * 5000}))
+    assert len(made) == 1 + len(alike) + 2  # (each large one digested afresh)
+
+
 def test_equal_arguments_are_masked_once_and_alike() -> None:
     """The masked arguments of a call are kept by the arguments themselves when every
     value is a scalar: equal arguments log alike, a secret is masked the second time

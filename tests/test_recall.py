@@ -644,6 +644,35 @@ def test_equal_inputs_have_one_key_and_unequal_ones_two() -> None:
         assert kept.key(*other) != key, other
 
 
+def test_equal_small_arguments_are_one_key_whichever_mapping_holds_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call's arguments are a new mapping at each call: small flat ones are digested
+    once by their contents (`FrozenDict.content_key`), and ones that only look alike
+    (`1`, `1.0`, `true`; `0.0` and `-0.0`; a `~name` path) never share a part."""
+    from policy.model import FrozenDict
+
+    serialised: list[object] = []
+    dumps = recall.dumps
+    monkeypatch.setattr(recall, "dumps", lambda value: serialised.append(value) or dumps(value))
+    kept = Recall("before_tool", ["args.x == tool"])
+
+    def key(args: dict[str, Any]) -> Any:
+        return kept.key({"args": FrozenDict(args), "tool": "bash"}, "/home/a")
+
+    assert len({key({"x": "ls"}) for _ in range(3)}) == 1
+    assert len(serialised) == 1
+    alike = [{"x": 1}, {"x": 1.0}, {"x": True}, {"x": 0.0}, {"x": -0.0}, {"x": None}]
+    keys = [key(a) for a in alike]
+    assert len(set(keys)) == len(alike)
+    assert keys == [key(a) for a in alike]  # (the same again, from memory)
+    assert key({"x": "~bob/notes"}) is None and key({"x": "~bob/notes"}) is None
+    recall.forget()  # (`policy bench` forgets them too)
+    serialised.clear()
+    key({"x": "ls"})
+    assert len(serialised) == 1
+
+
 def test_a_failed_evaluation_is_not_remembered(
     pack_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "CallContext",
     "CelList",
     "CelMap",
+    "ContentKey",
     "Decision",
     "Event",
     "FrozenDict",
@@ -119,6 +120,38 @@ class FrozenDict(dict[str, Any]):
     def __repr__(self) -> str:
         return f"FrozenDict({dict.__repr__(self)})"
 
+    def content_key(self) -> ContentKey | None:
+        """A key that tells these contents apart from every mapping CEL or the decision
+        log could tell apart: each name, its value's type and the value (a float's
+        `repr`: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) — never a
+        digest, which two different calls can share. Made for a flat mapping small
+        enough for a memo to hold whole (`_KEY_ITEMS` names, `_KEY_CHARS` characters of
+        names and strings, no integer wider than 64 bits: a Write's content may be
+        64 MiB, a body may hold 60,000 names); None for any other. An agent repeats its
+        calls, each a new mapping: what is worked out of their arguments (their digest,
+        their masked form) is kept by this."""
+        if not self.flat or dict.__len__(self) > _KEY_ITEMS:
+            return None
+        size = 0
+        for name, value in dict.items(self):
+            if type(name) is not str:
+                return None  # (a name that is not a string, as odd callers send)
+            size += len(name)
+            if type(value) is str:
+                size += len(value)
+            elif type(value) is int and value.bit_length() > 64:
+                return None
+        if size > _KEY_CHARS:
+            return None
+        return tuple(
+            (name, type(value), repr(value) if type(value) is float else value)
+            for name, value in dict.items(self)
+        )
+
+
+ContentKey = tuple[tuple[str, type, Any], ...]
+_KEY_ITEMS = 64
+_KEY_CHARS = 4096
 
 EMPTY = FrozenDict()
 

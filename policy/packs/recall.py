@@ -34,7 +34,7 @@ from policy._json_bytes import dumps, loads
 from policy.analysis._lazy_re import lazy_bytes
 from policy.analysis.environ import home_variable
 from policy.facts import decision_number
-from policy.model import CelList, CelMap, FrozenDict
+from policy.model import CelList, CelMap, ContentKey, FrozenDict
 from policy.packs.cel.functions import IMPURE_NAMES
 from policy.packs.cel.interface import VARIABLES_AT, referenced_names
 
@@ -80,6 +80,7 @@ def forget() -> None:
     global _generation
     _generation += 1
     _seen.clear()
+    _by_content.clear()
 
 
 class _FirstTime(threading.local):
@@ -210,6 +211,14 @@ def _digest(name: str, value: Any) -> bytes | None:
                 known = cast("bytes | None", kept)
                 _digests.last[name] = (value, known)
                 return known
+    content = value.content_key() if type(value) is FrozenDict else None
+    if content is not None:
+        # (a call's small flat arguments, a new mapping at each call an agent repeats)
+        kept_digest = _by_content.get(content, _UNSET)
+        if kept_digest is not _UNSET:
+            found = cast("bytes | None", kept_digest)
+            _digests.last[name] = (value, found)
+            return found
     digest: bytes | None = None
     # (the facts are the analysis's own data, made of the command's words: strings,
     # ints, bools, None, lists and maps; tests/test_recall.py walks the corpus's)
@@ -227,10 +236,17 @@ def _digest(name: str, value: Any) -> bytes | None:
         _digests.last[name] = (value, digest)
         if type(value) in _FACTS:
             value.digest = digest
+    if content is not None:
+        if len(_by_content) >= LIMIT:
+            _by_content.clear()  # (one call, safe while another thread reads)
+        _by_content[content] = digest
     return digest
 
 
 _UNSET = object()
+
+#: Digests of small flat arguments by their contents (`FrozenDict.content_key`).
+_by_content: dict[ContentKey, bytes | None] = {}
 
 
 def _exact(value: Any) -> bool:
