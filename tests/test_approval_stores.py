@@ -192,6 +192,37 @@ def test_grants_cover_what_their_scope_says(store: ApprovalStore) -> None:
     )
 
 
+def test_a_call_s_digest_is_its_own_whichever_mapping_holds_its_arguments() -> None:
+    """An approval is bound to a call's digest; a call's small flat arguments are kept
+    by their contents (`FrozenDict.content_key`), so each call repeated is digested
+    alike — and never as another: not another tool, directory, principal, or values
+    that only look alike (`1`, `1.0`, `true`)."""
+    from policy.model import FrozenDict
+
+    def digest(args: dict[str, object], cwd: str = "", principal: str = "", tool: str = "bash") -> str:
+        return call_digest(tool, FrozenDict(args), cwd, principal)
+
+    plain = call_digest("bash", {"command": "make deploy"})
+    assert digest({"command": "make deploy"}) == digest({"command": "make deploy"}) == plain
+    asked = [
+        digest({"command": "make deploy"}, "/srv/a"),
+        digest({"command": "make deploy"}, "/srv/a", "uid:1001"),
+        digest({"command": "make deploy"}, tool="sh"),
+        digest({"n": 1}),
+        digest({"n": 1.0}),
+        digest({"n": True}),
+    ]
+    assert len({plain, *asked}) == 1 + len(asked)
+    assert asked == [
+        call_digest("bash", {"command": "make deploy"}, "/srv/a"),
+        call_digest("bash", {"command": "make deploy"}, "/srv/a", "uid:1001"),
+        call_digest("sh", {"command": "make deploy"}),
+        call_digest("bash", {"n": 1}),
+        call_digest("bash", {"n": 1.0}),
+        call_digest("bash", {"n": True}),
+    ]
+
+
 def test_denials_are_counted_per_call_and_session(store: ApprovalStore) -> None:
     for session in ("s1", "s1", "s2"):
         created = request(session=session)

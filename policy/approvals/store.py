@@ -34,6 +34,7 @@ from policy._lazy_dataclass import dataclass, field, replace
 from policy._logger import logger
 from policy.digest import canonical_json
 from policy.errors import PolicyError
+from policy.model import ContentKey, FrozenDict
 
 __all__ = [
     "AlreadyClaimed",
@@ -99,12 +100,28 @@ def call_digest(tool: str, args: Mapping[str, Any], cwd: str = "", principal: st
     another Makefile, so it is another call. `principal` (`policy serve`: the uid or
     token that asked, `policy.facts.Caller`) binds it to who asks too: the same command
     from another agent is another call, which no request or grant of this one admits."""
+    content = args.content_key() if type(args) is FrozenDict else None
+    if content is not None:
+        # (an agent repeats its calls, each a new mapping: kept by their contents)
+        known = _call_digests.get((tool, cwd, principal, content))
+        if known is not None:
+            return known
     payload: dict[str, Any] = {"tool": tool, "args": dict(args)}
     if cwd:
         payload["cwd"] = cwd
     if principal:
         payload["principal"] = principal
-    return hashlib.sha256(canonical_json(payload)).hexdigest()
+    digest = hashlib.sha256(canonical_json(payload)).hexdigest()
+    if content is not None:
+        if len(_call_digests) >= _CALL_DIGESTS_KEPT:
+            _call_digests.clear()  # (one call: safe while another thread reads)
+        _call_digests[(tool, cwd, principal, content)] = digest
+    return digest
+
+
+#: `call_digest`s of calls with small flat arguments (`FrozenDict.content_key`).
+_call_digests: dict[tuple[str, str, str, ContentKey], str] = {}
+_CALL_DIGESTS_KEPT = 1024
 
 
 
