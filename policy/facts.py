@@ -18,7 +18,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -193,9 +193,7 @@ def facts_of(call: Any, context: FactsContext) -> CallFacts:
 
 
 def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts:
-    from policy.analysis import access as _access
-    from policy.analysis.operands import locate
-
+    analysis = _ANALYSIS or _analysis()
     home = home_dir()
     cwd = call.cwd if isinstance(call.cwd, str) else ""
     project = caller.workspace if caller is not None and caller.workspace else ""
@@ -203,8 +201,8 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
     started = time.perf_counter_ns()
     try:
         if workspace:
-            workspace = locate(workspace, "/", home)
-        result = _access.of_call(call.tool, call.args, cwd, home, tool_raw=call.tool_raw)
+            workspace = _located(workspace, home, analysis[1])
+        result = analysis[0].of_call(call.tool, call.args, cwd, home, tool_raw=call.tool_raw)
     except Exception as exc:  # a failed analysis refuses the call, never passes it
         failed = f"the analysis failed: {type(exc).__name__}: {exc}"
         raise AnalysisIncomplete(f"the call cannot be analysed: {failed}") from exc
@@ -221,6 +219,38 @@ def _facts(call: Any, context: FactsContext, caller: Caller | None) -> CallFacts
         commands_cel=commands_cel,
         access_cel=access_cel,
     )
+
+
+def _analysis() -> tuple[Any, Callable[[str, str | None, str], str]]:
+    """The analysis's entry points, imported at the first call that is analysed (a
+    one-event hook answered from what it kept never imports them)."""
+    global _ANALYSIS
+    from policy.analysis import access
+    from policy.analysis.operands import locate
+
+    _ANALYSIS = (access, locate)
+    return _ANALYSIS
+
+
+_ANALYSIS: tuple[Any, Callable[[str, str | None, str], str]] | None = None
+
+
+def _located(workspace: str, home: str, locate: Callable[[str, str | None, str], str]) -> str:
+    """`workspace` located (`operands.locate`: lexical), kept for the next decision: the
+    engine's or a caller's workspace is one of a few. Not a `~name` one, which the
+    account database places."""
+    key = (workspace, home)
+    found = _workspaces.get(key)
+    if found is None:
+        found = locate(workspace, "/", home)
+        if not workspace.startswith("~"):
+            if len(_workspaces) >= 64:
+                _workspaces.clear()  # (one call: safe while another thread reads)
+            _workspaces[key] = found
+    return found
+
+
+_workspaces: dict[tuple[str, str], str] = {}
 
 
 def _in_cel(access: Access) -> tuple[CelList, CelMap]:
