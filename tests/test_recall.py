@@ -222,23 +222,183 @@ def test_a_call_recalled_by_its_whole_key_is_told_apart_by_every_input_read(
 def test_the_names_read_together_only_grow_and_each_set_has_its_number(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A program counted among the readers of a point and tool gets the number of a set
-    of names that holds its own, and every later set for them holds it too: a key made
-    of a later set holds every input of the earlier program. Past the bound, a new
-    point and tool gets no number (its programs are recalled by their own keys)."""
+    """A program counted among the readers of a point and tool gets a numbered set of
+    names that holds its own, and every later set of the same epoch for them holds it
+    too: a key made of a later set holds every input of the earlier program. Past the
+    bound, every set is forgotten and a new epoch begins (numbers are never given
+    again): a program counts itself again before its next lookup."""
     together = recall.ReadTogether()
     first = together.add("before_tool", "bash", ["args", "tool"])
     assert together.add("before_tool", "bash", ["args"]) == first  # (held already)
     second = together.add("before_tool", "bash", ["sender"])
-    assert second > first
-    assert together.get("before_tool", "bash") == (second, ("args", "sender", "tool"))
+    assert second[0] == first[0] and second[1] > first[1]
+    assert together.get("before_tool", "bash") == second
+    assert second[2] == ("args", "sender", "tool")
     other = together.add("before_tool", "write_file", ["args"])
-    assert other not in (first, second)
+    assert other[1] not in (first[1], second[1])
     monkeypatch.setattr(recall, "_READ_TOGETHER_LIMIT", 2)
-    assert together.add("before_tool", "web_fetch", ["args"]) == 0
-    assert together.get("before_tool", "web_fetch") is None
-    # (a known point and tool still grows past the bound)
-    assert together.add("before_tool", "bash", ["session"]) > second
+    flooded = together.add("before_tool", "web_fetch", ["args"])
+    assert together.epoch == flooded[0] == first[0] + 1
+    assert together.get("before_tool", "bash") is None  # (counted again when next asked)
+    again = together.add("before_tool", "bash", ["session"])
+    assert again[0] == together.epoch and again[1] > flooded[1] and again[2] == ("session",)
+
+
+def test_a_flood_of_tools_starts_a_new_epoch_and_calls_are_still_recalled(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of tool names (an agent naming MCP tools) fill the names' table; the
+    packs counted before count themselves again, and a repeated call is still answered
+    by the call's key, as evaluated."""
+    monkeypatch.setattr(recall, "read_together", recall.ReadTogether())
+    from policy.packs import runtime
+
+    monkeypatch.setattr(runtime, "read_together", recall.read_together)
+    monkeypatch.setattr(recall, "_READ_TOGETHER_LIMIT", 4)
+    engine = pack_engine(
+        NO_FORCE_PUSH,
+        """
+        name: everything
+        rules:
+          - id: no-secret
+            when: has(args.secret) && size(commands) >= 0
+            action: deny
+        """,
+    )
+    evaluations = Evaluations(monkeypatch)
+    for round_ in range(3):
+        for n in range(6):  # (more new tools than the table holds: a new epoch)
+            call = ToolCall(tool=f"mcp__r{round_}_t{n}", args={"secret": "x"} if n % 2 else {})
+            assert engine.before_tool(call).action is (
+                Action.DENY_TOOL if n % 2 else Action.CONTINUE
+            ), (round_, n)
+        assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    for n in range(6):  # (the bash call's packs were counted in an earlier epoch)
+        engine.before_tool(ToolCall(tool=f"mcp__last_t{n}"))
+    looked_up = evaluations.count
+    own_keys: list[object] = []
+    make_key = runtime.CompiledPack._recall_key
+    monkeypatch.setattr(
+        runtime.CompiledPack,
+        "_recall_key",
+        lambda *a: own_keys.append(a[2]) or make_key(*a),  # type: ignore[func-returns-value]
+    )
+    assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
+    own_keys.clear()
+    assert [engine.before_tool(bash("git push --force")).action for _ in range(2)] == [
+        Action.DENY_TOOL
+    ] * 2
+    assert evaluations.count == looked_up  # (recalled: no evaluation)
+    assert own_keys == []  # (by the call's key, in the new epoch)
+    assert recall.read_together.epoch > 0
+
+
+def test_the_call_s_key_never_fails_a_pack_over_an_input_it_does_not_read(
+    pack_engine: Any, tmp_path: Path
+) -> None:
+    """An input that cannot be worked out or compared (a duration that is no finite
+    number, arguments nested past what a digest walks) fails only the packs that read
+    it: a pack that does not is answered as it would be alone, the call's key or not."""
+    from policy.model import ToolResult
+
+    engine = pack_engine(
+        """
+        name: res
+        priority: 10
+        rules:
+          - id: redact
+            on: after_tool
+            tools: [bash]
+            when: result.for_llm.contains('SECRET')
+            action: modify
+            set: {result.for_llm: "'[x]'"}
+        """,
+        """
+        name: slow
+        priority: 20
+        rules:
+          - id: slow-ci
+            on: after_tool
+            tools: [bash]
+            senders: [ci]
+            when: duration > duration('600s')
+            action: log
+        """,
+    )
+    call = ToolCall(tool="bash", args={"command": "make"}, cwd="/tmp", sender="a")
+    for duration in (1.0, float("nan"), float("inf"), 1e300) * 2:
+        decision = engine.after_tool(call, ToolResult(for_llm="ok", duration=duration))
+        assert (decision.action, decision.failure) == (Action.CONTINUE, None), duration
+    reader = pack_engine(
+        """
+        name: reads
+        rules:
+          - id: has-x
+            tools: [write]
+            when: has(args.x)
+            action: log
+        """
+    )
+    sender = pack_engine(
+        """
+        name: who
+        rules:
+          - id: no-mallory
+            tools: [write]
+            when: sender == 'mallory'
+            action: deny
+        """
+    )
+    reader.before_tool(ToolCall(tool="write", args={"file_path": "/w/x"}, sender="a"))
+    nested: Any = "leaf"
+    for _ in range(400):
+        nested = [nested]
+    for _ in range(3):
+        deep = ToolCall(tool="write", args={"file_path": "/w/x", "x": nested}, sender="a")
+        decision = sender.before_tool(deep)
+        assert (decision.action, decision.failure) == (Action.CONTINUE, None)
+
+
+def test_a_pack_that_reads_no_facts_never_analyses_the_line_for_the_call_s_key(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The call's key holds the facts when a pack of the call reads them; a pack that
+    does not (the sender's) and decides first never runs the analysis to make it."""
+    import policy.facts
+
+    engine = pack_engine(
+        """
+        name: git
+        priority: 50
+        rules:
+          - id: no-force
+            tools: [bash]
+            when: commands.exists(c, c.name == 'git' && 'force' in c.flags)
+            action: deny
+        """,
+        """
+        name: who
+        priority: 1
+        rules:
+          - id: no-mallory
+            tools: [bash]
+            when: sender == 'mallory'
+            action: deny
+        """,
+    )
+    line = "git log --oneline | head"
+    assert engine.before_tool(bash(line)).action is Action.CONTINUE
+    analysed: list[object] = []
+    facts = policy.facts._facts
+    monkeypatch.setattr(
+        policy.facts, "_facts", lambda *a: analysed.append(a[0]) or facts(*a)
+    )
+    mallory = ToolCall(tool="bash", args={"command": line}, cwd="/work", sender="mallory")
+    assert [engine.before_tool(mallory).action for _ in range(4)] == [Action.DENY_TOOL] * 4
+    assert analysed == []
+    # (a call the sender's pack lets through is analysed by the next pack, keyed whole)
+    assert [engine.before_tool(bash(line)).action for _ in range(3)] == [Action.CONTINUE] * 3
+    assert len(analysed) == 3
 
 
 def test_a_pack_built_later_is_recalled_only_by_keys_holding_its_inputs(

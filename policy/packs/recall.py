@@ -43,6 +43,7 @@ __all__ = [
     "AnswerStore",
     "ReadTogether",
     "Recall",
+    "Together",
     "first_time",
     "forget",
     "read_together",
@@ -290,40 +291,52 @@ class ReadTogether:
     which takes each pack a few µs of its ≈ 6 on a repeated call; a key of everything
     any of them reads is made once a call, and each program also remembers its mask
     by that key. The names only grow (a pack's program is built when its first call
-    comes); each set of them has a number of its own, in every key made of it, so two
-    keys made of different names are never equal."""
+    comes); each set of them has a number of its own, never given again, in every key
+    made of it, so two keys made of different names are never equal. Past
+    `_READ_TOGETHER_LIMIT` points and tools, every set is forgotten at once and a new
+    epoch begins: a program counted in an earlier epoch is counted again before its
+    next lookup, and a key is only taken for a program counted in its own epoch."""
 
-    __slots__ = ("_lock", "_names", "_next")
+    __slots__ = ("_epoch", "_lock", "_names", "_next")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        #: (point, tool) -> (the number of these names, the names in a fixed order)
-        self._names: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
+        #: (point, tool) -> (the epoch, the number of these names, the names in order)
+        self._names: dict[tuple[str, str], Together] = {}
         self._next = 0
+        self._epoch = 0
 
-    def add(self, point: str, tool: str, names: Iterable[str]) -> int:
-        """Count `names` among what the programs at `point` for `tool` read: the number
-        of a set of names that holds them all, so that a key made of it, or of a later
-        set for the same point and tool, holds every input of the program reading
-        `names`; 0 when no more points and tools are taken (past `_READ_TOGETHER_LIMIT`:
-        then the programs are keyed by their own inputs only)."""
+    @property
+    def epoch(self) -> int:
+        return self._epoch
+
+    def add(self, point: str, tool: str, names: Iterable[str]) -> Together:
+        """Count `names` among what the programs at `point` for `tool` read: the set of
+        names, numbered, that holds them all — a key made of it, or of a later set of
+        the same epoch for the same point and tool, holds every input of the program
+        reading `names`."""
         wanted = set(names)
         with self._lock:
             found = self._names.get((point, tool))
-            if found is not None and wanted <= set(found[1]):
-                return found[0]
+            if found is not None and wanted <= set(found[2]):
+                return found
             if found is None and len(self._names) >= _READ_TOGETHER_LIMIT:
-                return 0  # (never cleared: a later set must hold every earlier one)
+                self._names.clear()  # (every program counts itself again: `epoch`)
+                self._epoch += 1
             self._next += 1
-            together = tuple(sorted(wanted.union(found[1] if found is not None else ())))
-            self._names[(point, tool)] = (self._next, together)
-            return self._next
+            together = tuple(sorted(wanted.union(found[2] if found is not None else ())))
+            made = (self._epoch, self._next, together)
+            self._names[(point, tool)] = made
+            return made
 
-    def get(self, point: str, tool: str) -> tuple[int, tuple[str, ...]] | None:
+    def get(self, point: str, tool: str) -> Together | None:
         return self._names.get((point, tool))
 
 
-#: The (point, tool) pairs `ReadTogether` knows at most (a set naming thousands of
+#: (the epoch, the number of a set of names, the names in order)
+Together = tuple[int, int, tuple[str, ...]]
+
+#: The (point, tool) pairs `ReadTogether` holds at most (a set naming thousands of
 #: tools adds a pair at each one's first call).
 _READ_TOGETHER_LIMIT = 4096
 

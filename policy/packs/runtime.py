@@ -60,7 +60,7 @@ from policy.model import (
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
-from policy.packs.recall import Key, Recall, first_time, read_together
+from policy.packs.recall import Key, Recall, Together, first_time, read_together
 from policy.packs.recall import part as recall_part
 
 if TYPE_CHECKING:
@@ -230,6 +230,7 @@ class _Candidates:
         "_lock",
         "_make",
         "_program",
+        "by_call",
         "by_mask",
         "by_results",
         "cond_rules",
@@ -239,7 +240,6 @@ class _Candidates:
         "outcomes",
         "recall",
         "rules",
-        "together",
     )
 
     def __init__(
@@ -247,14 +247,13 @@ class _Candidates:
         rules: tuple[CompiledRule, ...],
         make: Callable[[], CelProgram] | None,
         recall: Recall | None = None,
-        together: int = 0,
+        by_call: _ByCall | None = None,
     ) -> None:
         self.rules = rules
         #: The program's masks by its inputs, when it answers from them alone.
         self.recall = recall
-        #: The number of the names a call's key is made of (`ReadTogether.add`) that
-        #: hold all this program reads; 0: it is recalled by its own key only.
-        self.together = together
+        #: How it is looked up by the whole call's key; None: by its own key only.
+        self.by_call = by_call
         self.cond_rules = tuple(r for r in rules if r.condition is not None)
         self._make = make
         self._program: CelProgram | None = None
@@ -289,6 +288,21 @@ class _Candidates:
 
 
 _NO_CANDIDATES = _Candidates((), None)
+
+
+class _ByCall:
+    """How one program is looked up by the whole call's key (`CompiledPack._call_key`):
+    what it reads, the set of names it was counted in (`ReadTogether`), and the costly
+    inputs of the call's key it does not read itself (`_COSTLY`), which it never works
+    out for the key: only when another pack of the decision already did."""
+
+    __slots__ = ("borrowed", "counted", "own")
+
+    def __init__(self, point: str, tool: str, names: Sequence[str]) -> None:
+        self.own = frozenset(names)
+        self.counted: Together = read_together.add(point, tool, names)
+        #: (the number of the set they were picked from, the costly names not its own)
+        self.borrowed: tuple[int, tuple[str, ...]] = (0, ())
 
 
 class _PointIndex:
@@ -478,14 +492,14 @@ class CompiledPack:
                 recall = Recall.of(
                     point, sources, variables, self.answer_store, self.program_store
                 )
-            together = 0
+            by_call = None
             if (
                 recall is not None
                 and not recall.kept_across_processes
                 and not _PACK_OWN.intersection(recall.names)
             ):
-                together = read_together.add(point, tool, recall.names)
-            found = _Candidates(rules, make, recall, together)
+                by_call = _ByCall(point, tool, recall.names)
+            found = _Candidates(rules, make, recall, by_call)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
         return found
@@ -662,8 +676,8 @@ class CompiledPack:
         ):
             recall = None
         if recall is not None:
-            if candidates.together:
-                whole = self._call_key(point, tool, candidates.together, subject, payload)
+            if candidates.by_call is not None:
+                whole = self._call_key(point, tool, candidates.by_call, subject, payload)
                 if whole is not None:
                     remembered = recall.get_by_call(whole)
                     if remembered is not None:
@@ -693,34 +707,47 @@ class CompiledPack:
         return mask, data
 
     def _call_key(
-        self, point: str, tool: str, together: int, subject: Any, payload: Any
+        self, point: str, tool: str, by_call: _ByCall, subject: Any, payload: Any
     ) -> Key | None:
         """The key of this call made of every input the recalled programs at `point`
-        for `tool` read (`ReadTogether`, at least the set numbered `together`), made
-        once a decision and shared by the packs deciding it; None when one of them
-        cannot be compared, or the facts cannot be worked out (each pack reading them
-        then refuses the call as before, through its own key)."""
+        for `tool` read (`ReadTogether`: a set that holds this program's inputs), made
+        once a decision and shared by the packs deciding it. None when one of them
+        cannot be compared or worked out (each pack reading that input then refuses the
+        call, or evaluates, through its own key, as before), when another epoch of
+        names began meanwhile, or when the key needs a costly input this program does
+        not read and no pack of the decision worked out yet (`_COSTLY`: a pack that
+        reads only the sender never runs the analysis of a line for the key)."""
         inputs = self._inputs_of(subject, payload)
         decision = decision_number()
+        counted = by_call.counted
+        if counted[0] != read_together.epoch:  # (counted again in the new epoch)
+            counted = by_call.counted = read_together.add(point, tool, by_call.own)
         made = inputs.call_key
         if (
             made is not None
-            and made[2] >= together
             and made[3] == decision
+            and made[2][0] == counted[0]
+            and made[2][1] >= counted[1]
             and made[0] == point
             and made[1] == tool
         ):
             return made[4]
-        names = read_together.get(point, tool)
-        if names is None or names[0] < together:  # (a set only grows: not seen)
-            return None
-        number, read = names
+        found = read_together.get(point, tool)
+        if found is None or found[0] != counted[0] or found[1] < counted[1]:
+            return None  # (another epoch began meanwhile)
+        borrowed = by_call.borrowed
+        if borrowed[0] != found[1]:
+            costly = tuple(n for n in found[2] if n in _COSTLY and n not in by_call.own)
+            borrowed = by_call.borrowed = (found[1], costly)
+        for name in borrowed[1]:
+            if name not in inputs.made or (name in _OF_FACTS and inputs.facts_at != decision):
+                return None  # (not worked out for this decision: never for the key)
         try:
-            parts = self._parts(read, subject, payload, inputs)
-        except AnalysisIncomplete:
+            parts = self._parts(found[2], subject, payload, inputs)
+        except Exception:  # noqa: BLE001 - no key: each pack's own key fails as before
             parts = None
-        key = None if parts is None else (str(number), *parts)
-        inputs.call_key = (point, tool, number, decision, key)
+        key = None if parts is None else (str(found[1]), *parts)
+        inputs.call_key = (point, tool, (found[0], found[1]), decision, key)
         return key
 
     def _inputs_of(self, subject: Any, payload: Any) -> _CallInputs:
@@ -740,6 +767,7 @@ class CompiledPack:
             inputs.of = (subject, payload, self.facts_context, caller, variable)
             inputs.made = {}
             inputs.facts = None
+            inputs.facts_at = -1
             inputs.home = home_dir()
             inputs.call_key = None
         return inputs
@@ -771,6 +799,7 @@ class CompiledPack:
             if name in _OF_FACTS and not facts_seen:
                 facts_seen = True
                 facts = _facts(subject, self)  # (AnalysisIncomplete refuses the call)
+                inputs.facts_at = decision_number()
                 if inputs.facts is not facts:
                     inputs.facts = facts
                     for stale in _OF_FACTS:
@@ -1336,9 +1365,11 @@ class _CallInputs(threading.local):
         self.home = ""
         self.facts: CallFacts | None = None
         self.made: dict[str, tuple[Any, str | bytes | None]] = {}
-        #: (point, tool, the number of its names, the decision, the key) of the call's
-        #: key (`CompiledPack._call_key`).
-        self.call_key: tuple[str, str, int, int, Key | None] | None = None
+        #: The decision `facts` were last handed out for (`decision_number`).
+        self.facts_at = -1
+        #: (point, tool, (the epoch, the number) of its names, the decision, the key) of
+        #: the call's key (`CompiledPack._call_key`).
+        self.call_key: tuple[str, str, tuple[int, int], int, Key | None] | None = None
 
 
 _inputs = _CallInputs()
@@ -1355,6 +1386,11 @@ _PACK_OWN = frozenset({"mode"})
 
 #: Inputs read from the call's facts: shared only while `facts_of` hands out the same.
 _OF_FACTS = frozenset({"commands", "access", "workspace", "home"})
+
+#: Inputs whose part of a key costs the analysis of the call or a digest of what the
+#: caller sent (a file's content, a tool's output, a model's request): a call's key
+#: takes them for a program that does not read them only once worked out for another.
+_COSTLY = _OF_FACTS | {"args", "result", "request", "response", "prompt"}
 
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
