@@ -141,8 +141,8 @@ class FrozenDict(dict[str, Any]):
                 size += len(value)
             elif type(value) is int and value.bit_length() > 64:
                 return None
-        if size > _KEY_CHARS:
-            return None
+            if size > _KEY_CHARS:
+                return None
         return tuple(
             (name, type(value), repr(value) if type(value) is float else value)
             for name, value in dict.items(self)
