@@ -237,13 +237,13 @@ _ANALYSIS: tuple[Any, Callable[[str, str | None, str], str]] | None = None
 
 def _located(workspace: str, home: str, locate: Callable[[str, str | None, str], str]) -> str:
     """`workspace` located (`operands.locate`: lexical), kept for the next decision: the
-    engine's or a caller's workspace is one of a few. Not a `~name` one, which the
-    account database places."""
+    engine's or a caller's workspace is one of a few. Not one with a `~` (`~name`,
+    `file://~name`), which the account database may place."""
     key = (workspace, home)
     found = _workspaces.get(key)
     if found is None:
         found = locate(workspace, "/", home)
-        if not workspace.startswith("~"):
+        if "~" not in workspace:
             if len(_workspaces) >= 64:
                 _workspaces.clear()  # (one call: safe while another thread reads)
             _workspaces[key] = found

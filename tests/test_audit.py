@@ -619,6 +619,27 @@ def test_equal_small_arguments_are_digested_once_and_never_for_each_other(
     assert len(made) == 1 + len(alike) + 2  # (each large one digested afresh)
 
 
+def test_arguments_a_caller_makes_to_hash_alike_are_kept_apart_cheaply() -> None:
+    """Ints that differ by 2**61 - 1 (or -1 and -2) hash alike in Python; a caller who
+    fills 64 arguments with them must not make thousands of memo keys of one hash
+    (every lookup a scan): a content key holds each value as text, whose hash is
+    salted. Their digests stay each its own."""
+    from policy import audit
+    from policy.model import FrozenDict
+
+    modulus = 2**61 - 1
+    calls = [
+        FrozenDict({f"k{i}": i + ((n >> i) & 1) * modulus for i in range(8)}) for n in range(200)
+    ]
+    assert len({hash(tuple(c.items())) for c in calls}) == 1  # (alike, as Python hashes them)
+    keys = [c.content_key() for c in calls]
+    assert len({hash(k) for k in keys}) > 190
+    assert [audit.digested_args(c)[0] for c in calls] == [args_digest(dict(c)) for c in calls]
+    small = [FrozenDict({"n": -1}), FrozenDict({"n": -2})]
+    assert small[0].content_key() != small[1].content_key()
+    assert audit.digested_args(small[0]) != audit.digested_args(small[1])
+
+
 def test_equal_arguments_are_masked_once_and_alike() -> None:
     """The masked arguments of a call are kept by the arguments themselves when every
     value is a scalar: equal arguments log alike, a secret is masked the second time

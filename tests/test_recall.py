@@ -401,6 +401,47 @@ def test_a_pack_that_reads_no_facts_never_analyses_the_line_for_the_call_s_key(
     assert len(analysed) == 3
 
 
+def test_an_agent_s_last_message_is_digested_only_by_the_packs_that_read_it(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At `stop`, a pack that reads only the sender never works out the agent's last
+    message for the call's key, though another pack of the process reads it."""
+    from policy import Stop
+    from policy.packs import runtime
+
+    reader = pack_engine(
+        """
+        name: msg
+        rules:
+          - id: key-in-message
+            on: stop
+            when: stop.message.contains('PRIVATE KEY')
+            action: abort_turn
+        """
+    )
+    sender = pack_engine(
+        """
+        name: who
+        rules:
+          - id: no-mallory
+            on: stop
+            when: sender == 'mallory'
+            action: abort_turn
+        """
+    )
+    assert reader.decide_at("stop", Stop(message="x", sender="a")).action is Action.CONTINUE
+    worked_out: list[object] = []
+    value_of = runtime._VALUE_OF["stop"]
+    monkeypatch.setitem(
+        runtime._VALUE_OF, "stop", lambda s, p, pack: worked_out.append(p) or value_of(s, p, pack)
+    )
+    message = "hello " * 10_000
+    for who, action in [("a", Action.CONTINUE), ("mallory", Action.ABORT_TURN)] * 2:
+        assert sender.decide_at("stop", Stop(message=message, sender=who)).action is action
+    assert worked_out == []
+    assert reader.decide_at("stop", Stop(message="PRIVATE KEY", sender="a")).blocked
+
+
 def test_a_pack_built_later_is_recalled_only_by_keys_holding_its_inputs(
     pack_engine: Any,
 ) -> None:

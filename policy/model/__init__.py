@@ -122,9 +122,9 @@ class FrozenDict(dict[str, Any]):
 
     def content_key(self) -> ContentKey | None:
         """A key that tells these contents apart from every mapping CEL or the decision
-        log could tell apart: each name, its value's type and the value (a float's
-        `repr`: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) — never a
-        digest, which two different calls can share. Made for a flat mapping small
+        log could tell apart: each name, its value's type and the value (as its `repr`
+        but for a string: `-0.0` is not `0.0`, `1.0` is not `1`, `True` is not `1`) —
+        never a digest, which two different calls can share. Made for a flat mapping small
         enough for a memo to hold whole (`_KEY_ITEMS` names, `_KEY_CHARS` characters of
         names and strings, no integer wider than 64 bits: a Write's content may be
         64 MiB, a body may hold 60,000 names); None for any other. An agent repeats its
@@ -143,13 +143,16 @@ class FrozenDict(dict[str, Any]):
                 return None
             if size > _KEY_CHARS:
                 return None
+        # (every value but a string as its repr: a memo's dict hashes its keys, and ints
+        # that differ by 2**61 - 1, or -1 and -2, hash alike, so a caller could make
+        # thousands of keys of one hash; a string's hash is salted per process)
         return tuple(
-            (name, type(value), repr(value) if type(value) is float else value)
+            (name, type(value), value if type(value) is str else repr(value))
             for name, value in dict.items(self)
         )
 
 
-ContentKey = tuple[tuple[str, type, Any], ...]
+ContentKey = tuple[tuple[str, type, str], ...]
 _KEY_ITEMS = 64
 _KEY_CHARS = 4096
 

@@ -293,7 +293,7 @@ _NO_CANDIDATES = _Candidates((), None)
 class _ByCall:
     """How one program is looked up by the whole call's key (`CompiledPack._call_key`):
     what it reads, the set of names it was counted in (`ReadTogether`), and the costly
-    inputs of the call's key it does not read itself (`_COSTLY`), which it never works
+    inputs of the call's key it does not read itself (not `_CHEAP`), which it never works
     out for the key: only when another pack of the decision already did."""
 
     __slots__ = ("borrowed", "counted", "own")
@@ -715,7 +715,7 @@ class CompiledPack:
         cannot be compared or worked out (each pack reading that input then refuses the
         call, or evaluates, through its own key, as before), when another epoch of
         names began meanwhile, or when the key needs a costly input this program does
-        not read and no pack of the decision worked out yet (`_COSTLY`: a pack that
+        not read and no pack of the decision worked out yet (not `_CHEAP`: a pack that
         reads only the sender never runs the analysis of a line for the key)."""
         inputs = self._inputs_of(subject, payload)
         decision = decision_number()
@@ -737,7 +737,7 @@ class CompiledPack:
             return None  # (another epoch began meanwhile)
         borrowed = by_call.borrowed
         if borrowed[0] != found[1]:
-            costly = tuple(n for n in found[2] if n in _COSTLY and n not in by_call.own)
+            costly = tuple(n for n in found[2] if n not in _CHEAP and n not in by_call.own)
             borrowed = by_call.borrowed = (found[1], costly)
         for name in borrowed[1]:
             if name not in inputs.made or (name in _OF_FACTS and inputs.facts_at != decision):
@@ -1387,10 +1387,29 @@ _PACK_OWN = frozenset({"mode"})
 #: Inputs read from the call's facts: shared only while `facts_of` hands out the same.
 _OF_FACTS = frozenset({"commands", "access", "workspace", "home"})
 
-#: Inputs whose part of a key costs the analysis of the call or a digest of what the
-#: caller sent (a file's content, a tool's output, a model's request): a call's key
-#: takes them for a program that does not read them only once worked out for another.
-_COSTLY = _OF_FACTS | {"args", "result", "request", "response", "prompt"}
+#: Inputs whose part of a key is a short field of the call or the engine's own paths.
+#: Every other input costs the analysis of the call or a digest of what the caller sent
+#: (a file's content, a tool's output, a model's request, an agent's last message): a
+#: call's key takes those for a program that does not read them only once worked out
+#: for another (`CompiledPack._call_key`).
+_CHEAP = frozenset(
+    {
+        "agent",
+        "channel",
+        "chat_id",
+        "cwd",
+        "duration",
+        "host",
+        "mode",
+        "now",
+        "protected",
+        "sender",
+        "session",
+        "tool",
+        "tool_raw",
+        "turn",
+    }
+)
 
 _VALUE_OF: dict[str, Callable[[Any, Any, CompiledPack], Any]] = {
     "tool": lambda s, p, _: s.tool,
