@@ -256,9 +256,11 @@ class Engine:
             for hook in pack_hooks
             for rule, where in getattr(hook, "locations", {}).items()
         }
+        together = _read_together()  # (what the packs loaded here read, for their calls' keys)
         for hook in pack_hooks:
             hook.facts_context = self.facts_context  # type: ignore[attr-defined]
             hook.clock = clock  # type: ignore[attr-defined]
+            hook.read_together = together  # type: ignore[attr-defined]
         for hook in ruled:  # a pack of builtins only joins no stage
             self._from_packs.append(self._add(hook, trusted=True))
         if builtin_specs:
@@ -486,9 +488,11 @@ class Engine:
         made: list[Registration] = []
         respond = None
         hooks: list[object] = list(ruled)
+        together = _read_together()  # (a reload's packs read what they read, not the old ones)
         for hook in loaded.hooks:
             hook.facts_context = self.facts_context
             hook.clock = self._clock
+            hook.read_together = together
         context = self._builtins_context()
         for spec in loaded.builtins:
             if spec.name == "respond_guard":
@@ -1291,3 +1295,12 @@ def _is_awaitable(value: object) -> bool:
     import inspect
 
     return inspect.isawaitable(value)
+
+
+def _read_together() -> Any:
+    """A table of what the packs loaded together read (`policy.packs.recall`): their
+    calls' keys are made of their own inputs, not of packs loaded elsewhere or before a
+    reload. Imported here: an engine without packs never loads the packs' runtime."""
+    from policy.packs.recall import ReadTogether
+
+    return ReadTogether()

@@ -250,10 +250,8 @@ def test_a_flood_of_tools_starts_a_new_epoch_and_calls_are_still_recalled(
     """Thousands of tool names (an agent naming MCP tools) fill the names' table; the
     packs counted before count themselves again, and a repeated call is still answered
     by the call's key, as evaluated."""
-    monkeypatch.setattr(recall, "read_together", recall.ReadTogether())
     from policy.packs import runtime
 
-    monkeypatch.setattr(runtime, "read_together", recall.read_together)
     monkeypatch.setattr(recall, "_READ_TOGETHER_LIMIT", 4)
     engine = pack_engine(
         NO_FORCE_PUSH,
@@ -290,7 +288,8 @@ def test_a_flood_of_tools_starts_a_new_epoch_and_calls_are_still_recalled(
     ] * 2
     assert evaluations.count == looked_up  # (recalled: no evaluation)
     assert own_keys == []  # (by the call's key, in the new epoch)
-    assert recall.read_together.epoch > 0
+    (table,) = {h.read_together for h in engine.hooks if isinstance(h, runtime.CompiledPack)}
+    assert table.epoch > 0  # (the engine's packs share a table of their own)
 
 
 def test_the_call_s_key_never_fails_a_pack_over_an_input_it_does_not_read(
@@ -440,6 +439,64 @@ def test_an_agent_s_last_message_is_digested_only_by_the_packs_that_read_it(
         assert sender.decide_at("stop", Stop(message=message, sender=who)).action is action
     assert worked_out == []
     assert reader.decide_at("stop", Stop(message="PRIVATE KEY", sender="a")).blocked
+
+
+def test_packs_loaded_elsewhere_or_before_a_reload_are_no_part_of_a_call_s_key(
+    pack_engine: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each engine's packs, and each reload's, share a table of what they read: a pack
+    that reads the arguments in another engine (or in the packs a reload replaced)
+    never keeps this engine's packs from being answered by the call's key."""
+    from policy.packs import runtime
+
+    other = pack_engine(
+        """
+        name: args-reader
+        rules:
+          - id: has-secret
+            tools: [bash]
+            when: has(args.secret)
+            action: deny
+        """
+    )
+    assert other.before_tool(bash("ls")).action is Action.CONTINUE
+    engine = pack_engine(NO_FORCE_PUSH)
+    own_keys: list[object] = []
+    make_key = runtime.CompiledPack._recall_key
+    monkeypatch.setattr(
+        runtime.CompiledPack,
+        "_recall_key",
+        lambda *a: own_keys.append(a[2]) or make_key(*a),  # type: ignore[func-returns-value]
+    )
+    assert [engine.before_tool(bash("git push --force")).action for _ in range(4)] == [
+        Action.DENY_TOOL
+    ] * 4
+    assert len(own_keys) == 1  # (the first decision's: then by the call's key alone)
+    tables = {h.read_together for e in (engine, other) for h in e.hooks if hasattr(h, "read_together")}
+    assert len(tables) == 2
+    # a reload that drops the pack reading the arguments: its packs' table is new
+    reader, force = tmp_path / "pack0.yaml", tmp_path / "pack1.yaml"
+    both = pack_engine(
+        """
+        name: args-reader
+        rules:
+          - id: has-secret
+            tools: [bash]
+            when: has(args.secret)
+            action: deny
+        """,
+        NO_FORCE_PUSH,
+    )
+    assert both.before_tool(bash("ls")).action is Action.CONTINUE
+    reader.write_text(force.read_text().replace("name: git", "name: git-again"))
+    both.reload_packs()
+    own_keys.clear()
+    assert [both.before_tool(bash("git push --force")).action for _ in range(4)] == [
+        Action.DENY_TOOL
+    ] * 4
+    assert len(own_keys) == 1  # (the first decision's: then by the call's key alone)
+    (table,) = {h.read_together for h in both.hooks if isinstance(h, runtime.CompiledPack)}
+    assert table.get("before_tool", "bash")[2] == ("commands",)  # type: ignore[index]
 
 
 def test_a_pack_built_later_is_recalled_only_by_keys_holding_its_inputs(

@@ -24,6 +24,7 @@ Recall is exact or absent:
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -287,7 +288,8 @@ class ReadTogether:
     """What the recalled programs deciding one kind of call (a point and a tool) read,
     all together: the names a call's key is made of (`Recall.get_by_call`).
 
-    The packs deciding a call each key their program by what it reads (`Recall.key`),
+    One table for the packs an engine loads together (`Engine`: at start and at each
+    reload). The packs deciding a call each key their program by what it reads (`Recall.key`),
     which takes each pack a few µs of its ≈ 6 on a repeated call; a key of everything
     any of them reads is made once a call, and each program also remembers its mask
     by that key. The names only grow (a pack's program is built when its first call
@@ -297,13 +299,12 @@ class ReadTogether:
     epoch begins: a program counted in an earlier epoch is counted again before its
     next lookup, and a key is only taken for a program counted in its own epoch."""
 
-    __slots__ = ("_epoch", "_lock", "_names", "_next")
+    __slots__ = ("_epoch", "_lock", "_names")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         #: (point, tool) -> (the epoch, the number of these names, the names in order)
         self._names: dict[tuple[str, str], Together] = {}
-        self._next = 0
         self._epoch = 0
 
     @property
@@ -323,9 +324,8 @@ class ReadTogether:
             if found is None and len(self._names) >= _READ_TOGETHER_LIMIT:
                 self._names.clear()  # (every program counts itself again: `epoch`)
                 self._epoch += 1
-            self._next += 1
             together = tuple(sorted(wanted.union(found[2] if found is not None else ())))
-            made = (self._epoch, self._next, together)
+            made = (self._epoch, next(_numbers), together)
             self._names[(point, tool)] = made
             return made
 
@@ -340,7 +340,13 @@ Together = tuple[int, int, tuple[str, ...]]
 #: tools adds a pair at each one's first call).
 _READ_TOGETHER_LIMIT = 4096
 
-#: The names of the process, for every pack of it: packs of one call read one key.
+#: The numbers of the sets of names, of every `ReadTogether` of the process: no two
+#: sets share one, so no key of one table's names equals a key of another's.
+_numbers = itertools.count(1)
+
+#: The names of the packs an engine did not load together (an engine gives the packs
+#: it loads at once a table of their own: what packs loaded elsewhere, or before a
+#: reload, read is no part of their calls' keys).
 read_together = ReadTogether()
 
 

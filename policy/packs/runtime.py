@@ -60,7 +60,7 @@ from policy.model import (
 from policy.packs.cel import CelEngine, CelEvalError, CelProgram, take_gave_up
 from policy.packs.cel.interface import var_references
 from policy.packs.points import RESPOND_FIELDS, SET_TARGETS, TO_ACTION
-from policy.packs.recall import Key, Recall, Together, first_time, read_together
+from policy.packs.recall import Key, ReadTogether, Recall, Together, first_time, read_together
 from policy.packs.recall import part as recall_part
 
 if TYPE_CHECKING:
@@ -296,11 +296,12 @@ class _ByCall:
     inputs of the call's key it does not read itself (not `_CHEAP`), which it never works
     out for the key: only when another pack of the decision already did."""
 
-    __slots__ = ("borrowed", "counted", "own")
+    __slots__ = ("borrowed", "counted", "own", "table")
 
-    def __init__(self, point: str, tool: str, names: Sequence[str]) -> None:
+    def __init__(self, point: str, tool: str, names: Sequence[str], table: ReadTogether) -> None:
         self.own = frozenset(names)
-        self.counted: Together = read_together.add(point, tool, names)
+        self.table = table
+        self.counted: Together = table.add(point, tool, names)
         #: (the number of the set they were picked from, the costly names not its own)
         self.borrowed: tuple[int, tuple[str, ...]] = (0, ())
 
@@ -386,6 +387,9 @@ class CompiledPack:
         self.program_store: Any = None
         #: Programs' answers shared with the next one-event process (recall.AnswerStore).
         self.answer_store: Any = None
+        #: What the packs loaded with this one read (`recall.ReadTogether`): the engine
+        #: gives the packs it loads at once a table of their own.
+        self.read_together: ReadTogether = read_together
         self._index: dict[str, _PointIndex] = {}
         for spec in POINTS.values():
             point = spec.point.value
@@ -498,7 +502,7 @@ class CompiledPack:
                 and not recall.kept_across_processes
                 and not _PACK_OWN.intersection(recall.names)
             ):
-                by_call = _ByCall(point, tool, recall.names)
+                by_call = _ByCall(point, tool, recall.names, self.read_together)
             found = _Candidates(rules, make, recall, by_call)
         if len(index.memo) < _MEMO_LIMIT:
             index.memo[tool] = found
@@ -719,20 +723,22 @@ class CompiledPack:
         reads only the sender never runs the analysis of a line for the key)."""
         inputs = self._inputs_of(subject, payload)
         decision = decision_number()
+        table = by_call.table
         counted = by_call.counted
-        if counted[0] != read_together.epoch:  # (counted again in the new epoch)
-            counted = by_call.counted = read_together.add(point, tool, by_call.own)
+        if counted[0] != table.epoch:  # (counted again in the new epoch)
+            counted = by_call.counted = table.add(point, tool, by_call.own)
         made = inputs.call_key
         if (
             made is not None
             and made[3] == decision
+            and made[5] is table
             and made[2][0] == counted[0]
             and made[2][1] >= counted[1]
             and made[0] == point
             and made[1] == tool
         ):
             return made[4]
-        found = read_together.get(point, tool)
+        found = table.get(point, tool)
         if found is None or found[0] != counted[0] or found[1] < counted[1]:
             return None  # (another epoch began meanwhile)
         borrowed = by_call.borrowed
@@ -747,7 +753,7 @@ class CompiledPack:
         except Exception:  # noqa: BLE001 - no key: each pack's own key fails as before
             parts = None
         key = None if parts is None else (str(found[1]), *parts)
-        inputs.call_key = (point, tool, (found[0], found[1]), decision, key)
+        inputs.call_key = (point, tool, (found[0], found[1]), decision, key, table)
         return key
 
     def _inputs_of(self, subject: Any, payload: Any) -> _CallInputs:
@@ -1367,9 +1373,11 @@ class _CallInputs(threading.local):
         self.made: dict[str, tuple[Any, str | bytes | None]] = {}
         #: The decision `facts` were last handed out for (`decision_number`).
         self.facts_at = -1
-        #: (point, tool, (the epoch, the number) of its names, the decision, the key) of
-        #: the call's key (`CompiledPack._call_key`).
-        self.call_key: tuple[str, str, tuple[int, int], int, Key | None] | None = None
+        #: (point, tool, (the epoch, the number) of its names, the decision, the key, the
+        #: table of names) of the call's key (`CompiledPack._call_key`).
+        self.call_key: (
+            tuple[str, str, tuple[int, int], int, Key | None, ReadTogether] | None
+        ) = None
 
 
 _inputs = _CallInputs()
