@@ -164,3 +164,18 @@ def test_the_other_points_values_are_named_by_the_model_too() -> None:
     assert model.POINTS[HookPoint.BEFORE_TOOL].payload_type is ToolCall
     with pytest.raises(AttributeError, match="no_such_value"):
         model.no_such_value  # noqa: B018
+
+
+def test_a_mapping_s_content_key_is_made_once_and_outlives_a_copy() -> None:
+    """The log, the recall keys and the approvals each ask a call's arguments for their
+    content key: one mapping makes it once; a copy (pickled, as a deciding process
+    receives a call) makes an equal one; a mapping too large to key has none."""
+    import pickle
+
+    from policy.model import FrozenDict
+
+    args = FrozenDict({"command": "ls", "n": 1})
+    key = args.content_key()
+    assert key is not None and args.content_key() is key
+    assert pickle.loads(pickle.dumps(args)).content_key() == key
+    assert FrozenDict({"content": "x" * 5000}).content_key() is None

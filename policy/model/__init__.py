@@ -85,12 +85,13 @@ class FrozenDict(dict[str, Any]):
     CEL engines accept it without conversion, which a `MappingProxyType` would not.
     """
 
-    __slots__ = ("flat",)
+    __slots__ = ("_content", "flat")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if dict.__len__(self) or hasattr(self, "flat"):  # (`__init__` again: a mutation)
             self._refuse()
         dict.__init__(self, *args, **kwargs)
+        self._content: ContentKey | object | None = _UNMADE  # (`content_key`, made once)
         #: Every value is a str, bool, int, float or None: CEL engines take it as is.
         self.flat = True
         for key, value in dict.items(self):
@@ -129,7 +130,14 @@ class FrozenDict(dict[str, Any]):
         names and strings, no integer wider than 64 bits: a Write's content may be
         64 MiB, a body may hold 60,000 names); None for any other. An agent repeats its
         calls, each a new mapping: what is worked out of their arguments (their digest,
-        their masked form) is kept by this."""
+        their masked form) is kept by this. Made once a mapping (it never changes): the
+        log, the recall keys and the approvals each ask it of one call."""
+        made = self._content
+        if made is _UNMADE:
+            made = self._content = self._made_content_key()
+        return made  # type: ignore[return-value]
+
+    def _made_content_key(self) -> ContentKey | None:
         if not self.flat or dict.__len__(self) > _KEY_ITEMS:
             return None
         size = 0
@@ -153,6 +161,7 @@ class FrozenDict(dict[str, Any]):
 
 
 ContentKey = tuple[tuple[str, type, str], ...]
+_UNMADE = object()
 _KEY_ITEMS = 64
 _KEY_CHARS = 4096
 
