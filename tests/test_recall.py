@@ -103,6 +103,33 @@ rules:
 """
 
 
+#: A pack whose one rule reads the call's arguments (none of its facts).
+ARGS_READER = """
+name: args-reader
+rules:
+  - id: has-secret
+    tools: [bash]
+    when: has(args.secret)
+    action: deny
+"""
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, method: str, argument: int) -> list[object]:
+    """The calls of `CompiledPack.<method>` from now on, each as its `argument`-th
+    positional argument (the call it makes a key for)."""
+    from policy.packs.runtime import CompiledPack
+
+    seen: list[object] = []
+    inner = getattr(CompiledPack, method)
+
+    def counting(*args: Any) -> Any:
+        seen.append(args[argument])
+        return inner(*args)
+
+    monkeypatch.setattr(CompiledPack, method, counting)
+    return seen
+
+
 @pytest.fixture(autouse=True)
 def keyed_from_the_first_call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every call keyed from its first decision, as a one-event hook keys them (its
@@ -148,20 +175,10 @@ def test_a_long_lived_process_keys_a_call_from_its_second_time(
     whole call's key and by the program's own) and its answer kept; from its third,
     recalled by the call's key, without the program's own. The answers are the same
     each time."""
-    from policy.packs.runtime import CompiledPack
-
     engine = pack_engine(NO_FORCE_PUSH)
     evaluations = Evaluations(monkeypatch)
-    keys: list[object] = []
-    call_keys: list[object] = []
-    make_key = CompiledPack._recall_key
-    make_call_key = CompiledPack._call_key
-    monkeypatch.setattr(
-        CompiledPack, "_recall_key", lambda *a: keys.append(a[2]) or make_key(*a)  # type: ignore[func-returns-value]
-    )
-    monkeypatch.setattr(
-        CompiledPack, "_call_key", lambda *a: call_keys.append(a[4]) or make_call_key(*a)  # type: ignore[func-returns-value]
-    )
+    keys = counted(monkeypatch, "_recall_key", 2)
+    call_keys = counted(monkeypatch, "_call_key", 4)
     answers = [engine.before_tool(bash("git push --force")).action for _ in range(3)]
     assert answers == [Action.DENY_TOOL] * 3
     # keyed from the second, recalled at the third by the call's key alone
@@ -274,13 +291,7 @@ def test_a_flood_of_tools_starts_a_new_epoch_and_calls_are_still_recalled(
     for n in range(6):  # (the bash call's packs were counted in an earlier epoch)
         engine.before_tool(ToolCall(tool=f"mcp__last_t{n}"))
     looked_up = evaluations.count
-    own_keys: list[object] = []
-    make_key = runtime.CompiledPack._recall_key
-    monkeypatch.setattr(
-        runtime.CompiledPack,
-        "_recall_key",
-        lambda *a: own_keys.append(a[2]) or make_key(*a),  # type: ignore[func-returns-value]
-    )
+    own_keys = counted(monkeypatch, "_recall_key", 2)
     assert engine.before_tool(bash("git push --force")).action is Action.DENY_TOOL
     own_keys.clear()
     assert [engine.before_tool(bash("git push --force")).action for _ in range(2)] == [
@@ -449,25 +460,10 @@ def test_packs_loaded_elsewhere_or_before_a_reload_are_no_part_of_a_call_s_key(
     never keeps this engine's packs from being answered by the call's key."""
     from policy.packs import runtime
 
-    other = pack_engine(
-        """
-        name: args-reader
-        rules:
-          - id: has-secret
-            tools: [bash]
-            when: has(args.secret)
-            action: deny
-        """
-    )
+    other = pack_engine(ARGS_READER)
     assert other.before_tool(bash("ls")).action is Action.CONTINUE
     engine = pack_engine(NO_FORCE_PUSH)
-    own_keys: list[object] = []
-    make_key = runtime.CompiledPack._recall_key
-    monkeypatch.setattr(
-        runtime.CompiledPack,
-        "_recall_key",
-        lambda *a: own_keys.append(a[2]) or make_key(*a),  # type: ignore[func-returns-value]
-    )
+    own_keys = counted(monkeypatch, "_recall_key", 2)
     assert [engine.before_tool(bash("git push --force")).action for _ in range(4)] == [
         Action.DENY_TOOL
     ] * 4
@@ -476,17 +472,7 @@ def test_packs_loaded_elsewhere_or_before_a_reload_are_no_part_of_a_call_s_key(
     assert len(tables) == 2
     # a reload that drops the pack reading the arguments: its packs' table is new
     reader, force = tmp_path / "pack0.yaml", tmp_path / "pack1.yaml"
-    both = pack_engine(
-        """
-        name: args-reader
-        rules:
-          - id: has-secret
-            tools: [bash]
-            when: has(args.secret)
-            action: deny
-        """,
-        NO_FORCE_PUSH,
-    )
+    both = pack_engine(ARGS_READER, NO_FORCE_PUSH)
     assert both.before_tool(bash("ls")).action is Action.CONTINUE
     reader.write_text(force.read_text().replace("name: git", "name: git-again"))
     both.reload_packs()
