@@ -620,14 +620,7 @@ class CompiledPack:
                     _refuse_if_gave_up()
                     return self._match(point, candidates, each, None, subject, payload, call)
                 mask = got
-            if mask in candidates.by_results:
-                return candidates.by_results[mask]
-            count = len(candidates.cond_rules)
-            bits = [bool(mask & (1 << i)) for i in range(count)]
-            decision = self._match(point, candidates, bits, None, subject, payload, call)
-            if len(candidates.by_results) < _OUTCOME_LIMIT:
-                candidates.by_results[mask] = decision
-            return decision
+            return self._outcome_of_mask(point, candidates, mask, subject, payload, call)
         admitted = [r.admits(subject) for r in rules] if candidates.filtered else None
         results: Sequence[Any] = ()
         if candidates.has_program and (
@@ -638,19 +631,32 @@ class CompiledPack:
             if held is None:  # some condition failed: `run` says which
                 results = candidates.program.run(data, subject)  # type: ignore[union-attr]
                 _refuse_if_gave_up()
+            elif candidates.by_mask and not held & candidates.dynamic:
+                # (the outcome of static rules alone: the same for every call)
+                return self._outcome_of_mask(point, candidates, held, subject, payload, call)
             else:
-                if candidates.by_mask and not held & candidates.dynamic:
-                    # (the outcome of static rules alone: the same for every call)
-                    found: Decision | None = candidates.by_results.get(held, _UNDECIDED)
-                    if found is not _UNDECIDED:
-                        return found
-                    results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
-                    decision = self._match(point, candidates, results, None, subject, payload, call)
-                    if len(candidates.by_results) < _OUTCOME_LIMIT:
-                        candidates.by_results[held] = decision
-                    return decision
-                results = [bool(held & (1 << i)) for i in range(len(candidates.cond_rules))]
+                results = _bits(held, len(candidates.cond_rules))
         return self._match(point, candidates, results, admitted, subject, payload, call)
+
+    def _outcome_of_mask(
+        self,
+        point: str,
+        candidates: _Candidates,
+        mask: int,
+        subject: Any,
+        payload: Any,
+        call: ToolCall | None,
+    ) -> Decision | None:
+        """The outcome of candidates whose rules held by `mask` are all static and filter
+        no caller: a function of the mask alone, decided once (`by_results`)."""
+        found: Decision | None = candidates.by_results.get(mask, _UNDECIDED)
+        if found is not _UNDECIDED:
+            return found
+        bits = _bits(mask, len(candidates.cond_rules))
+        decision = self._match(point, candidates, bits, None, subject, payload, call)
+        if len(candidates.by_results) < _OUTCOME_LIMIT:
+            candidates.by_results[mask] = decision
+        return decision
 
     def _mask_of(
         self, point: str, tool: str, candidates: _Candidates, subject: Any, payload: Any
@@ -1385,6 +1391,11 @@ _inputs = _CallInputs()
 
 #: `by_results` holds no outcome for a mask (None is one: no rule matched).
 _UNDECIDED: Any = object()
+
+
+def _bits(mask: int, count: int) -> list[bool]:
+    """Condition i's value, for the first `count` conditions of a mask."""
+    return [bool(mask & (1 << i)) for i in range(count)]
 
 #: What `_mask_of` hands back with a recalled mask: nothing ran, nothing to read.
 _NOT_RUN: Mapping[str, Any] = MappingProxyType({})
