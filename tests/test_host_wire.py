@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from policy.errors import InputError
 from policy.hosts.claude import wire as claude
 from policy.hosts.claude.dialect import DIALECTS
 from policy.hosts.picoclaw import wire as picoclaw
 from policy.model import (
     Action,
     Decision,
+    FrozenDict,
     LLMRequest,
     LLMResponse,
     Prompt,
@@ -39,6 +41,39 @@ def _same_context(back: Any, sent: Any) -> None:
 
 
 # --------------------------------------------------------------------- PicoClaw
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"tool": "exec", "arguments": ["ls"]}, "arguments"),
+        ({"tool": "exec", "meta": "main"}, "meta"),
+        ({"tool": "exec", "context": []}, "context"),
+        ({"tool": "exec", "context": {"inbound": 7}}, "inbound"),
+    ],
+)
+def test_a_picoclaw_call_whose_parts_are_no_objects_is_refused(
+    params: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(InputError, match=f"{named} must be an object"):
+        picoclaw.call_of(params)
+
+
+def test_a_picoclaw_call_is_its_own_copy_of_what_was_sent() -> None:
+    """Parts PicoClaw leaves out are empty; what it sent is copied, not held: a host
+    that reuses its maps changes no call already made."""
+    bare = picoclaw.call_of({"tool": "exec"})
+    assert (bare.args, bare.meta, bare.sender, bare.session) == ({}, {}, "", "")
+    arguments, meta = {"command": "ls", "deep": [1]}, {"SessionKey": "s", "Iteration": 2}
+    inbound = {"sender_id": "alice", "channel": 5}  # (a field that is no string: empty)
+    call = picoclaw.call_of(
+        {"tool": "exec", "arguments": arguments, "meta": meta, "context": {"inbound": inbound}}
+    )
+    arguments["command"] = "rm -rf /"
+    meta["SessionKey"] = "other"
+    assert call.args == {"command": "ls", "deep": (1,)} and type(call.args) is FrozenDict
+    assert call.meta == {"SessionKey": "s", "Iteration": 2} and type(call.meta) is FrozenDict
+    assert (call.session, call.sender, call.channel) == ("s", "alice", "")
 
 
 def test_picoclaw_params_we_send_read_back_as_sent() -> None:

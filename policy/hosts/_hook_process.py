@@ -489,7 +489,8 @@ class EngineSlot:
 
     def get(self) -> Any:
         """The engine, once loading is over; RuntimeError naming why there is none."""
-        self.ready.wait()
+        if not self.ready.is_set():  # (once set, never waited on again: every request asks)
+            self.ready.wait()
         if self.broken:
             raise RuntimeError(self.broken)
         return self.engine

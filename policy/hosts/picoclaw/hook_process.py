@@ -54,7 +54,7 @@ from policy.hosts._hook_process import (
 )
 from policy.hosts.picoclaw import wire
 from policy.hosts.picoclaw.ledger import Ledger, TooManyPending, key_of
-from policy.model import POINTS, HookPoint
+from policy.model import POINTS, Event, HookPoint
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -127,8 +127,6 @@ class _Server:
     # ------------------------------------------------------------ methods
 
     def answer(self, method: str, params: Any) -> dict[str, Any]:
-        from policy.model import Event
-
         if method == "hook.hello":
             modes = params.get("modes") if isinstance(params, dict) else None
             self._modes = {m for m in modes or () if isinstance(m, str)}
@@ -287,11 +285,15 @@ class _Server:
         (`later`): the log may be what holds the decision up, and the watchdog's thread
         must be free for the next deadline."""
         reply = Reply(self._out, ident)
-        reason = no_answer_within(self._deadline)
-        refusal = {"jsonrpc": "2.0", "id": ident, "result": {**_FAILED[method], "reason": reason}}
         asked = _asked(params)  # (not the params: an answered request's stay no longer)
 
         def refuse() -> None:
+            reason = no_answer_within(self._deadline)
+            refusal = {
+                "jsonrpc": "2.0",
+                "id": ident,
+                "result": {**_FAILED[method], "reason": reason},
+            }
             if reply.give(refusal):
                 note(f"policy: {method} {ident!r}: {reason}\n")
                 facts = {"deadline_s": self._deadline}

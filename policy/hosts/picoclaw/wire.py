@@ -33,7 +33,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from policy.errors import InputError
-from policy.model import CallContext, Decision, Event, LLMRequest, LLMResponse, ToolCall, ToolResult
+from policy.model import (
+    CallContext,
+    Decision,
+    Event,
+    FrozenDict,
+    LLMRequest,
+    LLMResponse,
+    ToolCall,
+    ToolResult,
+)
 
 __all__ = [
     "HOST",
@@ -120,13 +129,22 @@ def hello_answer() -> dict[str, Any]:
 
 
 def context_of(params: Mapping[str, Any]) -> dict[str, Any]:
-    """The CallContext fields in `params` (meta and context.inbound)."""
-    meta = _mapping(params.get("meta"), "meta")
-    inbound = _mapping(_mapping(params.get("context"), "context").get("inbound"), "inbound")
+    """The CallContext fields in `params` (meta and context.inbound). Read at every
+    request a long-running hook answers: a JSON object is a `dict`, looked at as one."""
+    meta = params.get("meta")
+    if type(meta) is not dict:
+        meta = _mapping(meta, "meta")
+    context = params.get("context")
+    if type(context) is not dict:
+        context = _mapping(context, "context")
+    inbound = context.get("inbound")
+    if type(inbound) is not dict:
+        inbound = _mapping(inbound, "inbound")
     fields: dict[str, Any] = {ours: _text(inbound.get(theirs)) for ours, theirs in _INBOUND}
-    fields.update({ours: _text(meta.get(theirs)) for ours, theirs in _META})
+    for ours, theirs in _META:
+        fields[ours] = _text(meta.get(theirs))
     fields["host"] = HOST
-    fields["meta"] = dict(meta)
+    fields["meta"] = FrozenDict(meta)  # (what CallContext keeps: made once, not copied)
     return fields
 
 
@@ -146,8 +164,10 @@ def call_of(params: Mapping[str, Any]) -> ToolCall:
     tool = params.get("tool")
     if not isinstance(tool, str) or not tool:
         raise InputError("params.tool must be a tool name")
-    arguments = _mapping(params.get("arguments"), "arguments")  # PicoClaw omits {}
-    return ToolCall(tool=tool, args=dict(arguments), **context_of(params))
+    arguments = params.get("arguments")  # (PicoClaw omits {})
+    if type(arguments) is not dict:
+        arguments = _mapping(arguments, "arguments")
+    return ToolCall(tool=tool, args=FrozenDict(arguments), **context_of(params))
 
 
 def call_params(call: ToolCall) -> dict[str, Any]:
