@@ -410,11 +410,21 @@ def test_a_decision_held_up_is_refused_before_picoclaw_would_skip_the_hook(tmp_p
         fcntl.flock(held, fcntl.LOCK_EX)
         started = time.monotonic()
         running.send(request(3, "hook.before_tool", tool("exec", command="rm -rf ~")))
-        threading.Thread(target=lambda: answers.put(running.read()), daemon=True).start()
-        refused = orjson.loads(answers.get(timeout=30))  # (none at all: the test fails)
+        running.send(request(5, "hook.before_tool", tool("exec", command="pwd")))
+
+        def read_two() -> None:
+            answers.put(running.read())
+            answers.put(running.read())
+
+        threading.Thread(target=read_two, daemon=True).start()
+        # (none at all: the test fails)
+        refused = [orjson.loads(answers.get(timeout=30)) for _ in range(2)]
         waited = time.monotonic() - started
-    assert refused["id"] == 3 and refused["result"]["action"] == "deny_tool"
-    assert "no answer within 1 s" in refused["result"]["reason"]
+    # each held request gets its own refusal, under its own id
+    assert sorted(r["id"] for r in refused) == [3, 5]
+    for answer in refused:
+        assert answer["result"]["action"] == "deny_tool"
+        assert "no answer within 1 s" in answer["result"]["reason"]
     assert waited < 5.0  # (before PicoClaw's default interceptor timeout)
     # the lock let go: the held decision finishes, unwritten; the next call is answered
     after = running.call(4, "hook.before_tool", tool("exec", command="ls"))
@@ -423,10 +433,11 @@ def test_a_decision_held_up_is_refused_before_picoclaw_would_skip_the_hook(tmp_p
     # ... and the log says what PicoClaw got for it, once it could be written
     records = [orjson.loads(r) for r in log.read_bytes().splitlines()]
     refusals = [r for r in records if r["event"] == "hook.deadline_refused"]
-    assert [(r["id"], r["method"], r["sent"], r["deadline_s"]) for r in refusals] == [
-        (3, "hook.before_tool", {"action": "deny_tool"}, 1.0)
+    assert sorted((r["id"], r["method"], r["sent"], r["deadline_s"]) for r in refusals) == [
+        (3, "hook.before_tool", {"action": "deny_tool"}, 1.0),
+        (5, "hook.before_tool", {"action": "deny_tool"}, 1.0),
     ]
-    assert refusals[0]["tool"] == "exec" and refusals[0]["session"] == META["SessionKey"]
+    assert all(r["tool"] == "exec" and r["session"] == META["SessionKey"] for r in refusals)
 
 
 def test_the_watchdog_fires_what_is_due_first_and_never_what_was_cancelled() -> None:

@@ -110,6 +110,10 @@ class _Server:
         self._ledger = Ledger()
         self._deadline = max(0.0, min(float(getattr(args, "deadline", _BUDGET)), _BUDGET))
         self._watchdog: Watchdog | None = None
+        #: The refusal a watched method's request gets at its deadline (only encoded,
+        #: never changed: shared by the requests' refusals).
+        reason = no_answer_within(self._deadline)
+        self._refusals = {method: {**_FAILED[method], "reason": reason} for method in _WATCHED}
 
     # ------------------------------------------------------------------ io
 
@@ -285,17 +289,14 @@ class _Server:
         (`later`): the log may be what holds the decision up, and the watchdog's thread
         must be free for the next deadline."""
         reply = Reply(self._out, ident)
+        result = self._refusals[method]  # (made once; the request's own part is its id)
         asked = _asked(params)  # (not the params: an answered request's stay no longer)
 
         def refuse() -> None:
-            reason = no_answer_within(self._deadline)
-            refusal = {
-                "jsonrpc": "2.0",
-                "id": ident,
-                "result": {**_FAILED[method], "reason": reason},
-            }
-            if reply.give(refusal):
-                note(f"policy: {method} {ident!r}: {reason}\n")
+            # (a cancelled watch is held until its deadline: what it holds is kept small,
+            # the answer made only for the request that gets it)
+            if reply.give({"jsonrpc": "2.0", "id": ident, "result": result}):
+                note(f"policy: {method} {ident!r}: {result['reason']}\n")
                 facts = {"deadline_s": self._deadline}
                 self._record_later("hook.deadline_refused", method, ident, asked, facts)
 
