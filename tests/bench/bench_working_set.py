@@ -11,14 +11,15 @@ repeated mix (bench_picoclaw.MIX, PicoClaw's exact params):
 1. `request`: the hook's handling of a request line (`_Server._dispatch` and the work
    it returns: parse, watchdog, `ToolCall`, decision, ledger, answer written to
    /dev/null), and `decision`: `Engine.before_tool` inside it (the decision log to a
-   file). `hook's own`: the handling with each command's decision taken as given
+   file). `the hook alone`: the handling with each command's decision taken as given
    (decided once, then handed back): what the hook adds around a decision.
 2. `--touch`: the same decisions (`Engine.before_tool` on the mix), with KiB of other
    memory written between two of them, as the bench process and the echo process do
    between two requests on one core. The first size is the baseline.
 
-Each figure is the fastest of five rounds of N requests (mean a request), or the
-median of N decisions for `--touch`. Not a test: nothing here asserts a time.
+Each figure is the p50 (and p99) of N requests or decisions, timed as every bench
+times a call (`timing.measure`); `--touch` times each decision alone, the writes
+between two left out. Not a test: nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -31,25 +32,13 @@ import sys
 import tempfile
 import time
 import types
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench_picoclaw import MIX, request
+from timing import measure
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-ROUNDS = 5
-
-
-def _fastest_mean(work: Callable[[], object], calls: int) -> float:
-    """µs a call: the fastest of `ROUNDS` rounds of `calls` calls."""
-    best = float("inf")
-    for _ in range(ROUNDS):
-        start = time.perf_counter_ns()
-        for _ in range(calls):
-            work()
-        best = min(best, (time.perf_counter_ns() - start) / calls / 1000)
-    return best
 
 
 def hook_request(calls: int, packs: Path) -> None:
@@ -80,25 +69,20 @@ def hook_request(calls: int, packs: Path) -> None:
                 if work is not None:
                     work()
 
-            for _ in range(2000):
-                handle()
-            decided = 0
+            whole = measure(handle, calls, warmup=2000)
+            decided: list[int] = []
 
             def before_tool(call: Any, *, _inner: Any = Engine.before_tool) -> Any:
-                nonlocal decided
                 start = time.perf_counter_ns()
                 try:
                     return _inner(engine, call)
                 finally:
-                    decided += time.perf_counter_ns() - start
+                    decided.append(time.perf_counter_ns() - start)
 
             engine.before_tool = before_tool  # (this engine's calls only)
-            whole = _fastest_mean(handle, calls)
-            decided = 0
-            handle_n = ROUNDS * calls
-            for _ in range(handle_n):
+            for _ in range(calls):
                 handle()
-            decision = decided / handle_n / 1000
+            decision = statistics.median(decided) / 1000
             given: dict[str, Any] = {}
 
             def as_given(call: Any, *, _inner: Any = Engine.before_tool) -> Any:
@@ -108,13 +92,14 @@ def hook_request(calls: int, packs: Path) -> None:
                 return found
 
             engine.before_tool = as_given
-            own = _fastest_mean(handle, calls)
+            own = measure(handle, calls)
         finally:
             sys.stdout = real_stdout
-    print(f"1. a PicoClaw request in process, the repeated mix ({calls} requests, fastest of 5)")
-    print(f"   request  {whole:8.1f} µs")
-    print(f"   decision {decision:8.1f} µs (Engine.before_tool inside it, mean)")
-    print(f"   hook's own, the decision taken as given {own:8.1f} µs")
+    print(f"1. a PicoClaw request in process, the repeated mix ({calls} requests)")
+    print(f"{'':44} {'p50 µs':>9} {'p99 µs':>9}")
+    print(f"{'request':44} {whole[0]:9.1f} {whole[1]:9.1f}")
+    print(f"{'decision (Engine.before_tool inside it)':44} {decision:9.1f}")
+    print(f"{'the hook alone, the decision taken as given':44} {own[0]:9.1f} {own[1]:9.1f}")
 
 
 def touched(calls: int, sizes: list[int], packs: Path, state: Path) -> None:
@@ -135,7 +120,7 @@ def touched(calls: int, sizes: list[int], packs: Path, state: Path) -> None:
     first = 0.0
     for size in sizes:
         other = bytearray(size * 1024)
-        samples = []
+        samples = []  # (not timing.measure: the writes between two are not timed)
         for one in itertools.islice(itertools.cycle(params), calls):
             for at in range(0, len(other), 64):  # (a write to every cache line)
                 other[at] ^= 1
